@@ -1,0 +1,84 @@
+package localk8s
+
+import (
+	"path/filepath"
+	"strconv"
+)
+
+// ServiceCIDR is the service IP range of every local cluster.
+const ServiceCIDR = "10.96.0.0/16"
+
+func apiServerArgs(opts ClusterOptions, port int) []string {
+	f := func(name string) string { return filepath.Join(opts.Dir, name) }
+	return []string{
+		"--etcd-servers=" + opts.EtcdURL,
+		"--etcd-prefix=/" + opts.Name,
+		"--bind-address=127.0.0.1",
+		"--secure-port=" + strconv.Itoa(port),
+		"--tls-cert-file=" + f(servingCertFile),
+		"--tls-private-key-file=" + f(servingKeyFile),
+		"--client-ca-file=" + f(caCertFile),
+		"--service-account-issuer=https://kubernetes.default.svc",
+		"--service-account-key-file=" + f(saPubFile),
+		"--service-account-signing-key-file=" + f(saKeyFile),
+		"--authorization-mode=Node,RBAC",
+		"--service-cluster-ip-range=" + ServiceCIDR,
+		"--allow-privileged=true",
+		// The API server's own Service endpoint would be 127.0.0.1, which EndpointSlice validation
+		// refuses; nothing in a local cluster reaches the API server through that Service.
+		"--endpoint-reconciler-type=none",
+		"--profiling=false",
+		"--v=1",
+	}
+}
+
+func controllerManagerArgs(opts ClusterOptions, kubeconfig string) []string {
+	f := func(name string) string { return filepath.Join(opts.Dir, name) }
+	return []string{
+		"--kubeconfig=" + kubeconfig,
+		"--authentication-kubeconfig=" + kubeconfig,
+		"--authorization-kubeconfig=" + kubeconfig,
+		"--bind-address=127.0.0.1",
+		"--secure-port=0",
+		"--leader-elect=false",
+		"--cluster-name=" + opts.Name,
+		"--use-service-account-credentials=true",
+		"--service-account-private-key-file=" + f(saKeyFile),
+		"--root-ca-file=" + f(caCertFile),
+		// Signs approved CertificateSigningRequests with the cluster CA, the one the API server
+		// trusts for client certificates: registration agents get their hub credentials this way.
+		"--cluster-signing-cert-file=" + f(caCertFile),
+		"--cluster-signing-key-file=" + f(caKeyFile),
+		"--service-cluster-ip-range=" + ServiceCIDR,
+		"--v=1",
+	}
+}
+
+func schedulerArgs(kubeconfig string) []string {
+	return []string{
+		"--kubeconfig=" + kubeconfig,
+		"--authentication-kubeconfig=" + kubeconfig,
+		"--authorization-kubeconfig=" + kubeconfig,
+		"--bind-address=127.0.0.1",
+		"--secure-port=0",
+		"--leader-elect=false",
+		"--v=1",
+	}
+}
+
+// KwokNodeAnnotation marks the nodes kwok simulates; nodes without it are left alone.
+const KwokNodeAnnotation = "kwok.x-k8s.io/node"
+
+func kwokArgs(opts ClusterOptions, kubeconfig string) []string {
+	return []string{
+		"--kubeconfig=" + kubeconfig,
+		"--config=" + opts.Binaries.Path(KwokStagesFile),
+		"--manage-all-nodes=false",
+		"--manage-nodes-with-annotation-selector=" + KwokNodeAnnotation + "=fake",
+		"--node-lease-duration-seconds=40",
+		"--cidr=10.244.0.0/16",
+		"--node-ip=10.0.0.1",
+		// kwok serves node metrics and logs; keep it on loopback like everything else.
+		"--server-address=127.0.0.1:0",
+	}
+}

@@ -1,0 +1,178 @@
+package localk8s
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Process is one running component (etcd, kube-apiserver, ...) with its output in a log file.
+type Process struct {
+	// Name identifies the process in messages, for example "gpu-east/kube-apiserver".
+	Name string
+	// LogPath is the file holding the process's stdout and stderr.
+	LogPath string
+
+	cmd  *exec.Cmd
+	done chan struct{}
+
+	mu      sync.Mutex
+	waitErr error
+}
+
+// processSpec says how to start a process.
+type processSpec struct {
+	name    string
+	binary  string
+	args    []string
+	logPath string
+	// detach starts the process in its own session so that it outlives this program; otherwise it
+	// is killed when this program dies.
+	detach bool
+}
+
+func startProcess(spec processSpec) (*Process, error) {
+	if _, err := os.Stat(spec.binary); err != nil {
+		return nil, fmt.Errorf("starting %s: binary %s not found: build the Kubernetes binaries with `make k8s-bin` (tools/build.sh)", spec.name, spec.binary)
+	}
+	if err := os.MkdirAll(filepath.Dir(spec.logPath), 0o755); err != nil {
+		return nil, fmt.Errorf("starting %s: %w", spec.name, err)
+	}
+	logFile, err := os.OpenFile(spec.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("starting %s: opening log: %w", spec.name, err)
+	}
+	cmd := exec.Command(spec.binary, spec.args...)
+	cmd.Stdout = logFile
+	cmd.Stderr = logFile
+	cmd.SysProcAttr = sysProcAttr(spec.detach)
+	if err := cmd.Start(); err != nil {
+		_ = logFile.Close()
+		return nil, fmt.Errorf("starting %s: %w", spec.name, err)
+	}
+	p := &Process{Name: spec.name, LogPath: spec.logPath, cmd: cmd, done: make(chan struct{})}
+	go func() {
+		err := cmd.Wait()
+		_ = logFile.Close()
+		p.mu.Lock()
+		p.waitErr = err
+		p.mu.Unlock()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+func sysProcAttr(detach bool) *syscall.SysProcAttr {
+	if detach {
+		// A new session: no signal from the terminal that ran `flotilla dev up` reaches it.
+		return &syscall.SysProcAttr{Setsid: true}
+	}
+	// Its own process group, so Stop reaches any children; SIGKILL when the test binary dies, so
+	// an interrupted or timed-out test leaves nothing behind.
+	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+}
+
+// PID is the operating system's process id.
+func (p *Process) PID() int { return p.cmd.Process.Pid }
+
+// Done is closed when the process has exited.
+func (p *Process) Done() <-chan struct{} { return p.done }
+
+// Exited reports whether the process has exited, and how.
+func (p *Process) Exited() (bool, error) {
+	select {
+	case <-p.done:
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		return true, p.waitErr
+	default:
+		return false, nil
+	}
+}
+
+// ExitError describes a process that exited while it should have been running, with the end of its log.
+func (p *Process) ExitError() error {
+	exited, err := p.Exited()
+	if !exited {
+		return nil
+	}
+	how := "exited"
+	if err != nil {
+		how = err.Error()
+	}
+	return fmt.Errorf("%s (pid %d) %s; last lines of %s:\n%s", p.Name, p.PID(), how, p.LogPath, LogTail(p.LogPath, 20))
+}
+
+// Stop sends SIGTERM to the process group, waits up to grace, then sends SIGKILL. Stopping an
+// exited process does nothing.
+func (p *Process) Stop(grace time.Duration) {
+	if exited, _ := p.Exited(); exited {
+		return
+	}
+	_ = signalGroup(p.PID(), syscall.SIGTERM)
+	select {
+	case <-p.done:
+		return
+	case <-time.After(grace):
+	}
+	_ = signalGroup(p.PID(), syscall.SIGKILL)
+	<-p.done
+}
+
+// Kill sends SIGKILL and waits for the exit; tests use it to simulate a crash.
+func (p *Process) Kill() {
+	_ = p.cmd.Process.Kill()
+	<-p.done
+}
+
+func signalGroup(pid int, sig syscall.Signal) error {
+	// The process leads its own group (Setpgid or Setsid), so -pid reaches it and its children.
+	if err := syscall.Kill(-pid, sig); err != nil {
+		return syscall.Kill(pid, sig)
+	}
+	return nil
+}
+
+// LogTail returns the last n lines of a log file, or a note saying why it cannot.
+func LogTail(path string, n int) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Sprintf("  (no log: %v)", err)
+	}
+	defer func() { _ = f.Close() }()
+	const maxRead = 64 << 10
+	if st, err := f.Stat(); err == nil && st.Size() > maxRead {
+		_, _ = f.Seek(st.Size()-maxRead, io.SeekStart)
+	}
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return fmt.Sprintf("  (reading log: %v)", err)
+	}
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	var b bytes.Buffer
+	for _, l := range lines {
+		b.WriteString("  | ")
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// errAddrInUse reports whether a process's log says it could not bind its port, so the caller can
+// retry with new ports (another program may take a port between our probe and the bind).
+func errAddrInUse(logPath string) bool {
+	return strings.Contains(LogTail(logPath, 40), "address already in use")
+}
+
+var errStopped = errors.New("stopped")

@@ -1,0 +1,169 @@
+package testenv
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/flotilla/flotilla/internal/localk8s"
+)
+
+// Options says what fleet a test package needs.
+type Options struct {
+	// Spokes is the number of spoke clusters, named spoke-1, spoke-2, ...
+	Spokes int
+}
+
+// Env is a running fleet.
+type Env struct {
+	Fleet  *localk8s.Fleet
+	Hub    *Cluster
+	Spokes []*Cluster
+	// Dir holds the fleet's certificates, kubeconfigs and logs.
+	Dir  string
+	opts Options
+}
+
+// Cluster is one control plane of the fleet with a ready client.
+type Cluster struct {
+	*localk8s.Cluster
+	Client kubernetes.Interface
+}
+
+// RESTConfig returns a copy of the administrator's client configuration.
+func (c *Cluster) RESTConfig() *rest.Config { return rest.CopyConfig(c.Config) }
+
+var shared struct {
+	env *Env
+	err error
+}
+
+// Main starts the fleet, runs the package's tests and stops the fleet. It returns the exit code
+// for os.Exit. If the fleet cannot start, every test would fail, so Main fails at once and says why.
+func Main(m *testing.M, opts Options) int {
+	dir, err := os.MkdirTemp("", "flotilla-testenv-")
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "testenv: %v\n", err)
+		return 1
+	}
+	env, err := startFleet(dir, opts)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "testenv: starting the fleet failed; logs are in %s:\n%v\n", dir, err)
+		return 1
+	}
+	shared.env = env
+
+	// Stop the fleet when interrupted; a killed test binary takes its processes with it anyway
+	// (parent-death signal, see localk8s).
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-sigs
+		env.Fleet.Stop()
+		os.Exit(1)
+	}()
+
+	code := m.Run()
+	signal.Stop(sigs)
+	env.Fleet.Stop()
+	if code == 0 {
+		_ = os.RemoveAll(dir)
+	} else {
+		fmt.Fprintf(os.Stderr, "testenv: tests failed; the fleet's logs are kept in %s\n", dir)
+	}
+	return code
+}
+
+func startFleet(dir string, opts Options) (*Env, error) {
+	bins, err := localk8s.FindBinaries()
+	if err != nil {
+		return nil, err
+	}
+	var spokes []string
+	for i := 1; i <= opts.Spokes; i++ {
+		spokes = append(spokes, fmt.Sprintf("spoke-%d", i))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	fleet, err := localk8s.StartFleet(ctx, localk8s.FleetOptions{Dir: dir, Binaries: bins, Spokes: spokes, Progress: os.Stderr})
+	if err != nil {
+		return nil, err
+	}
+	env := &Env{Fleet: fleet, Dir: dir, opts: opts}
+	for _, c := range fleet.Clusters() {
+		cfg := rest.CopyConfig(c.Config)
+		cfg.QPS, cfg.Burst = 100, 200
+		cs, err := kubernetes.NewForConfig(cfg)
+		if err != nil {
+			fleet.Stop()
+			return nil, err
+		}
+		tc := &Cluster{Cluster: c, Client: cs}
+		if c.Name == localk8s.HubName {
+			env.Hub = tc
+		} else {
+			env.Spokes = append(env.Spokes, tc)
+		}
+	}
+	return env, nil
+}
+
+// Start returns the package's fleet, started by Main. It fails the test if Main was not called
+// from TestMain or started a smaller fleet than opts asks for.
+func Start(t testing.TB, opts Options) *Env {
+	t.Helper()
+	env := shared.env
+	if env == nil {
+		t.Fatalf("testenv.Start: no fleet; call testenv.Main(m, testenv.Options{Spokes: %d}) from TestMain", opts.Spokes)
+	}
+	if opts.Spokes > env.opts.Spokes {
+		t.Fatalf("testenv.Start: test wants %d spokes but TestMain started %d; raise Options.Spokes in TestMain", opts.Spokes, env.opts.Spokes)
+	}
+	if err := env.Fleet.Check(); err != nil {
+		t.Fatalf("testenv: the fleet is broken: %v", err)
+	}
+	return env
+}
+
+// Namespace creates a namespace with a name unique to the test on cluster c and deletes it when
+// the test ends.
+func (e *Env) Namespace(t testing.TB, c *Cluster) string {
+	t.Helper()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: namespacePrefix(t.Name())}}
+	ns, err := c.Client.CoreV1().Namespaces().Create(context.Background(), ns, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("creating a namespace on %s: %v", c.Name, err)
+	}
+	t.Cleanup(func() {
+		_ = c.Client.CoreV1().Namespaces().Delete(context.Background(), ns.Name, metav1.DeleteOptions{})
+	})
+	return ns.Name
+}
+
+// namespacePrefix turns a test name into a valid, short GenerateName prefix.
+func namespacePrefix(testName string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(testName) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			b.WriteRune(r)
+		default:
+			b.WriteRune('-')
+		}
+	}
+	s := strings.Trim(b.String(), "-")
+	if len(s) > 40 {
+		s = s[:40]
+	}
+	return strings.TrimRight(s, "-") + "-"
+}
