@@ -52,11 +52,11 @@ const AdminKubeconfigFile = "admin.kubeconfig"
 
 // StartCluster starts a control plane and returns when its API server is ready and its other
 // components are running. On error it stops whatever it started.
-func StartCluster(ctx context.Context, opts ClusterOptions) (c *Cluster, err error) {
+func StartCluster(ctx context.Context, opts ClusterOptions) (_ *Cluster, err error) {
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("cluster %s: %w", opts.Name, err)
 	}
-	c = &Cluster{Name: opts.Name, Dir: opts.Dir, Kubeconfig: filepath.Join(opts.Dir, AdminKubeconfigFile)}
+	c := &Cluster{Name: opts.Name, Dir: opts.Dir, Kubeconfig: filepath.Join(opts.Dir, AdminKubeconfigFile)}
 	defer func() {
 		if err != nil {
 			c.Stop()

@@ -37,7 +37,7 @@ type Fleet struct {
 
 // StartFleet starts etcd, the hub and the spokes, the clusters in parallel. On error it stops
 // whatever it started.
-func StartFleet(ctx context.Context, opts FleetOptions) (f *Fleet, err error) {
+func StartFleet(ctx context.Context, opts FleetOptions) (_ *Fleet, err error) {
 	if err := opts.Binaries.Check(); err != nil {
 		return nil, err
 	}
@@ -47,7 +47,7 @@ func StartFleet(ctx context.Context, opts FleetOptions) (f *Fleet, err error) {
 		}
 	}
 	start := time.Now()
-	f = &Fleet{}
+	f := &Fleet{}
 	defer func() {
 		if err != nil {
 			f.Stop()

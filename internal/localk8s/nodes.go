@@ -84,3 +84,16 @@ func CreateNodes(ctx context.Context, cs kubernetes.Interface, pool NodePool) er
 	}
 	return nil
 }
+
+// NodeSchedulable reports whether a node is Ready, without taints and not cordoned.
+func NodeSchedulable(n *corev1.Node) bool {
+	if len(n.Spec.Taints) > 0 || n.Spec.Unschedulable {
+		return false
+	}
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}

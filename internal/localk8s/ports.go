@@ -15,7 +15,10 @@ var ports = struct {
 	given map[int]bool
 }{given: map[int]bool{}}
 
-func freePort() (int, error) {
+// freePort is a variable so that a test can hand out a busy port.
+var freePort = kernelFreePort
+
+func kernelFreePort() (int, error) {
 	ports.Lock()
 	defer ports.Unlock()
 	for range 100 {

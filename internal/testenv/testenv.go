@@ -30,7 +30,9 @@ type Env struct {
 	Hub    *Cluster
 	Spokes []*Cluster
 	// Dir holds the fleet's certificates, kubeconfigs and logs.
-	Dir  string
+	Dir string
+	// Binaries are the Kubernetes binaries the fleet runs.
+	Binaries localk8s.Binaries
 	opts Options
 }
 
@@ -99,7 +101,7 @@ func startFleet(dir string, opts Options) (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	env := &Env{Fleet: fleet, Dir: dir, opts: opts}
+	env := &Env{Fleet: fleet, Dir: dir, Binaries: bins, opts: opts}
 	for _, c := range fleet.Clusters() {
 		cfg := rest.CopyConfig(c.Config)
 		cfg.QPS, cfg.Burst = 100, 200

@@ -58,21 +58,9 @@ func (e *Env) AddNodes(t testing.TB, c *Cluster, pool localk8s.NodePool) {
 			if err != nil {
 				return false, "", err
 			}
-			return nodeSchedulable(got), describeNode(got), nil
+			return localk8s.NodeSchedulable(got), describeNode(got), nil
 		})
 	}
-}
-
-func nodeSchedulable(n *corev1.Node) bool {
-	if len(n.Spec.Taints) > 0 || n.Spec.Unschedulable {
-		return false
-	}
-	for _, c := range n.Status.Conditions {
-		if c.Type == corev1.NodeReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
 }
 
 func describeNode(n *corev1.Node) string {

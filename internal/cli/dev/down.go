@@ -1,0 +1,19 @@
+package dev
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/flotilla/flotilla/internal/cli/streams"
+	"github.com/flotilla/flotilla/internal/devfleet"
+)
+
+func newDownCommand(io streams.IO, stateDir *string) *cobra.Command {
+	return &cobra.Command{
+		Use:   "down",
+		Short: "Stop the local fleet and remove its state",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			return devfleet.Down(*stateDir, io.Out)
+		},
+	}
+}

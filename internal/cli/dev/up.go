@@ -1,0 +1,79 @@
+package dev
+
+import (
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	"k8s.io/utils/clock"
+
+	"github.com/flotilla/flotilla/internal/cli/streams"
+	"github.com/flotilla/flotilla/internal/devfleet"
+	"github.com/flotilla/flotilla/internal/fleet"
+	"github.com/flotilla/flotilla/internal/localk8s"
+)
+
+func newUpCommand(io streams.IO, clk clock.PassiveClock, stateDir *string) *cobra.Command {
+	var fleetFile, binDir string
+	cmd := &cobra.Command{
+		Use:   "up",
+		Short: "Start a local fleet and wait until it is ready",
+		Long: "Starts a hub and the spoke clusters of a fleet file (the default fleet: gpu-east, gpu-west, edge-1)\n" +
+			"as real local control planes, creates their simulated GPU nodes and waits until the nodes are Ready.\n" +
+			"The fleet keeps running after the command ends; stop it with `flotilla dev down`.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			spec, source := fleet.Default(), "the default fleet"
+			if fleetFile != "" {
+				var err error
+				if spec, err = fleet.Load(fleetFile); err != nil {
+					return err
+				}
+				source = fleetFile
+			}
+			bins := localk8s.Binaries{Dir: binDir}
+			if binDir == "" {
+				var err error
+				if bins, err = localk8s.FindBinaries(); err != nil {
+					return err
+				}
+			} else if err := bins.Check(); err != nil {
+				return err
+			}
+			st, err := devfleet.Up(cmd.Context(), devfleet.UpOptions{
+				StateDir: *stateDir, Fleet: spec, FleetSource: source, Binaries: bins, Out: io.ErrOut, Clock: clk,
+			})
+			if err != nil {
+				return err
+			}
+			return printUp(io, st, bins)
+		},
+	}
+	cmd.Flags().StringVarP(&fleetFile, "fleet", "f", "", "fleet file (YAML); the default fleet when empty")
+	cmd.Flags().StringVar(&binDir, "k8s-bin", "", "folder of the Kubernetes binaries built by tools/build.sh (default: $"+localk8s.BinDirEnv+", else the build cache)")
+	return cmd
+}
+
+func printUp(io streams.IO, st *devfleet.State, bins localk8s.Binaries) error {
+	w := tabwriter.NewWriter(io.Out, 0, 4, 2, ' ', 0)
+	_, _ = fmt.Fprintf(w, "\nThe fleet is up: a hub and %d spokes.\n\n", len(st.Clusters)-1)
+	_, _ = fmt.Fprintln(w, "CLUSTER\tROLE\tAPI SERVER\tKUBECONFIG")
+	for _, c := range st.Clusters {
+		_, _ = fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", c.Name, c.Role, c.Server, c.Kubeconfig)
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	example := "hub"
+	if len(st.Clusters) > 1 {
+		example = st.Clusters[1].Name
+	}
+	_, err := fmt.Fprintf(io.Out, `
+Use kubectl with a cluster (kubectl %s is in %s):
+  export PATH=%s:$PATH
+  kubectl --kubeconfig "$(flotilla dev kubeconfig %s)" get nodes -L %s
+
+Check the fleet with `+"`flotilla dev status`"+`; stop it with `+"`flotilla dev down`"+`.
+`, localk8s.KubernetesVersion, bins.Dir, bins.Dir, example, localk8s.GPUProductLabel)
+	return err
+}

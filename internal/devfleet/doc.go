@@ -1,0 +1,8 @@
+// Package devfleet runs a local fleet that outlives the command that started it: `flotilla dev
+// up` starts it, `status` reports on it, `down` stops it. The fleet's processes are detached;
+// everything needed to find them again (pids, binaries, kubeconfigs, logs) is in a state file,
+// fleet.json, in the state folder. Nothing else is remembered between commands.
+//
+// A state folder holds at most one fleet. up refuses to start a second one while any process of
+// the first still runs, and clears the state of a fleet whose processes are all gone.
+package devfleet

@@ -1,0 +1,179 @@
+package devfleet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/clock"
+
+	"github.com/flotilla/flotilla/internal/fleet"
+	"github.com/flotilla/flotilla/internal/localk8s"
+)
+
+// UpOptions configures Up.
+type UpOptions struct {
+	// StateDir holds the fleet's state file and its clusters' folders.
+	StateDir string
+	Fleet    *fleet.Fleet
+	// FleetSource names the fleet file in messages and status.
+	FleetSource string
+	Binaries    localk8s.Binaries
+	// Out receives progress lines.
+	Out   io.Writer
+	Clock clock.PassiveClock
+}
+
+// AlreadyRunningError says a fleet runs in the state folder already.
+type AlreadyRunningError struct {
+	Dir       string
+	StartedAt time.Time
+	Running   int
+}
+
+func (e *AlreadyRunningError) Error() string {
+	return fmt.Sprintf("a fleet is already running from %s (started %s, %d processes): use it, or stop it first with `flotilla dev down`",
+		e.Dir, e.StartedAt.Format(time.RFC3339), e.Running)
+}
+
+// Up starts the fleet detached, creates its simulated nodes, waits until they are Ready, and
+// records the fleet in the state folder. On error it stops what it started and leaves no state.
+func Up(ctx context.Context, opts UpOptions) (*State, error) {
+	say := func(format string, args ...any) { _, _ = fmt.Fprintf(opts.Out, format+"\n", args...) }
+	if err := os.MkdirAll(opts.StateDir, 0o755); err != nil {
+		return nil, err
+	}
+	unlock, err := lock(opts.StateDir)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+
+	if old, err := Load(opts.StateDir); err == nil {
+		if running := old.Running(); len(running) > 0 {
+			return nil, &AlreadyRunningError{Dir: opts.StateDir, StartedAt: old.StartedAt, Running: len(running)}
+		}
+		say("clearing the state of a fleet that no longer runs (started %s)", old.StartedAt.Format(time.RFC3339))
+	} else if !errors.Is(err, ErrNotRunning) {
+		return nil, err
+	}
+	fleetDir := filepath.Join(opts.StateDir, "fleet")
+	if err := os.RemoveAll(fleetDir); err != nil {
+		return nil, err
+	}
+	_ = os.Remove(filepath.Join(opts.StateDir, StateFile))
+
+	start := opts.Clock.Now()
+	var spokes []string
+	for _, c := range opts.Fleet.Clusters {
+		spokes = append(spokes, c.Name)
+	}
+	say("starting a fleet from %s: hub and %d spokes (binaries in %s)", opts.FleetSource, len(spokes), opts.Binaries.Dir)
+	f, err := localk8s.StartFleet(ctx, localk8s.FleetOptions{
+		Dir: fleetDir, Binaries: opts.Binaries, Spokes: spokes, Detach: true, Progress: opts.Out,
+	})
+	if err != nil {
+		f.Stop()
+		return nil, err
+	}
+	st := newState(f, opts.Fleet, opts.FleetSource, start)
+	// Saved before the nodes exist so that `down` finds the processes even if what follows fails.
+	if err := st.save(opts.StateDir); err != nil {
+		f.Stop()
+		return nil, err
+	}
+	if err := addNodes(ctx, f, opts.Fleet, say); err != nil {
+		f.Stop()
+		_ = os.RemoveAll(opts.StateDir)
+		return nil, err
+	}
+	say("fleet ready in %.1fs", opts.Clock.Since(start).Seconds())
+	return st, nil
+}
+
+func addNodes(ctx context.Context, f *localk8s.Fleet, spec *fleet.Fleet, say func(string, ...any)) error {
+	for _, c := range spec.Clusters {
+		lc, _ := f.Cluster(c.Name)
+		cs, err := kubernetes.NewForConfig(lc.Config)
+		if err != nil {
+			return err
+		}
+		want := 0
+		for _, np := range c.NodePools {
+			if err := localk8s.CreateNodes(ctx, cs, np.LocalNodePool()); err != nil {
+				return fmt.Errorf("cluster %s: %w", c.Name, err)
+			}
+			want += np.Count
+		}
+		say("  %-12s %d simulated nodes created", c.Name, want)
+	}
+	// kwok marks the nodes Ready; kube-controller-manager then lifts the not-ready taint.
+	for _, c := range spec.Clusters {
+		lc, _ := f.Cluster(c.Name)
+		cs, err := kubernetes.NewForConfig(lc.Config)
+		if err != nil {
+			return err
+		}
+		var last string
+		err = wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+			nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+			if err != nil {
+				last = err.Error()
+				return false, nil
+			}
+			ready, notReady := 0, []string{}
+			for i := range nodes.Items {
+				if localk8s.NodeSchedulable(&nodes.Items[i]) {
+					ready++
+				} else {
+					notReady = append(notReady, nodes.Items[i].Name)
+				}
+			}
+			last = strconv.Itoa(ready) + " of " + strconv.Itoa(len(nodes.Items)) + " nodes Ready; waiting for " + strings.Join(notReady, ", ")
+			return len(notReady) == 0, nil
+		})
+		if err != nil {
+			if cerr := lc.Check(); cerr != nil {
+				return fmt.Errorf("cluster %s: nodes did not become Ready: %w", c.Name, cerr)
+			}
+			return fmt.Errorf("cluster %s: nodes did not become Ready within 2m (%s); see the logs in %s", c.Name, last, filepath.Join(lc.Dir, "logs"))
+		}
+		say("  %-12s nodes Ready", c.Name)
+	}
+	return nil
+}
+
+// lock makes sure only one `up` works on a state folder at a time.
+func lock(dir string) (unlock func(), err error) {
+	path := filepath.Join(dir, "up.lock")
+	self, _ := os.Executable()
+	for range 2 {
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+		if err == nil {
+			_, _ = fmt.Fprintf(f, "%d %s\n", os.Getpid(), self)
+			_ = f.Close()
+			return func() { _ = os.Remove(path) }, nil
+		}
+		data, rerr := os.ReadFile(path)
+		if rerr != nil {
+			return nil, rerr
+		}
+		var pid int
+		var exe string
+		_, _ = fmt.Sscanf(string(data), "%d %s", &pid, &exe)
+		if localk8s.Running(pid, exe) {
+			return nil, fmt.Errorf("another `flotilla dev up` (pid %d) is starting a fleet in %s; wait for it, or stop it", pid, dir)
+		}
+		_ = os.Remove(path) // left by an up that died
+	}
+	return nil, fmt.Errorf("cannot lock %s", path)
+}
