@@ -33,7 +33,7 @@ type Env struct {
 	Dir string
 	// Binaries are the Kubernetes binaries the fleet runs.
 	Binaries localk8s.Binaries
-	opts Options
+	opts     Options
 }
 
 // Cluster is one control plane of the fleet with a ready client.
