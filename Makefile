@@ -1,0 +1,48 @@
+# Flotilla's build. `make demo` runs the demo on a local fleet; `make test` runs every test.
+SHELL := /usr/bin/env bash
+.SHELLFLAGS := -euo pipefail -c
+GO ?= go
+BIN := bin/flotilla
+# Integration tests start several control planes per package; keep parallel packages at 2 on 2 cores.
+TEST_P ?= 2
+
+.PHONY: all build k8s-bin test test-unit lint lint-bin fmt vet generate demo down clean
+
+all: build
+
+build: ## Build bin/flotilla.
+	$(GO) build -o $(BIN) ./cmd/flotilla
+
+k8s-bin: ## Build (or find in the cache) etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubectl and kwok.
+	@tools/build.sh >/dev/null
+
+test: k8s-bin ## Every test: unit and integration (real API servers).
+	@echo "== go vet"
+	$(GO) vet -tags integration ./...
+	@echo "== go test (unit and integration)"
+	FLOTILLA_K8S_BIN="$$(tools/build.sh --print)" $(GO) test -tags integration -p $(TEST_P) -timeout 30m ./...
+
+test-unit: ## Unit tests only: no binaries, no processes; seconds.
+	$(GO) test ./...
+
+lint-bin:
+	@cd tools/lint && $(GO) build -o ../../bin/golangci-lint github.com/golangci/golangci-lint/v2/cmd/golangci-lint
+
+lint: lint-bin ## gofmt, go vet and golangci-lint (misspell, errcheck, govet, staticcheck, ...).
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	bin/golangci-lint run --build-tags integration ./...
+
+fmt:
+	gofmt -w $$(git ls-files '*.go')
+
+generate: ## Regenerate generated code (nothing is generated yet; the API issue adds controller-gen).
+	@echo "nothing to generate yet"
+
+demo: build k8s-bin ## Start the default fleet and run a GPU Job on it.
+	hack/demo.sh
+
+down: build ## Stop the local fleet.
+	$(BIN) dev down
+
+clean:
+	rm -rf bin

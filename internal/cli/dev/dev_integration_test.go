@@ -1,0 +1,186 @@
+//go:build integration
+
+package dev_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/utils/clock"
+
+	"github.com/flotilla/flotilla/internal/cli"
+	"github.com/flotilla/flotilla/internal/cli/streams"
+	"github.com/flotilla/flotilla/internal/devfleet"
+)
+
+const smallFleet = `apiVersion: dev.flotilla.io/v1alpha1
+kind: Fleet
+clusters:
+- name: spoke-a
+  labels: {region: test}
+  nodePools:
+  - name: l4
+    count: 1
+    gpu: {model: NVIDIA-L4, count: 2}
+`
+
+// run runs one flotilla command in-process and returns what it printed.
+func run(t *testing.T, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	io, out, errOut := streams.Buffers()
+	cmd := cli.NewRootCommand(io, clock.RealClock{})
+	cmd.SetArgs(args)
+	err = cmd.ExecuteContext(context.Background())
+	return out.String(), errOut.String(), err
+}
+
+func TestUpStatusDownRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	stateDir := filepath.Join(dir, "state")
+	fleetFile := filepath.Join(dir, "fleet.yaml")
+	if err := os.WriteFile(fleetFile, []byte(smallFleet), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _, _, _ = run(t, "dev", "down", "--state-dir", stateDir) })
+
+	out, progress, err := run(t, "dev", "up", "-f", fleetFile, "--state-dir", stateDir)
+	if err != nil {
+		t.Fatalf("dev up: %v\n%s", err, progress)
+	}
+	for _, want := range []string{"hub", "spoke-a", "admin.kubeconfig", "flotilla dev down"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("dev up output does not mention %q:\n%s", want, out)
+		}
+	}
+	st, err := devfleet.Load(stateDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// A second up while the fleet runs says so and starts nothing.
+	_, _, err = run(t, "dev", "up", "-f", fleetFile, "--state-dir", stateDir)
+	if err == nil || !strings.Contains(err.Error(), "already running") {
+		t.Errorf("second dev up: err = %v, want one saying a fleet is already running", err)
+	}
+	if st2, _ := devfleet.Load(stateDir); len(st2.Processes) != len(st.Processes) {
+		t.Errorf("second dev up changed the fleet: %d processes, had %d", len(st2.Processes), len(st.Processes))
+	}
+
+	out, _, err = run(t, "dev", "status", "-o", "json", "--state-dir", stateDir)
+	if err != nil {
+		t.Fatalf("dev status: %v\n%s", err, out)
+	}
+	var r devfleet.Report
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("dev status -o json printed no JSON: %v\n%s", err, out)
+	}
+	type summary struct {
+		Name, Role   string
+		Healthy      bool
+		Nodes, Procs int
+		GPUs         map[string]int64
+	}
+	var got []summary
+	for _, c := range r.Clusters {
+		got = append(got, summary{c.Name, c.Role, c.Healthy, c.NodesReady, len(c.Processes), c.GPUs})
+	}
+	want := []summary{
+		{Name: "hub", Role: "hub", Healthy: true, Procs: 2},
+		{Name: "spoke-a", Role: "spoke", Healthy: true, Nodes: 1, Procs: 4, GPUs: map[string]int64{"NVIDIA-L4": 2}},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("dev status (-want +got):\n%s", diff)
+	}
+
+	out, _, err = run(t, "dev", "kubeconfig", "spoke-a", "--state-dir", stateDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(strings.TrimSpace(out)); err != nil {
+		t.Errorf("dev kubeconfig printed %q, which is not a file: %v", out, err)
+	}
+	if _, _, err := run(t, "dev", "kubeconfig", "nope", "--state-dir", stateDir); err == nil || !strings.Contains(err.Error(), `no cluster "nope"`) {
+		t.Errorf("dev kubeconfig nope: err = %v, want one naming the unknown cluster", err)
+	}
+
+	// A crashed API server shows in status, with the log to read.
+	var apiserver devfleet.ProcessState
+	for _, p := range st.Processes {
+		if p.Cluster == "spoke-a" && p.Component == "kube-apiserver" {
+			apiserver = p
+		}
+	}
+	if err := syscall.Kill(apiserver.PID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, apiserver.PID)
+	out, _, err = run(t, "dev", "status", "--state-dir", stateDir)
+	if err == nil || !strings.Contains(err.Error(), "spoke-a: kube-apiserver (pid "+strconv.Itoa(apiserver.PID)+") is not running") ||
+		!strings.Contains(err.Error(), "kube-apiserver.log") {
+		t.Errorf("dev status after an API server crash: err = %v, want it to name the process and its log\n%s", err, out)
+	}
+
+	out, _, err = run(t, "dev", "down", "--state-dir", stateDir)
+	if err != nil {
+		t.Fatalf("dev down: %v", err)
+	}
+	if !strings.Contains(out, "fleet stopped") {
+		t.Errorf("dev down printed %q", out)
+	}
+	for _, p := range st.Processes {
+		waitGone(t, p.PID)
+	}
+	if _, err := os.Stat(stateDir); !os.IsNotExist(err) {
+		t.Errorf("dev down left %s behind (stat: %v)", stateDir, err)
+	}
+	if _, _, err := run(t, "dev", "status", "--state-dir", stateDir); err == nil || !strings.Contains(err.Error(), "no fleet is running") {
+		t.Errorf("dev status after down: err = %v, want 'no fleet is running'", err)
+	}
+	if out, _, err := run(t, "dev", "down", "--state-dir", stateDir); err != nil || !strings.Contains(out, "no fleet is running") {
+		t.Errorf("second dev down: out=%q err=%v, want success saying no fleet runs", out, err)
+	}
+}
+
+func TestUpRejectsBadFleetFile(t *testing.T) {
+	dir := t.TempDir()
+	stateDir := filepath.Join(dir, "state")
+	fleetFile := filepath.Join(dir, "fleet.yaml")
+	bad := strings.Replace(smallFleet, "count: 2}", "count: 0}", 1)
+	if err := os.WriteFile(fleetFile, []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := run(t, "dev", "up", "-f", fleetFile, "--state-dir", stateDir)
+	if err == nil || !strings.Contains(err.Error(), "clusters[0].nodePools[0].gpu.count: Invalid value: 0") {
+		t.Fatalf("dev up with a bad fleet file: err = %v, want the field and the reason", err)
+	}
+	if _, err := os.Stat(filepath.Join(stateDir, devfleet.StateFile)); !os.IsNotExist(err) {
+		t.Errorf("a rejected fleet file left state behind: %v", err)
+	}
+}
+
+// waitGone waits until pid no longer exists (or is a zombie).
+func waitGone(t *testing.T, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if err != nil {
+			return
+		}
+		if i := strings.LastIndexByte(string(stat), ')'); i >= 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d still runs", pid)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
