@@ -3,15 +3,17 @@ SHELL := /usr/bin/env bash
 .SHELLFLAGS := -euo pipefail -c
 GO ?= go
 BIN := bin/flotilla
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -X github.com/flotilla/flotilla/internal/version.Version=$(VERSION)
 # Integration tests start several control planes per package; keep parallel packages at 2 on 2 cores.
 TEST_P ?= 2
 
-.PHONY: all build k8s-bin test test-unit lint lint-bin fmt vet generate demo down clean
+.PHONY: all build k8s-bin bench test test-unit lint lint-bin fmt vet generate demo down clean
 
 all: build
 
 build: ## Build bin/flotilla.
-	$(GO) build -o $(BIN) ./cmd/flotilla
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/flotilla
 
 k8s-bin: ## Build (or find in the cache) etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubectl and kwok.
 	@tools/build.sh >/dev/null
@@ -24,6 +26,9 @@ test: k8s-bin ## Every test: unit and integration (real API servers).
 
 test-unit: ## Unit tests only: no binaries, no processes; seconds.
 	$(GO) test ./...
+
+bench: k8s-bin ## Benchmarks (start-up time and memory of local fleets); results go in bench/README.md.
+	FLOTILLA_K8S_BIN="$$(tools/build.sh --print)" $(GO) test -tags integration -run '^$$' -bench . -benchtime 3x -timeout 30m ./bench/
 
 lint-bin:
 	@cd tools/lint && $(GO) build -o ../../bin/golangci-lint github.com/golangci/golangci-lint/v2/cmd/golangci-lint

@@ -82,8 +82,7 @@ func Up(ctx context.Context, opts UpOptions) (*State, error) {
 		Dir: fleetDir, Binaries: opts.Binaries, Spokes: spokes, Detach: true, Progress: opts.Out,
 	})
 	if err != nil {
-		f.Stop()
-		return nil, err
+		return nil, err // StartFleet stopped whatever it started
 	}
 	st := newState(f, opts.Fleet, opts.FleetSource, start)
 	// Saved before the nodes exist so that `down` finds the processes even if what follows fails.

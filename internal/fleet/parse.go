@@ -35,7 +35,7 @@ func Load(path string) (*Fleet, error) {
 	return Parse(path, data)
 }
 
-// Parse decodes a fleet file strictly (an unknown or misspelt field is an error) and checks it.
+// Parse decodes a fleet file strictly (an unknown or misspelled field is an error) and checks it.
 // source names the file in errors.
 func Parse(source string, data []byte) (*Fleet, error) {
 	// Decode as the API server does: field names are case-sensitive, unknown and duplicate

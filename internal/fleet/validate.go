@@ -43,10 +43,10 @@ func (f *Fleet) Validate() field.ErrorList {
 func (c *Cluster) validate(p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	name := p.Child("name")
-	switch {
-	case c.Name == "":
+	switch c.Name {
+	case "":
 		errs = append(errs, field.Required(name, "give the cluster a name such as gpu-east"))
-	case c.Name == localk8s.HubName:
+	case localk8s.HubName:
 		errs = append(errs, field.Invalid(name, c.Name, `"hub" is the hub cluster's name; choose another`))
 	default:
 		for _, msg := range validation.IsDNS1123Label(c.Name) {

@@ -26,6 +26,9 @@ type ClusterOptions struct {
 	// Workloads adds kube-scheduler and kwok, so that Pods are scheduled onto simulated nodes and
 	// run (spokes). Without it the cluster has an API server and a controller manager (the hub).
 	Workloads bool
+	// APIServerOnly starts the API server alone, without kube-controller-manager: for
+	// benchmarks that measure an API server by itself.
+	APIServerOnly bool
 	// Detach starts processes that outlive this program (flotilla dev up).
 	Detach bool
 }
@@ -71,6 +74,9 @@ func StartCluster(ctx context.Context, opts ClusterOptions) (_ *Cluster, err err
 	}
 	if err := c.startAPIServer(ctx, opts, pki); err != nil {
 		return nil, err
+	}
+	if opts.APIServerOnly {
+		return c, nil
 	}
 
 	// Each component has its own identity, as on a real cluster, so RBAC's bootstrap roles apply.

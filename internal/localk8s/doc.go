@@ -8,7 +8,7 @@
 //   - A Cluster is one API server with its own CA, serving certificate, service-account keys and
 //     admin kubeconfig, plus the controllers a real cluster has. Clusters of one Fleet share one
 //     etcd, each under its own --etcd-prefix (measured in bench/README.md: it saves a process and
-//     about 60 MiB per cluster and starts faster than one etcd per cluster).
+//     about 40 MiB per cluster and starts as fast as one etcd per cluster).
 //   - Every process is owned by a Process value that writes its output to a log file, notices when
 //     it exits, and is stopped with SIGTERM and then SIGKILL after a grace period. API servers stop
 //     before etcd. Errors carry the tail of the failing process's log.

@@ -111,7 +111,7 @@ func StartFleet(ctx context.Context, opts FleetOptions) (_ *Fleet, err error) {
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
-		return f, err
+		return nil, err
 	}
 	return f, nil
 }

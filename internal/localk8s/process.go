@@ -2,7 +2,6 @@ package localk8s
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -174,5 +173,3 @@ func LogTail(path string, n int) string {
 func errAddrInUse(logPath string) bool {
 	return strings.Contains(LogTail(logPath, 40), "address already in use")
 }
-
-var errStopped = errors.New("stopped")

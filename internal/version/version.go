@@ -1,20 +1,6 @@
-// Package version holds Flotilla's version, set at build time with
-// -ldflags "-X github.com/flotilla/flotilla/internal/version.Version=v0.1.0".
+// Package version holds Flotilla's version, set at build time by the Makefile with
+// -ldflags "-X github.com/flotilla/flotilla/internal/version.Version=$(git describe --always --dirty)".
 package version
 
-import "runtime/debug"
-
-// Version is the release this binary was built from; "dev" for local builds.
+// Version is the release or commit this binary was built from; "dev" when built without ldflags.
 var Version = "dev"
-
-// Commit returns the VCS revision the binary was built from, if the Go toolchain recorded one.
-func Commit() string {
-	if info, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range info.Settings {
-			if s.Key == "vcs.revision" {
-				return s.Value
-			}
-		}
-	}
-	return "unknown"
-}

@@ -19,8 +19,8 @@ func NewCommand(io streams.IO) *cobra.Command {
 		Short: "Print the version of flotilla and of the Kubernetes it runs locally",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			_, err := fmt.Fprintf(io.Out, "flotilla %s (commit %s, %s, %s/%s)\nlocal fleets: Kubernetes %s, kwok %s\n",
-				v.Version, v.Commit(), runtime.Version(), runtime.GOOS, runtime.GOARCH, localk8s.KubernetesVersion, localk8s.KwokVersion)
+			_, err := fmt.Fprintf(io.Out, "flotilla %s (%s, %s/%s)\nlocal fleets: Kubernetes %s, kwok %s\n",
+				v.Version, runtime.Version(), runtime.GOOS, runtime.GOARCH, localk8s.KubernetesVersion, localk8s.KwokVersion)
 			return err
 		},
 	}

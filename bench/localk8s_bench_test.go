@@ -1,0 +1,160 @@
+//go:build integration
+
+package bench
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/flotilla/flotilla/internal/fleet"
+	"github.com/flotilla/flotilla/internal/localk8s"
+)
+
+// settle is how long components run after start-up before their memory is read: informers fill
+// their caches in the first seconds.
+const settle = 10 * time.Second
+
+// BenchmarkBareAPIServer starts etcd and one kube-apiserver (no controllers) and reports the time
+// until /readyz answers and the two processes' resident memory.
+func BenchmarkBareAPIServer(b *testing.B) {
+	bins := binaries(b)
+	for range b.N {
+		dir := b.TempDir()
+		start := time.Now()
+		e, err := localk8s.StartEtcd(context.Background(), localk8s.EtcdOptions{Name: "etcd", Dir: dir + "/etcd", Binaries: bins})
+		if err != nil {
+			b.Fatal(err)
+		}
+		c, err := localk8s.StartCluster(context.Background(), localk8s.ClusterOptions{
+			Name: "bare", Dir: dir + "/bare", Binaries: bins, EtcdURL: e.URL, APIServerOnly: true,
+		})
+		if err != nil {
+			e.Stop()
+			b.Fatal(err)
+		}
+		ready := time.Since(start)
+		time.Sleep(settle)
+		b.ReportMetric(ready.Seconds(), "s-ready")
+		b.ReportMetric(mib(rss(b, c.APIServer)), "MiB-apiserver")
+		b.ReportMetric(mib(rss(b, c.APIServer)+rss(b, e.Process)), "MiB-total")
+		c.Stop()
+		e.Stop()
+	}
+	b.ReportMetric(0, "ns/op")
+}
+
+// BenchmarkDefaultFleet starts the default fleet (hub and gpu-east, gpu-west, edge-1 with
+// controller managers, schedulers, kwok and their simulated GPU nodes) and reports the time until
+// every node is Ready and the resident memory of all its processes, with one shared etcd and with
+// one etcd per cluster.
+func BenchmarkDefaultFleet(b *testing.B) {
+	bins := binaries(b)
+	spec := fleet.Default()
+	var spokes []string
+	for _, c := range spec.Clusters {
+		spokes = append(spokes, c.Name)
+	}
+	for _, etcdPerCluster := range []bool{false, true} {
+		name := "shared-etcd"
+		if etcdPerCluster {
+			name = "etcd-per-cluster"
+		}
+		b.Run(name, func(b *testing.B) {
+			for range b.N {
+				start := time.Now()
+				f, err := localk8s.StartFleet(context.Background(), localk8s.FleetOptions{
+					Dir: b.TempDir(), Binaries: bins, Spokes: spokes, EtcdPerCluster: etcdPerCluster,
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+				for _, c := range spec.Clusters {
+					addNodesAndWait(b, f, c)
+				}
+				ready := time.Since(start)
+				time.Sleep(settle)
+				var total int64
+				for _, p := range f.Processes() {
+					total += rss(b, p)
+				}
+				b.ReportMetric(ready.Seconds(), "s-ready")
+				b.ReportMetric(mib(total), "MiB-total")
+				b.ReportMetric(float64(len(f.Processes())), "processes")
+				f.Stop()
+			}
+			b.ReportMetric(0, "ns/op")
+		})
+	}
+}
+
+func addNodesAndWait(b *testing.B, f *localk8s.Fleet, c fleet.Cluster) {
+	lc, _ := f.Cluster(c.Name)
+	cs, err := kubernetes.NewForConfig(lc.Config)
+	if err != nil {
+		b.Fatal(err)
+	}
+	want := 0
+	for _, np := range c.NodePools {
+		if err := localk8s.CreateNodes(context.Background(), cs, np.LocalNodePool()); err != nil {
+			b.Fatal(err)
+		}
+		want += np.Count
+	}
+	err = wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+		nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, nil
+		}
+		ready := 0
+		for i := range nodes.Items {
+			if localk8s.NodeSchedulable(&nodes.Items[i]) {
+				ready++
+			}
+		}
+		return ready == want, nil
+	})
+	if err != nil {
+		b.Fatalf("%s: nodes not Ready: %v", c.Name, err)
+	}
+}
+
+func binaries(b *testing.B) localk8s.Binaries {
+	bins, err := localk8s.FindBinaries()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return bins
+}
+
+// rss reads a process's resident set size from /proc.
+func rss(b *testing.B, p *localk8s.Process) int64 {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", p.PID()))
+	if err != nil {
+		b.Fatalf("%s: %v", p.Name, err)
+	}
+	defer func() { _ = f.Close() }()
+	s := bufio.NewScanner(f)
+	for s.Scan() {
+		if rest, ok := strings.CutPrefix(s.Text(), "VmRSS:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			if err != nil {
+				b.Fatal(err)
+			}
+			return kb << 10
+		}
+	}
+	b.Fatalf("%s: no VmRSS in /proc status", p.Name)
+	return 0
+}
+
+func mib(bytes int64) float64 { return float64(bytes) / (1 << 20) }
