@@ -8,7 +8,7 @@ LDFLAGS := -X github.com/flotilla/flotilla/internal/version.Version=$(VERSION)
 # Integration tests start several control planes per package; keep parallel packages at 2 on 2 cores.
 TEST_P ?= 2
 
-.PHONY: all build k8s-bin bench test test-unit lint lint-bin fmt vet generate demo down clean
+.PHONY: all build k8s-bin bench controller-gen check-generated test test-unit lint lint-bin fmt vet generate demo down clean
 
 all: build
 
@@ -40,8 +40,17 @@ lint: lint-bin ## gofmt, go vet and golangci-lint (misspell, errcheck, govet, st
 fmt:
 	gofmt -w $$(git ls-files '*.go')
 
-generate: ## Regenerate generated code (nothing is generated yet; the API issue adds controller-gen).
-	@echo "nothing to generate yet"
+controller-gen:
+	@cd tools/controllergen && $(GO) build -o ../../bin/controller-gen sigs.k8s.io/controller-tools/cmd/controller-gen
+
+generate: controller-gen ## Regenerate deepcopy functions and the CRDs in config/crd from the API types.
+	bin/controller-gen object paths=./api/...
+	rm -f config/crd/*.yaml
+	bin/controller-gen crd:crdVersions=v1 paths=./api/... output:crd:artifacts:config=config/crd
+
+check-generated: generate ## Fail when generated files differ from what is committed.
+	@if [ -n "$$(git status --porcelain -- api config/crd)" ]; then \
+	  echo "generated files are stale: run make generate and commit the result:"; git status --porcelain -- api config/crd; exit 1; fi
 
 demo: build k8s-bin ## Start the default fleet and run a GPU Job on it.
 	hack/demo.sh

@@ -1,0 +1,39 @@
+// Package crd embeds the CustomResourceDefinitions that `make generate` writes from the types in
+// api/ (controller-gen), so that the flotilla binary installs exactly the CRDs it was built with.
+// Do not edit the YAML files by hand: change the types and run `make generate`.
+package crd
+
+import (
+	"embed"
+	"fmt"
+	"io/fs"
+	"sort"
+
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"sigs.k8s.io/yaml"
+)
+
+//go:embed *.yaml
+var files embed.FS
+
+// All returns every embedded CRD, sorted by name.
+func All() ([]*apiextv1.CustomResourceDefinition, error) {
+	names, err := fs.Glob(files, "*.yaml")
+	if err != nil {
+		return nil, err
+	}
+	var out []*apiextv1.CustomResourceDefinition
+	for _, name := range names {
+		data, err := files.ReadFile(name)
+		if err != nil {
+			return nil, err
+		}
+		crd := &apiextv1.CustomResourceDefinition{}
+		if err := yaml.UnmarshalStrict(data, crd); err != nil {
+			return nil, fmt.Errorf("embedded CRD %s: %w", name, err)
+		}
+		out = append(out, crd)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
