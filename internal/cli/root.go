@@ -5,6 +5,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/flotilla/flotilla/internal/cli/dev"
+	"github.com/flotilla/flotilla/internal/cli/install"
 	"github.com/flotilla/flotilla/internal/cli/streams"
 	"github.com/flotilla/flotilla/internal/cli/version"
 )
@@ -22,6 +23,6 @@ func NewRootCommand(io streams.IO, clk clock.PassiveClock) *cobra.Command {
 	root.SetIn(io.In)
 	root.SetOut(io.Out)
 	root.SetErr(io.ErrOut)
-	root.AddCommand(version.NewCommand(io), dev.NewCommand(io, clk))
+	root.AddCommand(version.NewCommand(io), dev.NewCommand(io, clk), install.NewCommand(io))
 	return root
 }

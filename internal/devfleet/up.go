@@ -16,7 +16,9 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/clock"
 
+	"github.com/flotilla/flotilla/config/crd"
 	"github.com/flotilla/flotilla/internal/fleet"
+	"github.com/flotilla/flotilla/internal/install"
 	"github.com/flotilla/flotilla/internal/localk8s"
 )
 
@@ -90,6 +92,11 @@ func Up(ctx context.Context, opts UpOptions) (*State, error) {
 		f.Stop()
 		return nil, err
 	}
+	if err := installCRDs(ctx, f, say); err != nil {
+		f.Stop()
+		_ = os.RemoveAll(opts.StateDir)
+		return nil, err
+	}
 	if err := addNodes(ctx, f, opts.Fleet, say); err != nil {
 		f.Stop()
 		_ = os.RemoveAll(opts.StateDir)
@@ -97,6 +104,22 @@ func Up(ctx context.Context, opts UpOptions) (*State, error) {
 	}
 	say("fleet ready in %.1fs", opts.Clock.Since(start).Seconds())
 	return st, nil
+}
+
+// installCRDs puts the OCM and Flotilla CRDs on every cluster: the hub serves them all, and spokes
+// hold the spoke-side kinds (ClusterClaim, AppliedManifestWork).
+func installCRDs(ctx context.Context, f *localk8s.Fleet, say func(string, ...any)) error {
+	crds, err := crd.All()
+	if err != nil {
+		return err
+	}
+	for _, c := range f.Clusters() {
+		if _, err := install.CRDs(ctx, c.Config, crds, install.Options{}); err != nil {
+			return fmt.Errorf("cluster %s: %w", c.Name, err)
+		}
+	}
+	say("  %d CRDs installed on every cluster", len(crds))
+	return nil
 }
 
 func addNodes(ctx context.Context, f *localk8s.Fleet, spec *fleet.Fleet, say func(string, ...any)) error {

@@ -15,6 +15,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/flotilla/flotilla/config/crd"
+	"github.com/flotilla/flotilla/internal/install"
 	"github.com/flotilla/flotilla/internal/localk8s"
 )
 
@@ -22,6 +24,8 @@ import (
 type Options struct {
 	// Spokes is the number of spoke clusters, named spoke-1, spoke-2, ...
 	Spokes int
+	// CRDs installs Flotilla's CRDs (config/crd) on every cluster before the tests run.
+	CRDs bool
 }
 
 // Env is a running fleet.
@@ -101,6 +105,12 @@ func startFleet(dir string, opts Options) (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
+	if opts.CRDs {
+		if err := installCRDs(ctx, fleet); err != nil {
+			fleet.Stop()
+			return nil, err
+		}
+	}
 	env := &Env{Fleet: fleet, Dir: dir, Binaries: bins, opts: opts}
 	for _, c := range fleet.Clusters() {
 		cfg := rest.CopyConfig(c.Config)
@@ -127,6 +137,9 @@ func Start(t testing.TB, opts Options) *Env {
 	env := shared.env
 	if env == nil {
 		t.Fatalf("testenv.Start: no fleet; call testenv.Main(m, testenv.Options{Spokes: %d}) from TestMain", opts.Spokes)
+	}
+	if opts.CRDs && !env.opts.CRDs {
+		t.Fatalf("testenv.Start: test wants CRDs but TestMain did not install them; set Options.CRDs in TestMain")
 	}
 	if opts.Spokes > env.opts.Spokes {
 		t.Fatalf("testenv.Start: test wants %d spokes but TestMain started %d; raise Options.Spokes in TestMain", opts.Spokes, env.opts.Spokes)
@@ -168,4 +181,17 @@ func namespacePrefix(testName string) string {
 		s = s[:40]
 	}
 	return strings.TrimRight(s, "-") + "-"
+}
+
+func installCRDs(ctx context.Context, fleet *localk8s.Fleet) error {
+	crds, err := crd.All()
+	if err != nil {
+		return err
+	}
+	for _, c := range fleet.Clusters() {
+		if _, err := install.CRDs(ctx, c.Config, crds, install.Options{}); err != nil {
+			return fmt.Errorf("installing CRDs on %s: %w", c.Name, err)
+		}
+	}
+	return nil
 }

@@ -1,0 +1,153 @@
+package install
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+)
+
+// FieldManager owns the fields Flotilla applies.
+const FieldManager = "flotilla"
+
+// Options configures CRDs.
+type Options struct {
+	// DryRun reports what would change and changes nothing.
+	DryRun bool
+	// Out receives one line per CRD; nil discards them.
+	Out io.Writer
+	// Timeout bounds the wait for the CRDs to be Established; 60 s when zero.
+	Timeout time.Duration
+}
+
+// Result says what happened to one CRD.
+type Result string
+
+// Results of applying a CRD; the dry-run ones start with "would".
+const (
+	Created         Result = "created"
+	Configured      Result = "configured"
+	Unchanged       Result = "unchanged"
+	WouldCreate     Result = "would be created"
+	WouldConfigure  Result = "would be configured"
+	UnchangedDryRun Result = "unchanged (dry run)"
+)
+
+// CRDs applies crds to the cluster cfg points at and waits until they are served. It returns
+// what happened to each, by name.
+func CRDs(ctx context.Context, cfg *rest.Config, crds []*apiextv1.CustomResourceDefinition, opts Options) (map[string]Result, error) {
+	cs, err := apiextclient.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	client := cs.ApiextensionsV1().CustomResourceDefinitions()
+	results := map[string]Result{}
+	for _, crd := range crds {
+		r, err := applyOne(ctx, client, crd, opts.DryRun)
+		if err != nil {
+			return results, err
+		}
+		results[crd.Name] = r
+		if opts.Out != nil {
+			_, _ = fmt.Fprintf(opts.Out, "customresourcedefinition/%s %s\n", crd.Name, r)
+		}
+	}
+	if opts.DryRun {
+		return results, nil
+	}
+	timeout := opts.Timeout
+	if timeout == 0 {
+		timeout = 60 * time.Second
+	}
+	for _, crd := range crds {
+		if err := waitEstablished(ctx, client, crd.Name, timeout); err != nil {
+			return results, err
+		}
+	}
+	return results, nil
+}
+
+type crdClient interface {
+	Get(ctx context.Context, name string, opts metav1.GetOptions) (*apiextv1.CustomResourceDefinition, error)
+	Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, subresources ...string) (*apiextv1.CustomResourceDefinition, error)
+}
+
+func applyOne(ctx context.Context, client crdClient, crd *apiextv1.CustomResourceDefinition, dryRun bool) (Result, error) {
+	existing, err := client.Get(ctx, crd.Name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		existing = nil
+	case err != nil:
+		return "", fmt.Errorf("reading CRD %s: %w", crd.Name, err)
+	}
+	body := crd.DeepCopy()
+	body.APIVersion, body.Kind = "apiextensions.k8s.io/v1", "CustomResourceDefinition"
+	body.Status = apiextv1.CustomResourceDefinitionStatus{}
+	data, err := json.Marshal(body)
+	if err != nil {
+		return "", err
+	}
+	po := metav1.PatchOptions{FieldManager: FieldManager, Force: ptr.To(true)}
+	if dryRun {
+		po.DryRun = []string{metav1.DryRunAll}
+	}
+	applied, err := client.Patch(ctx, crd.Name, types.ApplyPatchType, data, po)
+	if err != nil {
+		return "", fmt.Errorf("applying CRD %s: %w", crd.Name, err)
+	}
+	switch {
+	case existing == nil && dryRun:
+		return WouldCreate, nil
+	case existing == nil:
+		return Created, nil
+	case equality.Semantic.DeepEqual(existing.Spec, applied.Spec) && equality.Semantic.DeepEqual(existing.Labels, applied.Labels):
+		if dryRun {
+			return UnchangedDryRun, nil
+		}
+		return Unchanged, nil
+	case dryRun:
+		return WouldConfigure, nil
+	default:
+		return Configured, nil
+	}
+}
+
+func waitEstablished(ctx context.Context, client crdClient, name string, timeout time.Duration) error {
+	var last *apiextv1.CustomResourceDefinition
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+		crd, err := client.Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, nil
+		}
+		last = crd
+		return condition(crd, apiextv1.Established) && condition(crd, apiextv1.NamesAccepted), nil
+	})
+	if err == nil {
+		return nil
+	}
+	why := "no status yet"
+	if last != nil {
+		why = fmt.Sprintf("conditions %v", last.Status.Conditions)
+	}
+	return fmt.Errorf("CRD %s was not Established within %s (%s)", name, timeout, why)
+}
+
+func condition(crd *apiextv1.CustomResourceDefinition, t apiextv1.CustomResourceDefinitionConditionType) bool {
+	for _, c := range crd.Status.Conditions {
+		if c.Type == t {
+			return c.Status == apiextv1.ConditionTrue
+		}
+	}
+	return false
+}
