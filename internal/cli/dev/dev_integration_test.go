@@ -14,11 +14,14 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	apiextclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/clock"
 
 	"github.com/flotilla/flotilla/internal/cli"
 	"github.com/flotilla/flotilla/internal/cli/streams"
 	"github.com/flotilla/flotilla/internal/devfleet"
+	"github.com/flotilla/flotilla/internal/localk8s"
 )
 
 const smallFleet = `apiVersion: dev.flotilla.io/v1alpha1
@@ -63,6 +66,21 @@ func TestUpStatusDownRoundTrip(t *testing.T) {
 	st, err := devfleet.Load(stateDir)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The OCM CRDs are on the hub and on the spokes.
+	for _, c := range st.Clusters {
+		cfg, err := localk8s.RESTConfigFromKubeconfig(c.Kubeconfig)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs, err := apiextclient.NewForConfig(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const name = "managedclustersets.cluster.open-cluster-management.io"
+		if _, err := cs.ApiextensionsV1().CustomResourceDefinitions().Get(context.Background(), name, metav1.GetOptions{}); err != nil {
+			t.Errorf("%s: CRD %s not installed: %v", c.Name, name, err)
+		}
 	}
 
 	// A second up while the fleet runs says so and starts nothing.
