@@ -1,4 +1,3 @@
-// Package version is the `flotilla version` command.
 package version
 
 import (

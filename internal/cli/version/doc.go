@@ -1,0 +1,2 @@
+// Package version is the `flotilla version` command.
+package version
