@@ -16,7 +16,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/clock"
 
-	"github.com/flotilla/flotilla/config/crd"
 	"github.com/flotilla/flotilla/internal/fleet"
 	"github.com/flotilla/flotilla/internal/install"
 	"github.com/flotilla/flotilla/internal/localk8s"
@@ -109,16 +108,15 @@ func Up(ctx context.Context, opts UpOptions) (*State, error) {
 // installCRDs puts the OCM and Flotilla CRDs on every cluster: the hub serves them all, and spokes
 // hold the spoke-side kinds (ClusterClaim, AppliedManifestWork).
 func installCRDs(ctx context.Context, f *localk8s.Fleet, say func(string, ...any)) error {
-	crds, err := crd.All()
-	if err != nil {
-		return err
-	}
+	n := 0
 	for _, c := range f.Clusters() {
-		if _, err := install.CRDs(ctx, c.Config, crds, install.Options{}); err != nil {
+		results, err := install.Embedded(ctx, c.Config, install.Options{})
+		if err != nil {
 			return fmt.Errorf("cluster %s: %w", c.Name, err)
 		}
+		n = len(results)
 	}
-	say("  %d CRDs installed on every cluster", len(crds))
+	say("  %d CRDs installed on every cluster", n)
 	return nil
 }
 

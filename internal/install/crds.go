@@ -16,6 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
+
+	"github.com/flotilla/flotilla/config/crd"
 )
 
 // FieldManager owns the fields Flotilla applies.
@@ -76,6 +78,15 @@ func CRDs(ctx context.Context, cfg *rest.Config, crds []*apiextv1.CustomResource
 		}
 	}
 	return results, nil
+}
+
+// Embedded applies the CRDs embedded in this binary (config/crd) with CRDs.
+func Embedded(ctx context.Context, cfg *rest.Config, opts Options) (map[string]Result, error) {
+	crds, err := crd.All()
+	if err != nil {
+		return nil, err
+	}
+	return CRDs(ctx, cfg, crds, opts)
 }
 
 type crdClient interface {

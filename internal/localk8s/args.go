@@ -34,27 +34,25 @@ func apiServerArgs(opts ClusterOptions, port int) []string {
 
 func controllerManagerArgs(opts ClusterOptions, kubeconfig string) []string {
 	f := func(name string) string { return filepath.Join(opts.Dir, name) }
-	return []string{
-		"--kubeconfig=" + kubeconfig,
-		"--authentication-kubeconfig=" + kubeconfig,
-		"--authorization-kubeconfig=" + kubeconfig,
-		"--bind-address=127.0.0.1",
-		"--secure-port=0",
-		"--leader-elect=false",
-		"--cluster-name=" + opts.Name,
+	return append(controllerArgs(kubeconfig),
+		"--cluster-name="+opts.Name,
 		"--use-service-account-credentials=true",
-		"--service-account-private-key-file=" + f(saKeyFile),
-		"--root-ca-file=" + f(caCertFile),
+		"--service-account-private-key-file="+f(saKeyFile),
+		"--root-ca-file="+f(caCertFile),
 		// Signs approved CertificateSigningRequests with the cluster CA, the one the API server
 		// trusts for client certificates: registration agents get their hub credentials this way.
-		"--cluster-signing-cert-file=" + f(caCertFile),
-		"--cluster-signing-key-file=" + f(caKeyFile),
-		"--service-cluster-ip-range=" + ServiceCIDR,
-		"--v=1",
-	}
+		"--cluster-signing-cert-file="+f(caCertFile),
+		"--cluster-signing-key-file="+f(caKeyFile),
+		"--service-cluster-ip-range="+ServiceCIDR,
+	)
 }
 
-func schedulerArgs(kubeconfig string) []string {
+func schedulerArgs(kubeconfig string) []string { return controllerArgs(kubeconfig) }
+
+// controllerArgs are the flags kube-controller-manager and kube-scheduler share: one identity for
+// the API and for delegated authentication, no serving port (nothing scrapes them locally), and no
+// leader election (one instance).
+func controllerArgs(kubeconfig string) []string {
 	return []string{
 		"--kubeconfig=" + kubeconfig,
 		"--authentication-kubeconfig=" + kubeconfig,

@@ -15,7 +15,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/flotilla/flotilla/config/crd"
 	"github.com/flotilla/flotilla/internal/install"
 	"github.com/flotilla/flotilla/internal/localk8s"
 )
@@ -184,12 +183,8 @@ func namespacePrefix(testName string) string {
 }
 
 func installCRDs(ctx context.Context, fleet *localk8s.Fleet) error {
-	crds, err := crd.All()
-	if err != nil {
-		return err
-	}
 	for _, c := range fleet.Clusters() {
-		if _, err := install.CRDs(ctx, c.Config, crds, install.Options{}); err != nil {
+		if _, err := install.Embedded(ctx, c.Config, install.Options{}); err != nil {
 			return fmt.Errorf("installing CRDs on %s: %w", c.Name, err)
 		}
 	}

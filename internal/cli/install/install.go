@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/flotilla/flotilla/config/crd"
 	"github.com/flotilla/flotilla/internal/cli/streams"
 	"github.com/flotilla/flotilla/internal/install"
 	"github.com/flotilla/flotilla/internal/localk8s"
@@ -43,13 +42,9 @@ func newCRDsCommand(io streams.IO) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			crds, err := crd.All()
-			if err != nil {
-				return err
-			}
 			ctx, cancel := context.WithTimeout(cmd.Context(), timeout+30*time.Second)
 			defer cancel()
-			_, err = install.CRDs(ctx, cfg, crds, install.Options{DryRun: dryRun, Out: io.Out, Timeout: timeout})
+			_, err = install.Embedded(ctx, cfg, install.Options{DryRun: dryRun, Out: io.Out, Timeout: timeout})
 			return err
 		},
 	}
