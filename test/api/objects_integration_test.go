@@ -55,6 +55,8 @@ func create(ctx context.Context, r dynamic.ResourceInterface, u *unstructured.Un
 	got.Object["status"] = status
 	got, err = r.UpdateStatus(ctx, got, metav1.UpdateOptions{FieldValidation: "Strict"})
 	if err != nil {
+		// Leave nothing behind: the good twin of a refused status usually has the same name.
+		_ = r.Delete(ctx, u.GetName(), metav1.DeleteOptions{})
 		return nil, fmt.Errorf("writing status: %w", err)
 	}
 	return got, nil
