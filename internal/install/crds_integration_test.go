@@ -97,27 +97,42 @@ func TestInstallIsIdempotentAndDryRunChangesNothing(t *testing.T) {
 		t.Errorf("second install wrote to the CRDs (-before +after):\n%s", diff)
 	}
 
-	// A changed CRD on the cluster: dry run reports it, install puts it back.
-	c, err := cs.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, names[0], metav1.GetOptions{})
+	// Someone changed a field Flotilla owns: dry run reports it, install puts it back.
+	const drifted = "managedclusters.cluster.open-cluster-management.io"
+	var one []*apiextv1.CustomResourceDefinition
+	for _, c := range crds {
+		if c.Name == drifted {
+			one = append(one, c)
+		}
+	}
+	c, err := cs.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, drifted, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.Spec.Names.ShortNames = append(c.Spec.Names.ShortNames, "flotillatest")
+	want := c.Spec.Names.ShortNames
+	c.Spec.Names.ShortNames = []string{"flotillatest"}
 	if _, err := cs.ApiextensionsV1().CustomResourceDefinitions().Update(ctx, c, metav1.UpdateOptions{FieldManager: "someone-else"}); err != nil {
 		t.Fatal(err)
 	}
-	got, err = install.CRDs(ctx, env.Hub.RESTConfig(), crds[:1], install.Options{DryRun: true})
+	got, err = install.CRDs(ctx, env.Hub.RESTConfig(), one, install.Options{DryRun: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got[names[0]] != install.WouldConfigure {
-		t.Errorf("dry run over a changed CRD = %q, want %q", got[names[0]], install.WouldConfigure)
+	if got[drifted] != install.WouldConfigure {
+		t.Errorf("dry run over a changed CRD = %q, want %q", got[drifted], install.WouldConfigure)
 	}
-	if got, err = install.CRDs(ctx, env.Hub.RESTConfig(), crds[:1], install.Options{}); err != nil {
+	if got, err = install.CRDs(ctx, env.Hub.RESTConfig(), one, install.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	if got[names[0]] != install.Configured {
-		t.Errorf("install over a changed CRD = %q, want %q", got[names[0]], install.Configured)
+	if got[drifted] != install.Configured {
+		t.Errorf("install over a changed CRD = %q, want %q", got[drifted], install.Configured)
+	}
+	c, err = cs.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, drifted, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, c.Spec.Names.ShortNames); diff != "" {
+		t.Errorf("short names after reinstall (-want +got):\n%s", diff)
 	}
 }
 

@@ -45,8 +45,13 @@ type Cluster struct {
 	Client kubernetes.Interface
 }
 
-// RESTConfig returns a copy of the administrator's client configuration.
-func (c *Cluster) RESTConfig() *rest.Config { return rest.CopyConfig(c.Config) }
+// RESTConfig returns a copy of the administrator's client configuration, with client-side rate
+// limits raised for tests (client-go's default is 5 requests a second).
+func (c *Cluster) RESTConfig() *rest.Config {
+	cfg := rest.CopyConfig(c.Config)
+	cfg.QPS, cfg.Burst = 100, 200
+	return cfg
+}
 
 var shared struct {
 	env *Env
@@ -112,14 +117,13 @@ func startFleet(dir string, opts Options) (*Env, error) {
 	}
 	env := &Env{Fleet: fleet, Dir: dir, Binaries: bins, opts: opts}
 	for _, c := range fleet.Clusters() {
-		cfg := rest.CopyConfig(c.Config)
-		cfg.QPS, cfg.Burst = 100, 200
-		cs, err := kubernetes.NewForConfig(cfg)
+		tc := &Cluster{Cluster: c}
+		cs, err := kubernetes.NewForConfig(tc.RESTConfig())
 		if err != nil {
 			fleet.Stop()
 			return nil, err
 		}
-		tc := &Cluster{Cluster: c, Client: cs}
+		tc.Client = cs
 		if c.Name == localk8s.HubName {
 			env.Hub = tc
 		} else {

@@ -5,8 +5,10 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -82,7 +84,9 @@ func TestExamplesRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, field := range []string{"spec", "status"} {
+			// Every top-level field but the object's identity: spec and status, and the data of
+			// kinds that keep it at the top level (KEP-5313 PlacementDecision).
+			for _, field := range topLevelFields(want.Object, got.Object) {
 				if diff := cmp.Diff(normalise(t, want.Object[field]), normalise(t, got.Object[field])); diff != "" {
 					t.Errorf("%s read back differs (-example +server):\n%s", field, diff)
 				}
@@ -96,6 +100,21 @@ func TestExamplesRoundTrip(t *testing.T) {
 			}
 		})
 	}
+}
+
+// topLevelFields lists, sorted, the top-level fields of the objects other than apiVersion, kind
+// and metadata, always including spec and status.
+func topLevelFields(objs ...map[string]any) []string {
+	set := map[string]bool{"spec": true, "status": true}
+	for _, o := range objs {
+		for k := range o {
+			set[k] = true
+		}
+	}
+	delete(set, "apiVersion")
+	delete(set, "kind")
+	delete(set, "metadata")
+	return slices.Sorted(maps.Keys(set))
 }
 
 // normalise passes a value through JSON so that numbers and empty values compare alike.

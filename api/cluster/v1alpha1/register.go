@@ -17,7 +17,10 @@ var (
 )
 
 func addKnownTypes(s *runtime.Scheme) error {
-	s.AddKnownTypes(GroupVersion /* kinds are listed here as they are added */)
+	s.AddKnownTypes(GroupVersion,
+		&ClusterClaim{}, &ClusterClaimList{},
+		&AddOnPlacementScore{}, &AddOnPlacementScoreList{},
+	)
 	metav1.AddToGroupVersion(s, GroupVersion)
 	return nil
 }
