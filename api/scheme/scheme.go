@@ -1,0 +1,40 @@
+// Package scheme registers every Flotilla API group, with client-go's built-in kinds, in one
+// runtime.Scheme for clients and controllers.
+package scheme
+
+import (
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+
+	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
+	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
+	clusterv1alpha1 "github.com/flotilla/flotilla/api/cluster/v1alpha1"
+	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
+	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
+	dynamicscoringv1alpha1 "github.com/flotilla/flotilla/api/dynamicscoring/v1alpha1"
+	federationaiv1alpha1 "github.com/flotilla/flotilla/api/federationai/v1alpha1"
+	multiclusterv1alpha1 "github.com/flotilla/flotilla/api/multicluster/v1alpha1"
+	workv1 "github.com/flotilla/flotilla/api/work/v1"
+	workv1alpha1 "github.com/flotilla/flotilla/api/work/v1alpha1"
+)
+
+var builder = runtime.NewSchemeBuilder(
+	clientgoscheme.AddToScheme,
+	clusterv1.AddToScheme, clusterv1alpha1.AddToScheme, clusterv1beta1.AddToScheme, clusterv1beta2.AddToScheme,
+	workv1.AddToScheme, workv1alpha1.AddToScheme,
+	addonv1alpha1.AddToScheme,
+	multiclusterv1alpha1.AddToScheme,
+	federationaiv1alpha1.AddToScheme,
+	dynamicscoringv1alpha1.AddToScheme,
+)
+
+// AddToScheme adds client-go's kinds and every Flotilla API group to s.
+var AddToScheme = builder.AddToScheme
+
+// Scheme holds every kind Flotilla uses.
+var Scheme = func() *runtime.Scheme {
+	s := runtime.NewScheme()
+	utilruntime.Must(AddToScheme(s))
+	return s
+}()

@@ -1,0 +1,75 @@
+// Package clusteridentity holds the names by which a managed cluster's agent is known to the hub,
+// as OCM defines them: its user and groups (the subject of its client certificate), the RBAC
+// objects that grant it access, and the checks that a certificate request carries that identity.
+// The hub's registration controllers and the agent both use it, so they cannot disagree.
+package clusteridentity
+
+import (
+	"crypto/x509"
+	"encoding/pem"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+const (
+	// prefix starts every agent user and group name.
+	prefix = "system:open-cluster-management:"
+	// ManagedClustersGroup holds every registered agent.
+	ManagedClustersGroup = prefix + "managed-clusters"
+	// ClusterNameLabel on a CertificateSigningRequest names the cluster that asked for it.
+	ClusterNameLabel = "open-cluster-management.io/cluster-name"
+)
+
+// Group is the group of one cluster's agents.
+func Group(cluster string) string { return prefix + cluster }
+
+// User is the user name of one agent of a cluster.
+func User(cluster, agentID string) string { return prefix + cluster + ":" + agentID }
+
+// Groups are the groups in an agent's certificate, in order.
+func Groups(cluster string) []string { return []string{Group(cluster), ManagedClustersGroup} }
+
+// ClusterRoleName names the cluster-scoped role of a cluster's agents.
+func ClusterRoleName(cluster string) string {
+	return "open-cluster-management:managedcluster:" + cluster
+}
+
+// RoleName names the role of a cluster's agents in the cluster's namespace on the hub.
+func RoleName(cluster string) string {
+	return "open-cluster-management:managedcluster:" + cluster + ":agent"
+}
+
+// ParseUser splits an agent user name into cluster and agent id.
+func ParseUser(user string) (cluster, agentID string, ok bool) {
+	rest, found := strings.CutPrefix(user, prefix)
+	if !found {
+		return "", "", false
+	}
+	cluster, agentID, ok = strings.Cut(rest, ":")
+	return cluster, agentID, ok && cluster != "" && agentID != ""
+}
+
+// CheckRequest parses a PEM certificate request and checks that it asks for an agent identity:
+// common name system:open-cluster-management:<cluster>:<agent> and exactly the agent groups. It
+// returns the cluster and agent id.
+func CheckRequest(requestPEM []byte) (cluster, agentID string, err error) {
+	block, _ := pem.Decode(requestPEM)
+	if block == nil || block.Type != "CERTIFICATE REQUEST" {
+		return "", "", fmt.Errorf("the request is not a PEM certificate request")
+	}
+	req, err := x509.ParseCertificateRequest(block.Bytes)
+	if err != nil {
+		return "", "", fmt.Errorf("parsing the certificate request: %w", err)
+	}
+	cluster, agentID, ok := ParseUser(req.Subject.CommonName)
+	if !ok {
+		return "", "", fmt.Errorf("common name %q is not %s<cluster>:<agent>", req.Subject.CommonName, prefix)
+	}
+	got := slices.Sorted(slices.Values(req.Subject.Organization))
+	want := slices.Sorted(slices.Values(Groups(cluster)))
+	if !slices.Equal(got, want) {
+		return "", "", fmt.Errorf("organizations %v are not the agent groups %v", req.Subject.Organization, Groups(cluster))
+	}
+	return cluster, agentID, nil
+}

@@ -1,0 +1,95 @@
+package hub
+
+import (
+	"fmt"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/flotilla/flotilla/api/scheme"
+	"github.com/flotilla/flotilla/internal/hub/registration"
+)
+
+// Options configures the hub's manager.
+type Options struct {
+	// QPS and Burst limit the hub's requests to its API server. client-go's defaults (5 and 10)
+	// starve a controller that watches thousands of clusters.
+	QPS   float32
+	Burst int
+	// LeaderElection makes replicas take turns through a Lease in LeaderElectionNamespace.
+	LeaderElection          bool
+	LeaderElectionNamespace string
+	// LeaseDuration, RenewDeadline and RetryPeriod tune leader election; zero takes
+	// controller-runtime's defaults (15 s, 10 s, 2 s).
+	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
+	// HealthProbeAddress serves /healthz and /readyz; MetricsAddress serves /metrics. "0"
+	// disables either.
+	HealthProbeAddress string
+	MetricsAddress     string
+	Clock              clock.WithTicker
+}
+
+// DefaultOptions are the flags' defaults.
+func DefaultOptions() Options {
+	return Options{
+		QPS: 100, Burst: 200,
+		LeaderElection: true, LeaderElectionNamespace: "open-cluster-management-hub",
+		HealthProbeAddress: "127.0.0.1:8081", MetricsAddress: "127.0.0.1:8080",
+		Clock: clock.RealClock{},
+	}
+}
+
+// LeaderElectionID names the Lease the hub's replicas contend for.
+const LeaderElectionID = "flotilla-hub"
+
+// NewManager builds the hub's manager with every controller added.
+func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
+	cfg = rest.CopyConfig(cfg)
+	cfg.QPS, cfg.Burst = opts.QPS, opts.Burst
+	mo := ctrl.Options{
+		Scheme:                  scheme.Scheme,
+		LeaderElection:          opts.LeaderElection,
+		LeaderElectionID:        LeaderElectionID,
+		LeaderElectionNamespace: opts.LeaderElectionNamespace,
+		HealthProbeBindAddress:  opts.HealthProbeAddress,
+		Metrics:                 metricsserver.Options{BindAddress: opts.MetricsAddress},
+		// Leaving leadership ends the process at once, so a replica that lost its Lease cannot act
+		// beside the new leader.
+		LeaderElectionReleaseOnCancel: true,
+	}
+	if opts.LeaseDuration > 0 {
+		mo.LeaseDuration, mo.RenewDeadline, mo.RetryPeriod = &opts.LeaseDuration, &opts.RenewDeadline, &opts.RetryPeriod
+	}
+	mgr, err := ctrl.NewManager(cfg, mo)
+	if err != nil {
+		return nil, fmt.Errorf("creating the hub manager: %w", err)
+	}
+	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
+		return nil, err
+	}
+	if err := mgr.AddReadyzCheck("ping", healthz.Ping); err != nil {
+		return nil, err
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	clk := opts.Clock
+	if clk == nil {
+		clk = clock.RealClock{}
+	}
+	for _, r := range []interface{ SetupWithManager(ctrl.Manager) error }{
+		&registration.ManagedClusterReconciler{Client: mgr.GetClient(), Clock: clk},
+		&registration.RenewalReconciler{Client: mgr.GetClient(), Certificates: cs, Clock: clk},
+	} {
+		if err := r.SetupWithManager(mgr); err != nil {
+			return nil, err
+		}
+	}
+	return mgr, nil
+}

@@ -1,0 +1,61 @@
+package registration
+
+import (
+	rbacv1 "k8s.io/api/rbac/v1"
+
+	"github.com/flotilla/flotilla/internal/clusteridentity"
+)
+
+const (
+	clusterGroup = "cluster.open-cluster-management.io"
+	workGroup    = "work.open-cluster-management.io"
+	addonGroup   = "addon.open-cluster-management.io"
+	coordGroup   = "coordination.k8s.io"
+	certsGroup   = "certificates.k8s.io"
+	eventsGroup  = "events.k8s.io"
+)
+
+var read = []string{"get", "list", "watch"}
+
+// clusterRules are what a cluster's agents may do cluster-wide: before acceptance, read their own
+// ManagedCluster; after, also update it and its status, and request certificates (renewals).
+func clusterRules(cluster string, accepted bool) []rbacv1.PolicyRule {
+	rules := []rbacv1.PolicyRule{{
+		APIGroups: []string{clusterGroup}, Resources: []string{"managedclusters"},
+		ResourceNames: []string{cluster}, Verbs: read,
+	}}
+	if !accepted {
+		return rules
+	}
+	return append(rules,
+		rbacv1.PolicyRule{
+			APIGroups: []string{clusterGroup}, Resources: []string{"managedclusters"},
+			ResourceNames: []string{cluster}, Verbs: []string{"update", "patch"},
+		},
+		rbacv1.PolicyRule{
+			APIGroups: []string{clusterGroup}, Resources: []string{"managedclusters/status"},
+			ResourceNames: []string{cluster}, Verbs: []string{"update", "patch"},
+		},
+		rbacv1.PolicyRule{
+			APIGroups: []string{certsGroup}, Resources: []string{"certificatesigningrequests"},
+			Verbs: []string{"create", "get", "list", "watch"},
+		},
+	)
+}
+
+// namespaceRules are what an accepted cluster's agents may do in the cluster's namespace on the
+// hub, and nowhere else: renew the lease, read and report on their works and add-ons, record events.
+func namespaceRules() []rbacv1.PolicyRule {
+	return []rbacv1.PolicyRule{
+		{APIGroups: []string{coordGroup}, Resources: []string{"leases"}, Verbs: []string{"get", "list", "watch", "update"}},
+		{APIGroups: []string{workGroup}, Resources: []string{"manifestworks"}, Verbs: []string{"get", "list", "watch", "update", "patch"}},
+		{APIGroups: []string{workGroup}, Resources: []string{"manifestworks/status"}, Verbs: []string{"update", "patch"}},
+		{APIGroups: []string{addonGroup}, Resources: []string{"managedclusteraddons"}, Verbs: read},
+		{APIGroups: []string{addonGroup}, Resources: []string{"managedclusteraddons/status"}, Verbs: []string{"update", "patch"}},
+		{APIGroups: []string{"", eventsGroup}, Resources: []string{"events"}, Verbs: []string{"create", "patch", "update"}},
+	}
+}
+
+func groupSubject(cluster string) []rbacv1.Subject {
+	return []rbacv1.Subject{{Kind: rbacv1.GroupKind, APIGroup: rbacv1.GroupName, Name: clusteridentity.Group(cluster)}}
+}

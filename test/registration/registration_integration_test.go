@@ -1,0 +1,222 @@
+//go:build integration
+
+package registration
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	certificatesv1 "k8s.io/api/certificates/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
+	"github.com/flotilla/flotilla/api/scheme"
+	workv1 "github.com/flotilla/flotilla/api/work/v1"
+	agentreg "github.com/flotilla/flotilla/internal/agent/registration"
+	"github.com/flotilla/flotilla/internal/clusteridentity"
+	hubreg "github.com/flotilla/flotilla/internal/hub/registration"
+	"github.com/flotilla/flotilla/internal/testenv"
+)
+
+var metav1GetOptions = metav1.GetOptions{}
+
+func condition(mc *clusterv1.ManagedCluster, t string) string {
+	if c := meta.FindStatusCondition(mc.Status.Conditions, t); c != nil {
+		return string(c.Status)
+	}
+	return "missing"
+}
+
+func clusterCSRs(t *testing.T, env *testenv.Env, cluster string) []certificatesv1.CertificateSigningRequest {
+	t.Helper()
+	l, err := env.Hub.Client.CertificatesV1().CertificateSigningRequests().List(context.Background(),
+		metav1.ListOptions{LabelSelector: clusteridentity.ClusterNameLabel + "=" + cluster})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l.Items
+}
+
+func TestJoinAcceptHeartbeatRestartRotateDeny(t *testing.T) {
+	env := testenv.Start(t, testenv.Options{Spokes: 2, CRDs: true})
+	startHub(t, env)
+	c := hubClient(t, env)
+	ctx := context.Background()
+	bootstrap := bootstrapConfig(t, env)
+	const cluster = "spoke-1"
+	clk := &offsetClock{}
+	agentOpts := agentreg.Options{
+		ClusterName: cluster, AgentID: "agent-1", Bootstrap: bootstrap, Spoke: env.Spokes[0].RESTConfig(),
+		LeaseDurationSeconds: 1, CertificateLifetime: 10 * time.Minute, Clock: clk,
+	}
+	// Agents belong to the whole test, not to the step that starts them.
+	outer := t
+	stop := runAgent(outer, agentOpts)
+
+	t.Run("the agent registers and waits", func(t *testing.T) {
+		testenv.WaitFor(t, 30*time.Second, "ManagedCluster and a certificate request from the agent", func(ctx context.Context) (bool, string, error) {
+			mc := &clusterv1.ManagedCluster{}
+			if err := c.Get(ctx, client.ObjectKey{Name: cluster}, mc); err != nil {
+				return false, "", client.IgnoreNotFound(err)
+			}
+			n := len(clusterCSRs(t, env, cluster))
+			return n == 1, fmt.Sprintf("%d requests", n), nil
+		})
+		// Neither approved nor accepted: no credentials, not joined.
+		time.Sleep(time.Second)
+		if _, err := env.Spokes[0].Client.CoreV1().Secrets(agentreg.DefaultNamespace).Get(ctx, agentreg.DefaultSecretName, metav1GetOptions); !apierrors.IsNotFound(err) {
+			t.Errorf("the agent stored credentials before approval (err=%v)", err)
+		}
+	})
+
+	t.Run("the bootstrap identity can only register", func(t *testing.T) {
+		cs, err := kubernetes.NewForConfig(bootstrap)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := cs.CoreV1().Secrets("kube-system").List(ctx, metav1.ListOptions{}); !apierrors.IsForbidden(err) {
+			t.Errorf("bootstrap identity listing secrets: err = %v, want Forbidden", err)
+		}
+		bc, err := client.New(bootstrap, client.Options{Scheme: scheme.Scheme})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mc := &clusterv1.ManagedCluster{}
+		if err := bc.Get(ctx, client.ObjectKey{Name: cluster}, mc); err != nil {
+			t.Fatalf("bootstrap identity reading the ManagedCluster it created: %v", err)
+		}
+		mc.Spec.HubAcceptsClient = true
+		if err := bc.Update(ctx, mc); !apierrors.IsForbidden(err) {
+			t.Errorf("bootstrap identity accepting its own cluster: err = %v, want Forbidden", err)
+		}
+	})
+
+	t.Run("accept: approved, accepted, joined, available, heartbeating", func(t *testing.T) {
+		res, err := hubreg.Accept(ctx, c, env.Hub.Client, cluster, clock.RealClock{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Approved) != 1 {
+			t.Errorf("Accept approved %v, want the one pending request", res.Approved)
+		}
+		testenv.WaitFor(t, 60*time.Second, "the cluster to be accepted, joined and available", func(ctx context.Context) (bool, string, error) {
+			mc := &clusterv1.ManagedCluster{}
+			if err := c.Get(ctx, client.ObjectKey{Name: cluster}, mc); err != nil {
+				return false, "", err
+			}
+			state := fmt.Sprintf("accepted=%s joined=%s available=%s", condition(mc, clusterv1.ManagedClusterConditionHubAccepted),
+				condition(mc, clusterv1.ManagedClusterConditionJoined), condition(mc, clusterv1.ManagedClusterConditionAvailable))
+			return state == "accepted=True joined=True available=True", state, nil
+		})
+		before := leaseRenewTime(t, c, cluster)
+		testenv.WaitFor(t, 10*time.Second, "the lease to be renewed", func(ctx context.Context) (bool, string, error) {
+			now := leaseRenewTime(t, c, cluster)
+			return now.After(before), now.String(), nil
+		})
+	})
+
+	t.Run("the agent reaches only its own namespace", func(t *testing.T) {
+		ac, err := client.New(agentConfig(t, env.Spokes[0].Client), client.Options{Scheme: scheme.Scheme})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ac.List(ctx, &workv1.ManifestWorkList{}, client.InNamespace(cluster)); err != nil {
+			t.Errorf("agent listing works in its own namespace: %v", err)
+		}
+		// Another cluster's namespace, whether or not it exists yet.
+		if err := ac.List(ctx, &workv1.ManifestWorkList{}, client.InNamespace("spoke-2")); !apierrors.IsForbidden(err) {
+			t.Errorf("agent listing works in spoke-2's namespace: err = %v, want Forbidden", err)
+		}
+		if err := ac.List(ctx, &corev1.SecretList{}, client.InNamespace(cluster)); !apierrors.IsForbidden(err) {
+			t.Errorf("agent listing secrets in its own namespace: err = %v, want Forbidden", err)
+		}
+		other := &clusterv1.ManagedCluster{}
+		if err := ac.Get(ctx, client.ObjectKey{Name: "spoke-2"}, other); !apierrors.IsForbidden(err) {
+			t.Errorf("agent reading another ManagedCluster: err = %v, want Forbidden", err)
+		}
+	})
+
+	t.Run("a restarted agent does not register again", func(t *testing.T) {
+		stop()
+		n := len(clusterCSRs(t, env, cluster))
+		stop = runAgent(outer, agentOpts)
+		before := leaseRenewTime(t, c, cluster)
+		testenv.WaitFor(t, 10*time.Second, "the restarted agent to renew the lease", func(ctx context.Context) (bool, string, error) {
+			now := leaseRenewTime(t, c, cluster)
+			return now.After(before), now.String(), nil
+		})
+		if got := len(clusterCSRs(t, env, cluster)); got != n {
+			t.Errorf("the restarted agent made %d new certificate requests", got-n)
+		}
+	})
+
+	t.Run("the certificate is renewed before it expires", func(t *testing.T) {
+		old := agentConfig(t, env.Spokes[0].Client).CertData
+		clk.offset.Store(int64(9 * time.Minute)) // past 80% of the 10-minute lifetime
+		testenv.WaitFor(t, 60*time.Second, "a renewed certificate in the agent's Secret", func(ctx context.Context) (bool, string, error) {
+			return string(agentConfig(t, env.Spokes[0].Client).CertData) != string(old), "same certificate", nil
+		})
+		clk.offset.Store(0)
+		csrs := clusterCSRs(t, env, cluster)
+		last := csrs[len(csrs)-1]
+		for _, cond := range last.Status.Conditions {
+			if cond.Type == certificatesv1.CertificateApproved && cond.Reason != "AutoApprovedRenewal" {
+				t.Errorf("renewal approved with reason %q, want the hub's AutoApprovedRenewal", cond.Reason)
+			}
+		}
+		// The clock went back 9 minutes, so a renewal shows as a change, not as a later time.
+		before := leaseRenewTime(t, c, cluster)
+		testenv.WaitFor(t, 10*time.Second, "the lease to be renewed with the new certificate", func(ctx context.Context) (bool, string, error) {
+			now := leaseRenewTime(t, c, cluster)
+			return !now.Equal(before), now.String(), nil
+		})
+	})
+
+	t.Run("a denied cluster's credentials stop working", func(t *testing.T) {
+		mc := &clusterv1.ManagedCluster{}
+		if err := c.Get(ctx, client.ObjectKey{Name: cluster}, mc); err != nil {
+			t.Fatal(err)
+		}
+		patch := client.MergeFrom(mc.DeepCopy())
+		mc.Spec.HubAcceptsClient = false
+		if err := c.Patch(ctx, mc, patch); err != nil {
+			t.Fatal(err)
+		}
+		ac, err := client.New(agentConfig(t, env.Spokes[0].Client), client.Options{Scheme: scheme.Scheme})
+		if err != nil {
+			t.Fatal(err)
+		}
+		testenv.WaitFor(t, 30*time.Second, "the denied agent to lose its namespace access", func(ctx context.Context) (bool, string, error) {
+			err := ac.Get(ctx, client.ObjectKey{Namespace: cluster, Name: clusterv1.ManagedClusterLeaseName}, &coordinationv1.Lease{})
+			return apierrors.IsForbidden(err), fmt.Sprintf("get lease: %v", err), nil
+		})
+		testenv.WaitFor(t, 60*time.Second, "the cluster namespace to be deleted", func(ctx context.Context) (bool, string, error) {
+			err := c.Get(ctx, client.ObjectKey{Name: cluster}, &corev1.Namespace{})
+			return apierrors.IsNotFound(err), fmt.Sprintf("get namespace: %v", err), nil
+		})
+		if err := c.Get(ctx, client.ObjectKey{Name: cluster}, mc); err != nil {
+			t.Fatal(err)
+		}
+		if got := meta.FindStatusCondition(mc.Status.Conditions, clusterv1.ManagedClusterConditionHubAccepted); got == nil || got.Reason != hubreg.ReasonDenied {
+			t.Errorf("HubAcceptedManagedCluster after denial = %+v, want reason %s", got, hubreg.ReasonDenied)
+		}
+	})
+}
+
+func leaseRenewTime(t *testing.T, c client.Client, cluster string) time.Time {
+	t.Helper()
+	l := &coordinationv1.Lease{}
+	if err := c.Get(context.Background(), client.ObjectKey{Namespace: cluster, Name: clusterv1.ManagedClusterLeaseName}, l); err != nil {
+		t.Fatalf("reading the lease: %v", err)
+	}
+	return l.Spec.RenewTime.Time
+}
