@@ -2,9 +2,15 @@ package cli
 
 import (
 	"github.com/spf13/cobra"
+	"k8s.io/klog/v2/textlogger"
 	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
 
+	"github.com/flotilla/flotilla/internal/cli/accept"
+	"github.com/flotilla/flotilla/internal/cli/agent"
 	"github.com/flotilla/flotilla/internal/cli/dev"
+	"github.com/flotilla/flotilla/internal/cli/hub"
+	"github.com/flotilla/flotilla/internal/cli/hubinit"
 	"github.com/flotilla/flotilla/internal/cli/install"
 	"github.com/flotilla/flotilla/internal/cli/streams"
 	"github.com/flotilla/flotilla/internal/cli/version"
@@ -20,9 +26,24 @@ func NewRootCommand(io streams.IO, clk clock.PassiveClock) *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	var verbosity int
+	root.PersistentFlags().IntVar(&verbosity, "v", 0, "log verbosity")
+	root.PersistentPreRun = func(*cobra.Command, []string) {
+		// One logger for every library that logs through controller-runtime (clients, the hub's
+		// manager, the agent), on standard error.
+		ctrl.SetLogger(textlogger.NewLogger(textlogger.NewConfig(textlogger.Output(io.ErrOut), textlogger.Verbosity(verbosity))))
+	}
 	root.SetIn(io.In)
 	root.SetOut(io.Out)
 	root.SetErr(io.ErrOut)
-	root.AddCommand(version.NewCommand(io), dev.NewCommand(io, clk), install.NewCommand(io))
+	root.AddCommand(
+		version.NewCommand(io),
+		dev.NewCommand(io, clk),
+		install.NewCommand(io),
+		hubinit.NewCommand(io),
+		hub.NewCommand(io),
+		agent.NewCommand(io),
+		accept.NewCommand(io, clk),
+	)
 	return root
 }

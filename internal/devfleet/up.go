@@ -29,6 +29,9 @@ type UpOptions struct {
 	// FleetSource names the fleet file in messages and status.
 	FleetSource string
 	Binaries    localk8s.Binaries
+	// Flotilla is the flotilla binary to run the hub and the agents with; empty runs neither, and
+	// the spokes stay unregistered.
+	Flotilla string
 	// Out receives progress lines.
 	Out   io.Writer
 	Clock clock.PassiveClock
@@ -100,6 +103,16 @@ func Up(ctx context.Context, opts UpOptions) (*State, error) {
 		f.Stop()
 		_ = os.RemoveAll(opts.StateDir)
 		return nil, err
+	}
+	if opts.Flotilla != "" {
+		err := startFlotilla(ctx, f, opts.Flotilla, st, opts.Clock, say)
+		if serr := st.save(opts.StateDir); serr != nil && err == nil {
+			err = serr
+		}
+		if err != nil {
+			_ = Down(opts.StateDir, io.Discard)
+			return nil, err
+		}
 	}
 	say("fleet ready in %.1fs", opts.Clock.Since(start).Seconds())
 	return st, nil

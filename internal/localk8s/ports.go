@@ -47,3 +47,6 @@ func freePorts(n int) ([]int, error) {
 	}
 	return out, nil
 }
+
+// FreePorts hands out n free loopback ports for programs that run beside the fleet.
+func FreePorts(n int) ([]int, error) { return freePorts(n) }

@@ -40,7 +40,7 @@ type processSpec struct {
 
 func startProcess(spec processSpec) (*Process, error) {
 	if _, err := os.Stat(spec.binary); err != nil {
-		return nil, fmt.Errorf("starting %s: binary %s not found: build the Kubernetes binaries with `make k8s-bin` (tools/build.sh)", spec.name, spec.binary)
+		return nil, fmt.Errorf("starting %s: binary %s not found (the Kubernetes binaries are built by `make k8s-bin`, flotilla by `make build`)", spec.name, spec.binary)
 	}
 	if err := os.MkdirAll(filepath.Dir(spec.logPath), 0o755); err != nil {
 		return nil, fmt.Errorf("starting %s: %w", spec.name, err)
@@ -172,4 +172,11 @@ func LogTail(path string, n int) string {
 // retry with new ports (another program may take a port between our probe and the bind).
 func errAddrInUse(logPath string) bool {
 	return strings.Contains(LogTail(logPath, 40), "address already in use")
+}
+
+// StartProcess starts a program that is not part of Kubernetes but belongs with the fleet (the
+// Flotilla hub and agents), owned like the fleet's own processes: output to logPath, detached or
+// killed with this program.
+func StartProcess(name, binary string, args []string, logPath string, detach bool) (*Process, error) {
+	return startProcess(processSpec{name: name, binary: binary, args: args, logPath: logPath, detach: detach})
 }

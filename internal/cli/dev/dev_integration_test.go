@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -15,9 +16,13 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	apiextclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
+	"github.com/flotilla/flotilla/api/scheme"
 	"github.com/flotilla/flotilla/internal/cli"
 	"github.com/flotilla/flotilla/internal/cli/streams"
 	"github.com/flotilla/flotilla/internal/devfleet"
@@ -53,12 +58,13 @@ func TestUpStatusDownRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _, _, _ = run(t, "dev", "down", "--state-dir", stateDir) })
+	flotilla := buildFlotilla(t, dir)
 
-	out, progress, err := run(t, "dev", "up", "-f", fleetFile, "--state-dir", stateDir)
+	out, progress, err := run(t, "dev", "up", "-f", fleetFile, "--state-dir", stateDir, "--flotilla-bin", flotilla)
 	if err != nil {
 		t.Fatalf("dev up: %v\n%s", err, progress)
 	}
-	for _, want := range []string{"hub", "spoke-a", "admin.kubeconfig", "flotilla dev down"} {
+	for _, want := range []string{"hub", "spoke-a", "admin.kubeconfig", "registered with the Flotilla hub", "flotilla dev down"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("dev up output does not mention %q:\n%s", want, out)
 		}
@@ -83,8 +89,31 @@ func TestUpStatusDownRoundTrip(t *testing.T) {
 		}
 	}
 
+	// The spoke registered with the hub that dev up runs.
+	hubCluster, err := st.Cluster("hub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hubCfg, err := localk8s.RESTConfigFromKubeconfig(hubCluster.Kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hc, err := client.New(hubCfg, client.Options{Scheme: scheme.Scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mc := &clusterv1.ManagedCluster{}
+	if err := hc.Get(context.Background(), client.ObjectKey{Name: "spoke-a"}, mc); err != nil {
+		t.Fatalf("ManagedCluster spoke-a on the hub: %v", err)
+	}
+	for _, c := range []string{clusterv1.ManagedClusterConditionHubAccepted, clusterv1.ManagedClusterConditionJoined, clusterv1.ManagedClusterConditionAvailable} {
+		if !meta.IsStatusConditionTrue(mc.Status.Conditions, c) {
+			t.Errorf("ManagedCluster spoke-a: %s is not True: %+v", c, mc.Status.Conditions)
+		}
+	}
+
 	// A second up while the fleet runs says so and starts nothing.
-	_, _, err = run(t, "dev", "up", "-f", fleetFile, "--state-dir", stateDir)
+	_, _, err = run(t, "dev", "up", "-f", fleetFile, "--state-dir", stateDir, "--flotilla-bin", flotilla)
 	if err == nil || !strings.Contains(err.Error(), "already running") {
 		t.Errorf("second dev up: err = %v, want one saying a fleet is already running", err)
 	}
@@ -111,8 +140,8 @@ func TestUpStatusDownRoundTrip(t *testing.T) {
 		got = append(got, summary{c.Name, c.Role, c.Healthy, c.NodesReady, len(c.Processes), c.GPUs})
 	}
 	want := []summary{
-		{Name: "hub", Role: "hub", Healthy: true, Procs: 2},
-		{Name: "spoke-a", Role: "spoke", Healthy: true, Nodes: 1, Procs: 4, GPUs: map[string]int64{"NVIDIA-L4": 2}},
+		{Name: "hub", Role: "hub", Healthy: true, Procs: 3},
+		{Name: "spoke-a", Role: "spoke", Healthy: true, Nodes: 1, Procs: 5, GPUs: map[string]int64{"NVIDIA-L4": 2}},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("dev status (-want +got):\n%s", diff)
@@ -182,6 +211,18 @@ func TestUpRejectsBadFleetFile(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(stateDir, devfleet.StateFile)); !os.IsNotExist(err) {
 		t.Errorf("a rejected fleet file left state behind: %v", err)
 	}
+}
+
+// buildFlotilla builds the flotilla binary that dev up runs the hub and the agents with.
+func buildFlotilla(t *testing.T, dir string) string {
+	t.Helper()
+	out := filepath.Join(dir, "flotilla")
+	cmd := exec.Command("go", "build", "-o", out, "./cmd/flotilla")
+	cmd.Dir = filepath.Join("..", "..", "..")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building flotilla: %v\n%s", err, b)
+	}
+	return out
 }
 
 // waitGone waits until pid no longer exists (or is a zombie).

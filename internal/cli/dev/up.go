@@ -2,6 +2,7 @@ package dev
 
 import (
 	"fmt"
+	"os"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -14,7 +15,8 @@ import (
 )
 
 func newUpCommand(io streams.IO, clk clock.PassiveClock, stateDir *string) *cobra.Command {
-	var fleetFile, binDir string
+	var fleetFile, binDir, flotillaBin string
+	register := true
 	cmd := &cobra.Command{
 		Use:   "up",
 		Short: "Start a local fleet and wait until it is ready",
@@ -40,8 +42,19 @@ func newUpCommand(io streams.IO, clk clock.PassiveClock, stateDir *string) *cobr
 			} else if err := bins.Check(); err != nil {
 				return err
 			}
+			if register && flotillaBin == "" {
+				exe, err := os.Executable()
+				if err != nil {
+					return fmt.Errorf("finding the flotilla binary to run the hub and agents with: %w; pass --flotilla-bin", err)
+				}
+				flotillaBin = exe
+			}
+			if !register {
+				flotillaBin = ""
+			}
 			st, err := devfleet.Up(cmd.Context(), devfleet.UpOptions{
-				StateDir: *stateDir, Fleet: spec, FleetSource: source, Binaries: bins, Out: io.ErrOut, Clock: clk,
+				StateDir: *stateDir, Fleet: spec, FleetSource: source, Binaries: bins, Flotilla: flotillaBin,
+				Out: io.ErrOut, Clock: clk,
 			})
 			if err != nil {
 				return err
@@ -50,13 +63,21 @@ func newUpCommand(io streams.IO, clk clock.PassiveClock, stateDir *string) *cobr
 		},
 	}
 	cmd.Flags().StringVarP(&fleetFile, "fleet", "f", "", "fleet file (YAML); the default fleet when empty")
+	cmd.Flags().BoolVar(&register, "register", register, "run the Flotilla hub and an agent per spoke, and accept the spokes")
+	cmd.Flags().StringVar(&flotillaBin, "flotilla-bin", "", "flotilla binary for the hub and agents (default: this one)")
 	cmd.Flags().StringVar(&binDir, "k8s-bin", "", "folder of the Kubernetes binaries built by tools/build.sh (default: $"+localk8s.BinDirEnv+", else the build cache)")
 	return cmd
 }
 
 func printUp(io streams.IO, st *devfleet.State, bins localk8s.Binaries) error {
 	w := tabwriter.NewWriter(io.Out, 0, 4, 2, ' ', 0)
-	_, _ = fmt.Fprintf(w, "\nThe fleet is up: a hub and %d spokes.\n\n", len(st.Clusters)-1)
+	registered := ""
+	for _, p := range st.Processes {
+		if p.Component == devfleet.HubComponent {
+			registered = ", registered with the Flotilla hub"
+		}
+	}
+	_, _ = fmt.Fprintf(w, "\nThe fleet is up: a hub and %d spokes%s.\n\n", len(st.Clusters)-1, registered)
 	_, _ = fmt.Fprintln(w, "CLUSTER\tROLE\tAPI SERVER\tKUBECONFIG")
 	for _, c := range st.Clusters {
 		_, _ = fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", c.Name, c.Role, c.Server, c.Kubeconfig)

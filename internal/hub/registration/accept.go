@@ -20,6 +20,8 @@ type AcceptResult struct {
 	Approved []string
 	// AlreadyAccepted is true when spec.hubAcceptsClient was already true.
 	AlreadyAccepted bool
+	// PreviouslyApproved is true when one of the cluster's requests had been approved before.
+	PreviouslyApproved bool
 }
 
 // Accept does what an administrator does to admit a cluster, with the administrator's own
@@ -39,7 +41,11 @@ func Accept(ctx context.Context, c client.Client, cs kubernetes.Interface, clust
 	}
 	for i := range csrs.Items {
 		csr := &csrs.Items[i]
-		if decided(csr) || csr.Spec.SignerName != certificatesv1.KubeAPIServerClientSignerName {
+		if csr.Spec.SignerName != certificatesv1.KubeAPIServerClientSignerName {
+			continue
+		}
+		if decided(csr) {
+			res.PreviouslyApproved = res.PreviouslyApproved || approved(csr)
 			continue
 		}
 		got, _, err := clusteridentity.CheckRequest(csr.Spec.Request)

@@ -1,0 +1,83 @@
+package accept
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/flotilla/flotilla/api/scheme"
+	"github.com/flotilla/flotilla/internal/cli/streams"
+	"github.com/flotilla/flotilla/internal/hub/registration"
+	"github.com/flotilla/flotilla/internal/localk8s"
+)
+
+// NewCommand returns `flotilla accept`.
+func NewCommand(io streams.IO, clk clock.PassiveClock) *cobra.Command {
+	var kubeconfig string
+	var wait time.Duration
+	cmd := &cobra.Command{
+		Use:   "accept CLUSTER...",
+		Short: "Accept clusters: approve their certificate requests and set hubAcceptsClient",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if kubeconfig == "" {
+				return fmt.Errorf("--kubeconfig is required: the hub cluster's kubeconfig")
+			}
+			cfg, err := localk8s.RESTConfigFromKubeconfig(kubeconfig)
+			if err != nil {
+				return err
+			}
+			c, err := client.New(cfg, client.Options{Scheme: scheme.Scheme})
+			if err != nil {
+				return err
+			}
+			cs, err := kubernetes.NewForConfig(cfg)
+			if err != nil {
+				return err
+			}
+			for _, cluster := range args {
+				if err := acceptOne(cmd.Context(), io, c, cs, cluster, wait, clk); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&kubeconfig, "kubeconfig", "", "kubeconfig of the hub cluster (required)")
+	cmd.Flags().DurationVar(&wait, "wait", 0, "wait up to this long for the cluster's agent to register and ask for a certificate")
+	return cmd
+}
+
+func acceptOne(ctx context.Context, io streams.IO, c client.Client, cs kubernetes.Interface, cluster string, timeout time.Duration, clk clock.PassiveClock) error {
+	var res registration.AcceptResult
+	var lastErr error
+	accept := func(ctx context.Context) (bool, error) {
+		res, lastErr = registration.Accept(ctx, c, cs, cluster, clk)
+		return lastErr == nil && (len(res.Approved) > 0 || res.PreviouslyApproved), nil
+	}
+	if timeout > 0 {
+		_ = wait.PollUntilContextTimeout(ctx, time.Second, timeout, true, accept)
+	} else {
+		_, _ = accept(ctx)
+	}
+	if lastErr != nil {
+		return lastErr
+	}
+	switch {
+	case len(res.Approved) > 0:
+		_, err := fmt.Fprintf(io.Out, "cluster %s accepted; approved certificate requests %v\n", cluster, res.Approved)
+		return err
+	case res.PreviouslyApproved:
+		_, err := fmt.Fprintf(io.Out, "cluster %s is accepted; its agent's certificate was approved before\n", cluster)
+		return err
+	default:
+		_, err := fmt.Fprintf(io.Out, "cluster %s accepted, but it has no pending certificate request yet: run accept again once its agent has asked (or use --wait)\n", cluster)
+		return err
+	}
+}

@@ -1,0 +1,78 @@
+package agent
+
+import (
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/flotilla/flotilla/internal/agent/registration"
+	"github.com/flotilla/flotilla/internal/cli/streams"
+	"github.com/flotilla/flotilla/internal/localk8s"
+)
+
+// NewCommand returns `flotilla agent`.
+func NewCommand(_ streams.IO) *cobra.Command {
+	var clusterName, agentID, bootstrapKubeconfig, kubeconfig string
+	var certLifetime time.Duration
+	cmd := &cobra.Command{
+		Use:   "agent",
+		Short: "Register this cluster with a hub and keep it registered",
+		Long: "Joins the cluster to the hub with a bootstrap kubeconfig (from `flotilla init` on the hub), waits for an\n" +
+			"administrator to run `flotilla accept CLUSTER`, then renews the cluster's lease and status. The hub\n" +
+			"credentials are kept in a Secret on this cluster, so a restarted agent does not register again.",
+		Example: "  flotilla agent --cluster-name gpu-east --bootstrap-kubeconfig bootstrap.kubeconfig --kubeconfig spoke.kubeconfig",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if msgs := validation.IsDNS1123Label(clusterName); clusterName == "" || len(msgs) > 0 {
+				return fmt.Errorf("--cluster-name %q is not a valid cluster name: %v", clusterName, msgs)
+			}
+			if bootstrapKubeconfig == "" {
+				return fmt.Errorf("--bootstrap-kubeconfig is required: the hub kubeconfig `flotilla init` printed")
+			}
+			bootstrap, err := localk8s.RESTConfigFromKubeconfig(bootstrapKubeconfig)
+			if err != nil {
+				return fmt.Errorf("--bootstrap-kubeconfig: %w", err)
+			}
+			spoke, err := spokeConfig(kubeconfig)
+			if err != nil {
+				return err
+			}
+			if agentID == "" {
+				host, _ := os.Hostname()
+				agentID = host
+			}
+			a, err := registration.New(registration.Options{
+				ClusterName: clusterName, AgentID: agentID, Bootstrap: bootstrap, Spoke: spoke,
+				CertificateLifetime: certLifetime,
+				Log:                 ctrl.Log.WithName("agent"),
+			})
+			if err != nil {
+				return err
+			}
+			return a.Run(cmd.Context())
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&clusterName, "cluster-name", "", "name of this cluster on the hub (a DNS label; required)")
+	f.StringVar(&agentID, "agent-id", "", "identity of this agent among the cluster's agents (default: the host name)")
+	f.StringVar(&bootstrapKubeconfig, "bootstrap-kubeconfig", "", "hub kubeconfig with the bootstrap identity (required)")
+	f.StringVar(&kubeconfig, "kubeconfig", "", "kubeconfig of this (spoke) cluster; in-cluster configuration when empty")
+	f.DurationVar(&certLifetime, "certificate-lifetime", 0, "lifetime to ask for the hub client certificate (at least 10m; default: the signer's)")
+	return cmd
+}
+
+func spokeConfig(kubeconfig string) (*rest.Config, error) {
+	if kubeconfig != "" {
+		return localk8s.RESTConfigFromKubeconfig(kubeconfig)
+	}
+	cfg, err := rest.InClusterConfig()
+	if err != nil {
+		return nil, fmt.Errorf("no --kubeconfig and not running in a cluster: %w", err)
+	}
+	return cfg, nil
+}

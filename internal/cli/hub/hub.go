@@ -1,0 +1,70 @@
+package hub
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/flotilla/flotilla/internal/cli/streams"
+	"github.com/flotilla/flotilla/internal/hub"
+	"github.com/flotilla/flotilla/internal/localk8s"
+)
+
+// NewCommand returns `flotilla hub`.
+func NewCommand(_ streams.IO) *cobra.Command {
+	opts := hub.DefaultOptions()
+	var kubeconfig string
+	cmd := &cobra.Command{
+		Use:   "hub",
+		Short: "Run the hub's controllers against the hub's API server",
+		Long: "Runs registration (cluster acceptance, agent access, certificate renewals) and the hub's other controllers.\n" +
+			"Replicas elect a leader through a Lease, so a standby can take over.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if kubeconfig == "" {
+				return fmt.Errorf("--kubeconfig is required: the hub cluster's kubeconfig")
+			}
+			cfg, err := localk8s.RESTConfigFromKubeconfig(kubeconfig)
+			if err != nil {
+				return err
+			}
+			if opts.LeaderElection {
+				if err := ensureNamespace(cmd.Context(), cfg, opts.LeaderElectionNamespace); err != nil {
+					return err
+				}
+			}
+			mgr, err := hub.NewManager(cfg, opts)
+			if err != nil {
+				return err
+			}
+			return mgr.Start(cmd.Context())
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&kubeconfig, "kubeconfig", "", "kubeconfig of the hub cluster (required)")
+	f.Float32Var(&opts.QPS, "kube-api-qps", opts.QPS, "requests per second to the hub API server")
+	f.IntVar(&opts.Burst, "kube-api-burst", opts.Burst, "burst of requests to the hub API server")
+	f.BoolVar(&opts.LeaderElection, "leader-elect", opts.LeaderElection, "elect a leader among replicas through a Lease")
+	f.StringVar(&opts.LeaderElectionNamespace, "leader-election-namespace", opts.LeaderElectionNamespace, "namespace of the leader election Lease")
+	f.StringVar(&opts.HealthProbeAddress, "health-probe-bind-address", opts.HealthProbeAddress, "address of /healthz and /readyz (0 disables)")
+	f.StringVar(&opts.MetricsAddress, "metrics-bind-address", opts.MetricsAddress, "address of /metrics (0 disables)")
+	return cmd
+}
+
+func ensureNamespace(ctx context.Context, cfg *rest.Config, name string) error {
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	_, err = cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("creating the leader election namespace %s: %w", name, err)
+	}
+	return nil
+}
