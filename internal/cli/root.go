@@ -9,6 +9,7 @@ import (
 	"github.com/flotilla/flotilla/internal/cli/accept"
 	"github.com/flotilla/flotilla/internal/cli/agent"
 	"github.com/flotilla/flotilla/internal/cli/dev"
+	"github.com/flotilla/flotilla/internal/cli/get"
 	"github.com/flotilla/flotilla/internal/cli/hub"
 	"github.com/flotilla/flotilla/internal/cli/hubinit"
 	"github.com/flotilla/flotilla/internal/cli/install"
@@ -44,6 +45,7 @@ func NewRootCommand(io streams.IO, clk clock.PassiveClock) *cobra.Command {
 		hub.NewCommand(io),
 		agent.NewCommand(io),
 		accept.NewCommand(io, clk),
+		get.NewCommand(io, clk),
 	)
 	return root
 }

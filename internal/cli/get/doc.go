@@ -1,0 +1,8 @@
+// Package get is `flotilla get`: kubectl-style tables, or YAML and JSON, of a hub's
+// ManagedClusters, ManagedClusterSets and ManagedClusterSetBindings.
+//
+// Printing is kept apart from fetching. The print functions take a typed list and a clock and
+// only write text, so tests print fixed objects at a fixed time; fetching reads the hub through a
+// controller-runtime client made by a constructor the command is given, so tests run the whole
+// command against a fake client.
+package get

@@ -1,0 +1,167 @@
+package get
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/flotilla/flotilla/api/scheme"
+	"github.com/flotilla/flotilla/internal/cli/streams"
+)
+
+// newClientFunc builds a reader of the hub from a kubeconfig file. It also returns the namespace
+// the kubeconfig's current context names ("default" when it names none), which namespaced kinds
+// are listed in when -n is not given, as kubectl does.
+type newClientFunc func(kubeconfig string) (client.Reader, string, error)
+
+// options are the command's flags.
+type options struct {
+	kubeconfig    string
+	namespace     string
+	allNamespaces bool
+	output        string
+}
+
+// NewCommand returns `flotilla get`.
+func NewCommand(io streams.IO, clk clock.PassiveClock) *cobra.Command {
+	return newCommand(io, clk, newHubClient)
+}
+
+func newCommand(io streams.IO, clk clock.PassiveClock, newClient newClientFunc) *cobra.Command {
+	var o options
+	validArgs := make([]string, len(resources))
+	for i, r := range resources {
+		validArgs[i] = r.name
+	}
+	cmd := &cobra.Command{
+		Use:   "get clusters|clustersets|bindings",
+		Short: "List the hub's managed clusters, cluster sets or cluster set bindings",
+		Long: "Lists ManagedClusters, ManagedClusterSets or ManagedClusterSetBindings on a hub as a table, or as a\n" +
+			"List with -o yaml or -o json. Bindings are listed in the namespace of -n, else of the kubeconfig's\n" +
+			"context, or in every namespace with -A.\n\n" +
+			"Accepted names: " + resourceNames() + ".",
+		Example: `  flotilla get clusters --kubeconfig "$(flotilla dev kubeconfig hub)"
+  flotilla get bindings -A --kubeconfig hub.kubeconfig
+  flotilla get mclsets -o yaml --kubeconfig hub.kubeconfig`,
+		ValidArgs: validArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			r, err := o.validate(args)
+			if err != nil {
+				return err
+			}
+			return run(cmd.Context(), io, clk, newClient, o, r)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig of the hub (required)")
+	f.StringVarP(&o.namespace, "namespace", "n", "", "namespace of the bindings to list (default: the kubeconfig context's namespace)")
+	f.BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "list bindings in every namespace")
+	f.StringVarP(&o.output, "output", "o", "", "output format: yaml or json; a table when empty")
+	return cmd
+}
+
+// validate checks the arguments and flags before anything reaches the hub, and returns the kind
+// to list.
+func (o options) validate(args []string) (resourceType, error) {
+	if len(args) != 1 {
+		return resourceType{}, fmt.Errorf("flotilla get takes one resource, got %d arguments: name one of %s", len(args), resourceNames())
+	}
+	r, err := lookupResource(args[0])
+	if err != nil {
+		return resourceType{}, err
+	}
+	switch o.output {
+	case "", "yaml", "json":
+	default:
+		return resourceType{}, fmt.Errorf("--output (-o) %q is not supported: use -o yaml or -o json, or leave it out for a table", o.output)
+	}
+	if o.kubeconfig == "" {
+		return resourceType{}, fmt.Errorf(`--kubeconfig is required: the kubeconfig of the hub, such as --kubeconfig "$(flotilla dev kubeconfig hub)"`)
+	}
+	return r, nil
+}
+
+// run lists r on the hub and prints it.
+func run(ctx context.Context, io streams.IO, clk clock.PassiveClock, newClient newClientFunc, o options, r resourceType) error {
+	c, contextNamespace, err := newClient(o.kubeconfig)
+	if err != nil {
+		return err
+	}
+	var namespace string
+	var opts []client.ListOption
+	if r.namespaced && !o.allNamespaces {
+		namespace = o.namespace
+		if namespace == "" {
+			namespace = contextNamespace
+		}
+		opts = append(opts, client.InNamespace(namespace))
+	}
+	list := r.newList()
+	if err := c.List(ctx, list, opts...); err != nil {
+		if meta.IsNoMatchError(err) {
+			return fmt.Errorf("the hub of kubeconfig %s does not serve %s: %w; install the CRDs with `flotilla install crds --kubeconfig %s`",
+				o.kubeconfig, r.name, err, o.kubeconfig)
+		}
+		return fmt.Errorf("listing %s on the hub of kubeconfig %s: %w", r.name, o.kubeconfig, err)
+	}
+	if err := sortByNamespaceAndName(list); err != nil {
+		return err
+	}
+	if o.output != "" {
+		return printObjects(io.Out, list, o.output)
+	}
+	if meta.LenList(list) == 0 {
+		// Like kubectl, on stderr, so a script reading the table reads nothing.
+		msg := "No resources found"
+		if namespace != "" {
+			msg += " in " + namespace + " namespace"
+		}
+		_, err := fmt.Fprintln(io.ErrOut, msg+".")
+		return err
+	}
+	return r.printTable(io.Out, list, clk, r.namespaced && o.allNamespaces)
+}
+
+// sortByNamespaceAndName orders list as the API server does, so the output does not depend on
+// the client's order.
+func sortByNamespaceAndName(list client.ObjectList) error {
+	items, err := meta.ExtractList(list)
+	if err != nil {
+		return err
+	}
+	keys := make(map[any]string, len(items))
+	for _, item := range items {
+		m, err := meta.Accessor(item)
+		if err != nil {
+			return err
+		}
+		keys[item] = m.GetNamespace() + "/" + m.GetName()
+	}
+	sort.SliceStable(items, func(i, j int) bool { return keys[items[i]] < keys[items[j]] })
+	return meta.SetList(list, items)
+}
+
+// newHubClient is the newClientFunc of the real command.
+func newHubClient(kubeconfig string) (client.Reader, string, error) {
+	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
+		&clientcmd.ClientConfigLoadingRules{ExplicitPath: kubeconfig}, &clientcmd.ConfigOverrides{})
+	cfg, err := cc.ClientConfig()
+	if err != nil {
+		return nil, "", fmt.Errorf("loading kubeconfig %s: %w", kubeconfig, err)
+	}
+	namespace, _, err := cc.Namespace()
+	if err != nil {
+		return nil, "", fmt.Errorf("reading the namespace of kubeconfig %s: %w", kubeconfig, err)
+	}
+	c, err := client.New(cfg, client.Options{Scheme: scheme.Scheme})
+	if err != nil {
+		return nil, "", fmt.Errorf("creating a client of the hub of kubeconfig %s: %w", kubeconfig, err)
+	}
+	return c, namespace, nil
+}

@@ -1,0 +1,328 @@
+package get
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
+	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
+)
+
+const day = 24 * time.Hour
+
+// lines joins rows into the text a table prints.
+func lines(rows ...string) string { return strings.Join(rows, "\n") + "\n" }
+
+func TestPrintClusters(t *testing.T) {
+	cases := map[string]struct {
+		clusters []*clusterv1.ManagedCluster
+		want     string
+	}{
+		"a fleet in every state": {
+			clusters: []*clusterv1.ManagedCluster{
+				makeCluster("gpu-east", 2*day+4*time.Hour).accepted().healthy().
+					allocatable(clusterv1.ResourceNvidiaGPU, "16").gpuClaim("NVIDIA-A100-SXM4-80GB", "16").obj(),
+				makeCluster("gpu-west", 3*time.Minute).accepted().healthy().
+					gpuClaim("NVIDIA-L4", "4").gpuClaim("NVIDIA-H100-80GB-HBM3", "8").obj(),
+				// The agent stopped renewing its lease.
+				makeCluster("edge-1", 5*time.Second).accepted().
+					condition(clusterv1.ManagedClusterConditionJoined, metav1.ConditionTrue).
+					condition(clusterv1.ManagedClusterConditionAvailable, metav1.ConditionUnknown).obj(),
+				// Asked to join; nobody has accepted it and no claims were copied yet.
+				makeCluster("pending-1", 90*day).allocatable(clusterv1.ResourceNvidiaGPU, "8").obj(),
+				makeCluster("denied", 26*time.Hour).
+					condition(clusterv1.ManagedClusterConditionJoined, metav1.ConditionFalse).
+					condition(clusterv1.ManagedClusterConditionAvailable, metav1.ConditionFalse).obj(),
+			},
+			want: lines(
+				"NAME        ACCEPTED   JOINED    AVAILABLE   GPUS                                   AGE",
+				"gpu-east    true       True      True        16 NVIDIA-A100-SXM4-80GB               2d4h",
+				"gpu-west    true       True      True        8 NVIDIA-H100-80GB-HBM3, 4 NVIDIA-L4   3m",
+				"edge-1      true       True      Unknown     -                                      5s",
+				"pending-1   false      Unknown   Unknown     8                                      90d",
+				"denied      false      False     False       -                                      26h",
+			),
+		},
+		"no clusters prints the header": {
+			want: lines("NAME   ACCEPTED   JOINED   AVAILABLE   GPUS   AGE"),
+		},
+		"no creation time": {
+			clusters: []*clusterv1.ManagedCluster{{ObjectMeta: metav1.ObjectMeta{Name: "odd"}}},
+			want: lines(
+				"NAME   ACCEPTED   JOINED    AVAILABLE   GPUS   AGE",
+				"odd    false      Unknown   Unknown     -      <unknown>",
+			),
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			list := &clusterv1.ManagedClusterList{}
+			for _, c := range tc.clusters {
+				list.Items = append(list.Items, *c)
+			}
+			var out bytes.Buffer
+			if err := printClusters(&out, list, clocktesting.NewFakePassiveClock(now)); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, out.String()); diff != "" {
+				t.Errorf("printClusters (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestPrintClusterSets(t *testing.T) {
+	cases := map[string]struct {
+		sets []*clusterv1beta2.ManagedClusterSet
+		want string
+	}{
+		"exclusive and label selectors": {
+			sets: []*clusterv1beta2.ManagedClusterSet{
+				makeSet("a100", 7*time.Minute).labelSelector(&metav1.LabelSelector{
+					MatchLabels: map[string]string{"gpu.flotilla.io/model": "A100"},
+					MatchExpressions: []metav1.LabelSelectorRequirement{
+						{Key: "region", Operator: metav1.LabelSelectorOpIn, Values: []string{"us-west", "us-east"}},
+					},
+				}).empty(metav1.ConditionFalse).obj(),
+				makeSet("default", 400*day).empty(metav1.ConditionTrue).obj(),
+				// OCM's global set selects every cluster with an empty selector.
+				makeSet("global", 400*day).labelSelector(&metav1.LabelSelector{}).empty(metav1.ConditionFalse).obj(),
+				makeSet("training", 45*time.Second).obj(),
+			},
+			want: lines(
+				"NAME       SELECTOR                                                 EMPTY     AGE",
+				"a100       gpu.flotilla.io/model=A100,region in (us-east,us-west)   False     7m",
+				"default    ExclusiveClusterSetLabel                                 True      400d",
+				"global     <all>                                                    False     400d",
+				"training   ExclusiveClusterSetLabel                                 Unknown   45s",
+			),
+		},
+		"selector type left to the API server's default": {
+			sets: []*clusterv1beta2.ManagedClusterSet{
+				{ObjectMeta: metav1.ObjectMeta{Name: "old", CreationTimestamp: ago(3 * 365 * day)}},
+			},
+			want: lines(
+				"NAME   SELECTOR                   EMPTY     AGE",
+				"old    ExclusiveClusterSetLabel   Unknown   3y",
+			),
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			list := &clusterv1beta2.ManagedClusterSetList{}
+			for _, s := range tc.sets {
+				list.Items = append(list.Items, *s)
+			}
+			var out bytes.Buffer
+			if err := printClusterSets(&out, list, clocktesting.NewFakePassiveClock(now)); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, out.String()); diff != "" {
+				t.Errorf("printClusterSets (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestPrintBindings(t *testing.T) {
+	bindings := []*clusterv1beta2.ManagedClusterSetBinding{
+		makeBinding("research", "a100", 2*time.Hour+30*time.Minute).bound(metav1.ConditionTrue).obj(),
+		makeBinding("research", "global", 10*day).bound(metav1.ConditionTrue).obj(),
+		makeBinding("team-inference", "gone", 12*time.Second).bound(metav1.ConditionFalse).obj(),
+		makeBinding("team-inference", "new", time.Second).obj(),
+	}
+	cases := map[string]struct {
+		allNamespaces bool
+		want          string
+	}{
+		"one namespace": {
+			want: lines(
+				"NAME     CLUSTERSET   BOUND     AGE",
+				"a100     a100         True      150m",
+				"global   global       True      10d",
+				"gone     gone         False     12s",
+				"new      new          Unknown   1s",
+			),
+		},
+		"all namespaces": {
+			allNamespaces: true,
+			want: lines(
+				"NAMESPACE        NAME     CLUSTERSET   BOUND     AGE",
+				"research         a100     a100         True      150m",
+				"research         global   global       True      10d",
+				"team-inference   gone     gone         False     12s",
+				"team-inference   new      new          Unknown   1s",
+			),
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			list := &clusterv1beta2.ManagedClusterSetBindingList{}
+			for _, b := range bindings {
+				list.Items = append(list.Items, *b)
+			}
+			var out bytes.Buffer
+			if err := printBindings(&out, list, clocktesting.NewFakePassiveClock(now), tc.allNamespaces); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, out.String()); diff != "" {
+				t.Errorf("printBindings (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestSelector(t *testing.T) {
+	cases := map[string]struct {
+		sel  clusterv1beta2.ManagedClusterSelector
+		want string
+	}{
+		"exclusive":         {sel: clusterv1beta2.ManagedClusterSelector{SelectorType: clusterv1beta2.ExclusiveClusterSetLabel}, want: "ExclusiveClusterSetLabel"},
+		"empty type":        {want: "ExclusiveClusterSetLabel"},
+		"match labels":      {sel: clusterv1beta2.ManagedClusterSelector{SelectorType: clusterv1beta2.LabelSelector, LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"b": "2", "a": "1"}}}, want: "a=1,b=2"},
+		"empty selects all": {sel: clusterv1beta2.ManagedClusterSelector{SelectorType: clusterv1beta2.LabelSelector, LabelSelector: &metav1.LabelSelector{}}, want: "<all>"},
+		"no selector":       {sel: clusterv1beta2.ManagedClusterSelector{SelectorType: clusterv1beta2.LabelSelector}, want: "<none>"},
+		"invalid selector": {
+			sel: clusterv1beta2.ManagedClusterSelector{SelectorType: clusterv1beta2.LabelSelector, LabelSelector: &metav1.LabelSelector{
+				MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "a", Operator: "Near"}},
+			}},
+			want: "<invalid>",
+		},
+		"type from a newer API": {sel: clusterv1beta2.ManagedClusterSelector{SelectorType: "PlacementSelector"}, want: "PlacementSelector"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, selector(tc.sel)); diff != "" {
+				t.Errorf("selector (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestAge(t *testing.T) {
+	clk := clocktesting.NewFakePassiveClock(now)
+	cases := map[string]struct {
+		created metav1.Time
+		want    string
+	}{
+		"seconds":              {created: ago(5 * time.Second), want: "5s"},
+		"under two minutes":    {created: ago(119 * time.Second), want: "119s"},
+		"minutes and seconds":  {created: ago(3*time.Minute + 20*time.Second), want: "3m20s"},
+		"minutes":              {created: ago(3 * time.Minute), want: "3m"},
+		"hours":                {created: ago(26 * time.Hour), want: "26h"},
+		"days and hours":       {created: ago(2*day + 4*time.Hour), want: "2d4h"},
+		"years":                {created: ago(800 * day), want: "2y70d"},
+		"unset":                {want: "<unknown>"},
+		"clock skew":           {created: metav1.NewTime(now.Add(time.Minute)), want: "<invalid>"},
+		"under a second ahead": {created: metav1.NewTime(now.Add(500 * time.Millisecond)), want: "0s"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, age(tc.created, clk)); diff != "" {
+				t.Errorf("age (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestPrintObjects(t *testing.T) {
+	b := makeBinding("research", "a100", time.Hour).bound(metav1.ConditionTrue).obj()
+	b.ResourceVersion = "42"
+	b.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "flotilla-hub", Operation: metav1.ManagedFieldsOperationUpdate}}
+	list := &clusterv1beta2.ManagedClusterSetBindingList{Items: []clusterv1beta2.ManagedClusterSetBinding{*b}}
+	cases := map[string]struct {
+		list   runtime.Object
+		format string
+		want   string
+	}{
+		"yaml": {
+			list:   list,
+			format: "yaml",
+			want: lines(
+				"apiVersion: v1",
+				"items:",
+				"- apiVersion: cluster.open-cluster-management.io/v1beta2",
+				"  kind: ManagedClusterSetBinding",
+				"  metadata:",
+				`    creationTimestamp: "2026-07-01T11:00:00Z"`,
+				"    name: a100",
+				"    namespace: research",
+				`    resourceVersion: "42"`,
+				"  spec:",
+				"    clusterSet: a100",
+				"  status:",
+				"    conditions:",
+				`    - lastTransitionTime: "2026-07-01T11:59:00Z"`,
+				`      message: ""`,
+				"      reason: Test",
+				`      status: "True"`,
+				"      type: Bound",
+				"kind: List",
+				"metadata: {}",
+			),
+		},
+		"json": {
+			list:   list,
+			format: "json",
+			want: lines(
+				"{",
+				`    "kind": "List",`,
+				`    "apiVersion": "v1",`,
+				`    "metadata": {},`,
+				`    "items": [`,
+				"        {",
+				`            "kind": "ManagedClusterSetBinding",`,
+				`            "apiVersion": "cluster.open-cluster-management.io/v1beta2",`,
+				`            "metadata": {`,
+				`                "name": "a100",`,
+				`                "namespace": "research",`,
+				`                "resourceVersion": "42",`,
+				`                "creationTimestamp": "2026-07-01T11:00:00Z"`,
+				"            },",
+				`            "spec": {`,
+				`                "clusterSet": "a100"`,
+				"            },",
+				`            "status": {`,
+				`                "conditions": [`,
+				"                    {",
+				`                        "type": "Bound",`,
+				`                        "status": "True",`,
+				`                        "lastTransitionTime": "2026-07-01T11:59:00Z",`,
+				`                        "reason": "Test",`,
+				`                        "message": ""`,
+				"                    }",
+				"                ]",
+				"            }",
+				"        }",
+				"    ]",
+				"}",
+			),
+		},
+		"empty json": {
+			list:   &clusterv1.ManagedClusterList{},
+			format: "json",
+			want:   lines("{", `    "kind": "List",`, `    "apiVersion": "v1",`, `    "metadata": {},`, `    "items": []`, "}"),
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var out bytes.Buffer
+			if err := printObjects(&out, tc.list, tc.format); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, out.String()); diff != "" {
+				t.Errorf("printObjects (-want +got):\n%s", diff)
+			}
+		})
+	}
+	if got := list.Items[0]; got.Kind != "" || got.ManagedFields == nil {
+		t.Errorf("printObjects changed the list it printed: kind %q, managedFields %v", got.Kind, got.ManagedFields)
+	}
+}

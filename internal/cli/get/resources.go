@@ -1,0 +1,80 @@
+package get
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
+	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
+)
+
+// resourceType is one kind `flotilla get` lists.
+type resourceType struct {
+	// name is what messages call it; aliases are the other names the command accepts, the
+	// kind's plural, singular and CRD short names among them.
+	name       string
+	aliases    []string
+	namespaced bool
+	newList    func() client.ObjectList
+	// printTable writes list, a list from newList, as a table. allNamespaces adds a NAMESPACE
+	// column; it is only ever true for namespaced kinds.
+	printTable func(w io.Writer, list client.ObjectList, clk clock.PassiveClock, allNamespaces bool) error
+}
+
+// resources is every kind the command lists, in the order help and errors name them.
+var resources = []resourceType{
+	{
+		name:    "clusters",
+		aliases: []string{"cluster", "managedclusters", "managedcluster", "mcl", "mcls"},
+		newList: func() client.ObjectList { return &clusterv1.ManagedClusterList{} },
+		printTable: func(w io.Writer, list client.ObjectList, clk clock.PassiveClock, _ bool) error {
+			return printClusters(w, list.(*clusterv1.ManagedClusterList), clk)
+		},
+	},
+	{
+		name:    "clustersets",
+		aliases: []string{"clusterset", "managedclustersets", "managedclusterset", "mclset", "mclsets"},
+		newList: func() client.ObjectList { return &clusterv1beta2.ManagedClusterSetList{} },
+		printTable: func(w io.Writer, list client.ObjectList, clk clock.PassiveClock, _ bool) error {
+			return printClusterSets(w, list.(*clusterv1beta2.ManagedClusterSetList), clk)
+		},
+	},
+	{
+		name:       "bindings",
+		aliases:    []string{"binding", "managedclustersetbindings", "managedclustersetbinding", "mclsetbinding", "mclsetbindings"},
+		namespaced: true,
+		newList:    func() client.ObjectList { return &clusterv1beta2.ManagedClusterSetBindingList{} },
+		printTable: func(w io.Writer, list client.ObjectList, clk clock.PassiveClock, allNamespaces bool) error {
+			return printBindings(w, list.(*clusterv1beta2.ManagedClusterSetBindingList), clk, allNamespaces)
+		},
+	},
+}
+
+// lookupResource finds the kind a user named, ignoring case as kubectl does.
+func lookupResource(arg string) (resourceType, error) {
+	name := strings.ToLower(arg)
+	for _, r := range resources {
+		if r.name == name {
+			return r, nil
+		}
+		for _, a := range r.aliases {
+			if a == name {
+				return r, nil
+			}
+		}
+	}
+	return resourceType{}, fmt.Errorf("unknown resource %q: flotilla get lists %s", arg, resourceNames())
+}
+
+// resourceNames lists the accepted names for messages: "clusters (cluster, ...), ...".
+func resourceNames() string {
+	names := make([]string, len(resources))
+	for i, r := range resources {
+		names[i] = fmt.Sprintf("%s (%s)", r.name, strings.Join(r.aliases, ", "))
+	}
+	return strings.Join(names, ", ")
+}
