@@ -8,10 +8,13 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/flotilla/flotilla/api/scheme"
+	"github.com/flotilla/flotilla/internal/hub/clusterset"
+	"github.com/flotilla/flotilla/internal/hub/lease"
 	"github.com/flotilla/flotilla/internal/hub/registration"
 )
 
@@ -32,6 +35,9 @@ type Options struct {
 	HealthProbeAddress string
 	MetricsAddress     string
 	Clock              clock.WithTicker
+	// SkipNameValidation lets one process start several managers with the same controllers
+	// (tests); controller-runtime otherwise refuses a controller name it has seen.
+	SkipNameValidation bool
 }
 
 // DefaultOptions are the flags' defaults.
@@ -61,6 +67,7 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		// Leaving leadership ends the process at once, so a replica that lost its Lease cannot act
 		// beside the new leader.
 		LeaderElectionReleaseOnCancel: true,
+		Controller:                    config.Controller{SkipNameValidation: &opts.SkipNameValidation},
 	}
 	if opts.LeaseDuration > 0 {
 		mo.LeaseDuration, mo.RenewDeadline, mo.RetryPeriod = &opts.LeaseDuration, &opts.RenewDeadline, &opts.RetryPeriod
@@ -86,6 +93,12 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 	for _, r := range []interface{ SetupWithManager(ctrl.Manager) error }{
 		&registration.ManagedClusterReconciler{Client: mgr.GetClient(), Clock: clk},
 		&registration.RenewalReconciler{Client: mgr.GetClient(), Certificates: cs, Clock: clk},
+		&lease.Reconciler{Client: mgr.GetClient(), Clock: clk},
+		&lease.TaintReconciler{Client: mgr.GetClient(), Clock: clk},
+		&clusterset.SetReconciler{Client: mgr.GetClient(), Clock: clk},
+		&clusterset.BindingReconciler{Client: mgr.GetClient(), Clock: clk},
+		&clusterset.DefaultLabelReconciler{Client: mgr.GetClient()},
+		&clusterset.DefaultSets{Client: mgr.GetClient()},
 	} {
 		if err := r.SetupWithManager(mgr); err != nil {
 			return nil, err

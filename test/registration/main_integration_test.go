@@ -38,6 +38,7 @@ func startHub(t *testing.T, env *testenv.Env) {
 	t.Helper()
 	opts := hub.DefaultOptions()
 	opts.LeaderElection, opts.HealthProbeAddress, opts.MetricsAddress = false, "0", "0"
+	opts.SkipNameValidation = true // each test starts its own hub
 	mgr, err := hub.NewManager(env.Hub.RESTConfig(), opts)
 	if err != nil {
 		t.Fatal(err)

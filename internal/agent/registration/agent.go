@@ -2,6 +2,7 @@ package registration
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -19,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
+	clusterv1alpha1 "github.com/flotilla/flotilla/api/cluster/v1alpha1"
 	"github.com/flotilla/flotilla/api/scheme"
 	"github.com/flotilla/flotilla/internal/conditions"
 )
@@ -234,7 +236,10 @@ func (a *Agent) renewLease(ctx context.Context, c client.Client, mc *clusterv1.M
 	return c.Update(ctx, lease)
 }
 
-// updateStatus reports Joined and Available, writing only when a condition changed.
+// updateStatus reports Joined and Available and the cluster's inventory (resources, version,
+// claims; see ComputeInventory), writing only when a condition or the inventory changed, so a
+// steady cluster causes no writes. If the spoke cannot be read, the conditions are still
+// reported and the previous inventory is kept.
 func (a *Agent) updateStatus(ctx context.Context, c client.Client, mc *clusterv1.ManagedCluster) error {
 	desired := mc.DeepCopy()
 	now := metav1.NewTime(a.opts.Clock.Now())
@@ -243,10 +248,61 @@ func (a *Agent) updateStatus(ctx context.Context, c client.Client, mc *clusterv1
 		Message: "the agent holds a hub certificate and renews its lease", LastTransitionTime: now, ObservedGeneration: mc.Generation,
 	})
 	meta.SetStatusCondition(&desired.Status.Conditions, a.availability(ctx, mc.Generation, now))
-	if conditions.Equal(mc.Status.Conditions, desired.Status.Conditions) {
-		return nil
+	inv, warnings, invErr := a.inventory(ctx)
+	for _, w := range warnings {
+		a.opts.Log.Info("inventory: "+w, "cluster", a.opts.ClusterName)
 	}
-	return c.Status().Patch(ctx, desired, client.MergeFrom(mc))
+	if invErr == nil {
+		desired.Status.Capacity, desired.Status.Allocatable = inv.Capacity, inv.Allocatable
+		desired.Status.Version, desired.Status.ClusterClaims = inv.Version, inv.ClusterClaims
+	}
+	if conditions.Equal(mc.Status.Conditions, desired.Status.Conditions) && inventoryEqual(&mc.Status, &desired.Status) {
+		return invErr
+	}
+	return errors.Join(invErr, c.Status().Patch(ctx, desired, client.MergeFromWithOptions(mc, client.MergeFromWithOptimisticLock{})))
+}
+
+// inventory reads the spoke's nodes, ClusterClaims and version and computes the inventory.
+// Lists are served from the API server's cache (resourceVersion 0): the agent reads them every
+// lease period and needs no stronger consistency than the next period brings.
+func (a *Agent) inventory(ctx context.Context) (Inventory, []string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	nodes, err := a.spoke.CoreV1().Nodes().List(ctx, metav1.ListOptions{ResourceVersion: "0"})
+	if err != nil {
+		return Inventory{}, nil, fmt.Errorf("listing the spoke's nodes: %w", err)
+	}
+	claims, err := a.clusterClaims(ctx)
+	if err != nil {
+		return Inventory{}, nil, err
+	}
+	version, err := a.spoke.Discovery().ServerVersion()
+	if err != nil {
+		return Inventory{}, nil, fmt.Errorf("reading the spoke's version: %w", err)
+	}
+	inv, warnings := ComputeInventory(nodes.Items, claims, version.GitVersion, clusterv1alpha1.DefaultMaxCustomClusterClaims)
+	return inv, warnings, nil
+}
+
+// clusterClaimsPath lists ClusterClaims; they are cluster-scoped and live on the spoke.
+var clusterClaimsPath = "/apis/" + clusterv1alpha1.GroupVersion.String() + "/clusterclaims"
+
+// clusterClaims lists the spoke's ClusterClaims; a spoke without the ClusterClaim CRD has none.
+// It asks the API server directly rather than through a typed client, which would need a REST
+// mapping, so the agent needs nothing beyond its clientset.
+func (a *Agent) clusterClaims(ctx context.Context) ([]clusterv1alpha1.ClusterClaim, error) {
+	raw, err := a.spoke.Discovery().RESTClient().Get().AbsPath(clusterClaimsPath).Param("resourceVersion", "0").DoRaw(ctx)
+	if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("listing the spoke's ClusterClaims: %w", err)
+	}
+	list := &clusterv1alpha1.ClusterClaimList{}
+	if err := json.Unmarshal(raw, list); err != nil {
+		return nil, fmt.Errorf("decoding the spoke's ClusterClaims: %w", err)
+	}
+	return list.Items, nil
 }
 
 // availability asks the spoke's /livez, as OCM's agent does.

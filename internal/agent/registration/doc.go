@@ -10,6 +10,8 @@
 // requests a new one with its own identity, which the hub approves by itself.
 //
 // Once accepted, the agent renews the Lease managed-cluster-lease in its namespace on the hub
-// every lease period and reports ManagedClusterJoined and ManagedClusterConditionAvailable (from the
-// spoke's /livez).
+// every lease period and reports ManagedClusterJoined, ManagedClusterConditionAvailable (from the
+// spoke's /livez) and the cluster's inventory (inventory.go): capacity and allocatable of Ready
+// nodes, the Kubernetes version, ClusterClaims, and GPU inventory by model as claims named in
+// api/cluster/v1/gpu_claims.go. Status is written only when it changed.
 package registration

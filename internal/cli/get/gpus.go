@@ -9,11 +9,6 @@ import (
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 )
 
-// gpuCountClaimPrefix starts the names of the ClusterClaims that count a cluster's allocatable
-// GPUs of one model; the rest of the name is the model, the value the count:
-// gpu.flotilla.io/count.NVIDIA-A100-SXM4-80GB = "16".
-const gpuCountClaimPrefix = "gpu.flotilla.io/count."
-
 // gpus is a cluster's GPUS cell: the allocatable GPUs by model ("16 NVIDIA-A100-SXM4-80GB, 8
 // NVIDIA-L4") when the cluster reports count claims, else the total nvidia.com/gpu allocatable
 // ("24"), else "-".
@@ -37,17 +32,21 @@ func gpus(c *clusterv1.ManagedCluster) string {
 	return "-"
 }
 
-// gpusByModel reads the count claims. It skips a claim without a model or whose value is not a
-// positive whole number, so a bad claim hides a model rather than printing a count nobody can
-// allocate.
+// gpusByModel reads the agent's GPU claims: the models claim names the models as the nodes spell
+// them, and each model's count claim its allocatable GPUs. It skips a model whose count is missing
+// or not a positive whole number, so a bad claim hides a model rather than printing a count
+// nobody can allocate.
 func gpusByModel(claims []clusterv1.ManagedClusterClaim) map[string]int64 {
+	values := map[string]string{}
+	for _, c := range claims {
+		values[c.Name] = c.Value
+	}
 	byModel := map[string]int64{}
-	for _, claim := range claims {
-		model, ok := strings.CutPrefix(claim.Name, gpuCountClaimPrefix)
-		if !ok || model == "" {
+	for _, model := range strings.Split(values[clusterv1.GPUModelsClaim], ",") {
+		if model = strings.TrimSpace(model); model == "" {
 			continue
 		}
-		n, err := strconv.ParseInt(strings.TrimSpace(claim.Value), 10, 64)
+		n, err := strconv.ParseInt(strings.TrimSpace(values[clusterv1.GPUCountClaimName(model)]), 10, 64)
 		if err != nil || n <= 0 {
 			continue
 		}

@@ -55,8 +55,16 @@ func (w *clusterWrapper) claim(name, value string) *clusterWrapper {
 	return w
 }
 
+// gpuClaim adds a model to the agent's models claim and its count claim, as the agent reports them.
 func (w *clusterWrapper) gpuClaim(model, count string) *clusterWrapper {
-	return w.claim(gpuCountClaimPrefix+model, count)
+	claims := w.Status.ClusterClaims
+	for i := range claims {
+		if claims[i].Name == clusterv1.GPUModelsClaim {
+			claims[i].Value += "," + model
+			return w.claim(clusterv1.GPUCountClaimName(model), count)
+		}
+	}
+	return w.claim(clusterv1.GPUModelsClaim, model).claim(clusterv1.GPUCountClaimName(model), count)
 }
 
 func (w *clusterWrapper) obj() *clusterv1.ManagedCluster { return &w.ManagedCluster }

@@ -192,7 +192,9 @@ func (r *ManagedClusterReconciler) updateStatus(ctx context.Context, mc *cluster
 	if conditions.Equal(mc.Status.Conditions, desired.Status.Conditions) {
 		return nil
 	}
-	return r.Client.Status().Patch(ctx, desired, client.MergeFrom(mc))
+	// The optimistic lock makes a stale cached copy fail with a conflict (and a retry) instead of
+	// overwriting conditions other writers (the agent, the lease controller) set since.
+	return r.Client.Status().Patch(ctx, desired, client.MergeFromWithOptions(mc, client.MergeFromWithOptimisticLock{}))
 }
 
 // acceptanceConditions are the conditions the hub owns, computed from the spec alone.

@@ -1,0 +1,136 @@
+package lease
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
+	"github.com/flotilla/flotilla/internal/conditions"
+)
+
+// Reconciler sets an accepted cluster's Available condition to Unknown when its agent stops
+// renewing the cluster's lease.
+type Reconciler struct {
+	Client client.Client
+	Clock  clock.PassiveClock
+	// APIReader reads the lease past the cache before the cluster is marked Unknown, so that a
+	// Lease event still in flight cannot make a live cluster flap. SetupWithManager fills it from
+	// the manager when nil; without one the cached client is used.
+	APIReader client.Reader
+}
+
+var _ reconcile.Reconciler = (*Reconciler)(nil)
+
+// SetupWithManager registers the reconciler. A Lease named managed-cluster-lease maps to the
+// ManagedCluster named after its namespace.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if r.APIReader == nil {
+		r.APIReader = mgr.GetAPIReader()
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("managedcluster-lease").
+		For(&clusterv1.ManagedCluster{}).
+		Watches(&coordinationv1.Lease{},
+			handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
+				return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: o.GetNamespace()}}}
+			}),
+			builder.WithPredicates(predicate.NewPredicateFuncs(func(o client.Object) bool {
+				return o.GetName() == clusterv1.ManagedClusterLeaseName
+			}))).
+		Complete(r)
+}
+
+// +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=managedclusters,verbs=get;list;watch
+// +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=managedclusters/status,verbs=update;patch
+// +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch
+
+// Reconcile marks the cluster Unknown if its lease expired, and otherwise asks to be called again
+// when it would.
+func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	mc := &clusterv1.ManagedCluster{}
+	if err := r.Client.Get(ctx, req.NamespacedName, mc); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	if !mc.Spec.HubAcceptsClient || !mc.DeletionTimestamp.IsZero() {
+		return reconcile.Result{}, nil
+	}
+	key := client.ObjectKey{Namespace: mc.Name, Name: clusterv1.ManagedClusterLeaseName}
+	lease := &coordinationv1.Lease{}
+	if err := r.Client.Get(ctx, key, lease); err != nil {
+		// The registration controller creates the lease on acceptance; its creation is an event.
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	desired, requeueAfter := desiredConditions(mc, lease, r.Clock.Now())
+	if conditions.Equal(mc.Status.Conditions, desired) {
+		return reconcile.Result{RequeueAfter: requeueAfter}, nil
+	}
+	if r.APIReader != nil {
+		if err := r.APIReader.Get(ctx, key, lease); err != nil {
+			return reconcile.Result{}, client.IgnoreNotFound(err)
+		}
+		desired, requeueAfter = desiredConditions(mc, lease, r.Clock.Now())
+		if conditions.Equal(mc.Status.Conditions, desired) {
+			return reconcile.Result{RequeueAfter: requeueAfter}, nil
+		}
+	}
+	patched := mc.DeepCopy()
+	patched.Status.Conditions = desired
+	// Conditions are one JSON list in a merge patch: the lock keeps a stale copy from
+	// overwriting what the agent just reported.
+	if err := r.Client.Status().Patch(ctx, patched, client.MergeFromWithOptions(mc, client.MergeFromWithOptimisticLock{})); err != nil {
+		return reconcile.Result{}, fmt.Errorf("setting ManagedCluster %s condition %s to Unknown: %w", mc.Name, clusterv1.ManagedClusterConditionAvailable, err)
+	}
+	return reconcile.Result{RequeueAfter: requeueAfter}, nil
+}
+
+// desiredConditions returns mc's conditions as they should be at now given its lease, and how
+// long until they would next change (zero once the lease has expired: only a renewal, which is an
+// event, changes anything then).
+func desiredConditions(mc *clusterv1.ManagedCluster, lease *coordinationv1.Lease, now time.Time) ([]metav1.Condition, time.Duration) {
+	seconds := leaseDurationSeconds(mc)
+	period := time.Duration(seconds) * time.Second
+	renewed := renewTime(lease)
+	expiry := renewed.Add(clusterv1.LeaseGraceFactor * period)
+	if now.Before(expiry) {
+		return mc.Status.Conditions, expiry.Sub(now)
+	}
+	desired := append([]metav1.Condition(nil), mc.Status.Conditions...)
+	meta.SetStatusCondition(&desired, metav1.Condition{
+		Type:   clusterv1.ManagedClusterConditionAvailable,
+		Status: metav1.ConditionUnknown,
+		Reason: clusterv1.ManagedClusterReasonLeaseUpdateStopped,
+		Message: fmt.Sprintf("the cluster's agent stopped renewing its lease: Lease %s/%s was last renewed at %s, more than %d x %ds ago",
+			lease.Namespace, lease.Name, renewed.UTC().Format(time.RFC3339), clusterv1.LeaseGraceFactor, seconds),
+		ObservedGeneration: mc.Generation,
+		LastTransitionTime: metav1.NewTime(now), // kept by SetStatusCondition unless the status changes
+	})
+	return desired, 0
+}
+
+// renewTime is when the lease was last renewed; a lease never renewed counts from its creation.
+func renewTime(l *coordinationv1.Lease) time.Time {
+	if l.Spec.RenewTime != nil {
+		return l.Spec.RenewTime.Time
+	}
+	return l.CreationTimestamp.Time
+}
+
+func leaseDurationSeconds(mc *clusterv1.ManagedCluster) int32 {
+	if mc.Spec.LeaseDurationSeconds > 0 {
+		return mc.Spec.LeaseDurationSeconds
+	}
+	return clusterv1.DefaultLeaseDurationSeconds
+}
