@@ -17,6 +17,11 @@ else
   $flotilla dev up
 fi
 
+hub=$($flotilla dev kubeconfig hub)
+step "The spokes, registered with the hub (ManagedClusters with GPU inventory)"
+$flotilla get clusters --kubeconfig "$hub"
+$flotilla get clustersets --kubeconfig "$hub"
+
 kc=$($flotilla dev kubeconfig gpu-east)
 step "GPU nodes on gpu-east"
 kubectl --kubeconfig "$kc" get nodes -L nvidia.com/gpu.product,nvidia.com/gpu.count
