@@ -3,18 +3,22 @@ package devfleet
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
+	clusterv1alpha1 "github.com/flotilla/flotilla/api/cluster/v1alpha1"
 	"github.com/flotilla/flotilla/api/scheme"
 	"github.com/flotilla/flotilla/internal/hub/registration"
 	"github.com/flotilla/flotilla/internal/localk8s"
@@ -66,6 +70,9 @@ func startFlotilla(ctx context.Context, f *localk8s.Fleet, flotilla string, st *
 		return err
 	}
 	for _, s := range f.Spokes {
+		if err := createClaims(ctx, s, st); err != nil {
+			return err
+		}
 		if err := start(s.Name, AgentComponent, []string{"agent",
 			"--cluster-name", s.Name, "--agent-id", "dev",
 			"--bootstrap-kubeconfig", bootstrap, "--kubeconfig", s.Kubeconfig,
@@ -105,7 +112,54 @@ func startFlotilla(ctx context.Context, f *localk8s.Fleet, flotilla string, st *
 			return fmt.Errorf("cluster %s did not join the hub within 90s (%s); see %s", s.Name, last,
 				filepath.Join(s.Dir, "logs", AgentComponent+".log"))
 		}
+		if err := labelCluster(ctx, c, s.Name, st); err != nil {
+			return err
+		}
 		say("  %-12s registered: accepted, joined, available", s.Name)
+	}
+	return nil
+}
+
+// createClaims puts the fleet file's claims on the spoke as ClusterClaims, which the agent
+// reports to the hub.
+func createClaims(ctx context.Context, spoke *localk8s.Cluster, st *State) error {
+	cs, err := st.Cluster(spoke.Name)
+	if err != nil || len(cs.Claims) == 0 {
+		return err
+	}
+	c, err := client.New(spoke.Config, client.Options{Scheme: scheme.Scheme})
+	if err != nil {
+		return err
+	}
+	for name, value := range cs.Claims {
+		claim := &clusterv1alpha1.ClusterClaim{
+			ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec:       clusterv1alpha1.ClusterClaimSpec{Value: value},
+		}
+		if err := c.Create(ctx, claim); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("cluster %s: creating ClusterClaim %s: %w", spoke.Name, name, err)
+		}
+	}
+	return nil
+}
+
+// labelCluster adds the fleet file's labels to the cluster's ManagedCluster on the hub.
+func labelCluster(ctx context.Context, c client.Client, cluster string, st *State) error {
+	cs, err := st.Cluster(cluster)
+	if err != nil || len(cs.Labels) == 0 {
+		return err
+	}
+	mc := &clusterv1.ManagedCluster{}
+	if err := c.Get(ctx, client.ObjectKey{Name: cluster}, mc); err != nil {
+		return err
+	}
+	patch := client.MergeFrom(mc.DeepCopy())
+	if mc.Labels == nil {
+		mc.Labels = map[string]string{}
+	}
+	maps.Copy(mc.Labels, cs.Labels)
+	if err := c.Patch(ctx, mc, patch); err != nil {
+		return fmt.Errorf("labeling ManagedCluster %s: %w", cluster, err)
 	}
 	return nil
 }

@@ -34,6 +34,7 @@ kind: Fleet
 clusters:
 - name: spoke-a
   labels: {region: test}
+  claims: {region.open-cluster-management.io: test-1}
   nodePools:
   - name: l4
     count: 1
@@ -110,6 +111,17 @@ func TestUpStatusDownRoundTrip(t *testing.T) {
 		if !meta.IsStatusConditionTrue(mc.Status.Conditions, c) {
 			t.Errorf("ManagedCluster spoke-a: %s is not True: %+v", c, mc.Status.Conditions)
 		}
+	}
+	// The fleet file's labels are on the ManagedCluster; its claims reached the hub through the agent.
+	if mc.Labels["region"] != "test" {
+		t.Errorf("ManagedCluster spoke-a labels = %v, want region=test from the fleet file", mc.Labels)
+	}
+	claims := map[string]string{}
+	for _, cl := range mc.Status.ClusterClaims {
+		claims[cl.Name] = cl.Value
+	}
+	if claims["region.open-cluster-management.io"] != "test-1" || claims[clusterv1.GPUModelsClaim] != "NVIDIA-L4" {
+		t.Errorf("ManagedCluster spoke-a claims = %v, want the fleet file's region claim and the L4 GPU model", claims)
 	}
 
 	// A second up while the fleet runs says so and starts nothing.
