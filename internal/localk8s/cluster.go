@@ -48,6 +48,9 @@ type Cluster struct {
 	ControllerManager *Process
 	Scheduler         *Process // nil without Workloads
 	Kwok              *Process // nil without Workloads
+
+	// apiServerSpec is how the API server was started, for StartAPIServer.
+	apiServerSpec *processSpec
 }
 
 // AdminKubeconfigFile is the name of the admin kubeconfig in a cluster's folder.
@@ -125,18 +128,20 @@ func (c *Cluster) startAPIServer(ctx context.Context, opts ClusterOptions, pki *
 			return err
 		}
 		logPath := filepath.Join(opts.Dir, "logs", APIServerBin+".log")
-		c.APIServer, err = startProcess(processSpec{
+		spec := processSpec{
 			name:    opts.Name + "/" + APIServerBin,
 			binary:  opts.Binaries.Path(APIServerBin),
 			args:    apiServerArgs(opts, port),
 			logPath: logPath,
 			detach:  opts.Detach,
-		})
+		}
+		c.APIServer, err = startProcess(spec)
 		if err != nil {
 			return err
 		}
 		err = waitReady(ctx, c.APIServer, 90*time.Second, c.Ready)
 		if err == nil {
+			c.apiServerSpec = &spec
 			return nil
 		}
 		c.APIServer.Stop(2 * time.Second)
@@ -169,6 +174,42 @@ func (c *Cluster) startComponent(opts ClusterOptions, bin string, args []string)
 		return nil, fmt.Errorf("cluster %s: %w", opts.Name, err)
 	}
 	return p, nil
+}
+
+// StopAPIServer stops the API server and leaves the cluster's other processes running, as an
+// outage of the API server alone would: they and every client retry until StartAPIServer. Until
+// then Check reports the API server as exited.
+func (c *Cluster) StopAPIServer() {
+	if c.APIServer != nil {
+		c.APIServer.Stop(5 * time.Second)
+	}
+}
+
+// StartAPIServer starts a stopped API server again with the arguments it first ran with: the same
+// address, certificates and etcd prefix, so clients, kubeconfigs and stored objects carry over. It
+// returns when the API server is ready. It fails if the API server is running, if the cluster was
+// not started by StartCluster in this program, or if another program took the port meanwhile. A
+// restarted process of a detached cluster is not recorded in the fleet's state file.
+func (c *Cluster) StartAPIServer(ctx context.Context) error {
+	if c.apiServerSpec == nil {
+		return fmt.Errorf("cluster %s: no API server started by this program to start again", c.Name)
+	}
+	if exited, _ := c.APIServer.Exited(); !exited {
+		return fmt.Errorf("cluster %s: the API server is running (pid %d); stop it first", c.Name, c.APIServer.PID())
+	}
+	p, err := startProcess(*c.apiServerSpec)
+	if err != nil {
+		return fmt.Errorf("cluster %s: %w", c.Name, err)
+	}
+	c.APIServer = p
+	if err := waitReady(ctx, p, 90*time.Second, c.Ready); err != nil {
+		p.Stop(2 * time.Second)
+		if errAddrInUse(p.LogPath) {
+			return fmt.Errorf("cluster %s: restarting the API server: another program took %s meanwhile: %w", c.Name, c.Server, err)
+		}
+		return fmt.Errorf("cluster %s: restarting the API server: %w", c.Name, err)
+	}
+	return nil
 }
 
 // Ready asks the API server's /readyz.

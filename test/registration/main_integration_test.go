@@ -23,7 +23,7 @@ import (
 	"github.com/flotilla/flotilla/internal/testenv"
 )
 
-func TestMain(m *testing.M) { os.Exit(testenv.Main(m, testenv.Options{Spokes: 2, CRDs: true})) }
+func TestMain(m *testing.M) { os.Exit(testenv.Main(m, testenv.Options{Spokes: 3, CRDs: true})) }
 
 // offsetClock is the real clock, moved forward by a test to bring a certificate renewal near.
 type offsetClock struct {
@@ -33,8 +33,8 @@ type offsetClock struct {
 
 func (c *offsetClock) Now() time.Time { return c.RealClock.Now().Add(time.Duration(c.offset.Load())) }
 
-// startHub runs the hub's controllers until the test ends.
-func startHub(t *testing.T, env *testenv.Env) {
+// startHub runs the hub's controllers until stop is called or the test ends.
+func startHub(t *testing.T, env *testenv.Env) (stop func()) {
 	t.Helper()
 	opts := hub.DefaultOptions()
 	opts.LeaderElection, opts.HealthProbeAddress, opts.MetricsAddress = false, "0", "0"
@@ -46,12 +46,17 @@ func startHub(t *testing.T, env *testenv.Env) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("hub manager: %v", err)
+	var stopped atomic.Bool
+	stop = func() {
+		if stopped.CompareAndSwap(false, true) {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("hub manager: %v", err)
+			}
 		}
-	})
+	}
+	t.Cleanup(stop)
+	return stop
 }
 
 // bootstrapConfig creates the bootstrap identity and returns a client configuration that uses it.

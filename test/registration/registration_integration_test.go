@@ -5,12 +5,14 @@ package registration
 import (
 	"context"
 	"fmt"
+	"github.com/google/go-cmp/cmp"
 	"testing"
 	"time"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -48,7 +50,7 @@ func clusterCSRs(t *testing.T, env *testenv.Env, cluster string) []certificatesv
 
 func TestJoinAcceptHeartbeatRestartRotateDeny(t *testing.T) {
 	env := testenv.Start(t, testenv.Options{Spokes: 2, CRDs: true})
-	startHub(t, env)
+	stopHub := startHub(t, env)
 	c := hubClient(t, env)
 	ctx := context.Background()
 	bootstrap := bootstrapConfig(t, env)
@@ -190,6 +192,21 @@ func TestJoinAcceptHeartbeatRestartRotateDeny(t *testing.T) {
 		})
 	})
 
+	t.Run("a hub restart loses nothing", func(t *testing.T) {
+		before := snapshot(t, c, cluster)
+		stopHub()
+		stopHub = startHub(outer, env)
+		lease := leaseRenewTime(t, c, cluster)
+		testenv.WaitFor(t, 10*time.Second, "the lease to be renewed after the hub restart", func(ctx context.Context) (bool, string, error) {
+			now := leaseRenewTime(t, c, cluster)
+			return !now.Equal(lease), now.String(), nil
+		})
+		time.Sleep(2 * time.Second) // the new hub reconciles every cluster once
+		if diff := cmp.Diff(before, snapshot(t, c, cluster)); diff != "" {
+			t.Errorf("what the hub manages for the cluster changed across a restart (-before +after):\n%s", diff)
+		}
+	})
+
 	t.Run("a denied cluster's credentials stop working", func(t *testing.T) {
 		mc := &clusterv1.ManagedCluster{}
 		if err := c.Get(ctx, client.ObjectKey{Name: cluster}, mc); err != nil {
@@ -219,6 +236,38 @@ func TestJoinAcceptHeartbeatRestartRotateDeny(t *testing.T) {
 			t.Errorf("HubAcceptedManagedCluster after denial = %+v, want reason %s", got, hubreg.ReasonDenied)
 		}
 	})
+}
+
+// snapshot is what the hub keeps for a cluster, by identity and content: its acceptance, its
+// conditions' states, the RBAC objects and the namespace, with their UIDs (a recreated object
+// would show as a change).
+func snapshot(t *testing.T, c client.Client, cluster string) map[string]string {
+	t.Helper()
+	ctx := context.Background()
+	out := map[string]string{}
+	mc := &clusterv1.ManagedCluster{}
+	if err := c.Get(ctx, client.ObjectKey{Name: cluster}, mc); err != nil {
+		t.Fatal(err)
+	}
+	out["accepted"] = fmt.Sprint(mc.Spec.HubAcceptsClient)
+	for _, cond := range mc.Status.Conditions {
+		out["condition "+cond.Type] = string(cond.Status) + " " + cond.Reason
+	}
+	objs := map[string]client.Object{
+		"namespace":          &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: cluster}},
+		"clusterrole":        &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: clusteridentity.ClusterRoleName(cluster)}},
+		"clusterrolebinding": &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: clusteridentity.ClusterRoleName(cluster)}},
+		"role":               &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: clusteridentity.RoleName(cluster)}},
+		"rolebinding":        &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: clusteridentity.RoleName(cluster)}},
+		"lease":              &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: clusterv1.ManagedClusterLeaseName}},
+	}
+	for what, o := range objs {
+		if err := c.Get(ctx, client.ObjectKeyFromObject(o), o); err != nil {
+			t.Fatalf("reading the %s: %v", what, err)
+		}
+		out[what] = string(o.GetUID())
+	}
+	return out
 }
 
 func leaseRenewTime(t *testing.T, c client.Client, cluster string) time.Time {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
@@ -43,15 +45,26 @@ type Options struct {
 	// CertificateLifetime asks the signer for this lifetime; zero takes the signer's default.
 	CertificateLifetime time.Duration
 	// Poll is how often the agent checks on a pending request or acceptance; 1 s when zero.
-	Poll  time.Duration
-	Clock clock.WithTicker
-	Log   logr.Logger
+	Poll time.Duration
+	// InitialBackoff and MaxBackoff bound the wait before the agent tries again after a failed
+	// registration or certificate renewal: it starts at InitialBackoff (1 s when zero), doubles
+	// with each failure up to MaxBackoff (5 minutes when zero), and adds up to 10% jitter.
+	InitialBackoff time.Duration
+	MaxBackoff     time.Duration
+	Clock          clock.WithTicker
+	Log            logr.Logger
 }
 
 // Defaults for the Secret's location, as OCM's agent uses them.
 const (
 	DefaultNamespace  = "open-cluster-management-agent"
 	DefaultSecretName = "hub-kubeconfig-secret"
+)
+
+// Default backoff after a failure.
+const (
+	DefaultInitialBackoff = time.Second
+	DefaultMaxBackoff     = 5 * time.Minute
 )
 
 // Agent registers a cluster and keeps it registered.
@@ -65,6 +78,12 @@ func New(opts Options) (*Agent, error) {
 	if opts.ClusterName == "" || opts.AgentID == "" {
 		return nil, errors.New("the agent needs a cluster name (--cluster-name) and an agent id")
 	}
+	if err := ValidateClusterName("cluster name", opts.ClusterName); err != nil {
+		return nil, err
+	}
+	if opts.Bootstrap == nil || opts.Spoke == nil {
+		return nil, errors.New("the agent needs a bootstrap kubeconfig for the hub and a kubeconfig for the spoke")
+	}
 	if opts.Namespace == "" {
 		opts.Namespace = DefaultNamespace
 	}
@@ -74,6 +93,13 @@ func New(opts Options) (*Agent, error) {
 	if opts.Poll == 0 {
 		opts.Poll = time.Second
 	}
+	if opts.InitialBackoff <= 0 {
+		opts.InitialBackoff = DefaultInitialBackoff
+	}
+	if opts.MaxBackoff <= 0 {
+		opts.MaxBackoff = DefaultMaxBackoff
+	}
+	opts.MaxBackoff = max(opts.MaxBackoff, opts.InitialBackoff)
 	if opts.Clock == nil {
 		opts.Clock = clock.RealClock{}
 	}
@@ -87,15 +113,52 @@ func New(opts Options) (*Agent, error) {
 	return &Agent{opts: opts, spoke: spoke}, nil
 }
 
-// Run joins the hub (or reuses stored credentials) and renews the lease and status until ctx ends.
+// backoff is the wait between failed attempts, fresh.
+func (a *Agent) backoff() wait.Backoff {
+	return wait.Backoff{
+		Duration: a.opts.InitialBackoff, Factor: 2, Jitter: 0.1, Steps: math.MaxInt32, Cap: a.opts.MaxBackoff,
+	}
+}
+
+// Run joins the hub (or reuses stored credentials) and renews the lease and status until ctx
+// ends, and only then returns, with ctx's error. A failed attempt (a hub or spoke that does not
+// answer, credentials refused, a denied certificate request, ...) is logged once, saying what
+// failed and what would fix it, and tried again after the backoff. The backoff starts over once
+// the agent has renewed its lease.
 func (a *Agent) Run(ctx context.Context) error {
+	o := a.opts
+	backoff := a.backoff()
+	failures := 0
+	for {
+		alive := false
+		err := a.attempt(ctx, func() { alive = true })
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if alive {
+			backoff, failures = a.backoff(), 0
+		}
+		failures++
+		delay := backoff.Step()
+		a.logFailure(err, "failures", failures, "retryIn", delay.Round(time.Millisecond).String())
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-o.Clock.After(delay):
+		}
+	}
+}
+
+// attempt runs the agent once: it registers unless the spoke holds usable credentials, then
+// heartbeats. It returns only with an error; alive is called at every lease renewal.
+func (a *Agent) attempt(ctx context.Context, alive func()) error {
 	o := a.opts
 	if err := a.ensureNamespace(ctx); err != nil {
 		return err
 	}
 	creds, why, err := loadCredentials(ctx, a.spoke, o.Namespace, o.SecretName, o.ClusterName, o.Clock.Now())
 	if err != nil {
-		return err
+		return a.spokeErr("read Secret "+a.secret(), err)
 	}
 	if creds == nil {
 		o.Log.Info("registering with the hub", "cluster", o.ClusterName, "reason", why)
@@ -105,23 +168,13 @@ func (a *Agent) Run(ctx context.Context) error {
 	} else {
 		o.Log.Info("reusing stored hub credentials", "cluster", o.ClusterName, "expires", creds.cert.NotAfter)
 	}
-	for {
-		hub, err := a.hubClients(creds)
-		if err != nil {
-			return err
-		}
-		renewed, err := a.heartbeat(ctx, hub, creds)
-		if err != nil {
-			return err
-		}
-		creds = renewed
-	}
+	return a.heartbeat(ctx, creds, alive)
 }
 
 func (a *Agent) ensureNamespace(ctx context.Context) error {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: a.opts.Namespace}}
 	if _, err := a.spoke.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("creating the agent namespace %s on the spoke: %w", a.opts.Namespace, err)
+		return a.spokeErr("create the agent namespace "+a.opts.Namespace, err)
 	}
 	return nil
 }
@@ -132,30 +185,30 @@ func (a *Agent) register(ctx context.Context) (*credentials, error) {
 	o := a.opts
 	c, err := client.New(o.Bootstrap, client.Options{Scheme: scheme.Scheme})
 	if err != nil {
-		return nil, err
+		return nil, a.bootstrapErr("make a client", err)
 	}
 	mc := &clusterv1.ManagedCluster{
 		ObjectMeta: metav1.ObjectMeta{Name: o.ClusterName},
 		Spec:       clusterv1.ManagedClusterSpec{LeaseDurationSeconds: o.LeaseDurationSeconds},
 	}
 	if err := c.Create(ctx, mc); err != nil && !apierrors.IsAlreadyExists(err) {
-		return nil, fmt.Errorf("creating ManagedCluster %s on the hub with the bootstrap kubeconfig: %w", o.ClusterName, err)
+		return nil, a.bootstrapErr("create ManagedCluster "+o.ClusterName, err)
 	}
 	bootstrap, err := kubernetes.NewForConfig(o.Bootstrap)
 	if err != nil {
-		return nil, err
+		return nil, a.bootstrapErr("make a client", err)
 	}
 	hub, err := hubEndpoint(o.Bootstrap)
 	if err != nil {
-		return nil, err
+		return nil, a.bootstrapErr("read the hub's CA", err)
 	}
 	o.Log.Info("waiting for an administrator to approve the certificate request and accept the cluster (flotilla accept " + o.ClusterName + ")")
 	creds, err := requestCertificate(ctx, bootstrap, hub, o.ClusterName, o.AgentID, o.CertificateLifetime, o.Poll)
 	if err != nil {
-		return nil, err
+		return nil, a.bootstrapErr("request a hub client certificate", err)
 	}
 	if err := saveCredentials(ctx, a.spoke, o.Namespace, o.SecretName, o.ClusterName, o.AgentID, creds); err != nil {
-		return nil, err
+		return nil, a.spokeErr("store the hub kubeconfig in Secret "+a.secret(), err)
 	}
 	return creds, nil
 }
@@ -182,49 +235,114 @@ func (a *Agent) hubClients(creds *credentials) (*hubClients, error) {
 	return &hubClients{client: c, kube: kube, config: cfg}, nil
 }
 
-// heartbeat renews the lease and status every lease period until the certificate is due for
-// renewal (it then returns the new credentials) or ctx ends.
-func (a *Agent) heartbeat(ctx context.Context, hub *hubClients, creds *credentials) (*credentials, error) {
+// heartbeat renews the lease and status every lease period until ctx ends or the certificate
+// expires. It renews the certificate from 80% of its lifetime on; a failed renewal is retried
+// after the backoff while the current certificate keeps the heartbeat going.
+func (a *Agent) heartbeat(ctx context.Context, creds *credentials, alive func()) error {
 	o := a.opts
+	hub, err := a.hubClients(creds)
+	if err != nil {
+		return a.agentErr("", "use the stored hub kubeconfig", err)
+	}
+	renewAt, renewal := creds.renewAt(), a.backoff()
+	unsaved := false // renewed credentials not yet stored on the spoke
 	for {
+		if !o.Clock.Now().Before(creds.cert.NotAfter) {
+			return a.agentErr(hub.config.Host, "renew the hub client certificate", &certificateExpiredError{NotAfter: creds.cert.NotAfter})
+		}
 		period := o.Poll
 		mc := &clusterv1.ManagedCluster{}
 		err := hub.client.Get(ctx, client.ObjectKey{Name: o.ClusterName}, mc)
 		switch {
 		case err != nil:
-			o.Log.Info("cannot read the ManagedCluster on the hub; retrying", "error", err.Error())
+			a.logFailure(a.agentErr(hub.config.Host, "read ManagedCluster "+o.ClusterName, err))
 		case !mc.Spec.HubAcceptsClient:
 			o.Log.V(1).Info("waiting for the hub to accept the cluster")
 		default:
 			period = time.Duration(leaseSeconds(mc)) * time.Second
 			if err := a.renewLease(ctx, hub.client, mc); err != nil {
-				o.Log.Info("renewing the lease failed; retrying", "error", err.Error())
+				a.logFailure(a.agentErr(hub.config.Host, "renew Lease "+o.ClusterName+"/"+clusterv1.ManagedClusterLeaseName, err))
 				period = o.Poll
-			} else if err := a.updateStatus(ctx, hub.client, mc); err != nil {
-				o.Log.Info("updating the ManagedCluster status failed; retrying", "error", err.Error())
+			} else {
+				alive()
+				if err := a.updateStatus(ctx, hub.client, mc); err != nil {
+					a.logFailure(a.agentErr(hub.config.Host, "update the status of ManagedCluster "+o.ClusterName, err))
+				}
 			}
 		}
-		if !o.Clock.Now().Before(creds.renewAt()) && mc.Spec.HubAcceptsClient {
+		if unsaved {
+			if err := saveCredentials(ctx, a.spoke, o.Namespace, o.SecretName, o.ClusterName, o.AgentID, creds); err != nil {
+				a.logFailure(a.spokeErr("store the renewed hub kubeconfig in Secret "+a.secret(), err))
+			} else {
+				unsaved = false
+			}
+		}
+		if now := o.Clock.Now(); !now.Before(renewAt) && mc.Spec.HubAcceptsClient {
 			o.Log.Info("renewing the hub certificate", "expires", creds.cert.NotAfter)
-			hubEP, err := hubEndpoint(hub.config)
+			renewed, err := a.renewCertificate(ctx, hub)
 			if err != nil {
-				return nil, err
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				delay := renewal.Step()
+				renewAt = now.Add(delay)
+				a.logFailure(err, "retryIn", delay.Round(time.Millisecond).String(), "expires", creds.cert.NotAfter)
+			} else {
+				next, err := a.hubClients(renewed)
+				if err != nil {
+					return a.agentErr(hub.config.Host, "use the renewed hub kubeconfig", err)
+				}
+				creds, hub, renewAt, renewal = renewed, next, renewed.renewAt(), a.backoff()
+				unsaved = true
+				continue // store it and heartbeat with it at once
 			}
-			renewed, err := requestCertificate(ctx, hub.kube, hubEP, o.ClusterName, o.AgentID, o.CertificateLifetime, o.Poll)
-			if err != nil {
-				return nil, fmt.Errorf("renewing the hub certificate: %w", err)
-			}
-			if err := saveCredentials(ctx, a.spoke, o.Namespace, o.SecretName, o.ClusterName, o.AgentID, renewed); err != nil {
-				return nil, err
-			}
-			return renewed, nil
 		}
 		select {
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return ctx.Err()
 		case <-o.Clock.After(period):
 		}
 	}
+}
+
+// renewCertificate asks for a new certificate with the agent's own identity and waits for it.
+func (a *Agent) renewCertificate(ctx context.Context, hub *hubClients) (*credentials, error) {
+	o := a.opts
+	hubEP, err := hubEndpoint(hub.config)
+	if err != nil {
+		return nil, a.agentErr(hub.config.Host, "read the hub's CA", err)
+	}
+	renewed, err := requestCertificate(ctx, hub.kube, hubEP, o.ClusterName, o.AgentID, o.CertificateLifetime, o.Poll)
+	if err != nil {
+		return nil, a.agentErr(hub.config.Host, "renew the hub client certificate", err)
+	}
+	return renewed, nil
+}
+
+// logFailure logs a failed step with what would fix it.
+func (a *Agent) logFailure(err error, keysAndValues ...any) {
+	a.opts.Log.Error(err, explain(err), append([]any{"cluster", a.opts.ClusterName}, keysAndValues...)...)
+}
+
+func (a *Agent) secret() string { return a.opts.Namespace + "/" + a.opts.SecretName }
+
+func (a *Agent) spokeErr(step string, err error) error {
+	return &stepError{Step: step, Identity: spokeIdentity, Server: host(a.opts.Spoke), Cluster: a.opts.ClusterName, Secret: a.secret(), Err: err}
+}
+
+func (a *Agent) bootstrapErr(step string, err error) error {
+	return &stepError{Step: step, Identity: bootstrapIdentity, Server: host(a.opts.Bootstrap), Cluster: a.opts.ClusterName, Secret: a.secret(), Err: err}
+}
+
+func host(cfg *rest.Config) string {
+	if cfg == nil {
+		return ""
+	}
+	return cfg.Host
+}
+
+func (a *Agent) agentErr(server, step string, err error) error {
+	return &stepError{Step: step, Identity: agentIdentity, Server: server, Cluster: a.opts.ClusterName, Secret: a.secret(), Err: err}
 }
 
 func (a *Agent) renewLease(ctx context.Context, c client.Client, mc *clusterv1.ManagedCluster) error {
@@ -238,8 +356,8 @@ func (a *Agent) renewLease(ctx context.Context, c client.Client, mc *clusterv1.M
 
 // updateStatus reports Joined and Available and the cluster's inventory (resources, version,
 // claims; see ComputeInventory), writing only when a condition or the inventory changed, so a
-// steady cluster causes no writes. If the spoke cannot be read, the conditions are still
-// reported and the previous inventory is kept.
+// steady cluster causes no writes. If the spoke cannot be read, that is logged, the conditions are
+// still reported and the previous inventory is kept.
 func (a *Agent) updateStatus(ctx context.Context, c client.Client, mc *clusterv1.ManagedCluster) error {
 	desired := mc.DeepCopy()
 	now := metav1.NewTime(a.opts.Clock.Now())
@@ -255,11 +373,13 @@ func (a *Agent) updateStatus(ctx context.Context, c client.Client, mc *clusterv1
 	if invErr == nil {
 		desired.Status.Capacity, desired.Status.Allocatable = inv.Capacity, inv.Allocatable
 		desired.Status.Version, desired.Status.ClusterClaims = inv.Version, inv.ClusterClaims
+	} else {
+		a.logFailure(invErr, "consequence", "the inventory on the hub is not updated")
 	}
 	if conditions.Equal(mc.Status.Conditions, desired.Status.Conditions) && inventoryEqual(&mc.Status, &desired.Status) {
-		return invErr
+		return nil
 	}
-	return errors.Join(invErr, c.Status().Patch(ctx, desired, client.MergeFromWithOptions(mc, client.MergeFromWithOptimisticLock{})))
+	return c.Status().Patch(ctx, desired, client.MergeFromWithOptions(mc, client.MergeFromWithOptimisticLock{}))
 }
 
 // inventory reads the spoke's nodes, ClusterClaims and version and computes the inventory.
@@ -270,7 +390,7 @@ func (a *Agent) inventory(ctx context.Context) (Inventory, []string, error) {
 	defer cancel()
 	nodes, err := a.spoke.CoreV1().Nodes().List(ctx, metav1.ListOptions{ResourceVersion: "0"})
 	if err != nil {
-		return Inventory{}, nil, fmt.Errorf("listing the spoke's nodes: %w", err)
+		return Inventory{}, nil, a.spokeErr("list nodes", err)
 	}
 	claims, err := a.clusterClaims(ctx)
 	if err != nil {
@@ -278,7 +398,7 @@ func (a *Agent) inventory(ctx context.Context) (Inventory, []string, error) {
 	}
 	version, err := a.spoke.Discovery().ServerVersion()
 	if err != nil {
-		return Inventory{}, nil, fmt.Errorf("reading the spoke's version: %w", err)
+		return Inventory{}, nil, a.spokeErr("read the Kubernetes version", err)
 	}
 	inv, warnings := ComputeInventory(nodes.Items, claims, version.GitVersion, clusterv1alpha1.DefaultMaxCustomClusterClaims)
 	return inv, warnings, nil
@@ -296,11 +416,11 @@ func (a *Agent) clusterClaims(ctx context.Context) ([]clusterv1alpha1.ClusterCla
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("listing the spoke's ClusterClaims: %w", err)
+		return nil, a.spokeErr("list ClusterClaims", err)
 	}
 	list := &clusterv1alpha1.ClusterClaimList{}
 	if err := json.Unmarshal(raw, list); err != nil {
-		return nil, fmt.Errorf("decoding the spoke's ClusterClaims: %w", err)
+		return nil, a.spokeErr("decode the ClusterClaims", err)
 	}
 	return list.Items, nil
 }

@@ -48,14 +48,15 @@ func (c *credentials) renewAt() time.Time {
 	return c.cert.NotBefore.Add(life * 8 / 10)
 }
 
-// loadCredentials reads the Secret; it returns nil when there is none or it is not usable.
+// loadCredentials reads the Secret; it returns nil, and why, when there is none or it is not
+// usable (the agent then registers again), and an error only when the Secret cannot be read.
 func loadCredentials(ctx context.Context, spoke kubernetes.Interface, ns, name, cluster string, now time.Time) (*credentials, string, error) {
 	s, err := spoke.CoreV1().Secrets(ns).Get(ctx, name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil, "no hub kubeconfig Secret yet", nil
 	}
 	if err != nil {
-		return nil, "", fmt.Errorf("reading the hub kubeconfig Secret %s/%s on the spoke: %w", ns, name, err)
+		return nil, "", err
 	}
 	if string(s.Data[ClusterNameKey]) != cluster {
 		return nil, fmt.Sprintf("the Secret is for cluster %q, not %q", s.Data[ClusterNameKey], cluster), nil
@@ -64,10 +65,16 @@ func loadCredentials(ctx context.Context, spoke kubernetes.Interface, ns, name, 
 	if err != nil {
 		return nil, "the Secret's kubeconfig does not parse: " + err.Error(), nil
 	}
-	ctxName := cfg.CurrentContext
-	auth := cfg.AuthInfos[cfg.Contexts[ctxName].AuthInfo]
+	kctx := cfg.Contexts[cfg.CurrentContext]
+	if kctx == nil {
+		return nil, fmt.Sprintf("the Secret's kubeconfig has no context %q", cfg.CurrentContext), nil
+	}
+	auth := cfg.AuthInfos[kctx.AuthInfo]
 	if auth == nil {
 		return nil, "the Secret's kubeconfig has no user", nil
+	}
+	if _, err := clientcmd.RESTConfigFromKubeConfig(s.Data[KubeconfigKey]); err != nil {
+		return nil, "the Secret's kubeconfig is not usable: " + err.Error(), nil
 	}
 	cert, err := parseCert(auth.ClientCertificateData)
 	if err != nil {
@@ -79,6 +86,7 @@ func loadCredentials(ctx context.Context, spoke kubernetes.Interface, ns, name, 
 	return &credentials{kubeconfig: s.Data[KubeconfigKey], cert: cert}, "", nil
 }
 
+// saveCredentials stores the credentials in the Secret, creating it if needed.
 func saveCredentials(ctx context.Context, spoke kubernetes.Interface, ns, name, cluster, agentID string, creds *credentials) error {
 	s := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
@@ -90,14 +98,12 @@ func saveCredentials(ctx context.Context, spoke kubernetes.Interface, ns, name, 
 	if apierrors.IsAlreadyExists(err) {
 		_, err = spoke.CoreV1().Secrets(ns).Update(ctx, s, metav1.UpdateOptions{})
 	}
-	if err != nil {
-		return fmt.Errorf("storing the hub kubeconfig in Secret %s/%s on the spoke: %w", ns, name, err)
-	}
-	return nil
+	return err
 }
 
 // requestCertificate creates a certificate request for the agent's identity with the given
-// client and waits until it is signed or denied. hub is the hub's address and CA for the kubeconfig.
+// client and waits until it is signed or denied (a *csrDeniedError). hub is the hub's address and
+// CA for the kubeconfig.
 func requestCertificate(ctx context.Context, hubClient kubernetes.Interface, hub *rest.Config, cluster, agentID string, lifetime time.Duration, poll time.Duration) (*credentials, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -135,7 +141,7 @@ func requestCertificate(ctx context.Context, hubClient kubernetes.Interface, hub
 		}
 		for _, c := range got.Status.Conditions {
 			if c.Type == certificatesv1.CertificateDenied || c.Type == certificatesv1.CertificateFailed {
-				return false, fmt.Errorf("certificate request %s was %s: %s", csr.Name, c.Type, c.Message)
+				return false, &csrDeniedError{Name: csr.Name, Type: string(c.Type), Message: c.Message}
 			}
 		}
 		issued = got.Status.Certificate

@@ -6,13 +6,11 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/flotilla/flotilla/internal/agent/registration"
 	"github.com/flotilla/flotilla/internal/cli/streams"
-	"github.com/flotilla/flotilla/internal/localk8s"
 )
 
 // NewCommand returns `flotilla agent`.
@@ -28,15 +26,15 @@ func NewCommand(_ streams.IO) *cobra.Command {
 		Example: "  flotilla agent --cluster-name gpu-east --bootstrap-kubeconfig bootstrap.kubeconfig --kubeconfig spoke.kubeconfig",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if msgs := validation.IsDNS1123Label(clusterName); clusterName == "" || len(msgs) > 0 {
-				return fmt.Errorf("--cluster-name %q is not a valid cluster name: %v", clusterName, msgs)
+			// Input that cannot work is refused here; everything else, including a hub that refuses
+			// the bootstrap kubeconfig, the agent retries and explains in its log.
+			if err := registration.ValidateClusterName("--cluster-name", clusterName); err != nil {
+				return err
 			}
-			if bootstrapKubeconfig == "" {
-				return fmt.Errorf("--bootstrap-kubeconfig is required: the hub kubeconfig `flotilla init` printed")
-			}
-			bootstrap, err := localk8s.RESTConfigFromKubeconfig(bootstrapKubeconfig)
+			bootstrap, err := registration.LoadKubeconfig("--bootstrap-kubeconfig", bootstrapKubeconfig,
+				"the bootstrap kubeconfig that `flotilla init` printed on the hub")
 			if err != nil {
-				return fmt.Errorf("--bootstrap-kubeconfig: %w", err)
+				return err
 			}
 			spoke, err := spokeConfig(kubeconfig)
 			if err != nil {
@@ -68,7 +66,7 @@ func NewCommand(_ streams.IO) *cobra.Command {
 
 func spokeConfig(kubeconfig string) (*rest.Config, error) {
 	if kubeconfig != "" {
-		return localk8s.RESTConfigFromKubeconfig(kubeconfig)
+		return registration.LoadKubeconfig("--kubeconfig", kubeconfig, "a kubeconfig of this cluster")
 	}
 	cfg, err := rest.InClusterConfig()
 	if err != nil {
