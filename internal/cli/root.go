@@ -13,6 +13,7 @@ import (
 	"github.com/flotilla/flotilla/internal/cli/hub"
 	"github.com/flotilla/flotilla/internal/cli/hubinit"
 	"github.com/flotilla/flotilla/internal/cli/install"
+	"github.com/flotilla/flotilla/internal/cli/join"
 	"github.com/flotilla/flotilla/internal/cli/streams"
 	"github.com/flotilla/flotilla/internal/cli/version"
 )
@@ -43,6 +44,7 @@ func NewRootCommand(io streams.IO, clk clock.PassiveClock) *cobra.Command {
 		install.NewCommand(io),
 		hubinit.NewCommand(io),
 		hub.NewCommand(io),
+		join.NewCommand(io),
 		agent.NewCommand(io),
 		accept.NewCommand(io, clk),
 		get.NewCommand(io, clk),

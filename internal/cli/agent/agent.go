@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 
@@ -28,16 +29,30 @@ func NewCommand(_ streams.IO) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			// Input that cannot work is refused here; everything else, including a hub that refuses
 			// the bootstrap kubeconfig, the agent retries and explains in its log.
-			if err := registration.ValidateClusterName("--cluster-name", clusterName); err != nil {
-				return err
-			}
-			bootstrap, err := registration.LoadKubeconfig("--bootstrap-kubeconfig", bootstrapKubeconfig,
-				"the bootstrap kubeconfig that `flotilla init` printed on the hub")
-			if err != nil {
-				return err
-			}
 			spoke, err := spokeConfig(kubeconfig)
 			if err != nil {
+				return err
+			}
+			var bootstrap *rest.Config
+			if bootstrapKubeconfig == "" {
+				// What `flotilla join` stored on the cluster.
+				cs, err := kubernetes.NewForConfig(spoke)
+				if err != nil {
+					return err
+				}
+				stored, cfg, err := registration.LoadBootstrap(cmd.Context(), cs)
+				if err != nil {
+					return err
+				}
+				if clusterName == "" {
+					clusterName = stored
+				}
+				bootstrap = cfg
+			} else if bootstrap, err = registration.LoadKubeconfig("--bootstrap-kubeconfig", bootstrapKubeconfig,
+				"the bootstrap kubeconfig that `flotilla init` printed on the hub"); err != nil {
+				return err
+			}
+			if err := registration.ValidateClusterName("--cluster-name", clusterName); err != nil {
 				return err
 			}
 			if agentID == "" {
@@ -56,9 +71,9 @@ func NewCommand(_ streams.IO) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&clusterName, "cluster-name", "", "name of this cluster on the hub (a DNS label; required)")
+	f.StringVar(&clusterName, "cluster-name", "", "name of this cluster on the hub, a DNS label (default: the name `flotilla join` stored)")
 	f.StringVar(&agentID, "agent-id", "", "identity of this agent among the cluster's agents (default: the host name)")
-	f.StringVar(&bootstrapKubeconfig, "bootstrap-kubeconfig", "", "hub kubeconfig with the bootstrap identity (required)")
+	f.StringVar(&bootstrapKubeconfig, "bootstrap-kubeconfig", "", "hub kubeconfig with the bootstrap identity (default: the one `flotilla join` stored on this cluster)")
 	f.StringVar(&kubeconfig, "kubeconfig", "", "kubeconfig of this (spoke) cluster; in-cluster configuration when empty")
 	f.DurationVar(&certLifetime, "certificate-lifetime", 0, "lifetime to ask for the hub client certificate (at least 10m; default: the signer's)")
 	return cmd

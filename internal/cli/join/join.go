@@ -1,0 +1,80 @@
+package join
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+	authorizationv1 "k8s.io/api/authorization/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/flotilla/flotilla/internal/agent/registration"
+	"github.com/flotilla/flotilla/internal/cli/streams"
+)
+
+// NewCommand returns `flotilla join`.
+func NewCommand(io streams.IO) *cobra.Command {
+	var clusterName, bootstrapKubeconfig, kubeconfig string
+	cmd := &cobra.Command{
+		Use:   "join",
+		Short: "Prepare this cluster to join a hub: check the bootstrap kubeconfig and store it on the cluster",
+		Example: "  flotilla join --cluster-name gpu-east --bootstrap-kubeconfig bootstrap.kubeconfig --kubeconfig spoke.kubeconfig\n" +
+			"  flotilla agent --kubeconfig spoke.kubeconfig",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := registration.ValidateClusterName("--cluster-name", clusterName); err != nil {
+				return err
+			}
+			bootstrap, err := registration.LoadKubeconfig("--bootstrap-kubeconfig", bootstrapKubeconfig,
+				"the bootstrap kubeconfig that `flotilla init` wrote on the hub")
+			if err != nil {
+				return err
+			}
+			spoke, err := registration.LoadKubeconfig("--kubeconfig", kubeconfig, "a kubeconfig of the cluster that joins")
+			if err != nil {
+				return err
+			}
+			// Ask the hub whether the bootstrap identity may register: this catches a kubeconfig for
+			// the wrong hub, an expired token and a missing `flotilla init` before the agent starts.
+			hub, err := kubernetes.NewForConfig(bootstrap)
+			if err != nil {
+				return err
+			}
+			review, err := hub.AuthorizationV1().SelfSubjectAccessReviews().Create(cmd.Context(), &authorizationv1.SelfSubjectAccessReview{
+				Spec: authorizationv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &authorizationv1.ResourceAttributes{
+					Group: "cluster.open-cluster-management.io", Resource: "managedclusters", Verb: "create",
+				}},
+			}, metav1.CreateOptions{})
+			if err != nil {
+				return fmt.Errorf("the hub at %s did not answer with the bootstrap kubeconfig %s: %w (is it the kubeconfig `flotilla init` wrote for this hub, and is its token still valid?)",
+					bootstrap.Host, bootstrapKubeconfig, err)
+			}
+			if !review.Status.Allowed {
+				return fmt.Errorf("the hub at %s does not let the bootstrap identity create ManagedClusters: run `flotilla init` on the hub, or use the kubeconfig it wrote", bootstrap.Host)
+			}
+			data, err := os.ReadFile(bootstrapKubeconfig)
+			if err != nil {
+				return err
+			}
+			cs, err := kubernetes.NewForConfig(spoke)
+			if err != nil {
+				return err
+			}
+			if err := registration.SaveBootstrap(cmd.Context(), cs, clusterName, data); err != nil {
+				return err
+			}
+			_, err = fmt.Fprintf(io.Out, `Cluster %s is ready to join the hub at %s. Start its agent:
+
+  flotilla agent --kubeconfig %s
+
+then accept it on the hub: flotilla accept %s --kubeconfig <hub kubeconfig>
+`, clusterName, bootstrap.Host, kubeconfig, clusterName)
+			return err
+		},
+	}
+	cmd.Flags().StringVar(&clusterName, "cluster-name", "", "name of this cluster on the hub (a DNS label; required)")
+	cmd.Flags().StringVar(&bootstrapKubeconfig, "bootstrap-kubeconfig", "", "bootstrap kubeconfig from `flotilla init` (required)")
+	cmd.Flags().StringVar(&kubeconfig, "kubeconfig", "", "kubeconfig of the cluster that joins (required)")
+	return cmd
+}
