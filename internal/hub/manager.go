@@ -13,9 +13,11 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/flotilla/flotilla/api/scheme"
+	"github.com/flotilla/flotilla/internal/hub/clusterprofile"
 	"github.com/flotilla/flotilla/internal/hub/clusterset"
 	"github.com/flotilla/flotilla/internal/hub/lease"
 	"github.com/flotilla/flotilla/internal/hub/registration"
+	"github.com/flotilla/flotilla/internal/hub/webhook"
 )
 
 // Options configures the hub's manager.
@@ -38,9 +40,24 @@ type Options struct {
 	// SkipNameValidation lets one process start several managers with the same controllers
 	// (tests); controller-runtime otherwise refuses a controller name it has seen.
 	SkipNameValidation bool
+	// WebhookAddress is the host:port of the validating admission webhook (acceptance, set
+	// membership, bindings, hub-owned taints); port 0 picks a free port, and "" or "0" runs none.
+	// The API server calls it on its own host, so the hub must run beside it.
+	WebhookAddress string
+	// WebhookCertDir holds the webhook's serving certificate (tls.crt, tls.key, optionally
+	// ca.crt); when empty the hub makes its own at every start.
+	WebhookCertDir string
 }
 
-// DefaultOptions are the flags' defaults.
+// DefaultWebhookAddress is the CLI's webhook address: loopback, on a free port, since only the
+// API server calls it and the hub writes the port into the webhook configuration; a fixed port
+// would keep two hubs on one machine (dev fleets, benchmarks) from starting.
+//
+// DefaultOptions leaves the webhook off: its configuration outlives the hub and refuses writes
+// while nothing answers, which suits a deployed hub but not a program that starts and stops hubs.
+const DefaultWebhookAddress = "127.0.0.1:0"
+
+// DefaultOptions are the flags' defaults, except for the webhook (see DefaultWebhookAddress).
 func DefaultOptions() Options {
 	return Options{
 		QPS: 100, Burst: 200,
@@ -99,8 +116,15 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		&clusterset.BindingReconciler{Client: mgr.GetClient(), Clock: clk},
 		&clusterset.DefaultLabelReconciler{Client: mgr.GetClient()},
 		&clusterset.DefaultSets{Client: mgr.GetClient()},
+		&clusterprofile.Reconciler{Client: mgr.GetClient(), Clock: clk},
 	} {
 		if err := r.SetupWithManager(mgr); err != nil {
+			return nil, err
+		}
+	}
+	if opts.WebhookAddress != "" && opts.WebhookAddress != "0" {
+		wo := webhook.Options{Address: opts.WebhookAddress, CertDir: opts.WebhookCertDir, Clock: clk}
+		if err := webhook.Setup(mgr, cs, wo); err != nil {
 			return nil, err
 		}
 	}

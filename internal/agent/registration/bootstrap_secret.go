@@ -49,7 +49,7 @@ func LoadBootstrap(ctx context.Context, spoke kubernetes.Interface) (cluster str
 	}
 	cfg, err = clientcmd.RESTConfigFromKubeConfig(s.Data[KubeconfigKey])
 	if err != nil {
-		return "", nil, fmt.Errorf("Secret %s/%s holds no usable kubeconfig (%v): run `flotilla join` again", DefaultNamespace, BootstrapSecretName, err)
+		return "", nil, fmt.Errorf("the Secret %s/%s holds no usable kubeconfig (%v): run `flotilla join` again", DefaultNamespace, BootstrapSecretName, err)
 	}
 	return string(s.Data[ClusterNameKey]), cfg, nil
 }

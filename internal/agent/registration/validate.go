@@ -33,7 +33,7 @@ func clusterNameProblem(name string) string {
 		return fmt.Sprintf("it is %d characters long", n)
 	}
 	for i, r := range name {
-		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-') {
+		if (r < 'a' || r > 'z') && (r < '0' || r > '9') && r != '-' {
 			return fmt.Sprintf("it has %q at position %d", r, i+1)
 		}
 	}

@@ -19,6 +19,7 @@ import (
 // NewCommand returns `flotilla hub`.
 func NewCommand(_ streams.IO) *cobra.Command {
 	opts := hub.DefaultOptions()
+	opts.WebhookAddress = hub.DefaultWebhookAddress
 	var kubeconfig string
 	cmd := &cobra.Command{
 		Use:   "hub",
@@ -54,6 +55,10 @@ func NewCommand(_ streams.IO) *cobra.Command {
 	f.StringVar(&opts.LeaderElectionNamespace, "leader-election-namespace", opts.LeaderElectionNamespace, "namespace of the leader election Lease")
 	f.StringVar(&opts.HealthProbeAddress, "health-probe-bind-address", opts.HealthProbeAddress, "address of /healthz and /readyz (0 disables)")
 	f.StringVar(&opts.MetricsAddress, "metrics-bind-address", opts.MetricsAddress, "address of /metrics (0 disables)")
+	f.StringVar(&opts.WebhookAddress, "webhook-bind-address", opts.WebhookAddress,
+		"address of the validating admission webhook, which the API server calls on its own host (port 0 picks a free port; 0 disables)")
+	f.StringVar(&opts.WebhookCertDir, "webhook-cert-dir", opts.WebhookCertDir,
+		"directory with the webhook's tls.crt, tls.key and optionally ca.crt (default: a certificate made at start)")
 	return cmd
 }
 

@@ -11,7 +11,7 @@
 // "default" (by label) and the set "global" (empty selector) when it starts, and labels every
 // cluster that has no clusterset label with clusterset=default, so every cluster is in a set.
 //
-// A binding only needs its set to exist. Who may join a cluster to a set
-// (managedclustersets/join) or bind a set to a namespace (managedclustersets/bind) is not
-// enforced yet: OCM checks both in a validating webhook, which is a later step here.
+// A binding only needs its set to exist here. Who may join a cluster to a set
+// (managedclustersets/join) or bind a set to a namespace (managedclustersets/bind) is checked at
+// admission by the hub's webhook (internal/hub/webhook), as OCM does.
 package clusterset

@@ -1,0 +1,329 @@
+package webhook
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
+	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
+	"github.com/flotilla/flotilla/internal/clusteridentity"
+)
+
+// clusterWrapper builds test ManagedClusters.
+type clusterWrapper struct{ clusterv1.ManagedCluster }
+
+func makeCluster(name string) *clusterWrapper {
+	return &clusterWrapper{clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name}}}
+}
+
+func (w *clusterWrapper) accepted() *clusterWrapper {
+	w.Spec.HubAcceptsClient = true
+	return w
+}
+
+func (w *clusterWrapper) set(name string) *clusterWrapper {
+	if w.Labels == nil {
+		w.Labels = map[string]string{}
+	}
+	w.Labels[clusterv1beta2.ClusterSetLabel] = name
+	return w
+}
+
+func (w *clusterWrapper) taint(key string, added time.Time) *clusterWrapper {
+	w.Spec.Taints = append(w.Spec.Taints, clusterv1.Taint{Key: key, Effect: clusterv1.TaintEffectNoSelect, TimeAdded: &metav1.Time{Time: added}})
+	return w
+}
+
+func (w *clusterWrapper) obj() *clusterv1.ManagedCluster { return w.DeepCopy() }
+
+func binding(ns, set string) *clusterv1beta2.ManagedClusterSetBinding {
+	return &clusterv1beta2.ManagedClusterSetBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: set, Namespace: ns},
+		Spec:       clusterv1beta2.ManagedClusterSetBindingSpec{ClusterSet: set},
+	}
+}
+
+// fakeSAR grants each user the permissions listed for it and records what it was asked.
+type fakeSAR struct {
+	grants map[string][]Permission
+	asked  []Permission
+	err    error
+}
+
+func (f *fakeSAR) can(_ context.Context, user authenticationv1.UserInfo, p Permission) (bool, error) {
+	f.asked = append(f.asked, p)
+	if f.err != nil {
+		return false, f.err
+	}
+	return slices.Contains(f.grants[user.Username], p), nil
+}
+
+var (
+	alice = authenticationv1.UserInfo{Username: "alice", Groups: []string{"system:authenticated"}}
+	agent = authenticationv1.UserInfo{
+		Username: clusteridentity.User("gpu-east", "a1"),
+		Groups:   append(clusteridentity.Groups("gpu-east"), "system:authenticated"),
+	}
+	// agentByGroup has an unusual name but an agent's certificate groups.
+	agentByGroup = authenticationv1.UserInfo{Username: "renamed", Groups: clusteridentity.Groups("gpu-east")}
+	t0           = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+)
+
+const (
+	unreachable = clusterv1.ManagedClusterTaintUnreachable
+	unavailable = clusterv1.ManagedClusterTaintUnavailable
+)
+
+func TestReviewManagedCluster(t *testing.T) {
+	acceptMsg := `managedclusters "gpu-east": setting spec.hubAcceptsClient to true needs permission to update ` +
+		`managedclusters/accept on "gpu-east" in group register.open-cluster-management.io; ask a hub administrator ` +
+		`to bind a role with it, or run flotilla accept as one`
+	joinMsg := func(what, set string) string {
+		return `managedclusters "gpu-east": ` + what + ` needs permission to create managedclustersets/join on "` + set +
+			`" in group cluster.open-cluster-management.io; ask a hub administrator to bind a role with it`
+	}
+	taintMsg := func(user, change, key string) string {
+		return `managedclusters "gpu-east": the cluster's agent ` + user + ` may not ` + change + ` taint ` + key +
+			` in spec.taints; the hub adds and removes it from the cluster's ManagedClusterConditionAvailable ` +
+			`condition, so keep the entries with that key as they are`
+	}
+	cases := map[string]struct {
+		user        authenticationv1.UserInfo
+		grants      []Permission
+		old, cur    *clusterv1.ManagedCluster
+		wantDenials []string
+		wantAsked   []Permission
+	}{
+		"create unaccepted without a set needs nothing": {
+			user: alice,
+			cur:  makeCluster("gpu-east").obj(),
+		},
+		"create accepted without permission": {
+			user:        alice,
+			cur:         makeCluster("gpu-east").accepted().obj(),
+			wantDenials: []string{acceptMsg},
+			wantAsked:   []Permission{AcceptPermission("gpu-east")},
+		},
+		"create accepted with permission": {
+			user:      alice,
+			grants:    []Permission{AcceptPermission("gpu-east")},
+			cur:       makeCluster("gpu-east").accepted().obj(),
+			wantAsked: []Permission{AcceptPermission("gpu-east")},
+		},
+		"accepting another cluster does not help": {
+			user:        alice,
+			grants:      []Permission{AcceptPermission("gpu-west")},
+			old:         makeCluster("gpu-east").obj(),
+			cur:         makeCluster("gpu-east").accepted().obj(),
+			wantDenials: []string{acceptMsg},
+			wantAsked:   []Permission{AcceptPermission("gpu-east")},
+		},
+		"accept on update with permission": {
+			user:      alice,
+			grants:    []Permission{AcceptPermission("gpu-east")},
+			old:       makeCluster("gpu-east").obj(),
+			cur:       makeCluster("gpu-east").accepted().obj(),
+			wantAsked: []Permission{AcceptPermission("gpu-east")},
+		},
+		"staying accepted needs nothing": {
+			user: alice,
+			old:  makeCluster("gpu-east").accepted().obj(),
+			cur:  makeCluster("gpu-east").accepted().obj(),
+		},
+		"denying needs nothing": {
+			user: alice,
+			old:  makeCluster("gpu-east").accepted().obj(),
+			cur:  makeCluster("gpu-east").obj(),
+		},
+		"create in a set without join": {
+			user:        alice,
+			cur:         makeCluster("gpu-east").set("red").obj(),
+			wantDenials: []string{joinMsg(`setting label cluster.open-cluster-management.io/clusterset to "red" (joining set "red")`, "red")},
+			wantAsked:   []Permission{JoinPermission("red")},
+		},
+		"create in a set with join": {
+			user:      alice,
+			grants:    []Permission{JoinPermission("red")},
+			cur:       makeCluster("gpu-east").set("red").obj(),
+			wantAsked: []Permission{JoinPermission("red")},
+		},
+		"an empty label names no set": {
+			user: alice,
+			cur:  makeCluster("gpu-east").set("").obj(),
+		},
+		"moving needs join on both sets, old missing": {
+			user:   alice,
+			grants: []Permission{JoinPermission("blue")},
+			old:    makeCluster("gpu-east").set("red").obj(),
+			cur:    makeCluster("gpu-east").set("blue").obj(),
+			wantDenials: []string{joinMsg(`changing label cluster.open-cluster-management.io/clusterset from "red" to "blue" (leaving set "red")`,
+				"red")},
+			wantAsked: []Permission{JoinPermission("red"), JoinPermission("blue")},
+		},
+		"moving needs join on both sets, new missing": {
+			user:   alice,
+			grants: []Permission{JoinPermission("red")},
+			old:    makeCluster("gpu-east").set("red").obj(),
+			cur:    makeCluster("gpu-east").set("blue").obj(),
+			wantDenials: []string{joinMsg(`changing label cluster.open-cluster-management.io/clusterset from "red" to "blue" (joining set "blue")`,
+				"blue")},
+			wantAsked: []Permission{JoinPermission("red"), JoinPermission("blue")},
+		},
+		"moving with both": {
+			user:      alice,
+			grants:    []Permission{JoinPermission("red"), JoinPermission("blue")},
+			old:       makeCluster("gpu-east").set("red").obj(),
+			cur:       makeCluster("gpu-east").set("blue").obj(),
+			wantAsked: []Permission{JoinPermission("red"), JoinPermission("blue")},
+		},
+		"leaving needs join on the old set": {
+			user:        alice,
+			old:         makeCluster("gpu-east").set("red").obj(),
+			cur:         makeCluster("gpu-east").obj(),
+			wantDenials: []string{joinMsg(`removing label cluster.open-cluster-management.io/clusterset (leaving set "red")`, "red")},
+			wantAsked:   []Permission{JoinPermission("red")},
+		},
+		"staying in a set needs no join, accepting still needs accept": {
+			user:        alice,
+			old:         makeCluster("gpu-east").set("red").obj(),
+			cur:         makeCluster("gpu-east").set("red").accepted().obj(),
+			wantDenials: []string{acceptMsg},
+			wantAsked:   []Permission{AcceptPermission("gpu-east")},
+		},
+		"accepting and joining without either lists both": {
+			user: alice,
+			cur:  makeCluster("gpu-east").accepted().set("red").obj(),
+			wantDenials: []string{
+				acceptMsg,
+				joinMsg(`setting label cluster.open-cluster-management.io/clusterset to "red" (joining set "red")`, "red"),
+			},
+			wantAsked: []Permission{AcceptPermission("gpu-east"), JoinPermission("red")},
+		},
+		"agent removes the unreachable taint": {
+			user:        agent,
+			old:         makeCluster("gpu-east").accepted().taint(unreachable, t0).obj(),
+			cur:         makeCluster("gpu-east").accepted().obj(),
+			wantDenials: []string{taintMsg(agent.Username, "remove", unreachable)},
+		},
+		"agent adds the unavailable taint": {
+			user:        agent,
+			old:         makeCluster("gpu-east").accepted().obj(),
+			cur:         makeCluster("gpu-east").accepted().taint(unavailable, t0).obj(),
+			wantDenials: []string{taintMsg(agent.Username, "add", unavailable)},
+		},
+		"agent changes when the unreachable taint was added": {
+			user:        agent,
+			old:         makeCluster("gpu-east").accepted().taint(unreachable, t0).obj(),
+			cur:         makeCluster("gpu-east").accepted().taint(unreachable, t0.Add(time.Hour)).obj(),
+			wantDenials: []string{taintMsg(agent.Username, "change", unreachable)},
+		},
+		"agent known by its group": {
+			user:        agentByGroup,
+			old:         makeCluster("gpu-east").accepted().taint(unreachable, t0).obj(),
+			cur:         makeCluster("gpu-east").accepted().obj(),
+			wantDenials: []string{taintMsg("renamed", "remove", unreachable)},
+		},
+		"agent keeps the hub's taints and adds its own": {
+			user: agent,
+			old:  makeCluster("gpu-east").accepted().taint(unreachable, t0).obj(),
+			cur:  makeCluster("gpu-east").accepted().taint("gpu.flotilla.io/maintenance", t0).taint(unreachable, t0).obj(),
+		},
+		"agent creates its cluster with a hub taint": {
+			user:        agent,
+			cur:         makeCluster("gpu-east").taint(unreachable, t0).obj(),
+			wantDenials: []string{taintMsg(agent.Username, "add", unreachable)},
+		},
+		"others may change the hub's taints": {
+			user: alice,
+			old:  makeCluster("gpu-east").accepted().taint(unreachable, t0).obj(),
+			cur:  makeCluster("gpu-east").accepted().taint(unavailable, t0).obj(),
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			sar := &fakeSAR{grants: map[string][]Permission{tc.user.Username: tc.grants}}
+			got, err := ReviewManagedCluster(context.Background(), sar.can, tc.user, tc.old, tc.cur)
+			if err != nil {
+				t.Fatalf("ReviewManagedCluster() error = %v", err)
+			}
+			if diff := cmp.Diff(tc.wantDenials, got); diff != "" {
+				t.Errorf("denials (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.wantAsked, sar.asked); diff != "" {
+				t.Errorf("permissions asked (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestReviewBinding(t *testing.T) {
+	cases := map[string]struct {
+		grants      []Permission
+		old, cur    *clusterv1beta2.ManagedClusterSetBinding
+		wantDenials []string
+		wantAsked   []Permission
+	}{
+		"create without bind": {
+			cur: binding("team-a", "red"),
+			wantDenials: []string{`managedclustersetbindings "red" in namespace "team-a": binding set "red" (spec.clusterSet) needs ` +
+				`permission to create managedclustersets/bind on "red" in group cluster.open-cluster-management.io; ` +
+				`ask a hub administrator to bind a role with it`},
+			wantAsked: []Permission{BindPermission("red")},
+		},
+		"create with bind": {
+			grants:    []Permission{BindPermission("red")},
+			cur:       binding("team-a", "red"),
+			wantAsked: []Permission{BindPermission("red")},
+		},
+		"bind on another set does not help": {
+			grants: []Permission{BindPermission("blue")},
+			cur:    binding("team-a", "red"),
+			wantDenials: []string{`managedclustersetbindings "red" in namespace "team-a": binding set "red" (spec.clusterSet) needs ` +
+				`permission to create managedclustersets/bind on "red" in group cluster.open-cluster-management.io; ` +
+				`ask a hub administrator to bind a role with it`},
+			wantAsked: []Permission{BindPermission("red")},
+		},
+		"update keeping the set needs nothing": {
+			old: binding("team-a", "red"),
+			cur: binding("team-a", "red"),
+		},
+		"update changing the set needs bind on the new one": {
+			grants:    []Permission{BindPermission("blue")},
+			old:       binding("team-a", "red"),
+			cur:       &clusterv1beta2.ManagedClusterSetBinding{ObjectMeta: metav1.ObjectMeta{Name: "red", Namespace: "team-a"}, Spec: clusterv1beta2.ManagedClusterSetBindingSpec{ClusterSet: "blue"}},
+			wantAsked: []Permission{BindPermission("blue")},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			sar := &fakeSAR{grants: map[string][]Permission{alice.Username: tc.grants}}
+			got, err := ReviewBinding(context.Background(), sar.can, alice, tc.old, tc.cur)
+			if err != nil {
+				t.Fatalf("ReviewBinding() error = %v", err)
+			}
+			if diff := cmp.Diff(tc.wantDenials, got); diff != "" {
+				t.Errorf("denials (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.wantAsked, sar.asked); diff != "" {
+				t.Errorf("permissions asked (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestReviewAuthorizerFails(t *testing.T) {
+	sar := &fakeSAR{err: errors.New("connection refused")}
+	if _, err := ReviewManagedCluster(context.Background(), sar.can, alice, nil, makeCluster("gpu-east").accepted().obj()); err == nil {
+		t.Error("ReviewManagedCluster() with a failing authorizer: no error, want one (the webhook must not guess)")
+	}
+	if _, err := ReviewBinding(context.Background(), sar.can, alice, nil, binding("team-a", "red")); err == nil {
+		t.Error("ReviewBinding() with a failing authorizer: no error, want one")
+	}
+}

@@ -1,0 +1,26 @@
+// Package webhook is the hub's validating admission webhook: it enforces the permissions OCM
+// guards with its registration webhook, which RBAC alone cannot express because they hang on a
+// field or label rather than on a verb.
+//
+//   - Setting a ManagedCluster's spec.hubAcceptsClient from false (or absent) to true needs
+//     update on the virtual subresource managedclusters/accept in register.open-cluster-management.io.
+//   - Putting a ManagedCluster in a set, taking it out or moving it (the label
+//     cluster.open-cluster-management.io/clusterset) needs create on managedclustersets/join for
+//     every set it enters or leaves.
+//   - Creating a ManagedClusterSetBinding, or pointing one at another set, needs create on
+//     managedclustersets/bind for spec.clusterSet.
+//   - A cluster's agent may not add, remove or change the taints the hub owns (unreachable and
+//     unavailable): placements trust them to say the cluster is gone.
+//
+// The permissions are asked of the API server by SubjectAccessReviews made as the requesting user
+// (name, groups, uid and extra from the admission request), so they are granted with ordinary
+// RBAC roles. The decisions (ReviewManagedCluster, ReviewBinding) are functions of the old and new
+// objects, the user and an Authorizer; the HTTP and TLS plumbing, and the
+// ValidatingWebhookConfiguration that points the API server at the hub, are around them.
+//
+// The hub serves the webhook beside the API server, on a loopback address by default, so the
+// configuration uses a URL rather than a Service. Unless given a certificate directory the hub
+// makes a certificate authority and a serving certificate in memory at every start, and writes
+// that authority into the configuration. The failure policy is Fail: while the hub is down,
+// writes to ManagedClusters and bindings are refused rather than let through unchecked.
+package webhook

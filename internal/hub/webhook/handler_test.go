@@ -1,0 +1,134 @@
+package webhook
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	admissionv1 "k8s.io/api/admission/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/flotilla/flotilla/api/scheme"
+)
+
+func raw(t *testing.T, obj runtime.Object) runtime.RawExtension {
+	t.Helper()
+	if obj == nil {
+		return runtime.RawExtension{}
+	}
+	b, err := json.Marshal(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return runtime.RawExtension{Raw: b}
+}
+
+func TestHandlers(t *testing.T) {
+	type result struct {
+		Allowed bool
+		Code    int32
+		Message string
+	}
+	cases := map[string]struct {
+		handler  func(*runtime.Scheme, Authorizer) admission.Handler
+		op       admissionv1.Operation
+		old, cur runtime.Object
+		grants   []Permission
+		want     result
+	}{
+		"cluster create allowed": {
+			handler: ManagedClusterHandler, op: admissionv1.Create,
+			cur:  makeCluster("gpu-east").obj(),
+			want: result{Allowed: true, Code: 200},
+		},
+		"cluster accept denied": {
+			handler: ManagedClusterHandler, op: admissionv1.Update,
+			old: makeCluster("gpu-east").obj(), cur: makeCluster("gpu-east").accepted().obj(),
+			want: result{Code: 403, Message: `managedclusters "gpu-east": setting spec.hubAcceptsClient to true needs permission to ` +
+				`update managedclusters/accept on "gpu-east" in group register.open-cluster-management.io; ask a hub ` +
+				`administrator to bind a role with it, or run flotilla accept as one`},
+		},
+		"two refusals are joined": {
+			handler: ManagedClusterHandler, op: admissionv1.Create,
+			cur: makeCluster("gpu-east").accepted().set("red").obj(),
+			want: result{Code: 403, Message: `managedclusters "gpu-east": setting spec.hubAcceptsClient to true needs permission to ` +
+				`update managedclusters/accept on "gpu-east" in group register.open-cluster-management.io; ask a hub ` +
+				`administrator to bind a role with it, or run flotilla accept as one; and managedclusters "gpu-east": ` +
+				`setting label cluster.open-cluster-management.io/clusterset to "red" (joining set "red") needs permission ` +
+				`to create managedclustersets/join on "red" in group cluster.open-cluster-management.io; ask a hub ` +
+				`administrator to bind a role with it`},
+		},
+		"cluster accept allowed": {
+			handler: ManagedClusterHandler, op: admissionv1.Update,
+			old: makeCluster("gpu-east").obj(), cur: makeCluster("gpu-east").accepted().obj(),
+			grants: []Permission{AcceptPermission("gpu-east")},
+			want:   result{Allowed: true, Code: 200},
+		},
+		"binding allowed": {
+			handler: BindingHandler, op: admissionv1.Create,
+			cur:    binding("team-a", "red"),
+			grants: []Permission{BindPermission("red")},
+			want:   result{Allowed: true, Code: 200},
+		},
+		"delete is not checked": {
+			handler: BindingHandler, op: admissionv1.Delete,
+			old:  binding("team-a", "red"),
+			want: result{Allowed: true, Code: 200},
+		},
+		"undecodable object": {
+			handler: ManagedClusterHandler, op: admissionv1.Create,
+			want: result{Code: 400, Message: "decoding the object: there is no content to decode"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			sar := &fakeSAR{grants: map[string][]Permission{alice.Username: tc.grants}}
+			h := &admission.Webhook{Handler: tc.handler(scheme.Scheme, sar.can)}
+			resp := h.Handle(context.Background(), admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
+				UID: "1", Operation: tc.op, UserInfo: alice, Object: raw(t, tc.cur), OldObject: raw(t, tc.old),
+			}})
+			got := result{Allowed: resp.Allowed}
+			if resp.Result != nil {
+				got.Code, got.Message = resp.Result.Code, resp.Result.Message
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("response (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestSubjectAccessReviews(t *testing.T) {
+	cs := fake.NewClientset()
+	var got *authorizationv1.SubjectAccessReview
+	cs.PrependReactor("create", "subjectaccessreviews", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		got = a.(k8stesting.CreateAction).GetObject().(*authorizationv1.SubjectAccessReview)
+		out := got.DeepCopy()
+		out.Status.Allowed = true
+		return true, out, nil
+	})
+	user := authenticationv1.UserInfo{
+		Username: "alice", UID: "u-1", Groups: []string{"team-a", "system:authenticated"},
+		Extra: map[string]authenticationv1.ExtraValue{"scopes": {"a", "b"}},
+	}
+	ok, err := SubjectAccessReviews(cs)(context.Background(), user, JoinPermission("red"))
+	if err != nil || !ok {
+		t.Fatalf("SubjectAccessReviews() = %v, %v; want true, nil", ok, err)
+	}
+	want := authorizationv1.SubjectAccessReviewSpec{
+		User: "alice", UID: "u-1", Groups: []string{"team-a", "system:authenticated"},
+		Extra: map[string]authorizationv1.ExtraValue{"scopes": {"a", "b"}},
+		ResourceAttributes: &authorizationv1.ResourceAttributes{
+			Verb: "create", Group: "cluster.open-cluster-management.io", Resource: "managedclustersets", Subresource: "join", Name: "red",
+		},
+	}
+	if diff := cmp.Diff(want, got.Spec); diff != "" {
+		t.Errorf("review spec (-want +got):\n%s", diff)
+	}
+}

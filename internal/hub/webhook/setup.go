@@ -1,0 +1,227 @@
+package webhook
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/util/retry"
+	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+)
+
+// ConfigurationName names the ValidatingWebhookConfiguration the hub keeps.
+const ConfigurationName = "flotilla-hub"
+
+// Names of the webhooks in the configuration.
+const (
+	ManagedClusterWebhookName = "managedclusters.hub.flotilla.io"
+	BindingWebhookName        = "managedclustersetbindings.hub.flotilla.io"
+)
+
+// Files a certificate directory holds: the serving pair, and optionally the authority that
+// signed it (without it the API server checks the serving certificate against its system roots).
+const (
+	CertFile = "tls.crt"
+	KeyFile  = "tls.key"
+	CAFile   = "ca.crt"
+)
+
+// Options says where the webhook listens and with which certificate.
+type Options struct {
+	// Address is the host:port to listen on, such as 127.0.0.1:9443; port 0 picks a free one. The
+	// API server is sent to the same host, or to 127.0.0.1 when the host is unspecified (all
+	// interfaces).
+	Address string
+	// CertDir holds CertFile and KeyFile, reloaded when they change, and optionally CAFile. When
+	// empty, the hub makes an authority and a serving certificate for the loopback addresses,
+	// localhost and the listening host at every start.
+	CertDir string
+	// Clock dates the certificates the hub makes; nil is the real clock.
+	Clock clock.PassiveClock
+}
+
+// Setup adds to mgr the webhook server and a runnable that registers the webhook configuration
+// once the server answers. cs makes the SubjectAccessReviews and writes the configuration.
+func Setup(mgr manager.Manager, cs kubernetes.Interface, opts Options) error {
+	host, portText, err := net.SplitHostPort(opts.Address)
+	if err != nil {
+		return fmt.Errorf("webhook address %q: %w; give host:port, such as 127.0.0.1:9443", opts.Address, err)
+	}
+	port, err := strconv.Atoi(portText)
+	if err != nil || port < 0 || port > 65535 {
+		return fmt.Errorf("webhook address %q: port %q is not a number from 0 to 65535", opts.Address, portText)
+	}
+	if port == 0 {
+		// The configuration names the port, so pick it now. Another program may take it before
+		// the server listens; the server then fails and the hub stops, saying so.
+		if port, err = freePort(host); err != nil {
+			return fmt.Errorf("webhook address %q: %w", opts.Address, err)
+		}
+		portText = strconv.Itoa(port)
+	}
+	clk := opts.Clock
+	if clk == nil {
+		clk = clock.RealClock{}
+	}
+
+	so := webhook.Options{Host: host, Port: port}
+	var caBundle []byte
+	if opts.CertDir == "" {
+		cert, ca, err := selfSigned(clk.Now(), host)
+		if err != nil {
+			return err
+		}
+		caBundle = ca
+		so.TLSOpts = []func(*tls.Config){func(c *tls.Config) {
+			c.GetCertificate = func(*tls.ClientHelloInfo) (*tls.Certificate, error) { return &cert, nil }
+		}}
+	} else {
+		so.CertDir, so.CertName, so.KeyName = opts.CertDir, CertFile, KeyFile
+		caBundle, err = os.ReadFile(filepath.Join(opts.CertDir, CAFile))
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("reading the webhook's certificate authority: %w", err)
+		}
+	}
+
+	can := SubjectAccessReviews(cs)
+	srv := webhook.NewServer(so)
+	srv.Register(ManagedClusterPath, &admission.Webhook{Handler: ManagedClusterHandler(mgr.GetScheme(), can)})
+	srv.Register(BindingPath, &admission.Webhook{Handler: BindingHandler(mgr.GetScheme(), can)})
+	if err := mgr.Add(srv); err != nil {
+		return err
+	}
+	if err := mgr.AddReadyzCheck("webhook", srv.StartedChecker()); err != nil {
+		return err
+	}
+	return mgr.Add(&registrar{
+		cs:      cs,
+		want:    Configuration("https://"+net.JoinHostPort(urlHost(host), portText), caBundle),
+		started: func() error { return srv.StartedChecker()(nil) },
+	})
+}
+
+// freePort asks the kernel for a free port on host.
+func freePort(host string) (int, error) {
+	l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
+	if err != nil {
+		return 0, fmt.Errorf("finding a free port: %w", err)
+	}
+	defer func() { _ = l.Close() }()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// urlHost is the host the API server is sent to for a listening host.
+func urlHost(host string) string {
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		return "127.0.0.1"
+	}
+	return host
+}
+
+// Configuration is the webhook configuration for a server at baseURL (https://host:port) whose
+// certificate caBundle vouches for.
+func Configuration(baseURL string, caBundle []byte) *admissionregistrationv1.ValidatingWebhookConfiguration {
+	hook := func(name, path, version, resource string, scope admissionregistrationv1.ScopeType) admissionregistrationv1.ValidatingWebhook {
+		return admissionregistrationv1.ValidatingWebhook{
+			Name:         name,
+			ClientConfig: admissionregistrationv1.WebhookClientConfig{URL: ptr.To(baseURL + path), CABundle: caBundle},
+			Rules: []admissionregistrationv1.RuleWithOperations{{
+				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
+				Rule: admissionregistrationv1.Rule{
+					APIGroups: []string{ClusterGroup}, APIVersions: []string{version},
+					Resources: []string{resource}, Scope: ptr.To(scope),
+				},
+			}},
+			// Requests in other served versions are converted to this one.
+			MatchPolicy: ptr.To(admissionregistrationv1.Equivalent),
+			// Unchecked writes would hand out acceptance and set membership: refuse while the hub
+			// cannot answer.
+			FailurePolicy:           ptr.To(admissionregistrationv1.Fail),
+			SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
+			AdmissionReviewVersions: []string{"v1"},
+			TimeoutSeconds:          ptr.To[int32](10),
+		}
+	}
+	return &admissionregistrationv1.ValidatingWebhookConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: ConfigurationName},
+		Webhooks: []admissionregistrationv1.ValidatingWebhook{
+			hook(ManagedClusterWebhookName, ManagedClusterPath, "v1", "managedclusters", admissionregistrationv1.ClusterScope),
+			hook(BindingWebhookName, BindingPath, "v1beta2", "managedclustersetbindings", admissionregistrationv1.NamespacedScope),
+		},
+	}
+}
+
+// registrar writes the webhook configuration once the server answers. Every replica runs one:
+// the API server calls the webhook on its own host, so the configuration must name this
+// replica's authority. Replicas on several hosts need a shared certificate directory.
+type registrar struct {
+	cs      kubernetes.Interface
+	want    *admissionregistrationv1.ValidatingWebhookConfiguration
+	started func() error
+}
+
+var (
+	_ manager.Runnable               = (*registrar)(nil)
+	_ manager.LeaderElectionRunnable = (*registrar)(nil)
+)
+
+// NeedLeaderElection is false: see registrar.
+func (r *registrar) NeedLeaderElection() bool { return false }
+
+// registerBackoff rides out a server or API server still starting (about a minute in all); after
+// that the hub stops, saying why, rather than run with a configuration that calls nothing.
+var registerBackoff = wait.Backoff{Duration: 200 * time.Millisecond, Factor: 2, Steps: 10, Cap: 10 * time.Second}
+
+// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingwebhookconfigurations,verbs=get;create;update
+
+// Start registers the configuration once and returns.
+func (r *registrar) Start(ctx context.Context) error {
+	err := retry.OnError(registerBackoff, func(error) bool { return ctx.Err() == nil }, func() error {
+		if err := r.started(); err != nil {
+			return err
+		}
+		return r.apply(ctx)
+	})
+	if err != nil && ctx.Err() == nil {
+		return fmt.Errorf("registering ValidatingWebhookConfiguration %s: %w", ConfigurationName, err)
+	}
+	return nil
+}
+
+func (r *registrar) apply(ctx context.Context) error {
+	api := r.cs.AdmissionregistrationV1().ValidatingWebhookConfigurations()
+	got, err := api.Get(ctx, r.want.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		if _, err := api.Create(ctx, r.want.DeepCopy(), metav1.CreateOptions{}); err != nil {
+			return err // AlreadyExists included: the retry then updates it
+		}
+		ctrl.LoggerFrom(ctx).Info("created the webhook configuration", "name", r.want.Name, "url", *r.want.Webhooks[0].ClientConfig.URL)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	got.Webhooks = r.want.DeepCopy().Webhooks
+	if _, err := api.Update(ctx, got, metav1.UpdateOptions{}); err != nil {
+		return err
+	}
+	ctrl.LoggerFrom(ctx).Info("updated the webhook configuration", "name", r.want.Name, "url", *r.want.Webhooks[0].ClientConfig.URL)
+	return nil
+}

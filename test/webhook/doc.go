@@ -1,0 +1,7 @@
+// Package webhook tests the hub's validating admission webhook against a real hub API server: the
+// hub runs in the test process with its webhook on a free loopback port, and requests are made as
+// limited users by impersonation, with RBAC roles the tests create. It checks that accepting a
+// cluster, joining a set and binding a set each need their permission and are refused with a
+// message saying which, that an agent cannot lift the hub's taints, and that an administrator may
+// do all of it.
+package webhook
