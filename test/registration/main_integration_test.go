@@ -16,7 +16,6 @@ import (
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/flotilla/flotilla/api/scheme"
 	agentreg "github.com/flotilla/flotilla/internal/agent/registration"
 	"github.com/flotilla/flotilla/internal/hub"
 	hubreg "github.com/flotilla/flotilla/internal/hub/registration"
@@ -107,14 +106,7 @@ func runAgent(t *testing.T, opts agentreg.Options) (stop func()) {
 	return stop
 }
 
-func hubClient(t *testing.T, env *testenv.Env) client.Client {
-	t.Helper()
-	c, err := client.New(env.Hub.RESTConfig(), client.Options{Scheme: scheme.Scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
+func hubClient(t *testing.T, env *testenv.Env) client.Client { return env.HubClient(t) }
 
 // agentConfig reads the hub kubeconfig the agent stored on its spoke.
 func agentConfig(t *testing.T, spoke kubernetes.Interface) *rest.Config {
