@@ -1,6 +1,7 @@
 package v1alpha1
 
 import (
+	workv1 "github.com/flotilla/flotilla/api/work/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -30,9 +31,10 @@ type AddOnTemplateSpec struct {
 	// +kubebuilder:validation:MaxLength=253
 	AddonName string `json:"addonName"`
 
-	// AgentSpec is the agent's manifests and how they are applied, as in a ManifestWork's spec.
+	// AgentSpec is the agent's manifests and how they are applied: a ManifestWork's spec, which
+	// the add-on manager turns into a ManifestWork per cluster.
 	// +required
-	AgentSpec AddOnAgentSpec `json:"agentSpec"`
+	AgentSpec workv1.ManifestWorkSpec `json:"agentSpec"`
 
 	// Registration says how the agent gets credentials for the hub: a CSR per entry, approved
 	// automatically; the signed credentials land in the agent's install namespace.
