@@ -99,7 +99,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 // desiredConditions returns mc's conditions as they should be at now given its lease, and how
 // long until they would next change (zero once the lease has expired: only a renewal, which is an
 // event, changes anything then).
-func desiredConditions(mc *clusterv1.ManagedCluster, lease *coordinationv1.Lease, now time.Time) ([]metav1.Condition, time.Duration) {
+func leaseConditions(mc *clusterv1.ManagedCluster, lease *coordinationv1.Lease, now time.Time) ([]metav1.Condition, time.Duration) {
 	seconds := leaseDurationSeconds(mc)
 	period := time.Duration(seconds) * time.Second
 	renewed := renewTime(lease)
@@ -118,6 +118,34 @@ func desiredConditions(mc *clusterv1.ManagedCluster, lease *coordinationv1.Lease
 		LastTransitionTime: metav1.NewTime(now), // kept by SetStatusCondition unless the status changes
 	})
 	return desired, 0
+}
+
+// clockSkewTolerance is how far ahead of the hub's clock an agent's renewal time may be before
+// the hub says the clocks are out of sync.
+const clockSkewTolerance = 5 * time.Second
+
+// desiredConditions are leaseConditions plus ManagedClusterConditionClockSynced while the lease
+// is fresh. The agent stamps renewals with its own clock, so a renewal time in the hub's future
+// shows an agent clock running ahead; a clock running behind shows as an expired lease instead,
+// and then nothing can be said about the clocks, so the condition is left as it was.
+func desiredConditions(mc *clusterv1.ManagedCluster, lease *coordinationv1.Lease, now time.Time) ([]metav1.Condition, time.Duration) {
+	desired, requeueAfter := leaseConditions(mc, lease, now)
+	if requeueAfter == 0 {
+		return desired, 0
+	}
+	cond := metav1.Condition{
+		Type: clusterv1.ManagedClusterConditionClockSynced, Status: metav1.ConditionTrue,
+		Reason: "ManagedClusterClockSynced", Message: "the agent's clock agrees with the hub's",
+		ObservedGeneration: mc.Generation, LastTransitionTime: metav1.NewTime(now),
+	}
+	if ahead := renewTime(lease).Sub(now); ahead > clockSkewTolerance {
+		cond.Status, cond.Reason = metav1.ConditionFalse, "ManagedClusterClockOutOfSync"
+		cond.Message = fmt.Sprintf("the agent renewed its lease at %s by its clock, %s ahead of the hub's: synchronize the cluster's clock (NTP)",
+			renewTime(lease).UTC().Format(time.RFC3339), ahead.Round(time.Second))
+	}
+	desired = append([]metav1.Condition(nil), desired...)
+	meta.SetStatusCondition(&desired, cond)
+	return desired, requeueAfter
 }
 
 // renewTime is when the lease was last renewed; a lease never renewed counts from its creation.

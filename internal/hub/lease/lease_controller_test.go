@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	coordinationv1 "k8s.io/api/coordination/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
@@ -138,7 +139,7 @@ func TestDesiredConditions(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			before := tc.cluster.DeepCopy()
-			gotConditions, gotRequeueAfter := desiredConditions(tc.cluster, tc.lease, now)
+			gotConditions, gotRequeueAfter := leaseConditions(tc.cluster, tc.lease, now)
 			if diff := cmp.Diff(tc.wantConditions, gotConditions); diff != "" {
 				t.Errorf("conditions (-want +got):\n%s", diff)
 			}
@@ -147,6 +148,32 @@ func TestDesiredConditions(t *testing.T) {
 			}
 			if diff := cmp.Diff(before, tc.cluster); diff != "" {
 				t.Errorf("desiredConditions changed its input (-before +after):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestClockSynced(t *testing.T) {
+	cases := map[string]struct {
+		renewed    time.Time
+		wantStatus metav1.ConditionStatus
+		wantReason string
+	}{
+		"renewed a moment ago":         {renewed: now.Add(-time.Second), wantStatus: metav1.ConditionTrue, wantReason: "ManagedClusterClockSynced"},
+		"a little ahead, within bound": {renewed: now.Add(3 * time.Second), wantStatus: metav1.ConditionTrue, wantReason: "ManagedClusterClockSynced"},
+		"a minute ahead":               {renewed: now.Add(time.Minute), wantStatus: metav1.ConditionFalse, wantReason: "ManagedClusterClockOutOfSync"},
+		"expired: left as it was":      {renewed: now.Add(-time.Hour)},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, _ := desiredConditions(makeCluster("a").Obj(), lease("a", &tc.renewed, now.Add(-2*time.Hour)), now)
+			var status metav1.ConditionStatus
+			var reason string
+			if c := meta.FindStatusCondition(got, clusterv1.ManagedClusterConditionClockSynced); c != nil {
+				status, reason = c.Status, c.Reason
+			}
+			if diff := cmp.Diff([]string{string(tc.wantStatus), tc.wantReason}, []string{string(status), reason}); diff != "" {
+				t.Errorf("ClockSynced (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -52,6 +52,7 @@ func TestReconcileWritesOnlyOnChange(t *testing.T) {
 		}
 	}
 
+	step(leases, 50*time.Second, true) // ClockSynced appears once
 	step(leases, 50*time.Second, false)
 	step(taints, 0, false) // True and untainted already
 	clk.SetTime(now.Add(49 * time.Second))
