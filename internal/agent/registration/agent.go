@@ -266,7 +266,12 @@ func (a *Agent) heartbeat(ctx context.Context, creds *credentials, alive func())
 			} else {
 				alive()
 				if err := a.updateStatus(ctx, hub.client, mc); err != nil {
-					a.logFailure(a.agentErr(hub.config.Host, "update the status of ManagedCluster "+o.ClusterName, err))
+					// A conflict means the hub changed the cluster since it was read (labels, taints,
+					// its own conditions): read again soon rather than a whole lease period later.
+					if !apierrors.IsConflict(err) {
+						a.logFailure(a.agentErr(hub.config.Host, "update the status of ManagedCluster "+o.ClusterName, err))
+					}
+					period = o.Poll
 				}
 			}
 		}
