@@ -1,4 +1,3 @@
-// Command flotilla is the Flotilla hub, agent and CLI; see `flotilla --help`.
 package main
 
 import (

@@ -1,6 +1,3 @@
-// Package conditions compares status conditions the way controllers need to decide whether a
-// status write is due: by type, status, reason, message and observed generation, ignoring the
-// transition time that SetStatusCondition keeps or sets.
 package conditions
 
 import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
