@@ -1,0 +1,219 @@
+//go:build integration
+
+package bench
+
+import (
+	"bufio"
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/flotilla/flotilla/internal/localk8s"
+)
+
+// poll calls cond every 100 ms until it reports true or fails.
+func poll(ctx context.Context, timeout time.Duration, cond func() (bool, error)) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		ok, err := cond()
+		if err != nil {
+			return err
+		}
+		if ok {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("timed out after %s", timeout)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// clockTicks is the kernel's clock ticks per second, the unit of CPU times in /proc.
+func clockTicks() int64 {
+	out, err := exec.Command("getconf", "CLK_TCK").Output()
+	if err == nil {
+		if v, err := strconv.ParseInt(strings.TrimSpace(string(out)), 10, 64); err == nil && v > 0 {
+			return v
+		}
+	}
+	return 100
+}
+
+// cpuTicksOf is a process's user plus system CPU time, in clock ticks, from /proc/<pid>/stat.
+func cpuTicksOf(b *testing.B, p *localk8s.Process) int64 {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.PID()))
+	if err != nil {
+		b.Fatalf("%s: %v", p.Name, err)
+	}
+	// The command name in parentheses may hold spaces; the fields after it start with the state
+	// (field 3), so utime and stime (fields 14 and 15) are the 12th and 13th.
+	i := strings.LastIndexByte(string(data), ')')
+	f := strings.Fields(string(data[i+1:]))
+	if len(f) < 13 {
+		b.Fatalf("%s: short /proc stat: %q", p.Name, data)
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err := errors.Join(err1, err2); err != nil {
+		b.Fatalf("%s: /proc stat: %v", p.Name, err)
+	}
+	return utime + stime
+}
+
+// cpuPercent samples a process's CPU use over d, as a percentage of one core.
+func cpuPercent(b *testing.B, p *localk8s.Process, clk int64, d time.Duration) float64 {
+	t0, c0 := time.Now(), cpuTicksOf(b, p)
+	time.Sleep(d)
+	c1 := cpuTicksOf(b, p)
+	return float64(c1-c0) / float64(clk) / time.Since(t0).Seconds() * 100
+}
+
+// statusBytes reads a size field (VmRSS, VmHWM, ...) of /proc/<pid>/status.
+func statusBytes(b *testing.B, p *localk8s.Process, field string) int64 {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.PID()))
+	if err != nil {
+		b.Fatalf("%s: %v", p.Name, err)
+	}
+	for line := range strings.Lines(string(data)) {
+		if rest, ok := strings.CutPrefix(line, field+":"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			if err != nil {
+				b.Fatal(err)
+			}
+			return kb << 10
+		}
+	}
+	b.Fatalf("%s: no %s in /proc status", p.Name, field)
+	return 0
+}
+
+// procSummary is a process's total CPU time and resident memory, for progress lines.
+func procSummary(p *localk8s.Process, clk int64) string {
+	stat, err1 := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.PID()))
+	status, err2 := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.PID()))
+	if err1 != nil || err2 != nil {
+		return "(gone)"
+	}
+	f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+	u, _ := strconv.ParseInt(f[11], 10, 64)
+	s, _ := strconv.ParseInt(f[12], 10, 64)
+	var rssKB int64
+	for line := range strings.Lines(string(status)) {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			rssKB, _ = strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+		}
+	}
+	return fmt.Sprintf("CPU %.0f s, RSS %.0f MiB", float64(u+s)/float64(clk), float64(rssKB)/1024)
+}
+
+var labelRE = regexp.MustCompile(`(\w+)="([^"]*)"`)
+
+// apiserverRequests reads apiserver_request_total from the API server's /metrics, summed by verb,
+// resource and code.
+func apiserverRequests(ctx context.Context, cs kubernetes.Interface) (map[string]float64, error) {
+	raw, err := cs.Discovery().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]float64{}
+	s := bufio.NewScanner(strings.NewReader(string(raw)))
+	s.Buffer(make([]byte, 1<<20), 1<<20)
+	for s.Scan() {
+		line, ok := strings.CutPrefix(s.Text(), "apiserver_request_total{")
+		if !ok {
+			continue
+		}
+		end := strings.LastIndexByte(line, '}')
+		v, err := strconv.ParseFloat(strings.TrimSpace(line[end+1:]), 64)
+		if err != nil {
+			continue
+		}
+		l := map[string]string{}
+		for _, m := range labelRE.FindAllStringSubmatch(line[:end], -1) {
+			l[m[1]] = m[2]
+		}
+		res := l["resource"]
+		if l["subresource"] != "" {
+			res += "/" + l["subresource"]
+		}
+		out[fmt.Sprintf("%-6s %s %s", l["verb"], res, l["code"])] += v
+	}
+	return out, s.Err()
+}
+
+// printRequestDelta prints the API requests served during the window, per second, busiest first:
+// the load generator's are the lease PATCHes, nearly all the rest are the hub's.
+func printRequestDelta(pr progress, before, after map[string]float64, seconds float64) {
+	type row struct {
+		key string
+		n   float64
+	}
+	var rows []row
+	for k, v := range after {
+		if d := v - before[k]; d > 0 {
+			rows = append(rows, row{k, d})
+		}
+	}
+	slices.SortFunc(rows, func(a, b row) int { return cmp.Compare(b.n, a.n) })
+	pr.printf("API requests during the window (verb resource code: per second), lease PATCHes are the load generator's:")
+	for i, r := range rows {
+		if i == 12 {
+			break
+		}
+		pr.printf("  %s: %.2f/s", r.key, r.n/seconds)
+	}
+}
+
+var controllerRE = regexp.MustCompile(`controller="([^"]+)"`)
+
+// summarizeHubLog prints how many lines the hub logged, its errors by controller and the last
+// few, to show which controller was busy or failing without a profile.
+func summarizeHubLog(pr progress, path string) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		pr.printf("hub log: %v", err)
+		return
+	}
+	var lines, errs int
+	byController := map[string]int{}
+	var lastErrs []string
+	for line := range strings.Lines(string(data)) {
+		lines++
+		if !strings.HasPrefix(line, "E") {
+			continue
+		}
+		errs++
+		ctrlName := "(none)"
+		if m := controllerRE.FindStringSubmatch(line); m != nil {
+			ctrlName = m[1]
+		}
+		byController[ctrlName]++
+		if len(line) > 300 {
+			line = line[:300] + "..."
+		}
+		lastErrs = append(lastErrs, strings.TrimSpace(line))
+		if len(lastErrs) > 5 {
+			lastErrs = lastErrs[1:]
+		}
+	}
+	pr.printf("hub log: %d lines, %d errors %v", lines, errs, byController)
+	for _, l := range lastErrs {
+		pr.printf("  %s", l)
+	}
+}
