@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"math"
-	"os"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -25,6 +23,7 @@ import (
 	clusterv1alpha1 "github.com/flotilla/flotilla/api/cluster/v1alpha1"
 	"github.com/flotilla/flotilla/api/scheme"
 	"github.com/flotilla/flotilla/internal/conditions"
+	"github.com/flotilla/flotilla/internal/kubeconfig"
 )
 
 // Options configures an Agent.
@@ -453,13 +452,9 @@ func leaseSeconds(mc *clusterv1.ManagedCluster) int32 {
 
 // hubEndpoint is the hub's address and CA, for the kubeconfigs the agent writes.
 func hubEndpoint(cfg *rest.Config) (*rest.Config, error) {
-	out := &rest.Config{Host: cfg.Host, TLSClientConfig: rest.TLSClientConfig{CAData: cfg.CAData}}
-	if len(out.CAData) == 0 && cfg.CAFile != "" {
-		data, err := os.ReadFile(cfg.CAFile)
-		if err != nil {
-			return nil, fmt.Errorf("reading the hub CA %s: %w", cfg.CAFile, err)
-		}
-		out.CAData = data
+	ca, err := kubeconfig.CA(cfg)
+	if err != nil {
+		return nil, err
 	}
-	return out, nil
+	return &rest.Config{Host: cfg.Host, TLSClientConfig: rest.TLSClientConfig{CAData: ca}}, nil
 }

@@ -23,6 +23,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/flotilla/flotilla/internal/clusteridentity"
+	"github.com/flotilla/flotilla/internal/kubeconfig"
 )
 
 // Keys of the hub kubeconfig Secret on the spoke.
@@ -158,15 +159,10 @@ func requestCertificate(ctx context.Context, hubClient kubernetes.Interface, hub
 	if err != nil {
 		return nil, err
 	}
-	kc := clientcmdapi.NewConfig()
-	kc.Clusters["hub"] = &clientcmdapi.Cluster{Server: hub.Host, CertificateAuthorityData: hub.CAData}
-	kc.AuthInfos["agent"] = &clientcmdapi.AuthInfo{
+	data, err := kubeconfig.Build("hub", hub.Host, hub.CAData, &clientcmdapi.AuthInfo{
 		ClientCertificateData: issued,
 		ClientKeyData:         pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}),
-	}
-	kc.Contexts["hub"] = &clientcmdapi.Context{Cluster: "hub", AuthInfo: "agent"}
-	kc.CurrentContext = "hub"
-	data, err := clientcmd.Write(*kc)
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -12,9 +12,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"k8s.io/utils/ptr"
+
+	"github.com/flotilla/flotilla/internal/kubeconfig"
 )
 
 // The bootstrap identity: a service account whose tokens go into the kubeconfigs new agents join
@@ -76,10 +77,10 @@ func BootstrapKubeconfig(ctx context.Context, cs kubernetes.Interface, hub *rest
 	if err != nil {
 		return nil, fmt.Errorf("issuing a bootstrap token (run `flotilla init` on the hub first): %w", err)
 	}
-	kc := clientcmdapi.NewConfig()
-	kc.Clusters["hub"] = &clientcmdapi.Cluster{Server: hub.Host, CertificateAuthorityData: hub.CAData}
-	kc.AuthInfos["bootstrap"] = &clientcmdapi.AuthInfo{Token: tr.Status.Token}
-	kc.Contexts["bootstrap"] = &clientcmdapi.Context{Cluster: "hub", AuthInfo: "bootstrap"}
-	kc.CurrentContext = "bootstrap"
-	return clientcmd.Write(*kc)
+	// The CA may come from a file in the administrator's kubeconfig; the agent's copy carries it inline.
+	ca, err := kubeconfig.CA(hub)
+	if err != nil {
+		return nil, err
+	}
+	return kubeconfig.Build("bootstrap", hub.Host, ca, &clientcmdapi.AuthInfo{Token: tr.Status.Token})
 }
