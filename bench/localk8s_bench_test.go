@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/flotilla/flotilla/internal/fleet"
@@ -103,28 +101,13 @@ func addNodesAndWait(b *testing.B, f *localk8s.Fleet, c fleet.Cluster) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	want := 0
 	for _, np := range c.NodePools {
 		if err := localk8s.CreateNodes(context.Background(), cs, np.LocalNodePool()); err != nil {
 			b.Fatal(err)
 		}
-		want += np.Count
 	}
-	err = wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
-		nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return false, nil
-		}
-		ready := 0
-		for i := range nodes.Items {
-			if localk8s.NodeSchedulable(&nodes.Items[i]) {
-				ready++
-			}
-		}
-		return ready == want, nil
-	})
-	if err != nil {
-		b.Fatalf("%s: nodes not Ready: %v", c.Name, err)
+	if err := localk8s.WaitNodesSchedulable(context.Background(), cs, 2*time.Minute); err != nil {
+		b.Fatalf("%s: %v", c.Name, err)
 	}
 }
 

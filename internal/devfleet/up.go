@@ -7,12 +7,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/clock"
 
@@ -134,12 +130,14 @@ func installCRDs(ctx context.Context, f *localk8s.Fleet, say func(string, ...any
 }
 
 func addNodes(ctx context.Context, f *localk8s.Fleet, spec *fleet.Fleet, say func(string, ...any)) error {
+	clients := map[string]kubernetes.Interface{}
 	for _, c := range spec.Clusters {
 		lc, _ := f.Cluster(c.Name)
 		cs, err := kubernetes.NewForConfig(lc.Config)
 		if err != nil {
 			return err
 		}
+		clients[c.Name] = cs
 		want := 0
 		for _, np := range c.NodePools {
 			if err := localk8s.CreateNodes(ctx, cs, np.LocalNodePool()); err != nil {
@@ -149,36 +147,13 @@ func addNodes(ctx context.Context, f *localk8s.Fleet, spec *fleet.Fleet, say fun
 		}
 		say("  %-12s %d simulated nodes created", c.Name, want)
 	}
-	// kwok marks the nodes Ready; kube-controller-manager then lifts the not-ready taint.
 	for _, c := range spec.Clusters {
 		lc, _ := f.Cluster(c.Name)
-		cs, err := kubernetes.NewForConfig(lc.Config)
-		if err != nil {
-			return err
-		}
-		var last string
-		err = wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
-			nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
-			if err != nil {
-				last = err.Error()
-				return false, nil
-			}
-			ready, notReady := 0, []string{}
-			for i := range nodes.Items {
-				if localk8s.NodeSchedulable(&nodes.Items[i]) {
-					ready++
-				} else {
-					notReady = append(notReady, nodes.Items[i].Name)
-				}
-			}
-			last = strconv.Itoa(ready) + " of " + strconv.Itoa(len(nodes.Items)) + " nodes Ready; waiting for " + strings.Join(notReady, ", ")
-			return len(notReady) == 0, nil
-		})
-		if err != nil {
+		if err := localk8s.WaitNodesSchedulable(ctx, clients[c.Name], 2*time.Minute); err != nil {
 			if cerr := lc.Check(); cerr != nil {
 				return fmt.Errorf("cluster %s: nodes did not become Ready: %w", c.Name, cerr)
 			}
-			return fmt.Errorf("cluster %s: nodes did not become Ready within 2m (%s); see the logs in %s", c.Name, last, filepath.Join(lc.Dir, "logs"))
+			return fmt.Errorf("cluster %s: %w; see the logs in %s", c.Name, err, filepath.Join(lc.Dir, "logs"))
 		}
 		say("  %-12s nodes Ready", c.Name)
 	}

@@ -5,11 +5,14 @@ import (
 	"fmt"
 	"maps"
 	"strconv"
+	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 )
 
@@ -96,4 +99,30 @@ func NodeSchedulable(n *corev1.Node) bool {
 		}
 	}
 	return false
+}
+
+// WaitNodesSchedulable waits until every node of the cluster cs reaches is Ready and schedulable
+// (kwok marks simulated nodes Ready; kube-controller-manager then lifts the not-ready taint). On
+// timeout the error says how many are and which are not.
+func WaitNodesSchedulable(ctx context.Context, cs kubernetes.Interface, timeout time.Duration) error {
+	var last string
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+		nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+		if err != nil {
+			last = err.Error()
+			return false, nil
+		}
+		var notReady []string
+		for i := range nodes.Items {
+			if !NodeSchedulable(&nodes.Items[i]) {
+				notReady = append(notReady, nodes.Items[i].Name)
+			}
+		}
+		last = fmt.Sprintf("%d of %d nodes Ready; waiting for %s", len(nodes.Items)-len(notReady), len(nodes.Items), strings.Join(notReady, ", "))
+		return len(notReady) == 0, nil
+	})
+	if err != nil {
+		return fmt.Errorf("nodes did not become Ready within %s (%s)", timeout, last)
+	}
+	return nil
 }
