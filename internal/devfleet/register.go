@@ -33,7 +33,6 @@ const (
 // startFlotilla runs `flotilla hub` next to the hub and `flotilla agent` next to each spoke,
 // accepts every spoke and waits until each is joined and available.
 func startFlotilla(ctx context.Context, f *localk8s.Fleet, flotilla string, st *State, clk clock.PassiveClock, say func(string, ...any)) error {
-	hubDir := f.Hub.Dir
 	cs, err := kubernetes.NewForConfig(f.Hub.Config)
 	if err != nil {
 		return err
@@ -45,7 +44,7 @@ func startFlotilla(ctx context.Context, f *localk8s.Fleet, flotilla string, st *
 	if err != nil {
 		return err
 	}
-	bootstrap := filepath.Join(hubDir, "bootstrap.kubeconfig")
+	bootstrap := filepath.Join(f.Hub.Dir, "bootstrap.kubeconfig")
 	if err := os.WriteFile(bootstrap, data, 0o600); err != nil {
 		return err
 	}
@@ -53,16 +52,16 @@ func startFlotilla(ctx context.Context, f *localk8s.Fleet, flotilla string, st *
 	if err != nil {
 		return err
 	}
-	start := func(cluster, component string, args []string) error {
-		p, err := localk8s.StartProcess(cluster+"/"+component, flotilla, args,
-			filepath.Join(hubDirOf(f, cluster), "logs", component+".log"), true)
+	start := func(cluster *localk8s.Cluster, component string, args []string) error {
+		p, err := localk8s.StartProcess(cluster.Name+"/"+component, flotilla, args,
+			filepath.Join(cluster.Dir, "logs", component+".log"), true)
 		if err != nil {
 			return err
 		}
-		st.Processes = append(st.Processes, ProcessState{Cluster: cluster, Component: component, PID: p.PID(), Binary: flotilla, Log: p.LogPath})
+		st.Processes = append(st.Processes, ProcessState{Cluster: cluster.Name, Component: component, PID: p.PID(), Binary: flotilla, Log: p.LogPath})
 		return nil
 	}
-	if err := start(localk8s.HubName, HubComponent, []string{"hub",
+	if err := start(f.Hub, HubComponent, []string{"hub",
 		"--kubeconfig", f.Hub.Kubeconfig, "--leader-elect=false",
 		"--health-probe-bind-address", "127.0.0.1:" + strconv.Itoa(ports[0]),
 		"--metrics-bind-address", "127.0.0.1:" + strconv.Itoa(ports[1]),
@@ -73,7 +72,7 @@ func startFlotilla(ctx context.Context, f *localk8s.Fleet, flotilla string, st *
 		if err := createClaims(ctx, s, st); err != nil {
 			return err
 		}
-		if err := start(s.Name, AgentComponent, []string{"agent",
+		if err := start(s, AgentComponent, []string{"agent",
 			"--cluster-name", s.Name, "--agent-id", "dev",
 			"--bootstrap-kubeconfig", bootstrap, "--kubeconfig", s.Kubeconfig,
 		}); err != nil {
@@ -88,15 +87,19 @@ func startFlotilla(ctx context.Context, f *localk8s.Fleet, flotilla string, st *
 	}
 	for _, s := range f.Spokes {
 		var last string
+		accepted := false
 		err := wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, 90*time.Second, true, func(ctx context.Context) (bool, error) {
-			res, err := registration.Accept(ctx, c, cs, s.Name, clk)
-			if err != nil {
-				last = err.Error()
-				return false, nil
-			}
-			if len(res.Approved) == 0 && !res.PreviouslyApproved {
-				last = "no certificate request from the agent yet"
-				return false, nil
+			if !accepted {
+				res, err := registration.Accept(ctx, c, cs, s.Name, clk)
+				if err != nil {
+					last = err.Error()
+					return false, nil
+				}
+				if len(res.Approved) == 0 && !res.PreviouslyApproved {
+					last = "no certificate request from the agent yet"
+					return false, nil
+				}
+				accepted = true // approved and accepted: from now on only wait for the agent
 			}
 			mc := &clusterv1.ManagedCluster{}
 			if err := c.Get(ctx, client.ObjectKey{Name: s.Name}, mc); err != nil {
@@ -162,9 +165,4 @@ func labelCluster(ctx context.Context, c client.Client, cluster string, st *Stat
 		return fmt.Errorf("labeling ManagedCluster %s: %w", cluster, err)
 	}
 	return nil
-}
-
-func hubDirOf(f *localk8s.Fleet, cluster string) string {
-	c, _ := f.Cluster(cluster)
-	return c.Dir
 }
