@@ -10,13 +10,9 @@ import (
 	"testing"
 
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"sigs.k8s.io/yaml"
 
 	"github.com/flotilla/flotilla/internal/crdcompat"
 )
-
-// ReferenceEnv overrides where the reference CRDs are read from.
-const ReferenceEnv = "FLOTILLA_REFERENCE_CRDS"
 
 // repoRoot is the checkout's top folder (this file is config/crd/compat_test.go).
 func repoRoot(t *testing.T) string {
@@ -25,37 +21,6 @@ func repoRoot(t *testing.T) string {
 		t.Fatal("cannot locate the checkout")
 	}
 	return filepath.Join(filepath.Dir(file), "..", "..")
-}
-
-func referenceCRDs(t *testing.T) []*apiextv1.CustomResourceDefinition {
-	dir := os.Getenv(ReferenceEnv)
-	if dir == "" {
-		dir = filepath.Join(repoRoot(t), "..", "shared", "reference", "crds")
-	}
-	var paths []string
-	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".yaml") {
-			paths = append(paths, p)
-		}
-		return nil
-	})
-	if len(paths) == 0 {
-		t.Fatalf("no reference CRDs in %s: the compatibility test needs OCM's published CRDs there "+
-			"(the shared/reference/crds folder beside the checkout), or set %s to a folder holding them", dir, ReferenceEnv)
-	}
-	var out []*apiextv1.CustomResourceDefinition
-	for _, p := range paths {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		crd := &apiextv1.CustomResourceDefinition{}
-		if err := yaml.Unmarshal(data, crd); err != nil {
-			t.Fatalf("reference CRD %s: %v", p, err)
-		}
-		out = append(out, crd)
-	}
-	return out
 }
 
 // allowedDifferences reads the table of deliberate differences in docs/compatibility.md:
