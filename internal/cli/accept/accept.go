@@ -12,27 +12,25 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flotilla/flotilla/api/scheme"
+	"github.com/flotilla/flotilla/internal/cli/kubeflags"
 	"github.com/flotilla/flotilla/internal/cli/streams"
 	"github.com/flotilla/flotilla/internal/hub/registration"
-	"github.com/flotilla/flotilla/internal/localk8s"
 )
 
 // NewCommand returns `flotilla accept`.
 func NewCommand(io streams.IO, clk clock.PassiveClock) *cobra.Command {
-	var kubeconfig string
+	var kube kubeflags.Flags
 	var wait time.Duration
 	cmd := &cobra.Command{
 		Use:   "accept CLUSTER...",
 		Short: "Accept clusters: approve their certificate requests and set hubAcceptsClient",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if kubeconfig == "" {
-				return fmt.Errorf("--kubeconfig is required: the hub cluster's kubeconfig")
-			}
-			cfg, err := localk8s.RESTConfigFromKubeconfig(kubeconfig)
+			hub, err := kube.Load()
 			if err != nil {
 				return err
 			}
+			cfg := hub.Config
 			c, err := client.New(cfg, client.Options{Scheme: scheme.Scheme})
 			if err != nil {
 				return err
@@ -49,7 +47,7 @@ func NewCommand(io streams.IO, clk clock.PassiveClock) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&kubeconfig, "kubeconfig", "", "kubeconfig of the hub cluster (required)")
+	kube.AddFlags(cmd.Flags(), "the hub cluster")
 	cmd.Flags().DurationVar(&wait, "wait", 0, "wait up to this long for the cluster's agent to register and ask for a certificate")
 	return cmd
 }

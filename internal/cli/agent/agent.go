@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"fmt"
 	"os"
 	"time"
 
@@ -11,12 +10,14 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/flotilla/flotilla/internal/agent/registration"
+	"github.com/flotilla/flotilla/internal/cli/kubeflags"
 	"github.com/flotilla/flotilla/internal/cli/streams"
 )
 
 // NewCommand returns `flotilla agent`.
 func NewCommand(_ streams.IO) *cobra.Command {
-	var clusterName, agentID, bootstrapKubeconfig, kubeconfig string
+	var clusterName, agentID, bootstrapKubeconfig string
+	var kube kubeflags.Flags
 	var certLifetime time.Duration
 	cmd := &cobra.Command{
 		Use:   "agent",
@@ -29,10 +30,11 @@ func NewCommand(_ streams.IO) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			// Input that cannot work is refused here; everything else, including a hub that refuses
 			// the bootstrap kubeconfig, the agent retries and explains in its log.
-			spoke, err := spokeConfig(kubeconfig)
+			spokeConfig, err := kube.Load()
 			if err != nil {
 				return err
 			}
+			spoke := spokeConfig.Config
 			var bootstrap *rest.Config
 			if bootstrapKubeconfig == "" {
 				// What `flotilla join` stored on the cluster.
@@ -74,18 +76,7 @@ func NewCommand(_ streams.IO) *cobra.Command {
 	f.StringVar(&clusterName, "cluster-name", "", "name of this cluster on the hub, a DNS label (default: the name `flotilla join` stored)")
 	f.StringVar(&agentID, "agent-id", "", "identity of this agent among the cluster's agents (default: the host name)")
 	f.StringVar(&bootstrapKubeconfig, "bootstrap-kubeconfig", "", "hub kubeconfig with the bootstrap identity (default: the one `flotilla join` stored on this cluster)")
-	f.StringVar(&kubeconfig, "kubeconfig", "", "kubeconfig of this (spoke) cluster; in-cluster configuration when empty")
+	kube.AddFlags(f, "this (spoke) cluster")
 	f.DurationVar(&certLifetime, "certificate-lifetime", 0, "lifetime to ask for the hub client certificate (at least 10m; default: the signer's)")
 	return cmd
-}
-
-func spokeConfig(kubeconfig string) (*rest.Config, error) {
-	if kubeconfig != "" {
-		return registration.LoadKubeconfig("--kubeconfig", kubeconfig, "a kubeconfig of this cluster")
-	}
-	cfg, err := rest.InClusterConfig()
-	if err != nil {
-		return nil, fmt.Errorf("no --kubeconfig and not running in a cluster: %w", err)
-	}
-	return cfg, nil
 }

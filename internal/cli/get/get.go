@@ -4,25 +4,26 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flotilla/flotilla/api/scheme"
+	"github.com/flotilla/flotilla/internal/cli/kubeflags"
 	"github.com/flotilla/flotilla/internal/cli/streams"
 )
 
-// newClientFunc builds a reader of the hub from a kubeconfig file. It also returns the namespace
-// the kubeconfig's current context names ("default" when it names none), which namespaced kinds
-// are listed in when -n is not given, as kubectl does.
-type newClientFunc func(kubeconfig string) (client.Reader, string, error)
+// newClientFunc builds a reader of the hub from the kubeconfig the flags select. It also returns
+// where that configuration came from, with the namespace its context names ("default" when it
+// names none), which namespaced kinds are listed in when -n is not given, as kubectl does.
+type newClientFunc func(kube kubeflags.Flags) (client.Reader, *kubeflags.Loaded, error)
 
 // options are the command's flags.
 type options struct {
-	kubeconfig    string
+	kube          kubeflags.Flags
 	namespace     string
 	allNamespaces bool
 	output        string
@@ -46,8 +47,9 @@ func newCommand(io streams.IO, clk clock.PassiveClock, newClient newClientFunc) 
 			"List with -o yaml or -o json. Bindings are listed in the namespace of -n, else of the kubeconfig's\n" +
 			"context, or in every namespace with -A.\n\n" +
 			"Accepted names: " + resourceNames() + ".",
-		Example: `  flotilla get clusters --kubeconfig "$(flotilla dev kubeconfig hub)"
-  flotilla get bindings -A --kubeconfig hub.kubeconfig
+		Example: `  flotilla get clusters                  # the hub of $KUBECONFIG or ~/.kube/config, as kubectl
+  flotilla get clusters --kubeconfig "$(flotilla dev kubeconfig hub)"
+  flotilla get bindings -A --context hub
   flotilla get mclsets -o yaml --kubeconfig hub.kubeconfig`,
 		ValidArgs: validArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -59,7 +61,7 @@ func newCommand(io streams.IO, clk clock.PassiveClock, newClient newClientFunc) 
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig of the hub (required)")
+	o.kube.AddFlags(f, "the hub")
 	f.StringVarP(&o.namespace, "namespace", "n", "", "namespace of the bindings to list (default: the kubeconfig context's namespace)")
 	f.BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "list bindings in every namespace")
 	f.StringVarP(&o.output, "output", "o", "", "output format: yaml or json; a table when empty")
@@ -81,15 +83,12 @@ func (o options) validate(args []string) (resourceType, error) {
 	default:
 		return resourceType{}, fmt.Errorf("--output (-o) %q is not supported: use -o yaml or -o json, or leave it out for a table", o.output)
 	}
-	if o.kubeconfig == "" {
-		return resourceType{}, fmt.Errorf(`--kubeconfig is required: the kubeconfig of the hub, such as --kubeconfig "$(flotilla dev kubeconfig hub)"`)
-	}
 	return r, nil
 }
 
 // run lists r on the hub and prints it.
 func run(ctx context.Context, io streams.IO, clk clock.PassiveClock, newClient newClientFunc, o options, r resourceType) error {
-	c, contextNamespace, err := newClient(o.kubeconfig)
+	c, hub, err := newClient(o.kube)
 	if err != nil {
 		return err
 	}
@@ -98,17 +97,17 @@ func run(ctx context.Context, io streams.IO, clk clock.PassiveClock, newClient n
 	if r.namespaced && !o.allNamespaces {
 		namespace = o.namespace
 		if namespace == "" {
-			namespace = contextNamespace
+			namespace = hub.Namespace
 		}
 		opts = append(opts, client.InNamespace(namespace))
 	}
 	list := r.newList()
 	if err := c.List(ctx, list, opts...); err != nil {
 		if meta.IsNoMatchError(err) {
-			return fmt.Errorf("the hub of kubeconfig %s does not serve %s: %w; install the CRDs with `flotilla install crds --kubeconfig %s`",
-				o.kubeconfig, r.name, err, o.kubeconfig)
+			return fmt.Errorf("the hub of kubeconfig %s does not serve %s: %w; install the CRDs with `%s`",
+				hub.Source, r.name, err, strings.TrimSpace("flotilla install crds "+o.kube.Args()))
 		}
-		return fmt.Errorf("listing %s on the hub of kubeconfig %s: %w", r.name, o.kubeconfig, err)
+		return fmt.Errorf("listing %s on the hub of kubeconfig %s: %w", r.name, hub.Source, err)
 	}
 	if err := sortByNamespaceAndName(list); err != nil {
 		return err
@@ -148,20 +147,14 @@ func sortByNamespaceAndName(list client.ObjectList) error {
 }
 
 // newHubClient is the newClientFunc of the real command.
-func newHubClient(kubeconfig string) (client.Reader, string, error) {
-	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
-		&clientcmd.ClientConfigLoadingRules{ExplicitPath: kubeconfig}, &clientcmd.ConfigOverrides{})
-	cfg, err := cc.ClientConfig()
+func newHubClient(kube kubeflags.Flags) (client.Reader, *kubeflags.Loaded, error) {
+	hub, err := kube.Load()
 	if err != nil {
-		return nil, "", fmt.Errorf("loading kubeconfig %s: %w", kubeconfig, err)
+		return nil, nil, err
 	}
-	namespace, _, err := cc.Namespace()
+	c, err := client.New(hub.Config, client.Options{Scheme: scheme.Scheme})
 	if err != nil {
-		return nil, "", fmt.Errorf("reading the namespace of kubeconfig %s: %w", kubeconfig, err)
+		return nil, nil, fmt.Errorf("creating a client of the hub of kubeconfig %s: %w", hub.Source, err)
 	}
-	c, err := client.New(cfg, client.Options{Scheme: scheme.Scheme})
-	if err != nil {
-		return nil, "", fmt.Errorf("creating a client of the hub of kubeconfig %s: %w", kubeconfig, err)
-	}
-	return c, namespace, nil
+	return c, hub, nil
 }

@@ -23,6 +23,7 @@ import (
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	"github.com/flotilla/flotilla/api/scheme"
+	"github.com/flotilla/flotilla/internal/cli/kubeflags"
 	"github.com/flotilla/flotilla/internal/cli/streams"
 )
 
@@ -45,13 +46,14 @@ func fleet() []client.Object {
 	}
 }
 
-// fakeHub returns a client constructor serving objs, and the kubeconfig it was last asked for.
-func fakeHub(funcs interceptor.Funcs, objs ...client.Object) (newClientFunc, *string) {
-	var asked string
-	return func(kubeconfig string) (client.Reader, string, error) {
-		asked = kubeconfig
+// fakeHub returns a client constructor serving objs, and the flags it was last asked for (nil
+// until asked).
+func fakeHub(funcs interceptor.Funcs, objs ...client.Object) (newClientFunc, **kubeflags.Flags) {
+	var asked *kubeflags.Flags
+	return func(kube kubeflags.Flags) (client.Reader, *kubeflags.Loaded, error) {
+		asked = &kube
 		c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(objs...).WithInterceptorFuncs(funcs).Build()
-		return c, contextNamespace, nil
+		return c, &kubeflags.Loaded{Namespace: contextNamespace, Source: kube.Kubeconfig}, nil
 	}, &asked
 }
 
@@ -148,8 +150,8 @@ func TestGetTables(t *testing.T) {
 			if err != nil {
 				t.Fatalf("get %v: %v", tc.args, err)
 			}
-			if *asked != "hub.kubeconfig" {
-				t.Errorf("the client was built from kubeconfig %q, want hub.kubeconfig", *asked)
+			if *asked == nil || (*asked).Kubeconfig != "hub.kubeconfig" {
+				t.Errorf("the client was built from flags %+v, want --kubeconfig hub.kubeconfig", *asked)
 			}
 			if diff := cmp.Diff(tc.wantOut, out); diff != "" {
 				t.Errorf("stdout (-want +got):\n%s", diff)
@@ -270,11 +272,6 @@ func TestGetRejectsBadInput(t *testing.T) {
 			wantErrs:  []string{`--output (-o) "wide" is not supported`, "-o yaml or -o json"},
 			wantNoHub: true,
 		},
-		"no kubeconfig": {
-			args:      []string{"clusters"},
-			wantErrs:  []string{"--kubeconfig is required", "flotilla dev kubeconfig hub"},
-			wantNoHub: true,
-		},
 		"CRDs not installed": {
 			args:     []string{"clusters", "--kubeconfig", "hub.kubeconfig"},
 			listErr:  noMatch,
@@ -304,8 +301,8 @@ func TestGetRejectsBadInput(t *testing.T) {
 					t.Errorf("error %q does not say %q", err, want)
 				}
 			}
-			if tc.wantNoHub && *asked != "" {
-				t.Errorf("bad input reached the hub (kubeconfig %q)", *asked)
+			if tc.wantNoHub && *asked != nil {
+				t.Errorf("bad input reached the hub (flags %+v)", **asked)
 			}
 			if out != "" || errOut != "" {
 				t.Errorf("a failed get printed stdout %q stderr %q", out, errOut)
@@ -338,11 +335,11 @@ func TestNewHubClient(t *testing.T) {
 	}{
 		"context names a namespace": {kubeconfig: write("team.kubeconfig", "research"), wantNamespace: "research"},
 		"context names none":        {kubeconfig: write("admin.kubeconfig", ""), wantNamespace: "default"},
-		"missing file":              {kubeconfig: filepath.Join(dir, "nope.kubeconfig"), wantErr: "loading kubeconfig " + filepath.Join(dir, "nope.kubeconfig")},
+		"missing file":              {kubeconfig: filepath.Join(dir, "nope.kubeconfig"), wantErr: "--kubeconfig " + filepath.Join(dir, "nope.kubeconfig") + ": no such file"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			c, namespace, err := newHubClient(tc.kubeconfig)
+			c, hub, err := newHubClient(kubeflags.Flags{Kubeconfig: tc.kubeconfig})
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("newHubClient: err = %v, want one saying %q", err, tc.wantErr)
@@ -355,7 +352,7 @@ func TestNewHubClient(t *testing.T) {
 			if c == nil {
 				t.Fatal("newHubClient returned no client")
 			}
-			if diff := cmp.Diff(tc.wantNamespace, namespace); diff != "" {
+			if diff := cmp.Diff(tc.wantNamespace, hub.Namespace); diff != "" {
 				t.Errorf("namespace (-want +got):\n%s", diff)
 			}
 		})

@@ -11,16 +11,16 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/flotilla/flotilla/internal/cli/kubeflags"
 	"github.com/flotilla/flotilla/internal/cli/streams"
 	"github.com/flotilla/flotilla/internal/hub"
-	"github.com/flotilla/flotilla/internal/localk8s"
 )
 
 // NewCommand returns `flotilla hub`.
 func NewCommand(_ streams.IO) *cobra.Command {
 	opts := hub.DefaultOptions()
 	opts.WebhookAddress = hub.DefaultWebhookAddress
-	var kubeconfig string
+	var kube kubeflags.Flags
 	cmd := &cobra.Command{
 		Use:   "hub",
 		Short: "Run the hub's controllers against the hub's API server",
@@ -28,13 +28,11 @@ func NewCommand(_ streams.IO) *cobra.Command {
 			"Replicas elect a leader through a Lease, so a standby can take over.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if kubeconfig == "" {
-				return fmt.Errorf("--kubeconfig is required: the hub cluster's kubeconfig")
-			}
-			cfg, err := localk8s.RESTConfigFromKubeconfig(kubeconfig)
+			hubConfig, err := kube.Load()
 			if err != nil {
 				return err
 			}
+			cfg := hubConfig.Config
 			if opts.LeaderElection {
 				if err := ensureNamespace(cmd.Context(), cfg, opts.LeaderElectionNamespace); err != nil {
 					return err
@@ -48,7 +46,7 @@ func NewCommand(_ streams.IO) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&kubeconfig, "kubeconfig", "", "kubeconfig of the hub cluster (required)")
+	kube.AddFlags(f, "the hub cluster")
 	f.Float32Var(&opts.QPS, "kube-api-qps", opts.QPS, "requests per second to the hub API server")
 	f.IntVar(&opts.Burst, "kube-api-burst", opts.Burst, "burst of requests to the hub API server")
 	f.BoolVar(&opts.LeaderElection, "leader-elect", opts.LeaderElection, "elect a leader among replicas through a Lease")

@@ -4,20 +4,22 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/flotilla/flotilla/internal/cli/kubeflags"
 	"github.com/flotilla/flotilla/internal/cli/streams"
 	"github.com/flotilla/flotilla/internal/hub/registration"
 	"github.com/flotilla/flotilla/internal/install"
-	"github.com/flotilla/flotilla/internal/localk8s"
 )
 
 // NewCommand returns `flotilla init`.
 func NewCommand(io streams.IO) *cobra.Command {
-	var kubeconfig, output string
+	var kube kubeflags.Flags
+	var output string
 	var ttl time.Duration
 	cmd := &cobra.Command{
 		Use:   "init",
@@ -27,13 +29,11 @@ func NewCommand(io streams.IO) *cobra.Command {
 			"the agent command that joins a cluster.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if kubeconfig == "" {
-				return fmt.Errorf("--kubeconfig is required: the hub cluster's kubeconfig")
-			}
-			cfg, err := localk8s.RESTConfigFromKubeconfig(kubeconfig)
+			hub, err := kube.Load()
 			if err != nil {
 				return err
 			}
+			cfg := hub.Config
 			ctx, cancel := context.WithTimeout(cmd.Context(), 2*time.Minute)
 			defer cancel()
 			if _, err := install.Embedded(ctx, cfg, install.Options{}); err != nil {
@@ -59,14 +59,14 @@ func NewCommand(io streams.IO) *cobra.Command {
 
 then accept it on the hub:
 
-  flotilla accept <name> --kubeconfig %s
+  %s
 
 The bootstrap kubeconfig can only register clusters; its token expires in %s.
-`, output, kubeconfig, ttl)
+`, output, strings.TrimSpace("flotilla accept <name> "+kube.Args()), ttl)
 			return err
 		},
 	}
-	cmd.Flags().StringVar(&kubeconfig, "kubeconfig", "", "kubeconfig of the hub cluster (required)")
+	kube.AddFlags(cmd.Flags(), "the hub cluster")
 	cmd.Flags().StringVar(&output, "bootstrap-kubeconfig", "bootstrap.kubeconfig", "file to write the bootstrap kubeconfig to")
 	cmd.Flags().DurationVar(&ttl, "token-ttl", 24*time.Hour, "how long the bootstrap token is valid")
 	return cmd

@@ -2,14 +2,13 @@ package install
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/flotilla/flotilla/internal/cli/kubeflags"
 	"github.com/flotilla/flotilla/internal/cli/streams"
 	"github.com/flotilla/flotilla/internal/install"
-	"github.com/flotilla/flotilla/internal/localk8s"
 )
 
 // NewCommand returns `flotilla install` and its subcommands.
@@ -23,7 +22,7 @@ func NewCommand(io streams.IO) *cobra.Command {
 }
 
 func newCRDsCommand(io streams.IO) *cobra.Command {
-	var kubeconfig string
+	var kube kubeflags.Flags
 	var dryRun bool
 	var timeout time.Duration
 	cmd := &cobra.Command{
@@ -35,20 +34,18 @@ func newCRDsCommand(io streams.IO) *cobra.Command {
 		Example: `  flotilla install crds --kubeconfig "$(flotilla dev kubeconfig hub)" --dry-run`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if kubeconfig == "" {
-				return fmt.Errorf("--kubeconfig is required: the kubeconfig of the cluster to install the CRDs on")
-			}
-			cfg, err := localk8s.RESTConfigFromKubeconfig(kubeconfig)
+			cluster, err := kube.Load()
 			if err != nil {
 				return err
 			}
+			cfg := cluster.Config
 			ctx, cancel := context.WithTimeout(cmd.Context(), timeout+30*time.Second)
 			defer cancel()
 			_, err = install.Embedded(ctx, cfg, install.Options{DryRun: dryRun, Out: io.Out, Timeout: timeout})
 			return err
 		},
 	}
-	cmd.Flags().StringVar(&kubeconfig, "kubeconfig", "", "kubeconfig of the cluster (required)")
+	kube.AddFlags(cmd.Flags(), "the cluster to install the CRDs on")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print what would change; change nothing")
 	cmd.Flags().DurationVar(&timeout, "timeout", 60*time.Second, "how long to wait for the CRDs to be Established")
 	return cmd

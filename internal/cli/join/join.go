@@ -3,6 +3,7 @@ package join
 import (
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 	authorizationv1 "k8s.io/api/authorization/v1"
@@ -10,12 +11,14 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/flotilla/flotilla/internal/agent/registration"
+	"github.com/flotilla/flotilla/internal/cli/kubeflags"
 	"github.com/flotilla/flotilla/internal/cli/streams"
 )
 
 // NewCommand returns `flotilla join`.
 func NewCommand(io streams.IO) *cobra.Command {
-	var clusterName, bootstrapKubeconfig, kubeconfig string
+	var clusterName, bootstrapKubeconfig string
+	var kube kubeflags.Flags
 	cmd := &cobra.Command{
 		Use:   "join",
 		Short: "Prepare this cluster to join a hub: check the bootstrap kubeconfig and store it on the cluster",
@@ -31,10 +34,11 @@ func NewCommand(io streams.IO) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			spoke, err := registration.LoadKubeconfig("--kubeconfig", kubeconfig, "a kubeconfig of the cluster that joins")
+			spokeConfig, err := kube.Load()
 			if err != nil {
 				return err
 			}
+			spoke := spokeConfig.Config
 			// Ask the hub whether the bootstrap identity may register: this catches a kubeconfig for
 			// the wrong hub, an expired token and a missing `flotilla init` before the agent starts.
 			hub, err := kubernetes.NewForConfig(bootstrap)
@@ -66,15 +70,15 @@ func NewCommand(io streams.IO) *cobra.Command {
 			}
 			_, err = fmt.Fprintf(io.Out, `Cluster %s is ready to join the hub at %s. Start its agent:
 
-  flotilla agent --kubeconfig %s
+  %s
 
 then accept it on the hub: flotilla accept %s --kubeconfig <hub kubeconfig>
-`, clusterName, bootstrap.Host, kubeconfig, clusterName)
+`, clusterName, bootstrap.Host, strings.TrimSpace("flotilla agent "+kube.Args()), clusterName)
 			return err
 		},
 	}
 	cmd.Flags().StringVar(&clusterName, "cluster-name", "", "name of this cluster on the hub (a DNS label; required)")
 	cmd.Flags().StringVar(&bootstrapKubeconfig, "bootstrap-kubeconfig", "", "bootstrap kubeconfig from `flotilla init` (required)")
-	cmd.Flags().StringVar(&kubeconfig, "kubeconfig", "", "kubeconfig of the cluster that joins (required)")
+	kube.AddFlags(cmd.Flags(), "the cluster that joins")
 	return cmd
 }
