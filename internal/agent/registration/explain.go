@@ -78,6 +78,14 @@ func (e *stepError) server() string {
 	return "the hub " + e.Server
 }
 
+// approval says who approves the step's certificate requests.
+func (e *stepError) approval() string {
+	if e.Identity == agentIdentity {
+		return "the hub approves the renewals of accepted clusters by itself"
+	}
+	return "approve it with `flotilla accept " + e.Cluster + "` on the hub"
+}
+
 // csrDeniedError is a certificate request that an administrator denied or the signer failed.
 type csrDeniedError struct {
 	Name    string
@@ -87,6 +95,31 @@ type csrDeniedError struct {
 
 func (e *csrDeniedError) Error() string {
 	return fmt.Sprintf("certificate request %s was %s: %s", e.Name, e.Type, e.Message)
+}
+
+// csrGoneError is a certificate request deleted while the agent waited for it.
+type csrGoneError struct {
+	Name string
+}
+
+func (e *csrGoneError) Error() string {
+	return fmt.Sprintf("certificate request %s was deleted before it was signed", e.Name)
+}
+
+// approvalTimeoutError is a certificate request not signed within the agent's bounded wait.
+type approvalTimeoutError struct {
+	Name    string
+	Timeout time.Duration
+	// LastErr is the last error reading the request, if the last attempt failed.
+	LastErr error
+}
+
+func (e *approvalTimeoutError) Error() string {
+	s := fmt.Sprintf("certificate request %s was not signed within %s", e.Name, e.Timeout)
+	if e.LastErr != nil {
+		s += fmt.Sprintf(" (last error reading it: %v)", e.LastErr)
+	}
+	return s
 }
 
 // certificateExpiredError is the agent's hub certificate expiring before it could be renewed.
@@ -109,11 +142,25 @@ func explain(err error) string {
 		return err.Error() // every failure of the agent's steps is a stepError
 	}
 	var denied *csrDeniedError
+	var gone *csrGoneError
+	var timeout *approvalTimeoutError
 	var expired *certificateExpiredError
+	if why := ExplainWebhookFailure(err); why != "" {
+		return fmt.Sprintf("the hub %s refused to %s: %s", se.Server, se.Step, why)
+	}
 	switch {
 	case errors.As(err, &denied):
-		return fmt.Sprintf("certificate request %s of cluster %s was %s (%s): the agent asks again; approve it with `flotilla accept %s` on the hub",
-			denied.Name, se.Cluster, strings.ToLower(denied.Type), denied.Message, se.Cluster)
+		return fmt.Sprintf("certificate request %s of cluster %s was %s (%s): the agent asks again; %s",
+			denied.Name, se.Cluster, strings.ToLower(denied.Type), denied.Message, se.approval())
+	case errors.As(err, &gone):
+		return fmt.Sprintf("certificate request %s of cluster %s was deleted before it was signed: the agent asks again; %s",
+			gone.Name, se.Cluster, se.approval())
+	case errors.As(err, &timeout) && se.Identity == agentIdentity:
+		return fmt.Sprintf("the hub did not sign renewal request %s of cluster %s within %s: the agent asks again and keeps its current certificate meanwhile; "+
+			"is `flotilla hub` running? It approves the renewals of accepted clusters", timeout.Name, se.Cluster, timeout.Timeout)
+	case errors.As(err, &timeout):
+		return fmt.Sprintf("certificate request %s of cluster %s was not signed within %s: the agent asks again; approve it with `flotilla accept %s` on the hub",
+			timeout.Name, se.Cluster, timeout.Timeout, se.Cluster)
 	case errors.As(err, &expired):
 		return fmt.Sprintf("the agent's hub certificate (Secret %s on the spoke) expired at %s before it could be renewed: the agent registers again with the bootstrap kubeconfig; approve it with `flotilla accept %s` on the hub",
 			se.Secret, expired.NotAfter.UTC().Format(time.RFC3339), se.Cluster)
@@ -145,7 +192,8 @@ func explain(err error) string {
 		case bootstrapIdentity:
 			return fmt.Sprintf("the bootstrap token was refused (401): it expired or was revoked, or %s is not the hub that issued it; make a new one with `flotilla init` on the hub", se.Server)
 		case agentIdentity:
-			return fmt.Sprintf("the hub %s refused the agent's client certificate (401): it expired or the hub's CA changed; delete Secret %s on the spoke and restart the agent to register again", se.Server, se.Secret)
+			return fmt.Sprintf("the hub %s refused the agent's client certificate from Secret %s on the spoke (401): it expired or the hub's CA changed; "+
+				"the agent registers again with the bootstrap kubeconfig; approve it with `flotilla accept %s` on the hub", se.Server, se.Secret, se.Cluster)
 		default:
 			return fmt.Sprintf("%s refused the spoke kubeconfig's credentials (401): they expired or were revoked", se.server())
 		}
@@ -241,4 +289,54 @@ func rootCause(err error) string {
 		}
 		err = next
 	}
+}
+
+// hubWebhookConfiguration is the ValidatingWebhookConfiguration the hub keeps
+// (webhook.ConfigurationName; the agent does not import the hub's code).
+const hubWebhookConfiguration = "flotilla-hub"
+
+// ExplainWebhookFailure says what went wrong when the hub's API server refused a write because of
+// an admission webhook, and what would fix it; it returns "" for any other error. The webhook
+// either could not be called (the hub's webhooks fail closed, so a hub that is not running blocks
+// the writes they check: creating or accepting ManagedClusters, binding sets) or denied the write.
+// The agent's log and `flotilla accept` both use it.
+func ExplainWebhookFailure(err error) string {
+	var status apierrors.APIStatus
+	if err == nil || !errors.As(err, &status) {
+		return ""
+	}
+	msg := status.Status().Message
+	if name, reason, ok := cutQuoted(msg, "failed calling webhook "); ok {
+		return fmt.Sprintf("the hub's admission webhook %s %s: start `flotilla hub`, which serves it, and check its logs, or the ValidatingWebhookConfiguration %s",
+			name, webhookCallFailure(reason), hubWebhookConfiguration)
+	}
+	if name, reason, ok := cutQuoted(msg, "admission webhook "); ok {
+		return fmt.Sprintf("the hub's admission webhook %s denied it%s", name, strings.TrimPrefix(reason, " denied the request"))
+	}
+	return ""
+}
+
+// cutQuoted finds prefix followed by a quoted name in s and returns the name and what follows it.
+func cutQuoted(s, prefix string) (name, rest string, ok bool) {
+	_, after, ok := strings.Cut(s, prefix+`"`)
+	if !ok {
+		return "", "", false
+	}
+	name, rest, ok = strings.Cut(after, `"`)
+	return name, rest, ok
+}
+
+// webhookCallFailure says why the API server could not call a webhook, from the reason it gives.
+func webhookCallFailure(reason string) string {
+	switch {
+	case strings.Contains(reason, "connection refused"):
+		return "does not answer (connection refused)"
+	case strings.Contains(reason, "no such host"):
+		return "cannot be found (no such host)"
+	case strings.Contains(reason, "x509: ") || strings.Contains(reason, "tls: "):
+		return "presents a certificate the hub's API server does not trust"
+	case strings.Contains(reason, "deadline exceeded") || strings.Contains(reason, "Client.Timeout") || strings.Contains(reason, "i/o timeout"):
+		return "did not answer in time"
+	}
+	return "could not be called (" + strings.TrimPrefix(strings.TrimSpace(strings.TrimPrefix(reason, ":")), "failed to call webhook: ") + ")"
 }

@@ -16,7 +16,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/flotilla/flotilla/internal/hub/webhook"
 )
 
 const (
@@ -37,6 +40,12 @@ func failed(id identity, step string, err error) error {
 // urlErr is an error as client-go's HTTP client returns it.
 func urlErr(err error) error {
 	return &url.Error{Op: "Post", URL: testHub + "/apis/cluster.open-cluster-management.io/v1/managedclusters", Err: err}
+}
+
+// webhookCallErr is the error an API server returns when it cannot call the hub's
+// ManagedCluster webhook, which fails closed.
+func webhookCallErr(reason string) error {
+	return apierrors.NewInternalError(fmt.Errorf(`failed calling webhook "managedclusters.hub.flotilla.io": failed to call webhook: %s`, reason))
 }
 
 func TestExplain(t *testing.T) {
@@ -103,8 +112,9 @@ func TestExplain(t *testing.T) {
 		},
 		"agent certificate refused": {
 			err: failed(agentIdentity, "read ManagedCluster gpu-east", apierrors.NewUnauthorized("Unauthorized")),
-			want: "the hub https://127.0.0.1:6443 refused the agent's client certificate (401): it expired or the hub's CA changed; " +
-				"delete Secret open-cluster-management-agent/hub-kubeconfig-secret on the spoke and restart the agent to register again",
+			want: "the hub https://127.0.0.1:6443 refused the agent's client certificate from Secret open-cluster-management-agent/hub-kubeconfig-secret " +
+				"on the spoke (401): it expired or the hub's CA changed; the agent registers again with the bootstrap kubeconfig; " +
+				"approve it with `flotilla accept gpu-east` on the hub",
 		},
 		"spoke credentials refused": {
 			err:  failed(spokeIdentity, "read Secret "+testSecret, apierrors.NewUnauthorized("Unauthorized")),
@@ -137,6 +147,52 @@ func TestExplain(t *testing.T) {
 			want: "certificate request gpu-east-x7k2p of cluster gpu-east was denied (not ours): the agent asks again; " +
 				"approve it with `flotilla accept gpu-east` on the hub",
 		},
+		"pending certificate request deleted": {
+			err: failed(bootstrapIdentity, "wait for certificate request gpu-east-x7k2p", &csrGoneError{Name: "gpu-east-x7k2p"}),
+			want: "certificate request gpu-east-x7k2p of cluster gpu-east was deleted before it was signed: the agent asks again; " +
+				"approve it with `flotilla accept gpu-east` on the hub",
+		},
+		"pending renewal deleted": {
+			err: failed(agentIdentity, "wait for renewal request gpu-east-x7k2p", &csrGoneError{Name: "gpu-east-x7k2p"}),
+			want: "certificate request gpu-east-x7k2p of cluster gpu-east was deleted before it was signed: the agent asks again; " +
+				"the hub approves the renewals of accepted clusters by itself",
+		},
+		"first request not approved in time": {
+			err: failed(bootstrapIdentity, "wait for certificate request gpu-east-x7k2p", &approvalTimeoutError{Name: "gpu-east-x7k2p", Timeout: 10 * time.Minute}),
+			want: "certificate request gpu-east-x7k2p of cluster gpu-east was not signed within 10m0s: the agent asks again; " +
+				"approve it with `flotilla accept gpu-east` on the hub",
+		},
+		"renewal not approved in time": {
+			err: failed(agentIdentity, "wait for renewal request gpu-east-x7k2p", &approvalTimeoutError{Name: "gpu-east-x7k2p", Timeout: 5 * time.Minute}),
+			want: "the hub did not sign renewal request gpu-east-x7k2p of cluster gpu-east within 5m0s: the agent asks again and keeps its current certificate meanwhile; " +
+				"is `flotilla hub` running? It approves the renewals of accepted clusters",
+		},
+		"hub webhook down": {
+			err: failed(bootstrapIdentity, "create ManagedCluster gpu-east", webhookCallErr(
+				`Post "https://127.0.0.1:40123/validate-managedcluster?timeout=10s": dial tcp 127.0.0.1:40123: connect: connection refused`)),
+			want: "the hub https://127.0.0.1:6443 refused to create ManagedCluster gpu-east: the hub's admission webhook managedclusters.hub.flotilla.io " +
+				"does not answer (connection refused): start `flotilla hub`, which serves it, and check its logs, or the ValidatingWebhookConfiguration flotilla-hub",
+		},
+		"hub webhook with a certificate the API server does not trust": {
+			err: failed(bootstrapIdentity, "create ManagedCluster gpu-east", webhookCallErr(
+				`Post "https://127.0.0.1:40123/validate-managedcluster?timeout=10s": tls: failed to verify certificate: x509: certificate signed by unknown authority`)),
+			want: "the hub https://127.0.0.1:6443 refused to create ManagedCluster gpu-east: the hub's admission webhook managedclusters.hub.flotilla.io " +
+				"presents a certificate the hub's API server does not trust: start `flotilla hub`, which serves it, and check its logs, or the ValidatingWebhookConfiguration flotilla-hub",
+		},
+		"hub webhook too slow": {
+			err: failed(bootstrapIdentity, "create ManagedCluster gpu-east", webhookCallErr(
+				`Post "https://127.0.0.1:40123/validate-managedcluster?timeout=10s": context deadline exceeded`)),
+			want: "the hub https://127.0.0.1:6443 refused to create ManagedCluster gpu-east: the hub's admission webhook managedclusters.hub.flotilla.io " +
+				"did not answer in time: start `flotilla hub`, which serves it, and check its logs, or the ValidatingWebhookConfiguration flotilla-hub",
+		},
+		"hub webhook denies": {
+			err: failed(bootstrapIdentity, "create ManagedCluster gpu-east", &apierrors.StatusError{ErrStatus: metav1.Status{
+				Status: metav1.StatusFailure, Code: 403, Reason: metav1.StatusReasonForbidden,
+				Message: `admission webhook "managedclusters.hub.flotilla.io" denied the request: only the hub sets taint cluster.open-cluster-management.io/unreachable`,
+			}}),
+			want: "the hub https://127.0.0.1:6443 refused to create ManagedCluster gpu-east: the hub's admission webhook managedclusters.hub.flotilla.io " +
+				"denied it: only the hub sets taint cluster.open-cluster-management.io/unreachable",
+		},
 		"certificate expired before renewal": {
 			err: failed(agentIdentity, "renew the hub client certificate", &certificateExpiredError{NotAfter: time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)}),
 			want: "the agent's hub certificate (Secret open-cluster-management-agent/hub-kubeconfig-secret on the spoke) expired at 2030-01-02T03:04:05Z " +
@@ -165,5 +221,49 @@ func TestExplain(t *testing.T) {
 				t.Errorf("explain(%v) (-want +got):\n%s", tc.err, diff)
 			}
 		})
+	}
+}
+
+func TestExplainWebhookFailure(t *testing.T) {
+	tests := map[string]struct {
+		err  error
+		want string
+	}{
+		"webhook down": {
+			err: fmt.Errorf("accepting cluster gpu-east: %w", webhookCallErr(
+				`Post "https://127.0.0.1:40123/validate-managedcluster?timeout=10s": dial tcp 127.0.0.1:40123: connect: connection refused`)),
+			want: "the hub's admission webhook managedclusters.hub.flotilla.io does not answer (connection refused): start `flotilla hub`, which serves it, " +
+				"and check its logs, or the ValidatingWebhookConfiguration flotilla-hub",
+		},
+		"webhook address unknown": {
+			err: webhookCallErr(`Post "https://hub.internal:9443/validate-managedcluster?timeout=10s": dial tcp: lookup hub.internal: no such host`),
+			want: "the hub's admission webhook managedclusters.hub.flotilla.io cannot be found (no such host): start `flotilla hub`, which serves it, " +
+				"and check its logs, or the ValidatingWebhookConfiguration flotilla-hub",
+		},
+		"webhook answers nonsense": {
+			err: webhookCallErr(`received invalid webhook response: expected response.uid="x", got ""`),
+			want: "the hub's admission webhook managedclusters.hub.flotilla.io could not be called (received invalid webhook response: expected response.uid=\"x\", got \"\"): " +
+				"start `flotilla hub`, which serves it, and check its logs, or the ValidatingWebhookConfiguration flotilla-hub",
+		},
+		"the hub itself down": {
+			err:  urlErr(&net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}),
+			want: "",
+		},
+		"another internal error": {err: apierrors.NewInternalError(errors.New("etcd is slow")), want: ""},
+		"nil":                    {err: nil, want: ""},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, ExplainWebhookFailure(tc.err)); diff != "" {
+				t.Errorf("ExplainWebhookFailure(%v) (-want +got):\n%s", tc.err, diff)
+			}
+		})
+	}
+}
+
+// The agent names the hub's webhook configuration without importing the hub.
+func TestWebhookConfigurationName(t *testing.T) {
+	if hubWebhookConfiguration != webhook.ConfigurationName {
+		t.Errorf("hubWebhookConfiguration = %q, want the hub's %q", hubWebhookConfiguration, webhook.ConfigurationName)
 	}
 }

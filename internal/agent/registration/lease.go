@@ -1,0 +1,58 @@
+package registration
+
+import (
+	"context"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
+)
+
+// LeaseJitterFactor spreads the agent's periodic work: each round comes after the lease period
+// plus up to 25% of it, as OCM's agent does, so that agents started together do not renew in
+// lockstep.
+const LeaseJitterFactor = 0.25
+
+// leaseInterval is the wait between two lease renewals: period to 1.25 x period.
+func leaseInterval(period time.Duration) time.Duration { return wait.Jitter(period, LeaseJitterFactor) }
+
+// leaseRequestTimeout bounds one renewal: two periods, at most requestTimeout. With the jitter,
+// renewals of a working hub are at most 3.25 periods apart, well inside the hub's
+// LeaseGraceFactor (5) periods.
+func leaseRequestTimeout(period time.Duration) time.Duration { return min(2*period, requestTimeout) }
+
+// leasePeriod is the current lease period: the ManagedCluster's, or the one the agent asks for
+// before it has read it.
+func (a *Agent) leasePeriod() time.Duration {
+	if mc := a.cluster.Get(); mc != nil {
+		return mc.LeaseDuration()
+	}
+	return time.Duration(a.opts.LeaseDurationSeconds) * time.Second
+}
+
+// leaseStep renews the Lease once while the hub accepts the cluster. It needs nothing from the
+// spoke and nothing another loop is doing, so a spoke that does not answer or a renewal waiting
+// for approval cannot delay it.
+func (a *Agent) leaseStep(ctx context.Context) (time.Duration, error) {
+	cur, mc := a.hub.Current(), a.accepted()
+	if cur == nil || mc == nil {
+		return a.opts.Poll, nil
+	}
+	period := mc.LeaseDuration()
+	ctx, cancel := context.WithTimeout(ctx, leaseRequestTimeout(period))
+	defer cancel()
+	key := client.ObjectKey{Namespace: mc.Name, Name: clusterv1.ManagedClusterLeaseName}
+	lease := &coordinationv1.Lease{}
+	if err := cur.Client.Get(ctx, key, lease); err != nil {
+		return 0, a.hubErr(cur, "renew Lease "+key.String(), err)
+	}
+	lease.Spec.RenewTime = &metav1.MicroTime{Time: a.opts.Clock.Now()}
+	if err := cur.Client.Update(ctx, lease); err != nil {
+		return 0, a.hubErr(cur, "renew Lease "+key.String(), err)
+	}
+	return leaseInterval(period), nil
+}
