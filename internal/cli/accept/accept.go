@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flotilla/flotilla/api/scheme"
+	agentreg "github.com/flotilla/flotilla/internal/agent/registration"
 	"github.com/flotilla/flotilla/internal/cli/kubeflags"
 	"github.com/flotilla/flotilla/internal/cli/streams"
 	"github.com/flotilla/flotilla/internal/hub/registration"
@@ -65,6 +66,9 @@ func acceptOne(ctx context.Context, io streams.IO, c client.Client, cs kubernete
 		_, _ = accept(ctx)
 	}
 	if lastErr != nil {
+		if why := agentreg.ExplainWebhookFailure(lastErr); why != "" {
+			return fmt.Errorf("cluster %s was not accepted: %s (%w)", cluster, why, lastErr)
+		}
 		return lastErr
 	}
 	switch {
