@@ -90,12 +90,12 @@ func startFlotilla(ctx context.Context, f *localk8s.Fleet, flotilla string, st *
 		accepted := false
 		err := wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, 90*time.Second, true, func(ctx context.Context) (bool, error) {
 			if !accepted {
-				res, err := registration.Accept(ctx, c, cs, s.Name, clk)
+				res, err := registration.Accept(ctx, c, cs, s.Name, registration.AcceptOptions{Clock: clk})
 				if err != nil {
 					last = err.Error()
 					return false, nil
 				}
-				if len(res.Approved) == 0 && !res.PreviouslyApproved {
+				if len(res.Approved()) == 0 && !res.PreviouslyApproved() {
 					last = "no certificate request from the agent yet"
 					return false, nil
 				}

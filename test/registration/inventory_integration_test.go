@@ -12,7 +12,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
@@ -69,7 +68,7 @@ func TestInventory(t *testing.T) {
 		n := len(clusterCSRs(t, env, cluster))
 		return n == 1, fmt.Sprintf("%d requests", n), nil
 	})
-	if _, err := hubreg.Accept(ctx, c, env.Hub.Client, cluster, clock.RealClock{}); err != nil {
+	if _, err := hubreg.Accept(ctx, c, env.Hub.Client, cluster, hubreg.AcceptOptions{}); err != nil {
 		t.Fatal(err)
 	}
 

@@ -17,7 +17,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
@@ -103,12 +102,12 @@ func TestJoinAcceptHeartbeatRestartRotateDeny(t *testing.T) {
 	})
 
 	t.Run("accept: approved, accepted, joined, available, heartbeating", func(t *testing.T) {
-		res, err := hubreg.Accept(ctx, c, env.Hub.Client, cluster, clock.RealClock{})
+		res, err := hubreg.Accept(ctx, c, env.Hub.Client, cluster, hubreg.AcceptOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(res.Approved) != 1 {
-			t.Errorf("Accept approved %v, want the one pending request", res.Approved)
+		if len(res.Approved()) != 1 {
+			t.Errorf("Accept approved %v, want the one pending request", res.Approved())
 		}
 		testenv.WaitFor(t, 60*time.Second, "the cluster to be accepted, joined and available", func(ctx context.Context) (bool, string, error) {
 			mc := &clusterv1.ManagedCluster{}

@@ -3,9 +3,13 @@ package accept
 import (
 	"context"
 	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/util/duration"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/clock"
@@ -19,7 +23,7 @@ import (
 )
 
 // NewCommand returns `flotilla accept`.
-func NewCommand(io streams.IO, clk clock.PassiveClock) *cobra.Command {
+func NewCommand(ios streams.IO, clk clock.PassiveClock) *cobra.Command {
 	var kube kubeflags.Flags
 	var wait time.Duration
 	cmd := &cobra.Command{
@@ -41,7 +45,7 @@ func NewCommand(io streams.IO, clk clock.PassiveClock) *cobra.Command {
 				return err
 			}
 			for _, cluster := range args {
-				if err := acceptOne(cmd.Context(), io, c, cs, cluster, wait, clk); err != nil {
+				if err := acceptOne(cmd.Context(), ios, c, cs, cluster, wait, clk); err != nil {
 					return err
 				}
 			}
@@ -53,12 +57,12 @@ func NewCommand(io streams.IO, clk clock.PassiveClock) *cobra.Command {
 	return cmd
 }
 
-func acceptOne(ctx context.Context, io streams.IO, c client.Client, cs kubernetes.Interface, cluster string, timeout time.Duration, clk clock.PassiveClock) error {
+func acceptOne(ctx context.Context, ios streams.IO, c client.Client, cs kubernetes.Interface, cluster string, timeout time.Duration, clk clock.PassiveClock) error {
 	var res registration.AcceptResult
 	var lastErr error
 	accept := func(ctx context.Context) (bool, error) {
-		res, lastErr = registration.Accept(ctx, c, cs, cluster, clk)
-		return lastErr == nil && (len(res.Approved) > 0 || res.PreviouslyApproved), nil
+		res, lastErr = registration.Accept(ctx, c, cs, cluster, registration.AcceptOptions{Clock: clk})
+		return lastErr == nil && (len(res.Approved()) > 0 || res.PreviouslyApproved()), nil
 	}
 	if timeout > 0 {
 		_ = wait.PollUntilContextTimeout(ctx, time.Second, timeout, true, accept)
@@ -71,15 +75,30 @@ func acceptOne(ctx context.Context, io streams.IO, c client.Client, cs kubernete
 		}
 		return lastErr
 	}
-	switch {
-	case len(res.Approved) > 0:
-		_, err := fmt.Fprintf(io.Out, "cluster %s accepted; approved certificate requests %v\n", cluster, res.Approved)
-		return err
-	case res.PreviouslyApproved:
-		_, err := fmt.Fprintf(io.Out, "cluster %s is accepted; its agent's certificate was approved before\n", cluster)
-		return err
+	return printResult(ios.Out, cluster, res, clk.Now())
+}
+
+// printResult says what accept did; with more than one request, or one it did not approve, it
+// lists each with its requester, so that an administrator sees a request nobody expected.
+func printResult(out io.Writer, cluster string, res registration.AcceptResult, now time.Time) error {
+	var b strings.Builder
+	switch approved := res.Approved(); {
+	case len(approved) > 0:
+		fmt.Fprintf(&b, "cluster %s accepted; approved certificate request %s\n", cluster, strings.Join(approved, ", "))
+	case res.PreviouslyApproved():
+		fmt.Fprintf(&b, "cluster %s is accepted; its agent's certificate was approved before\n", cluster)
 	default:
-		_, err := fmt.Fprintf(io.Out, "cluster %s accepted, but it has no pending certificate request yet: run accept again once its agent has asked (or use --wait)\n", cluster)
-		return err
+		fmt.Fprintf(&b, "cluster %s accepted, but it has no pending certificate request from its agent's bootstrap identity: "+
+			"run accept again once its agent has asked (or use --wait)\n", cluster)
 	}
+	if len(res.Requests) > 1 || (len(res.Requests) == 1 && res.Requests[0].Outcome != registration.OutcomeApproved) {
+		tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "REQUEST\tREQUESTER\tAGE\tOUTCOME\tWHY")
+		for _, d := range res.Requests {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", d.Name, d.Requester, duration.HumanDuration(now.Sub(d.Created)), d.Outcome, d.Why)
+		}
+		_ = tw.Flush()
+	}
+	_, err := io.WriteString(out, b.String())
+	return err
 }

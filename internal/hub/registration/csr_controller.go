@@ -5,12 +5,12 @@ import (
 	"fmt"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
@@ -18,7 +18,7 @@ import (
 )
 
 // RenewalReconciler approves certificate renewals: a request for an agent identity made by that
-// same agent (it proves it holds a valid certificate) of a cluster the hub still accepts. First
+// same agent (it proves it holds a valid certificate) of a cluster the hub accepts. First
 // requests, made with the bootstrap identity, wait for an administrator (Accept).
 type RenewalReconciler struct {
 	Client client.Client
@@ -29,12 +29,31 @@ type RenewalReconciler struct {
 
 var _ reconcile.Reconciler = (*RenewalReconciler)(nil)
 
-// SetupWithManager registers the reconciler.
+// SetupWithManager registers the reconciler. A change to a cluster (its acceptance above all)
+// brings back its pending requests, so a renewal filed while the cluster was briefly not accepted
+// is approved once it is again.
 func (r *RenewalReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("csr-renewal").
 		For(&certificatesv1.CertificateSigningRequest{}).
+		Watches(&clusterv1.ManagedCluster{}, handler.EnqueueRequestsFromMapFunc(r.pendingRequestsOf)).
 		Complete(r)
+}
+
+// pendingRequestsOf lists the undecided requests labeled with a cluster's name.
+func (r *RenewalReconciler) pendingRequestsOf(ctx context.Context, obj client.Object) []reconcile.Request {
+	list := &certificatesv1.CertificateSigningRequestList{}
+	if err := r.Client.List(ctx, list, client.MatchingLabels{clusteridentity.ClusterNameLabel: obj.GetName()}); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "listing the certificate requests of a cluster", "cluster", obj.GetName())
+		return nil
+	}
+	var out []reconcile.Request
+	for i := range list.Items {
+		if !decided(&list.Items[i]) {
+			out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Name: list.Items[i].Name}})
+		}
+	}
+	return out
 }
 
 // +kubebuilder:rbac:groups=certificates.k8s.io,resources=certificatesigningrequests,verbs=get;list;watch
@@ -47,53 +66,35 @@ func (r *RenewalReconciler) Reconcile(ctx context.Context, req reconcile.Request
 	if err := r.Client.Get(ctx, req.NamespacedName, csr); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
-	if decided(csr) || csr.Spec.SignerName != certificatesv1.KubeAPIServerClientSignerName {
+	if decided(csr) {
 		return reconcile.Result{}, nil
 	}
-	cluster, agentID, err := clusteridentity.CheckRequest(csr.Spec.Request)
-	if err != nil {
-		return reconcile.Result{}, nil // not an agent's request: not ours to judge
-	}
-	if csr.Spec.Username != clusteridentity.User(cluster, agentID) {
-		return reconcile.Result{}, nil // a first request: an administrator approves it
+	cluster, agentID, ok := renewal(csr)
+	if !ok {
+		return reconcile.Result{}, nil // a first request, or not an agent's: not the hub's to approve
 	}
 	mc := &clusterv1.ManagedCluster{}
 	if err := r.Client.Get(ctx, client.ObjectKey{Name: cluster}, mc); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
-	if !mc.Spec.HubAcceptsClient {
-		return reconcile.Result{}, nil
+	if !mc.Spec.HubAcceptsClient || !mc.DeletionTimestamp.IsZero() {
+		return reconcile.Result{}, nil // approved by the cluster watch once it is accepted again
 	}
 	return reconcile.Result{}, approve(ctx, r.Certificates, csr, "AutoApprovedRenewal",
 		fmt.Sprintf("agent %s of accepted cluster %s renewing its certificate", agentID, cluster), r.Clock)
 }
 
-func decided(csr *certificatesv1.CertificateSigningRequest) bool {
-	for _, c := range csr.Status.Conditions {
-		if c.Type == certificatesv1.CertificateApproved || c.Type == certificatesv1.CertificateDenied {
-			return true
-		}
-	}
-	return false
+func isRenewal(csr *certificatesv1.CertificateSigningRequest) bool {
+	_, _, ok := renewal(csr)
+	return ok
 }
 
-func approved(csr *certificatesv1.CertificateSigningRequest) bool {
-	for _, c := range csr.Status.Conditions {
-		if c.Type == certificatesv1.CertificateApproved {
-			return true
-		}
+// renewal reports whether csr is an agent asking, with its own current identity, for a new
+// certificate of that same identity.
+func renewal(csr *certificatesv1.CertificateSigningRequest) (cluster, agentID string, ok bool) {
+	cluster, agentID, err := agentRequest(csr)
+	if err != nil || csr.Spec.Username != clusteridentity.User(cluster, agentID) {
+		return "", "", false
 	}
-	return false
-}
-
-func approve(ctx context.Context, cs kubernetes.Interface, csr *certificatesv1.CertificateSigningRequest, reason, message string, clk clock.PassiveClock) error {
-	csr = csr.DeepCopy()
-	csr.Status.Conditions = append(csr.Status.Conditions, certificatesv1.CertificateSigningRequestCondition{
-		Type: certificatesv1.CertificateApproved, Status: corev1.ConditionTrue,
-		Reason: reason, Message: message, LastUpdateTime: metav1.NewTime(clk.Now()),
-	})
-	if _, err := cs.CertificatesV1().CertificateSigningRequests().UpdateApproval(ctx, csr.Name, csr, metav1.UpdateOptions{}); err != nil {
-		return fmt.Errorf("approving certificate request %s: %w", csr.Name, err)
-	}
-	return nil
+	return cluster, agentID, true
 }

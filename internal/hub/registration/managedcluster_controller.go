@@ -1,7 +1,9 @@
 package registration
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -13,8 +15,11 @@ import (
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
@@ -29,10 +34,15 @@ const CleanupFinalizer = "cluster.open-cluster-management.io/api-resource-cleanu
 const (
 	ReasonAccepted = "HubClusterAdminAccepted"
 	ReasonDenied   = "HubClusterAdminDenied"
+	// ReasonNotOwned: accepted, but the cluster's namespace or one of its roles exists and is not
+	// the hub's, so the hub grants nothing.
+	ReasonNotOwned = "HubClusterResourcesNotOwned"
 )
 
 // ManagedClusterReconciler grants and revokes an agent's access as its cluster is accepted,
-// denied or deleted.
+// denied or deleted. It writes and deletes only what it created for the cluster and marked as its
+// own (see owned.go), and watches all of it, so an object deleted or changed by mistake is
+// restored at once.
 type ManagedClusterReconciler struct {
 	Client client.Client
 	Clock  clock.PassiveClock
@@ -47,13 +57,22 @@ func (r *ManagedClusterReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		For(&clusterv1.ManagedCluster{}).
 		Owns(&rbacv1.ClusterRole{}).
 		Owns(&rbacv1.ClusterRoleBinding{}).
+		Owns(&corev1.Namespace{}).
+		Owns(&rbacv1.Role{}).
+		Owns(&rbacv1.RoleBinding{}).
+		// The agent renews its lease every period: only a deleted lease needs the hub.
+		Owns(&coordinationv1.Lease{}, builder.WithPredicates(predicate.Funcs{
+			CreateFunc: func(event.CreateEvent) bool { return false },
+			UpdateFunc: func(event.UpdateEvent) bool { return false },
+		})).
 		Complete(r)
 }
 
 // +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=managedclusters,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=managedclusters/status,verbs=update;patch
-// +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;list;watch;create;delete
-// +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=clusterroles;clusterrolebindings;roles;rolebindings,verbs=get;list;watch;create;update;delete;escalate;bind
+// +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=managedclusters/finalizers,verbs=update
+// +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;list;watch;create;update;delete
+// +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=clusterroles;clusterrolebindings;roles;rolebindings,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create
 
 // Reconcile makes a cluster's access match its acceptance.
@@ -63,129 +82,171 @@ func (r *ManagedClusterReconciler) Reconcile(ctx context.Context, req reconcile.
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
 	if !mc.DeletionTimestamp.IsZero() {
-		if err := r.revoke(ctx, mc.Name, true); err != nil {
+		if err := r.revoke(ctx, mc, true); err != nil {
 			return reconcile.Result{}, err
 		}
-		if controllerutil.RemoveFinalizer(mc, CleanupFinalizer) {
-			return reconcile.Result{}, r.Client.Update(ctx, mc)
-		}
-		return reconcile.Result{}, nil
+		return reconcile.Result{}, r.removeFinalizer(ctx, mc)
 	}
-	if controllerutil.AddFinalizer(mc, CleanupFinalizer) {
-		if err := r.Client.Update(ctx, mc); err != nil {
+
+	// blocked is why an accepted cluster gets no access: an object the hub would write for it
+	// exists and is not the hub's. It is looked for before anything is written, so that a
+	// blocked cluster leaves no trace.
+	var blocked *notOwnedError
+	if mc.Spec.HubAcceptsClient {
+		var err error
+		if blocked, err = firstNotOwned(ctx, r.Client, mc, agentObjects(mc.Name)...); err != nil {
 			return reconcile.Result{}, err
 		}
 	}
-	accepted := mc.Spec.HubAcceptsClient
-	if err := r.grantClusterScoped(ctx, mc, accepted); err != nil {
+	granted := mc.Spec.HubAcceptsClient && blocked == nil
+	if granted {
+		// The finalizer comes first, so that everything the hub creates in the cluster's namespace
+		// is cleaned up on deletion. A cluster that was never accepted has none: deleting it costs
+		// the hub nothing, and its cluster-scoped role goes with it by garbage collection.
+		if controllerutil.AddFinalizer(mc, CleanupFinalizer) {
+			if err := r.Client.Update(ctx, mc); err != nil {
+				return reconcile.Result{}, err
+			}
+		}
+	}
+	err := r.grantClusterScoped(ctx, mc, granted)
+	if err == nil && granted {
+		err = r.grantNamespaced(ctx, mc)
+	}
+	// An object that is someone else's, made since firstNotOwned looked or (for a cluster that is
+	// not accepted) never looked for, blocks the grant and is left alone.
+	if no := (*notOwnedError)(nil); errors.As(err, &no) {
+		blocked, granted, err = cmp.Or(blocked, no), false, nil
+	}
+	if err != nil {
 		return reconcile.Result{}, err
 	}
-	if accepted {
-		if err := r.grantNamespaced(ctx, mc); err != nil {
+	if !granted {
+		if err := r.revoke(ctx, mc, false); err != nil {
 			return reconcile.Result{}, err
 		}
-	} else if err := r.revoke(ctx, mc.Name, false); err != nil {
-		return reconcile.Result{}, err
+		if err := r.removeFinalizer(ctx, mc); err != nil {
+			return reconcile.Result{}, err
+		}
 	}
-	return reconcile.Result{}, r.updateStatus(ctx, mc)
+	return reconcile.Result{}, r.updateStatus(ctx, mc, blocked)
+}
+
+// agentObjects are the objects the hub makes for a cluster's agent, by name, but for the lease
+// (the agent's to renew, in a namespace that is the hub's).
+func agentObjects(cluster string) []client.Object {
+	name, clusterName := clusteridentity.RoleName(cluster), clusteridentity.ClusterRoleName(cluster)
+	return []client.Object{
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: cluster}},
+		&rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: cluster}},
+		&rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: cluster}},
+		&rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: clusterName}},
+		&rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: clusterName}},
+	}
+}
+
+func (r *ManagedClusterReconciler) removeFinalizer(ctx context.Context, mc *clusterv1.ManagedCluster) error {
+	if controllerutil.RemoveFinalizer(mc, CleanupFinalizer) {
+		return r.Client.Update(ctx, mc)
+	}
+	return nil
 }
 
 // grantClusterScoped writes the agent's ClusterRole and its binding, owned by the cluster.
 func (r *ManagedClusterReconciler) grantClusterScoped(ctx context.Context, mc *clusterv1.ManagedCluster, accepted bool) error {
 	name := clusteridentity.ClusterRoleName(mc.Name)
 	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: name}}
-	if _, err := controllerutil.CreateOrUpdate(ctx, r.Client, role, func() error {
-		role.Rules = clusterRules(mc.Name, accepted)
-		return controllerutil.SetControllerReference(mc, role, r.Client.Scheme())
-	}); err != nil {
-		return fmt.Errorf("cluster role %s: %w", name, err)
+	if err := ensureOwned(ctx, r.Client, mc, role, func() { role.Rules = clusterRules(mc.Name, accepted) }); err != nil {
+		return err
 	}
 	binding := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: name}}
-	if _, err := controllerutil.CreateOrUpdate(ctx, r.Client, binding, func() error {
+	return ensureOwned(ctx, r.Client, mc, binding, func() {
 		binding.RoleRef = rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: name}
 		binding.Subjects = groupSubject(mc.Name)
-		return controllerutil.SetControllerReference(mc, binding, r.Client.Scheme())
-	}); err != nil {
-		return fmt.Errorf("cluster role binding %s: %w", name, err)
-	}
-	return nil
+	})
 }
 
 // grantNamespaced creates the cluster's namespace, the agent's role there and the lease it renews.
+// A namespace of the cluster's name that the hub did not create for this cluster is never taken
+// over: the result is a *notOwnedError.
 func (r *ManagedClusterReconciler) grantNamespaced(ctx context.Context, mc *clusterv1.ManagedCluster) error {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: mc.Name}}
-	if _, err := controllerutil.CreateOrUpdate(ctx, r.Client, ns, func() error {
-		if ns.Labels == nil {
-			ns.Labels = map[string]string{}
-		}
-		ns.Labels[clusteridentity.ClusterNameLabel] = mc.Name
-		return nil
-	}); err != nil {
-		return fmt.Errorf("namespace %s: %w", mc.Name, err)
+	if err := ensureOwned(ctx, r.Client, mc, ns, func() { setLabel(ns, clusteridentity.ClusterNameLabel, mc.Name) }); err != nil {
+		return err
 	}
-	if ns.DeletionTimestamp != nil {
+	if !ns.DeletionTimestamp.IsZero() {
 		return fmt.Errorf("namespace %s is still being deleted from an earlier denial; retrying", mc.Name)
 	}
 	name := clusteridentity.RoleName(mc.Name)
 	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: mc.Name}}
-	if _, err := controllerutil.CreateOrUpdate(ctx, r.Client, role, func() error {
-		role.Rules = namespaceRules()
-		return controllerutil.SetControllerReference(mc, role, r.Client.Scheme())
-	}); err != nil {
-		return fmt.Errorf("role %s/%s: %w", mc.Name, name, err)
+	if err := ensureOwned(ctx, r.Client, mc, role, func() { role.Rules = namespaceRules() }); err != nil {
+		return err
 	}
 	binding := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: mc.Name}}
-	if _, err := controllerutil.CreateOrUpdate(ctx, r.Client, binding, func() error {
+	if err := ensureOwned(ctx, r.Client, mc, binding, func() {
 		binding.RoleRef = rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: name}
 		binding.Subjects = groupSubject(mc.Name)
-		return controllerutil.SetControllerReference(mc, binding, r.Client.Scheme())
 	}); err != nil {
-		return fmt.Errorf("role binding %s/%s: %w", mc.Name, name, err)
-	}
-	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: clusterv1.ManagedClusterLeaseName, Namespace: mc.Name}}
-	if err := r.Client.Get(ctx, client.ObjectKeyFromObject(lease), lease); apierrors.IsNotFound(err) {
-		lease.Spec = coordinationv1.LeaseSpec{
-			HolderIdentity:       ptr.To(mc.Name),
-			LeaseDurationSeconds: ptr.To(leaseDuration(mc)),
-			RenewTime:            &metav1.MicroTime{Time: r.Clock.Now()},
-		}
-		if err := controllerutil.SetControllerReference(mc, lease, r.Client.Scheme()); err != nil {
-			return err
-		}
-		if err := r.Client.Create(ctx, lease); err != nil && !apierrors.IsAlreadyExists(err) {
-			return fmt.Errorf("lease %s/%s: %w", mc.Name, lease.Name, err)
-		}
-	} else if err != nil {
 		return err
+	}
+	// The lease is created once; after that the agent renews it, and the namespace is the hub's,
+	// so whatever lease is there is the one to renew.
+	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: clusterv1.ManagedClusterLeaseName, Namespace: mc.Name}}
+	err := r.Client.Get(ctx, client.ObjectKeyFromObject(lease), lease)
+	if !apierrors.IsNotFound(err) {
+		return err
+	}
+	lease.Spec = coordinationv1.LeaseSpec{
+		HolderIdentity:       ptr.To(mc.Name),
+		LeaseDurationSeconds: ptr.To(leaseDuration(mc)),
+		RenewTime:            &metav1.MicroTime{Time: r.Clock.Now()},
+	}
+	if err := controllerutil.SetControllerReference(mc, lease, r.Client.Scheme()); err != nil {
+		return err
+	}
+	if err := r.Client.Create(ctx, lease); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("lease %s/%s: %w", mc.Name, lease.Name, err)
 	}
 	return nil
 }
 
+func setLabel(obj metav1.Object, key, value string) {
+	labels := obj.GetLabels()
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	labels[key] = value
+	obj.SetLabels(labels)
+}
+
 // revoke removes the agent's namespaced access and the namespace with everything in it; with all,
-// also the cluster-scoped role (deletion). The ManagedCluster's credentials then authorize nothing.
-func (r *ManagedClusterReconciler) revoke(ctx context.Context, cluster string, all bool) error {
+// also the cluster-scoped role (deletion). The cluster's credentials then authorize nothing. Only
+// what the hub created for this cluster is deleted.
+func (r *ManagedClusterReconciler) revoke(ctx context.Context, mc *clusterv1.ManagedCluster, all bool) error {
+	name := clusteridentity.RoleName(mc.Name)
 	objs := []client.Object{
-		&rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: clusteridentity.RoleName(cluster), Namespace: cluster}},
-		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: cluster}},
+		// The binding first: access ends at once, before the namespace's slower deletion.
+		&rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: mc.Name}},
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: mc.Name}},
 	}
 	if all {
-		name := clusteridentity.ClusterRoleName(cluster)
+		name := clusteridentity.ClusterRoleName(mc.Name)
 		objs = append(objs,
 			&rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: name}},
 			&rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: name}},
 		)
 	}
 	for _, o := range objs {
-		if err := r.Client.Delete(ctx, o); client.IgnoreNotFound(err) != nil {
-			return fmt.Errorf("revoking cluster %s: deleting %T %s: %w", cluster, o, o.GetName(), err)
+		if err := deleteOwned(ctx, r.Client, mc, o); err != nil {
+			return fmt.Errorf("revoking the access of cluster %s: %w", mc.Name, err)
 		}
 	}
 	return nil
 }
 
-func (r *ManagedClusterReconciler) updateStatus(ctx context.Context, mc *clusterv1.ManagedCluster) error {
+func (r *ManagedClusterReconciler) updateStatus(ctx context.Context, mc *clusterv1.ManagedCluster, blocked *notOwnedError) error {
 	desired := mc.DeepCopy()
-	for _, c := range acceptanceConditions(mc) {
+	for _, c := range acceptanceConditions(mc, blocked) {
 		c.LastTransitionTime = metav1.NewTime(r.Clock.Now()) // kept by SetStatusCondition unless the status changes
 		meta.SetStatusCondition(&desired.Status.Conditions, c)
 	}
@@ -197,8 +258,16 @@ func (r *ManagedClusterReconciler) updateStatus(ctx context.Context, mc *cluster
 	return r.Client.Status().Patch(ctx, desired, client.MergeFromWithOptions(mc, client.MergeFromWithOptimisticLock{}))
 }
 
-// acceptanceConditions are the conditions the hub owns, computed from the spec alone.
-func acceptanceConditions(mc *clusterv1.ManagedCluster) []metav1.Condition {
+// acceptanceConditions are the conditions the hub owns, computed from the spec and from blocked,
+// the object that kept the hub from granting an accepted cluster access.
+func acceptanceConditions(mc *clusterv1.ManagedCluster, blocked *notOwnedError) []metav1.Condition {
+	if mc.Spec.HubAcceptsClient && blocked != nil {
+		return []metav1.Condition{{
+			Type: clusterv1.ManagedClusterConditionHubAccepted, Status: metav1.ConditionFalse,
+			Reason: ReasonNotOwned, Message: "the hub cannot grant the cluster's agent access: " + blocked.Error(),
+			ObservedGeneration: mc.Generation,
+		}}
+	}
 	if mc.Spec.HubAcceptsClient {
 		return []metav1.Condition{{
 			Type: clusterv1.ManagedClusterConditionHubAccepted, Status: metav1.ConditionTrue,

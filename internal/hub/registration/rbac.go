@@ -17,6 +17,8 @@ const (
 
 var read = []string{"get", "list", "watch"}
 
+// +kubebuilder:rbac:groups=certificates.k8s.io,resources=certificatesigningrequests,verbs=create;get;list;watch
+
 // clusterRules are what a cluster's agents may do cluster-wide: before acceptance, read their own
 // ManagedCluster; after, also update it and its status, and request certificates (renewals).
 func clusterRules(cluster string, accepted bool) []rbacv1.PolicyRule {
@@ -36,12 +38,21 @@ func clusterRules(cluster string, accepted bool) []rbacv1.PolicyRule {
 			APIGroups: []string{clusterGroup}, Resources: []string{"managedclusters/status"},
 			ResourceNames: []string{cluster}, Verbs: []string{"update", "patch"},
 		},
+		// Renewals: file a request and read it back by name. No list or watch: other clusters'
+		// requests are none of this agent's business.
 		rbacv1.PolicyRule{
 			APIGroups: []string{certsGroup}, Resources: []string{"certificatesigningrequests"},
-			Verbs: []string{"create", "get", "list", "watch"},
+			Verbs: []string{"create", "get"},
 		},
 	)
 }
+
+// +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;update
+// +kubebuilder:rbac:groups=work.open-cluster-management.io,resources=manifestworks,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=work.open-cluster-management.io,resources=manifestworks/status,verbs=update;patch
+// +kubebuilder:rbac:groups=addon.open-cluster-management.io,resources=managedclusteraddons,verbs=get;list;watch
+// +kubebuilder:rbac:groups=addon.open-cluster-management.io,resources=managedclusteraddons/status,verbs=update;patch
+// +kubebuilder:rbac:groups="";events.k8s.io,resources=events,verbs=create;patch;update
 
 // namespaceRules are what an accepted cluster's agents may do in the cluster's namespace on the
 // hub, and nowhere else: renew the lease, read and report on their works and add-ons, record events.

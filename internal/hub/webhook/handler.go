@@ -85,9 +85,21 @@ func handler[T any, PT interface {
 	})
 }
 
-// ManagedClusterHandler validates writes to ManagedClusters.
-func ManagedClusterHandler(s *runtime.Scheme, can Authorizer) admission.Handler {
-	return handler[clusterv1.ManagedCluster](admission.NewDecoder(s), can, ReviewManagedCluster)
+// ManagedClusterHandler validates writes to ManagedClusters: the name of a new one
+// (ReviewClusterName) and the permissions a write needs (ReviewManagedCluster).
+func ManagedClusterHandler(s *runtime.Scheme, can Authorizer, namespaces NamespaceLookup) admission.Handler {
+	return handler(admission.NewDecoder(s), can, func(ctx context.Context, can Authorizer, user authenticationv1.UserInfo, old, cur *clusterv1.ManagedCluster) ([]string, error) {
+		var denials []string
+		if old == nil {
+			d, err := ReviewClusterName(ctx, namespaces, cur.Name)
+			if err != nil {
+				return nil, err
+			}
+			denials = d
+		}
+		d, err := ReviewManagedCluster(ctx, can, user, old, cur)
+		return append(denials, d...), err
+	})
 }
 
 // BindingHandler validates writes to ManagedClusterSetBindings.

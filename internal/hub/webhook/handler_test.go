@@ -29,6 +29,11 @@ func raw(t *testing.T, obj runtime.Object) runtime.RawExtension {
 	return runtime.RawExtension{Raw: b}
 }
 
+// clusterHandler is ManagedClusterHandler on a hub whose only namespace is team-a, made by a team.
+func clusterHandler(s *runtime.Scheme, can Authorizer) admission.Handler {
+	return ManagedClusterHandler(s, can, namespaces(namespace("team-a")))
+}
+
 func TestHandlers(t *testing.T) {
 	type result struct {
 		Allowed bool
@@ -43,19 +48,19 @@ func TestHandlers(t *testing.T) {
 		want     result
 	}{
 		"cluster create allowed": {
-			handler: ManagedClusterHandler, op: admissionv1.Create,
+			handler: clusterHandler, op: admissionv1.Create,
 			cur:  makeCluster("gpu-east").obj(),
 			want: result{Allowed: true, Code: 200},
 		},
 		"cluster accept denied": {
-			handler: ManagedClusterHandler, op: admissionv1.Update,
+			handler: clusterHandler, op: admissionv1.Update,
 			old: makeCluster("gpu-east").obj(), cur: makeCluster("gpu-east").accepted().obj(),
 			want: result{Code: 403, Message: `managedclusters "gpu-east": setting spec.hubAcceptsClient to true needs permission to ` +
 				`update managedclusters/accept on "gpu-east" in group register.open-cluster-management.io; ask a hub ` +
 				`administrator to bind a role with it, or run flotilla accept as one`},
 		},
 		"two refusals are joined": {
-			handler: ManagedClusterHandler, op: admissionv1.Create,
+			handler: clusterHandler, op: admissionv1.Create,
 			cur: makeCluster("gpu-east").accepted().set("red").obj(),
 			want: result{Code: 403, Message: `managedclusters "gpu-east": setting spec.hubAcceptsClient to true needs permission to ` +
 				`update managedclusters/accept on "gpu-east" in group register.open-cluster-management.io; ask a hub ` +
@@ -64,8 +69,20 @@ func TestHandlers(t *testing.T) {
 				`to create managedclustersets/join on "red" in group cluster.open-cluster-management.io; ask a hub ` +
 				`administrator to bind a role with it`},
 		},
+		"cluster named after a team's namespace": {
+			handler: clusterHandler, op: admissionv1.Create,
+			cur: makeCluster("team-a").obj(),
+			want: result{Code: 403, Message: `managedclusters "team-a": namespace "team-a" already exists and the hub did ` +
+				`not make it for a cluster; the hub would have to take it over to give the cluster's agent access there: ` +
+				`register the cluster under another name (flotilla agent --cluster-name), or delete the namespace if it is unused`},
+		},
+		"an update does not check the name": {
+			handler: clusterHandler, op: admissionv1.Update,
+			old: makeCluster("team-a").obj(), cur: makeCluster("team-a").set("").obj(),
+			want: result{Allowed: true, Code: 200},
+		},
 		"cluster accept allowed": {
-			handler: ManagedClusterHandler, op: admissionv1.Update,
+			handler: clusterHandler, op: admissionv1.Update,
 			old: makeCluster("gpu-east").obj(), cur: makeCluster("gpu-east").accepted().obj(),
 			grants: []Permission{AcceptPermission("gpu-east")},
 			want:   result{Allowed: true, Code: 200},
@@ -82,7 +99,7 @@ func TestHandlers(t *testing.T) {
 			want: result{Allowed: true, Code: 200},
 		},
 		"undecodable object": {
-			handler: ManagedClusterHandler, op: admissionv1.Create,
+			handler: clusterHandler, op: admissionv1.Create,
 			want: result{Code: 400, Message: "decoding the object: there is no content to decode"},
 		},
 	}
