@@ -59,7 +59,9 @@ func namespace(name string, owners ...metav1.OwnerReference) *corev1.Namespace {
 }
 
 // csrWrapper builds test CertificateSigningRequests.
-type csrWrapper struct{ certificatesv1.CertificateSigningRequest }
+type csrWrapper struct {
+	certificatesv1.CertificateSigningRequest
+}
 
 // makeCSR is a request filed by requester for the identity of agent agentID of cluster, made at t0
 // plus age.
