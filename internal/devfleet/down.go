@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -19,8 +19,9 @@ var stopOrder = [][]string{
 	{localk8s.EtcdBin},
 }
 
-// Down stops every process of the fleet in dir and removes the folder. With no fleet it says so
-// and succeeds: the goal, nothing running, holds.
+// Down stops every process of the fleet in dir and removes what up made there: the fleet's folder
+// and the state file, then dir itself if nothing else is left in it. Other files in dir are
+// kept. With no fleet it says so and succeeds: the goal, nothing running, holds.
 func Down(dir string, out io.Writer) error {
 	st, err := Load(dir)
 	if errors.Is(err, ErrNotRunning) {
@@ -61,8 +62,14 @@ func Down(dir string, out io.Writer) error {
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("stopping the fleet in %s: %w; its state is kept so that `flotilla dev down` can try again", dir, err)
 	}
-	if err := os.RemoveAll(dir); err != nil {
-		return fmt.Errorf("the fleet stopped, but removing %s failed: %w", dir, err)
+	kept, err := removeFiles(dir)
+	if err != nil {
+		return fmt.Errorf("the fleet stopped, but removing its files from %s failed: %w", dir, err)
+	}
+	if len(kept) > 0 {
+		_, _ = fmt.Fprintf(out, "fleet stopped (%d processes) and its files removed; %s kept, as it holds files the fleet did not make: %s\n",
+			len(st.Processes), dir, strings.Join(kept, ", "))
+		return nil
 	}
 	_, _ = fmt.Fprintf(out, "fleet stopped (%d processes) and %s removed\n", len(st.Processes), dir)
 	return nil

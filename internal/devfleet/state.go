@@ -41,8 +41,10 @@ type ProcessState struct {
 	Cluster   string `json:"cluster,omitempty"`
 	Component string `json:"component"`
 	PID       int    `json:"pid"`
-	Binary    string `json:"binary"`
-	Log       string `json:"log"`
+	// Binary is the absolute path of the process's executable with symbolic links resolved, as
+	// /proc/PID/exe shows it, so that later commands recognize the process from any folder.
+	Binary string `json:"binary"`
+	Log    string `json:"log"`
 }
 
 // Roles of clusters.
@@ -65,7 +67,8 @@ func Load(dir string) (*State, error) {
 	}
 	var st State
 	if err := json.Unmarshal(data, &st); err != nil {
-		return nil, fmt.Errorf("the fleet state %s is damaged (%v): stop what runs with `flotilla dev down --force`", filepath.Join(dir, StateFile), err)
+		return nil, fmt.Errorf("the fleet state %s is damaged (%v): stop the fleet's processes by hand (their logs are under %s) and remove the file",
+			filepath.Join(dir, StateFile), err, filepath.Join(dir, FleetFolder))
 	}
 	return &st, nil
 }
@@ -130,5 +133,5 @@ func newState(f *localk8s.Fleet, spec *fleet.Fleet, source string, now time.Time
 }
 
 func processState(cluster string, p *localk8s.Process) ProcessState {
-	return ProcessState{Cluster: cluster, Component: filepath.Base(p.Binary()), PID: p.PID(), Binary: p.Binary(), Log: p.LogPath}
+	return ProcessState{Cluster: cluster, Component: filepath.Base(p.Binary()), PID: p.PID(), Binary: recordedBinary(p.Binary()), Log: p.LogPath}
 }

@@ -47,30 +47,53 @@ func (e *AlreadyRunningError) Error() string {
 
 // Up starts the fleet detached, creates its simulated nodes, waits until they are Ready, and
 // records the fleet in the state folder. On error it stops what it started and leaves no state.
-func Up(ctx context.Context, opts UpOptions) (*State, error) {
+// It writes only the state file and the fleet's folder (FleetFolder) in the state folder, which
+// may hold other files.
+func Up(ctx context.Context, opts UpOptions) (_ *State, err error) {
 	say := func(format string, args ...any) { _, _ = fmt.Fprintf(opts.Out, format+"\n", args...) }
-	if err := os.MkdirAll(opts.StateDir, 0o755); err != nil {
-		return nil, err
-	}
-	unlock, err := lock(opts.StateDir)
+	// Absolute paths in the state, so that later commands work from any folder.
+	dir, err := filepath.Abs(opts.StateDir)
 	if err != nil {
 		return nil, err
 	}
-	defer unlock()
+	if opts.Binaries.Dir, err = filepath.Abs(opts.Binaries.Dir); err != nil {
+		return nil, err
+	}
+	flotilla := opts.Flotilla
+	if flotilla != "" {
+		if flotilla, err = localk8s.ResolveBinary(flotilla); err != nil {
+			return nil, fmt.Errorf("the flotilla binary to run the hub and agents with: %w", err)
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	unlock, err := lock(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		unlock()
+		if err != nil {
+			_ = os.Remove(dir) // only if nothing is left in it
+		}
+	}()
 
-	if old, err := Load(opts.StateDir); err == nil {
+	if old, err := Load(dir); err == nil {
 		if running := old.Running(); len(running) > 0 {
-			return nil, &AlreadyRunningError{Dir: opts.StateDir, StartedAt: old.StartedAt, Running: len(running)}
+			return nil, &AlreadyRunningError{Dir: dir, StartedAt: old.StartedAt, Running: len(running)}
 		}
 		say("clearing the state of a fleet that no longer runs (started %s)", old.StartedAt.Format(time.RFC3339))
+		if _, err := removeFiles(dir); err != nil {
+			return nil, err
+		}
 	} else if !errors.Is(err, ErrNotRunning) {
 		return nil, err
 	}
-	fleetDir := filepath.Join(opts.StateDir, "fleet")
-	if err := os.RemoveAll(fleetDir); err != nil {
+	fleetDir, err := claimFleetFolder(dir)
+	if err != nil {
 		return nil, err
 	}
-	_ = os.Remove(filepath.Join(opts.StateDir, StateFile))
 
 	start := opts.Clock.Now()
 	var spokes []string
@@ -86,27 +109,27 @@ func Up(ctx context.Context, opts UpOptions) (*State, error) {
 	}
 	st := newState(f, opts.Fleet, opts.FleetSource, start)
 	// Saved before the nodes exist so that `down` finds the processes even if what follows fails.
-	if err := st.save(opts.StateDir); err != nil {
+	if err := st.save(dir); err != nil {
 		f.Stop()
 		return nil, err
 	}
 	if err := installCRDs(ctx, f, say); err != nil {
 		f.Stop()
-		_ = os.RemoveAll(opts.StateDir)
+		_, _ = removeFiles(dir)
 		return nil, err
 	}
 	if err := addNodes(ctx, f, opts.Fleet, say); err != nil {
 		f.Stop()
-		_ = os.RemoveAll(opts.StateDir)
+		_, _ = removeFiles(dir)
 		return nil, err
 	}
-	if opts.Flotilla != "" {
-		err := startFlotilla(ctx, f, opts.Flotilla, st, opts.Clock, say)
-		if serr := st.save(opts.StateDir); serr != nil && err == nil {
+	if flotilla != "" {
+		err := startFlotilla(ctx, f, flotilla, st, opts.Clock, say)
+		if serr := st.save(dir); serr != nil && err == nil {
 			err = serr
 		}
 		if err != nil {
-			_ = Down(opts.StateDir, io.Discard)
+			_ = Down(dir, io.Discard)
 			return nil, err
 		}
 	}

@@ -3,21 +3,39 @@ package localk8s
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 )
 
+// ResolveBinary returns binary as /proc/PID/exe names a process running it: an absolute path
+// with every symbolic link resolved. Record this, not the path a process was started with, to
+// recognize the process later from another folder.
+func ResolveBinary(binary string) (string, error) {
+	abs, err := filepath.Abs(binary)
+	if err != nil {
+		return "", err
+	}
+	return filepath.EvalSymlinks(abs)
+}
+
 // Running reports whether pid is a live (not zombie) process running binary. Checking the binary
 // guards against a recycled pid: a stopped fleet's pid may belong to another program by now.
+// binary should be resolved (ResolveBinary); one that is not is resolved here as well as it can
+// be, which fails for a relative path recorded in another folder.
 func Running(pid int, binary string) bool {
 	exe, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/exe")
 	if err != nil {
 		return false // gone, a zombie, or not ours to inspect
 	}
-	if strings.TrimSuffix(exe, " (deleted)") != binary {
-		return false
+	// A binary replaced since the process started (a rebuild) shows as "path (deleted)".
+	exe = strings.TrimSuffix(exe, " (deleted)")
+	if exe != binary {
+		if resolved, err := ResolveBinary(binary); err != nil || exe != resolved {
+			return false
+		}
 	}
 	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {

@@ -60,11 +60,34 @@ func TestUpStatusDownRoundTrip(t *testing.T) {
 	}
 	t.Cleanup(func() { _, _, _ = run(t, "dev", "down", "--state-dir", stateDir) })
 	flotilla := buildFlotilla(t, dir)
-
-	out, progress, err := run(t, "dev", "up", "-f", fleetFile, "--state-dir", stateDir, "--flotilla-bin", flotilla)
+	// up starts the binaries by relative paths through symbolic links; status and down run from
+	// another folder, and still find the processes.
+	bins, err := localk8s.FindBinaries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "links"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for link, target := range map[string]string{"k8s": bins.Dir, "flotilla": flotilla} {
+		if err := os.Symlink(target, filepath.Join(dir, "links", link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A file of the user's in the state folder: down keeps it.
+	if err := os.MkdirAll(stateDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(stateDir, "notes.txt"), []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	out, progress, err := run(t, "dev", "up", "-f", "fleet.yaml", "--state-dir", stateDir,
+		"--flotilla-bin", filepath.Join("links", "flotilla"), "--k8s-bin", filepath.Join("links", "k8s"))
 	if err != nil {
 		t.Fatalf("dev up: %v\n%s", err, progress)
 	}
+	t.Chdir(t.TempDir())
 	for _, want := range []string{"hub", "spoke-a", "admin.kubeconfig", "registered with the Flotilla hub", "flotilla dev down"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("dev up output does not mention %q:\n%s", want, out)
@@ -73,6 +96,11 @@ func TestUpStatusDownRoundTrip(t *testing.T) {
 	st, err := devfleet.Load(stateDir)
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, p := range st.Processes {
+		if resolved, err := filepath.EvalSymlinks(p.Binary); err != nil || resolved != p.Binary || !filepath.IsAbs(p.Binary) {
+			t.Errorf("%s/%s: recorded binary %q is not an absolute path with links resolved (%q, %v)", p.Cluster, p.Component, p.Binary, resolved, err)
+		}
 	}
 	// The OCM CRDs are on the hub and on the spokes.
 	for _, c := range st.Clusters {
@@ -197,8 +225,8 @@ func TestUpStatusDownRoundTrip(t *testing.T) {
 	for _, p := range st.Processes {
 		waitGone(t, p.PID)
 	}
-	if _, err := os.Stat(stateDir); !os.IsNotExist(err) {
-		t.Errorf("dev down left %s behind (stat: %v)", stateDir, err)
+	if entries, err := os.ReadDir(stateDir); err != nil || len(entries) != 1 || entries[0].Name() != "notes.txt" {
+		t.Errorf("dev down left %v in %s (err %v), want only the user's notes.txt", entries, stateDir, err)
 	}
 	if _, _, err := run(t, "dev", "status", "--state-dir", stateDir); err == nil || !strings.Contains(err.Error(), "no fleet is running") {
 		t.Errorf("dev status after down: err = %v, want 'no fleet is running'", err)

@@ -3,6 +3,7 @@ package dev
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -40,6 +41,8 @@ func newUpCommand(io streams.IO, clk clock.PassiveClock, stateDir *string) *cobr
 					return err
 				}
 			} else if err := bins.Check(); err != nil {
+				return err
+			} else if bins.Dir, err = filepath.Abs(binDir); err != nil {
 				return err
 			}
 			if register && flotillaBin == "" {
