@@ -85,30 +85,30 @@ func (f Flags) Load() (*Loaded, error) {
 		}
 		return &Loaded{Config: cfg, Namespace: namespace, Source: "the in-cluster configuration"}, nil
 	}
-	context := f.Context
-	if context == "" {
-		context = raw.CurrentContext
+	contextName := f.Context
+	if contextName == "" {
+		contextName = raw.CurrentContext
 	}
-	switch _, ok := raw.Contexts[context]; {
+	switch _, ok := raw.Contexts[contextName]; {
 	case f.Context != "" && !ok:
 		return nil, fmt.Errorf("the kubeconfig %s has no context %q: pass one of its contexts (%s) with --context",
 			src.describe(), f.Context, contextNames(raw))
-	case context == "":
+	case contextName == "":
 		return nil, fmt.Errorf("the kubeconfig %s names no current context: pass one of its contexts (%s) with --context, or set one with `kubectl config use-context`",
 			src.describe(), contextNames(raw))
 	case !ok:
 		return nil, fmt.Errorf("the kubeconfig %s names current context %q, which it does not define: pass one of its contexts (%s) with --context",
-			src.describe(), context, contextNames(raw))
+			src.describe(), contextName, contextNames(raw))
 	}
 	cfg, err := cc.ClientConfig()
 	if err != nil {
-		return nil, fmt.Errorf("the kubeconfig %s, context %q, is not usable: %w", src.describe(), context, err)
+		return nil, fmt.Errorf("the kubeconfig %s, context %q, is not usable: %w", src.describe(), contextName, err)
 	}
 	namespace, _, err := cc.Namespace()
 	if err != nil {
-		return nil, fmt.Errorf("the kubeconfig %s, context %q: reading its namespace: %w", src.describe(), context, err)
+		return nil, fmt.Errorf("the kubeconfig %s, context %q: reading its namespace: %w", src.describe(), contextName, err)
 	}
-	return &Loaded{Config: cfg, Namespace: namespace, Context: context, Source: src.describe()}, nil
+	return &Loaded{Config: cfg, Namespace: namespace, Context: contextName, Source: src.describe()}, nil
 }
 
 // source is where the loading rules look, for messages.
@@ -189,10 +189,17 @@ func contextNames(c clientcmdapi.Config) string {
 
 // quote quotes s for a shell when it needs it.
 func quote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:@%+=,", r))
-	}) < 0 {
+	if s != "" && strings.IndexFunc(s, needsQuote) < 0 {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func needsQuote(r rune) bool {
+	switch {
+	case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+		return false
+	default:
+		return !strings.ContainsRune("-_./:@%+=,", r)
+	}
 }

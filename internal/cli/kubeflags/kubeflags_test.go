@@ -9,13 +9,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// context is one context of a test kubeconfig, with a cluster and user of its own name.
-type context struct {
+// kubeContext is one context of a test kubeconfig, with a cluster and user of its own name.
+type kubeContext struct {
 	name, server, namespace string
 }
 
 // writeKubeconfig writes a kubeconfig with contexts and current-context current to path.
-func writeKubeconfig(t *testing.T, path, current string, contexts ...context) string {
+func writeKubeconfig(t *testing.T, path, current string, contexts ...kubeContext) string {
 	t.Helper()
 	var b strings.Builder
 	b.WriteString("apiVersion: v1\nkind: Config\n")
@@ -73,15 +73,15 @@ func TestLoad(t *testing.T) {
 	}{
 		"--kubeconfig before $KUBECONFIG and ~/.kube/config": {
 			setup: func(t *testing.T, dir string) (Flags, string) {
-				flag := writeKubeconfig(t, filepath.Join(dir, "flag.kubeconfig"), "flag", context{"flag", flagServer, "team"})
-				env := writeKubeconfig(t, filepath.Join(dir, "env.kubeconfig"), "env", context{"env", envServer, ""})
+				flag := writeKubeconfig(t, filepath.Join(dir, "flag.kubeconfig"), "flag", kubeContext{"flag", flagServer, "team"})
+				env := writeKubeconfig(t, filepath.Join(dir, "env.kubeconfig"), "env", kubeContext{"env", envServer, ""})
 				return Flags{Kubeconfig: flag}, env
 			},
 			want: result{Host: flagServer, Namespace: "team", Context: "flag", Source: "DIR/flag.kubeconfig"},
 		},
 		"$KUBECONFIG before ~/.kube/config": {
 			setup: func(t *testing.T, dir string) (Flags, string) {
-				return Flags{}, writeKubeconfig(t, filepath.Join(dir, "env.kubeconfig"), "env", context{"env", envServer, ""})
+				return Flags{}, writeKubeconfig(t, filepath.Join(dir, "env.kubeconfig"), "env", kubeContext{"env", envServer, ""})
 			},
 			want: result{Host: envServer, Namespace: "default", Context: "env", Source: "DIR/env.kubeconfig (from $KUBECONFIG)"},
 		},
@@ -91,23 +91,23 @@ func TestLoad(t *testing.T) {
 		},
 		"$KUBECONFIG files merged: the first file's current context": {
 			setup: func(t *testing.T, dir string) (Flags, string) {
-				a := writeKubeconfig(t, filepath.Join(dir, "a.kubeconfig"), "a", context{"a", envServer, ""})
-				b := writeKubeconfig(t, filepath.Join(dir, "b.kubeconfig"), "b", context{"b", env2Server, "research"})
+				a := writeKubeconfig(t, filepath.Join(dir, "a.kubeconfig"), "a", kubeContext{"a", envServer, ""})
+				b := writeKubeconfig(t, filepath.Join(dir, "b.kubeconfig"), "b", kubeContext{"b", env2Server, "research"})
 				return Flags{}, a + string(filepath.ListSeparator) + b
 			},
 			want: result{Host: envServer, Namespace: "default", Context: "a", Source: "$KUBECONFIG (DIR/a.kubeconfig, DIR/b.kubeconfig)"},
 		},
 		"$KUBECONFIG files merged: --context picks one of the second file": {
 			setup: func(t *testing.T, dir string) (Flags, string) {
-				a := writeKubeconfig(t, filepath.Join(dir, "a.kubeconfig"), "a", context{"a", envServer, ""})
-				b := writeKubeconfig(t, filepath.Join(dir, "b.kubeconfig"), "b", context{"b", env2Server, "research"})
+				a := writeKubeconfig(t, filepath.Join(dir, "a.kubeconfig"), "a", kubeContext{"a", envServer, ""})
+				b := writeKubeconfig(t, filepath.Join(dir, "b.kubeconfig"), "b", kubeContext{"b", env2Server, "research"})
 				return Flags{Context: "b"}, a + string(filepath.ListSeparator) + b
 			},
 			want: result{Host: env2Server, Namespace: "research", Context: "b", Source: "$KUBECONFIG (DIR/a.kubeconfig, DIR/b.kubeconfig)"},
 		},
 		"$KUBECONFIG skips a missing file": {
 			setup: func(t *testing.T, dir string) (Flags, string) {
-				b := writeKubeconfig(t, filepath.Join(dir, "b.kubeconfig"), "b", context{"b", env2Server, ""})
+				b := writeKubeconfig(t, filepath.Join(dir, "b.kubeconfig"), "b", kubeContext{"b", env2Server, ""})
 				return Flags{}, filepath.Join(dir, "missing") + string(filepath.ListSeparator) + b
 			},
 			want: result{Host: env2Server, Namespace: "default", Context: "b", Source: "$KUBECONFIG (DIR/missing, DIR/b.kubeconfig)"},
@@ -115,7 +115,7 @@ func TestLoad(t *testing.T) {
 		"--context picks a context of --kubeconfig": {
 			setup: func(t *testing.T, dir string) (Flags, string) {
 				flag := writeKubeconfig(t, filepath.Join(dir, "flag.kubeconfig"), "one",
-					context{"one", flagServer, ""}, context{"two", env2Server, "ml"})
+					kubeContext{"one", flagServer, ""}, kubeContext{"two", env2Server, "ml"})
 				return Flags{Kubeconfig: flag, Context: "two"}, ""
 			},
 			want: result{Host: env2Server, Namespace: "ml", Context: "two", Source: "DIR/flag.kubeconfig"},
@@ -130,13 +130,13 @@ func TestLoad(t *testing.T) {
 		},
 		"no current context": {
 			setup: func(t *testing.T, dir string) (Flags, string) {
-				return Flags{}, writeKubeconfig(t, filepath.Join(dir, "env.kubeconfig"), "", context{"env", envServer, ""})
+				return Flags{}, writeKubeconfig(t, filepath.Join(dir, "env.kubeconfig"), "", kubeContext{"env", envServer, ""})
 			},
 			wantErrs: []string{"DIR/env.kubeconfig (from $KUBECONFIG) names no current context", "(env)", "--context"},
 		},
 		"a current context it does not define": {
 			setup: func(t *testing.T, dir string) (Flags, string) {
-				return Flags{}, writeKubeconfig(t, filepath.Join(dir, "env.kubeconfig"), "gone", context{"env", envServer, ""})
+				return Flags{}, writeKubeconfig(t, filepath.Join(dir, "env.kubeconfig"), "gone", kubeContext{"env", envServer, ""})
 			},
 			wantErrs: []string{`names current context "gone", which it does not define`, "(env)"},
 		},
@@ -185,7 +185,7 @@ func TestLoad(t *testing.T) {
 			t.Setenv("KUBERNETES_SERVICE_HOST", "") // never the in-cluster configuration of a CI pod
 			if !tc.noHome {
 				writeKubeconfig(t, filepath.Join(home, ".kube", "config"), "home",
-					context{"home", homeServer, ""}, context{"other", env2Server, ""})
+					kubeContext{"home", homeServer, ""}, kubeContext{"other", env2Server, ""})
 			}
 			flags, env := tc.setup(t, dir)
 			t.Setenv(EnvVar, env)
