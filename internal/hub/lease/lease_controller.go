@@ -100,8 +100,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 // long until they would next change (zero once the lease has expired: only a renewal, which is an
 // event, changes anything then).
 func leaseConditions(mc *clusterv1.ManagedCluster, lease *coordinationv1.Lease, now time.Time) ([]metav1.Condition, time.Duration) {
-	seconds := leaseDurationSeconds(mc)
-	period := time.Duration(seconds) * time.Second
+	period := mc.LeaseDuration()
 	renewed := renewTime(lease)
 	expiry := renewed.Add(clusterv1.LeaseGraceFactor * period)
 	if now.Before(expiry) {
@@ -113,7 +112,7 @@ func leaseConditions(mc *clusterv1.ManagedCluster, lease *coordinationv1.Lease, 
 		Status: metav1.ConditionUnknown,
 		Reason: clusterv1.ManagedClusterReasonLeaseUpdateStopped,
 		Message: fmt.Sprintf("the cluster's agent stopped renewing its lease: Lease %s/%s was last renewed at %s, more than %d x %ds ago",
-			lease.Namespace, lease.Name, renewed.UTC().Format(time.RFC3339), clusterv1.LeaseGraceFactor, seconds),
+			lease.Namespace, lease.Name, renewed.UTC().Format(time.RFC3339), clusterv1.LeaseGraceFactor, int(period.Seconds())),
 		ObservedGeneration: mc.Generation,
 		LastTransitionTime: metav1.NewTime(now), // kept by SetStatusCondition unless the status changes
 	})
@@ -154,11 +153,4 @@ func renewTime(l *coordinationv1.Lease) time.Time {
 		return l.Spec.RenewTime.Time
 	}
 	return l.CreationTimestamp.Time
-}
-
-func leaseDurationSeconds(mc *clusterv1.ManagedCluster) int32 {
-	if mc.Spec.LeaseDurationSeconds > 0 {
-		return mc.Spec.LeaseDurationSeconds
-	}
-	return clusterv1.DefaultLeaseDurationSeconds
 }

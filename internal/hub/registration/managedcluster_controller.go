@@ -198,7 +198,7 @@ func (r *ManagedClusterReconciler) grantNamespaced(ctx context.Context, mc *clus
 	}
 	lease.Spec = coordinationv1.LeaseSpec{
 		HolderIdentity:       ptr.To(mc.Name),
-		LeaseDurationSeconds: ptr.To(leaseDuration(mc)),
+		LeaseDurationSeconds: ptr.To(int32(mc.LeaseDuration().Seconds())),
 		RenewTime:            &metav1.MicroTime{Time: r.Clock.Now()},
 	}
 	if err := controllerutil.SetControllerReference(mc, lease, r.Client.Scheme()); err != nil {
@@ -283,11 +283,4 @@ func acceptanceConditions(mc *clusterv1.ManagedCluster, blocked *notOwnedError) 
 		Reason: ReasonDenied, Message: "the hub no longer accepts the cluster: its agent's access was revoked; set spec.hubAcceptsClient to true to accept it again",
 		ObservedGeneration: mc.Generation,
 	}}
-}
-
-func leaseDuration(mc *clusterv1.ManagedCluster) int32 {
-	if mc.Spec.LeaseDurationSeconds > 0 {
-		return mc.Spec.LeaseDurationSeconds
-	}
-	return clusterv1.DefaultLeaseDurationSeconds
 }
