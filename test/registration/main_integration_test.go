@@ -35,9 +35,18 @@ func (c *offsetClock) Now() time.Time { return c.RealClock.Now().Add(time.Durati
 // startHub runs the hub's controllers until stop is called or the test ends.
 func startHub(t *testing.T, env *testenv.Env) (stop func()) {
 	t.Helper()
+	return startHubWith(t, env, nil)
+}
+
+// startHubWith is startHub with options changed by mutate (nil changes nothing).
+func startHubWith(t *testing.T, env *testenv.Env, mutate func(*hub.Options)) (stop func()) {
+	t.Helper()
 	opts := hub.DefaultOptions()
 	opts.LeaderElection, opts.HealthProbeAddress, opts.MetricsAddress = false, "0", "0"
 	opts.SkipNameValidation = true // each test starts its own hub
+	if mutate != nil {
+		mutate(&opts)
+	}
 	mgr, err := hub.NewManager(env.Hub.RESTConfig(), opts)
 	if err != nil {
 		t.Fatal(err)
@@ -82,7 +91,9 @@ func runAgent(t *testing.T, opts agentreg.Options) (stop func()) {
 	if opts.Poll == 0 {
 		opts.Poll = 200 * time.Millisecond
 	}
-	opts.Log = testr.New(t)
+	if opts.Log.GetSink() == nil {
+		opts.Log = testr.New(t)
+	}
 	a, err := agentreg.New(opts)
 	if err != nil {
 		t.Fatal(err)
