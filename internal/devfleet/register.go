@@ -6,6 +6,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"time"
 
@@ -108,8 +109,12 @@ func startFlotilla(ctx context.Context, f *localk8s.Fleet, flotilla string, st *
 			}
 			joined := meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionJoined)
 			available := meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable)
+			missing := missingClaims(mc, st, s.Name)
 			last = fmt.Sprintf("joined=%t available=%t", joined, available)
-			return joined && available, nil
+			if len(missing) > 0 {
+				last += fmt.Sprintf(", the fleet file's claims %v not reported yet", missing)
+			}
+			return joined && available && len(missing) == 0, nil
 		})
 		if err != nil {
 			return fmt.Errorf("cluster %s did not join the hub within 90s (%s); see %s", s.Name, last,
@@ -121,6 +126,27 @@ func startFlotilla(ctx context.Context, f *localk8s.Fleet, flotilla string, st *
 		say("  %-12s registered: accepted, joined, available", s.Name)
 	}
 	return nil
+}
+
+// missingClaims lists the fleet file's claims of cluster that its agent has not reported to the
+// hub yet: the agent reports claims on its own schedule, after it has joined.
+func missingClaims(mc *clusterv1.ManagedCluster, st *State, cluster string) []string {
+	cs, err := st.Cluster(cluster)
+	if err != nil {
+		return nil
+	}
+	reported := map[string]string{}
+	for _, c := range mc.Status.ClusterClaims {
+		reported[c.Name] = c.Value
+	}
+	var missing []string
+	for name, value := range cs.Claims {
+		if v, ok := reported[name]; !ok || v != value {
+			missing = append(missing, name)
+		}
+	}
+	sort.Strings(missing)
+	return missing
 }
 
 // createClaims puts the fleet file's claims on the spoke as ClusterClaims, which the agent
