@@ -102,7 +102,7 @@ func Setup(mgr manager.Manager, cs kubernetes.Interface, opts Options) error {
 
 	can := SubjectAccessReviews(cs)
 	srv := webhook.NewServer(so)
-	srv.Register(ManagedClusterPath, &admission.Webhook{Handler: ManagedClusterHandler(mgr.GetScheme(), can)})
+	srv.Register(ManagedClusterPath, &admission.Webhook{Handler: ManagedClusterHandler(mgr.GetScheme(), can, Namespaces(cs))})
 	srv.Register(BindingPath, &admission.Webhook{Handler: BindingHandler(mgr.GetScheme(), can)})
 	if err := mgr.Add(srv); err != nil {
 		return err
