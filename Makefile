@@ -47,14 +47,15 @@ fmt:
 controller-gen:
 	@cd tools/controllergen && $(GO) build -o ../../bin/controller-gen sigs.k8s.io/controller-tools/cmd/controller-gen
 
-generate: controller-gen ## Regenerate deepcopy functions and the CRDs in config/crd from the API types.
+generate: controller-gen ## Regenerate deepcopy functions, the CRDs in config/crd and the hub's roles in config/rbac.
 	bin/controller-gen object paths=./api/...
 	rm -f config/crd/*.yaml
 	bin/controller-gen crd:crdVersions=v1 paths=./api/... output:crd:artifacts:config=config/crd
+	bin/controller-gen rbac:roleName=flotilla-hub paths=./internal/hub/... output:rbac:artifacts:config=config/rbac
 
 check-generated: generate ## Fail when generated files differ from what is committed.
-	@if [ -n "$$(git status --porcelain -- api config/crd)" ]; then \
-	  echo "generated files are stale: run make generate and commit the result:"; git status --porcelain -- api config/crd; exit 1; fi
+	@if [ -n "$$(git status --porcelain -- api config/crd config/rbac)" ]; then \
+	  echo "generated files are stale: run make generate and commit the result:"; git status --porcelain -- api config/crd config/rbac; exit 1; fi
 
 demo: build k8s-bin ## Start the default fleet and run a GPU Job on it.
 	hack/demo.sh

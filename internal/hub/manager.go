@@ -67,6 +67,12 @@ func DefaultOptions() Options {
 	}
 }
 
+// Leader election writes its Lease, and events about it, in the leader election namespace.
+// controller-gen makes a Role of these rules in the default namespace (config/rbac); a hub run
+// with another --leader-election-namespace needs the same Role there.
+// +kubebuilder:rbac:groups=coordination.k8s.io,namespace=open-cluster-management-hub,resources=leases,verbs=get;create;update
+// +kubebuilder:rbac:groups="";events.k8s.io,namespace=open-cluster-management-hub,resources=events,verbs=create;patch;update
+
 // LeaderElectionID names the Lease the hub's replicas contend for.
 const LeaderElectionID = "flotilla-hub"
 

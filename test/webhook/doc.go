@@ -4,4 +4,8 @@
 // cluster, joining a set and binding a set each need their permission and are refused with a
 // message saying which, that an agent cannot lift the hub's taints, and that an administrator may
 // do all of it.
+//
+// The hub runs as a service account bound only to its generated roles (config/rbac,
+// testenv.HubIdentity), so these tests also show that the roles are enough, and
+// TestHubRoleRefuses shows what they keep the hub from.
 package webhook

@@ -34,8 +34,10 @@ const wait = 30 * time.Second
 var setLogger sync.Once
 
 // startHub runs the hub, webhook included, until the test ends, and returns once the API server
-// sends ManagedCluster writes to this hub's webhook. When the test ends it stops the hub and
-// deletes the webhook configuration, which would otherwise refuse every later write.
+// sends ManagedCluster writes to this hub's webhook. The hub runs as a service account bound only
+// to its generated roles (config/rbac), so every test here also shows that they are enough. When
+// the test ends it stops the hub and deletes the webhook configuration, which would otherwise
+// refuse every later write.
 func startHub(t *testing.T, env *testenv.Env) {
 	t.Helper()
 	// One process-wide logger that outlives each test (the manager may log while stopping).
@@ -46,7 +48,7 @@ func startHub(t *testing.T, env *testenv.Env) {
 	opts.LeaderElection, opts.HealthProbeAddress, opts.MetricsAddress = false, "0", "0"
 	opts.SkipNameValidation = true      // each test starts its own hub
 	opts.WebhookAddress = "127.0.0.1:0" // a free port
-	mgr, err := hub.NewManager(env.Hub.RESTConfig(), opts)
+	mgr, err := hub.NewManager(env.HubIdentity(t, ""), opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -126,6 +126,7 @@ func (r *DefaultLabelReconciler) SetupWithManager(mgr ctrl.Manager) error {
 }
 
 // +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=managedclusters,verbs=get;list;watch;patch
+// +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=managedclustersets/join,resourceNames=default,verbs=create
 
 // Reconcile adds the default clusterset label to a cluster that has none.
 func (r *DefaultLabelReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {

@@ -17,7 +17,7 @@ const (
 
 var read = []string{"get", "list", "watch"}
 
-// +kubebuilder:rbac:groups=certificates.k8s.io,resources=certificatesigningrequests,verbs=create;get;list;watch
+// +kubebuilder:rbac:groups=certificates.k8s.io,resources=certificatesigningrequests,verbs=create;get
 
 // clusterRules are what a cluster's agents may do cluster-wide: before acceptance, read their own
 // ManagedCluster; after, also update it and its status, and request certificates (renewals).

@@ -189,7 +189,8 @@ func (r *registrar) NeedLeaderElection() bool { return false }
 // that the hub stops, saying why, rather than run with a configuration that calls nothing.
 var registerBackoff = wait.Backoff{Duration: 200 * time.Millisecond, Factor: 2, Steps: 10, Cap: 10 * time.Second}
 
-// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingwebhookconfigurations,verbs=get;create;update
+// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingwebhookconfigurations,verbs=create
+// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingwebhookconfigurations,resourceNames=flotilla-hub,verbs=get;update
 
 // Start registers the configuration once and returns.
 func (r *registrar) Start(ctx context.Context) error {

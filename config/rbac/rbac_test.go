@@ -1,0 +1,78 @@
+package rbac
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+)
+
+func TestParse(t *testing.T) {
+	cr, err := ClusterRole()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cr.Name != Name || len(cr.Rules) == 0 {
+		t.Errorf("ClusterRole %q with %d rules, want %q with some", cr.Name, len(cr.Rules), Name)
+	}
+	r, err := LeaderElectionRole("elsewhere")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Name != Name || r.Namespace != "elsewhere" {
+		t.Errorf("Role %s/%s, want elsewhere/%s", r.Namespace, r.Name, Name)
+	}
+	// The generated namespace is the one the constant names.
+	_, gen, err := parse()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gen.Namespace != LeaderElectionNamespace {
+		t.Errorf("role.yaml puts the Role in %q, LeaderElectionNamespace says %q", gen.Namespace, LeaderElectionNamespace)
+	}
+}
+
+// TestLeastPrivilege keeps out of the roles what would make the hub an administrator in all but
+// name. A failure here means a marker asks for too much: narrow it rather than the test.
+func TestLeastPrivilege(t *testing.T) {
+	cr, err := ClusterRole()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := LeaderElectionRole(LeaderElectionNamespace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules := map[string][]rbacv1.PolicyRule{"ClusterRole": cr.Rules, "Role": r.Rules}
+	for kind, rs := range rules {
+		for i, rule := range rs {
+			at := fmt.Sprintf("%s %s rule %d (%v %v %v)", kind, Name, i, rule.APIGroups, rule.Resources, rule.Verbs)
+			for _, list := range [][]string{rule.APIGroups, rule.Resources, rule.Verbs, rule.ResourceNames} {
+				if slices.Contains(list, rbacv1.ResourceAll) {
+					t.Errorf("%s: a wildcard grants whatever comes next", at)
+				}
+			}
+			if len(rule.NonResourceURLs) > 0 {
+				t.Errorf("%s: the hub needs no non-resource URLs", at)
+			}
+			for _, res := range rule.Resources {
+				switch res {
+				case "secrets", "serviceaccounts", "serviceaccounts/token", "pods", "pods/exec", "nodes", "users", "groups":
+					t.Errorf("%s: the hub has no business with %s", at, res)
+				}
+			}
+			for _, v := range rule.Verbs {
+				switch v {
+				case "escalate", "bind", "impersonate", "approve":
+					// Each can hand out more than the role holds: only ever for named objects.
+					if len(rule.ResourceNames) == 0 {
+						t.Errorf("%s: %s without resourceNames", at, v)
+					}
+				case "deletecollection":
+					t.Errorf("%s: the hub deletes objects one at a time", at)
+				}
+			}
+		}
+	}
+}
