@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -21,7 +22,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -70,23 +70,45 @@ func TestFaults(t *testing.T) {
 		n := len(clusterCSRs(t, env, cluster))
 		return n == 1, fmt.Sprintf("%d requests", n), nil
 	})
-	if _, err := hubreg.Accept(ctx, c, env.Hub.Client, cluster, clock.RealClock{}); err != nil {
+	if _, err := hubreg.Accept(ctx, c, env.Hub.Client, cluster, hubreg.AcceptOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	waitCluster(t, c, cluster, 60*time.Second, "Available=True without hub taints", available)
 
 	t.Run("the spoke's API server stops and comes back", func(t *testing.T) {
 		spoke.StopAPIServer()
-		waitCluster(t, c, cluster, leaseWindow+margin, "Available False or Unknown with the matching taint", func(s clusterState) bool {
-			return s.available == "False" && s.hasTaint(clusterv1.ManagedClusterTaintUnavailable) ||
-				s.available == "Unknown" && s.hasTaint(clusterv1.ManagedClusterTaintUnreachable)
-		})
+		waitSpokeDown(t, c, cluster, "down")
 		if err := spoke.StartAPIServer(ctx); err != nil {
 			t.Fatal(err)
 		}
 		waitCluster(t, c, cluster, leaseWindow+margin, "Available=True without hub taints", available)
 		if err := spoke.Check(); err != nil {
 			t.Errorf("%s after its API server came back: %v", cluster, err)
+		}
+	})
+
+	// A spoke that takes connections and answers nothing holds each request until it times out:
+	// the agent's status and inventory wait, its lease does not.
+	t.Run("the spoke's API server hangs and resumes", func(t *testing.T) {
+		pid := spoke.APIServer.PID()
+		if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+			t.Fatal(err)
+		}
+		resumed := false
+		resume := func() {
+			if !resumed {
+				resumed = true
+				if err := syscall.Kill(pid, syscall.SIGCONT); err != nil {
+					t.Errorf("resuming %s's API server: %v", cluster, err)
+				}
+			}
+		}
+		defer resume()
+		waitSpokeDown(t, c, cluster, "hung")
+		resume()
+		waitCluster(t, c, cluster, leaseWindow+margin, "Available=True without hub taints", available)
+		if err := spoke.Check(); err != nil {
+			t.Errorf("%s after its API server resumed: %v", cluster, err)
 		}
 	})
 
@@ -103,6 +125,32 @@ func TestFaults(t *testing.T) {
 			t.Errorf("the restarted agent made %d new certificate requests; it should reuse its Secret", got-n)
 		}
 	})
+}
+
+// waitSpokeDown waits for what OCM shows while a cluster's agent runs but its API server is
+// down (how says in what way): the agent renews its lease, so the hub hears from it that the
+// spoke's API server does not answer /livez (Available=False) and taints the cluster
+// unavailable, not unreachable. It checks that this lasts longer than the hub waits for a lease.
+func waitSpokeDown(t *testing.T, c client.Client, cluster, how string) {
+	t.Helper()
+	unavailable := func(s clusterState) bool {
+		return s.available == "False" && s.reason == "ManagedClusterKubeAPIServerUnavailable" &&
+			s.hasTaint(clusterv1.ManagedClusterTaintUnavailable) && !s.hasTaint(clusterv1.ManagedClusterTaintUnreachable)
+	}
+	waitCluster(t, c, cluster, leaseWindow+margin, "Available=False (the spoke's API server) with the unavailable taint only", unavailable)
+	renewals, last := 0, leaseRenewTime(t, c, cluster)
+	watch := leaseWindow + 2*time.Second
+	for end := time.Now().Add(watch); time.Now().Before(end); time.Sleep(250 * time.Millisecond) {
+		if s := clusterStateOf(t, c, cluster); !unavailable(s) {
+			t.Fatalf("with the spoke's API server %s the cluster became %s, want Available=False with the unavailable taint only", how, s)
+		}
+		if now := leaseRenewTime(t, c, cluster); now.After(last) {
+			renewals, last = renewals+1, now
+		}
+	}
+	if renewals < 3 {
+		t.Errorf("the lease was renewed %d times in %s with the spoke's API server %s, want about one a second", renewals, watch, how)
+	}
 }
 
 // TestBadBootstrapInputIsRetried gives agents bootstrap kubeconfigs that cannot work: each keeps
@@ -295,15 +343,29 @@ func waitCluster(t *testing.T, c client.Client, cluster string, timeout time.Dur
 		if err := c.Get(ctx, client.ObjectKey{Name: cluster}, mc); err != nil {
 			return false, "", err
 		}
-		s := clusterState{available: "missing"}
-		if cond := meta.FindStatusCondition(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable); cond != nil {
-			s.available, s.reason = string(cond.Status), cond.Reason
-		}
-		for _, tn := range mc.Spec.Taints {
-			s.taints = append(s.taints, tn.Key)
-		}
+		s := stateOf(mc)
 		return done(s), s.String(), nil
 	})
+}
+
+func stateOf(mc *clusterv1.ManagedCluster) clusterState {
+	s := clusterState{available: "missing"}
+	if cond := meta.FindStatusCondition(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable); cond != nil {
+		s.available, s.reason = string(cond.Status), cond.Reason
+	}
+	for _, tn := range mc.Spec.Taints {
+		s.taints = append(s.taints, tn.Key)
+	}
+	return s
+}
+
+func clusterStateOf(t *testing.T, c client.Client, cluster string) clusterState {
+	t.Helper()
+	mc := &clusterv1.ManagedCluster{}
+	if err := c.Get(context.Background(), client.ObjectKey{Name: cluster}, mc); err != nil {
+		t.Fatal(err)
+	}
+	return stateOf(mc)
 }
 
 // logRecorder keeps an agent's JSON log entries, decoded.

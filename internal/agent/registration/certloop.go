@@ -81,7 +81,9 @@ func (l *certLoop) step(ctx context.Context) (time.Duration, error) {
 		a.hub.set(nil)
 		return 0, nil
 	case certWait:
-		return wait, nil
+		// Looking again every lease period notices a wall clock that jumped (a resumed virtual
+		// machine, a corrected clock), which a timer, on the monotonic clock, would not.
+		return min(wait, a.leasePeriod()), nil
 	}
 	return l.renew(ctx, cur)
 }

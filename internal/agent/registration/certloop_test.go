@@ -327,3 +327,16 @@ func TestDesiredStatus(t *testing.T) {
 		t.Errorf("desiredStatus changed its input")
 	}
 }
+
+// Fresh credentials are looked at again every lease period, not only at their renewal time: a
+// wall clock that jumps ahead (a resumed virtual machine) is noticed, which a timer would not.
+func TestFreshCredentialsAreLookedAtEveryLeasePeriod(t *testing.T) {
+	ca := newTestCA(t)
+	a, _ := testAgent(t, ca, newFakeCSRs(t, ca, csrPending), &logRecorder{}, clock.RealClock{})
+	now := time.Now()
+	a.hub.set(hubClientsWith(t, ca.creds(t, now.Add(-time.Minute), now.Add(9*time.Minute)), newFakeCSRs(t, ca, csrSign)))
+	next, err := (&certLoop{a: a}).step(context.Background())
+	if err != nil || next != 60*time.Second {
+		t.Errorf("step = %s, %v; want the lease period (60s) and no error", next, err)
+	}
+}
