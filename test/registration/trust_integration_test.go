@@ -207,8 +207,11 @@ func TestCertificateApprovalTrustsOnlyTheRightRequester(t *testing.T) {
 	})
 
 	t.Run("a request planted by another cluster's agent is not approved by accept", func(t *testing.T) {
-		planted, _ = request{cluster: victim, agentID: "agent"}.file(t, attackerCS)
 		real, _ := request{cluster: victim, agentID: "agent"}.file(t, bootstrapCS)
+		// Planted later (creation times count in seconds), so an accept that ignored the requester
+		// would take the planted request for the newest.
+		time.Sleep(1100 * time.Millisecond)
+		planted, _ = request{cluster: victim, agentID: "agent"}.file(t, attackerCS)
 		res, err := hubreg.Accept(ctx, c, env.Hub.Client, victim, hubreg.AcceptOptions{})
 		if err != nil {
 			t.Fatal(err)
