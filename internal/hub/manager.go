@@ -42,7 +42,8 @@ type Options struct {
 	SkipNameValidation bool
 	// WebhookAddress is the host:port of the validating admission webhook (acceptance, set
 	// membership, bindings, hub-owned taints); port 0 picks a free port, and "" or "0" runs none.
-	// The API server calls it on its own host, so the hub must run beside it.
+	// The API server calls it on its own host, so the hub must run beside it. Every replica
+	// serves it; the leader's address is the one in the webhook configuration.
 	WebhookAddress string
 	// WebhookCertDir holds the webhook's serving certificate (tls.crt, tls.key, optionally
 	// ca.crt); when empty the hub makes its own at every start.

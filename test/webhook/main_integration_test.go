@@ -40,39 +40,86 @@ var setLogger sync.Once
 // refuse every later write.
 func startHub(t *testing.T, env *testenv.Env) {
 	t.Helper()
-	// One process-wide logger that outlives each test (the manager may log while stopping).
-	setLogger.Do(func() {
-		ctrl.SetLogger(funcr.New(func(prefix, args string) { fmt.Fprintln(os.Stderr, prefix, args) }, funcr.Options{}))
-	})
+	deleteConfigurationAtEnd(t, env)
 	opts := hub.DefaultOptions()
 	opts.LeaderElection, opts.HealthProbeAddress, opts.MetricsAddress = false, "0", "0"
 	opts.SkipNameValidation = true      // each test starts its own hub
 	opts.WebhookAddress = "127.0.0.1:0" // a free port
-	mgr, err := hub.NewManager(env.HubIdentity(t, ""), opts)
+	startReplica(t, env.HubIdentity(t, ""), opts)
+	waitForWebhook(t, env)
+}
+
+// replica is a hub manager running in the test process.
+type replica struct {
+	mgr ctrl.Manager
+	// address is where its webhook listens (host:port), url what a configuration naming it says
+	// (https://host:port).
+	address, url string
+	// stop stops it and waits until it has; the test's end does too.
+	stop func()
+}
+
+// startReplica runs a hub manager with opts as cfg's identity until stop is called or the test
+// ends. Stopping cancels its context: with leader election, a leader releases its lease
+// (LeaderElectionReleaseOnCancel) and Start returns, and nothing exits the test process.
+func startReplica(t *testing.T, cfg *rest.Config, opts hub.Options) *replica {
+	t.Helper()
+	// One process-wide logger that outlives each test (the manager may log while stopping).
+	setLogger.Do(func() {
+		ctrl.SetLogger(funcr.New(func(prefix, args string) { fmt.Fprintln(os.Stderr, prefix, args) }, funcr.Options{}))
+	})
+	mgr, err := hub.NewManager(cfg, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(ctx) }()
+	var once sync.Once
+	r := &replica{mgr: mgr, address: opts.WebhookAddress, url: "https://" + opts.WebhookAddress}
+	r.stop = func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("hub manager: %v", err)
+			}
+		})
+	}
+	t.Cleanup(r.stop)
+	return r
+}
+
+// waitElected waits until r leads.
+func (r *replica) waitElected(t *testing.T, timeout time.Duration) {
+	t.Helper()
+	select {
+	case <-r.mgr.Elected():
+	case <-time.After(timeout):
+		t.Fatalf("the replica at %s did not become leader within %s", r.address, timeout)
+	}
+}
+
+// deleteConfigurationAtEnd deletes the webhook configuration when the test ends; called before
+// the hubs start, it runs after they stop (cleanups run last-in first-out).
+func deleteConfigurationAtEnd(t *testing.T, env *testenv.Env) {
 	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("hub manager: %v", err)
-		}
 		err := env.Hub.Client.AdmissionregistrationV1().ValidatingWebhookConfigurations().Delete(context.Background(), webhook.ConfigurationName, metav1.DeleteOptions{})
 		if client.IgnoreNotFound(err) != nil {
 			t.Errorf("deleting the webhook configuration: %v", err)
 		}
 	})
+}
 
-	// The API server learns of the configuration a moment after it is written, and may still
-	// hold an earlier test's: probe with a dry run that only this webhook refuses.
+// waitForWebhook returns once the API server sends ManagedCluster writes to a hub that answers.
+// The API server learns of the configuration a moment after it is written, and may still hold an
+// earlier one: it probes with a dry run that only the webhook refuses.
+func waitForWebhook(t *testing.T, env *testenv.Env) {
+	t.Helper()
 	const probeUser = "wh-probe"
 	grant(t, env, probeUser, rbacv1.PolicyRule{APIGroups: []string{webhook.ClusterGroup}, Resources: []string{"managedclusters"}, Verbs: []string{"create"}})
 	probe := as(t, env, probeUser)
 	want := `managedclusters "wh-probe": setting spec.hubAcceptsClient to true needs permission`
-	testenv.WaitFor(t, wait, "the API server to call this hub's webhook", func(ctx context.Context) (bool, string, error) {
+	testenv.WaitFor(t, wait, "the API server to call the hub's webhook", func(ctx context.Context) (bool, string, error) {
 		mc := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "wh-probe"}, Spec: clusterv1.ManagedClusterSpec{HubAcceptsClient: true}}
 		err := probe.Create(ctx, mc, client.DryRunAll)
 		return err != nil && strings.Contains(err.Error(), want), fmt.Sprintf("dry-run create: %v", err), nil

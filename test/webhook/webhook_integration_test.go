@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -67,6 +68,13 @@ func TestConfiguration(t *testing.T) {
 	}
 	if want := []string{webhook.ManagedClusterWebhookName, webhook.BindingWebhookName}; !slices.Equal(names, want) {
 		t.Errorf("webhooks %v, want %v", names, want)
+	}
+	// The leader rewrites the configuration when what it reads back differs from what it wants:
+	// the API server's defaults must not count as a difference.
+	base := strings.TrimSuffix(*got.Webhooks[0].ClientConfig.URL, webhook.ManagedClusterPath)
+	want := webhook.Configuration(base, got.Webhooks[0].ClientConfig.CABundle)
+	if diff := cmp.Diff(want.Webhooks, got.Webhooks); diff != "" {
+		t.Errorf("the configuration as the API server holds it differs from what the hub writes (-want +got):\n%s", diff)
 	}
 }
 

@@ -25,7 +25,14 @@ func NewCommand(_ streams.IO) *cobra.Command {
 		Use:   "hub",
 		Short: "Run the hub's controllers against the hub's API server",
 		Long: "Runs registration (cluster acceptance, agent access, certificate renewals) and the hub's other controllers.\n" +
-			"Replicas elect a leader through a Lease, so a standby can take over.",
+			"Replicas elect a leader through a Lease, so a standby can take over.\n\n" +
+			"Every replica serves the validating admission webhook; the leader writes its address into\n" +
+			"ValidatingWebhookConfiguration flotilla-hub and puts it back if it is changed or deleted. The configuration\n" +
+			"outlives the hub and its failurePolicy is Fail: while no hub runs, ManagedCluster and ManagedClusterSetBinding\n" +
+			"writes are refused. To write them without a hub, delete it (kubectl delete validatingwebhookconfiguration\n" +
+			"flotilla-hub); the next leader writes it again.\n\n" +
+			"The hub needs only the roles in config/rbac: ClusterRole flotilla-hub, and Role flotilla-hub in the leader\n" +
+			"election namespace.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			hubConfig, err := kube.Load()

@@ -20,7 +20,18 @@
 //
 // The hub serves the webhook beside the API server, on a loopback address by default, so the
 // configuration uses a URL rather than a Service. Unless given a certificate directory the hub
-// makes a certificate authority and a serving certificate in memory at every start, and writes
-// that authority into the configuration. The failure policy is Fail: while the hub is down,
-// writes to ManagedClusters and bindings are refused rather than let through unchecked.
+// makes a certificate authority and a serving certificate in memory at every start.
+//
+// Every replica serves the webhook, but the ValidatingWebhookConfiguration flotilla-hub belongs to
+// the leader (registrar): it writes its own address and authority there when it becomes leader,
+// once its server answers, and while it leads it puts the configuration back whenever someone
+// changes or deletes it (a watch, and a check every 30 s). A replica that starts or stands by
+// leaves it alone.
+//
+// The configuration outlives the hub. Its failure policy is Fail: while no hub runs, writes to
+// ManagedClusters and ManagedClusterSetBindings are refused rather than let through unchecked,
+// and when the leader stops they are refused until the next leader has written its address (at
+// most a lease duration). To write them without a hub, delete ValidatingWebhookConfiguration
+// flotilla-hub; the next leader writes it again. A hub run without the webhook (address "" or
+// "0") neither serves nor writes it.
 package webhook

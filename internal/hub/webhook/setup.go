@@ -1,7 +1,6 @@
 package webhook
 
 import (
-	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
@@ -13,14 +12,10 @@ import (
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
@@ -53,12 +48,17 @@ type Options struct {
 	// empty, the hub makes an authority and a serving certificate for the loopback addresses,
 	// localhost and the listening host at every start.
 	CertDir string
-	// Clock dates the certificates the hub makes; nil is the real clock.
-	Clock clock.PassiveClock
+	// Clock dates the certificates the hub makes and times the leader's checks of the
+	// configuration; nil is the real clock.
+	Clock clock.WithTicker
+	// Resync is how often the leader reads the configuration back besides watching it;
+	// zero is DefaultResync.
+	Resync time.Duration
 }
 
-// Setup adds to mgr the webhook server and a runnable that registers the webhook configuration
-// once the server answers. cs makes the SubjectAccessReviews and writes the configuration.
+// Setup adds to mgr the webhook server, which every replica runs, and the registrar, which runs
+// on the leader: it writes the webhook configuration once the server answers and keeps it while
+// the replica leads. cs makes the SubjectAccessReviews and writes the configuration.
 func Setup(mgr manager.Manager, cs kubernetes.Interface, opts Options) error {
 	host, portText, err := net.SplitHostPort(opts.Address)
 	if err != nil {
@@ -110,10 +110,16 @@ func Setup(mgr manager.Manager, cs kubernetes.Interface, opts Options) error {
 	if err := mgr.AddReadyzCheck("webhook", srv.StartedChecker()); err != nil {
 		return err
 	}
+	resync := opts.Resync
+	if resync <= 0 {
+		resync = DefaultResync
+	}
 	return mgr.Add(&registrar{
 		cs:      cs,
 		want:    Configuration("https://"+net.JoinHostPort(urlHost(host), portText), caBundle),
 		started: func() error { return srv.StartedChecker()(nil) },
+		clock:   clk,
+		resync:  resync,
 	})
 }
 
@@ -157,6 +163,10 @@ func Configuration(baseURL string, caBundle []byte) *admissionregistrationv1.Val
 			SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
 			AdmissionReviewVersions: []string{"v1"},
 			TimeoutSeconds:          ptr.To[int32](10),
+			// The API server's defaults, spelled out so that the configuration read back equals
+			// this one and the leader rewrites it only when someone changed it.
+			NamespaceSelector: &metav1.LabelSelector{},
+			ObjectSelector:    &metav1.LabelSelector{},
 		}
 	}
 	return &admissionregistrationv1.ValidatingWebhookConfiguration{
@@ -166,63 +176,4 @@ func Configuration(baseURL string, caBundle []byte) *admissionregistrationv1.Val
 			hook(BindingWebhookName, BindingPath, "v1beta2", "managedclustersetbindings", admissionregistrationv1.NamespacedScope),
 		},
 	}
-}
-
-// registrar writes the webhook configuration once the server answers. Every replica runs one:
-// the API server calls the webhook on its own host, so the configuration must name this
-// replica's authority. Replicas on several hosts need a shared certificate directory.
-type registrar struct {
-	cs      kubernetes.Interface
-	want    *admissionregistrationv1.ValidatingWebhookConfiguration
-	started func() error
-}
-
-var (
-	_ manager.Runnable               = (*registrar)(nil)
-	_ manager.LeaderElectionRunnable = (*registrar)(nil)
-)
-
-// NeedLeaderElection is false: see registrar.
-func (r *registrar) NeedLeaderElection() bool { return false }
-
-// registerBackoff rides out a server or API server still starting (about a minute in all); after
-// that the hub stops, saying why, rather than run with a configuration that calls nothing.
-var registerBackoff = wait.Backoff{Duration: 200 * time.Millisecond, Factor: 2, Steps: 10, Cap: 10 * time.Second}
-
-// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingwebhookconfigurations,verbs=create
-// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingwebhookconfigurations,resourceNames=flotilla-hub,verbs=get;update
-
-// Start registers the configuration once and returns.
-func (r *registrar) Start(ctx context.Context) error {
-	err := retry.OnError(registerBackoff, func(error) bool { return ctx.Err() == nil }, func() error {
-		if err := r.started(); err != nil {
-			return err
-		}
-		return r.apply(ctx)
-	})
-	if err != nil && ctx.Err() == nil {
-		return fmt.Errorf("registering ValidatingWebhookConfiguration %s: %w", ConfigurationName, err)
-	}
-	return nil
-}
-
-func (r *registrar) apply(ctx context.Context) error {
-	api := r.cs.AdmissionregistrationV1().ValidatingWebhookConfigurations()
-	got, err := api.Get(ctx, r.want.Name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		if _, err := api.Create(ctx, r.want.DeepCopy(), metav1.CreateOptions{}); err != nil {
-			return err // AlreadyExists included: the retry then updates it
-		}
-		ctrl.LoggerFrom(ctx).Info("created the webhook configuration", "name", r.want.Name, "url", *r.want.Webhooks[0].ClientConfig.URL)
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	got.Webhooks = r.want.DeepCopy().Webhooks
-	if _, err := api.Update(ctx, got, metav1.UpdateOptions{}); err != nil {
-		return err
-	}
-	ctrl.LoggerFrom(ctx).Info("updated the webhook configuration", "name", r.want.Name, "url", *r.want.Webhooks[0].ClientConfig.URL)
-	return nil
 }
