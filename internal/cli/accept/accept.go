@@ -93,9 +93,9 @@ func printResult(out io.Writer, cluster string, res registration.AcceptResult, n
 	}
 	if len(res.Requests) > 1 || (len(res.Requests) == 1 && res.Requests[0].Outcome != registration.OutcomeApproved) {
 		tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "REQUEST\tREQUESTER\tAGE\tOUTCOME\tWHY")
+		_, _ = fmt.Fprintln(tw, "REQUEST\tREQUESTER\tAGE\tOUTCOME\tWHY")
 		for _, d := range res.Requests {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", d.Name, d.Requester, duration.HumanDuration(now.Sub(d.Created)), d.Outcome, d.Why)
+			_, _ = fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", d.Name, d.Requester, duration.HumanDuration(now.Sub(d.Created)), d.Outcome, d.Why)
 		}
 		_ = tw.Flush()
 	}
