@@ -198,7 +198,7 @@ func TestFallBack(t *testing.T) {
 	}{
 		"refused by another loop": {
 			prepare: func(a *Agent, cur *HubClients) {
-				a.hubErr(cur, "renew Lease gpu-east/managed-cluster-lease", apierrors.NewUnauthorized("Unauthorized"))
+				_ = a.hubErr(cur, "renew Lease gpu-east/managed-cluster-lease", apierrors.NewUnauthorized("Unauthorized"))
 			},
 			from: -time.Minute, to: 9 * time.Minute,
 			wantLog: "refused the agent's client certificate from Secret open-cluster-management-agent/hub-kubeconfig-secret on the spoke (401)",

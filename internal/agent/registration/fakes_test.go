@@ -186,14 +186,6 @@ func hubClientsWith(t *testing.T, creds *credentials, kube *fakeCSRs) *HubClient
 	return hc
 }
 
-// offsetClock is the real clock moved by offset.
-type offsetClock struct {
-	clock.RealClock
-	offset atomic.Int64
-}
-
-func (c *offsetClock) Now() time.Time { return c.RealClock.Now().Add(time.Duration(c.offset.Load())) }
-
 // testAgent is an agent whose spoke, bootstrap clients and hub are fakes. Its log goes to logs.
 func testAgent(t *testing.T, ca *testCA, bootstrap *fakeCSRs, logs *logRecorder, clk clock.WithTicker) (*Agent, *fake.Clientset) {
 	t.Helper()
