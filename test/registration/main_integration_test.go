@@ -47,7 +47,9 @@ func startHubWith(t *testing.T, env *testenv.Env, mutate func(*hub.Options)) (st
 	if mutate != nil {
 		mutate(&opts)
 	}
-	mgr, err := hub.NewManager(env.Hub.RESTConfig(), opts)
+	// The hub runs as its generated roles and nothing more (config/rbac): these tests also prove
+	// the roles are enough.
+	mgr, err := hub.NewManager(env.HubIdentity(t, ""), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
