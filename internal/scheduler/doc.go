@@ -1,0 +1,33 @@
+// Package scheduler is Flotilla's placement scheduling core: given a Placement, a Snapshot of the
+// fleet (clusters, sets, bindings, AddOnPlacementScores, this placement's current decisions and
+// other placements' decision counts) and the time, it returns a Result: the decisions, the
+// decision groups and their PlacementDecision slices, the conditions PlacementSatisfied and
+// PlacementMisconfigured, when to schedule again, and an explanation for every member of the
+// eligible cluster sets. It makes no API calls and reads time from its caller (an injected
+// clock.PassiveClock in Scheduler), so the controller, the explain endpoint, the simulator and the
+// benchmarks all run this same code.
+//
+// The pipeline is OCM's (docs/ocm-semantics.md in the shared reference, section 3):
+//  1. candidates (plugins/clusterset): members of the sets bound to the placement's namespace and
+//     named in spec.clusterSets, minus clusters being deleted;
+//  2. filters, in Plugins.Filters order (plugins/predicate, then plugins/tainttoleration); the first
+//     that rejects a cluster is named in its explanation; a filter may demote a cluster instead
+//     (an untolerated PreferNoSelect taint) so that it ranks after every cluster not demoted;
+//  3. prioritizers from spec.prioritizerPolicy (Additive implies Steady and Balance, weight 1),
+//     each looked up by name in Plugins.Prioritizers; total = sum(weight * score);
+//  4. rank by (demoted, total desc, name asc) and take spec.numberOfClusters;
+//  5. decision groups (named groups first, then the rest, split by clustersPerDecisionGroup) and
+//     PlacementDecision slices of at most 100.
+//
+// A placement the scheduler cannot act on (an unknown built-in prioritizer, an AddOn coordinate
+// without addOn, a bad selector, CEL selectors, which this version does not evaluate yet) gives
+// PlacementMisconfigured=True naming the field, and no decisions: the caller keeps the ones there
+// are. Schedule is per placement, so one bad placement never affects another.
+//
+// To add a plugin: write a package under plugins/<name> with `const Name`, a compile-time check
+// such as `var _ framework.ScorePlugin = &X{}`, and `New(framework.Handle, framework.Args)`; then add
+// it to DefaultPlugins. The core never switches on plugin names.
+//
+// Golden cases live in testdata/*.yaml (input, then the expected output after a marker line);
+// `go test ./internal/scheduler/ -update` rewrites the expected halves for review as a diff.
+package scheduler

@@ -1,0 +1,80 @@
+package framework
+
+import (
+	"fmt"
+	"time"
+
+	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
+	clusterv1alpha1 "github.com/flotilla/flotilla/api/cluster/v1alpha1"
+	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
+)
+
+// Plugin is what every extension point embeds.
+type Plugin interface {
+	Name() string
+}
+
+// FilterPlugin decides whether a candidate cluster stays. A nil Status means it stays.
+type FilterPlugin interface {
+	Plugin
+	Filter(cluster *clusterv1.ManagedCluster) *Status
+}
+
+// ScorePlugin gives a cluster that passed every filter a score. Scores end up in
+// [MinScore, MaxScore]; a plugin whose raw values are on another scale also implements
+// NormalizeScorePlugin.
+type ScorePlugin interface {
+	Plugin
+	Score(cluster *clusterv1.ManagedCluster) (int64, *Status)
+}
+
+// NormalizeScorePlugin rescales, in place, the raw scores that Score returned for all the clusters
+// that passed the filters (in the same order as clusters).
+type NormalizeScorePlugin interface {
+	ScorePlugin
+	NormalizeScore(clusters []*clusterv1.ManagedCluster, scores []int64)
+}
+
+// Score bounds, as OCM's.
+const (
+	MinScore int64 = -100
+	MaxScore int64 = 100
+)
+
+// Handle is the read-only view of the placement and its snapshot that plugins are built with.
+type Handle interface {
+	Placement() *clusterv1beta1.Placement
+	// Now is the scheduling time, from the caller's clock.
+	Now() time.Time
+	// InCurrentDecisions reports whether the cluster is among this placement's current decisions.
+	InCurrentDecisions(cluster string) bool
+	// OtherDecisionCounts maps a cluster name to the number of OTHER placements that selected it.
+	OtherDecisionCounts() map[string]int
+	// AddOnPlacementScore returns the AddOnPlacementScore named name in the cluster's namespace,
+	// or nil.
+	AddOnPlacementScore(cluster, name string) *clusterv1alpha1.AddOnPlacementScore
+}
+
+// Args is what a factory gets besides the Handle. Prioritizers get the score coordinate of their
+// configuration and its index in spec.prioritizerPolicy.configurations (-1 when the mode implied it).
+type Args struct {
+	Coordinate *clusterv1beta1.ScoreCoordinate
+	Index      int
+}
+
+// Factory builds a plugin for one scheduling of one placement. A *ConfigError it returns makes
+// the placement misconfigured.
+type Factory func(h Handle, args Args) (Plugin, error)
+
+// Registry maps plugin names to their factories. Prioritizers are registered under their built-in
+// name (Steady, Balance, ...) or under the score coordinate type (AddOn).
+type Registry map[string]Factory
+
+// ConfigError is a placement configuration the scheduler cannot act on. Field is the path in the
+// Placement, such as spec.prioritizerPolicy.configurations[0].scoreCoordinate.builtIn.
+type ConfigError struct {
+	Field   string
+	Message string
+}
+
+func (e *ConfigError) Error() string { return fmt.Sprintf("%s: %s", e.Field, e.Message) }

@@ -1,0 +1,42 @@
+package scheduler
+
+import (
+	"time"
+
+	clusterv1alpha1 "github.com/flotilla/flotilla/api/cluster/v1alpha1"
+	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
+	"github.com/flotilla/flotilla/internal/scheduler/framework"
+)
+
+var _ framework.Handle = &handle{}
+
+// handle is the framework.Handle of one scheduling.
+type handle struct {
+	placement *clusterv1beta1.Placement
+	now       time.Time
+	current   map[string]bool
+	counts    map[string]int
+	scores    map[[2]string]*clusterv1alpha1.AddOnPlacementScore
+}
+
+func newHandle(p *clusterv1beta1.Placement, snap *Snapshot, now time.Time) *handle {
+	h := &handle{placement: p, now: now, counts: snap.OtherDecisionCounts,
+		current: make(map[string]bool, len(snap.CurrentDecisions)),
+		scores:  make(map[[2]string]*clusterv1alpha1.AddOnPlacementScore, len(snap.Scores))}
+	for _, c := range snap.CurrentDecisions {
+		h.current[c] = true
+	}
+	for i := range snap.Scores {
+		s := &snap.Scores[i]
+		h.scores[[2]string{s.Namespace, s.Name}] = s
+	}
+	return h
+}
+
+func (h *handle) Placement() *clusterv1beta1.Placement   { return h.placement }
+func (h *handle) Now() time.Time                         { return h.now }
+func (h *handle) InCurrentDecisions(cluster string) bool { return h.current[cluster] }
+func (h *handle) OtherDecisionCounts() map[string]int    { return h.counts }
+func (h *handle) AddOnPlacementScore(cluster, name string) *clusterv1alpha1.AddOnPlacementScore {
+	return h.scores[[2]string{cluster, name}]
+}

@@ -1,0 +1,120 @@
+// Package tainttoleration filters clusters by their taints and the placement's tolerations, as
+// OCM does: an untolerated NoSelect taint filters the cluster; NoSelectIfNew filters it only when
+// it is not already among the placement's decisions; a toleration with tolerationSeconds stops
+// tolerating that many seconds after the taint's timeAdded, and the plugin asks for a requeue at
+// that moment. PreferNoSelect never filters; Flotilla demotes an untolerated PreferNoSelect
+// cluster so that it ranks after every cluster without one (OCM accepts and ignores the effect).
+package tainttoleration
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
+	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
+	"github.com/flotilla/flotilla/internal/scheduler/framework"
+)
+
+// Name is the plugin's name in the registry and in explanations.
+const Name = "TaintToleration"
+
+var _ framework.FilterPlugin = &TaintToleration{}
+
+// TaintToleration is the plugin for one placement.
+type TaintToleration struct {
+	h framework.Handle
+}
+
+// New returns the plugin.
+func New(h framework.Handle, _ framework.Args) (framework.Plugin, error) {
+	return &TaintToleration{h: h}, nil
+}
+
+// Name implements framework.Plugin.
+func (p *TaintToleration) Name() string { return Name }
+
+// Filter implements framework.FilterPlugin.
+func (p *TaintToleration) Filter(c *clusterv1.ManagedCluster) *framework.Status {
+	tolerations := p.h.Placement().Spec.Tolerations
+	now := p.h.Now()
+	var requeue time.Duration
+	var prefer []string
+	for _, taint := range c.Spec.Taints {
+		if taint.Effect == clusterv1.TaintEffectNoSelectIfNew && p.h.InCurrentDecisions(c.Name) {
+			continue
+		}
+		tolerated, expiry, expired := Tolerated(taint, tolerations, now)
+		if tolerated {
+			if !expiry.IsZero() {
+				if d := expiry.Sub(now); requeue == 0 || d < requeue {
+					requeue = d
+				}
+			}
+			continue
+		}
+		if taint.Effect == clusterv1.TaintEffectPreferNoSelect {
+			prefer = append(prefer, describe(taint))
+			continue
+		}
+		msg := "untolerated taint " + describe(taint)
+		if expired {
+			msg = "taint " + describe(taint) + " no longer tolerated: tolerationSeconds expired"
+		}
+		return framework.NewStatus(framework.Unschedulable, msg)
+	}
+	if len(prefer) > 0 {
+		return &framework.Status{Code: framework.Demoted, RequeueAfter: requeue,
+			Message: "ranked after clusters without it: untolerated taint " + strings.Join(prefer, ", ")}
+	}
+	if requeue > 0 {
+		return &framework.Status{Code: framework.Success, RequeueAfter: requeue}
+	}
+	return nil
+}
+
+// Tolerated reports whether some toleration tolerates the taint at now. expiry is when the
+// tolerating toleration stops (zero: never); expired reports that a matching toleration exists but
+// its tolerationSeconds have run out.
+func Tolerated(taint clusterv1.Taint, tolerations []clusterv1beta1.Toleration, now time.Time) (tolerated bool, expiry time.Time, expired bool) {
+	for _, t := range tolerations {
+		if !Matches(taint, t) {
+			continue
+		}
+		if t.TolerationSeconds == nil || taint.TimeAdded == nil {
+			return true, time.Time{}, false
+		}
+		end := taint.TimeAdded.Add(time.Duration(*t.TolerationSeconds) * time.Second)
+		if now.Before(end) {
+			return true, end, false
+		}
+		expired = true
+	}
+	return false, time.Time{}, expired
+}
+
+// Matches reports whether the toleration matches the taint, as OCM: an empty effect matches every
+// effect, an empty key every key; operator Exists matches any value, Equal (or empty) the same
+// value.
+func Matches(taint clusterv1.Taint, t clusterv1beta1.Toleration) bool {
+	if t.Effect != "" && string(t.Effect) != string(taint.Effect) {
+		return false
+	}
+	if t.Key != "" && t.Key != taint.Key {
+		return false
+	}
+	switch t.Operator {
+	case clusterv1beta1.TolerationOpExists:
+		return true
+	case clusterv1beta1.TolerationOpEqual, "":
+		return t.Value == taint.Value
+	}
+	return false
+}
+
+func describe(t clusterv1.Taint) string {
+	if t.Value == "" {
+		return fmt.Sprintf("%s:%s", t.Key, t.Effect)
+	}
+	return fmt.Sprintf("%s=%s:%s", t.Key, t.Value, t.Effect)
+}

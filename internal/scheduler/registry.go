@@ -1,0 +1,44 @@
+package scheduler
+
+import (
+	"github.com/flotilla/flotilla/internal/scheduler/framework"
+	"github.com/flotilla/flotilla/internal/scheduler/plugins/addon"
+	"github.com/flotilla/flotilla/internal/scheduler/plugins/balance"
+	"github.com/flotilla/flotilla/internal/scheduler/plugins/predicate"
+	"github.com/flotilla/flotilla/internal/scheduler/plugins/resource"
+	"github.com/flotilla/flotilla/internal/scheduler/plugins/steady"
+	"github.com/flotilla/flotilla/internal/scheduler/plugins/tainttoleration"
+)
+
+// Plugins says which plugins a Scheduler runs.
+type Plugins struct {
+	// Filters run in this order; the first that rejects a cluster is the one the explanation names.
+	Filters []NamedFactory
+	// Prioritizers maps a built-in prioritizer name, or the score coordinate type AddOn, to its
+	// factory.
+	Prioritizers framework.Registry
+}
+
+// NamedFactory is a filter's name and factory.
+type NamedFactory struct {
+	Name    string
+	Factory framework.Factory
+}
+
+// DefaultPlugins are OCM's pipeline: predicates, then taints and tolerations; the five
+// prioritizers.
+func DefaultPlugins() Plugins {
+	return Plugins{
+		Filters: []NamedFactory{
+			{Name: predicate.Name, Factory: predicate.New},
+			{Name: tainttoleration.Name, Factory: tainttoleration.New},
+		},
+		Prioritizers: framework.Registry{
+			steady.Name:         steady.New,
+			balance.Name:        balance.New,
+			resource.CPUName:    resource.NewCPU,
+			resource.MemoryName: resource.NewMemory,
+			addon.Name:          addon.New,
+		},
+	}
+}

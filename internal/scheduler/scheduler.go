@@ -1,0 +1,328 @@
+package scheduler
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/clock"
+
+	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
+	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
+	"github.com/flotilla/flotilla/internal/scheduler/framework"
+	"github.com/flotilla/flotilla/internal/scheduler/plugins/clusterset"
+)
+
+// Scheduler schedules placements with a set of plugins and a clock.
+type Scheduler struct {
+	Clock   clock.PassiveClock
+	Plugins Plugins
+}
+
+// New returns a Scheduler with the default plugins.
+func New(c clock.PassiveClock) *Scheduler {
+	return &Scheduler{Clock: c, Plugins: DefaultPlugins()}
+}
+
+// Schedule schedules the placement against the snapshot at the scheduler clock's time.
+func (s *Scheduler) Schedule(p *clusterv1beta1.Placement, snap *Snapshot) Result {
+	return s.schedule(p, snap, s.Clock.Now())
+}
+
+// Schedule schedules the placement against the snapshot at now with the default plugins.
+func Schedule(p *clusterv1beta1.Placement, snap *Snapshot, now time.Time) Result {
+	return (&Scheduler{Plugins: DefaultPlugins()}).schedule(p, snap, now)
+}
+
+// prioritizer is one configured, weighted score plugin.
+type prioritizer struct {
+	plugin framework.ScorePlugin
+	weight int32
+}
+
+// candidate is a cluster on its way through the pipeline.
+type candidate struct {
+	cluster  *clusterv1.ManagedCluster
+	expl     *ClusterExplanation
+	demoted  bool
+	filtered bool
+}
+
+func (s *Scheduler) schedule(p *clusterv1beta1.Placement, snap *Snapshot, now time.Time) Result {
+	h := newHandle(p, snap, now)
+	filters, prioritizers, grp, err := s.build(h)
+	if err != nil {
+		return misconfigured(p, now, err)
+	}
+	res := Result{}
+	set := clusterset.Candidates(p, snap.Sets, snap.Bindings, snap.Clusters)
+	for _, ex := range set.Excluded {
+		res.Clusters = append(res.Clusters, ClusterExplanation{Name: ex.Cluster.Name, FilteredBy: clusterset.Name, Message: ex.Message})
+	}
+
+	cands := make([]candidate, len(set.Candidates))
+	expls := make([]ClusterExplanation, len(set.Candidates))
+	var passing []*candidate
+	for i, c := range set.Candidates {
+		expls[i].Name = c.Name
+		cands[i] = candidate{cluster: c, expl: &expls[i]}
+		cd := &cands[i]
+		for _, f := range filters {
+			st := f.Filter(c)
+			if st != nil && st.RequeueAfter > 0 && (res.RequeueAfter == 0 || st.RequeueAfter < res.RequeueAfter) {
+				res.RequeueAfter = st.RequeueAfter
+			}
+			switch st.CodeOf() {
+			case framework.Unschedulable:
+				cd.filtered = true
+				cd.expl.FilteredBy, cd.expl.Message = f.Name(), st.Message
+			case framework.Demoted:
+				cd.demoted = true
+				cd.expl.Message = st.Message
+			}
+			if cd.filtered {
+				break
+			}
+		}
+		if !cd.filtered {
+			passing = append(passing, cd)
+		}
+	}
+
+	score(passing, prioritizers)
+	sort.SliceStable(passing, func(i, j int) bool {
+		a, b := passing[i], passing[j]
+		if a.demoted != b.demoted {
+			return !a.demoted
+		}
+		if a.expl.TotalScore != b.expl.TotalScore {
+			return a.expl.TotalScore > b.expl.TotalScore
+		}
+		return a.cluster.Name < b.cluster.Name
+	})
+	want := len(passing)
+	if n := p.Spec.NumberOfClusters; n != nil && int(*n) < want {
+		want = max(int(*n), 0)
+	}
+	selected := make([]*clusterv1.ManagedCluster, 0, want)
+	byName := make(map[string]Decision, want)
+	for i, cd := range passing {
+		cd.expl.Rank = i + 1
+		if i >= want {
+			cd.expl.Message = joinMsg(cd.expl.Message, fmt.Sprintf("not chosen: rank %d, spec.numberOfClusters is %d", i+1, want))
+			continue
+		}
+		cd.expl.Selected = true
+		selected = append(selected, cd.cluster)
+		byName[cd.cluster.Name] = Decision{ClusterName: cd.cluster.Name, Score: cd.expl.TotalScore, Reason: reason(cd)}
+	}
+
+	res.Groups = grp.split(selected)
+	for _, g := range res.Groups {
+		for _, c := range g.Clusters {
+			d := byName[c]
+			d.DecisionGroupIndex, d.DecisionGroupName = g.Index, g.Name
+			res.Decisions = append(res.Decisions, d)
+		}
+	}
+	res.PlacementDecisions = SlicePlacementDecisions(p.Name, res.Groups, byName)
+	res.Clusters = append(res.Clusters, expls...)
+	sort.Slice(res.Clusters, func(i, j int) bool { return res.Clusters[i].Name < res.Clusters[j].Name })
+	res.Conditions = []metav1.Condition{
+		satisfied(p, now, set, len(passing), len(selected)),
+		condition(p, now, clusterv1beta1.PlacementConditionMisconfigured, metav1.ConditionFalse,
+			clusterv1beta1.PlacementReasonSucceedConfigured, "Placement configurations check pass"),
+	}
+	return res
+}
+
+// build makes this placement's plugins; a *framework.ConfigError means misconfigured.
+func (s *Scheduler) build(h *handle) ([]framework.FilterPlugin, []prioritizer, *grouper, error) {
+	var filters []framework.FilterPlugin
+	for _, nf := range s.Plugins.Filters {
+		pl, err := nf.Factory(h, framework.Args{Index: -1})
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		f, ok := pl.(framework.FilterPlugin)
+		if !ok {
+			return nil, nil, nil, fmt.Errorf("plugin %s is not a filter", nf.Name)
+		}
+		filters = append(filters, f)
+	}
+	var prios []prioritizer
+	for _, c := range s.configurations(h.placement.Spec.PrioritizerPolicy) {
+		if c.weight == 0 {
+			continue
+		}
+		field := fmt.Sprintf("spec.prioritizerPolicy.configurations[%d].scoreCoordinate", c.index)
+		key := c.coord.BuiltIn
+		switch c.coord.Type {
+		case clusterv1beta1.ScoreCoordinateTypeAddOn:
+			key = string(c.coord.Type)
+		case clusterv1beta1.ScoreCoordinateTypeBuiltIn, "":
+			field += ".builtIn"
+		default:
+			return nil, nil, nil, &framework.ConfigError{Field: field + ".type",
+				Message: fmt.Sprintf("unknown type %q; use BuiltIn or AddOn", c.coord.Type)}
+		}
+		factory, ok := s.Plugins.Prioritizers[key]
+		if !ok || c.coord.Type != clusterv1beta1.ScoreCoordinateTypeAddOn && key == string(clusterv1beta1.ScoreCoordinateTypeAddOn) {
+			return nil, nil, nil, &framework.ConfigError{Field: field,
+				Message: fmt.Sprintf("unknown built-in prioritizer %q; known: %s", key, strings.Join(s.builtInNames(), ", "))}
+		}
+		pl, err := factory(h, framework.Args{Coordinate: c.coord, Index: c.index})
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		sp, ok := pl.(framework.ScorePlugin)
+		if !ok {
+			return nil, nil, nil, fmt.Errorf("plugin %s is not a prioritizer", key)
+		}
+		prios = append(prios, prioritizer{plugin: sp, weight: c.weight})
+	}
+	grp, err := newGrouper(h.placement.Spec.DecisionStrategy.GroupStrategy)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return filters, prios, grp, nil
+}
+
+// builtInNames are the registered built-in prioritizer names, sorted.
+func (s *Scheduler) builtInNames() []string {
+	var names []string
+	for n := range s.Plugins.Prioritizers {
+		if n != string(clusterv1beta1.ScoreCoordinateTypeAddOn) {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+type configuration struct {
+	coord  *clusterv1beta1.ScoreCoordinate
+	weight int32
+	index  int
+}
+
+// configurations resolves the prioritizer policy: Additive (the default) implies Steady and
+// Balance with weight 1 unless configured; Exact uses only what is listed. Weight defaults to 1.
+func (s *Scheduler) configurations(pp clusterv1beta1.PrioritizerPolicy) []configuration {
+	var out []configuration
+	if pp.Mode != clusterv1beta1.PrioritizerPolicyModeExact {
+		for _, n := range []string{clusterv1beta1.PrioritizerSteady, clusterv1beta1.PrioritizerBalance} {
+			out = append(out, configuration{coord: &clusterv1beta1.ScoreCoordinate{Type: clusterv1beta1.ScoreCoordinateTypeBuiltIn, BuiltIn: n},
+				weight: clusterv1beta1.DefaultPrioritizerWeight, index: -1})
+		}
+	}
+	for i, c := range pp.Configurations {
+		coord := c.ScoreCoordinate
+		if coord == nil {
+			coord = &clusterv1beta1.ScoreCoordinate{}
+		}
+		w := clusterv1beta1.DefaultPrioritizerWeight
+		if c.Weight != nil {
+			w = *c.Weight
+		}
+		cf := configuration{coord: coord, weight: w, index: i}
+		replaced := false
+		for j := range out {
+			if out[j].index == -1 && coord.Type != clusterv1beta1.ScoreCoordinateTypeAddOn && out[j].coord.BuiltIn == coord.BuiltIn {
+				out[j], replaced = cf, true
+			}
+		}
+		if !replaced {
+			out = append(out, cf)
+		}
+	}
+	return out
+}
+
+// score fills each passing candidate's Scores and TotalScore.
+func score(passing []*candidate, prios []prioritizer) {
+	clusters := make([]*clusterv1.ManagedCluster, len(passing))
+	for i, cd := range passing {
+		clusters[i] = cd.cluster
+		cd.expl.Scores = make([]PrioritizerScore, 0, len(prios))
+	}
+	raw := make([]int64, len(passing))
+	for _, pr := range prios {
+		for i, cd := range passing {
+			v, st := pr.plugin.Score(cd.cluster)
+			if st.CodeOf() == framework.Warning {
+				cd.expl.Warnings = append(cd.expl.Warnings, pr.plugin.Name()+": "+st.Message)
+			}
+			raw[i] = v
+		}
+		if n, ok := pr.plugin.(framework.NormalizeScorePlugin); ok {
+			n.NormalizeScore(clusters, raw)
+		}
+		for i, cd := range passing {
+			cd.expl.Scores = append(cd.expl.Scores, PrioritizerScore{Prioritizer: pr.plugin.Name(), Weight: pr.weight, Score: raw[i]})
+			cd.expl.TotalScore += int64(pr.weight) * raw[i]
+		}
+	}
+}
+
+// reason is a decision's short reason, such as "score 187 = Steady 100 + Balance 87".
+func reason(cd *candidate) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "score %d", cd.expl.TotalScore)
+	for i, s := range cd.expl.Scores {
+		if i == 0 {
+			b.WriteString(" = ")
+		} else {
+			b.WriteString(" + ")
+		}
+		if s.Weight != 1 {
+			fmt.Fprintf(&b, "%d*", s.Weight)
+		}
+		fmt.Fprintf(&b, "%s %d", s.Prioritizer, s.Score)
+	}
+	if cd.demoted {
+		b.WriteString("; " + cd.expl.Message)
+	}
+	return b.String()
+}
+
+func satisfied(p *clusterv1beta1.Placement, now time.Time, set clusterset.Result, passing, selected int) metav1.Condition {
+	reason, msg, status := clusterv1beta1.PlacementReasonAllDecisionsScheduled, "All cluster decisions scheduled", metav1.ConditionTrue
+	switch {
+	case set.Reason != "":
+		reason, msg, status = set.Reason, set.Message, metav1.ConditionFalse
+	case passing == 0:
+		reason, msg, status = clusterv1beta1.PlacementReasonNoManagedClusterMatched,
+			"No ManagedCluster matches any of the cluster predicates in spec.predicates or tolerates its taints in spec.tolerations", metav1.ConditionFalse
+	case p.Spec.NumberOfClusters != nil && selected < int(*p.Spec.NumberOfClusters):
+		reason, status = clusterv1beta1.PlacementReasonNotAllDecisionsScheduled, metav1.ConditionFalse
+		msg = fmt.Sprintf("%d cluster decisions unscheduled: spec.numberOfClusters is %d, %d clusters qualify",
+			int(*p.Spec.NumberOfClusters)-selected, *p.Spec.NumberOfClusters, passing)
+	}
+	return condition(p, now, clusterv1beta1.PlacementConditionSatisfied, status, reason, msg)
+}
+
+func misconfigured(p *clusterv1beta1.Placement, now time.Time, err error) Result {
+	msg := err.Error()
+	var ce *framework.ConfigError
+	if errors.As(err, &ce) {
+		msg = fmt.Sprintf("Placement %s/%s: %s", p.Namespace, p.Name, ce.Error())
+	}
+	return Result{Misconfigured: true, Conditions: []metav1.Condition{condition(p, now,
+		clusterv1beta1.PlacementConditionMisconfigured, metav1.ConditionTrue, clusterv1beta1.PlacementReasonMisconfigured, msg)}}
+}
+
+func condition(p *clusterv1beta1.Placement, now time.Time, typ string, status metav1.ConditionStatus, reason, msg string) metav1.Condition {
+	return metav1.Condition{Type: typ, Status: status, Reason: reason, Message: msg,
+		ObservedGeneration: p.Generation, LastTransitionTime: metav1.NewTime(now)}
+}
+
+func joinMsg(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
