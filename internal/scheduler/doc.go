@@ -7,7 +7,7 @@
 // clock.PassiveClock in Scheduler), so the controller, the explain endpoint, the simulator and the
 // benchmarks all run this same code.
 //
-// The pipeline is OCM's (docs/ocm-semantics.md in the shared reference, section 3):
+// The pipeline is OCM's (the OCM semantics reference, section 3):
 //  1. candidates (plugins/clusterset): members of the sets bound to the placement's namespace and
 //     named in spec.clusterSets, minus clusters being deleted;
 //  2. filters, in Plugins.Filters order (plugins/predicate, then plugins/tainttoleration); the first
