@@ -10,7 +10,8 @@
 // The pipeline is OCM's (the OCM semantics reference, section 3):
 //  1. candidates (plugins/clusterset): members of the sets bound to the placement's namespace and
 //     named in spec.clusterSets, minus clusters being deleted;
-//  2. filters, in Plugins.Filters order (plugins/predicate, then plugins/tainttoleration); the first
+//  2. filters, in Plugins.Filters order (plugins/predicate: labels, claims and CEL, then
+//     plugins/tainttoleration); the first
 //     that rejects a cluster is named in its explanation; a filter may demote a cluster instead
 //     (an untolerated PreferNoSelect taint) so that it ranks after every cluster not demoted;
 //  3. prioritizers from spec.prioritizerPolicy (Additive implies Steady and Balance, weight 1),
@@ -20,7 +21,7 @@
 //     PlacementDecision slices of at most 100.
 //
 // A placement the scheduler cannot act on (an unknown built-in prioritizer, an AddOn coordinate
-// without addOn, a bad selector, CEL selectors, which this version does not evaluate yet) gives
+// without addOn, a bad selector, a CEL expression that does not compile to a bool) gives
 // PlacementMisconfigured=True naming the field, and no decisions: the caller keeps the ones there
 // are. Schedule is per placement, so one bad placement never affects another.
 //

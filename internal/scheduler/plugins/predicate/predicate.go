@@ -1,12 +1,15 @@
 // Package predicate filters clusters by spec.predicates: the predicates are ORed; within one,
-// the label selector and the claim selector (against status.clusterClaims) are ANDed. An empty
-// predicate list keeps every cluster. CEL selectors come in a later slice: a placement that uses
-// them is reported misconfigured rather than silently scheduled without them.
+// the label selector, the claim selector (against status.clusterClaims) and the CEL expressions
+// (over the variable managedCluster, with managedCluster.scores(name)) are ANDed. An empty
+// predicate list keeps every cluster. An expression that does not compile, or does not give a
+// bool, makes the placement misconfigured, naming the expression's index.
 package predicate
 
 import (
 	"fmt"
 	"strings"
+
+	"github.com/google/cel-go/cel"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -30,20 +33,28 @@ type Predicate struct {
 type Selector struct {
 	labels labels.Selector
 	claims labels.Selector
+	cel    []celExpr
 }
 
 // New compiles the placement's predicates.
 func New(h framework.Handle, _ framework.Args) (framework.Plugin, error) {
 	p := &Predicate{}
+	var env *cel.Env
 	for i, pred := range h.Placement().Spec.Predicates {
 		field := fmt.Sprintf("spec.predicates[%d].requiredClusterSelector", i)
-		if n := len(pred.RequiredClusterSelector.CelSelector.CelExpressions); n > 0 {
-			return nil, &framework.ConfigError{Field: field + ".celSelector.celExpressions",
-				Message: "CEL selectors are not supported by this Flotilla version yet; express the predicate with labelSelector or claimSelector"}
-		}
 		sel, err := CompileSelector(field, pred.RequiredClusterSelector.LabelSelector, pred.RequiredClusterSelector.ClaimSelector)
 		if err != nil {
 			return nil, err
+		}
+		if exprs := pred.RequiredClusterSelector.CelSelector.CelExpressions; len(exprs) > 0 {
+			if env == nil {
+				if env, err = newCELEnv(h); err != nil {
+					return nil, err
+				}
+			}
+			if sel.cel, err = compileCEL(env, field+".celSelector.celExpressions", exprs); err != nil {
+				return nil, err
+			}
 		}
 		p.terms = append(p.terms, sel)
 	}
@@ -65,6 +76,10 @@ func CompileSelector(field string, ls metav1.LabelSelector, cs clusterv1beta1.Cl
 
 // Mismatch returns "" when the cluster matches, else the first requirement it fails.
 func (s Selector) Mismatch(c *clusterv1.ManagedCluster) string {
+	return s.mismatch(c, &activation{cluster: c})
+}
+
+func (s Selector) mismatch(c *clusterv1.ManagedCluster, act *activation) string {
 	if !s.labels.Empty() {
 		set := labels.Set(c.Labels)
 		if !s.labels.Matches(set) {
@@ -76,6 +91,9 @@ func (s Selector) Mismatch(c *clusterv1.ManagedCluster) string {
 		if !s.claims.Matches(set) {
 			return "claim " + firstFailing(s.claims, set)
 		}
+	}
+	if len(s.cel) > 0 {
+		return celMismatch(s.cel, act)
 	}
 	return ""
 }
@@ -111,8 +129,9 @@ func (p *Predicate) Filter(c *clusterv1.ManagedCluster) *framework.Status {
 		return nil
 	}
 	why := make([]string, 0, len(p.terms))
+	act := &activation{cluster: c}
 	for i, t := range p.terms {
-		m := t.Mismatch(c)
+		m := t.mismatch(c, act)
 		if m == "" {
 			return nil
 		}

@@ -1,0 +1,76 @@
+package predicate
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
+	clusterv1alpha1 "github.com/flotilla/flotilla/api/cluster/v1alpha1"
+	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
+	"github.com/flotilla/flotilla/internal/scheduler/framework"
+)
+
+type fakeHandle struct {
+	placement *clusterv1beta1.Placement
+	scores    map[string]*clusterv1alpha1.AddOnPlacementScore
+}
+
+func (h *fakeHandle) Placement() *clusterv1beta1.Placement { return h.placement }
+func (h *fakeHandle) Now() time.Time                       { return time.Time{} }
+func (h *fakeHandle) InCurrentDecisions(string) bool       { return false }
+func (h *fakeHandle) OtherDecisionCounts() map[string]int  { return nil }
+func (h *fakeHandle) AddOnPlacementScore(cluster, name string) *clusterv1alpha1.AddOnPlacementScore {
+	return h.scores[cluster+"/"+name]
+}
+
+func celPredicate(exprs ...string) clusterv1beta1.ClusterPredicate {
+	return clusterv1beta1.ClusterPredicate{RequiredClusterSelector: clusterv1beta1.ClusterSelector{
+		CelSelector: clusterv1beta1.ClusterCelSelector{CelExpressions: exprs}}}
+}
+
+func TestFilter(t *testing.T) {
+	cluster := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "c1", Labels: map[string]string{"region": "east"}}}
+	cluster.Status.ClusterClaims = []clusterv1.ManagedClusterClaim{{Name: "platform", Value: "AWS"}}
+	scores := map[string]*clusterv1alpha1.AddOnPlacementScore{"c1/gpu": {Status: clusterv1alpha1.AddOnPlacementScoreStatus{
+		Scores: []clusterv1alpha1.AddOnPlacementScoreItem{{Name: "free", Value: 70}}}}}
+	// 100 x 100 x 100 comprehension steps: far beyond CostLimit.
+	list := "[" + strings.TrimSuffix(strings.Repeat("1,", 100), ",") + "]"
+	expensive := fmt.Sprintf("%s.all(a, %s.all(b, %s.all(c, a + b + c > 0)))", list, list, list)
+	labels := func(m map[string]string) clusterv1beta1.ClusterPredicate {
+		return clusterv1beta1.ClusterPredicate{RequiredClusterSelector: clusterv1beta1.ClusterSelector{LabelSelector: metav1.LabelSelector{MatchLabels: m}}}
+	}
+	cases := map[string]struct {
+		predicates []clusterv1beta1.ClusterPredicate
+		want       string // "" means kept
+	}{
+		"no predicates":      {nil, ""},
+		"label match":        {[]clusterv1beta1.ClusterPredicate{labels(map[string]string{"region": "east"})}, ""},
+		"label mismatch":     {[]clusterv1beta1.ClusterPredicate{labels(map[string]string{"region": "west"})}, "predicates[0]: label region=west not met (has region=east)"},
+		"ORed: second wins":  {[]clusterv1beta1.ClusterPredicate{labels(map[string]string{"region": "west"}), celPredicate("true")}, ""},
+		"claim":              {[]clusterv1beta1.ClusterPredicate{{RequiredClusterSelector: clusterv1beta1.ClusterSelector{ClaimSelector: clusterv1beta1.ClusterClaimSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "platform", Operator: metav1.LabelSelectorOpIn, Values: []string{"GCP"}}}}}}}, "predicates[0]: claim platform in (GCP) not met (has platform=AWS)"},
+		"cel scores":         {[]clusterv1beta1.ClusterPredicate{celPredicate(`managedCluster.scores("gpu")[0].value == 70`)}, ""},
+		"cel claims":         {[]clusterv1beta1.ClusterPredicate{celPredicate(`managedCluster.status.clusterClaims.exists(c, c.name == "platform" && c.value == "AWS")`)}, ""},
+		"cel missing scores": {[]clusterv1beta1.ClusterPredicate{celPredicate(`managedCluster.scores("cpu").size() == 0`, `false`)}, `predicates[0]: celExpressions[1] "false" is false`},
+		"cel cost limit":     {[]clusterv1beta1.ClusterPredicate{celPredicate(expensive)}, "evaluation error: operation cancelled: actual cost limit exceeded"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			h := &fakeHandle{placement: &clusterv1beta1.Placement{Spec: clusterv1beta1.PlacementSpec{Predicates: tc.predicates}}, scores: scores}
+			pl, err := New(h, framework.Args{})
+			if err != nil {
+				t.Fatalf("New() error = %v", err)
+			}
+			st := pl.(framework.FilterPlugin).Filter(cluster)
+			switch {
+			case tc.want == "" && st != nil:
+				t.Errorf("Filter() = %+v, want the cluster kept", st)
+			case tc.want != "" && (st == nil || st.Code != framework.Unschedulable || !strings.Contains(st.Message, tc.want)):
+				t.Errorf("Filter() = %+v, want Unschedulable with %q", st, tc.want)
+			}
+		})
+	}
+}
