@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -126,6 +127,12 @@ func TestInventory(t *testing.T) {
 			observed := true
 			for _, cond := range before.Status.Conditions {
 				observed = observed && cond.ObservedGeneration == before.Generation
+			}
+			// Every condition the agent and the hub set is there: the hub's acceptance and
+			// clock conditions may come after the agent's first status.
+			for _, want := range []string{clusterv1.ManagedClusterConditionJoined, clusterv1.ManagedClusterConditionAvailable,
+				clusterv1.ManagedClusterConditionHubAccepted, clusterv1.ManagedClusterConditionClockSynced} {
+				observed = observed && meta.FindStatusCondition(before.Status.Conditions, want) != nil
 			}
 			return labeled && len(before.Spec.Taints) == 0 && observed,
 				fmt.Sprintf("labels=%v taints=%v generation=%d conditions=%v", before.Labels, before.Spec.Taints, before.Generation, before.Status.Conditions), nil
