@@ -11,9 +11,9 @@
 //  1. candidates (plugins/clusterset): members of the sets bound to the placement's namespace and
 //     named in spec.clusterSets, minus clusters being deleted;
 //  2. filters, in Plugins.Filters order (plugins/predicate: labels, claims and CEL, then
-//     plugins/tainttoleration); the first
-//     that rejects a cluster is named in its explanation; a filter may demote a cluster instead
-//     (an untolerated PreferNoSelect taint) so that it ranks after every cluster not demoted;
+//     plugins/tainttoleration); the first that rejects a cluster is named in its explanation; a
+//     filter may demote a cluster instead (an untolerated PreferNoSelect taint) so that it ranks
+//     after every cluster not demoted;
 //  3. prioritizers from spec.prioritizerPolicy (Additive implies Steady and Balance, weight 1),
 //     each looked up by name in Plugins.Prioritizers; total = sum(weight * score);
 //  4. rank by (demoted, total desc, name asc) and take spec.numberOfClusters;

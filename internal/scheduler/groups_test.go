@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -49,8 +50,7 @@ func TestSplitGroups(t *testing.T) {
 	clusters := func(specs ...string) []*clusterv1.ManagedCluster {
 		var out []*clusterv1.ManagedCluster
 		for _, s := range specs {
-			var name, zone string
-			fmt.Sscanf(s, "%s %s", &name, &zone)
+			name, zone, _ := strings.Cut(s, " ")
 			out = append(out, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"zone": zone}}})
 		}
 		return out

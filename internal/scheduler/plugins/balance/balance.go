@@ -1,4 +1,4 @@
-// Package balance is the Balance prioritizer: it favours clusters that fewer OTHER placements
+// Package balance is the Balance prioritizer: it favors clusters that fewer OTHER placements
 // selected. With count the cluster's decisions and maxCount the largest count of any cluster,
 // the score is 2*int(100*(0.5 - count/maxCount)), as OCM computes it; 100 when nobody decided.
 package balance

@@ -55,7 +55,7 @@ func TestFilter(t *testing.T) {
 		"cel scores":         {[]clusterv1beta1.ClusterPredicate{celPredicate(`managedCluster.scores("gpu")[0].value == 70`)}, ""},
 		"cel claims":         {[]clusterv1beta1.ClusterPredicate{celPredicate(`managedCluster.status.clusterClaims.exists(c, c.name == "platform" && c.value == "AWS")`)}, ""},
 		"cel missing scores": {[]clusterv1beta1.ClusterPredicate{celPredicate(`managedCluster.scores("cpu").size() == 0`, `false`)}, `predicates[0]: celExpressions[1] "false" is false`},
-		"cel cost limit":     {[]clusterv1beta1.ClusterPredicate{celPredicate(expensive)}, "evaluation error: operation cancelled: actual cost limit exceeded"},
+		"cel cost limit":     {[]clusterv1beta1.ClusterPredicate{celPredicate(expensive)}, "actual cost limit exceeded"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
