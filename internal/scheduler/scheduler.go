@@ -1,9 +1,12 @@
 package scheduler
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -76,12 +79,16 @@ func (s *Scheduler) schedule(p *clusterv1beta1.Placement, snap *Snapshot, now ti
 				res.RequeueAfter = st.RequeueAfter
 			}
 			switch st.CodeOf() {
+			case framework.Success, framework.Warning:
+				if st != nil && st.Message != "" {
+					cd.expl.Message = joinMsg(cd.expl.Message, st.Message)
+				}
 			case framework.Unschedulable:
 				cd.filtered = true
 				cd.expl.FilteredBy, cd.expl.Message = f.Name(), st.Message
 			case framework.Demoted:
 				cd.demoted = true
-				cd.expl.Message = st.Message
+				cd.expl.Message = joinMsg(cd.expl.Message, st.Message)
 			}
 			if cd.filtered {
 				break
@@ -93,15 +100,17 @@ func (s *Scheduler) schedule(p *clusterv1beta1.Placement, snap *Snapshot, now ti
 	}
 
 	score(passing, prioritizers)
-	sort.SliceStable(passing, func(i, j int) bool {
-		a, b := passing[i], passing[j]
+	slices.SortFunc(passing, func(a, b *candidate) int {
 		if a.demoted != b.demoted {
-			return !a.demoted
+			if a.demoted {
+				return 1
+			}
+			return -1
 		}
-		if a.expl.TotalScore != b.expl.TotalScore {
-			return a.expl.TotalScore > b.expl.TotalScore
+		if c := cmp.Compare(b.expl.TotalScore, a.expl.TotalScore); c != 0 {
+			return c
 		}
-		return a.cluster.Name < b.cluster.Name
+		return strings.Compare(a.cluster.Name, b.cluster.Name)
 	})
 	want := len(passing)
 	if n := p.Spec.NumberOfClusters; n != nil && int(*n) < want {
@@ -112,7 +121,7 @@ func (s *Scheduler) schedule(p *clusterv1beta1.Placement, snap *Snapshot, now ti
 	for i, cd := range passing {
 		cd.expl.Rank = i + 1
 		if i >= want {
-			cd.expl.Message = joinMsg(cd.expl.Message, fmt.Sprintf("not chosen: rank %d, spec.numberOfClusters is %d", i+1, want))
+			cd.expl.Message = joinMsg(cd.expl.Message, "not chosen: rank "+strconv.Itoa(i+1)+", spec.numberOfClusters is "+strconv.Itoa(want))
 			continue
 		}
 		cd.expl.Selected = true

@@ -121,8 +121,9 @@ func TestSchedulerClock(t *testing.T) {
 	}
 }
 
-// BenchmarkSchedule schedules one placement over 10,000 clusters with every plugin: predicates,
-// taints, and all five prioritizers.
+// BenchmarkSchedule schedules one placement over 10,000 clusters with every plugin: set
+// membership, predicates (labels and claims; and CEL in the second case), taints, and all five
+// prioritizers. It reports cluster evaluations per second.
 func BenchmarkSchedule(b *testing.B) {
 	const n = 10000
 	snap := fleet(n)
@@ -137,13 +138,20 @@ func BenchmarkSchedule(b *testing.B) {
 		ClaimSelector: clusterv1beta1.ClusterClaimSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "platform.open-cluster-management.io", Operator: metav1.LabelSelectorOpExists}}},
 	}}}
 	p.Spec.Tolerations = []clusterv1beta1.Toleration{{Key: "spot", Operator: clusterv1beta1.TolerationOpExists}}
-	if r := Schedule(p, snap, now); len(r.Decisions) != 10 || len(r.Clusters) != n {
-		b.Fatalf("%d decisions and %d explanations, want 10 and %d", len(r.Decisions), len(r.Clusters), n)
+	withCEL := p.DeepCopy()
+	withCEL.Spec.Predicates[0].RequiredClusterSelector.CelSelector.CelExpressions = []string{
+		`managedCluster.scores("demo").exists(s, s.name == "demo" && s.value >= 0)`}
+
+	for name, p := range map[string]*clusterv1beta1.Placement{"labels-claims": p, "cel": withCEL} {
+		b.Run(name, func(b *testing.B) {
+			if r := Schedule(p, snap, now); len(r.Decisions) != 10 || len(r.Clusters) != n || r.Misconfigured {
+				b.Fatalf("%d decisions and %d explanations (misconfigured %v), want 10 and %d", len(r.Decisions), len(r.Clusters), r.Misconfigured, n)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				Schedule(p, snap, now)
+			}
+			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "clusters/s")
+		})
 	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		Schedule(p, snap, now)
-	}
-	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "clusters/s")
 }

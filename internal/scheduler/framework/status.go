@@ -6,7 +6,8 @@ import "time"
 type Code int
 
 const (
-	// Success: the cluster stays. A Success status may still carry a RequeueAfter.
+	// Success: the cluster stays. A Success status may still carry a RequeueAfter, and a Message
+	// for the explanation (such as until when a taint is tolerated).
 	Success Code = iota
 	// Unschedulable: the cluster is filtered out; Message says why.
 	Unschedulable

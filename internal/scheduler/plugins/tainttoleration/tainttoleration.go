@@ -39,7 +39,7 @@ func (p *TaintToleration) Filter(c *clusterv1.ManagedCluster) *framework.Status 
 	tolerations := p.h.Placement().Spec.Tolerations
 	now := p.h.Now()
 	var requeue time.Duration
-	var prefer []string
+	var prefer, until []string
 	for _, taint := range c.Spec.Taints {
 		if taint.Effect == clusterv1.TaintEffectNoSelectIfNew && p.h.InCurrentDecisions(c.Name) {
 			continue
@@ -50,6 +50,7 @@ func (p *TaintToleration) Filter(c *clusterv1.ManagedCluster) *framework.Status 
 				if d := expiry.Sub(now); requeue == 0 || d < requeue {
 					requeue = d
 				}
+				until = append(until, describe(taint)+" tolerated until "+expiry.UTC().Format(time.RFC3339))
 			}
 			continue
 		}
@@ -64,11 +65,11 @@ func (p *TaintToleration) Filter(c *clusterv1.ManagedCluster) *framework.Status 
 		return framework.NewStatus(framework.Unschedulable, msg)
 	}
 	if len(prefer) > 0 {
-		return &framework.Status{Code: framework.Demoted, RequeueAfter: requeue,
-			Message: "ranked after clusters without it: untolerated taint " + strings.Join(prefer, ", ")}
+		until = append([]string{"ranked after clusters without it: untolerated taint " + strings.Join(prefer, ", ")}, until...)
+		return &framework.Status{Code: framework.Demoted, RequeueAfter: requeue, Message: strings.Join(until, "; ")}
 	}
 	if requeue > 0 {
-		return &framework.Status{Code: framework.Success, RequeueAfter: requeue}
+		return &framework.Status{Code: framework.Success, RequeueAfter: requeue, Message: strings.Join(until, "; ")}
 	}
 	return nil
 }
