@@ -238,17 +238,26 @@ func (s *Scheduler) configurations(pp clusterv1beta1.PrioritizerPolicy) []config
 			w = *c.Weight
 		}
 		cf := configuration{coord: coord, weight: w, index: i}
-		replaced := false
-		for j := range out {
-			if out[j].index == -1 && coord.Type != clusterv1beta1.ScoreCoordinateTypeAddOn && out[j].coord.BuiltIn == coord.BuiltIn {
-				out[j], replaced = cf, true
-			}
-		}
-		if !replaced {
+		// As OCM, a coordinate listed again (or implied by Additive) takes the last weight given.
+		if j := slices.IndexFunc(out, func(o configuration) bool { return sameCoordinate(o.coord, coord) }); j >= 0 {
+			out[j] = cf
+		} else {
 			out = append(out, cf)
 		}
 	}
 	return out
+}
+
+func sameCoordinate(a, b *clusterv1beta1.ScoreCoordinate) bool {
+	isAddOn := func(c *clusterv1beta1.ScoreCoordinate) bool { return c.Type == clusterv1beta1.ScoreCoordinateTypeAddOn }
+	switch {
+	case isAddOn(a) != isAddOn(b):
+		return false
+	case isAddOn(a):
+		return a.AddOn != nil && b.AddOn != nil && *a.AddOn == *b.AddOn
+	default:
+		return a.BuiltIn == b.BuiltIn
+	}
 }
 
 // score fills each passing candidate's Scores and TotalScore.
