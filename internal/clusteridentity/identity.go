@@ -1,7 +1,11 @@
 package clusteridentity
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
 	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/pem"
 	"fmt"
 	"slices"
@@ -44,6 +48,22 @@ func ParseUser(user string) (cluster, agentID string, ok bool) {
 	}
 	cluster, agentID, ok = strings.Cut(rest, ":")
 	return cluster, agentID, ok && cluster != "" && agentID != ""
+}
+
+// NewRequest makes a PEM certificate request for the identity of agent agentID of cluster, with a
+// new P-256 key: what CheckRequest accepts. The agent files it to register and to renew.
+func NewRequest(cluster, agentID string) (requestPEM []byte, key *ecdsa.PrivateKey, err error) {
+	key, err = ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, err
+	}
+	der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{
+		Subject: pkix.Name{CommonName: User(cluster, agentID), Organization: Groups(cluster)},
+	}, key)
+	if err != nil {
+		return nil, nil, err
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der}), key, nil
 }
 
 // CheckRequest parses a PEM certificate request and checks that it asks for an agent identity:

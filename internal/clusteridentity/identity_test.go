@@ -71,3 +71,20 @@ func TestCheckRequest(t *testing.T) {
 		})
 	}
 }
+
+func TestNewRequestIsWhatCheckRequestAccepts(t *testing.T) {
+	req, key, err := NewRequest("gpu-east", "a1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if key == nil {
+		t.Fatal("no key")
+	}
+	cluster, agentID, err := CheckRequest(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cluster != "gpu-east" || agentID != "a1" {
+		t.Errorf("CheckRequest(NewRequest(gpu-east, a1)) = %q, %q; want gpu-east, a1", cluster, agentID)
+	}
+}

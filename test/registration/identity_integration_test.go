@@ -5,10 +5,7 @@ package registration
 import (
 	"context"
 	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/pem"
 	"fmt"
 	"testing"
@@ -36,13 +33,7 @@ type request struct {
 // private key it was made with.
 func (r request) file(t *testing.T, cs kubernetes.Interface) (*certificatesv1.CertificateSigningRequest, *ecdsa.PrivateKey) {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{
-		Subject: pkix.Name{CommonName: clusteridentity.User(r.cluster, r.agentID), Organization: clusteridentity.Groups(r.cluster)},
-	}, key)
+	requestPEM, key, err := clusteridentity.NewRequest(r.cluster, r.agentID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +47,7 @@ func (r request) file(t *testing.T, cs kubernetes.Interface) (*certificatesv1.Ce
 	csr, err := cs.CertificatesV1().CertificateSigningRequests().Create(context.Background(), &certificatesv1.CertificateSigningRequest{
 		ObjectMeta: metav1.ObjectMeta{GenerateName: label + "-", Labels: map[string]string{clusteridentity.ClusterNameLabel: label}},
 		Spec: certificatesv1.CertificateSigningRequestSpec{
-			Request:    pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der}),
+			Request:    requestPEM,
 			SignerName: signer,
 			Usages:     []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageClientAuth},
 		},

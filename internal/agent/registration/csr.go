@@ -3,10 +3,7 @@ package registration
 import (
 	"context"
 	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/pem"
 	"errors"
 	"fmt"
@@ -36,13 +33,7 @@ type pendingRequest struct {
 // newCSR is the certificate request for the agent's identity, with a new key. It is the same
 // whether the agent registers or renews; the hub tells the two by who asks.
 func newCSR(cluster, agentID string, lifetime time.Duration) (*certificatesv1.CertificateSigningRequest, *ecdsa.PrivateKey, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, nil, err
-	}
-	der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{
-		Subject: pkix.Name{CommonName: clusteridentity.User(cluster, agentID), Organization: clusteridentity.Groups(cluster)},
-	}, key)
+	request, key, err := clusteridentity.NewRequest(cluster, agentID)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -52,7 +43,7 @@ func newCSR(cluster, agentID string, lifetime time.Duration) (*certificatesv1.Ce
 			Labels:       map[string]string{clusteridentity.ClusterNameLabel: cluster},
 		},
 		Spec: certificatesv1.CertificateSigningRequestSpec{
-			Request:    pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der}),
+			Request:    request,
 			SignerName: certificatesv1.KubeAPIServerClientSignerName,
 			Usages:     []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageClientAuth},
 		},
