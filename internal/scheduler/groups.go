@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -40,26 +41,23 @@ func newGrouper(gs clusterv1beta1.GroupStrategy) (*grouper, error) {
 	return g, nil
 }
 
-// GroupSize is the number of clusters per decision group for total selected clusters:
-// clustersPerDecisionGroup as a number or "N%" of total (rounded up); 0, unset, or at least total
-// means one group of all.
+// GroupSize is the number of clusters per decision group for total selected clusters, as OCM
+// computes it: clustersPerDecisionGroup as a number, or "N%" of total rounded up; 0, unset, or at
+// least total means one group of all. A string that is not a percent is a misconfiguration, as in
+// OCM.
 func GroupSize(v intstr.IntOrString, total int) (int, error) {
-	if v.Type == intstr.String && v.StrVal == "" {
-		return total, nil
-	}
-	if v.Type == intstr.String && !strings.HasSuffix(v.StrVal, "%") {
-		// The CRD's pattern admits a plain number as a string; it means the number.
-		n, err := strconv.Atoi(v.StrVal)
-		if err != nil {
+	n := total
+	switch v.Type {
+	case intstr.Int:
+		n = int(v.IntVal)
+	case intstr.String:
+		pct, ok := strings.CutSuffix(v.StrVal, "%")
+		f, err := strconv.ParseFloat(pct, 64)
+		if !ok || err != nil {
 			return 0, &framework.ConfigError{Field: groupField + ".clustersPerDecisionGroup",
-				Message: fmt.Sprintf("%q is neither a number nor a percent such as \"25%%\"", v.StrVal)}
+				Message: fmt.Sprintf("%q is not a percent; write a number such as 5 (not a string) or a percent such as \"25%%\"", v.StrVal)}
 		}
-		v = intstr.FromInt32(int32(n))
-	}
-	n, err := intstr.GetScaledValueFromIntOrPercent(&v, total, true)
-	if err != nil {
-		return 0, &framework.ConfigError{Field: groupField + ".clustersPerDecisionGroup",
-			Message: fmt.Sprintf("%q is neither a number nor a percent such as \"25%%\"", v.String())}
+		n = int(math.Ceil(f / 100 * float64(total)))
 	}
 	if n <= 0 || n > total {
 		n = total

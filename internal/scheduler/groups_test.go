@@ -20,18 +20,19 @@ func TestGroupSize(t *testing.T) {
 		want    int
 		wantErr bool
 	}{
-		"unset is all":           {intstr.IntOrString{}, 10, 10, false},
-		"empty string is all":    {intstr.FromString(""), 10, 10, false},
-		"zero is all (as OCM)":   {intstr.FromInt32(0), 10, 10, false},
-		"number":                 {intstr.FromInt32(3), 10, 3, false},
-		"number above total":     {intstr.FromInt32(30), 10, 10, false},
-		"number as a string":     {intstr.FromString("4"), 10, 4, false},
-		"percent rounds up":      {intstr.FromString("25%"), 10, 3, false},
-		"zero percent is all":    {intstr.FromString("0%"), 10, 10, false},
-		"hundred percent":        {intstr.FromString("100%"), 10, 10, false},
-		"neither number nor pct": {intstr.FromString("lots"), 10, 0, true},
-		"bad percent":            {intstr.FromString("x%"), 10, 0, true},
-		"no clusters, one group": {intstr.FromInt32(3), 0, 0, false},
+		"unset is all":                {intstr.IntOrString{}, 10, 10, false},
+		"empty string (as OCM)":       {intstr.FromString(""), 10, 0, true},
+		"zero is all (as OCM)":        {intstr.FromInt32(0), 10, 10, false},
+		"number":                      {intstr.FromInt32(3), 10, 3, false},
+		"number above total":          {intstr.FromInt32(30), 10, 10, false},
+		"number as a string (as OCM)": {intstr.FromString("4"), 10, 0, true},
+		"fractional percent":          {intstr.FromString("12.5%"), 10, 2, false},
+		"percent rounds up":           {intstr.FromString("25%"), 10, 3, false},
+		"zero percent is all":         {intstr.FromString("0%"), 10, 10, false},
+		"hundred percent":             {intstr.FromString("100%"), 10, 10, false},
+		"neither number nor pct":      {intstr.FromString("lots"), 10, 0, true},
+		"bad percent":                 {intstr.FromString("x%"), 10, 0, true},
+		"no clusters, one group":      {intstr.FromInt32(3), 0, 0, false},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

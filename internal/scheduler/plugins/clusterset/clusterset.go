@@ -53,9 +53,10 @@ func Candidates(placement *clusterv1beta1.Placement, clusterSets []clusterv1beta
 		if b.Namespace != placement.Namespace || b.DeletionTimestamp != nil {
 			continue
 		}
-		// A binding counts when its set exists.
-		if _, ok := setsByName[b.Spec.ClusterSet]; ok {
-			bound.Insert(b.Spec.ClusterSet)
+		// A binding counts when the set it is named after exists: OCM reads the binding's name
+		// (its webhook keeps spec.clusterSet equal to it).
+		if _, ok := setsByName[b.Name]; ok {
+			bound.Insert(b.Name)
 		}
 	}
 	if bound.Len() == 0 {
