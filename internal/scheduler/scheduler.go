@@ -162,8 +162,12 @@ func (s *Scheduler) build(h *handle) ([]framework.FilterPlugin, []prioritizer, *
 		}
 		filters = append(filters, f)
 	}
+	configs, err := s.configurations(h.placement.Spec.PrioritizerPolicy)
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	var prios []prioritizer
-	for _, c := range s.configurations(h.placement.Spec.PrioritizerPolicy) {
+	for _, c := range configs {
 		if c.weight == 0 {
 			continue
 		}
@@ -220,18 +224,24 @@ type configuration struct {
 
 // configurations resolves the prioritizer policy: Additive (the default) implies Steady and
 // Balance with weight 1 unless configured; Exact uses only what is listed. Weight defaults to 1.
-func (s *Scheduler) configurations(pp clusterv1beta1.PrioritizerPolicy) []configuration {
+func (s *Scheduler) configurations(pp clusterv1beta1.PrioritizerPolicy) ([]configuration, error) {
 	var out []configuration
-	if pp.Mode != clusterv1beta1.PrioritizerPolicyModeExact {
+	switch pp.Mode {
+	case clusterv1beta1.PrioritizerPolicyModeExact:
+	case clusterv1beta1.PrioritizerPolicyModeAdditive, "":
 		for _, n := range []string{clusterv1beta1.PrioritizerSteady, clusterv1beta1.PrioritizerBalance} {
 			out = append(out, configuration{coord: &clusterv1beta1.ScoreCoordinate{Type: clusterv1beta1.ScoreCoordinateTypeBuiltIn, BuiltIn: n},
 				weight: clusterv1beta1.DefaultPrioritizerWeight, index: -1})
 		}
+	default:
+		return nil, &framework.ConfigError{Field: "spec.prioritizerPolicy.mode",
+			Message: fmt.Sprintf("unknown mode %q; use Additive or Exact", pp.Mode)}
 	}
 	for i, c := range pp.Configurations {
 		coord := c.ScoreCoordinate
 		if coord == nil {
-			coord = &clusterv1beta1.ScoreCoordinate{}
+			return nil, &framework.ConfigError{Field: fmt.Sprintf("spec.prioritizerPolicy.configurations[%d].scoreCoordinate", i),
+				Message: "is required: give type BuiltIn with builtIn, or type AddOn with addOn"}
 		}
 		w := clusterv1beta1.DefaultPrioritizerWeight
 		if c.Weight != nil {
@@ -245,7 +255,7 @@ func (s *Scheduler) configurations(pp clusterv1beta1.PrioritizerPolicy) []config
 			out = append(out, cf)
 		}
 	}
-	return out
+	return out, nil
 }
 
 func sameCoordinate(a, b *clusterv1beta1.ScoreCoordinate) bool {
