@@ -1,0 +1,46 @@
+package scheduler
+
+import (
+	"slices"
+
+	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
+)
+
+// DecisionInputs derives a Snapshot's two decision inputs for placement ns/name from
+// PlacementDecisions of any namespace: current, the clusters in the placement's own decisions
+// (Steady's input, and what NoSelectIfNew keeps), and others, for each cluster how many OTHER
+// placements selected it (Balance's input). A PlacementDecision belongs to the placement its
+// PlacementLabel names in its own namespace; one without that label belongs to none. A cluster
+// in several slices of one placement counts once. The controller, the explain endpoint and the
+// simulator all build their snapshots with it.
+func DecisionInputs(ns, name string, decisions []clusterv1beta1.PlacementDecision) (current []string, others map[string]int) {
+	type key struct{ ns, name string }
+	selected := map[key]map[string]bool{}
+	for i := range decisions {
+		d := &decisions[i]
+		owner, ok := d.Labels[clusterv1beta1.PlacementLabel]
+		if !ok {
+			continue
+		}
+		k := key{d.Namespace, owner}
+		if selected[k] == nil {
+			selected[k] = map[string]bool{}
+		}
+		for _, c := range d.Status.Decisions {
+			selected[k][c.ClusterName] = true
+		}
+	}
+	others = map[string]int{}
+	for k, clusters := range selected {
+		mine := k == key{ns, name}
+		for c := range clusters {
+			if mine {
+				current = append(current, c)
+			} else {
+				others[c]++
+			}
+		}
+	}
+	slices.Sort(current)
+	return current, others
+}
