@@ -26,8 +26,18 @@ type TaintToleration struct {
 	h framework.Handle
 }
 
-// New returns the plugin.
+// New returns the plugin, after checking the tolerations as OCM does.
 func New(h framework.Handle, _ framework.Args) (framework.Plugin, error) {
+	for i, t := range h.Placement().Spec.Tolerations {
+		switch {
+		case t.Key == "" && t.Operator != clusterv1beta1.TolerationOpExists:
+			return nil, &framework.ConfigError{Field: fmt.Sprintf("spec.tolerations[%d].operator", i),
+				Message: "must be Exists when key is empty (an empty key with Exists tolerates every taint); or give a key"}
+		case t.Operator == clusterv1beta1.TolerationOpExists && t.Value != "":
+			return nil, &framework.ConfigError{Field: fmt.Sprintf("spec.tolerations[%d].value", i),
+				Message: "must be empty when operator is Exists; use operator Equal to match a value"}
+		}
+	}
 	return &TaintToleration{h: h}, nil
 }
 
