@@ -34,6 +34,7 @@ func fleet(n int) *Snapshot {
 			"cpu":    *resource.NewMilliQuantity(int64(1000+i%64*250), resource.DecimalSI),
 			"memory": *resource.NewQuantity(int64(1+i%32)<<30, resource.BinarySI),
 		}
+		c.Status.Capacity = c.Status.Allocatable
 		c.Status.ClusterClaims = []clusterv1.ManagedClusterClaim{{Name: "platform.open-cluster-management.io", Value: "AWS"}}
 		if i%10 == 0 {
 			c.Spec.Taints = []clusterv1.Taint{{Key: "old", Effect: clusterv1.TaintEffectPreferNoSelect}}

@@ -1,7 +1,8 @@
 // Package resource is the ResourceAllocatableCPU and ResourceAllocatableMemory prioritizers: the
 // cluster's status.allocatable of the resource, min-max normalised over the clusters that passed
 // the filters to -100..100 (all equal: 100 for every cluster), as OCM does. A cluster that does not
-// report the resource counts as 0, with a warning.
+// report the resource (allocatable and capacity) scores 0, with a warning, and is left out of the
+// minimum and maximum.
 package resource
 
 import (
@@ -37,38 +38,61 @@ func NewMemory(framework.Handle, framework.Args) (framework.Plugin, error) {
 // Name implements framework.Plugin.
 func (p *Allocatable) Name() string { return p.name }
 
-// Score returns the raw allocatable amount (millicores for cpu, bytes otherwise).
+// Score returns the raw allocatable amount (millicores for cpu, bytes otherwise). As OCM, a
+// cluster that reports no allocatable or no capacity of the resource scores 0 and does not count
+// towards the minimum and maximum.
 func (p *Allocatable) Score(c *clusterv1.ManagedCluster) (int64, *framework.Status) {
-	q, ok := c.Status.Allocatable[p.resource]
+	v, ok := p.allocatable(c)
 	if !ok {
-		return 0, framework.NewStatus(framework.Warning, "status.allocatable."+string(p.resource)+" is not reported; counted as 0")
+		return 0, framework.NewStatus(framework.Warning, "status.allocatable."+string(p.resource)+
+			" or status.capacity."+string(p.resource)+" is not reported; scored 0")
+	}
+	return v, nil
+}
+
+func (p *Allocatable) allocatable(c *clusterv1.ManagedCluster) (int64, bool) {
+	q, ok := c.Status.Allocatable[p.resource]
+	if _, hasCapacity := c.Status.Capacity[p.resource]; !ok || !hasCapacity {
+		return 0, false
 	}
 	if p.resource == "cpu" {
-		return q.MilliValue(), nil
+		return q.MilliValue(), true
 	}
-	return q.Value(), nil
+	return q.Value(), true
 }
 
 // NormalizeScore implements framework.NormalizeScorePlugin.
-func (p *Allocatable) NormalizeScore(_ []*clusterv1.ManagedCluster, scores []int64) {
-	Normalize(scores)
+func (p *Allocatable) NormalizeScore(clusters []*clusterv1.ManagedCluster, scores []int64) {
+	reported := make([]bool, len(clusters))
+	for i, c := range clusters {
+		_, reported[i] = p.allocatable(c)
+	}
+	Normalize(scores, reported)
 }
 
-// Normalize maps values in place from [min, max] to [-100, 100]; all equal gives 100.
-func Normalize(scores []int64) {
-	if len(scores) == 0 {
-		return
-	}
-	lo, hi := scores[0], scores[0]
-	for _, s := range scores {
+// Normalize maps, in place, the scores of the reported clusters from [min, max] over them to
+// [-100, 100] with OCM's formula (all equal gives 100); the others score 0.
+func Normalize(scores []int64, reported []bool) {
+	first := true
+	var lo, hi int64
+	for i, s := range scores {
+		if !reported[i] {
+			continue
+		}
+		if first {
+			lo, hi, first = s, s, false
+		}
 		lo, hi = min(lo, s), max(hi, s)
 	}
 	for i, s := range scores {
-		if hi == lo {
+		switch {
+		case !reported[i]:
+			scores[i] = 0
+		case hi == lo:
 			scores[i] = framework.MaxScore
-			continue
+		default:
+			ratio := float64(s-lo) / float64(hi-lo)
+			scores[i] = int64((ratio - 0.5) * 2.0 * float64(framework.MaxScore))
 		}
-		span := float64(framework.MaxScore - framework.MinScore)
-		scores[i] = int64(float64(s-lo)/float64(hi-lo)*span + float64(framework.MinScore))
 	}
 }

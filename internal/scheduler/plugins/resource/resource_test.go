@@ -1,6 +1,7 @@
 package resource
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -9,17 +10,24 @@ import (
 func TestNormalize(t *testing.T) {
 	cases := map[string]struct {
 		in, want []int64
+		missing  []int // indexes of clusters that do not report the resource
 	}{
-		"empty":          {[]int64{}, []int64{}},
-		"one":            {[]int64{7}, []int64{100}},
-		"all equal":      {[]int64{4000, 4000, 4000}, []int64{100, 100, 100}},
-		"min max middle": {[]int64{2000, 8000, 5000}, []int64{-100, 100, 0}},
-		"truncates":      {[]int64{0, 1, 3}, []int64{-100, -33, 100}},
+		"empty":                 {in: []int64{}, want: []int64{}},
+		"one":                   {in: []int64{7}, want: []int64{100}},
+		"all equal":             {in: []int64{4000, 4000, 4000}, want: []int64{100, 100, 100}},
+		"min max middle":        {in: []int64{2000, 8000, 5000}, want: []int64{-100, 100, 0}},
+		"truncates toward zero": {in: []int64{0, 1, 3, 2}, want: []int64{-100, -33, 100, 33}},
+		"unreported left out":   {in: []int64{0, 2000, 8000, 5000}, want: []int64{0, -100, 100, 0}, missing: []int{0}},
+		"none reported":         {in: []int64{0, 0}, want: []int64{0, 0}, missing: []int{0, 1}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			got := append([]int64{}, tc.in...)
-			Normalize(got)
+			reported := make([]bool, len(got))
+			for i := range reported {
+				reported[i] = !slices.Contains(tc.missing, i)
+			}
+			Normalize(got, reported)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("Normalize(%v) mismatch (-want +got):\n%s", tc.in, diff)
 			}
