@@ -178,10 +178,11 @@ func init() {
   prioritizerPolicy:
     configurations: [{scoreCoordinate: {type: AddOn, addOn: {resourceName: resource-usage-score, scoreName: gpuNodeAvailable}}}]`),
 		},
-		"Placement: clustersPerDecisionGroup of 0 clusters": {
-			bad:     placementYAML("pl-group-zero", `  decisionStrategy: {groupStrategy: {clustersPerDecisionGroup: 0}}`),
-			wantErr: []string{"spec.decisionStrategy.groupStrategy.clustersPerDecisionGroup", "clustersPerDecisionGroup must be at least 1"},
-			good:    placementYAML("pl-group-zero", `  decisionStrategy: {groupStrategy: {clustersPerDecisionGroup: 10}}`),
+		// clusteradm create placement sends 0, which OCM takes as one group: accepted.
+		"Placement: clustersPerDecisionGroup negative": {
+			bad:     placementYAML("pl-group-zero", `  decisionStrategy: {groupStrategy: {clustersPerDecisionGroup: -1}}`),
+			wantErr: []string{"spec.decisionStrategy.groupStrategy.clustersPerDecisionGroup", "clustersPerDecisionGroup may not be negative"},
+			good:    placementYAML("pl-group-zero", `  decisionStrategy: {groupStrategy: {clustersPerDecisionGroup: 0}}`),
 		},
 		"Placement: clustersPerDecisionGroup above 100%": {
 			bad:     placementYAML("pl-group-percent", `  decisionStrategy: {groupStrategy: {clustersPerDecisionGroup: "150%"}}`),

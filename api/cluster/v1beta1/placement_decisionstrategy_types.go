@@ -20,14 +20,15 @@ type GroupStrategy struct {
 	// +kubebuilder:validation:MaxItems=100
 	DecisionGroups []DecisionGroup `json:"decisionGroups,omitempty"`
 
-	// ClustersPerDecisionGroup is the largest group size: a number (at least 1) or a percentage
-	// of the chosen clusters from 1% to 100% (default: 100%, one group). With 100 chosen clusters,
-	// 20% makes groups of 20.
+	// ClustersPerDecisionGroup is the largest group size: a number or a percentage of the chosen
+	// clusters from 1% to 100% (default: 100%, one group). With 100 chosen clusters, 20% makes
+	// groups of 20. The number 0, like any number at or above the count of chosen clusters, makes
+	// one group, as in OCM (clusteradm sends 0); only a negative number is refused.
 	// +optional
 	// +kubebuilder:default="100%"
 	// +kubebuilder:validation:XIntOrString
 	// +kubebuilder:validation:Pattern=`^((100|[1-9][0-9]{0,1})%|[1-9][0-9]*)$`
-	// +kubebuilder:validation:XValidation:rule="type(self) == string || self >= 1",message="clustersPerDecisionGroup must be at least 1: give a positive number of clusters or a percentage such as 25%"
+	// +kubebuilder:validation:XValidation:rule="type(self) == string || self >= 0",message="clustersPerDecisionGroup may not be negative: give a number of clusters (0 puts every cluster in one group) or a percentage such as 25%"
 	ClustersPerDecisionGroup intstr.IntOrString `json:"clustersPerDecisionGroup,omitempty"`
 }
 
