@@ -7,6 +7,7 @@ import (
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/common/types/traits"
+	"github.com/google/cel-go/ext"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
@@ -26,8 +27,10 @@ type celExpr struct {
 
 // newCELEnv declares the variable managedCluster (the ManagedCluster as a map, as OCM does) and
 // the member function managedCluster.scores(name), which returns the status.scores of the
-// AddOnPlacementScore of that name in the cluster's namespace as a list of {name, value} (empty
-// when there is none).
+// AddOnPlacementScore of that name in the cluster's namespace as a list of {name, value}, and
+// adds cel-go's string, list, set and math extensions. OCM also offers the Kubernetes CEL
+// libraries and its version and quantity helpers; expressions that use them do not compile here
+// yet, and are reported as such.
 func newCELEnv(h framework.Handle) (*cel.Env, error) {
 	scores := func(cluster, name ref.Val) ref.Val {
 		n, ok := name.Value().(string)
@@ -44,15 +47,20 @@ func newCELEnv(h framework.Handle) (*cel.Env, error) {
 				}
 			}
 		}
-		items := []any{}
-		if s := h.AddOnPlacementScore(clusterName, n); s != nil {
-			for _, it := range s.Status.Scores {
-				items = append(items, map[string]any{"name": it.Name, "value": int64(it.Value)})
-			}
+		s := h.AddOnPlacementScore(clusterName, n)
+		if s == nil {
+			// As OCM: a missing AddOnPlacementScore is an evaluation error, so the cluster does
+			// not match whatever the expression says.
+			return types.NewErr("no AddOnPlacementScore %s/%s", clusterName, n)
+		}
+		items := make([]any, 0, len(s.Status.Scores))
+		for _, it := range s.Status.Scores {
+			items = append(items, map[string]any{"name": it.Name, "value": int64(it.Value)})
 		}
 		return types.DefaultTypeAdapter.NativeToValue(items)
 	}
 	return cel.NewEnv(
+		ext.Strings(), ext.Lists(), ext.Sets(), ext.Math(),
 		cel.Variable("managedCluster", cel.MapType(cel.StringType, cel.DynType)),
 		cel.Function("scores", cel.MemberOverload("managedcluster_scores_string",
 			[]*cel.Type{cel.MapType(cel.StringType, cel.DynType), cel.StringType}, cel.ListType(cel.DynType),

@@ -54,7 +54,9 @@ func TestFilter(t *testing.T) {
 		"claim":              {[]clusterv1beta1.ClusterPredicate{{RequiredClusterSelector: clusterv1beta1.ClusterSelector{ClaimSelector: clusterv1beta1.ClusterClaimSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "platform", Operator: metav1.LabelSelectorOpIn, Values: []string{"GCP"}}}}}}}, "predicates[0]: claim platform in (GCP) not met (has platform=AWS)"},
 		"cel scores":         {[]clusterv1beta1.ClusterPredicate{celPredicate(`managedCluster.scores("gpu")[0].value == 70`)}, ""},
 		"cel claims":         {[]clusterv1beta1.ClusterPredicate{celPredicate(`managedCluster.status.clusterClaims.exists(c, c.name == "platform" && c.value == "AWS")`)}, ""},
-		"cel missing scores": {[]clusterv1beta1.ClusterPredicate{celPredicate(`managedCluster.scores("cpu").size() == 0`, `false`)}, `predicates[0]: celExpressions[1] "false" is false`},
+		"cel missing scores": {[]clusterv1beta1.ClusterPredicate{celPredicate(`managedCluster.scores("cpu").size() == 0`)}, `evaluation error: no AddOnPlacementScore c1/cpu`},
+		"cel false":          {[]clusterv1beta1.ClusterPredicate{celPredicate(`true`, `false`)}, `predicates[0]: celExpressions[1] "false" is false`},
+		"cel extensions":     {[]clusterv1beta1.ClusterPredicate{celPredicate(`managedCluster.metadata.name.upperAscii() == "C1"`, `math.greatest(1, 2) == 2`, `sets.contains([1, 2], [2])`)}, ""},
 		"cel cost limit":     {[]clusterv1beta1.ClusterPredicate{celPredicate(expensive)}, "actual cost limit exceeded"},
 	}
 	for name, tc := range cases {
