@@ -14,6 +14,7 @@ import (
 	"github.com/flotilla/flotilla/internal/cli/hubinit"
 	"github.com/flotilla/flotilla/internal/cli/install"
 	"github.com/flotilla/flotilla/internal/cli/join"
+	"github.com/flotilla/flotilla/internal/cli/placement"
 	"github.com/flotilla/flotilla/internal/cli/streams"
 	"github.com/flotilla/flotilla/internal/cli/version"
 )
@@ -48,6 +49,7 @@ func NewRootCommand(io streams.IO, clk clock.PassiveClock) *cobra.Command {
 		agent.NewCommand(io),
 		accept.NewCommand(io, clk),
 		get.NewCommand(io, clk),
+		placement.NewCommand(io, clk),
 	)
 	return root
 }

@@ -1,0 +1,9 @@
+// Package placementview is what `flotilla placement simulate` and `flotilla explain placement`
+// share: the one way to build a scheduler.Snapshot from a fleet's objects (SnapshotFrom, so a
+// simulation and an explanation of the same objects agree), the JSON form of a scheduler.Result
+// (Output, with exactly the fields the CLI documents, never the core's own JSON), and the table
+// that explains every cluster (WriteTable).
+//
+// It makes no API calls: simulate reads the objects from files and explain lists them from the
+// hub; both hand them here as Objects.
+package placementview

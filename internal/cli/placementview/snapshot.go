@@ -1,0 +1,38 @@
+package placementview
+
+import (
+	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
+	clusterv1alpha1 "github.com/flotilla/flotilla/api/cluster/v1alpha1"
+	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
+	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
+	"github.com/flotilla/flotilla/internal/scheduler"
+)
+
+// Objects are the fleet's objects a placement is scheduled against.
+type Objects struct {
+	Clusters []clusterv1.ManagedCluster
+	Sets     []clusterv1beta2.ManagedClusterSet
+	// Bindings of any namespace; the scheduler counts only the placement's.
+	Bindings []clusterv1beta2.ManagedClusterSetBinding
+	Scores   []clusterv1alpha1.AddOnPlacementScore
+	// Placements are other placements; they give the scheduler nothing by themselves (their
+	// PlacementDecisions do), but a fleet file may hold them.
+	Placements []clusterv1beta1.Placement
+	// Decisions are existing PlacementDecisions of any placement: this placement's are Steady's
+	// input, the others' are Balance's.
+	Decisions []clusterv1beta1.PlacementDecision
+}
+
+// SnapshotFrom builds the snapshot to schedule placement ns/name against objs, with the current
+// and other decisions derived by scheduler.DecisionInputs, as the controller derives them.
+func SnapshotFrom(objs *Objects, ns, name string) *scheduler.Snapshot {
+	current, others := scheduler.DecisionInputs(ns, name, objs.Decisions)
+	return &scheduler.Snapshot{
+		Clusters:            objs.Clusters,
+		Sets:                objs.Sets,
+		Bindings:            objs.Bindings,
+		Scores:              objs.Scores,
+		CurrentDecisions:    current,
+		OtherDecisionCounts: others,
+	}
+}
