@@ -1,5 +1,5 @@
 // Package get is `flotilla get`: kubectl-style tables, or YAML and JSON, of a hub's
-// ManagedClusters, ManagedClusterSets and ManagedClusterSetBindings.
+// ManagedClusters, ManagedClusterSets, ManagedClusterSetBindings and Placements.
 //
 // Printing is kept apart from fetching. The print functions take a typed list and a clock and
 // only write text, so tests print fixed objects at a fixed time; fetching reads the hub through a

@@ -41,16 +41,19 @@ func newCommand(io streams.IO, clk clock.PassiveClock, newClient newClientFunc) 
 		validArgs[i] = r.name
 	}
 	cmd := &cobra.Command{
-		Use:   "get clusters|clustersets|bindings",
-		Short: "List the hub's managed clusters, cluster sets or cluster set bindings",
-		Long: "Lists ManagedClusters, ManagedClusterSets or ManagedClusterSetBindings on a hub as a table, or as a\n" +
-			"List with -o yaml or -o json. Bindings are listed in the namespace of -n, else of the kubeconfig's\n" +
-			"context, or in every namespace with -A.\n\n" +
+		Use:   "get clusters|clustersets|bindings|placements",
+		Short: "List the hub's managed clusters, cluster sets, cluster set bindings or placements",
+		Long: "Lists ManagedClusters, ManagedClusterSets, ManagedClusterSetBindings or Placements on a hub as a\n" +
+			"table, or as a List with -o yaml or -o json. Bindings and placements are listed in the namespace of\n" +
+			"-n, else of the kubeconfig's context, or in every namespace with -A. A placement's row shows how many\n" +
+			"clusters it selected, its decision groups and its conditions; `flotilla explain placement NS/NAME`\n" +
+			"says why.\n\n" +
 			"Accepted names: " + resourceNames() + ".",
 		Example: `  flotilla get clusters                  # the hub of $KUBECONFIG or ~/.kube/config, as kubectl
   flotilla get clusters --kubeconfig "$(flotilla dev kubeconfig hub)"
   flotilla get bindings -A --context hub
-  flotilla get mclsets -o yaml --kubeconfig hub.kubeconfig`,
+  flotilla get mclsets -o yaml --kubeconfig hub.kubeconfig
+  flotilla get placements -A`,
 		ValidArgs: validArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			r, err := o.validate(args)
@@ -62,8 +65,8 @@ func newCommand(io streams.IO, clk clock.PassiveClock, newClient newClientFunc) 
 	}
 	f := cmd.Flags()
 	o.kube.AddFlags(f, "the hub")
-	f.StringVarP(&o.namespace, "namespace", "n", "", "namespace of the bindings to list (default: the kubeconfig context's namespace)")
-	f.BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "list bindings in every namespace")
+	f.StringVarP(&o.namespace, "namespace", "n", "", "namespace of the bindings or placements to list (default: the kubeconfig context's namespace)")
+	f.BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "list bindings or placements in every namespace")
 	f.StringVarP(&o.output, "output", "o", "", "output format: yaml or json; a table when empty")
 	return cmd
 }

@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
+	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
 )
 
@@ -50,6 +51,15 @@ var resources = []resourceType{
 		newList:    func() client.ObjectList { return &clusterv1beta2.ManagedClusterSetBindingList{} },
 		printTable: func(w io.Writer, list client.ObjectList, clk clock.PassiveClock, allNamespaces bool) error {
 			return printBindings(w, list.(*clusterv1beta2.ManagedClusterSetBindingList), clk, allNamespaces)
+		},
+	},
+	{
+		name:       "placements",
+		aliases:    []string{"placement"},
+		namespaced: true,
+		newList:    func() client.ObjectList { return &clusterv1beta1.PlacementList{} },
+		printTable: func(w io.Writer, list client.ObjectList, clk clock.PassiveClock, allNamespaces bool) error {
+			return printPlacements(w, list.(*clusterv1beta1.PlacementList), clk, allNamespaces)
 		},
 	},
 }
