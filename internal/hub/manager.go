@@ -16,6 +16,7 @@ import (
 	"github.com/flotilla/flotilla/internal/hub/clusterprofile"
 	"github.com/flotilla/flotilla/internal/hub/clusterset"
 	"github.com/flotilla/flotilla/internal/hub/lease"
+	"github.com/flotilla/flotilla/internal/hub/placement"
 	"github.com/flotilla/flotilla/internal/hub/registration"
 	"github.com/flotilla/flotilla/internal/hub/webhook"
 )
@@ -124,6 +125,7 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		&clusterset.DefaultLabelReconciler{Client: mgr.GetClient()},
 		&clusterset.DefaultSets{Client: mgr.GetClient()},
 		&clusterprofile.Reconciler{Client: mgr.GetClient(), Clock: clk},
+		&placement.Reconciler{Client: mgr.GetClient(), Clock: clk},
 	} {
 		if err := r.SetupWithManager(mgr); err != nil {
 			return nil, err

@@ -1,0 +1,32 @@
+// Package placement is the hub's placement controller: for each Placement it builds a
+// scheduler.Snapshot from the manager's cache (ManagedClusters, ManagedClusterSets, bindings,
+// AddOnPlacementScores, and the PlacementDecisions through scheduler.DecisionInputs), runs the
+// scheduling core (internal/scheduler) with the hub's clock, and writes the Result: the
+// PlacementDecisions (OCM's names <placement>-decision-<N> and labels, controlled by the
+// Placement, decisions in the status subresource), the Placement's status
+// (numberOfSelectedClusters, decisionGroups, PlacementSatisfied and PlacementMisconfigured with
+// ObservedGeneration; written only when it changes) and one DecisionsUpdated event per change of
+// the selected clusters. A misconfigured placement keeps the decisions it has. The annotation
+// cluster.open-cluster-management.io/experimental-scheduling-disable: "true" leaves a placement
+// alone. A toleration that expires requeues the placement at its expiry (Result.RequeueAfter).
+//
+// Two ideas:
+//
+//   - No still-selected cluster ever vanishes from all of a placement's PlacementDecisions, even
+//     between two writes (OCM rewrites slices one by one and consumers briefly see clusters go).
+//     The CRD caps a PlacementDecision at 100 decisions, so "old plus new, then final" cannot be
+//     written into a full slice; Plan instead writes each slice's final content once every
+//     still-selected cluster it drops is held elsewhere, parks clusters in a spare
+//     PlacementDecision when slices wait on each other in a cycle, and deletes surplus and spare
+//     slices last. Before it rewrites decisions, the controller reads them from the API server
+//     rather than the cache, so that a plan never starts from a state older than our last write.
+//
+//   - A change re-evaluates only the placements it can affect (mapping.go): a ManagedCluster (or
+//     an AddOnPlacementScore in its namespace) maps to the placements in namespaces with a binding
+//     to a set holding it before or after the change (set membership by internal/hub/clusterset,
+//     the rule the scheduler applies) and whose spec.clusterSets allow that set; a set maps to
+//     the placements bound to it; a binding to the placements of its namespace; a
+//     PlacementDecision to the Placement controlling it. Cluster updates that cannot change a
+//     decision (conditions, versions) are dropped. The workqueue merges a burst into one
+//     reconcile per placement.
+package placement

@@ -1,0 +1,137 @@
+package placement
+
+import (
+	"context"
+	"reflect"
+	"slices"
+
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/client-go/util/workqueue"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
+	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
+	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
+	hubclusterset "github.com/flotilla/flotilla/internal/hub/clusterset"
+)
+
+type (
+	eventCreate = event.TypedCreateEvent[client.Object]
+	eventUpdate = event.TypedUpdateEvent[client.Object]
+	eventDelete = event.TypedDeleteEvent[client.Object]
+	queue       = workqueue.TypedRateLimitingInterface[reconcile.Request]
+)
+
+// ClusterChanged reports whether an update of a ManagedCluster can change a placement's
+// decisions: its labels (set membership, predicates, groups), claims, taints, allocatable
+// resources or deletion. Agents rewrite the rest of the status (conditions, versions) often.
+func ClusterChanged(o, n *clusterv1.ManagedCluster) bool {
+	return !reflect.DeepEqual(o.Labels, n.Labels) ||
+		!reflect.DeepEqual(o.Spec.Taints, n.Spec.Taints) ||
+		!reflect.DeepEqual(o.Status.ClusterClaims, n.Status.ClusterClaims) ||
+		!reflect.DeepEqual(o.Status.Allocatable, n.Status.Allocatable) ||
+		o.DeletionTimestamp.IsZero() != n.DeletionTimestamp.IsZero()
+}
+
+// SetsOfClusters returns the names of the sets that hold any of clusters, by the sets' selectors
+// (internal/hub/clusterset, the rule the scheduler applies), and the set each cluster's
+// ExclusiveClusterSetLabel names, which may not be in sets yet.
+func SetsOfClusters(clusters []*clusterv1.ManagedCluster, clusterSets []clusterv1beta2.ManagedClusterSet) []string {
+	names := sets.New[string]()
+	for _, c := range clusters {
+		names.Insert(hubclusterset.SetsOf(c, clusterSets)...)
+		if s := c.Labels[clusterv1beta2.ClusterSetLabel]; s != "" {
+			names.Insert(s)
+		}
+	}
+	return sets.List(names)
+}
+
+// PlacementsForSets returns the placements that may use any of the sets: those in a namespace
+// with a binding named after one of them (the binding's name is the set it binds, as the
+// scheduler reads it), and that either name no spec.clusterSets or name that set.
+func PlacementsForSets(setNames []string, bindings []clusterv1beta2.ManagedClusterSetBinding, placements []clusterv1beta1.Placement) []reconcile.Request {
+	changed := sets.New(setNames...)
+	bound := map[string][]string{} // namespace -> changed sets bound there
+	for _, b := range bindings {
+		if changed.Has(b.Name) {
+			bound[b.Namespace] = append(bound[b.Namespace], b.Name)
+		}
+	}
+	var out []reconcile.Request
+	for _, p := range placements {
+		names, ok := bound[p.Namespace]
+		if !ok {
+			continue
+		}
+		if len(p.Spec.ClusterSets) == 0 || slices.ContainsFunc(names, func(s string) bool { return slices.Contains(p.Spec.ClusterSets, s) }) {
+			out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&p)})
+		}
+	}
+	return out
+}
+
+// PlacementsInNamespace returns every placement in ns.
+func PlacementsInNamespace(ns string, placements []clusterv1beta1.Placement) []reconcile.Request {
+	var out []reconcile.Request
+	for _, p := range placements {
+		if p.Namespace == ns {
+			out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&p)})
+		}
+	}
+	return out
+}
+
+// forClusters maps changed clusters (an update's old and new object) to the placements that may
+// see them.
+func (r *Reconciler) forClusters(ctx context.Context, clusters ...*clusterv1.ManagedCluster) []reconcile.Request {
+	cs := &clusterv1beta2.ManagedClusterSetList{}
+	if err := r.Client.List(ctx, cs, client.UnsafeDisableDeepCopy); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "listing ManagedClusterSets to requeue placements for a cluster change")
+		return nil
+	}
+	return r.forSets(ctx, SetsOfClusters(clusters, cs.Items))
+}
+
+func (r *Reconciler) forSets(ctx context.Context, setNames []string) []reconcile.Request {
+	if len(setNames) == 0 {
+		return nil
+	}
+	bs := &clusterv1beta2.ManagedClusterSetBindingList{}
+	ps := &clusterv1beta1.PlacementList{}
+	for _, l := range []client.ObjectList{bs, ps} {
+		if err := r.Client.List(ctx, l, client.UnsafeDisableDeepCopy); err != nil {
+			ctrl.LoggerFrom(ctx).Error(err, "listing to requeue placements for a cluster set change", "sets", setNames)
+			return nil
+		}
+	}
+	return PlacementsForSets(setNames, bs.Items, ps.Items)
+}
+
+// forNamespace maps a binding to the placements of its namespace.
+func (r *Reconciler) forNamespace(ctx context.Context, o client.Object) []reconcile.Request {
+	ps := &clusterv1beta1.PlacementList{}
+	if err := r.Client.List(ctx, ps, client.InNamespace(o.GetNamespace()), client.UnsafeDisableDeepCopy); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "listing placements to requeue for a binding change", "namespace", o.GetNamespace())
+		return nil
+	}
+	return PlacementsInNamespace(o.GetNamespace(), ps.Items)
+}
+
+// forScore maps an AddOnPlacementScore, which lives in its cluster's namespace, like its cluster.
+func (r *Reconciler) forScore(ctx context.Context, o client.Object) []reconcile.Request {
+	mc := &clusterv1.ManagedCluster{}
+	if err := r.Client.Get(ctx, client.ObjectKey{Name: o.GetNamespace()}, mc); err != nil {
+		return nil // no such cluster: no placement can use the score
+	}
+	return r.forClusters(ctx, mc)
+}
+
+func (r *Reconciler) enqueue(_ context.Context, q queue, reqs []reconcile.Request) {
+	for _, req := range reqs {
+		q.Add(req)
+	}
+}
