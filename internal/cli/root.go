@@ -9,6 +9,7 @@ import (
 	"github.com/flotilla/flotilla/internal/cli/accept"
 	"github.com/flotilla/flotilla/internal/cli/agent"
 	"github.com/flotilla/flotilla/internal/cli/dev"
+	"github.com/flotilla/flotilla/internal/cli/explain"
 	"github.com/flotilla/flotilla/internal/cli/get"
 	"github.com/flotilla/flotilla/internal/cli/hub"
 	"github.com/flotilla/flotilla/internal/cli/hubinit"
@@ -50,6 +51,7 @@ func NewRootCommand(io streams.IO, clk clock.PassiveClock) *cobra.Command {
 		accept.NewCommand(io, clk),
 		get.NewCommand(io, clk),
 		placement.NewCommand(io, clk),
+		explain.NewCommand(io, clk),
 	)
 	return root
 }

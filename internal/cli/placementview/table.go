@@ -35,6 +35,11 @@ func WriteTable(w io.Writer, ns, name string, res *scheduler.Result) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	if res.Misconfigured {
+		_, err := fmt.Fprintln(w, "\nThe placement is misconfigured, so nothing is scheduled and the hub keeps the decisions it has:\n"+
+			"fix the field the PlacementMisconfigured message names.")
+		return err
+	}
 	if len(res.Clusters) == 0 {
 		_, err := fmt.Fprintln(w, "\nNo cluster is a member of the eligible cluster sets.")
 		return err

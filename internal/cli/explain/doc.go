@@ -1,0 +1,11 @@
+// Package explain is `flotilla explain placement NS/NAME`: it reads the placement and the fleet
+// from the hub (the ManagedClusters, the ManagedClusterSets, the namespace's
+// ManagedClusterSetBindings, the AddOnPlacementScores and every PlacementDecision), builds the
+// snapshot with placementview.SnapshotFrom as `flotilla placement simulate` does, runs the hub's
+// scheduling core on it, and prints why every cluster of the eligible sets was selected,
+// filtered or not chosen.
+//
+// The explanation is computed now, by the CLI, from what the hub holds: when the placement
+// controller has not caught up with a change, the decisions it prints can differ from the
+// PlacementDecisions on the hub, and the command says so.
+package explain

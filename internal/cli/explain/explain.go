@@ -1,0 +1,190 @@
+package explain
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
+	clusterv1alpha1 "github.com/flotilla/flotilla/api/cluster/v1alpha1"
+	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
+	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
+	"github.com/flotilla/flotilla/api/scheme"
+	"github.com/flotilla/flotilla/internal/cli/kubeflags"
+	"github.com/flotilla/flotilla/internal/cli/placementview"
+	"github.com/flotilla/flotilla/internal/cli/streams"
+	"github.com/flotilla/flotilla/internal/scheduler"
+)
+
+// newClientFunc builds a reader of the hub from the kubeconfig the flags select, and where that
+// configuration came from (with its context's namespace).
+type newClientFunc func(kube kubeflags.Flags) (client.Reader, *kubeflags.Loaded, error)
+
+// NewCommand returns `flotilla explain`.
+func NewCommand(io streams.IO, clk clock.PassiveClock) *cobra.Command {
+	return newCommand(io, clk, newHubClient)
+}
+
+func newCommand(io streams.IO, clk clock.PassiveClock, newClient newClientFunc) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "explain",
+		Short: "Explain the hub's scheduling decisions",
+	}
+	cmd.AddCommand(newPlacementCommand(io, clk, newClient))
+	return cmd
+}
+
+type options struct {
+	kube   kubeflags.Flags
+	output string
+}
+
+func newPlacementCommand(io streams.IO, clk clock.PassiveClock, newClient newClientFunc) *cobra.Command {
+	var o options
+	cmd := &cobra.Command{
+		Use:   "placement NAMESPACE/NAME",
+		Short: "Say why each cluster was selected, filtered or not chosen by a Placement",
+		Long: "Reads a Placement and the fleet from the hub, schedules the placement with the hub's scheduling core,\n" +
+			"and prints every cluster of its eligible cluster sets: selected, filtered or not chosen; the plugin\n" +
+			"that filtered it and why; each prioritizer's weight and score; the total and the rank.\n\n" +
+			"NAME alone is in the namespace of the kubeconfig's context. -o json prints what\n" +
+			"`flotilla placement simulate -o json` prints.",
+		Example: `  flotilla explain placement ml/training
+  flotilla explain placement ml/training -o json --kubeconfig "$(flotilla dev kubeconfig hub)"`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			switch o.output {
+			case "table", "json":
+			default:
+				return fmt.Errorf("--output (-o) %q is not supported: use -o table or -o json", o.output)
+			}
+			return run(cmd.Context(), io, clk, newClient, o, args[0])
+		},
+	}
+	o.kube.AddFlags(cmd.Flags(), "the hub")
+	cmd.Flags().StringVarP(&o.output, "output", "o", "table", "output format: table or json")
+	return cmd
+}
+
+func run(ctx context.Context, io streams.IO, clk clock.PassiveClock, newClient newClientFunc, o options, arg string) error {
+	c, hub, err := newClient(o.kube)
+	if err != nil {
+		return err
+	}
+	ns, name, ok := strings.Cut(arg, "/")
+	if !ok {
+		ns, name = hub.Namespace, arg
+	}
+	if ns == "" || name == "" || strings.Contains(name, "/") {
+		return fmt.Errorf("placement %q: give it as NAMESPACE/NAME, or NAME in the kubeconfig context's namespace", arg)
+	}
+	var p clusterv1beta1.Placement
+	if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &p); err != nil {
+		if apierrors.IsNotFound(err) {
+			return fmt.Errorf("placement %s/%s is not on the hub of kubeconfig %s: list them with `%s`",
+				ns, name, hub.Source, strings.TrimSpace("flotilla get placements -n "+ns+" "+o.kube.Args()))
+		}
+		if meta.IsNoMatchError(err) {
+			return fmt.Errorf("the hub of kubeconfig %s does not serve placements: %w; install the CRDs with `%s`",
+				hub.Source, err, strings.TrimSpace("flotilla install crds "+o.kube.Args()))
+		}
+		return fmt.Errorf("reading placement %s/%s on the hub of kubeconfig %s: %w", ns, name, hub.Source, err)
+	}
+	objs, err := fleet(ctx, c, ns)
+	if err != nil {
+		return fmt.Errorf("reading the fleet on the hub of kubeconfig %s: %w", hub.Source, err)
+	}
+	snap := placementview.SnapshotFrom(objs, ns, name)
+	res := scheduler.New(clk).Schedule(&p, snap)
+	if o.output == "json" {
+		b, err := json.MarshalIndent(placementview.NewOutput(ns, name, &res), "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(io.Out, "%s\n", b)
+		return err
+	}
+	if err := placementview.WriteTable(io.Out, ns, name, &res); err != nil {
+		return err
+	}
+	return noteStale(io, snap.CurrentDecisions, &res)
+}
+
+// fleet lists what the scheduler reads: every cluster, set, score and PlacementDecision (other
+// placements' decisions are Balance's input), and the bindings of the placement's namespace.
+func fleet(ctx context.Context, c client.Reader, ns string) (*placementview.Objects, error) {
+	var (
+		clusters  clusterv1.ManagedClusterList
+		sets      clusterv1beta2.ManagedClusterSetList
+		bindings  clusterv1beta2.ManagedClusterSetBindingList
+		scores    clusterv1alpha1.AddOnPlacementScoreList
+		decisions clusterv1beta1.PlacementDecisionList
+	)
+	lists := []struct {
+		what string
+		list client.ObjectList
+		opts []client.ListOption
+	}{
+		{"managedclusters", &clusters, nil},
+		{"managedclustersets", &sets, nil},
+		{"managedclustersetbindings in namespace " + ns, &bindings, []client.ListOption{client.InNamespace(ns)}},
+		{"addonplacementscores", &scores, nil},
+		{"placementdecisions", &decisions, nil},
+	}
+	for _, l := range lists {
+		if err := c.List(ctx, l.list, l.opts...); err != nil {
+			return nil, fmt.Errorf("listing %s: %w", l.what, err)
+		}
+	}
+	return &placementview.Objects{
+		Clusters:  clusters.Items,
+		Sets:      sets.Items,
+		Bindings:  bindings.Items,
+		Scores:    scores.Items,
+		Decisions: decisions.Items,
+	}, nil
+}
+
+// noteStale says when the hub's PlacementDecisions select other clusters than scheduling now
+// does: the controller has not caught up yet, or keeps the decisions of a misconfigured placement.
+func noteStale(io streams.IO, current []string, res *scheduler.Result) error {
+	now := make([]string, 0, len(res.Decisions))
+	for _, d := range res.Decisions {
+		now = append(now, d.ClusterName)
+	}
+	slices.Sort(now)
+	if res.Misconfigured || slices.Equal(current, now) {
+		return nil
+	}
+	_, err := fmt.Fprintf(io.Out, "\nThe hub's PlacementDecisions select %s; scheduling now selects %s: the placement controller has not caught up yet.\n",
+		list(current), list(now))
+	return err
+}
+
+func list(names []string) string {
+	if len(names) == 0 {
+		return "no cluster"
+	}
+	return strings.Join(names, ", ")
+}
+
+// newHubClient is the newClientFunc of the real command.
+func newHubClient(kube kubeflags.Flags) (client.Reader, *kubeflags.Loaded, error) {
+	hub, err := kube.Load()
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := client.New(hub.Config, client.Options{Scheme: scheme.Scheme})
+	if err != nil {
+		return nil, nil, fmt.Errorf("creating a client of the hub of kubeconfig %s: %w", hub.Source, err)
+	}
+	return c, hub, nil
+}
