@@ -3,7 +3,7 @@
 // (internal/scheduler), fed by the same snapshot builder `flotilla explain` uses
 // (placementview.SnapshotFrom).
 //
-// Files are multi-document YAML decoded strictly, as the API server would: a kind is recognised by
+// Files are multi-document YAML decoded strictly, as the API server would: a kind is recognized by
 // its apiVersion and kind, and an unknown kind, a malformed document or an unknown field is an
 // error that names the file, the document number (1-based) and its first line, and the field.
 package placement

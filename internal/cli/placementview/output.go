@@ -42,7 +42,7 @@ type ClusterOutput struct {
 	TotalScore int64         `json:"totalScore"`
 }
 
-// ScoreOutput is one prioritizer's weight and normalised score.
+// ScoreOutput is one prioritizer's weight and normalized score.
 type ScoreOutput struct {
 	Prioritizer string `json:"prioritizer"`
 	Weight      int32  `json:"weight"`
