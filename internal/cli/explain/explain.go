@@ -115,6 +115,12 @@ func run(ctx context.Context, io streams.IO, clk clock.PassiveClock, newClient n
 	if err := placementview.WriteTable(io.Out, ns, name, &res); err != nil {
 		return err
 	}
+	if p.Annotations[clusterv1beta1.PlacementDisableAnnotation] == "true" {
+		// The controller leaves such a placement alone, so its decisions are never "stale".
+		_, err := fmt.Fprintf(io.Out, "\nScheduling is disabled by the annotation %s=true: the hub keeps the PlacementDecisions it has (%s).\n",
+			clusterv1beta1.PlacementDisableAnnotation, list(snap.CurrentDecisions))
+		return err
+	}
 	return noteStale(io, snap.CurrentDecisions, &res)
 }
 

@@ -131,6 +131,11 @@ func TestExplainTable(t *testing.T) {
 		"2      east      not chosen   -       -100    Steady 1*0, Balance 1*-100   not chosen: rank 2, spec.numberOfClusters is 1",
 		"-      cpu       filtered     -       -       -                            Predicate: predicates[0]: label gpu=h100 not met (no gpu)",
 	)
+	// With scheduling disabled, the note says the hub keeps its decisions.
+	disabled := hub()
+	disabled[0].SetAnnotations(map[string]string{clusterv1beta1.PlacementDisableAnnotation: "true"})
+	wantDisabled := wantGPU[:strings.Index(wantGPU, "The hub's")] +
+		"Scheduling is disabled by the annotation cluster.open-cluster-management.io/experimental-scheduling-disable=true: the hub keeps the PlacementDecisions it has (edge).\n"
 	cases := map[string]struct {
 		objs    []client.Object
 		args    []string
@@ -139,6 +144,7 @@ func TestExplainTable(t *testing.T) {
 		"namespace/name":                  {objs: hub(), args: []string{"ml/gpu"}, wantOut: wantGPU},
 		"name in the context's namespace": {objs: hub(), args: []string{"gpu"}, wantOut: wantGPU},
 		"decisions up to date":            {objs: upToDate, args: []string{"ml/gpu"}, wantOut: wantUpToDate},
+		"scheduling disabled":             {objs: disabled, args: []string{"ml/gpu"}, wantOut: wantDisabled},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

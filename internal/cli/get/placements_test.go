@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+	"sigs.k8s.io/yaml"
 
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 )
@@ -97,5 +98,30 @@ func TestGetPlacements(t *testing.T) {
 				t.Errorf("stderr (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+func TestGetPlacementsAsYAML(t *testing.T) {
+	newClient, _ := fakeHub(interceptor.Funcs{}, placements()...)
+	out, _, err := runGet(newClient, "placements", "-n", "team-inference", "-o", "yaml")
+	if err != nil {
+		t.Fatalf("get: %v", err)
+	}
+	var list struct {
+		Items []clusterv1beta1.Placement `json:"items"`
+	}
+	if err := yaml.Unmarshal([]byte(out), &list); err != nil {
+		t.Fatalf("reading %s: %v", out, err)
+	}
+	var got []string
+	for _, p := range list.Items {
+		got = append(got, p.APIVersion+" "+p.Kind+" "+p.Namespace+"/"+p.Name)
+	}
+	want := []string{
+		"cluster.open-cluster-management.io/v1beta1 Placement team-inference/bad-cel",
+		"cluster.open-cluster-management.io/v1beta1 Placement team-inference/new",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("printed placements (-want +got):\n%s", diff)
 	}
 }
