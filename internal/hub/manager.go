@@ -15,9 +15,11 @@ import (
 	"github.com/flotilla/flotilla/api/scheme"
 	"github.com/flotilla/flotilla/internal/hub/clusterprofile"
 	"github.com/flotilla/flotilla/internal/hub/clusterset"
+	"github.com/flotilla/flotilla/internal/hub/explain"
 	"github.com/flotilla/flotilla/internal/hub/lease"
 	"github.com/flotilla/flotilla/internal/hub/placement"
 	"github.com/flotilla/flotilla/internal/hub/registration"
+	"github.com/flotilla/flotilla/internal/hub/sigdecision"
 	"github.com/flotilla/flotilla/internal/hub/webhook"
 )
 
@@ -49,6 +51,15 @@ type Options struct {
 	// WebhookCertDir holds the webhook's serving certificate (tls.crt, tls.key, optionally
 	// ca.crt); when empty the hub makes its own at every start.
 	WebhookCertDir string
+	// MirrorSIGDecisions mirrors each placement's PlacementDecisions into SIG Multicluster
+	// (multicluster.x-k8s.io/v1alpha1, KEP-5313) PlacementDecisions; see internal/hub/sigdecision.
+	MirrorSIGDecisions bool
+	// ExplainAddress is the host:port of the HTTPS server that explains placements to callers
+	// the API server authenticates and authorizes (internal/hub/explain); "" or "0" runs none.
+	ExplainAddress string
+	// ExplainCertDir holds its serving certificate (tls.crt, tls.key); when empty the hub makes
+	// a self-signed one at every start.
+	ExplainCertDir string
 }
 
 // DefaultWebhookAddress is the CLI's webhook address: loopback, on a free port, since only the
@@ -59,7 +70,13 @@ type Options struct {
 // while nothing answers, which suits a deployed hub but not a program that starts and stops hubs.
 const DefaultWebhookAddress = "127.0.0.1:0"
 
-// DefaultOptions are the flags' defaults, except for the webhook (see DefaultWebhookAddress).
+// DefaultExplainAddress is the CLI's address of the explanation server: loopback on a fixed port,
+// so that clients know where to ask, as for metrics and health probes. DefaultOptions leaves it
+// off, so that programs and tests that start several hubs do not contend for the port.
+const DefaultExplainAddress = "127.0.0.1:9444"
+
+// DefaultOptions are the flags' defaults, except for the webhook and the explanation server (see
+// DefaultWebhookAddress and DefaultExplainAddress).
 func DefaultOptions() Options {
 	return Options{
 		QPS: 100, Burst: 200,
@@ -131,9 +148,20 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 			return nil, err
 		}
 	}
+	if opts.MirrorSIGDecisions {
+		if err := (&sigdecision.Reconciler{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
+			return nil, err
+		}
+	}
 	if opts.WebhookAddress != "" && opts.WebhookAddress != "0" {
 		wo := webhook.Options{Address: opts.WebhookAddress, CertDir: opts.WebhookCertDir, Clock: clk}
 		if err := webhook.Setup(mgr, cs, wo); err != nil {
+			return nil, err
+		}
+	}
+	if opts.ExplainAddress != "" && opts.ExplainAddress != "0" {
+		eo := explain.Options{Address: opts.ExplainAddress, CertDir: opts.ExplainCertDir, Clock: clk}
+		if err := explain.Setup(mgr, cs, eo); err != nil {
 			return nil, err
 		}
 	}

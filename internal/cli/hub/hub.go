@@ -20,6 +20,7 @@ import (
 func NewCommand(_ streams.IO) *cobra.Command {
 	opts := hub.DefaultOptions()
 	opts.WebhookAddress = hub.DefaultWebhookAddress
+	opts.ExplainAddress = hub.DefaultExplainAddress
 	var kube kubeflags.Flags
 	cmd := &cobra.Command{
 		Use:   "hub",
@@ -64,6 +65,13 @@ func NewCommand(_ streams.IO) *cobra.Command {
 		"address of the validating admission webhook, which the API server calls on its own host (port 0 picks a free port; 0 disables)")
 	f.StringVar(&opts.WebhookCertDir, "webhook-cert-dir", opts.WebhookCertDir,
 		"directory with the webhook's tls.crt, tls.key and optionally ca.crt (default: a certificate made at start)")
+	f.StringVar(&opts.ExplainAddress, "explain-bind-address", opts.ExplainAddress,
+		"address of the HTTPS server that explains placements (GET /explain/namespaces/NS/placements/NAME) to callers with a bearer token "+
+			"allowed to get the placement (0 disables)")
+	f.StringVar(&opts.ExplainCertDir, "explain-cert-dir", opts.ExplainCertDir,
+		"directory with the explanation server's tls.crt and tls.key (default: a self-signed certificate made at start)")
+	f.BoolVar(&opts.MirrorSIGDecisions, "sig-placement-decisions", opts.MirrorSIGDecisions,
+		"mirror each placement's decisions into multicluster.x-k8s.io/v1alpha1 PlacementDecisions (KEP-5313)")
 	return cmd
 }
 
