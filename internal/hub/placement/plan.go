@@ -22,7 +22,7 @@ type Step struct {
 // OCM writes "old plus new" first and the final contents after; the CRD caps a PlacementDecision
 // at 100 decisions, so a full slice that gains a cluster cannot hold both. Instead a desired slice
 // is written with its final content once every still-selected cluster it drops is held by another
-// slice. Slices whose gains come from their neighbours (names inserted in sorted order shift every
+// slice. Slices whose gains come from their neighbors (names inserted in sorted order shift every
 // boundary) are thereby written from the last to the first, one write each. When the slices wait on
 // each other in a cycle (two full slices swapping clusters), the blocked clusters of one slice are
 // first copied to a spare PlacementDecision named after the last desired one, which is deleted at
