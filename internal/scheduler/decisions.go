@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"slices"
+	"strings"
 
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 )
@@ -43,4 +44,29 @@ func DecisionInputs(ns, name string, decisions []clusterv1beta1.PlacementDecisio
 	}
 	slices.Sort(current)
 	return current, others
+}
+
+// CurrentClusterDecisions returns the decisions, with their scores and reasons, that the
+// PlacementDecisions of placement ns/name hold (a Snapshot's CurrentScores), sorted by cluster
+// name; a cluster in several slices counts once.
+func CurrentClusterDecisions(ns, name string, decisions []clusterv1beta1.PlacementDecision) []clusterv1beta1.ClusterDecision {
+	var out []clusterv1beta1.ClusterDecision
+	seen := map[string]bool{}
+	for i := range decisions {
+		d := &decisions[i]
+		if d.Namespace != ns || d.Labels[clusterv1beta1.PlacementLabel] != name {
+			continue
+		}
+		if _, ok := d.Labels[clusterv1beta1.PlacementLabel]; !ok {
+			continue
+		}
+		for _, c := range d.Status.Decisions {
+			if !seen[c.ClusterName] {
+				seen[c.ClusterName] = true
+				out = append(out, c)
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b clusterv1beta1.ClusterDecision) int { return strings.Compare(a.ClusterName, b.ClusterName) })
+	return out
 }

@@ -32,6 +32,7 @@ type goldenInput struct {
 type goldenOutput struct {
 	Misconfigured      bool                     `json:"misconfigured,omitempty"`
 	RequeueAfter       string                   `json:"requeueAfter,omitempty"`
+	LastScoreUpdate    string                   `json:"lastScoreUpdateTime,omitempty"`
 	Conditions         []string                 `json:"conditions"`
 	Decisions          []Decision               `json:"decisions"`
 	Groups             []string                 `json:"groups"`
@@ -53,6 +54,9 @@ func render(r Result) []byte {
 	out := goldenOutput{Misconfigured: r.Misconfigured, Decisions: r.Decisions, Clusters: map[string]goldenCluster{}}
 	if r.RequeueAfter > 0 {
 		out.RequeueAfter = r.RequeueAfter.String()
+	}
+	if r.LastScoreUpdateTime != nil {
+		out.LastScoreUpdate = r.LastScoreUpdateTime.UTC().Format(time.RFC3339)
 	}
 	for _, c := range r.Conditions {
 		out.Conditions = append(out.Conditions, c.Type+"="+string(c.Status)+" "+c.Reason+": "+c.Message)

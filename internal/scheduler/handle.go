@@ -17,10 +17,11 @@ type handle struct {
 	current   map[string]bool
 	counts    map[string]int
 	scores    map[[2]string]*clusterv1alpha1.AddOnPlacementScore
+	decisions []clusterv1beta1.ClusterDecision
 }
 
 func newHandle(p *clusterv1beta1.Placement, snap *Snapshot, now time.Time) *handle {
-	h := &handle{placement: p, now: now, counts: snap.OtherDecisionCounts,
+	h := &handle{placement: p, now: now, counts: snap.OtherDecisionCounts, decisions: snap.CurrentScores,
 		current: make(map[string]bool, len(snap.CurrentDecisions)),
 		scores:  make(map[[2]string]*clusterv1alpha1.AddOnPlacementScore, len(snap.Scores))}
 	for _, c := range snap.CurrentDecisions {
@@ -40,3 +41,4 @@ func (h *handle) OtherDecisionCounts() map[string]int    { return h.counts }
 func (h *handle) AddOnPlacementScore(cluster, name string) *clusterv1alpha1.AddOnPlacementScore {
 	return h.scores[[2]string{cluster, name}]
 }
+func (h *handle) CurrentDecisions() []clusterv1beta1.ClusterDecision { return h.decisions }

@@ -6,6 +6,9 @@ import (
 	"github.com/flotilla/flotilla/internal/scheduler/plugins/balance"
 	"github.com/flotilla/flotilla/internal/scheduler/plugins/predicate"
 	"github.com/flotilla/flotilla/internal/scheduler/plugins/resource"
+	"github.com/flotilla/flotilla/internal/scheduler/plugins/scoreratelimit"
+	"github.com/flotilla/flotilla/internal/scheduler/plugins/sortby"
+	"github.com/flotilla/flotilla/internal/scheduler/plugins/spread"
 	"github.com/flotilla/flotilla/internal/scheduler/plugins/steady"
 	"github.com/flotilla/flotilla/internal/scheduler/plugins/tainttoleration"
 )
@@ -17,6 +20,12 @@ type Plugins struct {
 	// Prioritizers maps a built-in prioritizer name, or the score coordinate type AddOn, to its
 	// factory.
 	Prioritizers framework.Registry
+	// Selectors take part, in this order, in choosing among the ranked clusters.
+	Selectors []NamedFactory
+	// Orders maps a spec.sortBy value to its OrderPlugin's factory.
+	Orders framework.Registry
+	// Deciders run, in this order, over the chosen clusters' decisions.
+	Deciders []NamedFactory
 }
 
 // NamedFactory is a filter's name and factory.
@@ -26,7 +35,8 @@ type NamedFactory struct {
 }
 
 // DefaultPlugins are OCM's pipeline: predicates, then taints and tolerations; the five
-// prioritizers.
+// prioritizers; and what OCM declares without doing: the Spread prioritizer, spreadPolicy's
+// constraints, sortBy and scoreRateLimit.
 func DefaultPlugins() Plugins {
 	return Plugins{
 		Filters: []NamedFactory{
@@ -34,11 +44,18 @@ func DefaultPlugins() Plugins {
 			{Name: tainttoleration.Name, Factory: tainttoleration.New},
 		},
 		Prioritizers: framework.Registry{
-			steady.Name:         steady.New,
-			balance.Name:        balance.New,
-			resource.CPUName:    resource.NewCPU,
-			resource.MemoryName: resource.NewMemory,
-			addon.Name:          addon.New,
+			steady.Name:            steady.New,
+			balance.Name:           balance.New,
+			resource.CPUName:       resource.NewCPU,
+			resource.MemoryName:    resource.NewMemory,
+			addon.Name:             addon.New,
+			spread.PrioritizerName: spread.NewPrioritizer,
 		},
+		Selectors: []NamedFactory{{Name: spread.Name, Factory: spread.New}},
+		Orders: framework.Registry{
+			sortby.ClusterName: sortby.NewByName,
+			sortby.Score:       sortby.NewByScore,
+		},
+		Deciders: []NamedFactory{{Name: scoreratelimit.Name, Factory: scoreratelimit.New}},
 	}
 }

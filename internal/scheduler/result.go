@@ -26,6 +26,10 @@ type Result struct {
 	Misconfigured bool `json:"misconfigured,omitempty"`
 	// RequeueAfter, when positive, is when to schedule again because a toleration expires.
 	RequeueAfter time.Duration `json:"requeueAfter,omitempty"`
+	// LastScoreUpdateTime is what status.lastScoreUpdateTime should say once the decisions are
+	// written (see spec.scoreRateLimit): the time of this scheduling when it writes a score or
+	// reason the current decisions (Snapshot.CurrentScores) do not hold, else the placement's.
+	LastScoreUpdateTime *metav1.Time `json:"lastScoreUpdateTime,omitempty"`
 	// Clusters explains every member of the eligible sets, by name.
 	Clusters []ClusterExplanation `json:"clusters"`
 }

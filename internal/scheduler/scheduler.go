@@ -52,11 +52,16 @@ type candidate struct {
 	expl     *ClusterExplanation
 	demoted  bool
 	filtered bool
+	// chosen by choose; filled when only to fill the slots left, despite refusal.
+	chosen, filled bool
+	// refusal is the last select plugin's refusal, and refusedBy its name.
+	refusal   *framework.Status
+	refusedBy string
 }
 
 func (s *Scheduler) schedule(p *clusterv1beta1.Placement, snap *Snapshot, now time.Time) Result {
 	h := newHandle(p, snap, now)
-	filters, prioritizers, grp, err := s.build(h)
+	pl, err := s.build(h)
 	if err != nil {
 		return misconfigured(p, now, err)
 	}
@@ -73,7 +78,7 @@ func (s *Scheduler) schedule(p *clusterv1beta1.Placement, snap *Snapshot, now ti
 		expls[i].Name = c.Name
 		cands[i] = candidate{cluster: c, expl: &expls[i]}
 		cd := &cands[i]
-		for _, f := range filters {
+		for _, f := range pl.filters {
 			st := f.Filter(c)
 			if st != nil && st.RequeueAfter > 0 && (res.RequeueAfter == 0 || st.RequeueAfter < res.RequeueAfter) {
 				res.RequeueAfter = st.RequeueAfter
@@ -99,7 +104,7 @@ func (s *Scheduler) schedule(p *clusterv1beta1.Placement, snap *Snapshot, now ti
 		}
 	}
 
-	score(passing, prioritizers)
+	score(passing, pl.prioritizers)
 	slices.SortFunc(passing, func(a, b *candidate) int {
 		if a.demoted != b.demoted {
 			if a.demoted {
@@ -116,21 +121,39 @@ func (s *Scheduler) schedule(p *clusterv1beta1.Placement, snap *Snapshot, now ti
 	if n := p.Spec.NumberOfClusters; n != nil && int(*n) < want {
 		want = max(int(*n), 0)
 	}
-	selected := make([]*clusterv1.ManagedCluster, 0, want)
-	byName := make(map[string]Decision, want)
+	chosen := choose(passing, want, pl.selectors)
+	refused := map[string]int{}
 	for i, cd := range passing {
 		cd.expl.Rank = i + 1
-		if i >= want {
+		switch {
+		case cd.chosen:
+			cd.expl.Selected = true
+			if cd.filled {
+				cd.expl.Message = joinMsg(cd.expl.Message, "chosen to fill spec.numberOfClusters although "+cd.refusal.Message)
+			}
+		case cd.refusal != nil:
+			refused[cd.refusedBy]++
+			cd.expl.Message = joinMsg(cd.expl.Message, "not chosen: rank "+strconv.Itoa(i+1)+"; "+cd.refusal.Message)
+		default:
 			cd.expl.Message = joinMsg(cd.expl.Message, "not chosen: rank "+strconv.Itoa(i+1)+", spec.numberOfClusters is "+strconv.Itoa(want))
-			continue
 		}
-		cd.expl.Selected = true
-		selected = append(selected, cd.cluster)
-		byName[cd.cluster.Name] = Decision{ClusterName: cd.cluster.Name, Score: cd.expl.TotalScore, Reason: reason(cd)}
+	}
+	selected := make([]*clusterv1.ManagedCluster, len(chosen))
+	decisions := make([]clusterv1beta1.ClusterDecision, len(chosen))
+	for i, cd := range chosen {
+		selected[i] = cd.cluster
+		decisions[i] = clusterv1beta1.ClusterDecision{ClusterName: cd.cluster.Name, Score: cd.expl.TotalScore, Reason: reason(cd)}
+	}
+	res.RequeueAfter = decide(pl.deciders, decisions, chosen, res.RequeueAfter)
+	res.LastScoreUpdateTime = lastScoreUpdate(p, snap, decisions, now)
+	byName := make(map[string]Decision, len(decisions))
+	for _, d := range decisions {
+		byName[d.ClusterName] = Decision{ClusterName: d.ClusterName, Score: d.Score, Reason: d.Reason}
 	}
 
-	res.Groups = grp.split(selected)
+	res.Groups = pl.groups.split(selected)
 	for _, g := range res.Groups {
+		pl.order.sort(g.Clusters, byName)
 		for _, c := range g.Clusters {
 			d := byName[c]
 			d.DecisionGroupIndex, d.DecisionGroupName = g.Index, g.Name
@@ -141,67 +164,11 @@ func (s *Scheduler) schedule(p *clusterv1beta1.Placement, snap *Snapshot, now ti
 	res.Clusters = append(res.Clusters, expls...)
 	sort.Slice(res.Clusters, func(i, j int) bool { return res.Clusters[i].Name < res.Clusters[j].Name })
 	res.Conditions = []metav1.Condition{
-		satisfied(p, now, set, len(passing), len(selected)),
+		satisfied(p, now, set, len(passing), len(selected), refused),
 		condition(p, now, clusterv1beta1.PlacementConditionMisconfigured, metav1.ConditionFalse,
 			clusterv1beta1.PlacementReasonSucceedConfigured, "Placement configurations check pass"),
 	}
 	return res
-}
-
-// build makes this placement's plugins; a *framework.ConfigError means misconfigured.
-func (s *Scheduler) build(h *handle) ([]framework.FilterPlugin, []prioritizer, *grouper, error) {
-	var filters []framework.FilterPlugin
-	for _, nf := range s.Plugins.Filters {
-		pl, err := nf.Factory(h, framework.Args{Index: -1})
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		f, ok := pl.(framework.FilterPlugin)
-		if !ok {
-			return nil, nil, nil, fmt.Errorf("plugin %s is not a filter", nf.Name)
-		}
-		filters = append(filters, f)
-	}
-	configs, err := s.configurations(h.placement.Spec.PrioritizerPolicy)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	var prios []prioritizer
-	for _, c := range configs {
-		if c.weight == 0 {
-			continue
-		}
-		field := fmt.Sprintf("spec.prioritizerPolicy.configurations[%d].scoreCoordinate", c.index)
-		key := c.coord.BuiltIn
-		switch c.coord.Type {
-		case clusterv1beta1.ScoreCoordinateTypeAddOn:
-			key = string(c.coord.Type)
-		case clusterv1beta1.ScoreCoordinateTypeBuiltIn, "":
-			field += ".builtIn"
-		default:
-			return nil, nil, nil, &framework.ConfigError{Field: field + ".type",
-				Message: fmt.Sprintf("unknown type %q; use BuiltIn or AddOn", c.coord.Type)}
-		}
-		factory, ok := s.Plugins.Prioritizers[key]
-		if !ok || c.coord.Type != clusterv1beta1.ScoreCoordinateTypeAddOn && key == string(clusterv1beta1.ScoreCoordinateTypeAddOn) {
-			return nil, nil, nil, &framework.ConfigError{Field: field,
-				Message: fmt.Sprintf("unknown built-in prioritizer %q; known: %s", key, strings.Join(s.builtInNames(), ", "))}
-		}
-		pl, err := factory(h, framework.Args{Coordinate: c.coord, Index: c.index})
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		sp, ok := pl.(framework.ScorePlugin)
-		if !ok {
-			return nil, nil, nil, fmt.Errorf("plugin %s is not a prioritizer", key)
-		}
-		prios = append(prios, prioritizer{plugin: sp, weight: c.weight})
-	}
-	grp, err := newGrouper(h.placement.Spec.DecisionStrategy.GroupStrategy)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	return filters, prios, grp, nil
 }
 
 // builtInNames are the registered built-in prioritizer names, sorted.
@@ -317,7 +284,7 @@ func reason(cd *candidate) string {
 	return b.String()
 }
 
-func satisfied(p *clusterv1beta1.Placement, now time.Time, set clusterset.Result, passing, selected int) metav1.Condition {
+func satisfied(p *clusterv1beta1.Placement, now time.Time, set clusterset.Result, passing, selected int, refused map[string]int) metav1.Condition {
 	reason, msg, status := clusterv1beta1.PlacementReasonAllDecisionsScheduled, "All cluster decisions scheduled", metav1.ConditionTrue
 	switch {
 	case set.Reason != "":
@@ -328,7 +295,10 @@ func satisfied(p *clusterv1beta1.Placement, now time.Time, set clusterset.Result
 	case p.Spec.NumberOfClusters != nil && selected < int(*p.Spec.NumberOfClusters):
 		reason, status = clusterv1beta1.PlacementReasonNotAllDecisionsScheduled, metav1.ConditionFalse
 		msg = fmt.Sprintf("%d cluster decisions unscheduled: spec.numberOfClusters is %d, %d clusters qualify",
-			int(*p.Spec.NumberOfClusters)-selected, *p.Spec.NumberOfClusters, passing)
+			int(*p.Spec.NumberOfClusters)-selected, *p.Spec.NumberOfClusters, passing) + refusedNote(refused)
+	case p.Spec.NumberOfClusters == nil && selected < passing:
+		reason, status = clusterv1beta1.PlacementReasonNotAllDecisionsScheduled, metav1.ConditionFalse
+		msg = fmt.Sprintf("%d of %d qualifying clusters not chosen", passing-selected, passing) + refusedNote(refused)
 	}
 	return condition(p, now, clusterv1beta1.PlacementConditionSatisfied, status, reason, msg)
 }
@@ -353,4 +323,18 @@ func joinMsg(a, b string) string {
 		return b
 	}
 	return a + "; " + b
+}
+
+// refusedNote says how many qualifying clusters each select plugin refused, "" for none.
+func refusedNote(refused map[string]int) string {
+	names := make([]string, 0, len(refused))
+	for n := range refused {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	for _, n := range names {
+		fmt.Fprintf(&b, "; %d not chosen by %s (see each cluster's explanation)", refused[n], n)
+	}
+	return b.String()
 }

@@ -53,6 +53,9 @@ type Handle interface {
 	// AddOnPlacementScore returns the AddOnPlacementScore named name in the cluster's namespace,
 	// or nil.
 	AddOnPlacementScore(cluster, name string) *clusterv1alpha1.AddOnPlacementScore
+	// CurrentDecisions are this placement's decisions as its PlacementDecisions hold them now,
+	// with their scores and reasons; nil when the caller did not supply them.
+	CurrentDecisions() []clusterv1beta1.ClusterDecision
 }
 
 // Args is what a factory gets besides the Handle. Prioritizers get the score coordinate of their
@@ -78,3 +81,36 @@ type ConfigError struct {
 }
 
 func (e *ConfigError) Error() string { return fmt.Sprintf("%s: %s", e.Field, e.Message) }
+
+// SelectPlugin takes part in choosing among the ranked clusters that passed the filters (such as
+// spec.spreadPolicy). The core offers the clusters in rank order and chooses, each time, the
+// best-ranked one that every SelectPlugin admits; when none remains and slots are left, it fills
+// them in rank order with clusters refused only with Demoted.
+type SelectPlugin interface {
+	Plugin
+	// Start gets the ranked clusters that passed the filters, before any is chosen.
+	Start(ranked []*clusterv1.ManagedCluster)
+	// Admit says whether the cluster may be chosen next. nil admits it; Unschedulable refuses
+	// it; Demoted refuses it unless only slots to fill remain. A refusal must hold until Chose
+	// reports reopen.
+	Admit(cluster *clusterv1.ManagedCluster) *Status
+	// Chose records that the cluster was chosen; reopen reports that a cluster refused before
+	// may be admitted now.
+	Chose(cluster *clusterv1.ManagedCluster) (reopen bool)
+}
+
+// OrderPlugin orders the decisions inside each decision group (spec.sortBy); group membership
+// does not depend on it. Compare returns <0 when a goes before b, and must be a total order.
+type OrderPlugin interface {
+	Plugin
+	Compare(a, b clusterv1beta1.ClusterDecision) int
+}
+
+// DecidePlugin sees the chosen clusters' decisions, as this placement's PlacementDecisions
+// would hold them, before they are grouped and ordered; it may change their scores and reasons
+// in place, never which clusters they name. The core adds the Status's Message to the
+// explanation of each decision it changed, and honours its RequeueAfter.
+type DecidePlugin interface {
+	Plugin
+	Decide(decisions []clusterv1beta1.ClusterDecision) *Status
+}

@@ -23,6 +23,9 @@ func (h *fakeHandle) Placement() *clusterv1beta1.Placement { return h.placement 
 func (h *fakeHandle) Now() time.Time                       { return time.Time{} }
 func (h *fakeHandle) InCurrentDecisions(string) bool       { return false }
 func (h *fakeHandle) OtherDecisionCounts() map[string]int  { return nil }
+func (h *fakeHandle) CurrentDecisions() []clusterv1beta1.ClusterDecision {
+	return nil
+}
 func (h *fakeHandle) AddOnPlacementScore(cluster, name string) *clusterv1alpha1.AddOnPlacementScore {
 	return h.scores[cluster+"/"+name]
 }
