@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -117,6 +118,9 @@ func (r *Reconciler) write(ctx context.Context, p *clusterv1beta1.Placement, obj
 			return err
 		}
 		if err := r.Client.Create(ctx, d); err != nil {
+			if apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause) {
+				return nil // the placement goes with its namespace
+			}
 			if apierrors.IsAlreadyExists(err) {
 				return fmt.Errorf("PlacementDecision.multicluster.x-k8s.io %s/%s exists and is not controlled by Placement %s: "+
 					"delete it so the hub can mirror the placement's decisions there: %w", p.Namespace, s.Name, p.Name, err)
