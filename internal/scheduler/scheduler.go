@@ -67,8 +67,9 @@ func (s *Scheduler) schedule(p *clusterv1beta1.Placement, snap *Snapshot, now ti
 	}
 	res := Result{}
 	set := clusterset.Candidates(p, snap.Sets, snap.Bindings, snap.Clusters)
+	excluded := make([]ClusterExplanation, 0, len(set.Excluded))
 	for _, ex := range set.Excluded {
-		res.Clusters = append(res.Clusters, ClusterExplanation{Name: ex.Cluster.Name, FilteredBy: clusterset.Name, Message: ex.Message})
+		excluded = append(excluded, ClusterExplanation{Name: ex.Cluster.Name, FilteredBy: clusterset.Name, Message: ex.Message})
 	}
 
 	cands := make([]candidate, len(set.Candidates))
@@ -122,6 +123,8 @@ func (s *Scheduler) schedule(p *clusterv1beta1.Placement, snap *Snapshot, now ti
 		want = max(int(*n), 0)
 	}
 	chosen := choose(passing, want, pl.selectors)
+	notChosen := ", spec.numberOfClusters is " + strconv.Itoa(want)
+	var buf []byte
 	refused := map[string]int{}
 	for i, cd := range passing {
 		cd.expl.Rank = i + 1
@@ -135,7 +138,13 @@ func (s *Scheduler) schedule(p *clusterv1beta1.Placement, snap *Snapshot, now ti
 			refused[cd.refusedBy]++
 			cd.expl.Message = joinMsg(cd.expl.Message, "not chosen: rank "+strconv.Itoa(i+1)+"; "+cd.refusal.Message)
 		default:
-			cd.expl.Message = joinMsg(cd.expl.Message, "not chosen: rank "+strconv.Itoa(i+1)+", spec.numberOfClusters is "+strconv.Itoa(want))
+			if cd.expl.Message != "" {
+				buf = append(append(buf[:0], cd.expl.Message...), "; "...)
+			} else {
+				buf = buf[:0]
+			}
+			buf = append(strconv.AppendInt(append(buf, "not chosen: rank "...), int64(i+1), 10), notChosen...)
+			cd.expl.Message = string(buf)
 		}
 	}
 	selected := make([]*clusterv1.ManagedCluster, len(chosen))
@@ -161,8 +170,7 @@ func (s *Scheduler) schedule(p *clusterv1beta1.Placement, snap *Snapshot, now ti
 		}
 	}
 	res.PlacementDecisions = SlicePlacementDecisions(p.Name, res.Groups, byName)
-	res.Clusters = append(res.Clusters, expls...)
-	sort.Slice(res.Clusters, func(i, j int) bool { return res.Clusters[i].Name < res.Clusters[j].Name })
+	res.Clusters = mergeByName(excluded, expls)
 	res.Conditions = []metav1.Condition{
 		satisfied(p, now, set, len(passing), len(selected), refused),
 		condition(p, now, clusterv1beta1.PlacementConditionMisconfigured, metav1.ConditionFalse,
@@ -240,16 +248,19 @@ func sameCoordinate(a, b *clusterv1beta1.ScoreCoordinate) bool {
 // score fills each passing candidate's Scores and TotalScore.
 func score(passing []*candidate, prios []prioritizer) {
 	clusters := make([]*clusterv1.ManagedCluster, len(passing))
+	// One backing array for every cluster's scores: an allocation per cluster was a large cost.
+	backing := make([]PrioritizerScore, len(passing)*len(prios))
 	for i, cd := range passing {
 		clusters[i] = cd.cluster
-		cd.expl.Scores = make([]PrioritizerScore, 0, len(prios))
+		cd.expl.Scores = backing[i*len(prios) : i*len(prios) : (i+1)*len(prios)]
 	}
 	raw := make([]int64, len(passing))
 	for _, pr := range prios {
+		name := pr.plugin.Name()
 		for i, cd := range passing {
 			v, st := pr.plugin.Score(cd.cluster)
 			if st.CodeOf() == framework.Warning {
-				cd.expl.Warnings = append(cd.expl.Warnings, pr.plugin.Name()+": "+st.Message)
+				cd.expl.Warnings = append(cd.expl.Warnings, name+": "+st.Message)
 			}
 			raw[i] = v
 		}
@@ -257,7 +268,7 @@ func score(passing []*candidate, prios []prioritizer) {
 			n.NormalizeScore(clusters, raw)
 		}
 		for i, cd := range passing {
-			cd.expl.Scores = append(cd.expl.Scores, PrioritizerScore{Prioritizer: pr.plugin.Name(), Weight: pr.weight, Score: raw[i]})
+			cd.expl.Scores = append(cd.expl.Scores, PrioritizerScore{Prioritizer: name, Weight: pr.weight, Score: raw[i]})
 			cd.expl.TotalScore += int64(pr.weight) * raw[i]
 		}
 	}
@@ -337,4 +348,18 @@ func refusedNote(refused map[string]int) string {
 		fmt.Fprintf(&b, "; %d not chosen by %s (see each cluster's explanation)", refused[n], n)
 	}
 	return b.String()
+}
+
+// mergeByName merges two explanation lists sorted by name (clusterset sorts both the candidates
+// and the excluded) into one sorted by name, without sorting 10,000 large structs again.
+func mergeByName(a, b []ClusterExplanation) []ClusterExplanation {
+	out := make([]ClusterExplanation, 0, len(a)+len(b))
+	for len(a) > 0 && len(b) > 0 {
+		if b[0].Name < a[0].Name {
+			out, b = append(out, b[0]), b[1:]
+		} else {
+			out, a = append(out, a[0]), a[1:]
+		}
+	}
+	return append(append(out, a...), b...)
 }

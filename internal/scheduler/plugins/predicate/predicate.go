@@ -33,7 +33,9 @@ type Predicate struct {
 type Selector struct {
 	labels labels.Selector
 	claims labels.Selector
-	cel    []celExpr
+	// claimReqs are the claims' requirements, matched one by one against the claims in place.
+	claimReqs []labels.Requirement
+	cel       []celExpr
 }
 
 // New compiles the placement's predicates.
@@ -71,7 +73,8 @@ func CompileSelector(field string, ls metav1.LabelSelector, cs clusterv1beta1.Cl
 	if err != nil {
 		return Selector{}, &framework.ConfigError{Field: field + ".claimSelector", Message: err.Error()}
 	}
-	return Selector{labels: lsel, claims: csel}, nil
+	reqs, _ := csel.Requirements()
+	return Selector{labels: lsel, claims: csel, claimReqs: reqs}, nil
 }
 
 // Mismatch returns "" when the cluster matches, else the first requirement it fails.
@@ -87,9 +90,11 @@ func (s Selector) mismatch(c *clusterv1.ManagedCluster, act *activation) string 
 		}
 	}
 	if !s.claims.Empty() {
-		set := Claims(c)
-		if !s.claims.Matches(set) {
-			return "claim " + firstFailing(s.claims, set)
+		set := claimLabels(c.Status.ClusterClaims)
+		for i := range s.claimReqs {
+			if !s.claimReqs[i].Matches(set) {
+				return "claim " + firstFailing(s.claims, Claims(c))
+			}
 		}
 	}
 	if len(s.cel) > 0 {
@@ -105,6 +110,29 @@ func Claims(c *clusterv1.ManagedCluster) labels.Set {
 		set[cl.Name] = cl.Value
 	}
 	return set
+}
+
+// claimLabels reads cluster claims as labels without copying them into a map (a cluster has few
+// claims, and a map per cluster was the filter's largest cost).
+type claimLabels []clusterv1.ManagedClusterClaim
+
+func (c claimLabels) Lookup(name string) (string, bool) {
+	for i := range c {
+		if c[i].Name == name {
+			return c[i].Value, true
+		}
+	}
+	return "", false
+}
+
+func (c claimLabels) Has(name string) bool {
+	_, ok := c.Lookup(name)
+	return ok
+}
+
+func (c claimLabels) Get(name string) string {
+	v, _ := c.Lookup(name)
+	return v
 }
 
 func firstFailing(sel labels.Selector, set labels.Set) string {
@@ -128,10 +156,10 @@ func (p *Predicate) Filter(c *clusterv1.ManagedCluster) *framework.Status {
 	if len(p.terms) == 0 {
 		return nil
 	}
-	why := make([]string, 0, len(p.terms))
-	act := &activation{cluster: c}
+	var why []string
+	act := activation{cluster: c}
 	for i, t := range p.terms {
-		m := t.mismatch(c, act)
+		m := t.mismatch(c, &act)
 		if m == "" {
 			return nil
 		}

@@ -125,7 +125,7 @@ func Matches(taint clusterv1.Taint, t clusterv1beta1.Toleration) bool {
 
 func describe(t clusterv1.Taint) string {
 	if t.Value == "" {
-		return fmt.Sprintf("%s:%s", t.Key, t.Effect)
+		return t.Key + ":" + string(t.Effect)
 	}
-	return fmt.Sprintf("%s=%s:%s", t.Key, t.Value, t.Effect)
+	return t.Key + "=" + t.Value + ":" + string(t.Effect)
 }
