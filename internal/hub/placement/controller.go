@@ -155,6 +155,7 @@ func (r *Reconciler) snapshot(ctx context.Context, p *clusterv1beta1.Placement) 
 	}
 	snap := &scheduler.Snapshot{Clusters: clusters.Items, Sets: sets.Items, Bindings: bindings.Items, Scores: scores.Items}
 	snap.CurrentDecisions, snap.OtherDecisionCounts = scheduler.DecisionInputs(p.Namespace, p.Name, decisions.Items)
+	snap.CurrentScores = scheduler.CurrentClusterDecisions(p.Namespace, p.Name, decisions.Items)
 	return snap, owned(p, decisions.Items), nil
 }
 

@@ -6,7 +6,9 @@
 // Placement, decisions in the status subresource), the Placement's status
 // (numberOfSelectedClusters, decisionGroups, PlacementSatisfied and PlacementMisconfigured with
 // ObservedGeneration; written only when it changes) and one DecisionsUpdated event per change of
-// the selected clusters. A misconfigured placement keeps the decisions it has. The annotation
+// the selected clusters; status.lastScoreUpdateTime is what the core says (spec.scoreRateLimit,
+// with Snapshot.CurrentScores from scheduler.CurrentClusterDecisions). A misconfigured placement
+// keeps the decisions it has. The annotation
 // cluster.open-cluster-management.io/experimental-scheduling-disable: "true" leaves a placement
 // alone. A toleration that expires requeues the placement at its expiry (Result.RequeueAfter).
 //

@@ -14,13 +14,14 @@ import (
 )
 
 // DesiredStatus is p's status after res: the number of selected clusters, the decision groups
-// with their PlacementDecisions, and the conditions (a condition whose status does not change
+// with their PlacementDecisions, lastScoreUpdateTime (spec.scoreRateLimit), and the conditions (a condition whose status does not change
 // keeps its transition time). A misconfigured result changes only PlacementMisconfigured: the
 // decisions are kept, and so is what the status says about them.
 func DesiredStatus(p *clusterv1beta1.Placement, res scheduler.Result) clusterv1beta1.PlacementStatus {
 	st := *p.Status.DeepCopy()
 	if !res.Misconfigured {
 		st.NumberOfSelectedClusters = int32(len(res.Decisions))
+		st.LastScoreUpdateTime = res.LastScoreUpdateTime
 		st.DecisionGroups = make([]clusterv1beta1.DecisionGroupStatus, 0, len(res.Groups))
 		for _, g := range res.Groups {
 			gs := clusterv1beta1.DecisionGroupStatus{DecisionGroupIndex: g.Index, DecisionGroupName: g.Name, ClusterCount: int32(len(g.Clusters))}
@@ -41,6 +42,7 @@ func DesiredStatus(p *clusterv1beta1.Placement, res scheduler.Result) clusterv1b
 // statusChanged reports whether b says something a does not.
 func statusChanged(a, b clusterv1beta1.PlacementStatus) bool {
 	return a.NumberOfSelectedClusters != b.NumberOfSelectedClusters || !cmp.Equal(a.DecisionGroups, b.DecisionGroups) ||
+		!a.LastScoreUpdateTime.Equal(b.LastScoreUpdateTime) ||
 		!conditions.Equal(a.Conditions, b.Conditions)
 }
 

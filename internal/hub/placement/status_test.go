@@ -35,20 +35,23 @@ func TestDesiredStatus(t *testing.T) {
 		PlacementDecisions: scheduler.SlicePlacementDecisions("p", groups, map[string]scheduler.Decision{}),
 		Conditions:         []metav1.Condition{satisfiedAt(t1), configuredAt(t1)},
 	}
+	scoresWritten := scheduled
+	scoresWritten.LastScoreUpdateTime = &t1
 	cases := map[string]struct {
 		res         scheduler.Result
 		want        clusterv1beta1.PlacementStatus
 		wantChanged bool
 	}{
 		"groups name their PlacementDecisions; unchanged conditions keep their time": {
-			res: scheduled,
+			res: scoresWritten,
 			want: clusterv1beta1.PlacementStatus{
 				NumberOfSelectedClusters: 3,
 				DecisionGroups: []clusterv1beta1.DecisionGroupStatus{
 					{DecisionGroupIndex: 0, DecisionGroupName: "canary", Decisions: []string{"p-decision-1"}, ClusterCount: 1},
 					{DecisionGroupIndex: 1, Decisions: []string{"p-decision-2"}, ClusterCount: 2},
 				},
-				Conditions: []metav1.Condition{satisfiedAt(t0), configuredAt(t0)},
+				Conditions:          []metav1.Condition{satisfiedAt(t0), configuredAt(t0)},
+				LastScoreUpdateTime: &t1,
 			},
 			wantChanged: true,
 		},
