@@ -8,4 +8,10 @@
 // The explanation is computed now, by the CLI, from what the hub holds: when the placement
 // controller has not caught up with a change, the decisions it prints can differ from the
 // PlacementDecisions on the hub, and the command says so.
+//
+// With --via-hub https://HOST:PORT (and -o json) the command instead asks the hub's explanation
+// server (internal/hub/explain, `flotilla hub --explain-bind-address`), which computes the same
+// JSON from the hub's cache and answers only callers the API server authenticates by their bearer
+// token and allows to get the placement. Computing here stays the default: the server's address
+// and certificate authority are not discoverable from a kubeconfig.
 package explain

@@ -45,6 +45,9 @@ func newCommand(io streams.IO, clk clock.PassiveClock, newClient newClientFunc) 
 type options struct {
 	kube   kubeflags.Flags
 	output string
+	// viaHub is the hub's explanation server (https://HOST:PORT); viaHubCA the file of the
+	// authority that signed its certificate.
+	viaHub, viaHubCA string
 }
 
 func newPlacementCommand(io streams.IO, clk clock.PassiveClock, newClient newClientFunc) *cobra.Command {
@@ -71,6 +74,10 @@ func newPlacementCommand(io streams.IO, clk clock.PassiveClock, newClient newCli
 	}
 	o.kube.AddFlags(cmd.Flags(), "the hub")
 	cmd.Flags().StringVarP(&o.output, "output", "o", "table", "output format: table or json")
+	cmd.Flags().StringVar(&o.viaHub, "via-hub", "",
+		"ask the hub's explanation server at https://HOST:PORT (flotilla hub --explain-bind-address) instead of computing here; "+
+			"sends the kubeconfig's bearer token; -o json only")
+	cmd.Flags().StringVar(&o.viaHubCA, "via-hub-ca", "", "PEM file of the authority that signed the explanation server's certificate (default: the system's roots)")
 	return cmd
 }
 
@@ -85,6 +92,9 @@ func run(ctx context.Context, io streams.IO, clk clock.PassiveClock, newClient n
 	}
 	if ns == "" || name == "" || strings.Contains(name, "/") {
 		return fmt.Errorf("placement %q: give it as NAMESPACE/NAME, or NAME in the kubeconfig context's namespace", arg)
+	}
+	if o.viaHub != "" {
+		return runViaHub(ctx, io, hub, o, ns, name)
 	}
 	var p clusterv1beta1.Placement
 	if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &p); err != nil {
