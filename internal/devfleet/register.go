@@ -49,7 +49,7 @@ func startFlotilla(ctx context.Context, f *localk8s.Fleet, flotilla string, st *
 	if err := os.WriteFile(bootstrap, data, 0o600); err != nil {
 		return err
 	}
-	ports, err := localk8s.FreePorts(2)
+	ports, err := localk8s.FreePorts(3)
 	if err != nil {
 		return err
 	}
@@ -66,6 +66,7 @@ func startFlotilla(ctx context.Context, f *localk8s.Fleet, flotilla string, st *
 		"--kubeconfig", f.Hub.Kubeconfig, "--leader-elect=false",
 		"--health-probe-bind-address", "127.0.0.1:" + strconv.Itoa(ports[0]),
 		"--metrics-bind-address", "127.0.0.1:" + strconv.Itoa(ports[1]),
+		"--explain-bind-address", "127.0.0.1:" + strconv.Itoa(ports[2]),
 	}); err != nil {
 		return err
 	}
