@@ -72,7 +72,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case req.name == "" && r.Method == http.MethodPost:
 		verb = "create"
 	default:
-		w.Header().Set("Allow", map[bool]string{true: http.MethodGet, false: http.MethodPost}[req.name != ""])
+		allow := http.MethodPost
+		if req.name != "" {
+			allow = http.MethodGet
+		}
+		w.Header().Set("Allow", allow)
 		writeError(w, http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed, nil, "%s %s is not served: %s", r.Method, r.URL.Path, usage)
 		return
 	}

@@ -100,6 +100,7 @@ func (s *Server) Start(ctx context.Context) error {
 		Handler:           s.handler,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      2 * time.Minute,
 		BaseContext:       func(net.Listener) context.Context { return log.IntoContext(context.Background(), logger) },
 	}
 	logger.Info("serving placement explanations", "address", l.Addr().String())
