@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	"time"
 
 	clusterv1alpha1 "github.com/flotilla/flotilla/api/cluster/v1alpha1"
@@ -16,20 +17,15 @@ type handle struct {
 	now       time.Time
 	current   map[string]bool
 	counts    map[string]int
-	scores    map[[2]string]*clusterv1alpha1.AddOnPlacementScore
+	cache     *snapshotCache
 	decisions []clusterv1beta1.ClusterDecision
 }
 
 func newHandle(p *clusterv1beta1.Placement, snap *Snapshot, now time.Time) *handle {
 	h := &handle{placement: p, now: now, counts: snap.OtherDecisionCounts, decisions: snap.CurrentScores,
-		current: make(map[string]bool, len(snap.CurrentDecisions)),
-		scores:  make(map[[2]string]*clusterv1alpha1.AddOnPlacementScore, len(snap.Scores))}
+		current: make(map[string]bool, len(snap.CurrentDecisions)), cache: snap.cached()}
 	for _, c := range snap.CurrentDecisions {
 		h.current[c] = true
-	}
-	for i := range snap.Scores {
-		s := &snap.Scores[i]
-		h.scores[[2]string{s.Namespace, s.Name}] = s
 	}
 	return h
 }
@@ -39,6 +35,9 @@ func (h *handle) Now() time.Time                         { return h.now }
 func (h *handle) InCurrentDecisions(cluster string) bool { return h.current[cluster] }
 func (h *handle) OtherDecisionCounts() map[string]int    { return h.counts }
 func (h *handle) AddOnPlacementScore(cluster, name string) *clusterv1alpha1.AddOnPlacementScore {
-	return h.scores[[2]string{cluster, name}]
+	return h.cache.scores[[2]string{cluster, name}]
+}
+func (h *handle) ClusterObject(c *clusterv1.ManagedCluster) (map[string]any, error) {
+	return h.cache.object(c)
 }
 func (h *handle) CurrentDecisions() []clusterv1beta1.ClusterDecision { return h.decisions }

@@ -106,18 +106,7 @@ func (s *Scheduler) schedule(p *clusterv1beta1.Placement, snap *Snapshot, now ti
 	}
 
 	score(passing, pl.prioritizers)
-	slices.SortFunc(passing, func(a, b *candidate) int {
-		if a.demoted != b.demoted {
-			if a.demoted {
-				return 1
-			}
-			return -1
-		}
-		if c := cmp.Compare(b.expl.TotalScore, a.expl.TotalScore); c != 0 {
-			return c
-		}
-		return strings.Compare(a.cluster.Name, b.cluster.Name)
-	})
+	rank(passing)
 	want := len(passing)
 	if n := p.Spec.NumberOfClusters; n != nil && int(*n) < want {
 		want = max(int(*n), 0)
@@ -362,4 +351,34 @@ func mergeByName(a, b []ClusterExplanation) []ClusterExplanation {
 		}
 	}
 	return append(append(out, a...), b...)
+}
+
+// rank sorts the candidates by (demoted, total desc, name asc), through compact keys: the
+// comparisons then read one small array instead of chasing each candidate's explanation.
+func rank(passing []*candidate) {
+	type key struct {
+		demoted bool
+		total   int64
+		name    string
+		cd      *candidate
+	}
+	keys := make([]key, len(passing))
+	for i, cd := range passing {
+		keys[i] = key{cd.demoted, cd.expl.TotalScore, cd.cluster.Name, cd}
+	}
+	slices.SortFunc(keys, func(a, b key) int {
+		if a.demoted != b.demoted {
+			if a.demoted {
+				return 1
+			}
+			return -1
+		}
+		if c := cmp.Compare(b.total, a.total); c != 0 {
+			return c
+		}
+		return strings.Compare(a.name, b.name)
+	})
+	for i := range keys {
+		passing[i] = keys[i].cd
+	}
 }

@@ -1,6 +1,11 @@
 package scheduler
 
 import (
+	"sync"
+	"sync/atomic"
+
+	"k8s.io/apimachinery/pkg/runtime"
+
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	clusterv1alpha1 "github.com/flotilla/flotilla/api/cluster/v1alpha1"
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
@@ -25,4 +30,52 @@ type Snapshot struct {
 	CurrentScores []clusterv1beta1.ClusterDecision `json:"currentScores,omitempty"`
 	// OtherDecisionCounts maps a cluster name to how many OTHER placements selected it.
 	OtherDecisionCounts map[string]int `json:"otherDecisionCounts,omitempty"`
+
+	// cache is built on first use and shared by every placement scheduled against this
+	// snapshot, concurrently or not; the snapshot must not change once scheduled against.
+	cache atomic.Pointer[snapshotCache]
+}
+
+// snapshotCache holds what is derived from a Snapshot once for all its placements.
+type snapshotCache struct {
+	// scores indexes Snapshot.Scores by (namespace, name).
+	scores map[[2]string]*clusterv1alpha1.AddOnPlacementScore
+	// objects maps a *clusterv1.ManagedCluster of the snapshot to its unstructured form (an
+	// *unstructuredObject), converted when first asked for.
+	objects sync.Map
+}
+
+type unstructuredObject struct {
+	obj map[string]any
+	err error
+}
+
+// cached returns the snapshot's cache, building it on first use.
+func (s *Snapshot) cached() *snapshotCache {
+	if c := s.cache.Load(); c != nil {
+		return c
+	}
+	c := &snapshotCache{scores: make(map[[2]string]*clusterv1alpha1.AddOnPlacementScore, len(s.Scores))}
+	for i := range s.Scores {
+		sc := &s.Scores[i]
+		c.scores[[2]string{sc.Namespace, sc.Name}] = sc
+	}
+	if !s.cache.CompareAndSwap(nil, c) {
+		return s.cache.Load()
+	}
+	return c
+}
+
+// object returns the cluster, which must be one of the snapshot's, as an unstructured map,
+// converting it only the first time.
+func (c *snapshotCache) object(cl *clusterv1.ManagedCluster) (map[string]any, error) {
+	if v, ok := c.objects.Load(cl); ok {
+		u := v.(*unstructuredObject)
+		return u.obj, u.err
+	}
+	u := &unstructuredObject{}
+	u.obj, u.err = runtime.DefaultUnstructuredConverter.ToUnstructured(cl)
+	v, _ := c.objects.LoadOrStore(cl, u)
+	u = v.(*unstructuredObject)
+	return u.obj, u.err
 }

@@ -56,6 +56,9 @@ type Handle interface {
 	// CurrentDecisions are this placement's decisions as its PlacementDecisions hold them now,
 	// with their scores and reasons; nil when the caller did not supply them.
 	CurrentDecisions() []clusterv1beta1.ClusterDecision
+	// ClusterObject returns the cluster, one of the snapshot's, as an unstructured map (what CEL
+	// sees as managedCluster). It is converted once per snapshot and shared: never change it.
+	ClusterObject(cluster *clusterv1.ManagedCluster) (map[string]any, error)
 }
 
 // Args is what a factory gets besides the Handle. Prioritizers get the score coordinate of their

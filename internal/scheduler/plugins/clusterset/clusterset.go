@@ -7,7 +7,9 @@ package clusterset
 
 import (
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -78,7 +80,7 @@ func Candidates(placement *clusterv1beta1.Placement, clusterSets []clusterv1beta
 			selectors = append(selectors, sel)
 		}
 	}
-	var res Result
+	res := Result{Candidates: make([]*clusterv1.ManagedCluster, 0, len(clusters))}
 	for i := range clusters {
 		c := &clusters[i]
 		member := false
@@ -96,7 +98,10 @@ func Candidates(placement *clusterv1beta1.Placement, clusterSets []clusterv1beta
 			res.Candidates = append(res.Candidates, c)
 		}
 	}
-	sort.Slice(res.Candidates, func(i, j int) bool { return res.Candidates[i].Name < res.Candidates[j].Name })
+	byName := func(a, b *clusterv1.ManagedCluster) int { return strings.Compare(a.Name, b.Name) }
+	if !slices.IsSortedFunc(res.Candidates, byName) { // a lister's order often is
+		slices.SortFunc(res.Candidates, byName)
+	}
 	sort.Slice(res.Excluded, func(i, j int) bool { return res.Excluded[i].Cluster.Name < res.Excluded[j].Cluster.Name })
 	if len(res.Candidates) == 0 {
 		res.Reason = clusterv1beta1.PlacementReasonAllManagedClusterSetsEmpty

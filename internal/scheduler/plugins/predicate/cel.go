@@ -89,8 +89,10 @@ func compileCEL(env *cel.Env, field string, exprs []string) ([]celExpr, error) {
 	return out, nil
 }
 
-// activation converts a cluster to CEL's input once, when a CEL expression first needs it.
+// activation gives a cluster to CEL, asking the handle for its unstructured form (converted
+// once per snapshot) when a CEL expression first needs it.
 type activation struct {
+	h       framework.Handle
 	cluster *clusterv1.ManagedCluster
 	vars    map[string]any
 	err     error
@@ -99,7 +101,11 @@ type activation struct {
 func (a *activation) get() (map[string]any, error) {
 	if a.vars == nil && a.err == nil {
 		var m map[string]any
-		m, a.err = runtime.DefaultUnstructuredConverter.ToUnstructured(a.cluster)
+		if a.h == nil {
+			m, a.err = runtime.DefaultUnstructuredConverter.ToUnstructured(a.cluster)
+		} else {
+			m, a.err = a.h.ClusterObject(a.cluster)
+		}
 		a.vars = map[string]any{"managedCluster": m}
 	}
 	return a.vars, a.err

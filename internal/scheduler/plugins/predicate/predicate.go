@@ -26,6 +26,7 @@ var _ framework.FilterPlugin = &Predicate{}
 
 // Predicate is the compiled spec.predicates of one placement.
 type Predicate struct {
+	h     framework.Handle
 	terms []Selector
 }
 
@@ -40,7 +41,7 @@ type Selector struct {
 
 // New compiles the placement's predicates.
 func New(h framework.Handle, _ framework.Args) (framework.Plugin, error) {
-	p := &Predicate{}
+	p := &Predicate{h: h}
 	var env *cel.Env
 	for i, pred := range h.Placement().Spec.Predicates {
 		field := fmt.Sprintf("spec.predicates[%d].requiredClusterSelector", i)
@@ -157,7 +158,7 @@ func (p *Predicate) Filter(c *clusterv1.ManagedCluster) *framework.Status {
 		return nil
 	}
 	var why []string
-	act := activation{cluster: c}
+	act := activation{h: p.h, cluster: c}
 	for i, t := range p.terms {
 		m := t.mismatch(c, &act)
 		if m == "" {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	clusterv1alpha1 "github.com/flotilla/flotilla/api/cluster/v1alpha1"
@@ -25,6 +26,9 @@ func (h *fakeHandle) InCurrentDecisions(string) bool       { return false }
 func (h *fakeHandle) OtherDecisionCounts() map[string]int  { return nil }
 func (h *fakeHandle) CurrentDecisions() []clusterv1beta1.ClusterDecision {
 	return nil
+}
+func (h *fakeHandle) ClusterObject(c *clusterv1.ManagedCluster) (map[string]any, error) {
+	return runtime.DefaultUnstructuredConverter.ToUnstructured(c)
 }
 func (h *fakeHandle) AddOnPlacementScore(cluster, name string) *clusterv1alpha1.AddOnPlacementScore {
 	return h.scores[cluster+"/"+name]

@@ -9,6 +9,7 @@ import (
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 	"github.com/flotilla/flotilla/internal/scheduler/framework"
+	"math"
 )
 
 // Names of the built-in prioritizers in this package.
@@ -44,7 +45,7 @@ func (p *Allocatable) Name() string { return p.name }
 func (p *Allocatable) Score(c *clusterv1.ManagedCluster) (int64, *framework.Status) {
 	v, ok := p.allocatable(c)
 	if !ok {
-		return 0, framework.NewStatus(framework.Warning, "status.allocatable."+string(p.resource)+
+		return unreported, framework.NewStatus(framework.Warning, "status.allocatable."+string(p.resource)+
 			" or status.capacity."+string(p.resource)+" is not reported; scored 0")
 	}
 	return v, nil
@@ -61,11 +62,15 @@ func (p *Allocatable) allocatable(c *clusterv1.ManagedCluster) (int64, bool) {
 	return q.Value(), true
 }
 
+// unreported is the raw score of a cluster that does not report the resource, so that
+// NormalizeScore need not read the cluster's resources again; it never reaches a total.
+const unreported = math.MinInt64
+
 // NormalizeScore implements framework.NormalizeScorePlugin.
 func (p *Allocatable) NormalizeScore(clusters []*clusterv1.ManagedCluster, scores []int64) {
 	reported := make([]bool, len(clusters))
-	for i, c := range clusters {
-		_, reported[i] = p.allocatable(c)
+	for i := range clusters {
+		reported[i] = scores[i] != unreported
 	}
 	Normalize(scores, reported)
 }
