@@ -106,7 +106,7 @@ func groupPlacement(ns, name string, perGroup intstr.IntOrString) *clusterv1beta
 	}}
 }
 
-// foreign makes a SIG PlacementDecision that the hub does not control, labelled as slice index of
+// foreign makes a SIG PlacementDecision that the hub does not control, labeled as slice index of
 // placement p.
 func foreign(t *testing.T, c client.Client, ns, name, p string, index int) *multiclusterv1alpha1.PlacementDecision {
 	t.Helper()
@@ -143,7 +143,7 @@ func TestMirror(t *testing.T) {
 		}
 		f.cluster(t, fmt.Sprintf("sig-mirror-%d", i), map[string]string{"tier": tier})
 	}
-	// Labelled as a tenth slice of the placement, but not the hub's: never changed nor deleted.
+	// Labeled as a tenth slice of the placement, but not the hub's: never changed nor deleted.
 	stray := foreign(t, c, f.ns, "rollout-decision-9", "rollout", 8)
 	p := groupPlacement(f.ns, "rollout", intstr.FromInt32(2))
 	testenv.Create(t, c, p)

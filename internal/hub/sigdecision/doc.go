@@ -5,13 +5,13 @@
 // OCM. The hub runs it only when asked (hub.Options.MirrorSIGDecisions, `flotilla hub
 // --sig-placement-decisions`).
 //
-// The reconciler is keyed by Placement. It reads the OCM PlacementDecisions labelled
+// The reconciler is keyed by Placement. It reads the OCM PlacementDecisions labeled
 // cluster.open-cluster-management.io/placement=<placement> that the Placement controls, and
 // writes one SIG PlacementDecision per OCM slice:
 //
 //   - named as the OCM slice (<placement>-decision-<N>), in the placement's namespace, controlled
 //     by the Placement (so it goes with it);
-//   - labelled multicluster.x-k8s.io/placement-key=<placement>, multicluster.x-k8s.io/decision-key=<placement>
+//   - labeled multicluster.x-k8s.io/placement-key=<placement>, multicluster.x-k8s.io/decision-key=<placement>
 //     (the same on all slices of the placement), multicluster.x-k8s.io/decision-index=N-1 (0-based,
 //     in the OCM slices' numeric order), and cluster.open-cluster-management.io/placement=<placement>;
 //   - schedulerName "flotilla" (SchedulerName);
