@@ -64,13 +64,15 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if !p.DeletionTimestamp.IsZero() {
 		return reconcile.Result{}, nil
 	}
+	// The cache's objects are only read here: Desired and UpToDate copy what they keep.
 	ocm := &clusterv1beta1.PlacementDecisionList{}
-	if err := r.Client.List(ctx, ocm, client.InNamespace(p.Namespace), client.MatchingLabels{clusterv1beta1.PlacementLabel: p.Name}); err != nil {
+	if err := r.Client.List(ctx, ocm, client.InNamespace(p.Namespace), client.MatchingLabels{clusterv1beta1.PlacementLabel: p.Name},
+		client.UnsafeDisableDeepCopy); err != nil {
 		return reconcile.Result{}, err
 	}
 	desired := Desired(p.Name, controlled(string(p.UID), ocm.Items))
 	cached := &multiclusterv1alpha1.PlacementDecisionList{}
-	if err := r.Client.List(ctx, cached, client.InNamespace(p.Namespace)); err != nil {
+	if err := r.Client.List(ctx, cached, client.InNamespace(p.Namespace), client.UnsafeDisableDeepCopy); err != nil {
 		return reconcile.Result{}, err
 	}
 	if UpToDate(p.Namespace, controlled(string(p.UID), cached.Items), desired) {
