@@ -26,5 +26,7 @@
 // vanish from all of them in between: the writes are ordered by placement.Plan (shared with the
 // placement controller), reading the current SIG slices from the API server rather than the
 // cache. A spare slice Plan adds to break a cycle carries the next free decision-index and is
-// deleted at the end of the update.
+// deleted at the end of the update. The mirror follows the OCM slices write by write, so
+// consumers may also see the placement controller's intermediate states (a new slice, empty
+// before its decisions are written), never one missing a still-selected cluster.
 package sigdecision
