@@ -5,5 +5,6 @@
 // their own tokens: one may get placements in the test's namespace and receives what
 // placementview computes locally from the same objects; one may create them and has a what-if
 // placement explained, which is not created; one has no role and gets 403; a request without
-// a token gets 401; a malformed body 400; a missing placement 404.
+// a token gets 401; a malformed body 400; a missing placement 404; and `flotilla explain placement
+// --via-hub`, with a kubeconfig holding the reader's token, prints the hub's answer.
 package explain

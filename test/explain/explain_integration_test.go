@@ -23,11 +23,14 @@ import (
 	"github.com/go-logr/logr/funcr"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/spf13/cobra"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -39,7 +42,9 @@ import (
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
 	"github.com/flotilla/flotilla/api/scheme"
 	"github.com/flotilla/flotilla/internal/certs"
+	explaincli "github.com/flotilla/flotilla/internal/cli/explain"
 	"github.com/flotilla/flotilla/internal/cli/placementview"
+	"github.com/flotilla/flotilla/internal/cli/streams"
 	"github.com/flotilla/flotilla/internal/hub"
 	"github.com/flotilla/flotilla/internal/hub/explain"
 	"github.com/flotilla/flotilla/internal/scheduler"
@@ -54,8 +59,8 @@ var setLogger sync.Once
 
 // startHub runs the hub, with its explanation server on a free loopback port and a certificate
 // from an authority of the test's, as its generated roles until the test ends. It returns the
-// server's base URL and an HTTP client that trusts it.
-func startHub(t *testing.T, env *testenv.Env) (string, *http.Client) {
+// server's base URL, an HTTP client that trusts it, and the file of its authority.
+func startHub(t *testing.T, env *testenv.Env) (string, *http.Client, string) {
 	t.Helper()
 	setLogger.Do(func() {
 		ctrl.SetLogger(funcr.New(func(prefix, args string) { fmt.Fprintln(os.Stderr, prefix, args) }, funcr.Options{}))
@@ -79,11 +84,11 @@ func startHub(t *testing.T, env *testenv.Env) (string, *http.Client) {
 		}
 	})
 	hc := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}}
-	return "https://" + opts.ExplainAddress, hc
+	return "https://" + opts.ExplainAddress, hc, filepath.Join(dir, "ca.crt")
 }
 
-// serverCert writes a serving certificate for 127.0.0.1 into a new directory, and returns it
-// and a pool holding its authority.
+// serverCert writes a serving certificate for 127.0.0.1 and its authority (ca.crt) into a new
+// directory, and returns it and a pool holding the authority.
 func serverCert(t *testing.T) (string, *x509.CertPool) {
 	t.Helper()
 	now := time.Now()
@@ -97,7 +102,7 @@ func serverCert(t *testing.T) (string, *x509.CertPool) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	for name, data := range map[string][]byte{explain.CertFile: certPEM, explain.KeyFile: keyPEM} {
+	for name, data := range map[string][]byte{explain.CertFile: certPEM, explain.KeyFile: keyPEM, "ca.crt": ca.CertPEM()} {
 		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -262,7 +267,7 @@ func TestExplainOverHTTPS(t *testing.T) {
 			RequiredClusterSelector: clusterv1beta1.ClusterSelector{LabelSelector: metav1.LabelSelector{MatchLabels: map[string]string{"gpu": "h100"}}}}}}}
 	create(t, c, gpu)
 
-	base, hc := startHub(t, env)
+	base, hc, caFile := startHub(t, env)
 	reader := caller(t, env, ns, "reader", rbacv1.PolicyRule{APIGroups: []string{explain.Group}, Resources: []string{"placements"}, Verbs: []string{"get"}})
 	writer := caller(t, env, ns, "writer", rbacv1.PolicyRule{APIGroups: []string{explain.Group}, Resources: []string{"placements"}, Verbs: []string{"create"}})
 	nobody := caller(t, env, ns, "nobody")
@@ -403,6 +408,41 @@ spec:
 		}
 		if want := `unknown field "spec.predicatez"`; a.code != http.StatusBadRequest || !strings.Contains(status(t, a).Message, want) {
 			t.Errorf("answer %s, want 400 holding %q", a, want)
+		}
+	})
+
+	t.Run("flotilla explain placement --via-hub prints the hub's answer", func(t *testing.T) {
+		kubeconfig := filepath.Join(t.TempDir(), "reader.kubeconfig")
+		cfg := env.Hub.RESTConfig()
+		kc := clientcmdapi.NewConfig()
+		kc.Clusters["hub"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData, CertificateAuthority: cfg.CAFile}
+		kc.AuthInfos["reader"] = &clientcmdapi.AuthInfo{Token: reader}
+		kc.Contexts["reader"] = &clientcmdapi.Context{Cluster: "hub", AuthInfo: "reader", Namespace: ns}
+		kc.CurrentContext = "reader"
+		if err := clientcmd.WriteToFile(*kc, kubeconfig); err != nil {
+			t.Fatal(err)
+		}
+		io, out, _ := streams.Buffers()
+		root := &cobra.Command{Use: "flotilla", SilenceUsage: true, SilenceErrors: true}
+		root.AddCommand(explaincli.NewCommand(io, clock.RealClock{}))
+		root.SetArgs([]string{"explain", "placement", "gpu", "-o", "json", "--kubeconfig", kubeconfig, "--via-hub", base, "--via-hub-ca", caFile})
+		if err := root.ExecuteContext(ctx); err != nil {
+			t.Fatal(err)
+		}
+		var got placementview.Output
+		if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+			t.Fatalf("decoding %s: %v", out, err)
+		}
+		p := &clusterv1beta1.Placement{}
+		if err := c.Get(ctx, client.ObjectKeyFromObject(gpu), p); err != nil {
+			t.Fatal(err)
+		}
+		want, err := local(ctx, c, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, got, sameExplanation); diff != "" {
+			t.Errorf("explanation (-local +hub):\n%s", diff)
 		}
 	})
 }

@@ -32,6 +32,8 @@ func NewCommand(_ streams.IO) *cobra.Command {
 			"outlives the hub and its failurePolicy is Fail: while no hub runs, ManagedCluster and ManagedClusterSetBinding\n" +
 			"writes are refused. To write them without a hub, delete it (kubectl delete validatingwebhookconfiguration\n" +
 			"flotilla-hub); the next leader writes it again.\n\n" +
+			"The hub serves placements' explanations over HTTPS (--explain-bind-address) to callers whose bearer token\n" +
+			"the API server accepts and who may get the placement; see docs/placement.md.\n\n" +
 			"The hub needs only the roles in config/rbac: ClusterRole flotilla-hub, and Role flotilla-hub in the leader\n" +
 			"election namespace.",
 		Args: cobra.NoArgs,
