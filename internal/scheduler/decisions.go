@@ -48,16 +48,14 @@ func DecisionInputs(ns, name string, decisions []clusterv1beta1.PlacementDecisio
 
 // CurrentClusterDecisions returns the decisions, with their scores and reasons, that the
 // PlacementDecisions of placement ns/name hold (a Snapshot's CurrentScores), sorted by cluster
-// name; a cluster in several slices counts once.
+// name; a cluster in several slices counts once. It is never nil, so that an empty result still
+// tells the scheduler that the placement has no decisions yet.
 func CurrentClusterDecisions(ns, name string, decisions []clusterv1beta1.PlacementDecision) []clusterv1beta1.ClusterDecision {
-	var out []clusterv1beta1.ClusterDecision
+	out := []clusterv1beta1.ClusterDecision{} // not nil: supplied, even when empty
 	seen := map[string]bool{}
 	for i := range decisions {
 		d := &decisions[i]
 		if d.Namespace != ns || d.Labels[clusterv1beta1.PlacementLabel] != name {
-			continue
-		}
-		if _, ok := d.Labels[clusterv1beta1.PlacementLabel]; !ok {
 			continue
 		}
 		for _, c := range d.Status.Decisions {

@@ -36,3 +36,33 @@ func TestDecisionInputs(t *testing.T) {
 		t.Errorf("others (-want +got):\n%s", diff)
 	}
 }
+
+func TestCurrentClusterDecisions(t *testing.T) {
+	pd := func(ns, owner string, ds ...clusterv1beta1.ClusterDecision) clusterv1beta1.PlacementDecision {
+		d := clusterv1beta1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: owner + "-decision-1",
+			Labels: map[string]string{clusterv1beta1.PlacementLabel: owner}}}
+		d.Status.Decisions = ds
+		return d
+	}
+	a := clusterv1beta1.ClusterDecision{ClusterName: "a", Score: 3, Reason: "score 3"}
+	b := clusterv1beta1.ClusterDecision{ClusterName: "b", Score: 5}
+	cases := map[string]struct {
+		decisions []clusterv1beta1.PlacementDecision
+		want      []clusterv1beta1.ClusterDecision
+	}{
+		"none: empty, not nil": {want: []clusterv1beta1.ClusterDecision{}},
+		"mine, sorted, once":   {decisions: []clusterv1beta1.PlacementDecision{pd("apps", "p", b, a), pd("apps", "p", a)}, want: []clusterv1beta1.ClusterDecision{a, b}},
+		"others ignored":       {decisions: []clusterv1beta1.PlacementDecision{pd("apps", "q", a), pd("other", "p", b)}, want: []clusterv1beta1.ClusterDecision{}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := CurrentClusterDecisions("apps", "p", tc.decisions)
+			if got == nil {
+				t.Fatal("CurrentClusterDecisions() = nil, want non-nil")
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("CurrentClusterDecisions() (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -24,7 +24,8 @@ type Objects struct {
 }
 
 // SnapshotFrom builds the snapshot to schedule placement ns/name against objs, with the current
-// and other decisions derived by scheduler.DecisionInputs, as the controller derives them.
+// and other decisions derived by scheduler.DecisionInputs and the current scores by
+// scheduler.CurrentClusterDecisions, as the controller derives them.
 func SnapshotFrom(objs *Objects, ns, name string) *scheduler.Snapshot {
 	current, others := scheduler.DecisionInputs(ns, name, objs.Decisions)
 	return &scheduler.Snapshot{
@@ -34,5 +35,7 @@ func SnapshotFrom(objs *Objects, ns, name string) *scheduler.Snapshot {
 		Scores:              objs.Scores,
 		CurrentDecisions:    current,
 		OtherDecisionCounts: others,
+		// As the controller: spec.scoreRateLimit compares the new scores with these.
+		CurrentScores: scheduler.CurrentClusterDecisions(ns, name, objs.Decisions),
 	}
 }
