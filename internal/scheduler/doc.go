@@ -16,9 +16,25 @@
 //     after every cluster not demoted;
 //  3. prioritizers from spec.prioritizerPolicy (Additive implies Steady and Balance, weight 1),
 //     each looked up by name in Plugins.Prioritizers; total = sum(weight * score);
-//  4. rank by (demoted, total desc, name asc) and take spec.numberOfClusters;
-//  5. decision groups (named groups first, then the rest, split by clustersPerDecisionGroup) and
-//     PlacementDecision slices of at most 100.
+//  4. rank by (demoted, total desc, name asc) and choose spec.numberOfClusters, with the select
+//     plugins in Plugins.Selectors (plugins/spread: spec.spreadPolicy) taking part: each pick is
+//     the best-ranked cluster they all admit, and slots left are filled, in rank order, with
+//     clusters they refused only softly (ScheduleAnyway); every refusal is explained;
+//  5. the decide plugins in Plugins.Deciders (plugins/scoreratelimit: spec.scoreRateLimit) may
+//     hold back a change of scores alone, keeping the current decisions' scores and reasons;
+//  6. decision groups (named groups first, then the rest, split by clustersPerDecisionGroup, by
+//     name), each ordered by the OrderPlugin that spec.sortBy names in Plugins.Orders
+//     (plugins/sortby), and PlacementDecision slices of at most 100.
+//
+// What OCM declares but does not do is done here: spreadPolicy, the Spread prioritizer, sortBy
+// and scoreRateLimit; each plugin's doc says how. scoreRateLimit needs two inputs from the caller:
+// Snapshot.CurrentScores (CurrentClusterDecisions) and status.lastScoreUpdateTime, which the
+// caller writes from Result.LastScoreUpdateTime.
+//
+// Speed: a Snapshot caches what every placement scheduled against it shares (the
+// AddOnPlacementScore index, and each cluster's unstructured form for CEL, converted on first
+// use); per-cluster work avoids allocations. BenchmarkSchedule (10,000 clusters) records the
+// figures in cluster evaluations per second.
 //
 // A placement the scheduler cannot act on (an unknown built-in prioritizer, an AddOn coordinate
 // without addOn, a bad selector, a CEL expression that does not compile to a bool) gives
