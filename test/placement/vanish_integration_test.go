@@ -132,7 +132,7 @@ func TestNoClusterVanishes(t *testing.T) {
 		for ev := range wi.ResultChan() {
 			if d, ok := ev.Object.(*clusterv1beta1.PlacementDecision); ok {
 				w.apply(ev.Type, d)
-			} else if ev.Type == watch.Error {
+			} else if ev.Type == watch.Error && ctx.Err() == nil { // not the stream closing at the end
 				w.mu.Lock()
 				w.violations = append(w.violations, fmt.Sprintf("watch error: %v", ev.Object))
 				w.mu.Unlock()

@@ -49,6 +49,9 @@ type Reconciler struct {
 	// MaxConcurrentReconciles bounds how many placements are scheduled at once (default 4): each
 	// waits on its writes, so a few in flight keep the API server busy.
 	MaxConcurrentReconciles int
+
+	// index holds every PlacementDecision by placement (set up by SetupWithManager).
+	index *decisionIndex
 }
 
 var _ reconcile.Reconciler = (*Reconciler)(nil)
@@ -64,6 +67,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.Recorder == nil {
 		r.Recorder = mgr.GetEventRecorder(ControllerName)
 	}
+	r.index = newDecisionIndex()
 	workers := r.MaxConcurrentReconciles
 	if workers <= 0 {
 		workers = 4
@@ -75,7 +79,8 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		// not either, so they are watched too.
 		For(&clusterv1beta1.Placement{}, builder.WithPredicates(predicate.Or(
 			predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
-		Owns(&clusterv1beta1.PlacementDecision{}).
+		// The index is updated before the placement is queued, so its reconcile sees the change.
+		Watches(&clusterv1beta1.PlacementDecision{}, r.index.eventHandler()).
 		Watches(&clusterv1.ManagedCluster{}, handler.Funcs{
 			CreateFunc: func(ctx context.Context, e eventCreate, q queue) {
 				r.enqueue(ctx, q, r.forClusters(ctx, e.Object.(*clusterv1.ManagedCluster)))
@@ -138,8 +143,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	return reconcile.Result{RequeueAfter: res.RequeueAfter}, nil
 }
 
-// snapshot reads the scheduler's inputs from the cache, and this placement's PlacementDecisions
-// (those it controls).
+// snapshot reads the scheduler's inputs from the cache and the decision index, and returns
+// this placement's PlacementDecisions (those it controls; read-only).
 func (r *Reconciler) snapshot(ctx context.Context, p *clusterv1beta1.Placement) (*scheduler.Snapshot, []clusterv1beta1.PlacementDecision, error) {
 	// The scheduler only reads: no deep copies of the whole fleet.
 	noCopy := client.UnsafeDisableDeepCopy
@@ -147,16 +152,16 @@ func (r *Reconciler) snapshot(ctx context.Context, p *clusterv1beta1.Placement) 
 	sets := &clusterv1beta2.ManagedClusterSetList{}
 	bindings := &clusterv1beta2.ManagedClusterSetBindingList{}
 	scores := &clusterv1alpha1.AddOnPlacementScoreList{}
-	decisions := &clusterv1beta1.PlacementDecisionList{}
-	for _, l := range []client.ObjectList{clusters, sets, bindings, scores, decisions} {
+	for _, l := range []client.ObjectList{clusters, sets, bindings, scores} {
 		if err := r.Client.List(ctx, l, noCopy); err != nil {
 			return nil, nil, err
 		}
 	}
 	snap := &scheduler.Snapshot{Clusters: clusters.Items, Sets: sets.Items, Bindings: bindings.Items, Scores: scores.Items}
-	snap.CurrentDecisions, snap.OtherDecisionCounts = scheduler.DecisionInputs(p.Namespace, p.Name, decisions.Items)
-	snap.CurrentScores = scheduler.CurrentClusterDecisions(p.Namespace, p.Name, decisions.Items)
-	return snap, owned(p, decisions.Items), nil
+	var labelled []clusterv1beta1.PlacementDecision
+	labelled, snap.CurrentDecisions, snap.OtherDecisionCounts = r.index.inputs(client.ObjectKeyFromObject(p))
+	snap.CurrentScores = scheduler.CurrentClusterDecisions(p.Namespace, p.Name, labelled)
+	return snap, owned(p, labelled), nil
 }
 
 // owned returns the PlacementDecisions of p's namespace that p controls, sorted by name.
