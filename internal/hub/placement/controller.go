@@ -158,10 +158,10 @@ func (r *Reconciler) snapshot(ctx context.Context, p *clusterv1beta1.Placement) 
 		}
 	}
 	snap := &scheduler.Snapshot{Clusters: clusters.Items, Sets: sets.Items, Bindings: bindings.Items, Scores: scores.Items}
-	var labelled []clusterv1beta1.PlacementDecision
-	labelled, snap.CurrentDecisions, snap.OtherDecisionCounts = r.index.inputs(client.ObjectKeyFromObject(p))
-	snap.CurrentScores = scheduler.CurrentClusterDecisions(p.Namespace, p.Name, labelled)
-	return snap, owned(p, labelled), nil
+	var labeled []clusterv1beta1.PlacementDecision
+	labeled, snap.CurrentDecisions, snap.OtherDecisionCounts = r.index.inputs(client.ObjectKeyFromObject(p))
+	snap.CurrentScores = scheduler.CurrentClusterDecisions(p.Namespace, p.Name, labeled)
+	return snap, owned(p, labeled), nil
 }
 
 // owned returns the PlacementDecisions of p's namespace that p controls, sorted by name.

@@ -122,7 +122,7 @@ func (x *decisionIndex) inputs(k types.NamespacedName) ([]clusterv1beta1.Placeme
 
 // eventHandler keeps the index in step with the PlacementDecision informer and then queues
 // the placement each PlacementDecision belongs to and the one controlling it (the same, unless
-// someone relabelled it).
+// someone relabeled it).
 func (x *decisionIndex) eventHandler() handler.EventHandler {
 	enqueue := func(q queue, ds ...client.Object) {
 		for _, o := range ds {
