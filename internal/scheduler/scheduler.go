@@ -342,6 +342,9 @@ func refusedNote(refused map[string]int) string {
 // mergeByName merges two explanation lists sorted by name (clusterset sorts both the candidates
 // and the excluded) into one sorted by name, without sorting 10,000 large structs again.
 func mergeByName(a, b []ClusterExplanation) []ClusterExplanation {
+	if len(a) == 0 {
+		return b
+	}
 	out := make([]ClusterExplanation, 0, len(a)+len(b))
 	for len(a) > 0 && len(b) > 0 {
 		if b[0].Name < a[0].Name {
@@ -353,32 +356,33 @@ func mergeByName(a, b []ClusterExplanation) []ClusterExplanation {
 	return append(append(out, a...), b...)
 }
 
-// rank sorts the candidates by (demoted, total desc, name asc), through compact keys: the
-// comparisons then read one small array instead of chasing each candidate's explanation.
+// rank sorts the candidates by (demoted, total desc, name asc). passing is in name order (the
+// candidates come sorted by name), so the position stands for the name, and the comparisons read
+// two integers from a small array instead of chasing each candidate and comparing names.
 func rank(passing []*candidate) {
 	type key struct {
-		demoted bool
-		total   int64
-		name    string
-		cd      *candidate
+		order int64 // demoted, then total descending
+		pos   int   // in name order
 	}
+	const demotedBit = int64(1) << 62
 	keys := make([]key, len(passing))
 	for i, cd := range passing {
-		keys[i] = key{cd.demoted, cd.expl.TotalScore, cd.cluster.Name, cd}
+		// |total| stays far below 2^61: weights are within -10..10 and scores within -100..100.
+		k := -cd.expl.TotalScore
+		if cd.demoted {
+			k += demotedBit
+		}
+		keys[i] = key{k, i}
 	}
 	slices.SortFunc(keys, func(a, b key) int {
-		if a.demoted != b.demoted {
-			if a.demoted {
-				return 1
-			}
-			return -1
+		if a.order != b.order {
+			return cmp.Compare(a.order, b.order)
 		}
-		if c := cmp.Compare(b.total, a.total); c != 0 {
-			return c
-		}
-		return strings.Compare(a.name, b.name)
+		return cmp.Compare(a.pos, b.pos)
 	})
-	for i := range keys {
-		passing[i] = keys[i].cd
+	ranked := make([]*candidate, len(passing))
+	for i, k := range keys {
+		ranked[i] = passing[k.pos]
 	}
+	copy(passing, ranked)
 }

@@ -13,6 +13,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
@@ -91,9 +92,8 @@ func (s Selector) mismatch(c *clusterv1.ManagedCluster, act *activation) string 
 		}
 	}
 	if !s.claims.Empty() {
-		set := claimLabels(c.Status.ClusterClaims)
 		for i := range s.claimReqs {
-			if !s.claimReqs[i].Matches(set) {
+			if !matchClaim(&s.claimReqs[i], c.Status.ClusterClaims) {
 				return "claim " + firstFailing(s.claims, Claims(c))
 			}
 		}
@@ -113,27 +113,32 @@ func Claims(c *clusterv1.ManagedCluster) labels.Set {
 	return set
 }
 
-// claimLabels reads cluster claims as labels without copying them into a map (a cluster has few
-// claims, and a map per cluster was the filter's largest cost).
-type claimLabels []clusterv1.ManagedClusterClaim
-
-func (c claimLabels) Lookup(name string) (string, bool) {
-	for i := range c {
-		if c[i].Name == name {
-			return c[i].Value, true
+// matchClaim matches one requirement against the claims in place: a cluster has few claims, and
+// copying them into a labels.Set per cluster was the filter's largest cost. The operators of a
+// claim selector's matchExpressions are In, NotIn, Exists and DoesNotExist.
+func matchClaim(r *labels.Requirement, claims []clusterv1.ManagedClusterClaim) bool {
+	v, has := "", false
+	for i := range claims {
+		if claims[i].Name == r.Key() {
+			v, has = claims[i].Value, true
+			break
 		}
 	}
-	return "", false
-}
-
-func (c claimLabels) Has(name string) bool {
-	_, ok := c.Lookup(name)
-	return ok
-}
-
-func (c claimLabels) Get(name string) string {
-	v, _ := c.Lookup(name)
-	return v
+	switch r.Operator() {
+	case selection.In:
+		return has && r.Values().Has(v)
+	case selection.NotIn:
+		return !has || !r.Values().Has(v)
+	case selection.Exists:
+		return has
+	case selection.DoesNotExist:
+		return !has
+	}
+	set := labels.Set{}
+	if has {
+		set[r.Key()] = v
+	}
+	return r.Matches(set)
 }
 
 func firstFailing(sel labels.Selector, set labels.Set) string {

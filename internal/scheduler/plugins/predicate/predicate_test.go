@@ -50,21 +50,31 @@ func TestFilter(t *testing.T) {
 	labels := func(m map[string]string) clusterv1beta1.ClusterPredicate {
 		return clusterv1beta1.ClusterPredicate{RequiredClusterSelector: clusterv1beta1.ClusterSelector{LabelSelector: metav1.LabelSelector{MatchLabels: m}}}
 	}
+	claims := func(op metav1.LabelSelectorOperator, key string, values ...string) clusterv1beta1.ClusterPredicate {
+		return clusterv1beta1.ClusterPredicate{RequiredClusterSelector: clusterv1beta1.ClusterSelector{ClaimSelector: clusterv1beta1.ClusterClaimSelector{
+			MatchExpressions: []metav1.LabelSelectorRequirement{{Key: key, Operator: op, Values: values}}}}}
+	}
 	cases := map[string]struct {
 		predicates []clusterv1beta1.ClusterPredicate
 		want       string // "" means kept
 	}{
-		"no predicates":      {nil, ""},
-		"label match":        {[]clusterv1beta1.ClusterPredicate{labels(map[string]string{"region": "east"})}, ""},
-		"label mismatch":     {[]clusterv1beta1.ClusterPredicate{labels(map[string]string{"region": "west"})}, "predicates[0]: label region=west not met (has region=east)"},
-		"ORed: second wins":  {[]clusterv1beta1.ClusterPredicate{labels(map[string]string{"region": "west"}), celPredicate("true")}, ""},
-		"claim":              {[]clusterv1beta1.ClusterPredicate{{RequiredClusterSelector: clusterv1beta1.ClusterSelector{ClaimSelector: clusterv1beta1.ClusterClaimSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "platform", Operator: metav1.LabelSelectorOpIn, Values: []string{"GCP"}}}}}}}, "predicates[0]: claim platform in (GCP) not met (has platform=AWS)"},
-		"cel scores":         {[]clusterv1beta1.ClusterPredicate{celPredicate(`managedCluster.scores("gpu")[0].value == 70`)}, ""},
-		"cel claims":         {[]clusterv1beta1.ClusterPredicate{celPredicate(`managedCluster.status.clusterClaims.exists(c, c.name == "platform" && c.value == "AWS")`)}, ""},
-		"cel missing scores": {[]clusterv1beta1.ClusterPredicate{celPredicate(`managedCluster.scores("cpu").size() == 0`)}, `evaluation error: no AddOnPlacementScore c1/cpu`},
-		"cel false":          {[]clusterv1beta1.ClusterPredicate{celPredicate(`true`, `false`)}, `predicates[0]: celExpressions[1] "false" is false`},
-		"cel extensions":     {[]clusterv1beta1.ClusterPredicate{celPredicate(`managedCluster.metadata.name.upperAscii() == "C1"`, `math.greatest(1, 2) == 2`, `sets.contains([1, 2], [2])`)}, ""},
-		"cel cost limit":     {[]clusterv1beta1.ClusterPredicate{celPredicate(expensive)}, "actual cost limit exceeded"},
+		"no predicates":        {nil, ""},
+		"label match":          {[]clusterv1beta1.ClusterPredicate{labels(map[string]string{"region": "east"})}, ""},
+		"label mismatch":       {[]clusterv1beta1.ClusterPredicate{labels(map[string]string{"region": "west"})}, "predicates[0]: label region=west not met (has region=east)"},
+		"ORed: second wins":    {[]clusterv1beta1.ClusterPredicate{labels(map[string]string{"region": "west"}), celPredicate("true")}, ""},
+		"claim":                {[]clusterv1beta1.ClusterPredicate{{RequiredClusterSelector: clusterv1beta1.ClusterSelector{ClaimSelector: clusterv1beta1.ClusterClaimSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "platform", Operator: metav1.LabelSelectorOpIn, Values: []string{"GCP"}}}}}}}, "predicates[0]: claim platform in (GCP) not met (has platform=AWS)"},
+		"claim in":             {[]clusterv1beta1.ClusterPredicate{claims(metav1.LabelSelectorOpIn, "platform", "AWS")}, ""},
+		"claim not in":         {[]clusterv1beta1.ClusterPredicate{claims(metav1.LabelSelectorOpNotIn, "platform", "AWS")}, "predicates[0]: claim platform notin (AWS) not met (has platform=AWS)"},
+		"claim not in, absent": {[]clusterv1beta1.ClusterPredicate{claims(metav1.LabelSelectorOpNotIn, "region", "x")}, ""},
+		"claim exists":         {[]clusterv1beta1.ClusterPredicate{claims(metav1.LabelSelectorOpExists, "platform")}, ""},
+		"claim exists, absent": {[]clusterv1beta1.ClusterPredicate{claims(metav1.LabelSelectorOpExists, "region")}, "predicates[0]: claim region not met (no region)"},
+		"claim does not exist": {[]clusterv1beta1.ClusterPredicate{claims(metav1.LabelSelectorOpDoesNotExist, "platform")}, "predicates[0]: claim !platform not met (has platform=AWS)"},
+		"cel scores":           {[]clusterv1beta1.ClusterPredicate{celPredicate(`managedCluster.scores("gpu")[0].value == 70`)}, ""},
+		"cel claims":           {[]clusterv1beta1.ClusterPredicate{celPredicate(`managedCluster.status.clusterClaims.exists(c, c.name == "platform" && c.value == "AWS")`)}, ""},
+		"cel missing scores":   {[]clusterv1beta1.ClusterPredicate{celPredicate(`managedCluster.scores("cpu").size() == 0`)}, `evaluation error: no AddOnPlacementScore c1/cpu`},
+		"cel false":            {[]clusterv1beta1.ClusterPredicate{celPredicate(`true`, `false`)}, `predicates[0]: celExpressions[1] "false" is false`},
+		"cel extensions":       {[]clusterv1beta1.ClusterPredicate{celPredicate(`managedCluster.metadata.name.upperAscii() == "C1"`, `math.greatest(1, 2) == 2`, `sets.contains([1, 2], [2])`)}, ""},
+		"cel cost limit":       {[]clusterv1beta1.ClusterPredicate{celPredicate(expensive)}, "actual cost limit exceeded"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
