@@ -113,7 +113,14 @@ func (s *Scheduler) schedule(p *clusterv1beta1.Placement, snap *Snapshot, now ti
 	}
 	chosen := choose(passing, want, pl.selectors)
 	notChosen := ", spec.numberOfClusters is " + strconv.Itoa(want)
+	// The "not chosen" messages are written into one buffer and cut from one string: a string
+	// per cluster was most of the allocations left.
 	var buf []byte
+	type span struct {
+		cd         *candidate
+		start, end int
+	}
+	var spans []span
 	refused := map[string]int{}
 	for i, cd := range passing {
 		cd.expl.Rank = i + 1
@@ -127,14 +134,17 @@ func (s *Scheduler) schedule(p *clusterv1beta1.Placement, snap *Snapshot, now ti
 			refused[cd.refusedBy]++
 			cd.expl.Message = joinMsg(cd.expl.Message, "not chosen: rank "+strconv.Itoa(i+1)+"; "+cd.refusal.Message)
 		default:
+			start := len(buf)
 			if cd.expl.Message != "" {
-				buf = append(append(buf[:0], cd.expl.Message...), "; "...)
-			} else {
-				buf = buf[:0]
+				buf = append(append(buf, cd.expl.Message...), "; "...)
 			}
 			buf = append(strconv.AppendInt(append(buf, "not chosen: rank "...), int64(i+1), 10), notChosen...)
-			cd.expl.Message = string(buf)
+			spans = append(spans, span{cd, start, len(buf)})
 		}
+	}
+	all := string(buf)
+	for _, sp := range spans {
+		sp.cd.expl.Message = all[sp.start:sp.end]
 	}
 	selected := make([]*clusterv1.ManagedCluster, len(chosen))
 	decisions := make([]clusterv1beta1.ClusterDecision, len(chosen))
@@ -357,32 +367,45 @@ func mergeByName(a, b []ClusterExplanation) []ClusterExplanation {
 }
 
 // rank sorts the candidates by (demoted, total desc, name asc). passing is in name order (the
-// candidates come sorted by name), so the position stands for the name, and the comparisons read
-// two integers from a small array instead of chasing each candidate and comparing names.
+// candidates come sorted by name), so the position stands for the name; each candidate's order
+// is packed into one integer, (demoted, -total, position), sorted without a comparison function.
 func rank(passing []*candidate) {
-	type key struct {
-		order int64 // demoted, then total descending
-		pos   int   // in name order
-	}
-	const demotedBit = int64(1) << 62
-	keys := make([]key, len(passing))
+	const posBits, totalBits = 24, 37 // 16 million clusters; totals within ±2^36
+	const bias = int64(1) << (totalBits - 1)
+	keys := make([]int64, len(passing))
+	packed := len(passing) < 1<<posBits
 	for i, cd := range passing {
-		// |total| stays far below 2^61: weights are within -10..10 and scores within -100..100.
-		k := -cd.expl.TotalScore
+		t := -cd.expl.TotalScore
+		if t <= -bias || t >= bias {
+			packed = false
+			break
+		}
+		k := (t+bias)<<posBits | int64(i)
 		if cd.demoted {
-			k += demotedBit
+			k |= 1 << (totalBits + posBits)
 		}
-		keys[i] = key{k, i}
+		keys[i] = k
 	}
-	slices.SortFunc(keys, func(a, b key) int {
-		if a.order != b.order {
-			return cmp.Compare(a.order, b.order)
-		}
-		return cmp.Compare(a.pos, b.pos)
-	})
+	if !packed { // totals this large need more than a weight of 10 times a score of 100
+		rankSlow(passing)
+		return
+	}
+	slices.Sort(keys)
 	ranked := make([]*candidate, len(passing))
 	for i, k := range keys {
-		ranked[i] = passing[k.pos]
+		ranked[i] = passing[k&(1<<posBits-1)]
 	}
 	copy(passing, ranked)
+}
+
+func rankSlow(passing []*candidate) {
+	slices.SortStableFunc(passing, func(a, b *candidate) int {
+		if a.demoted != b.demoted {
+			if a.demoted {
+				return 1
+			}
+			return -1
+		}
+		return cmp.Compare(b.expl.TotalScore, a.expl.TotalScore)
+	})
 }
