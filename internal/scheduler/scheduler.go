@@ -115,7 +115,7 @@ func (s *Scheduler) schedule(p *clusterv1beta1.Placement, snap *Snapshot, now ti
 	notChosen := ", spec.numberOfClusters is " + strconv.Itoa(want)
 	// The "not chosen" messages are written into one buffer and cut from one string: a string
 	// per cluster was most of the allocations left.
-	var buf []byte
+	buf := make([]byte, 0, (len(passing)-len(chosen))*(len("not chosen: rank ")+6+len(notChosen)))
 	type span struct {
 		cd         *candidate
 		start, end int
