@@ -131,14 +131,16 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if !res.Misconfigured {
 		changed, err := r.syncDecisions(ctx, p, mine, res.PlacementDecisions)
 		if err != nil {
-			return reconcile.Result{}, err
+			// Something was deleted meanwhile (the placement, or a decision by garbage collection
+			// or by hand): its delete event queues the placement again.
+			return reconcile.Result{}, client.IgnoreNotFound(err)
 		}
 		if changed != "" {
 			r.Recorder.Eventf(p, nil, "Normal", ReasonDecisionsUpdated, "Schedule", "%d clusters selected: %s", len(res.Decisions), changed)
 		}
 	}
 	if err := r.updateStatus(ctx, p, res); err != nil {
-		return reconcile.Result{}, err
+		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
 	return reconcile.Result{RequeueAfter: res.RequeueAfter}, nil
 }

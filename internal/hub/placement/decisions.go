@@ -55,11 +55,17 @@ func (r *Reconciler) syncDecisions(ctx context.Context, p *clusterv1beta1.Placem
 	if upToDate(cached, desired) {
 		return "", nil
 	}
-	live := &clusterv1beta1.PlacementDecisionList{}
-	if err := r.APIReader.List(ctx, live, client.InNamespace(p.Namespace), client.MatchingLabels{clusterv1beta1.PlacementLabel: p.Name}); err != nil {
-		return "", err
+	// A placement the cache shows without decisions (a new one) is planned from the cache: the
+	// plan only creates, and a create that finds the object made meanwhile fails, so nothing
+	// can vanish. That saves a request per new placement.
+	mine := []clusterv1beta1.PlacementDecision{}
+	if len(cached) > 0 {
+		live := &clusterv1beta1.PlacementDecisionList{}
+		if err := r.APIReader.List(ctx, live, client.InNamespace(p.Namespace), client.MatchingLabels{clusterv1beta1.PlacementLabel: p.Name}); err != nil {
+			return "", err
+		}
+		mine = owned(p, live.Items)
 	}
-	mine := owned(p, live.Items)
 	objs := map[string]*clusterv1beta1.PlacementDecision{}
 	for i := range mine {
 		objs[mine[i].Name] = &mine[i]
@@ -91,7 +97,7 @@ func (r *Reconciler) write(ctx context.Context, p *clusterv1beta1.Placement, obj
 			return err
 		}
 		if err := r.Client.Create(ctx, d); err != nil {
-			if apierrors.IsAlreadyExists(err) {
+			if apierrors.IsAlreadyExists(err) && !r.controls(ctx, p, d) {
 				return fmt.Errorf("PlacementDecision %s/%s exists and is not controlled by Placement %s: delete it so the scheduler can write it: %w",
 					p.Namespace, s.Name, p.Name, err)
 			}
@@ -120,4 +126,16 @@ func (r *Reconciler) write(ctx context.Context, p *clusterv1beta1.Placement, obj
 		d.Status.Decisions = []clusterv1beta1.ClusterDecision{} // the API wants a list, not null
 	}
 	return r.Client.Status().Update(ctx, d)
+}
+
+// controls reports whether p controls the PlacementDecision named like d, as the API server has
+// it; when it does, a create that found it was planned from a cache that lagged, and the
+// placement is simply scheduled again.
+func (r *Reconciler) controls(ctx context.Context, p *clusterv1beta1.Placement, d *clusterv1beta1.PlacementDecision) bool {
+	got := &clusterv1beta1.PlacementDecision{}
+	if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(d), got); err != nil {
+		return true // unknown: retry rather than blame the object
+	}
+	ref := metav1.GetControllerOf(got)
+	return ref != nil && ref.UID == p.UID
 }
