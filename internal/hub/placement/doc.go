@@ -24,7 +24,9 @@
 //     still-selected cluster it drops is held elsewhere, parks clusters in a spare
 //     PlacementDecision when slices wait on each other in a cycle, and deletes surplus and spare
 //     slices last. Before it rewrites decisions, the controller reads them from the API server
-//     rather than the cache, so that a plan never starts from a state older than our last write.
+//     rather than the cache, so that a plan never starts from a state older than our last write
+//     (a placement the cache shows without decisions is planned from the cache: that plan only
+//     creates, and a create fails on an object that exists).
 //
 //   - A change re-evaluates only the placements it can affect (mapping.go): a ManagedCluster (or
 //     an AddOnPlacementScore in its namespace) maps to the placements in namespaces with a binding
