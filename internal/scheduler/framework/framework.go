@@ -112,7 +112,7 @@ type OrderPlugin interface {
 // DecidePlugin sees the chosen clusters' decisions, as this placement's PlacementDecisions
 // would hold them, before they are grouped and ordered; it may change their scores and reasons
 // in place, never which clusters they name. The core adds the Status's Message to the
-// explanation of each decision it changed, and honours its RequeueAfter.
+// explanation of each decision it changed, and honors its RequeueAfter.
 type DecidePlugin interface {
 	Plugin
 	Decide(decisions []clusterv1beta1.ClusterDecision) *Status
