@@ -33,8 +33,9 @@
 //
 // Speed: a Snapshot caches what every placement scheduled against it shares (the
 // AddOnPlacementScore index, and each cluster's unstructured form for CEL, converted on first
-// use); per-cluster work avoids allocations. BenchmarkSchedule (10,000 clusters) records the
-// figures in cluster evaluations per second.
+// use); per-cluster work avoids allocations (about 0.3 per cluster without CEL), and ranking
+// sorts packed integer keys. BenchmarkSchedule (10,000 clusters) reports cluster evaluations
+// per second.
 //
 // A placement the scheduler cannot act on (an unknown built-in prioritizer, an AddOn coordinate
 // without addOn, a bad selector, a CEL expression that does not compile to a bool) gives
