@@ -22,18 +22,23 @@ type Controller interface {
 	SetupWithManager(ctrl.Manager) error
 }
 
+// setLogger gives controller-runtime one process-wide logger that outlives each test: a
+// testing.T must not be logged to after its test ends, and a stopping manager's goroutines may
+// still log.
 var setLogger sync.Once
+
+func useProcessLogger() {
+	setLogger.Do(func() {
+		ctrl.SetLogger(funcr.New(func(prefix, args string) { fmt.Fprintln(os.Stderr, prefix, args) }, funcr.Options{}))
+	})
+}
 
 // StartControllers runs the controllers that controllers(mgr) returns in a controller-runtime
 // manager on the hub, until stop is called or the test ends. Tests of one package may each start
 // their own: controller names may repeat.
 func (e *Env) StartControllers(t testing.TB, controllers func(mgr ctrl.Manager) []Controller) (stop func()) {
 	t.Helper()
-	// One process-wide logger that outlives each test: a testing.T must not be logged to after
-	// its test ends, and a stopping manager's goroutines may still log.
-	setLogger.Do(func() {
-		ctrl.SetLogger(funcr.New(func(prefix, args string) { fmt.Fprintln(os.Stderr, prefix, args) }, funcr.Options{}))
-	})
+	useProcessLogger()
 	mgr, err := ctrl.NewManager(e.Hub.RESTConfig(), ctrl.Options{
 		Scheme:                 scheme.Scheme,
 		HealthProbeBindAddress: "0",
@@ -48,6 +53,12 @@ func (e *Env) StartControllers(t testing.TB, controllers func(mgr ctrl.Manager) 
 			t.Fatal(err)
 		}
 	}
+	return run(t, mgr)
+}
+
+// run starts mgr until the returned stop is called or the test ends; stop waits for it and
+// reports its error.
+func run(t testing.TB, mgr ctrl.Manager) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(ctx) }()

@@ -20,7 +20,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr/funcr"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/spf13/cobra"
@@ -33,7 +32,6 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
@@ -45,7 +43,6 @@ import (
 	explaincli "github.com/flotilla/flotilla/internal/cli/explain"
 	"github.com/flotilla/flotilla/internal/cli/placementview"
 	"github.com/flotilla/flotilla/internal/cli/streams"
-	"github.com/flotilla/flotilla/internal/hub"
 	"github.com/flotilla/flotilla/internal/hub/explain"
 	"github.com/flotilla/flotilla/internal/scheduler"
 	"github.com/flotilla/flotilla/internal/testenv"
@@ -62,27 +59,10 @@ var setLogger sync.Once
 // server's base URL, an HTTP client that trusts it, and the file of its authority.
 func startHub(t *testing.T, env *testenv.Env) (string, *http.Client, string) {
 	t.Helper()
-	setLogger.Do(func() {
-		ctrl.SetLogger(funcr.New(func(prefix, args string) { fmt.Fprintln(os.Stderr, prefix, args) }, funcr.Options{}))
-	})
 	dir, pool := serverCert(t)
-	opts := hub.DefaultOptions()
-	opts.LeaderElection, opts.HealthProbeAddress, opts.MetricsAddress = false, "0", "0"
-	opts.SkipNameValidation = true
+	opts := testenv.TestHubOptions()
 	opts.ExplainAddress, opts.ExplainCertDir = freeAddress(t), dir
-	mgr, err := hub.NewManager(env.HubIdentity(t, ""), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("hub manager: %v", err)
-		}
-	})
+	env.StartHub(t, opts)
 	hc := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}}
 	return "https://" + opts.ExplainAddress, hc, filepath.Join(dir, "ca.crt")
 }

@@ -7,22 +7,18 @@ import (
 	"fmt"
 	"os"
 	"sort"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr/funcr"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
 	"github.com/flotilla/flotilla/api/scheme"
-	"github.com/flotilla/flotilla/internal/hub"
 	"github.com/flotilla/flotilla/internal/testenv"
 )
 
@@ -30,30 +26,10 @@ func TestMain(m *testing.M) { os.Exit(testenv.Main(m, testenv.Options{CRDs: true
 
 const wait = 60 * time.Second
 
-var setLogger sync.Once
-
 // startHub runs the hub (every controller, no webhook) as its generated roles until the test ends.
 func startHub(t *testing.T, env *testenv.Env) {
 	t.Helper()
-	setLogger.Do(func() {
-		ctrl.SetLogger(funcr.New(func(prefix, args string) { fmt.Fprintln(os.Stderr, prefix, args) }, funcr.Options{}))
-	})
-	opts := hub.DefaultOptions()
-	opts.LeaderElection, opts.HealthProbeAddress, opts.MetricsAddress = false, "0", "0"
-	opts.SkipNameValidation = true // each test starts its own hub
-	mgr, err := hub.NewManager(env.HubIdentity(t, ""), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("hub manager: %v", err)
-		}
-	})
+	env.StartHub(t, testenv.TestHubOptions())
 }
 
 // admin is an uncached administrator's client (system:masters), with watch.

@@ -41,32 +41,11 @@ func startHub(t *testing.T, env *testenv.Env) (stop func()) {
 // startHubWith is startHub with options changed by mutate (nil changes nothing).
 func startHubWith(t *testing.T, env *testenv.Env, mutate func(*hub.Options)) (stop func()) {
 	t.Helper()
-	opts := hub.DefaultOptions()
-	opts.LeaderElection, opts.HealthProbeAddress, opts.MetricsAddress = false, "0", "0"
-	opts.SkipNameValidation = true // each test starts its own hub
+	opts := testenv.TestHubOptions()
 	if mutate != nil {
 		mutate(&opts)
 	}
-	// The hub runs as its generated roles and nothing more (config/rbac): these tests also prove
-	// the roles are enough.
-	mgr, err := hub.NewManager(env.HubIdentity(t, ""), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	var stopped atomic.Bool
-	stop = func() {
-		if stopped.CompareAndSwap(false, true) {
-			cancel()
-			if err := <-done; err != nil {
-				t.Errorf("hub manager: %v", err)
-			}
-		}
-	}
-	t.Cleanup(stop)
-	return stop
+	return env.StartHub(t, opts)
 }
 
 // bootstrapConfig creates the bootstrap identity and returns a client configuration that uses it.

@@ -7,14 +7,11 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr/funcr"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
@@ -22,7 +19,6 @@ import (
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
 	multiclusterv1alpha1 "github.com/flotilla/flotilla/api/multicluster/v1alpha1"
 	"github.com/flotilla/flotilla/api/scheme"
-	"github.com/flotilla/flotilla/internal/hub"
 	"github.com/flotilla/flotilla/internal/testenv"
 )
 
@@ -30,32 +26,13 @@ func TestMain(m *testing.M) { os.Exit(testenv.Main(m, testenv.Options{CRDs: true
 
 const wait = 60 * time.Second
 
-var setLogger sync.Once
-
-// startHub runs the hub (every controller, no webhook) as its generated roles until the test
-// ends, with the SIG mirror on or off.
+// startHub runs the hub as its generated roles until the test ends, mirroring SIG
+// PlacementDecisions when mirror is true.
 func startHub(t *testing.T, env *testenv.Env, mirror bool) {
 	t.Helper()
-	setLogger.Do(func() {
-		ctrl.SetLogger(funcr.New(func(prefix, args string) { fmt.Fprintln(os.Stderr, prefix, args) }, funcr.Options{}))
-	})
-	opts := hub.DefaultOptions()
-	opts.LeaderElection, opts.HealthProbeAddress, opts.MetricsAddress = false, "0", "0"
-	opts.SkipNameValidation = true // each test starts its own hub
+	opts := testenv.TestHubOptions()
 	opts.MirrorSIGDecisions = mirror
-	mgr, err := hub.NewManager(env.HubIdentity(t, ""), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("hub manager: %v", err)
-		}
-	})
+	env.StartHub(t, opts)
 }
 
 // admin is an uncached administrator's client (system:masters), with watch.

@@ -1,0 +1,30 @@
+package testenv
+
+import (
+	"testing"
+
+	"github.com/flotilla/flotilla/internal/hub"
+)
+
+// TestHubOptions are the hub's options for a test: every controller, no leader election, no
+// probes or metrics, no webhook or explanation server, and controller names that may repeat
+// (each test starts its own hub in the same process).
+func TestHubOptions() hub.Options {
+	opts := hub.DefaultOptions()
+	opts.LeaderElection, opts.HealthProbeAddress, opts.MetricsAddress = false, "0", "0"
+	opts.SkipNameValidation = true
+	return opts
+}
+
+// StartHub runs the hub's manager with opts in the test process, as the hub's generated roles and
+// nothing more (HubIdentity, so every test that uses it also shows the roles are enough), until
+// stop is called or the test ends.
+func (e *Env) StartHub(t testing.TB, opts hub.Options) (stop func()) {
+	t.Helper()
+	useProcessLogger()
+	mgr, err := hub.NewManager(e.HubIdentity(t, ""), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return run(t, mgr)
+}
