@@ -16,7 +16,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -51,8 +50,6 @@ import (
 func TestMain(m *testing.M) { os.Exit(testenv.Main(m, testenv.Options{CRDs: true})) }
 
 const wait = 60 * time.Second
-
-var setLogger sync.Once
 
 // startHub runs the hub, with its explanation server on a free loopback port and a certificate
 // from an authority of the test's, as its generated roles until the test ends. It returns the
