@@ -399,27 +399,30 @@ spec:
 		if err := clientcmd.WriteToFile(*kc, kubeconfig); err != nil {
 			t.Fatal(err)
 		}
-		io, out, _ := streams.Buffers()
-		root := &cobra.Command{Use: "flotilla", SilenceUsage: true, SilenceErrors: true}
-		root.AddCommand(explaincli.NewCommand(io, clock.RealClock{}))
-		root.SetArgs([]string{"explain", "placement", "gpu", "-o", "json", "--kubeconfig", kubeconfig, "--via-hub", base, "--via-hub-ca", caFile})
-		if err := root.ExecuteContext(ctx); err != nil {
-			t.Fatal(err)
-		}
-		var got placementview.Output
-		if err := json.Unmarshal(out.Bytes(), &got); err != nil {
-			t.Fatalf("decoding %s: %v", out, err)
-		}
-		p := &clusterv1beta1.Placement{}
-		if err := c.Get(ctx, client.ObjectKeyFromObject(gpu), p); err != nil {
-			t.Fatal(err)
-		}
-		want, err := local(ctx, c, p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if diff := cmp.Diff(want, got, sameExplanation); diff != "" {
-			t.Errorf("explanation (-local +hub):\n%s", diff)
-		}
+		// The hub answers from its cache, the local explanation from the API server: they agree
+		// once the cache has caught up with the placement's latest decisions.
+		testenv.WaitFor(t, wait, "the hub's answer through the command to equal the local explanation", func(ctx context.Context) (bool, string, error) {
+			io, out, _ := streams.Buffers()
+			root := &cobra.Command{Use: "flotilla", SilenceUsage: true, SilenceErrors: true}
+			root.AddCommand(explaincli.NewCommand(io, clock.RealClock{}))
+			root.SetArgs([]string{"explain", "placement", "gpu", "-o", "json", "--kubeconfig", kubeconfig, "--via-hub", base, "--via-hub-ca", caFile})
+			if err := root.ExecuteContext(ctx); err != nil {
+				return false, "", err
+			}
+			var got placementview.Output
+			if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+				return false, "", fmt.Errorf("decoding %s: %w", out, err)
+			}
+			p := &clusterv1beta1.Placement{}
+			if err := c.Get(ctx, client.ObjectKeyFromObject(gpu), p); err != nil {
+				return false, "", err
+			}
+			want, err := local(ctx, c, p)
+			if err != nil {
+				return false, "", err
+			}
+			diff := cmp.Diff(want, got, sameExplanation)
+			return diff == "", "explanation (-local +hub):\n" + diff, nil
+		})
 	})
 }
