@@ -17,7 +17,6 @@ import (
 	clusterv1alpha1 "github.com/flotilla/flotilla/api/cluster/v1alpha1"
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
-	"github.com/flotilla/flotilla/api/scheme"
 	"github.com/flotilla/flotilla/internal/cli/kubeflags"
 	"github.com/flotilla/flotilla/internal/cli/placementview"
 	"github.com/flotilla/flotilla/internal/cli/streams"
@@ -30,7 +29,7 @@ type newClientFunc func(kube kubeflags.Flags) (client.Reader, *kubeflags.Loaded,
 
 // NewCommand returns `flotilla explain`.
 func NewCommand(io streams.IO, clk clock.PassiveClock) *cobra.Command {
-	return newCommand(io, clk, newHubClient)
+	return newCommand(io, clk, kubeflags.NewHubReader)
 }
 
 func newCommand(io streams.IO, clk clock.PassiveClock, newClient newClientFunc) *cobra.Command {
@@ -190,17 +189,4 @@ func list(names []string) string {
 		return "no cluster"
 	}
 	return strings.Join(names, ", ")
-}
-
-// newHubClient is the newClientFunc of the real command.
-func newHubClient(kube kubeflags.Flags) (client.Reader, *kubeflags.Loaded, error) {
-	hub, err := kube.Load()
-	if err != nil {
-		return nil, nil, err
-	}
-	c, err := client.New(hub.Config, client.Options{Scheme: scheme.Scheme})
-	if err != nil {
-		return nil, nil, fmt.Errorf("creating a client of the hub of kubeconfig %s: %w", hub.Source, err)
-	}
-	return c, hub, nil
 }

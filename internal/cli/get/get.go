@@ -11,7 +11,6 @@ import (
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/flotilla/flotilla/api/scheme"
 	"github.com/flotilla/flotilla/internal/cli/kubeflags"
 	"github.com/flotilla/flotilla/internal/cli/streams"
 )
@@ -31,7 +30,7 @@ type options struct {
 
 // NewCommand returns `flotilla get`.
 func NewCommand(io streams.IO, clk clock.PassiveClock) *cobra.Command {
-	return newCommand(io, clk, newHubClient)
+	return newCommand(io, clk, kubeflags.NewHubReader)
 }
 
 func newCommand(io streams.IO, clk clock.PassiveClock, newClient newClientFunc) *cobra.Command {
@@ -147,17 +146,4 @@ func sortByNamespaceAndName(list client.ObjectList) error {
 	}
 	sort.SliceStable(items, func(i, j int) bool { return keys[items[i]] < keys[items[j]] })
 	return meta.SetList(list, items)
-}
-
-// newHubClient is the newClientFunc of the real command.
-func newHubClient(kube kubeflags.Flags) (client.Reader, *kubeflags.Loaded, error) {
-	hub, err := kube.Load()
-	if err != nil {
-		return nil, nil, err
-	}
-	c, err := client.New(hub.Config, client.Options{Scheme: scheme.Scheme})
-	if err != nil {
-		return nil, nil, fmt.Errorf("creating a client of the hub of kubeconfig %s: %w", hub.Source, err)
-	}
-	return c, hub, nil
 }

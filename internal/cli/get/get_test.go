@@ -339,10 +339,10 @@ func TestNewHubClient(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			c, hub, err := newHubClient(kubeflags.Flags{Kubeconfig: tc.kubeconfig})
+			c, hub, err := kubeflags.NewHubReader(kubeflags.Flags{Kubeconfig: tc.kubeconfig})
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("newHubClient: err = %v, want one saying %q", err, tc.wantErr)
+					t.Fatalf("NewHubReader: err = %v, want one saying %q", err, tc.wantErr)
 				}
 				return
 			}
@@ -350,7 +350,7 @@ func TestNewHubClient(t *testing.T) {
 				t.Fatal(err)
 			}
 			if c == nil {
-				t.Fatal("newHubClient returned no client")
+				t.Fatal("NewHubReader returned no client")
 			}
 			if diff := cmp.Diff(tc.wantNamespace, hub.Namespace); diff != "" {
 				t.Errorf("namespace (-want +got):\n%s", diff)

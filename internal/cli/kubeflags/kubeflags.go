@@ -14,6 +14,9 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"k8s.io/client-go/util/homedir"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/flotilla/flotilla/api/scheme"
 )
 
 // EnvVar lists the kubeconfig files to merge when --kubeconfig is not given.
@@ -202,4 +205,19 @@ func needsQuote(r rune) bool {
 	default:
 		return !strings.ContainsRune("-_./:@%+=,", r)
 	}
+}
+
+// NewHubReader loads the kubeconfig the flags name and returns a client of that cluster (the
+// hub) that knows every Flotilla kind, with what was loaded. It is what the read-only verbs (get,
+// explain) use.
+func NewHubReader(f Flags) (client.Reader, *Loaded, error) {
+	hub, err := f.Load()
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := client.New(hub.Config, client.Options{Scheme: scheme.Scheme})
+	if err != nil {
+		return nil, nil, fmt.Errorf("creating a client of the hub of kubeconfig %s: %w", hub.Source, err)
+	}
+	return c, hub, nil
 }
