@@ -12,12 +12,10 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
-	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
 	"github.com/flotilla/flotilla/api/scheme"
 	"github.com/flotilla/flotilla/internal/testenv"
 )
@@ -42,62 +40,10 @@ func admin(t *testing.T, env *testenv.Env) client.WithWatch {
 	return c
 }
 
-// fleet is a test's own cluster set, bound into its own namespace.
-type fleet struct {
-	c   client.Client
-	ns  string
-	set string
-}
-
-// newFleet makes a set named set (ExclusiveClusterSetLabel) bound into a new namespace.
-func newFleet(t *testing.T, env *testenv.Env, c client.Client, set string) *fleet {
-	t.Helper()
-	f := &fleet{c: c, ns: env.Namespace(t, env.Hub), set: set}
-	create(t, c, &clusterv1beta2.ManagedClusterSet{ObjectMeta: metav1.ObjectMeta{Name: set},
-		Spec: clusterv1beta2.ManagedClusterSetSpec{ClusterSelector: clusterv1beta2.ManagedClusterSelector{SelectorType: clusterv1beta2.ExclusiveClusterSetLabel}}})
-	create(t, c, &clusterv1beta2.ManagedClusterSetBinding{ObjectMeta: metav1.ObjectMeta{Name: set, Namespace: f.ns},
-		Spec: clusterv1beta2.ManagedClusterSetBindingSpec{ClusterSet: set}})
-	return f
-}
-
-// cluster makes a ManagedCluster in f's set with the labels given.
-func (f *fleet) cluster(t *testing.T, name string, labels map[string]string) {
-	t.Helper()
-	l := map[string]string{clusterv1beta2.ClusterSetLabel: f.set}
-	for k, v := range labels {
-		l[k] = v
-	}
-	create(t, f.c, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: l}})
-}
-
-// create creates obj and deletes it when the test ends.
-func create(t *testing.T, c client.Client, obj client.Object) {
-	t.Helper()
-	if err := c.Create(context.Background(), obj); err != nil {
-		t.Fatalf("creating %T %s: %v", obj, obj.GetName(), err)
-	}
-	t.Cleanup(func() { _ = c.Delete(context.Background(), obj) })
-}
-
-// update reads obj, applies change and writes it back, again on conflicts.
-func update(t *testing.T, c client.Client, obj client.Object, change func()) {
-	t.Helper()
-	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
-		if err := c.Get(context.Background(), client.ObjectKeyFromObject(obj), obj); err != nil {
-			return err
-		}
-		change()
-		return c.Update(context.Background(), obj)
-	})
-	if err != nil {
-		t.Fatalf("updating %s: %v", obj.GetName(), err)
-	}
-}
-
 func setLabel(t *testing.T, c client.Client, cluster, key, value string) {
 	t.Helper()
 	mc := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: cluster}}
-	update(t, c, mc, func() {
+	testenv.Update(t, c, mc, func() {
 		if value == "" {
 			delete(mc.Labels, key)
 		} else {

@@ -94,17 +94,17 @@ func TestPlacementByLabel(t *testing.T) {
 	env := testenv.Start(t, testenv.Options{CRDs: true})
 	c := admin(t, env)
 	startHub(t, env)
-	f := newFleet(t, env, c, "pl-label")
-	f.cluster(t, "pl-label-1", map[string]string{"env": "prod"})
-	f.cluster(t, "pl-label-2", map[string]string{"env": "prod"})
-	f.cluster(t, "pl-label-3", map[string]string{"env": "prod"})
-	f.cluster(t, "pl-label-4", map[string]string{"env": "dev"})
-	p := labelPlacement(f.ns, "prod", 2, map[string]string{"env": "prod"})
-	create(t, c, p)
+	f := env.NewBoundSet(t, c, "pl-label")
+	f.Cluster(t, "pl-label-1", map[string]string{"env": "prod"})
+	f.Cluster(t, "pl-label-2", map[string]string{"env": "prod"})
+	f.Cluster(t, "pl-label-3", map[string]string{"env": "prod"})
+	f.Cluster(t, "pl-label-4", map[string]string{"env": "dev"})
+	p := labelPlacement(f.Namespace, "prod", 2, map[string]string{"env": "prod"})
+	testenv.Create(t, c, p)
 
 	// Balance and Steady tie every cluster at first: ties go by name.
-	items := waitDecisions(t, c, f.ns, "prod", decisionView{"prod-decision-1": {Labels: labels("prod", "", 0), Clusters: []string{"pl-label-1", "pl-label-2"}}})
-	got := waitStatus(t, c, f.ns, "prod", 2, satisfied)
+	items := waitDecisions(t, c, f.Namespace, "prod", decisionView{"prod-decision-1": {Labels: labels("prod", "", 0), Clusters: []string{"pl-label-1", "pl-label-2"}}})
+	got := waitStatus(t, c, f.Namespace, "prod", 2, satisfied)
 	ref := metav1.GetControllerOf(&items[0])
 	if ref == nil || ref.Kind != "Placement" || ref.Name != "prod" || ref.UID != got.UID {
 		t.Errorf("prod-decision-1's controller is %+v, want the Placement prod (uid %s)", ref, got.UID)
@@ -121,21 +121,21 @@ func TestPlacementByLabel(t *testing.T) {
 
 	t.Run("a label change on one cluster updates the decisions", func(t *testing.T) {
 		setLabel(t, c, "pl-label-1", "env", "dev")
-		waitDecisions(t, c, f.ns, "prod", decisionView{"prod-decision-1": {Labels: labels("prod", "", 0), Clusters: []string{"pl-label-2", "pl-label-3"}}})
-		waitStatus(t, c, f.ns, "prod", 2, satisfied)
+		waitDecisions(t, c, f.Namespace, "prod", decisionView{"prod-decision-1": {Labels: labels("prod", "", 0), Clusters: []string{"pl-label-2", "pl-label-3"}}})
+		waitStatus(t, c, f.Namespace, "prod", 2, satisfied)
 	})
 
 	t.Run("too few clusters: NotAllDecisionsScheduled", func(t *testing.T) {
 		setLabel(t, c, "pl-label-2", "env", "dev")
-		waitDecisions(t, c, f.ns, "prod", decisionView{"prod-decision-1": {Labels: labels("prod", "", 0), Clusters: []string{"pl-label-3"}}})
-		waitStatus(t, c, f.ns, "prod", 1, map[string]string{
+		waitDecisions(t, c, f.Namespace, "prod", decisionView{"prod-decision-1": {Labels: labels("prod", "", 0), Clusters: []string{"pl-label-3"}}})
+		waitStatus(t, c, f.Namespace, "prod", 1, map[string]string{
 			clusterv1beta1.PlacementConditionSatisfied: "False/" + clusterv1beta1.PlacementReasonNotAllDecisionsScheduled})
 	})
 
 	t.Run("few events: one per change of the selected clusters", func(t *testing.T) {
 		var n int
 		testenv.WaitFor(t, wait, "the DecisionsUpdated events", func(ctx context.Context) (bool, string, error) {
-			evs, err := env.Hub.Client.EventsV1().Events(f.ns).List(ctx, metav1.ListOptions{})
+			evs, err := env.Hub.Client.EventsV1().Events(f.Namespace).List(ctx, metav1.ListOptions{})
 			if err != nil {
 				return false, "", err
 			}
@@ -160,15 +160,15 @@ func TestDecisionGroups(t *testing.T) {
 	env := testenv.Start(t, testenv.Options{CRDs: true})
 	c := admin(t, env)
 	startHub(t, env)
-	f := newFleet(t, env, c, "pl-groups")
+	f := env.NewBoundSet(t, c, "pl-groups")
 	for i := 1; i <= 5; i++ {
 		tier := "main"
 		if i == 4 {
 			tier = "canary"
 		}
-		f.cluster(t, fmt.Sprintf("pl-groups-%d", i), map[string]string{"tier": tier})
+		f.Cluster(t, fmt.Sprintf("pl-groups-%d", i), map[string]string{"tier": tier})
 	}
-	p := &clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: "rollout"}, Spec: clusterv1beta1.PlacementSpec{
+	p := &clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: f.Namespace, Name: "rollout"}, Spec: clusterv1beta1.PlacementSpec{
 		Tolerations: tolerateNoAgent,
 		DecisionStrategy: clusterv1beta1.DecisionStrategy{GroupStrategy: clusterv1beta1.GroupStrategy{
 			DecisionGroups: []clusterv1beta1.DecisionGroup{{GroupName: "canary", GroupClusterSelector: clusterv1beta1.GroupClusterSelector{
@@ -176,13 +176,13 @@ func TestDecisionGroups(t *testing.T) {
 			ClustersPerDecisionGroup: intstr.FromInt32(2),
 		}},
 	}}
-	create(t, c, p)
-	waitDecisions(t, c, f.ns, "rollout", decisionView{
+	testenv.Create(t, c, p)
+	waitDecisions(t, c, f.Namespace, "rollout", decisionView{
 		"rollout-decision-1": {Labels: labels("rollout", "canary", 0), Clusters: []string{"pl-groups-4"}},
 		"rollout-decision-2": {Labels: labels("rollout", "", 1), Clusters: []string{"pl-groups-1", "pl-groups-2"}},
 		"rollout-decision-3": {Labels: labels("rollout", "", 2), Clusters: []string{"pl-groups-3", "pl-groups-5"}},
 	})
-	got := waitStatus(t, c, f.ns, "rollout", 5, satisfied)
+	got := waitStatus(t, c, f.Namespace, "rollout", 5, satisfied)
 	want := []clusterv1beta1.DecisionGroupStatus{
 		{DecisionGroupIndex: 0, DecisionGroupName: "canary", Decisions: []string{"rollout-decision-1"}, ClusterCount: 1},
 		{DecisionGroupIndex: 1, Decisions: []string{"rollout-decision-2"}, ClusterCount: 2},
@@ -193,9 +193,9 @@ func TestDecisionGroups(t *testing.T) {
 	}
 
 	t.Run("clustersPerDecisionGroup as a percent", func(t *testing.T) {
-		update(t, c, p, func() { p.Spec.DecisionStrategy.GroupStrategy.ClustersPerDecisionGroup = intstr.FromString("60%") })
+		testenv.Update(t, c, p, func() { p.Spec.DecisionStrategy.GroupStrategy.ClustersPerDecisionGroup = intstr.FromString("60%") })
 		// 60% of 5 is 3: the canary group, then the other four in groups of three.
-		waitDecisions(t, c, f.ns, "rollout", decisionView{
+		waitDecisions(t, c, f.Namespace, "rollout", decisionView{
 			"rollout-decision-1": {Labels: labels("rollout", "canary", 0), Clusters: []string{"pl-groups-4"}},
 			"rollout-decision-2": {Labels: labels("rollout", "", 1), Clusters: []string{"pl-groups-1", "pl-groups-2", "pl-groups-3"}},
 			"rollout-decision-3": {Labels: labels("rollout", "", 2), Clusters: []string{"pl-groups-5"}},
@@ -207,21 +207,21 @@ func TestBadInput(t *testing.T) {
 	env := testenv.Start(t, testenv.Options{CRDs: true})
 	c := admin(t, env)
 	startHub(t, env)
-	f := newFleet(t, env, c, "pl-bad")
-	f.cluster(t, "pl-bad-1", map[string]string{"env": "prod"})
-	f.cluster(t, "pl-bad-2", map[string]string{"env": "prod"})
-	p := labelPlacement(f.ns, "bad", 1, map[string]string{"env": "prod"})
-	create(t, c, p)
+	f := env.NewBoundSet(t, c, "pl-bad")
+	f.Cluster(t, "pl-bad-1", map[string]string{"env": "prod"})
+	f.Cluster(t, "pl-bad-2", map[string]string{"env": "prod"})
+	p := labelPlacement(f.Namespace, "bad", 1, map[string]string{"env": "prod"})
+	testenv.Create(t, c, p)
 	decided := decisionView{"bad-decision-1": {Labels: labels("bad", "", 0), Clusters: []string{"pl-bad-1"}}}
-	waitDecisions(t, c, f.ns, "bad", decided)
+	waitDecisions(t, c, f.Namespace, "bad", decided)
 
 	t.Run("an unknown built-in prioritizer: misconfigured, decisions kept", func(t *testing.T) {
-		update(t, c, p, func() {
+		testenv.Update(t, c, p, func() {
 			p.Spec.NumberOfClusters = ptr.To(int32(2))
 			p.Spec.PrioritizerPolicy.Configurations = []clusterv1beta1.PrioritizerConfig{{ScoreCoordinate: &clusterv1beta1.ScoreCoordinate{
 				Type: clusterv1beta1.ScoreCoordinateTypeBuiltIn, BuiltIn: "Nope"}}}
 		})
-		got := waitStatus(t, c, f.ns, "bad", 1, map[string]string{
+		got := waitStatus(t, c, f.Namespace, "bad", 1, map[string]string{
 			clusterv1beta1.PlacementConditionMisconfigured: "True/" + clusterv1beta1.PlacementReasonMisconfigured})
 		msg := meta.FindStatusCondition(got.Status.Conditions, clusterv1beta1.PlacementConditionMisconfigured).Message
 		for _, want := range []string{"spec.prioritizerPolicy.configurations[0].scoreCoordinate.builtIn", `"Nope"`} {
@@ -231,27 +231,27 @@ func TestBadInput(t *testing.T) {
 		}
 		// numberOfClusters went to 2, but nothing is rescheduled: the one decision stays.
 		time.Sleep(2 * time.Second)
-		if now, _, err := decisions(context.Background(), c, f.ns, "bad"); err != nil || !cmp.Equal(decided, now) {
+		if now, _, err := decisions(context.Background(), c, f.Namespace, "bad"); err != nil || !cmp.Equal(decided, now) {
 			t.Errorf("decisions of a misconfigured placement changed (err %v), (-want +got):\n%s", err, cmp.Diff(decided, now))
 		}
 	})
 
 	t.Run("a namespace without bindings; another placement is still served", func(t *testing.T) {
 		lonely := env.Namespace(t, env.Hub)
-		create(t, c, labelPlacement(lonely, "unbound", 1, nil))
+		testenv.Create(t, c, labelPlacement(lonely, "unbound", 1, nil))
 		waitStatus(t, c, lonely, "unbound", 0, map[string]string{
 			clusterv1beta1.PlacementConditionSatisfied: "False/" + clusterv1beta1.PlacementReasonNoManagedClusterSetBindings})
 		waitDecisions(t, c, lonely, "unbound", decisionView{"unbound-decision-1": {Labels: labels("unbound", "", 0), Clusters: []string{}}})
 
-		create(t, c, labelPlacement(f.ns, "good", 2, map[string]string{"env": "prod"}))
-		waitDecisions(t, c, f.ns, "good", decisionView{"good-decision-1": {Labels: labels("good", "", 0), Clusters: []string{"pl-bad-1", "pl-bad-2"}}})
-		waitStatus(t, c, f.ns, "good", 2, satisfied)
+		testenv.Create(t, c, labelPlacement(f.Namespace, "good", 2, map[string]string{"env": "prod"}))
+		waitDecisions(t, c, f.Namespace, "good", decisionView{"good-decision-1": {Labels: labels("good", "", 0), Clusters: []string{"pl-bad-1", "pl-bad-2"}}})
+		waitStatus(t, c, f.Namespace, "good", 2, satisfied)
 	})
 
 	t.Run("fixed, it is scheduled again", func(t *testing.T) {
-		update(t, c, p, func() { p.Spec.PrioritizerPolicy.Configurations = nil })
-		waitDecisions(t, c, f.ns, "bad", decisionView{"bad-decision-1": {Labels: labels("bad", "", 0), Clusters: []string{"pl-bad-1", "pl-bad-2"}}})
-		waitStatus(t, c, f.ns, "bad", 2, satisfied)
+		testenv.Update(t, c, p, func() { p.Spec.PrioritizerPolicy.Configurations = nil })
+		waitDecisions(t, c, f.Namespace, "bad", decisionView{"bad-decision-1": {Labels: labels("bad", "", 0), Clusters: []string{"pl-bad-1", "pl-bad-2"}}})
+		waitStatus(t, c, f.Namespace, "bad", 2, satisfied)
 	})
 }
 
@@ -259,22 +259,22 @@ func TestDisableAnnotation(t *testing.T) {
 	env := testenv.Start(t, testenv.Options{CRDs: true})
 	c := admin(t, env)
 	startHub(t, env)
-	f := newFleet(t, env, c, "pl-off")
-	f.cluster(t, "pl-off-1", map[string]string{"env": "prod"})
-	f.cluster(t, "pl-off-2", map[string]string{"env": "dev"})
-	p := labelPlacement(f.ns, "off", 2, map[string]string{"env": "prod"})
-	create(t, c, p)
+	f := env.NewBoundSet(t, c, "pl-off")
+	f.Cluster(t, "pl-off-1", map[string]string{"env": "prod"})
+	f.Cluster(t, "pl-off-2", map[string]string{"env": "dev"})
+	p := labelPlacement(f.Namespace, "off", 2, map[string]string{"env": "prod"})
+	testenv.Create(t, c, p)
 	before := decisionView{"off-decision-1": {Labels: labels("off", "", 0), Clusters: []string{"pl-off-1"}}}
-	waitDecisions(t, c, f.ns, "off", before)
+	waitDecisions(t, c, f.Namespace, "off", before)
 
-	update(t, c, p, func() { p.Annotations = map[string]string{clusterv1beta1.PlacementDisableAnnotation: "true"} })
+	testenv.Update(t, c, p, func() { p.Annotations = map[string]string{clusterv1beta1.PlacementDisableAnnotation: "true"} })
 	time.Sleep(time.Second) // let the hub see the annotation before the change it must ignore
 	setLabel(t, c, "pl-off-2", "env", "prod")
 	time.Sleep(3 * time.Second)
-	if got, _, err := decisions(context.Background(), c, f.ns, "off"); err != nil || !cmp.Equal(before, got) {
+	if got, _, err := decisions(context.Background(), c, f.Namespace, "off"); err != nil || !cmp.Equal(before, got) {
 		t.Errorf("decisions of a disabled placement changed (err %v), (-want +got):\n%s", err, cmp.Diff(before, got))
 	}
 
-	update(t, c, p, func() { delete(p.Annotations, clusterv1beta1.PlacementDisableAnnotation) })
-	waitDecisions(t, c, f.ns, "off", decisionView{"off-decision-1": {Labels: labels("off", "", 0), Clusters: []string{"pl-off-1", "pl-off-2"}}})
+	testenv.Update(t, c, p, func() { delete(p.Annotations, clusterv1beta1.PlacementDisableAnnotation) })
+	waitDecisions(t, c, f.Namespace, "off", decisionView{"off-decision-1": {Labels: labels("off", "", 0), Clusters: []string{"pl-off-1", "pl-off-2"}}})
 }

@@ -23,17 +23,17 @@ func TestReacts(t *testing.T) {
 	env := testenv.Start(t, testenv.Options{CRDs: true})
 	c := admin(t, env)
 	startHub(t, env)
-	f := newFleet(t, env, c, "pl-react")
-	f.cluster(t, "pl-react-1", nil)
-	f.cluster(t, "pl-react-2", nil)
+	f := env.NewBoundSet(t, c, "pl-react")
+	f.Cluster(t, "pl-react-1", nil)
+	f.Cluster(t, "pl-react-2", nil)
 
 	t.Run("a binding made later", func(t *testing.T) {
 		ns := env.Namespace(t, env.Hub)
-		create(t, c, labelPlacement(ns, "later", 2, nil))
+		testenv.Create(t, c, labelPlacement(ns, "later", 2, nil))
 		waitStatus(t, c, ns, "later", 0, map[string]string{
 			clusterv1beta1.PlacementConditionSatisfied: "False/" + clusterv1beta1.PlacementReasonNoManagedClusterSetBindings})
-		create(t, c, &clusterv1beta2.ManagedClusterSetBinding{ObjectMeta: metav1.ObjectMeta{Name: f.set, Namespace: ns},
-			Spec: clusterv1beta2.ManagedClusterSetBindingSpec{ClusterSet: f.set}})
+		testenv.Create(t, c, &clusterv1beta2.ManagedClusterSetBinding{ObjectMeta: metav1.ObjectMeta{Name: f.Set, Namespace: ns},
+			Spec: clusterv1beta2.ManagedClusterSetBindingSpec{ClusterSet: f.Set}})
 		waitDecisions(t, c, ns, "later", decisionView{"later-decision-1": {Labels: labels("later", "", 0), Clusters: []string{"pl-react-1", "pl-react-2"}}})
 		waitStatus(t, c, ns, "later", 2, satisfied)
 	})
@@ -49,21 +49,21 @@ func TestReacts(t *testing.T) {
 				_ = env.Hub.Client.CoreV1().Namespaces().Delete(context.Background(), cluster, metav1.DeleteOptions{})
 			})
 			s := &clusterv1alpha1.AddOnPlacementScore{ObjectMeta: metav1.ObjectMeta{Name: "demo", Namespace: cluster}}
-			create(t, c, s)
+			testenv.Create(t, c, s)
 			value := v
 			setScore(t, c, s, value)
 			scores[cluster] = s
 		}
-		p := labelPlacement(f.ns, "scored", 1, nil)
+		p := labelPlacement(f.Namespace, "scored", 1, nil)
 		p.Spec.PrioritizerPolicy = clusterv1beta1.PrioritizerPolicy{Mode: clusterv1beta1.PrioritizerPolicyModeExact,
 			Configurations: []clusterv1beta1.PrioritizerConfig{{ScoreCoordinate: &clusterv1beta1.ScoreCoordinate{
 				Type: clusterv1beta1.ScoreCoordinateTypeAddOn, AddOn: &clusterv1beta1.AddOnScore{ResourceName: "demo", ScoreName: "demo"}}}}}
-		create(t, c, p)
-		waitDecisions(t, c, f.ns, "scored", decisionView{"scored-decision-1": {Labels: labels("scored", "", 0), Clusters: []string{"pl-react-2"}}})
+		testenv.Create(t, c, p)
+		waitDecisions(t, c, f.Namespace, "scored", decisionView{"scored-decision-1": {Labels: labels("scored", "", 0), Clusters: []string{"pl-react-2"}}})
 
 		s := scores["pl-react-1"]
 		setScore(t, c, s, 100)
-		waitDecisions(t, c, f.ns, "scored", decisionView{"scored-decision-1": {Labels: labels("scored", "", 0), Clusters: []string{"pl-react-1"}}})
+		waitDecisions(t, c, f.Namespace, "scored", decisionView{"scored-decision-1": {Labels: labels("scored", "", 0), Clusters: []string{"pl-react-1"}}})
 	})
 }
 

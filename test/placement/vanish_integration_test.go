@@ -88,16 +88,16 @@ func TestNoClusterVanishes(t *testing.T) {
 	env := testenv.Start(t, testenv.Options{CRDs: true})
 	c := admin(t, env)
 	startHub(t, env)
-	f := newFleet(t, env, c, "pl-many")
+	f := env.NewBoundSet(t, c, "pl-many")
 	var all []string
 	for i := 0; i < 250; i++ {
 		name := fmt.Sprintf("pl-many-m%03d", i)
-		f.cluster(t, name, map[string]string{"use": "yes"})
+		f.Cluster(t, name, map[string]string{"use": "yes"})
 		all = append(all, name)
 	}
-	p := labelPlacement(f.ns, "many", 0, map[string]string{"use": "yes"})
+	p := labelPlacement(f.Namespace, "many", 0, map[string]string{"use": "yes"})
 	p.Spec.NumberOfClusters = nil // every matching cluster
-	create(t, c, p)
+	testenv.Create(t, c, p)
 	want := func(names []string) decisionView {
 		names = append([]string(nil), names...)
 		sort.Strings(names)
@@ -107,20 +107,20 @@ func TestNoClusterVanishes(t *testing.T) {
 		}
 		return v
 	}
-	waitDecisions(t, c, f.ns, "many", want(all))
+	waitDecisions(t, c, f.Namespace, "many", want(all))
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	list := &clusterv1beta1.PlacementDecisionList{}
 	sel := client.MatchingLabels{clusterv1beta1.PlacementLabel: "many"}
-	if err := c.List(ctx, list, client.InNamespace(f.ns), sel); err != nil {
+	if err := c.List(ctx, list, client.InNamespace(f.Namespace), sel); err != nil {
 		t.Fatal(err)
 	}
 	w := &unionWatcher{slices: map[string][]string{}, mustKeep: map[string]bool{}, dropped: map[string]bool{}}
 	for i := range list.Items {
 		w.apply(watch.Added, &list.Items[i])
 	}
-	wi, err := c.Watch(ctx, &clusterv1beta1.PlacementDecisionList{}, client.InNamespace(f.ns), sel,
+	wi, err := c.Watch(ctx, &clusterv1beta1.PlacementDecisionList{}, client.InNamespace(f.Namespace), sel,
 		&client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: list.ResourceVersion}})
 	if err != nil {
 		t.Fatal(err)
@@ -161,19 +161,19 @@ func TestNoClusterVanishes(t *testing.T) {
 	add := func(prefix string, n int) {
 		for i := 0; i < n; i++ {
 			name := fmt.Sprintf("pl-many-%s%03d", prefix, i)
-			f.cluster(t, name, map[string]string{"use": "yes"})
+			f.Cluster(t, name, map[string]string{"use": "yes"})
 			selected = append(selected, name)
 		}
 	}
 	start := time.Now()
 	add("a", 30)
-	waitDecisions(t, c, f.ns, "many", want(selected))
+	waitDecisions(t, c, f.Namespace, "many", want(selected))
 	sort.Strings(selected)
 	remove(selected[:45]...) // from the front: the a-clusters and some m-clusters
-	waitDecisions(t, c, f.ns, "many", want(selected))
+	waitDecisions(t, c, f.Namespace, "many", want(selected))
 	add("b", 60) // back to 295: a third slice grows, boundaries shift forward again
 	remove("pl-many-m100", "pl-many-m150")
-	waitDecisions(t, c, f.ns, "many", want(selected))
+	waitDecisions(t, c, f.Namespace, "many", want(selected))
 	elapsed := time.Since(start)
 	time.Sleep(time.Second) // let the last events arrive
 	cancel()

@@ -11,12 +11,10 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
-	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
 	multiclusterv1alpha1 "github.com/flotilla/flotilla/api/multicluster/v1alpha1"
 	"github.com/flotilla/flotilla/api/scheme"
 	"github.com/flotilla/flotilla/internal/testenv"
@@ -43,49 +41,6 @@ func admin(t *testing.T, env *testenv.Env) client.WithWatch {
 		t.Fatal(err)
 	}
 	return c
-}
-
-// fleet is a test's own cluster set, bound into its own namespace.
-type fleet struct {
-	c   client.Client
-	ns  string
-	set string
-}
-
-// newFleet makes a set named set (ExclusiveClusterSetLabel) bound into a new namespace.
-func newFleet(t *testing.T, env *testenv.Env, c client.Client, set string) *fleet {
-	t.Helper()
-	f := &fleet{c: c, ns: env.Namespace(t, env.Hub), set: set}
-	testenv.Create(t, c, &clusterv1beta2.ManagedClusterSet{ObjectMeta: metav1.ObjectMeta{Name: set},
-		Spec: clusterv1beta2.ManagedClusterSetSpec{ClusterSelector: clusterv1beta2.ManagedClusterSelector{SelectorType: clusterv1beta2.ExclusiveClusterSetLabel}}})
-	testenv.Create(t, c, &clusterv1beta2.ManagedClusterSetBinding{ObjectMeta: metav1.ObjectMeta{Name: set, Namespace: f.ns},
-		Spec: clusterv1beta2.ManagedClusterSetBindingSpec{ClusterSet: set}})
-	return f
-}
-
-// cluster makes a ManagedCluster in f's set with the labels given.
-func (f *fleet) cluster(t *testing.T, name string, labels map[string]string) {
-	t.Helper()
-	l := map[string]string{clusterv1beta2.ClusterSetLabel: f.set}
-	for k, v := range labels {
-		l[k] = v
-	}
-	testenv.Create(t, f.c, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: l}})
-}
-
-// update reads obj, applies change and writes it back, again on conflicts.
-func update(t *testing.T, c client.Client, obj client.Object, change func()) {
-	t.Helper()
-	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
-		if err := c.Get(context.Background(), client.ObjectKeyFromObject(obj), obj); err != nil {
-			return err
-		}
-		change()
-		return c.Update(context.Background(), obj)
-	})
-	if err != nil {
-		t.Fatalf("updating %s: %v", obj.GetName(), err)
-	}
 }
 
 // tolerateNoAgent tolerates the taints the hub puts on clusters without a running agent, as the

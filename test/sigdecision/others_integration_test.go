@@ -48,14 +48,14 @@ func TestNameTaken(t *testing.T) {
 	env := testenv.Start(t, testenv.Options{CRDs: true})
 	c := admin(t, env)
 	startHub(t, env, true)
-	f := newFleet(t, env, c, "sig-taken")
-	f.cluster(t, "sig-taken-1", map[string]string{"tier": "main"})
-	f.cluster(t, "sig-taken-2", map[string]string{"tier": "canary"})
-	taken := foreign(t, c, f.ns, "rollout-decision-2", "rollout", 1)
-	testenv.Create(t, c, groupPlacement(f.ns, "rollout", intstr.FromInt32(1)))
+	f := env.NewBoundSet(t, c, "sig-taken")
+	f.Cluster(t, "sig-taken-1", map[string]string{"tier": "main"})
+	f.Cluster(t, "sig-taken-2", map[string]string{"tier": "canary"})
+	taken := foreign(t, c, f.Namespace, "rollout-decision-2", "rollout", 1)
+	testenv.Create(t, c, groupPlacement(f.Namespace, "rollout", intstr.FromInt32(1)))
 	// Slice 1 (the canary) is mirrored; slice 2's name is taken, and the user's object stays.
 	testenv.WaitFor(t, wait, "the canary slice mirrored", func(ctx context.Context) (bool, string, error) {
-		v, err := sigView(ctx, c, f.ns, "rollout", taken.Name)
+		v, err := sigView(ctx, c, f.Namespace, "rollout", taken.Name)
 		if err != nil {
 			return false, "", err
 		}
@@ -72,7 +72,7 @@ func TestNameTaken(t *testing.T) {
 	if err := c.Delete(context.Background(), taken); err != nil {
 		t.Fatal(err)
 	}
-	waitMirror(t, c, f.ns, "rollout", slicesAre(map[string][]string{
+	waitMirror(t, c, f.Namespace, "rollout", slicesAre(map[string][]string{
 		"rollout-decision-1": {"sig-taken-2"},
 		"rollout-decision-2": {"sig-taken-1"},
 	}))
@@ -83,17 +83,17 @@ func TestFlagOff(t *testing.T) {
 	env := testenv.Start(t, testenv.Options{CRDs: true})
 	c := admin(t, env)
 	startHub(t, env, false)
-	f := newFleet(t, env, c, "sig-off")
-	f.cluster(t, "sig-off-1", map[string]string{"env": "prod"})
-	testenv.Create(t, c, labelPlacement(f.ns, "off", map[string]string{"env": "prod"}))
+	f := env.NewBoundSet(t, c, "sig-off")
+	f.Cluster(t, "sig-off-1", map[string]string{"env": "prod"})
+	testenv.Create(t, c, labelPlacement(f.Namespace, "off", map[string]string{"env": "prod"}))
 	testenv.WaitFor(t, wait, "the OCM PlacementDecisions", func(ctx context.Context) (bool, string, error) {
-		ocm, err := ocmSlices(ctx, c, f.ns, "off")
+		ocm, err := ocmSlices(ctx, c, f.Namespace, "off")
 		d, ok := ocm["off-decision-1"]
 		return ok && slices.Equal(clusterNames(d), []string{"sig-off-1"}), fmt.Sprintf("%+v", ocm), err
 	})
 	consistently(t, 3*time.Second, "no SIG PlacementDecision", func(ctx context.Context) (bool, string) {
 		l := &multiclusterv1alpha1.PlacementDecisionList{}
-		if err := c.List(ctx, l, client.InNamespace(f.ns)); err != nil {
+		if err := c.List(ctx, l, client.InNamespace(f.Namespace)); err != nil {
 			return false, err.Error()
 		}
 		return len(l.Items) == 0, fmt.Sprintf("%d SIG PlacementDecisions, e.g. %+v", len(l.Items), l.Items)
@@ -151,26 +151,26 @@ func TestNoClusterVanishes(t *testing.T) {
 	env := testenv.Start(t, testenv.Options{CRDs: true})
 	c := admin(t, env)
 	startHub(t, env, true)
-	f := newFleet(t, env, c, "sig-vanish")
+	f := env.NewBoundSet(t, c, "sig-vanish")
 	var before []string
 	for i := 2; i <= 7; i++ {
 		name := fmt.Sprintf("sig-vanish-%d", i)
-		f.cluster(t, name, nil)
+		f.Cluster(t, name, nil)
 		before = append(before, name)
 	}
-	p := &clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: "shift"}, Spec: clusterv1beta1.PlacementSpec{
+	p := &clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: f.Namespace, Name: "shift"}, Spec: clusterv1beta1.PlacementSpec{
 		Tolerations: tolerateNoAgent,
 		DecisionStrategy: clusterv1beta1.DecisionStrategy{GroupStrategy: clusterv1beta1.GroupStrategy{
 			ClustersPerDecisionGroup: intstr.FromInt32(2)}},
 	}}
 	testenv.Create(t, c, p)
-	initial := waitMirror(t, c, f.ns, "shift", unionIs(before...))
+	initial := waitMirror(t, c, f.Namespace, "shift", unionIs(before...))
 	t.Logf("before: %v", initial)
 
 	w := &vanishWatcher{slices: map[string][]string{}, keep: before}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	wi, err := c.Watch(ctx, &multiclusterv1alpha1.PlacementDecisionList{}, client.InNamespace(f.ns),
+	wi, err := c.Watch(ctx, &multiclusterv1alpha1.PlacementDecisionList{}, client.InNamespace(f.Namespace),
 		client.MatchingLabels{multiclusterv1alpha1.LabelPlacementKey: "shift"})
 	if err != nil {
 		t.Fatal(err)
@@ -190,8 +190,8 @@ func TestNoClusterVanishes(t *testing.T) {
 	w.mu.Lock()
 	w.armed = true
 	w.mu.Unlock()
-	f.cluster(t, "sig-vanish-1", nil)
-	after := waitMirror(t, c, f.ns, "shift", unionIs(append([]string{"sig-vanish-1"}, before...)...))
+	f.Cluster(t, "sig-vanish-1", nil)
+	after := waitMirror(t, c, f.Namespace, "shift", unionIs(append([]string{"sig-vanish-1"}, before...)...))
 	t.Logf("after: %v", after)
 	testenv.WaitFor(t, wait, "the watch's final slices", func(context.Context) (bool, string, error) {
 		return w.state() == fmt.Sprint(asView(after)), w.state(), nil

@@ -135,47 +135,47 @@ func TestMirror(t *testing.T) {
 	env := testenv.Start(t, testenv.Options{CRDs: true})
 	c := admin(t, env)
 	startHub(t, env, true)
-	f := newFleet(t, env, c, "sig-mirror")
+	f := env.NewBoundSet(t, c, "sig-mirror")
 	for i := 1; i <= 5; i++ {
 		tier := "main"
 		if i == 4 {
 			tier = "canary"
 		}
-		f.cluster(t, fmt.Sprintf("sig-mirror-%d", i), map[string]string{"tier": tier})
+		f.Cluster(t, fmt.Sprintf("sig-mirror-%d", i), map[string]string{"tier": tier})
 	}
 	// Labeled as a tenth slice of the placement, but not the hub's: never changed nor deleted.
-	stray := foreign(t, c, f.ns, "rollout-decision-9", "rollout", 8)
-	p := groupPlacement(f.ns, "rollout", intstr.FromInt32(2))
+	stray := foreign(t, c, f.Namespace, "rollout-decision-9", "rollout", 8)
+	p := groupPlacement(f.Namespace, "rollout", intstr.FromInt32(2))
 	testenv.Create(t, c, p)
-	waitMirror(t, c, f.ns, "rollout", slicesAre(map[string][]string{
+	waitMirror(t, c, f.Namespace, "rollout", slicesAre(map[string][]string{
 		"rollout-decision-1": {"sig-mirror-4"},
 		"rollout-decision-2": {"sig-mirror-1", "sig-mirror-2"},
 		"rollout-decision-3": {"sig-mirror-3", "sig-mirror-5"},
 	}), stray.Name)
 
 	t.Run("a change of decisions is mirrored", func(t *testing.T) {
-		update(t, c, p, func() { p.Spec.DecisionStrategy.GroupStrategy.ClustersPerDecisionGroup = intstr.FromString("60%") })
-		waitMirror(t, c, f.ns, "rollout", slicesAre(map[string][]string{
+		testenv.Update(t, c, p, func() { p.Spec.DecisionStrategy.GroupStrategy.ClustersPerDecisionGroup = intstr.FromString("60%") })
+		waitMirror(t, c, f.Namespace, "rollout", slicesAre(map[string][]string{
 			"rollout-decision-1": {"sig-mirror-4"},
 			"rollout-decision-2": {"sig-mirror-1", "sig-mirror-2", "sig-mirror-3"},
 			"rollout-decision-3": {"sig-mirror-5"},
 		}), stray.Name)
 	})
 	t.Run("a surplus slice is deleted", func(t *testing.T) {
-		update(t, c, p, func() { p.Spec.DecisionStrategy.GroupStrategy.ClustersPerDecisionGroup = intstr.FromString("100%") })
-		waitMirror(t, c, f.ns, "rollout", slicesAre(map[string][]string{
+		testenv.Update(t, c, p, func() { p.Spec.DecisionStrategy.GroupStrategy.ClustersPerDecisionGroup = intstr.FromString("100%") })
+		waitMirror(t, c, f.Namespace, "rollout", slicesAre(map[string][]string{
 			"rollout-decision-1": {"sig-mirror-4"},
 			"rollout-decision-2": {"sig-mirror-1", "sig-mirror-2", "sig-mirror-3", "sig-mirror-5"},
 		}), stray.Name)
 	})
 	t.Run("a slice someone changed is put back", func(t *testing.T) {
-		d := &multiclusterv1alpha1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: "rollout-decision-2"}}
-		update(t, c, d, func() {
+		d := &multiclusterv1alpha1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{Namespace: f.Namespace, Name: "rollout-decision-2"}}
+		testenv.Update(t, c, d, func() {
 			d.Decisions = d.Decisions[:1]
 			d.SchedulerName = "someone-else"
 			d.Labels["team"] = "a" // not the hub's label: kept
 		})
-		waitMirror(t, c, f.ns, "rollout", unionIs("sig-mirror-1", "sig-mirror-2", "sig-mirror-3", "sig-mirror-4", "sig-mirror-5"), stray.Name)
+		waitMirror(t, c, f.Namespace, "rollout", unionIs("sig-mirror-1", "sig-mirror-2", "sig-mirror-3", "sig-mirror-4", "sig-mirror-5"), stray.Name)
 		if err := c.Get(context.Background(), client.ObjectKeyFromObject(d), d); err != nil {
 			t.Fatal(err)
 		}
