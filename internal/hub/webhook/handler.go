@@ -9,13 +9,13 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
+	"github.com/flotilla/flotilla/internal/hub/authz"
 )
 
 // Paths the webhooks are served at.
@@ -24,29 +24,13 @@ const (
 	BindingPath        = "/validate-managedclustersetbindings"
 )
 
-// +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create
-
 // SubjectAccessReviews is the hub's Authorizer: it asks the API server whether user holds p.
 func SubjectAccessReviews(cs kubernetes.Interface) Authorizer {
 	return func(ctx context.Context, user authenticationv1.UserInfo, p Permission) (bool, error) {
-		var extra map[string]authorizationv1.ExtraValue
-		if len(user.Extra) > 0 {
-			extra = make(map[string]authorizationv1.ExtraValue, len(user.Extra))
-			for k, v := range user.Extra {
-				extra[k] = authorizationv1.ExtraValue(v)
-			}
-		}
-		sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
-			User: user.Username, Groups: user.Groups, UID: user.UID, Extra: extra,
-			ResourceAttributes: &authorizationv1.ResourceAttributes{
-				Verb: p.Verb, Group: p.Group, Resource: p.Resource, Subresource: p.Subresource, Name: p.Name,
-			},
-		}}
-		got, err := cs.AuthorizationV1().SubjectAccessReviews().Create(ctx, sar, metav1.CreateOptions{})
-		if err != nil {
-			return false, err
-		}
-		return got.Status.Allowed, nil
+		allowed, _, err := authz.Review(ctx, cs, user, authorizationv1.ResourceAttributes{
+			Verb: p.Verb, Group: p.Group, Resource: p.Resource, Subresource: p.Subresource, Name: p.Name,
+		})
+		return allowed, err
 	}
 }
 
