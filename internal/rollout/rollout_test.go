@@ -272,7 +272,7 @@ func TestDecide(t *testing.T) {
 		"per group: a failure within maxFailures lets the next group start": {
 			strategy: perGroup(cfg(0, "None", one)), clusters: append(in(g0, "a", "b"), in(g1, "c")...),
 			states: []ClusterStatus{st("a", Failed, ago(time.Minute)), st("b", Succeeded, ago(time.Minute))},
-			want: Result{ToRollout: append([]ClusterStatus{with(st("a", Failed, ago(time.Minute)), g0, time.Time{})}, toApply(g1, "c")...)},
+			want:   Result{ToRollout: append([]ClusterStatus{with(st("a", Failed, ago(time.Minute)), g0, time.Time{})}, toApply(g1, "c")...)},
 		},
 		"per group: maxFailures is a percentage of each group": {
 			strategy: perGroup(cfg(0, "5m", half)), clusters: append(in(g0, "a", "b"), in(g1, "c")...),
