@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"os"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/flotilla/flotilla/internal/agent/registration"
+	"github.com/flotilla/flotilla/internal/agent/work"
 	"github.com/flotilla/flotilla/internal/cli/kubeflags"
 	"github.com/flotilla/flotilla/internal/cli/streams"
 )
@@ -21,10 +23,12 @@ func NewCommand(_ streams.IO) *cobra.Command {
 	var certLifetime time.Duration
 	cmd := &cobra.Command{
 		Use:   "agent",
-		Short: "Register this cluster with a hub and keep it registered",
+		Short: "Register this cluster with a hub, keep it registered and apply its ManifestWorks",
 		Long: "Joins the cluster to the hub with a bootstrap kubeconfig (from `flotilla init` on the hub), waits for an\n" +
 			"administrator to run `flotilla accept CLUSTER`, then renews the cluster's lease and status. The hub\n" +
-			"credentials are kept in a Secret on this cluster, so a restarted agent does not register again.",
+			"credentials are kept in a Secret on this cluster, so a restarted agent does not register again.\n" +
+			"Once accepted, it applies the ManifestWorks of the cluster's namespace on the hub to this cluster\n" +
+			"and reports their status back.",
 		Example: "  flotilla agent --cluster-name gpu-east --bootstrap-kubeconfig bootstrap.kubeconfig --kubeconfig spoke.kubeconfig",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -69,7 +73,23 @@ func NewCommand(_ streams.IO) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.Run(cmd.Context())
+			w, err := work.New(work.Options{
+				ClusterName: clusterName, AgentID: agentID, Hub: a.Hub(), Spoke: spoke,
+				Log: ctrl.Log.WithName("work"),
+			})
+			if err != nil {
+				return err
+			}
+			// The work agent applies the cluster's ManifestWorks with the credentials the
+			// registration agent keeps; both stop with the command.
+			ctx, cancel := context.WithCancel(cmd.Context())
+			defer cancel()
+			workDone := make(chan error, 1)
+			go func() { workDone <- w.Run(ctx) }()
+			err = a.Run(ctx)
+			cancel()
+			<-workDone
+			return err
 		},
 	}
 	f := cmd.Flags()

@@ -1,0 +1,181 @@
+package work
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/go-logr/logr"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
+	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	"github.com/flotilla/flotilla/api/scheme"
+	workv1 "github.com/flotilla/flotilla/api/work/v1"
+	"github.com/flotilla/flotilla/internal/agent/registration"
+)
+
+// DefaultResync is how often a work is looked at again without an event, as OCM's status resync.
+const DefaultResync = 10 * time.Second
+
+// Hub gives the agent's current hub credentials (registration.HubAccess).
+type Hub interface {
+	Current() *registration.HubClients
+	Changed() <-chan struct{}
+}
+
+var _ Hub = (*registration.HubAccess)(nil)
+
+// Options configures the work agent.
+type Options struct {
+	// ClusterName is the cluster's name, and its namespace on the hub.
+	ClusterName string
+	AgentID     string
+	// Hub is the registration agent's hub credentials; the work agent follows their renewals.
+	Hub Hub
+	// Spoke reaches the managed cluster; executors are impersonated with it.
+	Spoke *rest.Config
+	// Resync is DefaultResync when zero.
+	Resync time.Duration
+	// Workers is how many works are applied at once; 4 when zero.
+	Workers int
+	Clock   clock.Clock
+	Log     logr.Logger
+}
+
+// Agent applies the ManifestWorks of its cluster to the spoke.
+type Agent struct{ opts Options }
+
+// New checks the options and returns a work agent.
+func New(opts Options) (*Agent, error) {
+	if opts.ClusterName == "" || opts.Hub == nil || opts.Spoke == nil {
+		return nil, errors.New("the work agent needs a cluster name, the registration agent's hub credentials and a spoke kubeconfig")
+	}
+	if opts.Resync <= 0 {
+		opts.Resync = DefaultResync
+	}
+	if opts.Workers <= 0 {
+		opts.Workers = 4
+	}
+	if opts.Clock == nil {
+		opts.Clock = clock.RealClock{}
+	}
+	return &Agent{opts: opts}, nil
+}
+
+// retryAfter is the wait before a work controller that stopped on an error starts again.
+const retryAfter = 5 * time.Second
+
+// Run applies works until ctx ends. It runs one controller with the current hub credentials and
+// starts it again when they change (a renewed certificate, a new registration); the controller
+// starting again reads every work, finds its objects in place and writes nothing.
+func (a *Agent) Run(ctx context.Context) error {
+	for {
+		changed := a.opts.Hub.Changed()
+		cur := a.opts.Hub.Current()
+		if cur == nil {
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-changed:
+				continue
+			}
+		}
+		runCtx, cancel := context.WithCancel(ctx)
+		errc := make(chan error, 1)
+		go func() { errc <- a.run(runCtx, cur.Config) }()
+		select {
+		case <-ctx.Done():
+			cancel()
+			<-errc
+			return ctx.Err()
+		case <-changed:
+			cancel()
+			<-errc
+		case err := <-errc:
+			cancel()
+			a.opts.Log.Error(err, "the work agent stopped; starting again", "after", retryAfter)
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-changed:
+			case <-a.opts.Clock.After(retryAfter):
+			}
+		}
+	}
+}
+
+// run runs the work controller with one set of hub credentials until ctx ends.
+func (a *Agent) run(ctx context.Context, hubConfig *rest.Config) error {
+	cfg := rest.CopyConfig(hubConfig)
+	// OCM's agent defaults, above client-go's 5 requests a second.
+	cfg.QPS, cfg.Burst = 50, 100
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                 scheme.Scheme,
+		Logger:                 a.opts.Log,
+		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{a.opts.ClusterName: {}}},
+		HealthProbeBindAddress: "0",
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
+	})
+	if err != nil {
+		return err
+	}
+	spokeCfg := rest.CopyConfig(a.opts.Spoke)
+	if spokeCfg.QPS == 0 {
+		spokeCfg.QPS, spokeCfg.Burst = 50, 100
+	}
+	spoke, err := client.New(spokeCfg, client.Options{Scheme: scheme.Scheme})
+	if err != nil {
+		return err
+	}
+	disc, err := discovery.NewDiscoveryClientForConfig(spokeCfg)
+	if err != nil {
+		return err
+	}
+	ap, err := newApplier(spokeCfg, restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disc)))
+	if err != nil {
+		return err
+	}
+	events := make(chan event.GenericEvent, 1024)
+	r := &Reconciler{
+		Hub: mgr.GetClient(), Spoke: spoke, applier: ap,
+		HubHash: HubHash(hubConfig.Host), AgentID: a.opts.AgentID,
+		Resync: a.opts.Resync, Clock: a.opts.Clock, Log: a.opts.Log,
+		feedback: newWatcher(ctx, ap.agent, events),
+	}
+	err = ctrl.NewControllerManagedBy(mgr).
+		Named("manifestwork-agent").
+		For(&workv1.ManifestWork{}, builder.WithPredicates(specChanged)).
+		WatchesRawSource(source.Channel(events, &handler.EnqueueRequestForObject{})).
+		WithOptions(controller.Options{MaxConcurrentReconciles: a.opts.Workers}).
+		Complete(r)
+	if err != nil {
+		return err
+	}
+	return mgr.Start(ctx)
+}
+
+// specChanged ignores the agent's own status writes: a work is applied again when its spec,
+// finalizers or deletion change, and at every resync.
+var specChanged = predicate.Funcs{
+	UpdateFunc: func(e event.UpdateEvent) bool {
+		o, n := e.ObjectOld, e.ObjectNew
+		return o.GetGeneration() != n.GetGeneration() || !o.GetDeletionTimestamp().Equal(n.GetDeletionTimestamp()) ||
+			len(o.GetFinalizers()) != len(n.GetFinalizers())
+	},
+}

@@ -1,0 +1,33 @@
+// Package work is the work agent: it applies the ManifestWorks of its cluster's namespace on the
+// hub to the spoke and reports their status back, with OCM's semantics.
+//
+// It reaches the hub with the registration agent's credentials (registration.HubAccess) and runs
+// one controller-runtime controller whose cache holds only that namespace; when the credentials
+// change it starts the controller again. Every work is reconciled in one pass (Reconciler):
+//
+//   - manifests are decoded one by one and applied in order, Namespaces first, then CRDs (a kind
+//     whose CRD in the same work is not Established yet waits: Applied=False WaitingForCRD and a
+//     retry in a second), then the rest in the work's order. A manifest that fails (unknown kind,
+//     invalid field, forbidden, conflict) fails alone, with the spoke API server's message.
+//   - update strategies: Update (create, or replace the object when it lacks something the
+//     manifest says), CreateOnly, ServerSideApply (fieldManager "work-agent" by default, force,
+//     ignoreFields as JSONPaths or JSON pointers) and ReadOnly. An object that already has what
+//     the manifest says is not written, so a restarted agent writes nothing.
+//   - ownership, as OCM marks it: each applied object carries an ownerReference to the work's
+//     AppliedManifestWork (cluster-scoped, named `<hub-hash>-<work>`), which records the applied
+//     resources with their uid. Update refuses an object that another work owns with other
+//     content (ConflictWithWork, naming the work); server-side apply without force reports the
+//     API server's conflict (ConflictWithFieldManager).
+//   - removal: a resource dropped from a work, or of a deleted work, is deleted only when this
+//     work is its last owner and no orphaning applies; otherwise the work's ownerReference is
+//     dropped. Deletion (finalizer cluster.open-cluster-management.io/manifest-work-cleanup)
+//     waits for Foreground deletions to finish; Orphan and SelectivelyOrphan keep resources.
+//     ttlSecondsAfterFinished deletes the work from the hub once it has been Complete that long.
+//   - executor: a work whose executor is a ServiceAccount is applied impersonating it, so the
+//     spoke's RBAC decides what it may create.
+//   - status: manifestStatus is the one place a manifest's status is computed; the status is
+//     written to the hub only when it differs from the last one written (conditions keep their
+//     lastTransitionTime while their status holds). Works are looked at again every Resync (10 s)
+//     for feedback, and at once when an object whose manifestConfig says feedbackScrapeType
+//     Watch changes.
+package work
