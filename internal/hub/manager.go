@@ -21,6 +21,7 @@ import (
 	"github.com/flotilla/flotilla/internal/hub/registration"
 	"github.com/flotilla/flotilla/internal/hub/sigdecision"
 	"github.com/flotilla/flotilla/internal/hub/webhook"
+	"github.com/flotilla/flotilla/internal/hub/workreplicaset"
 )
 
 // Options configures the hub's manager.
@@ -143,6 +144,7 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		&clusterset.DefaultSets{Client: mgr.GetClient()},
 		&clusterprofile.Reconciler{Client: mgr.GetClient(), Clock: clk},
 		&placement.Reconciler{Client: mgr.GetClient(), Clock: clk},
+		&workreplicaset.Reconciler{Client: mgr.GetClient(), Clock: clk},
 	} {
 		if err := r.SetupWithManager(mgr); err != nil {
 			return nil, err
