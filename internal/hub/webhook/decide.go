@@ -20,9 +20,9 @@ const (
 )
 
 // Permission is what a SubjectAccessReview asks about: may the user do Verb on
-// Resource/Subresource named Name in Group.
+// Resource/Subresource named Name in Group (in Namespace, for a namespaced permission).
 type Permission struct {
-	Verb, Group, Resource, Subresource, Name string
+	Verb, Group, Resource, Subresource, Name, Namespace string
 }
 
 // AcceptPermission is the permission to set spec.hubAcceptsClient of cluster to true.
@@ -50,6 +50,9 @@ func (p Permission) String() string {
 	on := ""
 	if p.Name != "" {
 		on = fmt.Sprintf(" on %q", p.Name)
+	}
+	if p.Namespace != "" {
+		on += fmt.Sprintf(" in namespace %q", p.Namespace)
 	}
 	return fmt.Sprintf("%s %s%s in group %s", p.Verb, r, on, p.Group)
 }

@@ -28,7 +28,7 @@ const (
 func SubjectAccessReviews(cs kubernetes.Interface) Authorizer {
 	return func(ctx context.Context, user authenticationv1.UserInfo, p Permission) (bool, error) {
 		allowed, _, err := authz.Review(ctx, cs, user, authorizationv1.ResourceAttributes{
-			Verb: p.Verb, Group: p.Group, Resource: p.Resource, Subresource: p.Subresource, Name: p.Name,
+			Verb: p.Verb, Group: p.Group, Resource: p.Resource, Subresource: p.Subresource, Name: p.Name, Namespace: p.Namespace,
 		})
 		return allowed, err
 	}

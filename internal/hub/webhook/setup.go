@@ -104,6 +104,7 @@ func Setup(mgr manager.Manager, cs kubernetes.Interface, opts Options) error {
 	srv := webhook.NewServer(so)
 	srv.Register(ManagedClusterPath, &admission.Webhook{Handler: ManagedClusterHandler(mgr.GetScheme(), can, Namespaces(cs))})
 	srv.Register(BindingPath, &admission.Webhook{Handler: BindingHandler(mgr.GetScheme(), can)})
+	srv.Register(ManifestWorkPath, &admission.Webhook{Handler: ManifestWorkHandler(mgr.GetScheme(), can)})
 	if err := mgr.Add(srv); err != nil {
 		return err
 	}
@@ -174,6 +175,7 @@ func Configuration(baseURL string, caBundle []byte) *admissionregistrationv1.Val
 		Webhooks: []admissionregistrationv1.ValidatingWebhook{
 			hook(ManagedClusterWebhookName, ManagedClusterPath, "v1", "managedclusters", admissionregistrationv1.ClusterScope),
 			hook(BindingWebhookName, BindingPath, "v1beta2", "managedclustersetbindings", admissionregistrationv1.NamespacedScope),
+			inGroup(WorkGroup, hook(ManifestWorkWebhookName, ManifestWorkPath, "v1", "manifestworks", admissionregistrationv1.NamespacedScope)),
 		},
 	}
 }

@@ -60,6 +60,11 @@ func TestConfiguration(t *testing.T) {
 			FailurePolicy: "Fail", SideEffects: "None", Operations: []string{"CREATE", "UPDATE"},
 			Groups: []string{"cluster.open-cluster-management.io"}, Versions: []string{"v1beta2"}, Res: []string{"managedclustersetbindings"},
 		},
+		{
+			Name: ManifestWorkWebhookName, URL: "https://127.0.0.1:9443/validate-manifestworks", CABundle: "CA",
+			FailurePolicy: "Fail", SideEffects: "None", Operations: []string{"CREATE", "UPDATE"},
+			Groups: []string{"work.open-cluster-management.io"}, Versions: []string{"v1"}, Res: []string{"manifestworks"},
+		},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("webhooks (-want +got):\n%s", diff)
