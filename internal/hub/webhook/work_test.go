@@ -137,7 +137,7 @@ func TestReviewManifestWork(t *testing.T) {
 		},
 		"executor without permission": {
 			cur: makeWork("w").manifest(jobJSON).executor("ml", "runner").obj(), user: "alice",
-			want: []string{workSubject + `spec.executor (service account ml/runner) needs permission to execute-as manifestworks on "system:serviceaccount:ml:runner" in namespace "gpu-east" in group work.open-cluster-management.io, since the agent will apply the manifests as that service account; ask a hub administrator to bind a role with it, or remove spec.executor`},
+			want:      []string{workSubject + `spec.executor (service account ml/runner) needs permission to execute-as manifestworks on "system:serviceaccount:ml:runner" in namespace "gpu-east" in group work.open-cluster-management.io, since the agent will apply the manifests as that service account; ask a hub administrator to bind a role with it, or remove spec.executor`},
 			wantAsked: []Permission{runner},
 		},
 		"executor with permission": {
