@@ -49,6 +49,23 @@ func TestConditions(t *testing.T) {
 			obj: jobRunningJSON, rules: wellKnown,
 			want: []metav1.Condition{availableTrue, rule(metav1.ConditionFalse, ReasonRuleEvaluated, "Job is not finished")},
 		},
+		"job without status is not Complete (no expression error)": {
+			obj: `{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"train","namespace":"ml"}}`, rules: wellKnown,
+			want: []metav1.Condition{availableTrue, rule(metav1.ConditionFalse, ReasonRuleEvaluated, "Job is not finished")},
+		},
+		"pod without status is not Complete": {
+			obj: `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"ml"}}`, rules: wellKnown,
+			want: []metav1.Condition{availableTrue, rule(metav1.ConditionFalse, ReasonRuleEvaluated, "Pod has no phase yet")},
+		},
+		"well-known rule without a condition means Complete": {
+			obj: jobDoneJSON, rules: []workv1.ConditionRule{{Type: workv1.WellKnownConditionsType}},
+			want: []metav1.Condition{availableTrue, rule(metav1.ConditionTrue, ReasonRuleEvaluated, "Job is finished")},
+		},
+		"unknown rule type is Unknown": {
+			obj: jobDoneJSON, rules: []workv1.ConditionRule{{Condition: "Done", Type: "Magic"}},
+			want: []metav1.Condition{availableTrue, {Type: "Done", Status: metav1.ConditionUnknown, Reason: ReasonRuleInvalid,
+				Message: `conditionRules[0]: unknown type "Magic"; use WellKnownConditions or CEL`, ObservedGeneration: gen}},
+		},
 		"well-known message overridden by the rule's message": {
 			obj: jobDoneJSON, rules: []workv1.ConditionRule{{Condition: workv1.ManifestComplete, Type: workv1.WellKnownConditionsType, Message: "training done"}},
 			want: []metav1.Condition{availableTrue, rule(metav1.ConditionTrue, ReasonRuleEvaluated, "training done")},

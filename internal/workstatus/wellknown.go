@@ -44,14 +44,15 @@ var wellKnownStatus = map[schema.GroupVersionKind][]workv1.JSONPath{
 
 // wellKnownConditions are the built-in condition rules of WellKnownConditions, per kind and
 // condition, as OCM defines them: a Job is Complete when it has finished (Complete or Failed),
-// a Pod when its phase is Succeeded or Failed.
+// a Pod when its phase is Succeeded or Failed. Unlike OCM's text, they also hold for an object
+// read without a status (OCM's fail with "no such key: status" there).
 var wellKnownConditions = map[schema.GroupVersionKind]map[string]workv1.ConditionRule{
 	{Group: "batch", Version: "v1", Kind: "Job"}: {
 		workv1.ManifestComplete: {
 			Condition: workv1.ManifestComplete,
 			Type:      workv1.CELConditionExpressionsType,
 			CelExpressions: []string{
-				`hasConditions(object.status) ? object.status.conditions.filter(c, c.type == 'Complete' || c.type == 'Failed').exists(c, c.status == 'True') : false`,
+				`has(object.status) && hasConditions(object.status) ? object.status.conditions.filter(c, c.type == 'Complete' || c.type == 'Failed').exists(c, c.status == 'True') : false`,
 			},
 			MessageExpression: `result ? "Job is finished" : "Job is not finished"`,
 		},
