@@ -11,6 +11,10 @@
 //     managedclustersets/bind for spec.clusterSet.
 //   - A cluster's agent may not add, remove or change the taints the hub owns (unreachable and
 //     unavailable): placements trust them to say the cluster is gone.
+//   - A ManifestWork (ReviewManifestWork, in work.go) must hold at most 500 KiB of manifests, each
+//     a whole object with apiVersion, kind and metadata.name, none twice, and manifestConfigs that
+//     name its manifests; a work with an executor needs execute-as on manifestworks named
+//     system:serviceaccount:<namespace>:<name> in the work's namespace, as in OCM.
 //
 // The permissions are asked of the API server by SubjectAccessReviews made as the requesting user
 // (name, groups, uid and extra from the admission request), so they are granted with ordinary
