@@ -12,8 +12,10 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
+	"github.com/flotilla/flotilla/internal/hub"
 	"github.com/flotilla/flotilla/internal/hub/webhook"
 	"github.com/flotilla/flotilla/internal/testenv"
 )
@@ -178,4 +180,51 @@ func TestManifestWorkExecutor(t *testing.T) {
 	})
 	denied(t, "the editor changing the executor", update(ctx, e, got, func() { got.Spec.Executor.Subject.ServiceAccount.Name = "root" }),
 		`spec.executor (service account ml/root) needs permission to execute-as manifestworks on "system:serviceaccount:ml:root"`)
+}
+
+// TestManifestWorkWritesWithoutHub: while no hub answers (the configuration stays, failure
+// policy Fail), a change of a work's spec is refused, but what agents write (labels and
+// finalizers, and status, a subresource) still goes through: the API server calls the webhook
+// only for creates and updates that change spec.
+func TestManifestWorkWritesWithoutHub(t *testing.T) {
+	env := testenv.Start(t, testenv.Options{CRDs: true})
+	deleteConfigurationAtEnd(t, env)
+	opts := hub.DefaultOptions()
+	opts.LeaderElection, opts.HealthProbeAddress, opts.MetricsAddress = false, "0", "0"
+	opts.SkipNameValidation = true
+	opts.WebhookAddress = "127.0.0.1:0"
+	r := startReplica(t, env.HubIdentity(t, ""), opts)
+	waitForWebhook(t, env)
+	ctx := context.Background()
+	const ns = "wh-nohub-east"
+	namespaceAtEnd(t, env, ns)
+	c := admin(t, env)
+	w := work(ns, "w", workJob)
+	eventually(t, "creating the work", func(ctx context.Context) error { return c.Create(ctx, w.DeepCopy()) })
+	denied(t, "a bad work while the hub runs", c.Create(ctx, work(ns, "bad")), "spec.workload.manifests is empty")
+
+	r.stop()
+	testenv.WaitFor(t, wait, "the webhook to stop answering", func(ctx context.Context) (bool, string, error) {
+		err := c.Create(ctx, work(ns, "probe", workJob), client.DryRunAll)
+		return err != nil && strings.Contains(err.Error(), "failed calling webhook"), fmt.Sprintf("dry-run create: %v", err), nil
+	})
+	if err := update(ctx, c, w, func() {
+		w.Finalizers = append(w.Finalizers, "cluster.open-cluster-management.io/manifest-work-cleanup")
+		w.Labels = map[string]string{"agent": "was-here"}
+	}); err != nil {
+		t.Errorf("adding a finalizer and a label without a hub: %v", err)
+	}
+	w.Status.Conditions = []metav1.Condition{{Type: workv1.WorkApplied, Status: metav1.ConditionTrue, Reason: "AppliedManifestWorkComplete", Message: "ok", LastTransitionTime: metav1.Now()}}
+	if err := c.Status().Update(ctx, w); err != nil {
+		t.Errorf("writing status without a hub: %v", err)
+	}
+	if err := update(ctx, c, w, func() { w.Finalizers = nil }); err != nil {
+		t.Errorf("removing the finalizer without a hub: %v", err)
+	}
+	err := update(ctx, c, w, func() {
+		w.Spec.Workload.Manifests = append(w.Spec.Workload.Manifests, workv1.Manifest{RawExtension: runtime.RawExtension{Raw: []byte(workDeploy)}})
+	})
+	if err == nil || !strings.Contains(err.Error(), "failed calling webhook") {
+		t.Errorf("changing spec without a hub: %v, want the API server's failure to call the webhook", err)
+	}
 }

@@ -175,7 +175,7 @@ func Configuration(baseURL string, caBundle []byte) *admissionregistrationv1.Val
 		Webhooks: []admissionregistrationv1.ValidatingWebhook{
 			hook(ManagedClusterWebhookName, ManagedClusterPath, "v1", "managedclusters", admissionregistrationv1.ClusterScope),
 			hook(BindingWebhookName, BindingPath, "v1beta2", "managedclustersetbindings", admissionregistrationv1.NamespacedScope),
-			inGroup(WorkGroup, hook(ManifestWorkWebhookName, ManifestWorkPath, "v1", "manifestworks", admissionregistrationv1.NamespacedScope)),
+			manifestWorkHook(hook(ManifestWorkWebhookName, ManifestWorkPath, "v1", "manifestworks", admissionregistrationv1.NamespacedScope)),
 		},
 	}
 }

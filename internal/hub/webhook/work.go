@@ -49,11 +49,19 @@ func ManifestWorkHandler(s *runtime.Scheme, can Authorizer) admission.Handler {
 	return handler[workv1.ManifestWork](admission.NewDecoder(s), can, ReviewManifestWork)
 }
 
-// inGroup points a webhook's rules at group instead of the cluster group.
-func inGroup(group string, w admissionregistrationv1.ValidatingWebhook) admissionregistrationv1.ValidatingWebhook {
+// manifestWorkHook turns a webhook built for the cluster group into the ManifestWork webhook:
+// its rules name the work group, and the API server calls it only for a create or an update
+// that changes spec. Agents write finalizers and status (a subresource the rules do not name)
+// without a call, so they keep working while no hub answers, and ReviewManifestWork allows such
+// updates anyway.
+func manifestWorkHook(w admissionregistrationv1.ValidatingWebhook) admissionregistrationv1.ValidatingWebhook {
 	for i := range w.Rules {
-		w.Rules[i].APIGroups = []string{group}
+		w.Rules[i].APIGroups = []string{WorkGroup}
 	}
+	w.MatchConditions = []admissionregistrationv1.MatchCondition{{
+		Name:       "spec-changed",
+		Expression: "request.operation != 'UPDATE' || !has(oldObject.spec) || !has(object.spec) || object.spec != oldObject.spec",
+	}}
 	return w
 }
 
