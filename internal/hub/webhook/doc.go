@@ -33,8 +33,9 @@
 // leaves it alone.
 //
 // The configuration outlives the hub. Its failure policy is Fail: while no hub runs, writes to
-// ManagedClusters and ManagedClusterSetBindings are refused rather than let through unchecked,
-// and when the leader stops they are refused until the next leader has written its address (at
+// ManagedClusters and ManagedClusterSetBindings, and creates and spec changes of ManifestWorks,
+// are refused rather than let through unchecked (the API server does not call the hub for a
+// ManifestWork update that leaves spec alone, so agents' finalizers and status go through), and when the leader stops they are refused until the next leader has written its address (at
 // most a lease duration). To write them without a hub, delete ValidatingWebhookConfiguration
 // flotilla-hub; the next leader writes it again. A hub run without the webhook (address "" or
 // "0") neither serves nor writes it.
