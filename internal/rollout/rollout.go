@@ -407,7 +407,7 @@ func parseTimeout(field, s string) (time.Duration, error) {
 // rolloutSize turns a number or percentage of total clusters (rounded up) into a count; 0, a
 // negative count or more than total give def.
 func rolloutSize(field string, v intstr.IntOrString, total, def int) (int, error) {
-	n := def
+	var n int
 	switch v.Type {
 	case intstr.Int:
 		n = v.IntValue()
