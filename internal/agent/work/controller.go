@@ -59,8 +59,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return r.finalize(ctx, work)
 	}
 	if !controllerutil.ContainsFinalizer(work, Finalizer) {
+		orig := work.DeepCopy()
 		controllerutil.AddFinalizer(work, Finalizer)
-		if err := r.Hub.Update(ctx, work); err != nil {
+		if err := r.Hub.Patch(ctx, work, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
 			return ctrl.Result{}, err
 		}
 	}
@@ -79,8 +80,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	r.feedback.track(req.NamespacedName, outcomes)
 	st := workStatus(work.Status, outcomes, work.Generation, r.Clock.Now())
 	if statusChanged(work.Status, st) {
+		// The status is the agent's alone: a patch of what changed, on whatever version the hub has.
+		orig := work.DeepCopy()
 		work.Status = st
-		if err := r.Hub.Status().Update(ctx, work); err != nil {
+		if err := r.Hub.Status().Patch(ctx, work, client.MergeFrom(orig)); err != nil {
 			return ctrl.Result{}, err
 		}
 	}

@@ -48,7 +48,7 @@ func clusterRules(cluster string, accepted bool) []rbacv1.PolicyRule {
 }
 
 // +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;update
-// +kubebuilder:rbac:groups=work.open-cluster-management.io,resources=manifestworks,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=work.open-cluster-management.io,resources=manifestworks,verbs=get;list;watch;update;patch;delete
 // +kubebuilder:rbac:groups=work.open-cluster-management.io,resources=manifestworks/status,verbs=update;patch
 // +kubebuilder:rbac:groups=addon.open-cluster-management.io,resources=managedclusteraddons,verbs=get;list;watch
 // +kubebuilder:rbac:groups=addon.open-cluster-management.io,resources=managedclusteraddons/status,verbs=update;patch
@@ -56,10 +56,11 @@ func clusterRules(cluster string, accepted bool) []rbacv1.PolicyRule {
 
 // namespaceRules are what an accepted cluster's agents may do in the cluster's namespace on the
 // hub, and nowhere else: renew the lease, read and report on their works and add-ons, record events.
+// The work agent deletes a work once it has been Complete for ttlSecondsAfterFinished, as OCM's.
 func namespaceRules() []rbacv1.PolicyRule {
 	return []rbacv1.PolicyRule{
 		{APIGroups: []string{coordGroup}, Resources: []string{"leases"}, Verbs: []string{"get", "list", "watch", "update"}},
-		{APIGroups: []string{workGroup}, Resources: []string{"manifestworks"}, Verbs: []string{"get", "list", "watch", "update", "patch"}},
+		{APIGroups: []string{workGroup}, Resources: []string{"manifestworks"}, Verbs: []string{"get", "list", "watch", "update", "patch", "delete"}},
 		{APIGroups: []string{workGroup}, Resources: []string{"manifestworks/status"}, Verbs: []string{"update", "patch"}},
 		{APIGroups: []string{addonGroup}, Resources: []string{"managedclusteraddons"}, Verbs: read},
 		{APIGroups: []string{addonGroup}, Resources: []string{"managedclusteraddons/status"}, Verbs: []string{"update", "patch"}},

@@ -1,0 +1,216 @@
+//go:build integration
+
+package work
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr/testr"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
+	workv1 "github.com/flotilla/flotilla/api/work/v1"
+	agentreg "github.com/flotilla/flotilla/internal/agent/registration"
+	"github.com/flotilla/flotilla/internal/agent/work"
+	"github.com/flotilla/flotilla/internal/clusteridentity"
+	hubreg "github.com/flotilla/flotilla/internal/hub/registration"
+	"github.com/flotilla/flotilla/internal/testenv"
+)
+
+func TestMain(m *testing.M) { os.Exit(testenv.Main(m, testenv.Options{Spokes: 2, CRDs: true})) }
+
+// joined is a spoke registered with the hub by a running registration agent.
+type joined struct {
+	Name  string
+	Spoke *testenv.Cluster
+	Reg   *agentreg.Agent
+	Dyn   dynamic.Interface
+	// stopWork stops the running work agent.
+	stopWork func()
+}
+
+// joinAll starts the hub and a registration agent on each spoke, accepts the clusters and waits
+// until every agent has its hub credentials. Everything runs until the test ends.
+func joinAll(t *testing.T, env *testenv.Env) []*joined {
+	t.Helper()
+	env.StartHub(t, testenv.TestHubOptions())
+	ctx := context.Background()
+	hub := env.HubClient(t)
+	if err := hubreg.EnsureBootstrapIdentity(ctx, env.Hub.Client); err != nil {
+		t.Fatal(err)
+	}
+	data, err := hubreg.BootstrapKubeconfig(ctx, env.Hub.Client, env.Hub.RESTConfig(), time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bootstrap, err := clientcmd.RESTConfigFromKubeConfig(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []*joined
+	for _, s := range env.Spokes {
+		a, err := agentreg.New(agentreg.Options{
+			ClusterName: s.Name, AgentID: "agent-" + s.Name, Bootstrap: bootstrap, Spoke: s.RESTConfig(),
+			Poll: 200 * time.Millisecond, Log: testr.New(t).WithName(s.Name),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		runUntilCleanup(t, a.Run)
+		dyn, err := dynamic.NewForConfig(s.RESTConfig())
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, &joined{Name: s.Name, Spoke: s, Reg: a, Dyn: dyn})
+	}
+	for _, j := range out {
+		testenv.WaitFor(t, 60*time.Second, "a certificate request from "+j.Name, func(ctx context.Context) (bool, string, error) {
+			l, err := env.Hub.Client.CertificatesV1().CertificateSigningRequests().List(ctx,
+				metav1.ListOptions{LabelSelector: clusteridentity.ClusterNameLabel + "=" + j.Name})
+			if err != nil {
+				return false, "", err
+			}
+			if err := hub.Get(ctx, client.ObjectKey{Name: j.Name}, &clusterv1.ManagedCluster{}); err != nil {
+				return false, "no ManagedCluster", client.IgnoreNotFound(err)
+			}
+			return len(l.Items) > 0, fmt.Sprintf("%d requests", len(l.Items)), nil
+		})
+		if _, err := hubreg.Accept(ctx, hub, env.Hub.Client, j.Name, hubreg.AcceptOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, j := range out {
+		testenv.WaitFor(t, 60*time.Second, j.Name+"'s agent to read works in its namespace", func(ctx context.Context) (bool, string, error) {
+			c := j.Reg.Hub().Current()
+			if c == nil {
+				return false, "no credentials yet", nil
+			}
+			if err := c.Client.List(ctx, &workv1.ManifestWorkList{}, client.InNamespace(j.Name)); err != nil {
+				return false, err.Error(), nil
+			}
+			return true, "", nil
+		})
+		j.startWork(t)
+	}
+	return out
+}
+
+// startWork runs a work agent for the cluster until stopWork or the end of the test.
+func (j *joined) startWork(t *testing.T) {
+	t.Helper()
+	w, err := work.New(work.Options{
+		ClusterName: j.Name, AgentID: "agent-" + j.Name, Hub: j.Reg.Hub(), Spoke: j.Spoke.RESTConfig(),
+		Resync: 2 * time.Second, Log: testr.New(t).WithName(j.Name + "-work"),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j.stopWork = runUntilCleanup(t, w.Run)
+}
+
+// runUntilCleanup runs fn until the returned stop is called or the test ends.
+func runUntilCleanup(t *testing.T, fn func(context.Context) error) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := fn(ctx); err != nil && ctx.Err() == nil {
+			t.Errorf("stopped: %v", err)
+		}
+	}()
+	var stopped atomic.Bool
+	stop = func() {
+		if stopped.CompareAndSwap(false, true) {
+			cancel()
+			<-done
+		}
+	}
+	t.Cleanup(stop)
+	return stop
+}
+
+// manifests turns objects (maps or typed objects) into manifests.
+func manifests(t *testing.T, objs ...any) []workv1.Manifest {
+	t.Helper()
+	var out []workv1.Manifest
+	for _, o := range objs {
+		b, err := json.Marshal(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, workv1.Manifest{RawExtension: runtime.RawExtension{Raw: b}})
+	}
+	return out
+}
+
+// newWork is a ManifestWork for cluster with the given manifests.
+func newWork(cluster, name string, ms []workv1.Manifest) *workv1.ManifestWork {
+	return &workv1.ManifestWork{
+		ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: name},
+		Spec:       workv1.ManifestWorkSpec{Workload: workv1.ManifestsTemplate{Manifests: ms}},
+	}
+}
+
+// manifestState summarizes a work's per-manifest Applied conditions, "ordinal:kind/name=Status/Reason".
+func manifestState(w *workv1.ManifestWork) string {
+	var parts []string
+	for _, m := range w.Status.ResourceStatus.Manifests {
+		c := meta.FindStatusCondition(m.Conditions, workv1.ManifestApplied)
+		st := "none"
+		if c != nil {
+			st = string(c.Status) + "/" + c.Reason
+		}
+		parts = append(parts, fmt.Sprintf("%d:%s/%s=%s", m.ResourceMeta.Ordinal, m.ResourceMeta.Kind, m.ResourceMeta.Name, st))
+	}
+	return strings.Join(parts, " ")
+}
+
+// waitWork waits until cond holds for the work on the hub and returns it.
+func waitWork(t *testing.T, hub client.Client, ns, name, what string, cond func(*workv1.ManifestWork) bool) *workv1.ManifestWork {
+	t.Helper()
+	w := &workv1.ManifestWork{}
+	testenv.WaitFor(t, 60*time.Second, fmt.Sprintf("work %s/%s: %s", ns, name, what), func(ctx context.Context) (bool, string, error) {
+		if err := hub.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, w); err != nil {
+			return false, "", client.IgnoreNotFound(err)
+		}
+		return cond(w), fmt.Sprintf("generation %d, conditions %s, manifests %s", w.Generation, workConditions(w), manifestState(w)), nil
+	})
+	return w
+}
+
+func workConditions(w *workv1.ManifestWork) string {
+	var parts []string
+	for _, c := range w.Status.Conditions {
+		parts = append(parts, c.Type+"="+string(c.Status))
+	}
+	return strings.Join(parts, ",")
+}
+
+// allApplied holds when the work's status is of its current generation and every manifest is applied.
+func allApplied(w *workv1.ManifestWork) bool {
+	c := meta.FindStatusCondition(w.Status.Conditions, workv1.WorkApplied)
+	return c != nil && c.Status == metav1.ConditionTrue && c.ObservedGeneration == w.Generation &&
+		len(w.Status.ResourceStatus.Manifests) == len(w.Spec.Workload.Manifests)
+}
+
+// manifestCondition returns manifest i's condition of type t, or nil.
+func manifestCondition(w *workv1.ManifestWork, i int, t string) *metav1.Condition {
+	for _, m := range w.Status.ResourceStatus.Manifests {
+		if int(m.ResourceMeta.Ordinal) == i {
+			return meta.FindStatusCondition(m.Conditions, t)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,460 @@
+//go:build integration
+
+package work
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/flotilla/flotilla/api/scheme"
+	workv1 "github.com/flotilla/flotilla/api/work/v1"
+	"github.com/flotilla/flotilla/internal/agent/work"
+	"github.com/flotilla/flotilla/internal/testenv"
+)
+
+var cmGVR = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+
+// appliedName is the AppliedManifestWork of a work on a spoke.
+func appliedName(env *testenv.Env, workName string) string {
+	return work.AppliedName(work.HubHash(env.Hub.RESTConfig().Host), workName)
+}
+
+// ownersOf returns the names of the AppliedManifestWorks that own an object.
+func ownersOf(u *unstructured.Unstructured) []string {
+	var out []string
+	for _, r := range u.GetOwnerReferences() {
+		if r.Kind == "AppliedManifestWork" {
+			out = append(out, r.Name)
+		}
+	}
+	return out
+}
+
+func getCM(t *testing.T, j *joined, ns, name string) (*unstructured.Unstructured, error) {
+	t.Helper()
+	return j.Dyn.Resource(cmGVR).Namespace(ns).Get(context.Background(), name, metav1.GetOptions{})
+}
+
+// waitGone waits until the object is gone from the spoke.
+func waitGone(t *testing.T, j *joined, gvr schema.GroupVersionResource, ns, name string) {
+	t.Helper()
+	testenv.WaitFor(t, 60*time.Second, fmt.Sprintf("%s %s/%s to be deleted from %s", gvr.Resource, ns, name, j.Name), func(ctx context.Context) (bool, string, error) {
+		_, err := j.Dyn.Resource(gvr).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return true, "", nil
+		}
+		return false, "still there", err
+	})
+}
+
+// deleteWork deletes a work on the hub and waits until the agent has let it go.
+func deleteWork(t *testing.T, hub client.Client, ns, name string) {
+	t.Helper()
+	ctx := context.Background()
+	if err := hub.Delete(ctx, &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}); err != nil {
+		t.Fatal(err)
+	}
+	testenv.WaitFor(t, 60*time.Second, "work "+ns+"/"+name+" to be gone from the hub", func(ctx context.Context) (bool, string, error) {
+		err := hub.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &workv1.ManifestWork{})
+		if apierrors.IsNotFound(err) {
+			return true, "", nil
+		}
+		return false, "still there", err
+	})
+}
+
+func TestWorkAgent(t *testing.T) {
+	env := testenv.Start(t, testenv.Options{Spokes: 2, CRDs: true})
+	clusters := joinAll(t, env)
+	outer := t // agents started in a subtest run until the whole test ends
+	hub := env.HubClient(t)
+	ctx := context.Background()
+	deployGVR := schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
+	jobGVR := schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "jobs"}
+
+	t.Run("a Deployment and a Job reach two clusters and Applied comes back", func(t *testing.T) {
+		for _, j := range clusters {
+			w := newWork(j.Name, "app", manifests(t, deployment("app", "web", 1), job("app", "train"), namespace("app")))
+			createWork(t, hub, w)
+		}
+		for _, j := range clusters {
+			w := waitWork(t, hub, j.Name, "app", "every manifest applied", allApplied)
+			wantMeta := []workv1.ManifestResourceMeta{
+				{Ordinal: 0, Group: "apps", Version: "v1", Kind: "Deployment", Resource: "deployments", Name: "web", Namespace: "app"},
+				{Ordinal: 1, Group: "batch", Version: "v1", Kind: "Job", Resource: "jobs", Name: "train", Namespace: "app"},
+				{Ordinal: 2, Version: "v1", Kind: "Namespace", Resource: "namespaces", Name: "app"},
+			}
+			var gotMeta []workv1.ManifestResourceMeta
+			for _, m := range w.Status.ResourceStatus.Manifests {
+				gotMeta = append(gotMeta, m.ResourceMeta)
+			}
+			if diff := cmp.Diff(wantMeta, gotMeta); diff != "" {
+				t.Errorf("%s: resourceMeta (-want +got):\n%s", j.Name, diff)
+			}
+			if !slices.Contains(w.Finalizers, work.Finalizer) {
+				t.Errorf("%s: work finalizers %v lack %s", j.Name, w.Finalizers, work.Finalizer)
+			}
+			d, err := j.Dyn.Resource(deployGVR).Namespace("app").Get(ctx, "web", metav1.GetOptions{})
+			if err != nil {
+				t.Fatalf("%s: %v", j.Name, err)
+			}
+			if diff := cmp.Diff([]string{appliedName(env, "app")}, ownersOf(d)); diff != "" {
+				t.Errorf("%s: Deployment owners (-want +got):\n%s", j.Name, diff)
+			}
+			amw := &workv1.AppliedManifestWork{}
+			if err := spokeClient(t, j).Get(ctx, client.ObjectKey{Name: appliedName(env, "app")}, amw); err != nil {
+				t.Fatalf("%s: AppliedManifestWork: %v", j.Name, err)
+			}
+			if amw.Spec.ManifestWorkName != "app" || amw.Spec.HubHash != work.HubHash(env.Hub.RESTConfig().Host) || len(amw.Status.AppliedResources) != 3 {
+				t.Errorf("%s: AppliedManifestWork spec %+v, %d applied resources, want work app, the hub's hash and 3", j.Name, amw.Spec, len(amw.Status.AppliedResources))
+			}
+			for _, r := range amw.Status.AppliedResources {
+				if r.UID == "" {
+					t.Errorf("%s: applied resource %+v has no uid", j.Name, r)
+				}
+			}
+		}
+	})
+
+	one := clusters[0]
+	t.Run("editing the work updates the spoke and feedback comes back", func(t *testing.T) {
+		w := &workv1.ManifestWork{}
+		if err := hub.Get(ctx, client.ObjectKey{Namespace: one.Name, Name: "app"}, w); err != nil {
+			t.Fatal(err)
+		}
+		w.Spec.Workload.Manifests = manifests(t, deployment("app", "web", 3), job("app", "train"), namespace("app"))
+		w.Spec.ManifestConfigs = []workv1.ManifestConfigOption{{
+			ResourceIdentifier: workv1.ResourceIdentifier{Group: "apps", Resource: "deployments", Namespace: "app", Name: "web"},
+			FeedbackRules:      []workv1.FeedbackRule{{Type: workv1.JSONPathsType, JSONPaths: []workv1.JSONPath{{Name: "observedGeneration", Path: ".status.observedGeneration"}}}},
+		}}
+		if err := hub.Update(ctx, w); err != nil {
+			t.Fatal(err)
+		}
+		waitWork(t, hub, one.Name, "app", "applied at the new generation with feedback", func(w *workv1.ManifestWork) bool {
+			if !allApplied(w) {
+				return false
+			}
+			v := w.Status.ResourceStatus.Manifests[0].StatusFeedbacks.Values
+			return len(v) == 1 && v[0].Value.Integer != nil && *v[0].Value.Integer == 2
+		})
+		d, err := one.Dyn.Resource(deployGVR).Namespace("app").Get(ctx, "web", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r, _, _ := unstructured.NestedInt64(d.Object, "spec", "replicas"); r != 3 {
+			t.Errorf("spoke Deployment replicas = %d, want 3", r)
+		}
+	})
+
+	t.Run("removing a manifest deletes it on the spoke", func(t *testing.T) {
+		w := &workv1.ManifestWork{}
+		if err := hub.Get(ctx, client.ObjectKey{Namespace: one.Name, Name: "app"}, w); err != nil {
+			t.Fatal(err)
+		}
+		w.Spec.Workload.Manifests = append(w.Spec.Workload.Manifests[:1], w.Spec.Workload.Manifests[2])
+		if err := hub.Update(ctx, w); err != nil {
+			t.Fatal(err)
+		}
+		waitWork(t, hub, one.Name, "app", "applied without the Job", allApplied)
+		waitGone(t, one, jobGVR, "app", "train")
+		if _, err := one.Dyn.Resource(deployGVR).Namespace("app").Get(ctx, "web", metav1.GetOptions{}); err != nil {
+			t.Errorf("the Deployment that stayed in the work: %v", err)
+		}
+		// The other cluster's work is untouched.
+		if _, err := clusters[1].Dyn.Resource(jobGVR).Namespace("app").Get(ctx, "train", metav1.GetOptions{}); err != nil {
+			t.Errorf("the Job on %s: %v", clusters[1].Name, err)
+		}
+	})
+
+	t.Run("deleting a work deletes what it applied and nothing else", func(t *testing.T) {
+		spokeNamespace(t, one.Spoke.Client, "del")
+		shared := configMap("del", "shared", map[string]string{"k": "same"})
+		createWork(t, hub, newWork(one.Name, "del-a", manifests(t, configMap("del", "only-a", nil), shared)))
+		createWork(t, hub, newWork(one.Name, "del-b", manifests(t, shared, configMap("del", "only-b", nil))))
+		waitWork(t, hub, one.Name, "del-a", "applied", allApplied)
+		waitWork(t, hub, one.Name, "del-b", "applied", allApplied)
+		cm, err := getCM(t, one, "del", "shared")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff([]string{appliedName(env, "del-a"), appliedName(env, "del-b")}, ownersOf(cm)); diff != "" {
+			t.Errorf("shared ConfigMap owners (-want +got):\n%s", diff)
+		}
+		deleteWork(t, hub, one.Name, "del-a")
+		waitGone(t, one, cmGVR, "del", "only-a")
+		cm, err = getCM(t, one, "del", "shared")
+		if err != nil {
+			t.Fatalf("the ConfigMap del-b also applies was deleted with del-a: %v", err)
+		}
+		if diff := cmp.Diff([]string{appliedName(env, "del-b")}, ownersOf(cm)); diff != "" {
+			t.Errorf("shared ConfigMap owners after del-a went (-want +got):\n%s", diff)
+		}
+		if _, err := getCM(t, one, "del", "only-b"); err != nil {
+			t.Errorf("del-b's own ConfigMap: %v", err)
+		}
+		err = spokeClient(t, one).Get(ctx, client.ObjectKey{Name: appliedName(env, "del-a")}, &workv1.AppliedManifestWork{})
+		if !apierrors.IsNotFound(err) {
+			t.Errorf("del-a's AppliedManifestWork: err = %v, want NotFound", err)
+		}
+		// Nothing is left behind by the garbage collector later either.
+		time.Sleep(2 * time.Second)
+		if _, err := getCM(t, one, "del", "shared"); err != nil {
+			t.Errorf("shared ConfigMap after a while: %v", err)
+		}
+	})
+
+	t.Run("Orphan and SelectivelyOrphan keep what they say", func(t *testing.T) {
+		spokeNamespace(t, one.Spoke.Client, "orphan")
+		w := newWork(one.Name, "orphan-all", manifests(t, configMap("orphan", "kept", nil)))
+		w.Spec.DeleteOption = &workv1.DeleteOption{PropagationPolicy: workv1.DeletePropagationPolicyTypeOrphan}
+		createWork(t, hub, w)
+		s := newWork(one.Name, "orphan-some", manifests(t, configMap("orphan", "kept-too", nil), configMap("orphan", "deleted", nil)))
+		s.Spec.DeleteOption = &workv1.DeleteOption{PropagationPolicy: workv1.DeletePropagationPolicyTypeSelectivelyOrphan,
+			SelectivelyOrphans: &workv1.SelectivelyOrphan{OrphaningRules: []workv1.OrphaningRule{{Resource: "configmaps", Namespace: "orphan", Name: "kept-too"}}}}
+		createWork(t, hub, s)
+		waitWork(t, hub, one.Name, "orphan-all", "applied", allApplied)
+		waitWork(t, hub, one.Name, "orphan-some", "applied", allApplied)
+		deleteWork(t, hub, one.Name, "orphan-all")
+		deleteWork(t, hub, one.Name, "orphan-some")
+		waitGone(t, one, cmGVR, "orphan", "deleted")
+		time.Sleep(2 * time.Second) // the garbage collector would have acted on a left reference by now
+		for _, name := range []string{"kept", "kept-too"} {
+			cm, err := getCM(t, one, "orphan", name)
+			if err != nil {
+				t.Errorf("orphaned ConfigMap %s: %v", name, err)
+				continue
+			}
+			if o := ownersOf(cm); len(o) != 0 {
+				t.Errorf("orphaned ConfigMap %s still owned by %v", name, o)
+			}
+		}
+	})
+
+	t.Run("an unknown kind or an invalid field fails only that manifest, with the API server's message", func(t *testing.T) {
+		spokeNamespace(t, one.Spoke.Client, "bad")
+		unknown := obj{"apiVersion": "example.com/v1", "kind": "Nope", "metadata": obj{"name": "x", "namespace": "bad"}}
+		createWork(t, hub, newWork(one.Name, "bad", manifests(t,
+			configMap("bad", "good", nil), unknown, deployment("bad", "invalid", -1), configMap("bad", "good-too", nil))))
+		w := waitWork(t, hub, one.Name, "bad", "every manifest reported", func(w *workv1.ManifestWork) bool {
+			return len(w.Status.ResourceStatus.Manifests) == 4
+		})
+		for i, want := range []struct {
+			status  metav1.ConditionStatus
+			message string
+		}{
+			{metav1.ConditionTrue, ""},
+			{metav1.ConditionFalse, `no matches for kind "Nope" in version "example.com/v1"`},
+			{metav1.ConditionFalse, "spec.replicas: Invalid value: -1"},
+			{metav1.ConditionTrue, ""},
+		} {
+			c := manifestCondition(w, i, workv1.ManifestApplied)
+			if c == nil || c.Status != want.status || !strings.Contains(c.Message, want.message) {
+				t.Errorf("manifest %d: Applied = %+v, want %s with a message containing %q", i, c, want.status, want.message)
+			}
+		}
+		for _, name := range []string{"good", "good-too"} {
+			if _, err := getCM(t, one, "bad", name); err != nil {
+				t.Errorf("ConfigMap %s beside the bad manifests: %v", name, err)
+			}
+		}
+		if c := meta.FindStatusCondition(w.Status.Conditions, workv1.WorkApplied); c == nil || c.Status != metav1.ConditionFalse {
+			t.Errorf("work Applied = %+v, want False", c)
+		}
+	})
+
+	t.Run("an object of another work or another field manager is a conflict naming it", func(t *testing.T) {
+		spokeNamespace(t, one.Spoke.Client, "conflict")
+		createWork(t, hub, newWork(one.Name, "first", manifests(t, configMap("conflict", "contested", map[string]string{"v": "1"}))))
+		waitWork(t, hub, one.Name, "first", "applied", allApplied)
+		createWork(t, hub, newWork(one.Name, "second", manifests(t, configMap("conflict", "contested", map[string]string{"v": "2"}))))
+		waitWork(t, hub, one.Name, "second", "a conflict with work first", func(w *workv1.ManifestWork) bool {
+			c := manifestCondition(w, 0, workv1.ManifestApplied)
+			return c != nil && c.Reason == work.ReasonConflictWithWork && strings.Contains(c.Message, `ManifestWork first`)
+		})
+		if cm, err := getCM(t, one, "conflict", "contested"); err != nil || cm.Object["data"].(map[string]any)["v"] != "1" {
+			t.Errorf("contested ConfigMap = %v (err %v), want first's v=1 kept", cm, err)
+		}
+
+		// Another field manager owns data.k; server-side apply without force does not take it.
+		theirs := []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"ssa","namespace":"conflict"},"data":{"k":"theirs"}}`)
+		if _, err := one.Dyn.Resource(cmGVR).Namespace("conflict").Patch(ctx, "ssa", types.ApplyPatchType, theirs, metav1.PatchOptions{FieldManager: "someone-else"}); err != nil {
+			t.Fatal(err)
+		}
+		w := newWork(one.Name, "ssa", manifests(t, configMap("conflict", "ssa", map[string]string{"k": "ours"})))
+		w.Spec.ManifestConfigs = []workv1.ManifestConfigOption{{
+			ResourceIdentifier: workv1.ResourceIdentifier{Resource: "configmaps", Namespace: "conflict", Name: "ssa"},
+			UpdateStrategy:     &workv1.UpdateStrategy{Type: workv1.UpdateStrategyTypeServerSideApply},
+		}}
+		createWork(t, hub, w)
+		waitWork(t, hub, one.Name, "ssa", "a conflict with manager someone-else", func(w *workv1.ManifestWork) bool {
+			c := manifestCondition(w, 0, workv1.ManifestApplied)
+			return c != nil && c.Reason == work.ReasonConflictWithFieldManager && strings.Contains(c.Message, "someone-else")
+		})
+		// With force, the work takes the field.
+		testenv.Update(t, hub, w, func() {
+			w.Spec.ManifestConfigs[0].UpdateStrategy.ServerSideApply = &workv1.ServerSideApplyConfig{Force: true}
+		})
+		waitWork(t, hub, one.Name, "ssa", "applied with force", allApplied)
+		if cm, err := getCM(t, one, "conflict", "ssa"); err != nil || cm.Object["data"].(map[string]any)["k"] != "ours" {
+			t.Errorf("ConfigMap ssa = %v (err %v), want k=ours", cm, err)
+		}
+	})
+
+	t.Run("a CRD and its objects in one work", func(t *testing.T) {
+		crd := obj{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+			"metadata": obj{"name": "widgets.example.com"},
+			"spec": obj{"group": "example.com", "scope": "Namespaced",
+				"names":    obj{"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList"},
+				"versions": []any{obj{"name": "v1", "served": true, "storage": true, "schema": obj{"openAPIV3Schema": obj{"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}}}}
+		widget := obj{"apiVersion": "example.com/v1", "kind": "Widget", "metadata": obj{"name": "w", "namespace": "crd"}, "spec": obj{"size": 3}}
+		createWork(t, hub, newWork(one.Name, "crd", manifests(t, widget, crd, namespace("crd"))))
+		waitWork(t, hub, one.Name, "crd", "the Widget applied after its CRD", allApplied)
+		deleteWork(t, hub, one.Name, "crd")
+	})
+
+	t.Run("an executor cannot create what it may not create", func(t *testing.T) {
+		spokeNamespace(t, one.Spoke.Client, "exec")
+		rbac := one.Spoke.Client.RbacV1()
+		if _, err := rbac.Roles("exec").Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "limited"}, Rules: []rbacv1.PolicyRule{
+			{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "create", "update", "patch", "delete"}},
+			{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"get"}},
+		}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := rbac.RoleBindings("exec").Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "limited"},
+			RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: "limited"},
+			Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Namespace: "exec", Name: "limited"}},
+		}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		secret := obj{"apiVersion": "v1", "kind": "Secret", "metadata": obj{"name": "s", "namespace": "exec"}, "stringData": obj{"k": "v"}}
+		w := newWork(one.Name, "exec", manifests(t, configMap("exec", "allowed", nil), secret))
+		w.Spec.Executor = &workv1.ManifestWorkExecutor{Subject: &workv1.ManifestWorkExecutorSubject{
+			Type: workv1.ExecutorSubjectTypeServiceAccount, ServiceAccount: &workv1.ManifestWorkSubjectServiceAccount{Namespace: "exec", Name: "limited"}}}
+		createWork(t, hub, w)
+		got := waitWork(t, hub, one.Name, "exec", "both manifests reported", func(w *workv1.ManifestWork) bool {
+			return len(w.Status.ResourceStatus.Manifests) == 2
+		})
+		if c := manifestCondition(got, 0, workv1.ManifestApplied); c == nil || c.Status != metav1.ConditionTrue {
+			t.Errorf("ConfigMap the executor may create: Applied = %+v, want True", c)
+		}
+		c := manifestCondition(got, 1, workv1.ManifestApplied)
+		if c == nil || c.Status != metav1.ConditionFalse || !strings.Contains(c.Message, `"system:serviceaccount:exec:limited" cannot create resource "secrets"`) {
+			t.Errorf("Secret the executor may not create: Applied = %+v, want False and forbidden for the executor", c)
+		}
+		if _, err := one.Spoke.Client.CoreV1().Secrets("exec").Get(ctx, "s", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			t.Errorf("the Secret exists on the spoke (err=%v)", err)
+		}
+	})
+
+	t.Run("an agent cannot read another cluster's works", func(t *testing.T) {
+		c := one.Reg.Hub().Current().Client
+		other := clusters[1].Name
+		if err := c.List(ctx, &workv1.ManifestWorkList{}, client.InNamespace(other)); !apierrors.IsForbidden(err) {
+			t.Errorf("%s's agent listing %s's works: err = %v, want Forbidden", one.Name, other, err)
+		}
+		if err := c.Get(ctx, client.ObjectKey{Namespace: other, Name: "app"}, &workv1.ManifestWork{}); !apierrors.IsForbidden(err) {
+			t.Errorf("%s's agent reading %s's work: err = %v, want Forbidden", one.Name, other, err)
+		}
+		w := &workv1.ManifestWork{}
+		if err := hub.Get(ctx, client.ObjectKey{Namespace: other, Name: "app"}, w); err != nil {
+			t.Fatal(err)
+		}
+		w.Status.Conditions = nil
+		if err := c.Status().Update(ctx, w); !apierrors.IsForbidden(err) {
+			t.Errorf("%s's agent writing %s's work status: err = %v, want Forbidden", one.Name, other, err)
+		}
+	})
+
+	t.Run("an agent restart applies nothing again and deletes nothing", func(t *testing.T) {
+		type ref struct {
+			gvr      schema.GroupVersionResource
+			ns, name string
+		}
+		watched := []ref{{deployGVR, "app", "web"}, {cmGVR, "del", "shared"}, {cmGVR, "del", "only-b"}, {cmGVR, "bad", "good"}, {cmGVR, "conflict", "ssa"}, {cmGVR, "exec", "allowed"}}
+		versions := func() map[string]string {
+			out := map[string]string{}
+			for _, r := range watched {
+				u, err := one.Dyn.Resource(r.gvr).Namespace(r.ns).Get(ctx, r.name, metav1.GetOptions{})
+				if err != nil {
+					out[r.ns+"/"+r.name] = err.Error()
+					continue
+				}
+				out[r.ns+"/"+r.name] = u.GetResourceVersion()
+			}
+			amws := &workv1.AppliedManifestWorkList{}
+			if err := spokeClient(t, one).List(ctx, amws); err != nil {
+				t.Fatal(err)
+			}
+			for _, a := range amws.Items {
+				out[a.Name] = a.ResourceVersion
+			}
+			return out
+		}
+		before := versions()
+		one.stopWork()
+		one.startWork(outer)
+		// A new work applied shows the new agent runs; two resyncs later it has looked at every work.
+		spokeNamespace(t, one.Spoke.Client, "probe")
+		createWork(t, hub, newWork(one.Name, "probe", manifests(t, configMap("probe", "p", nil))))
+		waitWork(t, hub, one.Name, "probe", "applied by the restarted agent", allApplied)
+		time.Sleep(5 * time.Second)
+		after := versions()
+		delete(after, appliedName(env, "probe"))
+		if diff := cmp.Diff(before, after); diff != "" {
+			t.Errorf("resourceVersions changed across an agent restart (-before +after):\n%s", diff)
+		}
+	})
+
+	t.Run("ttlSecondsAfterFinished deletes a Complete work", func(t *testing.T) {
+		spokeNamespace(t, one.Spoke.Client, "ttl")
+		w := newWork(one.Name, "ttl", manifests(t, configMap("ttl", "done", nil)))
+		w.Spec.DeleteOption = &workv1.DeleteOption{TTLSecondsAfterFinished: ptr.To[int64](1)}
+		w.Spec.ManifestConfigs = []workv1.ManifestConfigOption{{
+			ResourceIdentifier: workv1.ResourceIdentifier{Resource: "configmaps", Namespace: "ttl", Name: "done"},
+			ConditionRules:     []workv1.ConditionRule{{Condition: workv1.ManifestComplete, Type: workv1.CELConditionExpressionsType, CelExpressions: []string{"true"}}},
+		}}
+		createWork(t, hub, w)
+		testenv.WaitFor(t, 60*time.Second, "the Complete work to be deleted after its ttl", func(ctx context.Context) (bool, string, error) {
+			w := &workv1.ManifestWork{}
+			err := hub.Get(ctx, client.ObjectKey{Namespace: one.Name, Name: "ttl"}, w)
+			if apierrors.IsNotFound(err) {
+				return true, "", nil
+			}
+			return false, fmt.Sprintf("still there: conditions %+v", w.Status.Conditions), err
+		})
+		waitGone(t, one, cmGVR, "ttl", "done")
+	})
+}
+
+// createWork creates a work that outlives the subtest: later subtests build on it.
+func createWork(t *testing.T, hub client.Client, w *workv1.ManifestWork) {
+	t.Helper()
+	if err := hub.Create(context.Background(), w); err != nil {
+		t.Fatalf("creating work %s/%s: %v", w.Namespace, w.Name, err)
+	}
+}
+
+func spokeClient(t *testing.T, j *joined) client.Client {
+	t.Helper()
+	c, err := client.New(j.Spoke.RESTConfig(), client.Options{Scheme: scheme.Scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
