@@ -8,7 +8,7 @@ LDFLAGS := -X github.com/flotilla/flotilla/internal/version.Version=$(VERSION)
 # Integration tests start several control planes per package; keep parallel packages at 2 on 2 cores.
 TEST_P ?= 2
 
-.PHONY: all build k8s-bin bench bench-hub controller-gen check-generated test test-unit lint lint-bin fmt vet generate demo down clean
+.PHONY: all build k8s-bin bench bench-hub bench-placement controller-gen check-generated test test-unit lint lint-bin fmt vet generate demo down clean
 
 all: build
 
@@ -33,6 +33,10 @@ bench: k8s-bin ## Benchmarks (start-up time and memory of local fleets); results
 # The hub at scale (issue 4): about 10 minutes at 5,000 clusters; FLOTILLA_BENCH_CLUSTERS=200 to try it.
 bench-hub: k8s-bin ## The hub with 5,000 clusters whose leases a load generator renews: CPU, memory, taint latency.
 	FLOTILLA_K8S_BIN="$$(tools/build.sh --print)" $(GO) test -tags integration -run '^$$' -bench '^BenchmarkHubAtScale$$' -benchtime 1x -timeout 90m ./bench/
+
+# Placement at scale (issue 8): OCM's placement benchmark shape; several minutes.
+bench-placement: k8s-bin ## Placements x clusters (100x1 ... 10000x1000): time to decisions, hub memory, change latency.
+	FLOTILLA_K8S_BIN="$$(tools/build.sh --print)" $(GO) test -tags integration -run '^$$' -bench '^BenchmarkPlacementAtScale$$' -benchtime 1x -timeout 90m ./bench/
 
 lint-bin:
 	@cd tools/lint && $(GO) build -o ../../bin/golangci-lint github.com/golangci/golangci-lint/v2/cmd/golangci-lint

@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -153,19 +152,8 @@ func runHubAtScale(b *testing.B, bins localk8s.Binaries, n int, window time.Dura
 	pr.printf("API server ready, CRDs installed")
 
 	// The real hub, as a process of its own so that /proc measures it alone.
-	hubBin := filepath.Join(dir, "flotilla")
-	build := exec.Command("go", "build", "-o", hubBin, "github.com/flotilla/flotilla/cmd/flotilla")
-	if out, err := build.CombinedOutput(); err != nil {
-		b.Fatalf("building flotilla: %v\n%s", err, out)
-	}
 	hubLog := filepath.Join(dir, "hub", "logs", "flotilla-hub.log")
-	hub, err := localk8s.StartProcess("hub/flotilla-hub", hubBin, []string{
-		"hub", "--kubeconfig", c.Kubeconfig, "--leader-elect=false",
-		"--metrics-bind-address", "0", "--health-probe-bind-address", "0",
-	}, hubLog, false)
-	if err != nil {
-		b.Fatal(err)
-	}
+	hub := startHubProcess(b, buildFlotilla(b), c.Kubeconfig, hubLog)
 	defer func() {
 		hub.Stop(5 * time.Second)
 		summarizeHubLog(pr, hubLog)

@@ -52,6 +52,8 @@ type Reconciler struct {
 
 	// index holds every PlacementDecision by placement (set up by SetupWithManager).
 	index *decisionIndex
+	// own holds the PlacementDecision writes in flight, whose events need no new schedule.
+	own *ownWrites
 }
 
 var _ reconcile.Reconciler = (*Reconciler)(nil)
@@ -68,6 +70,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		r.Recorder = mgr.GetEventRecorder(ControllerName)
 	}
 	r.index = newDecisionIndex()
+	r.own = newOwnWrites()
 	workers := r.MaxConcurrentReconciles
 	if workers <= 0 {
 		workers = 4
@@ -80,7 +83,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		For(&clusterv1beta1.Placement{}, builder.WithPredicates(predicate.Or(
 			predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
 		// The index is updated before the placement is queued, so its reconcile sees the change.
-		Watches(&clusterv1beta1.PlacementDecision{}, r.index.eventHandler()).
+		Watches(&clusterv1beta1.PlacementDecision{}, r.index.eventHandler(r.own)).
 		Watches(&clusterv1.ManagedCluster{}, handler.Funcs{
 			CreateFunc: func(ctx context.Context, e eventCreate, q queue) {
 				r.enqueue(ctx, q, r.forClusters(ctx, e.Object.(*clusterv1.ManagedCluster)))
@@ -88,7 +91,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 			UpdateFunc: func(ctx context.Context, e eventUpdate, q queue) {
 				o, n := e.ObjectOld.(*clusterv1.ManagedCluster), e.ObjectNew.(*clusterv1.ManagedCluster)
 				if ClusterChanged(o, n) {
-					r.enqueue(ctx, q, r.forClusters(ctx, o, n))
+					r.enqueue(ctx, q, r.forClusterUpdate(ctx, o, n))
 				}
 			},
 			DeleteFunc: func(ctx context.Context, e eventDelete, q queue) {
@@ -98,7 +101,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 			},
 		}).
 		Watches(&clusterv1beta2.ManagedClusterSet{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []reconcile.Request {
-			return r.forSets(ctx, []string{o.GetName()})
+			return r.forSets(ctx, []string{o.GetName()}, nil)
 		})).
 		Watches(&clusterv1beta2.ManagedClusterSetBinding{}, handler.EnqueueRequestsFromMapFunc(r.forNamespace)).
 		Watches(&clusterv1alpha1.AddOnPlacementScore{}, handler.EnqueueRequestsFromMapFunc(r.forScore)).

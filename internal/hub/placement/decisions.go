@@ -74,7 +74,10 @@ func (r *Reconciler) syncDecisions(ctx context.Context, p *clusterv1beta1.Placem
 	for _, st := range Plan(current, desired) {
 		var err error
 		if st.Delete {
-			err = client.IgnoreNotFound(r.Client.Delete(ctx, objs[st.Slice.Name], client.Preconditions{UID: &objs[st.Slice.Name].UID}))
+			d := objs[st.Slice.Name]
+			err = r.sent(d, ownWrite{deleted: true}, func() error {
+				return client.IgnoreNotFound(r.Client.Delete(ctx, d, client.Preconditions{UID: &d.UID}))
+			})
 		} else {
 			err = r.write(ctx, p, objs, st.Slice)
 		}
@@ -96,7 +99,7 @@ func (r *Reconciler) write(ctx context.Context, p *clusterv1beta1.Placement, obj
 		if err := controllerutil.SetControllerReference(p, d, r.Client.Scheme()); err != nil {
 			return err
 		}
-		if err := r.Client.Create(ctx, d); err != nil {
+		if err := r.sent(d, r.content(d, s.Labels, nil), func() error { return r.Client.Create(ctx, d) }); err != nil {
 			if apierrors.IsAlreadyExists(err) && !r.controls(ctx, p, d) {
 				return fmt.Errorf("PlacementDecision %s/%s exists and is not controlled by Placement %s: delete it so the scheduler can write it: %w",
 					p.Namespace, s.Name, p.Name, err)
@@ -114,7 +117,7 @@ func (r *Reconciler) write(ctx context.Context, p *clusterv1beta1.Placement, obj
 		for k, v := range s.Labels {
 			d.Labels[k] = v
 		}
-		if err := r.Client.Update(ctx, d); err != nil {
+		if err := r.sent(d, r.content(d, s.Labels, d.Status.Decisions), func() error { return r.Client.Update(ctx, d) }); err != nil {
 			return err
 		}
 	}
@@ -125,7 +128,23 @@ func (r *Reconciler) write(ctx context.Context, p *clusterv1beta1.Placement, obj
 	if d.Status.Decisions == nil {
 		d.Status.Decisions = []clusterv1beta1.ClusterDecision{} // the API wants a list, not null
 	}
-	return r.Client.Status().Update(ctx, d)
+	return r.sent(d, r.content(d, s.Labels, d.Status.Decisions), func() error { return r.Client.Status().Update(ctx, d) })
+}
+
+// content is what d holds after a write of these labels and decisions, as its events show it.
+func (r *Reconciler) content(d *clusterv1beta1.PlacementDecision, labels map[string]string, decisions []clusterv1beta1.ClusterDecision) ownWrite {
+	return ownWrite{content: scheduler.PlacementDecisionSlice{Name: d.Name, Labels: labels, Decisions: decisions}}
+}
+
+// sent records w as the controller's own write to d, sends it, and forgets it if it failed.
+func (r *Reconciler) sent(d *clusterv1beta1.PlacementDecision, w ownWrite, send func() error) error {
+	key := client.ObjectKeyFromObject(d)
+	r.own.expect(key, w)
+	err := send()
+	if err != nil {
+		r.own.forget(key, w)
+	}
+	return err
 }
 
 // controls reports whether p controls the PlacementDecision named like d, as the API server has

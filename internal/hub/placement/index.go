@@ -122,8 +122,8 @@ func (x *decisionIndex) inputs(k types.NamespacedName) ([]clusterv1beta1.Placeme
 
 // eventHandler keeps the index in step with the PlacementDecision informer and then queues
 // the placement each PlacementDecision belongs to and the one controlling it (the same, unless
-// someone relabeled it).
-func (x *decisionIndex) eventHandler() handler.EventHandler {
+// someone relabeled it), unless the event is the result of the controller's own write.
+func (x *decisionIndex) eventHandler(own *ownWrites) handler.EventHandler {
 	enqueue := func(q queue, ds ...client.Object) {
 		for _, o := range ds {
 			d, ok := o.(*clusterv1beta1.PlacementDecision)
@@ -145,15 +145,21 @@ func (x *decisionIndex) eventHandler() handler.EventHandler {
 	return handler.Funcs{
 		CreateFunc: func(_ context.Context, e eventCreate, q queue) {
 			x.update(nil, as(e.Object))
-			enqueue(q, e.Object)
+			if d := as(e.Object); d == nil || !own.observed(d, false) {
+				enqueue(q, e.Object)
+			}
 		},
 		UpdateFunc: func(_ context.Context, e eventUpdate, q queue) {
 			x.update(as(e.ObjectOld), as(e.ObjectNew))
-			enqueue(q, e.ObjectOld, e.ObjectNew)
+			if d := as(e.ObjectNew); d == nil || !own.observed(d, false) {
+				enqueue(q, e.ObjectOld, e.ObjectNew)
+			}
 		},
 		DeleteFunc: func(_ context.Context, e eventDelete, q queue) {
 			x.update(as(e.Object), nil)
-			enqueue(q, e.Object)
+			if d := as(e.Object); d == nil || !own.observed(d, true) {
+				enqueue(q, e.Object)
+			}
 		},
 	}
 }

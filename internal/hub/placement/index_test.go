@@ -89,7 +89,7 @@ func TestDecisionIndex(t *testing.T) {
 // its label names and the one controlling it.
 func TestDecisionEvents(t *testing.T) {
 	x := newDecisionIndex()
-	h := x.eventHandler()
+	h := x.eventHandler(newOwnWrites())
 	q := workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[reconcile.Request]())
 	defer q.ShutDown()
 	d := &clusterv1beta1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "p-decision-1",

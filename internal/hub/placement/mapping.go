@@ -16,6 +16,7 @@ import (
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
 	hubclusterset "github.com/flotilla/flotilla/internal/hub/clusterset"
+	"github.com/flotilla/flotilla/internal/scheduler"
 )
 
 type (
@@ -29,11 +30,25 @@ type (
 // decisions: its labels (set membership, predicates, groups), claims, taints, allocatable
 // resources or deletion. Agents rewrite the rest of the status (conditions, versions) often.
 func ClusterChanged(o, n *clusterv1.ManagedCluster) bool {
-	return !reflect.DeepEqual(o.Labels, n.Labels) ||
-		!reflect.DeepEqual(o.Spec.Taints, n.Spec.Taints) ||
-		!reflect.DeepEqual(o.Status.ClusterClaims, n.Status.ClusterClaims) ||
-		!reflect.DeepEqual(o.Status.Allocatable, n.Status.Allocatable) ||
-		o.DeletionTimestamp.IsZero() != n.DeletionTimestamp.IsZero()
+	fields, everyone := ChangedFields(o, n)
+	return fields != 0 || everyone
+}
+
+// ChangedFields says which fields that placements may read (scheduler.FieldsRead) differ between
+// o and n, and whether the change concerns every placement that can see the cluster: its taints
+// or its deletion.
+func ChangedFields(o, n *clusterv1.ManagedCluster) (fields scheduler.ClusterFields, everyone bool) {
+	if !reflect.DeepEqual(o.Labels, n.Labels) {
+		fields |= scheduler.FieldLabels
+	}
+	if !reflect.DeepEqual(o.Status.ClusterClaims, n.Status.ClusterClaims) {
+		fields |= scheduler.FieldClaims
+	}
+	if !reflect.DeepEqual(o.Status.Allocatable, n.Status.Allocatable) {
+		fields |= scheduler.FieldAllocatable
+	}
+	everyone = !reflect.DeepEqual(o.Spec.Taints, n.Spec.Taints) || o.DeletionTimestamp.IsZero() != n.DeletionTimestamp.IsZero()
+	return fields, everyone
 }
 
 // SetsOfClusters returns the names of the sets that hold any of clusters, by the sets' selectors
@@ -52,8 +67,10 @@ func SetsOfClusters(clusters []*clusterv1.ManagedCluster, clusterSets []clusterv
 
 // PlacementsForSets returns the placements that may use any of the sets: those in a namespace
 // with a binding named after one of them (the binding's name is the set it binds, as the
-// scheduler reads it), and that either name no spec.clusterSets or name that set.
-func PlacementsForSets(setNames []string, bindings []clusterv1beta2.ManagedClusterSetBinding, placements []clusterv1beta1.Placement) []reconcile.Request {
+// scheduler reads it), and that either name no spec.clusterSets or name that set; and, when
+// keep is not nil, for which keep is true.
+func PlacementsForSets(setNames []string, bindings []clusterv1beta2.ManagedClusterSetBinding, placements []clusterv1beta1.Placement,
+	keep func(*clusterv1beta1.Placement) bool) []reconcile.Request {
 	changed := sets.New(setNames...)
 	bound := map[string][]string{} // namespace -> changed sets bound there
 	for _, b := range bindings {
@@ -65,6 +82,9 @@ func PlacementsForSets(setNames []string, bindings []clusterv1beta2.ManagedClust
 	for _, p := range placements {
 		names, ok := bound[p.Namespace]
 		if !ok {
+			continue
+		}
+		if keep != nil && !keep(&p) {
 			continue
 		}
 		if len(p.Spec.ClusterSets) == 0 || slices.ContainsFunc(names, func(s string) bool { return slices.Contains(p.Spec.ClusterSets, s) }) {
@@ -85,18 +105,43 @@ func PlacementsInNamespace(ns string, placements []clusterv1beta1.Placement) []r
 	return out
 }
 
-// forClusters maps changed clusters (an update's old and new object) to the placements that may
-// see them.
+// forClusters maps clusters (created, deleted, or scored) to the placements that may see them.
 func (r *Reconciler) forClusters(ctx context.Context, clusters ...*clusterv1.ManagedCluster) []reconcile.Request {
 	cs := &clusterv1beta2.ManagedClusterSetList{}
 	if err := r.Client.List(ctx, cs, client.UnsafeDisableDeepCopy); err != nil {
 		ctrl.LoggerFrom(ctx).Error(err, "listing ManagedClusterSets to requeue placements for a cluster change")
 		return nil
 	}
-	return r.forSets(ctx, SetsOfClusters(clusters, cs.Items))
+	return r.forSets(ctx, SetsOfClusters(clusters, cs.Items), nil)
 }
 
-func (r *Reconciler) forSets(ctx context.Context, setNames []string) []reconcile.Request {
+// forClusterUpdate maps an update of a cluster to the placements it may concern: every placement
+// that can see the cluster when its taints or deletion changed; otherwise those of the sets the
+// cluster joined or left, and those of its other sets that read a field that changed
+// (scheduler.FieldsRead). A label that only Balance-scored placements never look at then
+// reschedules none of them.
+func (r *Reconciler) forClusterUpdate(ctx context.Context, o, n *clusterv1.ManagedCluster) []reconcile.Request {
+	fields, everyone := ChangedFields(o, n)
+	if everyone {
+		return r.forClusters(ctx, o, n)
+	}
+	cs := &clusterv1beta2.ManagedClusterSetList{}
+	if err := r.Client.List(ctx, cs, client.UnsafeDisableDeepCopy); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "listing ManagedClusterSets to requeue placements for a cluster change")
+		return nil
+	}
+	before, after := sets.New(SetsOfClusters([]*clusterv1.ManagedCluster{o}, cs.Items)...), sets.New(SetsOfClusters([]*clusterv1.ManagedCluster{n}, cs.Items)...)
+	moved := before.SymmetricDifference(after)
+	out := r.forSets(ctx, sets.List(moved), nil)
+	if fields != 0 {
+		out = append(out, r.forSets(ctx, sets.List(before.Intersection(after)), func(p *clusterv1beta1.Placement) bool {
+			return scheduler.FieldsRead(p)&fields != 0
+		})...)
+	}
+	return out
+}
+
+func (r *Reconciler) forSets(ctx context.Context, setNames []string, keep func(*clusterv1beta1.Placement) bool) []reconcile.Request {
 	if len(setNames) == 0 {
 		return nil
 	}
@@ -108,7 +153,7 @@ func (r *Reconciler) forSets(ctx context.Context, setNames []string) []reconcile
 			return nil
 		}
 	}
-	return PlacementsForSets(setNames, bs.Items, ps.Items)
+	return PlacementsForSets(setNames, bs.Items, ps.Items, keep)
 }
 
 // forNamespace maps a binding to the placements of its namespace.

@@ -1,18 +1,23 @@
 package placement
 
 import (
+	"context"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
+	"github.com/flotilla/flotilla/api/scheme"
+	"github.com/flotilla/flotilla/internal/scheduler"
 )
 
 func mc(name string, labels map[string]string) *clusterv1.ManagedCluster {
@@ -87,7 +92,7 @@ func TestPlacementsForSets(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, PlacementsForSets(tc.sets, bindings, placements)); diff != "" {
+			if diff := cmp.Diff(tc.want, PlacementsForSets(tc.sets, bindings, placements, nil)); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
@@ -101,32 +106,95 @@ func TestPlacementsInNamespace(t *testing.T) {
 	}
 }
 
-func TestClusterChanged(t *testing.T) {
+func TestChangedFields(t *testing.T) {
 	base := func() *clusterv1.ManagedCluster { return mc("a", map[string]string{"x": "1"}) }
+	type want struct {
+		fields   scheduler.ClusterFields
+		everyone bool
+	}
 	cases := map[string]struct {
 		change func(*clusterv1.ManagedCluster)
-		want   bool
+		want   want
 	}{
 		"nothing":    {change: func(*clusterv1.ManagedCluster) {}},
 		"conditions": {change: func(c *clusterv1.ManagedCluster) { c.Status.Conditions = []metav1.Condition{{Type: "Available"}} }},
 		"version":    {change: func(c *clusterv1.ManagedCluster) { c.Status.Version.Kubernetes = "v1.37.2" }},
-		"labels":     {change: func(c *clusterv1.ManagedCluster) { c.Labels["x"] = "2" }, want: true},
-		"taints":     {change: func(c *clusterv1.ManagedCluster) { c.Spec.Taints = []clusterv1.Taint{{Key: "k"}} }, want: true},
+		"labels":     {change: func(c *clusterv1.ManagedCluster) { c.Labels["x"] = "2" }, want: want{fields: scheduler.FieldLabels}},
+		"taints":     {change: func(c *clusterv1.ManagedCluster) { c.Spec.Taints = []clusterv1.Taint{{Key: "k"}} }, want: want{everyone: true}},
 		"claims": {change: func(c *clusterv1.ManagedCluster) {
 			c.Status.ClusterClaims = []clusterv1.ManagedClusterClaim{{Name: "n"}}
-		}, want: true},
+		}, want: want{fields: scheduler.FieldClaims}},
 		"allocatable": {change: func(c *clusterv1.ManagedCluster) {
 			c.Status.Allocatable = clusterv1.ResourceList{"cpu": resource.MustParse("2")}
-		}, want: true},
-		"deleting": {change: func(c *clusterv1.ManagedCluster) { t := metav1.NewTime(time.Unix(1, 0)); c.DeletionTimestamp = &t }, want: true},
+		}, want: want{fields: scheduler.FieldAllocatable}},
+		"labels and allocatable": {change: func(c *clusterv1.ManagedCluster) {
+			c.Labels["y"] = "1"
+			c.Status.Allocatable = clusterv1.ResourceList{"cpu": resource.MustParse("2")}
+		}, want: want{fields: scheduler.FieldLabels | scheduler.FieldAllocatable}},
+		"deleting": {change: func(c *clusterv1.ManagedCluster) { t := metav1.NewTime(time.Unix(1, 0)); c.DeletionTimestamp = &t }, want: want{everyone: true}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			n := base()
 			tc.change(n)
-			if got := ClusterChanged(base(), n); got != tc.want {
-				t.Errorf("ClusterChanged = %t, want %t", got, tc.want)
+			var got want
+			got.fields, got.everyone = ChangedFields(base(), n)
+			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{})); diff != "" {
+				t.Errorf("ChangedFields (-want +got):\n%s", diff)
+			}
+			if changed := ClusterChanged(base(), n); changed != (tc.want != want{}) {
+				t.Errorf("ClusterChanged = %t, want %t", changed, tc.want != want{})
 			}
 		})
 	}
 }
+
+// TestForClusterUpdate: a change to one cluster reschedules every placement that can see it when
+// its taints change, the placements of a set it joins or leaves, and otherwise only those that
+// read the field that changed.
+func TestForClusterUpdate(t *testing.T) {
+	withLabels := pl("ns", "by-label")
+	withLabels.Spec.Predicates = []clusterv1beta1.ClusterPredicate{{RequiredClusterSelector: clusterv1beta1.ClusterSelector{
+		LabelSelector: metav1.LabelSelector{MatchLabels: map[string]string{"gpu": "h100"}}}}}
+	withCPU := pl("ns", "by-cpu")
+	withCPU.Spec.PrioritizerPolicy.Configurations = []clusterv1beta1.PrioritizerConfig{{ScoreCoordinate: &clusterv1beta1.ScoreCoordinate{
+		Type: clusterv1beta1.ScoreCoordinateTypeBuiltIn, BuiltIn: clusterv1beta1.PrioritizerResourceAllocatableCPU}}}
+	objs := []client.Object{
+		ptrTo(exclusiveSet("blue")),
+		ptrTo(selectorSet("prod", &metav1.LabelSelector{MatchLabels: map[string]string{"env": "prod"}})),
+		ptrTo(binding("ns", "blue")), ptrTo(binding("prod-ns", "prod")),
+		ptrTo(pl("ns", "balanced")), &withLabels, &withCPU, ptrTo(pl("prod-ns", "prod")),
+	}
+	c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(objs...).Build()
+	r := &Reconciler{Client: c}
+	base := func() *clusterv1.ManagedCluster {
+		return mc("a", map[string]string{clusterv1beta2.ClusterSetLabel: "blue"})
+	}
+	cases := map[string]struct {
+		change func(*clusterv1.ManagedCluster)
+		want   []reconcile.Request
+	}{
+		"a label nobody reads": {change: func(c *clusterv1.ManagedCluster) { c.Labels["team"] = "x" }, want: []reconcile.Request{req("ns", "by-label")}},
+		"allocatable": {change: func(c *clusterv1.ManagedCluster) {
+			c.Status.Allocatable = clusterv1.ResourceList{"cpu": resource.MustParse("2")}
+		}, want: []reconcile.Request{req("ns", "by-cpu")}},
+		"joins a set": {change: func(c *clusterv1.ManagedCluster) { c.Labels["env"] = "prod" },
+			want: []reconcile.Request{req("prod-ns", "prod"), req("ns", "by-label")}},
+		"taints": {change: func(c *clusterv1.ManagedCluster) { c.Spec.Taints = []clusterv1.Taint{{Key: "k"}} },
+			want: []reconcile.Request{req("ns", "balanced"), req("ns", "by-cpu"), req("ns", "by-label")}},
+		"leaves its set": {change: func(c *clusterv1.ManagedCluster) { delete(c.Labels, clusterv1beta2.ClusterSetLabel) },
+			want: []reconcile.Request{req("ns", "balanced"), req("ns", "by-cpu"), req("ns", "by-label")}},
+	}
+	sortReqs := cmpopts.SortSlices(func(a, b reconcile.Request) bool { return a.String() < b.String() })
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			n := base()
+			tc.change(n)
+			if diff := cmp.Diff(tc.want, r.forClusterUpdate(context.Background(), base(), n), sortReqs); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func ptrTo[T any](v T) *T { return &v }

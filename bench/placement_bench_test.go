@@ -1,0 +1,273 @@
+//go:build integration
+
+package bench
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
+	"github.com/flotilla/flotilla/api/scheme"
+	"github.com/flotilla/flotilla/internal/install"
+	"github.com/flotilla/flotilla/internal/localk8s"
+)
+
+// Parameters of BenchmarkPlacementAtScale.
+const (
+	// placementSizesEnv lists the sizes to run, as PxN (placements x clusters), comma separated.
+	placementSizesEnv     = "FLOTILLA_BENCH_PLACEMENT_SIZES"
+	defaultPlacementSizes = "100x1,1000x1000,10000x1000,1000x10000"
+	// latencySamplesEnv sets how many single-cluster label changes are timed (at P = 1000).
+	latencySamplesEnv     = "FLOTILLA_BENCH_LATENCY_SAMPLES"
+	defaultLatencySamples = 200
+
+	benchNamespace = "bench"
+	benchSet       = "bench"
+	// perPlacement is every placement's numberOfClusters, as in OCM's benchmark.
+	perPlacement = 10
+)
+
+// BenchmarkPlacementAtScale runs the real `flotilla hub` against one kube-apiserver with OCM's
+// placement benchmark's shape: one set of N clusters, each with an AddOnPlacementScore "demo"
+// whose score "demo" is 80, bound into one namespace; P placements with numberOfClusters 10, mode
+// Exact and the prioritizers AddOn demo/demo, ResourceAllocatableCPU and Balance, weight 1 each,
+// created while the scheduler runs. It reports the time from the hub's start until P
+// PlacementDecisions exist (and until each holds its clusters), the hub's resident memory and,
+// at P = 1000, the latency of one cluster's label change.
+//
+// It takes several minutes, so `-bench .` (make bench) skips it: `make bench-placement`.
+func BenchmarkPlacementAtScale(b *testing.B) {
+	if f := flag.Lookup("test.bench"); f == nil || !strings.Contains(f.Value.String(), "Placement") {
+		b.Skip("runs for several minutes: select it by name (make bench-placement)")
+	}
+	sizes, err := parseSizes(cmpOr(os.Getenv(placementSizesEnv), defaultPlacementSizes))
+	if err != nil {
+		b.Fatalf("%s: %v", placementSizesEnv, err)
+	}
+	samples := defaultLatencySamples
+	if v := os.Getenv(latencySamplesEnv); v != "" {
+		if samples, err = strconv.Atoi(v); err != nil || samples < 1 {
+			b.Fatalf("%s=%q: want a positive number", latencySamplesEnv, v)
+		}
+	}
+	bins := binaries(b)
+	hubBin := buildFlotilla(b)
+	for _, sz := range sizes {
+		b.Run(fmt.Sprintf("%dx%d", sz.placements, sz.clusters), func(b *testing.B) {
+			for range b.N {
+				r := runPlacementAtScale(b, bins, hubBin, sz, samples)
+				b.ReportMetric(r.exist.Seconds(), "s-decisions-exist")
+				b.ReportMetric(r.filled.Seconds(), "s-decisions-filled")
+				b.ReportMetric(mib(r.hubRSS), "MiB-rss")
+				b.ReportMetric(mib(r.hubPeakRSS), "MiB-rss-peak")
+				b.ReportMetric(r.hubCPU.Seconds(), "s-hub-cpu")
+				if len(r.latencies) > 0 {
+					b.ReportMetric(percentile(r.latencies, 50).Seconds()*1000, "ms-change-p50")
+					b.ReportMetric(percentile(r.latencies, 99).Seconds()*1000, "ms-change-p99")
+				}
+			}
+			b.ReportMetric(0, "ns/op")
+		})
+	}
+}
+
+type size struct{ placements, clusters int }
+
+func parseSizes(s string) ([]size, error) {
+	var out []size
+	for _, f := range strings.Split(s, ",") {
+		ps, ns, ok := strings.Cut(strings.TrimSpace(f), "x")
+		p, err1 := strconv.Atoi(ps)
+		n, err2 := strconv.Atoi(ns)
+		if !ok || err1 != nil || err2 != nil || p < 1 || n < 1 {
+			return nil, fmt.Errorf("%q: want PxN, for example 1000x1000", f)
+		}
+		out = append(out, size{p, n})
+	}
+	return out, nil
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+type placementResult struct {
+	exist, filled      time.Duration // from the hub's start
+	hubCPU             time.Duration // the hub's CPU time from its start until filled
+	hubRSS, hubPeakRSS int64
+	latencies          []time.Duration
+}
+
+func runPlacementAtScale(b *testing.B, bins localk8s.Binaries, hubBin string, sz size, samples int) placementResult {
+	ctx := context.Background()
+	pr := progress{start: time.Now()}
+	pr.printf("%d placements x %d clusters", sz.placements, sz.clusters)
+	dir := b.TempDir()
+	e, err := localk8s.StartEtcd(ctx, localk8s.EtcdOptions{Name: "etcd", Dir: filepath.Join(dir, "etcd"), Binaries: bins})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Stop()
+	c, err := localk8s.StartCluster(ctx, localk8s.ClusterOptions{
+		Name: "hub", Dir: filepath.Join(dir, "hub"), Binaries: bins, EtcdURL: e.URL, APIServerOnly: true,
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Stop()
+	if _, err := install.Embedded(ctx, c.Config, install.Options{}); err != nil {
+		b.Fatal(err)
+	}
+	cfg := rest.CopyConfig(c.Config)
+	cfg.QPS, cfg.Burst = 5000, 10000
+	cl, err := client.NewWithWatch(cfg, client.Options{Scheme: scheme.Scheme})
+	if err != nil {
+		b.Fatal(err)
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	clk := clockTicks()
+
+	// The fleet, and a first run of the hub to set it up (the registration controllers' writes
+	// for new clusters), so that the timed run below does placement work only.
+	if err := createPlacementFleet(ctx, pr, cl, sz.clusters); err != nil {
+		b.Fatal(err)
+	}
+	hubLog := filepath.Join(dir, "hub", "logs", "flotilla-hub.log")
+	hub := startHubProcess(b, hubBin, c.Kubeconfig, hubLog+".setup")
+	waitSettled(b, pr, hub, clk)
+	hub.Stop(5 * time.Second)
+	pr.printf("fleet set up; the hub stopped")
+
+	// The timed run: watch the PlacementDecisions, start the hub, create the placements.
+	tr, err := watchDecisions(ctx, cl, benchNamespace)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer tr.stop()
+	reqs0, reqErr := apiserverRequests(ctx, cs)
+	start := time.Now()
+	hub = startHubProcess(b, hubBin, c.Kubeconfig, hubLog)
+	defer func() {
+		hub.Stop(5 * time.Second)
+		summarizeHubLog(pr, hubLog)
+	}()
+	cpu0 := cpuTicksOf(b, hub)
+	names := make([]string, sz.placements)
+	for i := range names {
+		names[i] = fmt.Sprintf("placement-%05d", i)
+	}
+	created := make(chan error, 1)
+	go func() {
+		created <- parallel(names, createWorkers, func(name string) error {
+			return cl.Create(ctx, benchPlacement(name))
+		})
+		pr.printf("created %d placements in %.1f s", len(names), time.Since(start).Seconds())
+	}()
+	want := min(perPlacement, sz.clusters)
+	var r placementResult
+	for r.filled == 0 {
+		select {
+		case err := <-created:
+			if err != nil {
+				b.Fatal(err)
+			}
+		case <-time.After(time.Second):
+		}
+		if err := hub.ExitError(); err != nil {
+			b.Fatal(err)
+		}
+		exist, filled := tr.counts(want)
+		now := time.Since(start)
+		if r.exist == 0 && exist >= sz.placements {
+			r.exist = now
+		}
+		if filled >= sz.placements {
+			r.filled = now
+		}
+		pr.printf("PlacementDecisions: %d exist, %d hold %d clusters (of %d); hub %s", exist, filled, want, sz.placements, procSummary(hub, clk))
+		if now > 30*time.Minute {
+			b.Fatalf("timed out: %d of %d placements have their decisions", filled, sz.placements)
+		}
+	}
+	r.hubCPU = time.Duration(float64(cpuTicksOf(b, hub)-cpu0) / float64(clk) * float64(time.Second))
+	r.hubRSS, r.hubPeakRSS = rss(b, hub), statusBytes(b, hub, "VmHWM")
+	pr.printf("%d x %d: PlacementDecisions exist after %.2f s, hold their clusters after %.2f s; hub CPU %.1f s, RSS %.0f MiB (peak %.0f MiB)",
+		sz.placements, sz.clusters, r.exist.Seconds(), r.filled.Seconds(), r.hubCPU.Seconds(), mib(r.hubRSS), mib(r.hubPeakRSS))
+	if reqErr == nil {
+		if reqs1, err := apiserverRequests(ctx, cs); err == nil {
+			printRequestDelta(pr, reqs0, reqs1, r.filled.Seconds())
+		}
+	}
+	if sz.placements == 1000 && sz.clusters >= 2*samples {
+		r.latencies = measureChangeLatency(b, pr, cl, tr, samples)
+		pr.printf("single-cluster label change to decisions updated, %d samples: p50 %s, p99 %s, max %s",
+			len(r.latencies), percentile(r.latencies, 50), percentile(r.latencies, 99), percentile(r.latencies, 100))
+		r.hubRSS, r.hubPeakRSS = rss(b, hub), statusBytes(b, hub, "VmHWM")
+	}
+	return r
+}
+
+// benchPlacement is OCM's benchmark placement: 10 clusters, Exact, three prioritizers.
+func benchPlacement(name string) *clusterv1beta1.Placement {
+	one := int32(1)
+	n := int32(perPlacement)
+	return &clusterv1beta1.Placement{
+		ObjectMeta: metav1.ObjectMeta{Namespace: benchNamespace, Name: name},
+		Spec: clusterv1beta1.PlacementSpec{
+			NumberOfClusters: &n,
+			PrioritizerPolicy: clusterv1beta1.PrioritizerPolicy{
+				Mode: clusterv1beta1.PrioritizerPolicyModeExact,
+				Configurations: []clusterv1beta1.PrioritizerConfig{
+					{ScoreCoordinate: &clusterv1beta1.ScoreCoordinate{Type: clusterv1beta1.ScoreCoordinateTypeAddOn,
+						AddOn: &clusterv1beta1.AddOnScore{ResourceName: "demo", ScoreName: "demo"}}, Weight: &one},
+					{ScoreCoordinate: &clusterv1beta1.ScoreCoordinate{Type: clusterv1beta1.ScoreCoordinateTypeBuiltIn, BuiltIn: "ResourceAllocatableCPU"}, Weight: &one},
+					{ScoreCoordinate: &clusterv1beta1.ScoreCoordinate{Type: clusterv1beta1.ScoreCoordinateTypeBuiltIn, BuiltIn: "Balance"}, Weight: &one},
+				},
+			},
+		},
+	}
+}
+
+// waitSettled waits until the hub's CPU stays under 5% of a core for two 2-second samples.
+func waitSettled(b *testing.B, pr progress, hub *localk8s.Process, clk int64) {
+	calm := 0
+	err := wait.PollUntilContextTimeout(context.Background(), 0, 20*time.Minute, true, func(context.Context) (bool, error) {
+		pct := cpuPercent(b, hub, clk, 2*time.Second)
+		if err := hub.ExitError(); err != nil {
+			return false, err
+		}
+		if pct < 5 {
+			calm++
+		} else {
+			calm = 0
+		}
+		pr.printf("setting up: hub %.0f%% of a core", pct)
+		return calm >= 2, nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+}
+
+// quantity is a resource quantity for the clusters' allocatable resources.
+func quantity(s string) resource.Quantity { return resource.MustParse(s) }
