@@ -102,17 +102,18 @@ func joinAll(t *testing.T, env *testenv.Env) []*joined {
 			}
 			return true, "", nil
 		})
-		j.startWork(t)
+		j.startWork(t, 2*time.Second)
 	}
 	return out
 }
 
-// startWork runs a work agent for the cluster until stopWork or the end of the test.
-func (j *joined) startWork(t *testing.T) {
+// startWork runs a work agent for the cluster, looking at every work again each resync, until
+// stopWork or the end of the test.
+func (j *joined) startWork(t *testing.T, resync time.Duration) {
 	t.Helper()
 	w, err := work.New(work.Options{
 		ClusterName: j.Name, AgentID: "agent-" + j.Name, Hub: j.Reg.Hub(), Spoke: j.Spoke.RESTConfig(),
-		Resync: 2 * time.Second, Log: testr.New(t).WithName(j.Name + "-work"),
+		Resync: resync, Log: testr.New(t).WithName(j.Name + "-work"),
 	})
 	if err != nil {
 		t.Fatal(err)

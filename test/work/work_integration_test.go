@@ -14,6 +14,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -24,6 +25,7 @@ import (
 	"github.com/flotilla/flotilla/api/scheme"
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
 	"github.com/flotilla/flotilla/internal/agent/work"
+	"github.com/flotilla/flotilla/internal/localk8s"
 	"github.com/flotilla/flotilla/internal/testenv"
 )
 
@@ -34,7 +36,7 @@ func appliedName(env *testenv.Env, workName string) string {
 	return work.AppliedName(work.HubHash(env.Hub.RESTConfig().Host), workName)
 }
 
-// ownersOf returns the names of the AppliedManifestWorks that own an object.
+// ownersOf returns the names of the AppliedManifestWorks that own an object, sorted.
 func ownersOf(u *unstructured.Unstructured) []string {
 	var out []string
 	for _, r := range u.GetOwnerReferences() {
@@ -42,6 +44,7 @@ func ownersOf(u *unstructured.Unstructured) []string {
 			out = append(out, r.Name)
 		}
 	}
+	slices.Sort(out)
 	return out
 }
 
@@ -78,22 +81,44 @@ func deleteWork(t *testing.T, hub client.Client, ns, name string) {
 	})
 }
 
+// testEnv is what the subtests of TestWorkAgent share.
+type testEnv struct {
+	clusters []*joined
+	hub      client.Client
+	// outer is the whole test, for agents a subtest starts.
+	outer *testing.T
+}
+
 func TestWorkAgent(t *testing.T) {
 	env := testenv.Start(t, testenv.Options{Spokes: 2, CRDs: true})
 	clusters := joinAll(t, env)
 	outer := t // agents started in a subtest run until the whole test ends
 	hub := env.HubClient(t)
+	te := &testEnv{clusters: clusters, hub: hub, outer: outer}
 	ctx := context.Background()
 	deployGVR := schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
 	jobGVR := schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "jobs"}
 
-	t.Run("a Deployment and a Job reach two clusters and Applied comes back", func(t *testing.T) {
+	for _, j := range clusters {
+		env.AddNodes(t, j.Spoke, localk8s.NodePool{Name: "gpu", Count: 1, GPUModel: "NVIDIA-H100-80GB-HBM3", GPUs: 8,
+			CPU: resource.MustParse("64"), Memory: resource.MustParse("512Gi")})
+	}
+
+	t.Run("a Deployment and a GPU Job reach two clusters; Applied, the Job's succeeded count and Complete come back", func(t *testing.T) {
 		for _, j := range clusters {
 			w := newWork(j.Name, "app", manifests(t, deployment("app", "web", 1), job("app", "train"), namespace("app")))
+			w.Spec.ManifestConfigs = []workv1.ManifestConfigOption{{
+				ResourceIdentifier: workv1.ResourceIdentifier{Group: "batch", Resource: "jobs", Namespace: "app", Name: "train"},
+				FeedbackRules:      []workv1.FeedbackRule{{Type: workv1.WellKnownStatusType}},
+				ConditionRules:     []workv1.ConditionRule{{Condition: workv1.ManifestComplete, Type: workv1.WellKnownConditionsType}},
+			}}
 			createWork(t, hub, w)
 		}
 		for _, j := range clusters {
-			w := waitWork(t, hub, j.Name, "app", "every manifest applied", allApplied)
+			w := waitWork(t, hub, j.Name, "app", "every manifest applied, the Job complete with 2 succeeded", func(w *workv1.ManifestWork) bool {
+				return allApplied(w) && meta.IsStatusConditionTrue(w.Status.Conditions, workv1.WorkComplete) &&
+					feedback(w, 1, "JobSucceeded") == "2"
+			})
 			wantMeta := []workv1.ManifestResourceMeta{
 				{Ordinal: 0, Group: "apps", Version: "v1", Kind: "Deployment", Resource: "deployments", Name: "web", Namespace: "app"},
 				{Ordinal: 1, Group: "batch", Version: "v1", Kind: "Job", Resource: "jobs", Name: "train", Namespace: "app"},
@@ -207,10 +232,16 @@ func TestWorkAgent(t *testing.T) {
 		if _, err := getCM(t, one, "del", "only-b"); err != nil {
 			t.Errorf("del-b's own ConfigMap: %v", err)
 		}
-		err = spokeClient(t, one).Get(ctx, client.ObjectKey{Name: appliedName(env, "del-a")}, &workv1.AppliedManifestWork{})
-		if !apierrors.IsNotFound(err) {
-			t.Errorf("del-a's AppliedManifestWork: err = %v, want NotFound", err)
-		}
+		// Deleted with propagation Orphan: the garbage collector removes it once it has checked
+		// that nothing refers to it any more.
+		sc := spokeClient(t, one)
+		testenv.WaitFor(t, 30*time.Second, "del-a's AppliedManifestWork to be gone", func(ctx context.Context) (bool, string, error) {
+			err := sc.Get(ctx, client.ObjectKey{Name: appliedName(env, "del-a")}, &workv1.AppliedManifestWork{})
+			if apierrors.IsNotFound(err) {
+				return true, "", nil
+			}
+			return false, "still there", err
+		})
 		// Nothing is left behind by the garbage collector later either.
 		time.Sleep(2 * time.Second)
 		if _, err := getCM(t, one, "del", "shared"); err != nil {
@@ -381,6 +412,9 @@ func TestWorkAgent(t *testing.T) {
 		}
 	})
 
+	t.Run("CreateOnly creates only what is missing, ReadOnly only reads", func(t *testing.T) { testCreateOnlyReadOnly(t, te) })
+	t.Run("server-side apply leaves ignoreFields to the spoke", func(t *testing.T) { testIgnoreFields(t, te) })
+
 	t.Run("an agent restart applies nothing again and deletes nothing", func(t *testing.T) {
 		type ref struct {
 			gvr      schema.GroupVersionResource
@@ -408,7 +442,7 @@ func TestWorkAgent(t *testing.T) {
 		}
 		before := versions()
 		one.stopWork()
-		one.startWork(outer)
+		one.startWork(outer, 2*time.Second)
 		// A new work applied shows the new agent runs; two resyncs later it has looked at every work.
 		spokeNamespace(t, one.Spoke.Client, "probe")
 		createWork(t, hub, newWork(one.Name, "probe", manifests(t, configMap("probe", "p", nil))))
@@ -420,6 +454,8 @@ func TestWorkAgent(t *testing.T) {
 			t.Errorf("resourceVersions changed across an agent restart (-before +after):\n%s", diff)
 		}
 	})
+
+	t.Run("feedback by watch comes back without a resync", func(t *testing.T) { testWatchFeedback(t, te) })
 
 	t.Run("ttlSecondsAfterFinished deletes a Complete work", func(t *testing.T) {
 		spokeNamespace(t, one.Spoke.Client, "ttl")
@@ -440,6 +476,31 @@ func TestWorkAgent(t *testing.T) {
 		})
 		waitGone(t, one, cmGVR, "ttl", "done")
 	})
+}
+
+// feedback returns manifest i's feedback value name as text, "" when it has none.
+func feedback(w *workv1.ManifestWork, i int, name string) string {
+	for _, m := range w.Status.ResourceStatus.Manifests {
+		if int(m.ResourceMeta.Ordinal) != i {
+			continue
+		}
+		for _, v := range m.StatusFeedbacks.Values {
+			if v.Name != name {
+				continue
+			}
+			switch {
+			case v.Value.Integer != nil:
+				return fmt.Sprint(*v.Value.Integer)
+			case v.Value.String != nil:
+				return *v.Value.String
+			case v.Value.Boolean != nil:
+				return fmt.Sprint(*v.Value.Boolean)
+			case v.Value.JSONRaw != nil:
+				return *v.Value.JSONRaw
+			}
+		}
+	}
+	return ""
 }
 
 // createWork creates a work that outlives the subtest: later subtests build on it.

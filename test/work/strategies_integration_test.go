@@ -1,0 +1,144 @@
+//go:build integration
+
+package work
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	workv1 "github.com/flotilla/flotilla/api/work/v1"
+)
+
+func strategy(resource, ns, name string, s workv1.UpdateStrategyType) workv1.ManifestConfigOption {
+	return workv1.ManifestConfigOption{
+		ResourceIdentifier: workv1.ResourceIdentifier{Resource: resource, Namespace: ns, Name: name},
+		UpdateStrategy:     &workv1.UpdateStrategy{Type: s},
+	}
+}
+
+func cmData(t *testing.T, j *joined, ns, name string) map[string]string {
+	t.Helper()
+	cm, err := j.Spoke.Client.CoreV1().ConfigMaps(ns).Get(context.Background(), name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("ConfigMap %s/%s on %s: %v", ns, name, j.Name, err)
+	}
+	return cm.Data
+}
+
+// testCreateOnlyReadOnly: CreateOnly creates what is missing and leaves what exists; ReadOnly only
+// reads (its feedback comes back); neither takes an object it did not create, so deleting the
+// work leaves those.
+func testCreateOnlyReadOnly(t *testing.T, env *testEnv) {
+	one, hub, ctx := env.clusters[0], env.hub, context.Background()
+	spokeNamespace(t, one.Spoke.Client, "modes")
+	for _, name := range []string{"existing", "watched"} {
+		if _, err := one.Spoke.Client.CoreV1().ConfigMaps("modes").Create(ctx, &corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "modes"}, Data: map[string]string{"v": "spoke"},
+		}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w := newWork(one.Name, "modes", manifests(t,
+		configMap("modes", "existing", map[string]string{"v": "work"}),
+		configMap("modes", "fresh", map[string]string{"v": "work"}),
+		configMap("modes", "watched", map[string]string{"v": "work"})))
+	readOnly := strategy("configmaps", "modes", "watched", workv1.UpdateStrategyTypeReadOnly)
+	readOnly.FeedbackRules = []workv1.FeedbackRule{{Type: workv1.JSONPathsType, JSONPaths: []workv1.JSONPath{{Name: "v", Path: ".data.v"}}}}
+	w.Spec.ManifestConfigs = []workv1.ManifestConfigOption{
+		strategy("configmaps", "modes", "existing", workv1.UpdateStrategyTypeCreateOnly),
+		strategy("configmaps", "modes", "fresh", workv1.UpdateStrategyTypeCreateOnly),
+		readOnly,
+	}
+	createWork(t, hub, w)
+	waitWork(t, hub, one.Name, "modes", "applied, with the read-only object's value", func(w *workv1.ManifestWork) bool {
+		return allApplied(w) && feedback(w, 2, "v") == "spoke"
+	})
+	for name, want := range map[string]string{"existing": "spoke", "fresh": "work", "watched": "spoke"} {
+		if got := cmData(t, one, "modes", name)["v"]; got != want {
+			t.Errorf("ConfigMap %s: v = %q, want %q", name, got, want)
+		}
+	}
+	deleteWork(t, hub, one.Name, "modes")
+	waitGone(t, one, cmGVR, "modes", "fresh")
+	for _, name := range []string{"existing", "watched"} {
+		if got := cmData(t, one, "modes", name)["v"]; got != "spoke" {
+			t.Errorf("ConfigMap %s the work did not create: v = %q after the work went, want it kept as it was", name, got)
+		}
+	}
+}
+
+// testIgnoreFields: server-side apply leaves a field listed in ignoreFields to the spoke once it
+// is there, while applying the rest of the work's changes.
+func testIgnoreFields(t *testing.T, env *testEnv) {
+	one, hub, ctx := env.clusters[0], env.hub, context.Background()
+	spokeNamespace(t, one.Spoke.Client, "ignore")
+	w := newWork(one.Name, "ignore", manifests(t, configMap("ignore", "c", map[string]string{"k": "work", "a": "1"})))
+	ssa := strategy("configmaps", "ignore", "c", workv1.UpdateStrategyTypeServerSideApply)
+	ssa.UpdateStrategy.ServerSideApply = &workv1.ServerSideApplyConfig{IgnoreFields: []workv1.IgnoreField{
+		{Condition: workv1.IgnoreFieldsConditionOnSpokePresent, JSONPaths: []string{".data.k"}},
+	}}
+	w.Spec.ManifestConfigs = []workv1.ManifestConfigOption{ssa}
+	createWork(t, hub, w)
+	waitWork(t, hub, one.Name, "ignore", "applied", allApplied)
+	cm, err := one.Spoke.Client.CoreV1().ConfigMaps("ignore").Get(ctx, "c", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm.Data["k"] = "spoke"
+	if _, err := one.Spoke.Client.CoreV1().ConfigMaps("ignore").Update(ctx, cm, metav1.UpdateOptions{FieldManager: "operator"}); err != nil {
+		t.Fatal(err)
+	}
+	update(t, hub, w, func() {
+		w.Spec.Workload.Manifests = manifests(t, configMap("ignore", "c", map[string]string{"k": "work", "a": "2"}))
+	})
+	waitWork(t, hub, one.Name, "ignore", "applied at the new generation", allApplied)
+	got := cmData(t, one, "ignore", "c")
+	if got["k"] != "spoke" || got["a"] != "2" {
+		t.Errorf("ConfigMap data = %v, want k kept as the spoke set it and a=2 from the work", got)
+	}
+}
+
+// testWatchFeedback: with feedbackScrapeType Watch, a change of the object on the spoke comes
+// back at once, although the agent looks at its works only once an hour.
+func testWatchFeedback(t *testing.T, env *testEnv) {
+	two, hub, ctx := env.clusters[1], env.hub, context.Background()
+	two.stopWork()
+	two.startWork(env.outer, time.Hour)
+	spokeNamespace(t, two.Spoke.Client, "watch")
+	w := newWork(two.Name, "watch", manifests(t, configMap("watch", "c", map[string]string{"a": "1"})))
+	w.Spec.ManifestConfigs = []workv1.ManifestConfigOption{{
+		ResourceIdentifier: workv1.ResourceIdentifier{Resource: "configmaps", Namespace: "watch", Name: "c"},
+		FeedbackScrapeType: workv1.FeedbackWatchType,
+		FeedbackRules:      []workv1.FeedbackRule{{Type: workv1.JSONPathsType, JSONPaths: []workv1.JSONPath{{Name: "k", Path: ".data.k"}}}},
+	}}
+	createWork(t, hub, w)
+	waitWork(t, hub, two.Name, "watch", "applied", allApplied)
+	cm, err := two.Spoke.Client.CoreV1().ConfigMaps("watch").Get(ctx, "c", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm.Data["k"] = "seen"
+	if _, err := two.Spoke.Client.CoreV1().ConfigMaps("watch").Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitWork(t, hub, two.Name, "watch", "the spoke's change in the feedback", func(w *workv1.ManifestWork) bool {
+		return feedback(w, 0, "k") == "seen"
+	})
+}
+
+// update reads w from the hub, changes it and writes it back.
+func update(t *testing.T, hub client.Client, w *workv1.ManifestWork, change func()) {
+	t.Helper()
+	if err := hub.Get(context.Background(), client.ObjectKeyFromObject(w), w); err != nil {
+		t.Fatal(err)
+	}
+	change()
+	if err := hub.Update(context.Background(), w); err != nil {
+		t.Fatal(err)
+	}
+}
