@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -31,6 +32,8 @@ const (
 	// placementSizesEnv lists the sizes to run, as PxN (placements x clusters), comma separated.
 	placementSizesEnv     = "FLOTILLA_BENCH_PLACEMENT_SIZES"
 	defaultPlacementSizes = "100x1,1000x1000,10000x1000,1000x10000"
+	// perfEnv names a file for a `perf record` of the hub during the timed run (needs perf).
+	perfEnv = "FLOTILLA_BENCH_PERF"
 	// latencySamplesEnv sets how many single-cluster label changes are timed (at P = 1000).
 	latencySamplesEnv     = "FLOTILLA_BENCH_LATENCY_SAMPLES"
 	defaultLatencySamples = 200
@@ -172,6 +175,17 @@ func runPlacementAtScale(b *testing.B, bins localk8s.Binaries, hubBin string, sz
 		summarizeHubLog(pr, hubLog)
 	}()
 	cpu0 := cpuTicksOf(b, hub)
+	if out := os.Getenv(perfEnv); out != "" {
+		perf := exec.Command("perf", "record", "-F", "499", "-g", "-o", out, "-p", strconv.Itoa(hub.PID()))
+		if err := perf.Start(); err != nil {
+			b.Fatalf("%s: %v", perfEnv, err)
+		}
+		defer func() {
+			_ = perf.Process.Signal(os.Interrupt)
+			_ = perf.Wait()
+			pr.printf("perf profile of the hub in %s", out)
+		}()
+	}
 	names := make([]string, sz.placements)
 	for i := range names {
 		names[i] = fmt.Sprintf("placement-%05d", i)

@@ -79,3 +79,15 @@ func (c *snapshotCache) object(cl *clusterv1.ManagedCluster) (map[string]any, er
 	u = v.(*unstructuredObject)
 	return u.obj, u.err
 }
+
+// ForPlacement returns a snapshot of the same fleet (clusters, sets, bindings and scores, not
+// copied) with one placement's own inputs, sharing what Schedule derives from the fleet (the
+// scores index, CEL's view of each cluster). The controller keeps one fleet snapshot while the
+// fleet does not change and schedules every placement against a ForPlacement of it; neither
+// may be changed once scheduled against.
+func (s *Snapshot) ForPlacement(current []string, currentScores []clusterv1beta1.ClusterDecision, others map[string]int) *Snapshot {
+	out := &Snapshot{Clusters: s.Clusters, Sets: s.Sets, Bindings: s.Bindings, Scores: s.Scores,
+		CurrentDecisions: current, CurrentScores: currentScores, OtherDecisionCounts: others}
+	out.cache.Store(s.cached())
+	return out
+}

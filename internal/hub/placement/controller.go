@@ -9,11 +9,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -54,6 +54,8 @@ type Reconciler struct {
 	index *decisionIndex
 	// own holds the PlacementDecision writes in flight, whose events need no new schedule.
 	own *ownWrites
+	// fleet is the scheduler's view of the fleet, kept while it does not change.
+	fleet fleetSnapshot
 }
 
 var _ reconcile.Reconciler = (*Reconciler)(nil)
@@ -77,34 +79,30 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("placement").
-		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
+		// The plain work queue: controller-runtime's priority queue puts what the initial list
+		// queues behind every later event, and costs more per item at thousands of placements.
+		WithOptions(controller.Options{MaxConcurrentReconciles: workers, UsePriorityQueue: ptr.To(false)}).
 		// Our own status writes do not change the generation; annotations (the disable switch) do
 		// not either, so they are watched too.
 		For(&clusterv1beta1.Placement{}, builder.WithPredicates(predicate.Or(
 			predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
 		// The index is updated before the placement is queued, so its reconcile sees the change.
 		Watches(&clusterv1beta1.PlacementDecision{}, r.index.eventHandler(r.own)).
-		Watches(&clusterv1.ManagedCluster{}, handler.Funcs{
-			CreateFunc: func(ctx context.Context, e eventCreate, q queue) {
-				r.enqueue(ctx, q, r.forClusters(ctx, e.Object.(*clusterv1.ManagedCluster)))
+		Watches(&clusterv1.ManagedCluster{}, r.fleetHandler(
+			func(ctx context.Context, o client.Object) []reconcile.Request {
+				return r.forClusters(ctx, o.(*clusterv1.ManagedCluster))
 			},
-			UpdateFunc: func(ctx context.Context, e eventUpdate, q queue) {
-				o, n := e.ObjectOld.(*clusterv1.ManagedCluster), e.ObjectNew.(*clusterv1.ManagedCluster)
-				if ClusterChanged(o, n) {
-					r.enqueue(ctx, q, r.forClusterUpdate(ctx, o, n))
+			func(ctx context.Context, o, n client.Object) []reconcile.Request {
+				if oc, nc := o.(*clusterv1.ManagedCluster), n.(*clusterv1.ManagedCluster); ClusterChanged(oc, nc) {
+					return r.forClusterUpdate(ctx, oc, nc)
 				}
-			},
-			DeleteFunc: func(ctx context.Context, e eventDelete, q queue) {
-				if mc, ok := e.Object.(*clusterv1.ManagedCluster); ok {
-					r.enqueue(ctx, q, r.forClusters(ctx, mc))
-				}
-			},
-		}).
-		Watches(&clusterv1beta2.ManagedClusterSet{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []reconcile.Request {
+				return nil
+			})).
+		Watches(&clusterv1beta2.ManagedClusterSet{}, r.fleetHandler(func(ctx context.Context, o client.Object) []reconcile.Request {
 			return r.forSets(ctx, []string{o.GetName()}, nil)
-		})).
-		Watches(&clusterv1beta2.ManagedClusterSetBinding{}, handler.EnqueueRequestsFromMapFunc(r.forNamespace)).
-		Watches(&clusterv1alpha1.AddOnPlacementScore{}, handler.EnqueueRequestsFromMapFunc(r.forScore)).
+		}, nil)).
+		Watches(&clusterv1beta2.ManagedClusterSetBinding{}, r.fleetHandler(r.forNamespace, nil)).
+		Watches(&clusterv1alpha1.AddOnPlacementScore{}, r.fleetHandler(r.forScore, nil)).
 		Complete(r)
 }
 
@@ -151,21 +149,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 // snapshot reads the scheduler's inputs from the cache and the decision index, and returns
 // this placement's PlacementDecisions (those it controls; read-only).
 func (r *Reconciler) snapshot(ctx context.Context, p *clusterv1beta1.Placement) (*scheduler.Snapshot, []clusterv1beta1.PlacementDecision, error) {
-	// The scheduler only reads: no deep copies of the whole fleet.
-	noCopy := client.UnsafeDisableDeepCopy
-	clusters := &clusterv1.ManagedClusterList{}
-	sets := &clusterv1beta2.ManagedClusterSetList{}
-	bindings := &clusterv1beta2.ManagedClusterSetBindingList{}
-	scores := &clusterv1alpha1.AddOnPlacementScoreList{}
-	for _, l := range []client.ObjectList{clusters, sets, bindings, scores} {
-		if err := r.Client.List(ctx, l, noCopy); err != nil {
-			return nil, nil, err
-		}
+	fleet, err := r.fleet.get(ctx, r.Client)
+	if err != nil {
+		return nil, nil, err
 	}
-	snap := &scheduler.Snapshot{Clusters: clusters.Items, Sets: sets.Items, Bindings: bindings.Items, Scores: scores.Items}
-	var labeled []clusterv1beta1.PlacementDecision
-	labeled, snap.CurrentDecisions, snap.OtherDecisionCounts = r.index.inputs(client.ObjectKeyFromObject(p))
-	snap.CurrentScores = scheduler.CurrentClusterDecisions(p.Namespace, p.Name, labeled)
+	labeled, current, others := r.index.inputs(client.ObjectKeyFromObject(p))
+	snap := fleet.ForPlacement(current, scheduler.CurrentClusterDecisions(p.Namespace, p.Name, labeled), others)
 	return snap, owned(p, labeled), nil
 }
 

@@ -10,6 +10,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
@@ -173,6 +174,35 @@ func (r *Reconciler) forScore(ctx context.Context, o client.Object) []reconcile.
 		return nil // no such cluster: no placement can use the score
 	}
 	return r.forClusters(ctx, mc)
+}
+
+// fleetHandler handles the events of a kind the scheduler reads (clusters, sets, bindings,
+// scores): each marks the fleet snapshot stale, then queues the placements that toPlacements
+// (for a create or a delete) or onUpdate (nil: toPlacements of the new object) maps it to. The
+// initial list at start queues nothing: every placement is scheduled then anyway, and mapping
+// each of 10,000 clusters to the placements that see it would cost more than that.
+func (r *Reconciler) fleetHandler(toPlacements func(context.Context, client.Object) []reconcile.Request,
+	onUpdate func(ctx context.Context, o, n client.Object) []reconcile.Request) handler.Funcs {
+	return handler.Funcs{
+		CreateFunc: func(ctx context.Context, e eventCreate, q queue) {
+			r.fleet.invalidate()
+			if !e.IsInInitialList {
+				r.enqueue(ctx, q, toPlacements(ctx, e.Object))
+			}
+		},
+		UpdateFunc: func(ctx context.Context, e eventUpdate, q queue) {
+			r.fleet.invalidate()
+			if onUpdate != nil {
+				r.enqueue(ctx, q, onUpdate(ctx, e.ObjectOld, e.ObjectNew))
+			} else {
+				r.enqueue(ctx, q, toPlacements(ctx, e.ObjectNew))
+			}
+		},
+		DeleteFunc: func(ctx context.Context, e eventDelete, q queue) {
+			r.fleet.invalidate()
+			r.enqueue(ctx, q, toPlacements(ctx, e.Object))
+		},
+	}
 }
 
 func (r *Reconciler) enqueue(_ context.Context, q queue, reqs []reconcile.Request) {
