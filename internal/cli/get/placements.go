@@ -10,6 +10,7 @@ import (
 	"k8s.io/utils/clock"
 
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
+	"github.com/flotilla/flotilla/internal/cli/printing"
 )
 
 // printPlacements writes [NAMESPACE] NAME SELECTED GROUPS SATISFIED MISCONFIGURED REASON AGE.
@@ -21,22 +22,22 @@ func printPlacements(w io.Writer, list *clusterv1beta1.PlacementList, clk clock.
 	if allNamespaces {
 		header = append([]string{"NAMESPACE"}, header...)
 	}
-	t := newTable(w, header...)
+	t := printing.NewTable(w, header...)
 	for i := range list.Items {
 		p := &list.Items[i]
 		cells := []string{p.Name,
 			strconv.Itoa(int(p.Status.NumberOfSelectedClusters)),
 			decisionGroups(p.Status.DecisionGroups),
-			conditionStatus(p.Status.Conditions, clusterv1beta1.PlacementConditionSatisfied),
-			conditionStatus(p.Status.Conditions, clusterv1beta1.PlacementConditionMisconfigured),
+			printing.ConditionStatus(p.Status.Conditions, clusterv1beta1.PlacementConditionSatisfied),
+			printing.ConditionStatus(p.Status.Conditions, clusterv1beta1.PlacementConditionMisconfigured),
 			placementReason(p.Status.Conditions),
-			age(p.CreationTimestamp, clk)}
+			printing.Age(p.CreationTimestamp, clk)}
 		if allNamespaces {
 			cells = append([]string{p.Namespace}, cells...)
 		}
-		t.row(cells...)
+		t.Row(cells...)
 	}
-	return t.flush()
+	return t.Flush()
 }
 
 func decisionGroups(groups []clusterv1beta1.DecisionGroupStatus) string {

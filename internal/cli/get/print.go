@@ -2,50 +2,47 @@ package get
 
 import (
 	"encoding/json"
-	"fmt"
 	"io"
 	"strconv"
-	"strings"
-	"text/tabwriter"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/duration"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/yaml"
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
 	"github.com/flotilla/flotilla/api/scheme"
+	"github.com/flotilla/flotilla/internal/cli/printing"
 )
 
 // printClusters writes NAME ACCEPTED JOINED AVAILABLE GPUS AGE.
 func printClusters(w io.Writer, list *clusterv1.ManagedClusterList, clk clock.PassiveClock) error {
-	t := newTable(w, "NAME", "ACCEPTED", "JOINED", "AVAILABLE", "GPUS", "AGE")
+	t := printing.NewTable(w, "NAME", "ACCEPTED", "JOINED", "AVAILABLE", "GPUS", "AGE")
 	for i := range list.Items {
 		c := &list.Items[i]
-		t.row(c.Name,
+		t.Row(c.Name,
 			strconv.FormatBool(c.Spec.HubAcceptsClient),
-			conditionStatus(c.Status.Conditions, clusterv1.ManagedClusterConditionJoined),
-			conditionStatus(c.Status.Conditions, clusterv1.ManagedClusterConditionAvailable),
+			printing.ConditionStatus(c.Status.Conditions, clusterv1.ManagedClusterConditionJoined),
+			printing.ConditionStatus(c.Status.Conditions, clusterv1.ManagedClusterConditionAvailable),
 			gpus(c),
-			age(c.CreationTimestamp, clk))
+			printing.Age(c.CreationTimestamp, clk))
 	}
-	return t.flush()
+	return t.Flush()
 }
 
 // printClusterSets writes NAME SELECTOR EMPTY AGE.
 func printClusterSets(w io.Writer, list *clusterv1beta2.ManagedClusterSetList, clk clock.PassiveClock) error {
-	t := newTable(w, "NAME", "SELECTOR", "EMPTY", "AGE")
+	t := printing.NewTable(w, "NAME", "SELECTOR", "EMPTY", "AGE")
 	for i := range list.Items {
 		s := &list.Items[i]
-		t.row(s.Name,
+		t.Row(s.Name,
 			selector(s.Spec.ClusterSelector),
-			conditionStatus(s.Status.Conditions, clusterv1beta2.ManagedClusterSetConditionEmpty),
-			age(s.CreationTimestamp, clk))
+			printing.ConditionStatus(s.Status.Conditions, clusterv1beta2.ManagedClusterSetConditionEmpty),
+			printing.Age(s.CreationTimestamp, clk))
 	}
-	return t.flush()
+	return t.Flush()
 }
 
 // printBindings writes [NAMESPACE] NAME CLUSTERSET BOUND AGE.
@@ -54,28 +51,19 @@ func printBindings(w io.Writer, list *clusterv1beta2.ManagedClusterSetBindingLis
 	if allNamespaces {
 		header = append([]string{"NAMESPACE"}, header...)
 	}
-	t := newTable(w, header...)
+	t := printing.NewTable(w, header...)
 	for i := range list.Items {
 		b := &list.Items[i]
 		cells := []string{b.Name,
 			b.Spec.ClusterSet,
-			conditionStatus(b.Status.Conditions, clusterv1beta2.ClusterSetBindingBoundType),
-			age(b.CreationTimestamp, clk)}
+			printing.ConditionStatus(b.Status.Conditions, clusterv1beta2.ClusterSetBindingBoundType),
+			printing.Age(b.CreationTimestamp, clk)}
 		if allNamespaces {
 			cells = append([]string{b.Namespace}, cells...)
 		}
-		t.row(cells...)
+		t.Row(cells...)
 	}
-	return t.flush()
-}
-
-// conditionStatus is the status of the condition of type typ, "Unknown" when there is none: a
-// condition nobody has set yet says as little as one set to Unknown.
-func conditionStatus(conditions []metav1.Condition, typ string) string {
-	if c := meta.FindStatusCondition(conditions, typ); c != nil {
-		return string(c.Status)
-	}
-	return string(metav1.ConditionUnknown)
+	return t.Flush()
 }
 
 // selector says how a set picks its members: its selector type for ExclusiveClusterSetLabel,
@@ -102,32 +90,6 @@ func selector(s clusterv1beta2.ManagedClusterSelector) string {
 		return string(s.SelectorType)
 	}
 }
-
-// age is how long ago t was, as kubectl's AGE column prints it (5s, 3m, 2d4h).
-func age(t metav1.Time, clk clock.PassiveClock) string {
-	if t.IsZero() {
-		return "<unknown>"
-	}
-	return duration.HumanDuration(clk.Since(t.Time))
-}
-
-// table writes aligned columns as kubectl does.
-type table struct {
-	tw *tabwriter.Writer
-}
-
-func newTable(w io.Writer, header ...string) *table {
-	t := &table{tw: tabwriter.NewWriter(w, 6, 4, 3, ' ', 0)}
-	t.row(header...)
-	return t
-}
-
-func (t *table) row(cells ...string) {
-	// tabwriter keeps the first write error and flush returns it.
-	_, _ = fmt.Fprintln(t.tw, strings.Join(cells, "\t"))
-}
-
-func (t *table) flush() error { return t.tw.Flush() }
 
 // printObjects writes list's items as a kubectl List in format ("yaml" or "json"), each item
 // with its apiVersion and kind (clients drop them from typed lists) and without managedFields,
