@@ -40,4 +40,3 @@ func TestAge(t *testing.T) {
 		})
 	}
 }
-
