@@ -25,7 +25,9 @@ type options struct {
 	kube          kubeflags.Flags
 	namespace     string
 	allNamespaces bool
-	output        string
+	// cluster is -c: the namespace of a cluster's works.
+	cluster string
+	output  string
 }
 
 // NewCommand returns `flotilla get`.
@@ -40,19 +42,23 @@ func newCommand(io streams.IO, clk clock.PassiveClock, newClient newClientFunc) 
 		validArgs[i] = r.name
 	}
 	cmd := &cobra.Command{
-		Use:   "get clusters|clustersets|bindings|placements",
-		Short: "List the hub's managed clusters, cluster sets, cluster set bindings or placements",
-		Long: "Lists ManagedClusters, ManagedClusterSets, ManagedClusterSetBindings or Placements on a hub as a\n" +
-			"table, or as a List with -o yaml or -o json. Bindings and placements are listed in the namespace of\n" +
-			"-n, else of the kubeconfig's context, or in every namespace with -A. A placement's row shows how many\n" +
-			"clusters it selected, its decision groups and its conditions; `flotilla explain placement NS/NAME`\n" +
-			"says why.\n\n" +
+		Use:   "get clusters|clustersets|bindings|placements|works",
+		Short: "List the hub's managed clusters, cluster sets, cluster set bindings, placements or ManifestWorks",
+		Long: "Lists ManagedClusters, ManagedClusterSets, ManagedClusterSetBindings, Placements or ManifestWorks on a\n" +
+			"hub as a table, or as a List with -o yaml or -o json. Bindings, placements and works are listed in the\n" +
+			"namespace of -n, else of the kubeconfig's context, or in every namespace with -A. A cluster's works are\n" +
+			"in the namespace named after it, which -c CLUSTER selects. A placement's row shows how many clusters it\n" +
+			"selected, its decision groups and its conditions; `flotilla explain placement NS/NAME` says why. A\n" +
+			"work's row shows its manifest count, its Applied, Available and Complete conditions and the\n" +
+			"ManifestWorkReplicaSet that made it; `flotilla describe work CLUSTER/NAME` shows each manifest.\n\n" +
 			"Accepted names: " + resourceNames() + ".",
 		Example: `  flotilla get clusters                  # the hub of $KUBECONFIG or ~/.kube/config, as kubectl
   flotilla get clusters --kubeconfig "$(flotilla dev kubeconfig hub)"
   flotilla get bindings -A --context hub
   flotilla get mclsets -o yaml --kubeconfig hub.kubeconfig
-  flotilla get placements -A`,
+  flotilla get placements -A
+  flotilla get works -c gpu-east
+  flotilla get works -A -o yaml`,
 		ValidArgs: validArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			r, err := o.validate(args)
@@ -64,8 +70,9 @@ func newCommand(io streams.IO, clk clock.PassiveClock, newClient newClientFunc) 
 	}
 	f := cmd.Flags()
 	o.kube.AddFlags(f, "the hub")
-	f.StringVarP(&o.namespace, "namespace", "n", "", "namespace of the bindings or placements to list (default: the kubeconfig context's namespace)")
-	f.BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "list bindings or placements in every namespace")
+	f.StringVarP(&o.namespace, "namespace", "n", "", "namespace of the bindings, placements or works to list (default: the kubeconfig context's namespace)")
+	f.BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "list bindings, placements or works in every namespace")
+	f.StringVarP(&o.cluster, "cluster", "c", "", "list the works of this managed cluster (those in the namespace named after it)")
 	f.StringVarP(&o.output, "output", "o", "", "output format: yaml or json; a table when empty")
 	return cmd
 }
@@ -85,6 +92,16 @@ func (o options) validate(args []string) (resourceType, error) {
 	default:
 		return resourceType{}, fmt.Errorf("--output (-o) %q is not supported: use -o yaml or -o json, or leave it out for a table", o.output)
 	}
+	if o.cluster != "" {
+		switch {
+		case !r.byCluster:
+			return resourceType{}, fmt.Errorf("--cluster (-c) %q: %s are not kept per cluster; leave -c out (it selects the works of a cluster)", o.cluster, r.name)
+		case o.allNamespaces:
+			return resourceType{}, fmt.Errorf("--cluster (-c) %q and --all-namespaces (-A) contradict each other: give -c for one cluster's %s, -A for every cluster's", o.cluster, r.name)
+		case o.namespace != "" && o.namespace != o.cluster:
+			return resourceType{}, fmt.Errorf("--cluster (-c) %q and --namespace (-n) %q contradict each other: a cluster's %s are in the namespace named after it; give only -c", o.cluster, o.namespace, r.name)
+		}
+	}
 	return r, nil
 }
 
@@ -98,6 +115,9 @@ func run(ctx context.Context, io streams.IO, clk clock.PassiveClock, newClient n
 	var opts []client.ListOption
 	if r.namespaced && !o.allNamespaces {
 		namespace = o.namespace
+		if o.cluster != "" {
+			namespace = o.cluster
+		}
 		if namespace == "" {
 			namespace = hub.Namespace
 		}

@@ -11,6 +11,7 @@ import (
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
+	workv1 "github.com/flotilla/flotilla/api/work/v1"
 )
 
 // resourceType is one kind `flotilla get` lists.
@@ -20,7 +21,10 @@ type resourceType struct {
 	name       string
 	aliases    []string
 	namespaced bool
-	newList    func() client.ObjectList
+	// byCluster kinds live in the namespace named after their cluster, so -c CLUSTER selects
+	// that namespace.
+	byCluster bool
+	newList   func() client.ObjectList
 	// printTable writes list, a list from newList, as a table. allNamespaces adds a NAMESPACE
 	// column; it is only ever true for namespaced kinds.
 	printTable func(w io.Writer, list client.ObjectList, clk clock.PassiveClock, allNamespaces bool) error
@@ -60,6 +64,16 @@ var resources = []resourceType{
 		newList:    func() client.ObjectList { return &clusterv1beta1.PlacementList{} },
 		printTable: func(w io.Writer, list client.ObjectList, clk clock.PassiveClock, allNamespaces bool) error {
 			return printPlacements(w, list.(*clusterv1beta1.PlacementList), clk, allNamespaces)
+		},
+	},
+	{
+		name:       "works",
+		aliases:    []string{"work", "manifestworks", "manifestwork", "mw"},
+		namespaced: true,
+		byCluster:  true,
+		newList:    func() client.ObjectList { return &workv1.ManifestWorkList{} },
+		printTable: func(w io.Writer, list client.ObjectList, clk clock.PassiveClock, allNamespaces bool) error {
+			return printWorks(w, list.(*workv1.ManifestWorkList), clk, allNamespaces)
 		},
 	},
 }
