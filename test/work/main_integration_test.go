@@ -6,8 +6,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -39,6 +41,8 @@ type joined struct {
 	Dyn   dynamic.Interface
 	// stopWork stops the running work agent.
 	stopWork func()
+	// writes records the requests of the running work agent to the spoke that are not reads.
+	writes *requestLog
 }
 
 // joinAll starts the hub and a registration agent on each spoke, accepts the clusters and waits
@@ -111,8 +115,11 @@ func joinAll(t *testing.T, env *testenv.Env) []*joined {
 // stopWork or the end of the test.
 func (j *joined) startWork(t *testing.T, resync time.Duration) {
 	t.Helper()
+	j.writes = &requestLog{}
+	spoke := j.Spoke.RESTConfig()
+	spoke.Wrap(j.writes.wrap)
 	w, err := work.New(work.Options{
-		ClusterName: j.Name, AgentID: "agent-" + j.Name, Hub: j.Reg.Hub(), Spoke: j.Spoke.RESTConfig(),
+		ClusterName: j.Name, AgentID: "agent-" + j.Name, Hub: j.Reg.Hub(), Spoke: spoke,
 		Resync: resync, Log: testr.New(t).WithName(j.Name + "-work"),
 	})
 	if err != nil {
@@ -120,6 +127,48 @@ func (j *joined) startWork(t *testing.T, resync time.Duration) {
 	}
 	j.stopWork = runUntilCleanup(t, w.Run)
 }
+
+// requestLog records the writes the API server carried out (method and path).
+type requestLog struct {
+	mu       sync.Mutex
+	requests []string
+}
+
+func (l *requestLog) wrap(rt http.RoundTripper) http.RoundTripper {
+	return roundTripper(func(r *http.Request) (*http.Response, error) {
+		what := r.Method + " " + r.URL.Path
+		if r.Method == http.MethodPost && r.GetBody != nil {
+			// A create names its object in the body.
+			if body, err := r.GetBody(); err == nil {
+				var obj struct {
+					Metadata struct{ Name string } `json:"metadata"`
+				}
+				_ = json.NewDecoder(body).Decode(&obj)
+				what += "/" + obj.Metadata.Name
+			}
+		}
+		resp, err := rt.RoundTrip(r)
+		// A write the API server refused changed nothing (a manifest that keeps failing is tried
+		// again at every resync).
+		if r.Method != http.MethodGet && err == nil && resp.StatusCode < 300 {
+			l.mu.Lock()
+			l.requests = append(l.requests, what)
+			l.mu.Unlock()
+		}
+		return resp, err
+	})
+}
+
+// Requests returns the requests recorded so far.
+func (l *requestLog) Requests() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string(nil), l.requests...)
+}
+
+type roundTripper func(*http.Request) (*http.Response, error)
+
+func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 // runUntilCleanup runs fn until the returned stop is called or the test ends.
 func runUntilCleanup(t *testing.T, fn func(context.Context) error) (stop func()) {

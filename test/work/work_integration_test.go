@@ -453,6 +453,23 @@ func TestWorkAgent(t *testing.T) {
 		if diff := cmp.Diff(before, after); diff != "" {
 			t.Errorf("resourceVersions changed across an agent restart (-before +after):\n%s", diff)
 		}
+		// Not even a write the API server would find a no-op: the restarted agent wrote only for
+		// the new work.
+		var writes []string
+		for _, r := range one.writes.Requests() {
+			if !strings.Contains(r, "probe") {
+				writes = append(writes, r)
+			}
+		}
+		if len(writes) > 0 {
+			amws := &workv1.AppliedManifestWorkList{}
+			_ = spokeClient(t, one).List(ctx, amws)
+			var names []string
+			for _, a := range amws.Items {
+				names = append(names, a.Spec.ManifestWorkName+"@"+a.CreationTimestamp.String())
+			}
+			t.Errorf("the restarted agent wrote to the spoke for works it had applied before: %v (AppliedManifestWorks %v)", writes, names)
+		}
 	})
 
 	t.Run("feedback by watch comes back without a resync", func(t *testing.T) { testWatchFeedback(t, te) })
