@@ -140,8 +140,8 @@ type applyRequest struct {
 	OwnerName string
 	// HubHash names the hub, to tell its works in owner names.
 	HubHash string
-	// Pending lists the kinds whose CRD this work applies and that are not Established yet.
-	Pending map[schema.GroupKind]bool
+	// CRDs lists the kinds whose CRD this work applies: true while it is not Established yet.
+	CRDs map[schema.GroupKind]bool
 }
 
 // apply applies one manifest and says what happened; a failure is the manifest's alone.
@@ -156,12 +156,19 @@ func (a *applier) apply(ctx context.Context, req applyRequest) outcome {
 	gvk := obj.GroupVersionKind()
 	out.Meta.Group, out.Meta.Version, out.Meta.Kind = gvk.Group, gvk.Version, gvk.Kind
 	out.Meta.Name, out.Meta.Namespace = obj.GetName(), obj.GetNamespace()
-	if req.Pending[gvk.GroupKind()] {
+	waiting := func() outcome {
 		out.Applied = failed(ReasonWaitingForCRD, fmt.Sprintf("waiting for the CustomResourceDefinition of %s to be Established", gvk.GroupKind()))
 		out.Retry = true
 		return out
 	}
+	pending, defined := req.CRDs[gvk.GroupKind()]
+	if pending {
+		return waiting()
+	}
 	mapping, err := a.mapping(gvk)
+	if meta.IsNoMatchError(err) && defined {
+		return waiting() // Established, not yet in the API server's discovery
+	}
 	if err != nil {
 		out.Applied = failed(ReasonFailed, err.Error())
 		return out

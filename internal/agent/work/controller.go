@@ -137,16 +137,16 @@ func (r *Reconciler) ensureApplied(ctx context.Context, work *workv1.ManifestWor
 func (r *Reconciler) applyAll(ctx context.Context, work *workv1.ManifestWork, amw *workv1.AppliedManifestWork) ([]outcome, bool) {
 	ms := decode(work.Spec.Workload.Manifests)
 	outcomes := make([]outcome, len(ms))
-	pending := map[schema.GroupKind]bool{}
+	crds := map[schema.GroupKind]bool{}
 	user := executorUser(work.Spec.Executor)
 	retry := false
 	for _, m := range applyOrder(ms) {
 		o := r.applier.apply(ctx, applyRequest{
 			Manifest: m, Configs: work.Spec.ManifestConfigs, User: user,
-			Owner: amw.UID, OwnerName: amw.Name, HubHash: r.HubHash, Pending: pending,
+			Owner: amw.UID, OwnerName: amw.Name, HubHash: r.HubHash, CRDs: crds,
 		})
-		if gk, ok := crdKind(m); ok && !established(o.Live) {
-			pending[gk] = true
+		if gk, ok := crdKind(m); ok {
+			crds[gk] = !established(o.Live)
 		}
 		retry = retry || o.Retry
 		outcomes[m.Ordinal] = o
