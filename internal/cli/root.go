@@ -8,6 +8,7 @@ import (
 
 	"github.com/flotilla/flotilla/internal/cli/accept"
 	"github.com/flotilla/flotilla/internal/cli/agent"
+	"github.com/flotilla/flotilla/internal/cli/describe"
 	"github.com/flotilla/flotilla/internal/cli/dev"
 	"github.com/flotilla/flotilla/internal/cli/explain"
 	"github.com/flotilla/flotilla/internal/cli/get"
@@ -50,6 +51,7 @@ func NewRootCommand(io streams.IO, clk clock.PassiveClock) *cobra.Command {
 		agent.NewCommand(io),
 		accept.NewCommand(io, clk),
 		get.NewCommand(io, clk),
+		describe.NewCommand(io, clk),
 		placement.NewCommand(io, clk),
 		explain.NewCommand(io, clk),
 	)
