@@ -8,10 +8,14 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
+	"github.com/flotilla/flotilla/internal/agent/work"
+	"github.com/flotilla/flotilla/internal/testenv"
 )
 
 func strategy(resource, ns, name string, s workv1.UpdateStrategyType) workv1.ManifestConfigOption {
@@ -141,4 +145,44 @@ func update(t *testing.T, hub client.Client, w *workv1.ManifestWork, change func
 	if err := hub.Update(context.Background(), w); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// testForegroundWaits: a deleted work stays on the hub, saying Deleting, until what it applied is
+// gone from the spoke (here held by a finalizer of someone else's).
+func testForegroundWaits(t *testing.T, env *testEnv) {
+	one, hub, ctx := env.clusters[0], env.hub, context.Background()
+	spokeNamespace(t, one.Spoke.Client, "hold")
+	createWork(t, hub, newWork(one.Name, "hold", manifests(t, configMap("hold", "held", nil))))
+	waitWork(t, hub, one.Name, "hold", "applied", allApplied)
+	cms := one.Spoke.Client.CoreV1().ConfigMaps("hold")
+	cm, err := cms.Get(ctx, "held", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm.Finalizers = []string{"example.com/hold"}
+	if _, err := cms.Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := hub.Delete(ctx, &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: one.Name, Name: "hold"}}); err != nil {
+		t.Fatal(err)
+	}
+	waitWork(t, hub, one.Name, "hold", "Deleting while the ConfigMap is held", func(w *workv1.ManifestWork) bool {
+		c := meta.FindStatusCondition(w.Status.Conditions, workv1.WorkDeleting)
+		return c != nil && c.Status == metav1.ConditionTrue && c.Reason == work.ReasonDeleting
+	})
+	cm, err = cms.Get(ctx, "held", metav1.GetOptions{})
+	if err != nil || cm.DeletionTimestamp == nil {
+		t.Fatalf("held ConfigMap: %v (err %v), want it being deleted", cm, err)
+	}
+	cm.Finalizers = nil
+	if _, err := cms.Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	testenv.WaitFor(t, 30*time.Second, "the work to go once the ConfigMap is gone", func(ctx context.Context) (bool, string, error) {
+		err := hub.Get(ctx, client.ObjectKey{Namespace: one.Name, Name: "hold"}, &workv1.ManifestWork{})
+		if apierrors.IsNotFound(err) {
+			return true, "", nil
+		}
+		return false, "still there", err
+	})
 }

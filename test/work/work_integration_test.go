@@ -276,6 +276,8 @@ func TestWorkAgent(t *testing.T) {
 		}
 	})
 
+	t.Run("Foreground: a deleted work waits, saying Deleting, until its resources are gone", func(t *testing.T) { testForegroundWaits(t, te) })
+
 	t.Run("an unknown kind or an invalid field fails only that manifest, with the API server's message", func(t *testing.T) {
 		spokeNamespace(t, one.Spoke.Client, "bad")
 		unknown := obj{"apiVersion": "example.com/v1", "kind": "Nope", "metadata": obj{"name": "x", "namespace": "bad"}}

@@ -47,7 +47,9 @@ type Options struct {
 	AgentID     string
 	// Hub is the registration agent's hub credentials; the work agent follows their renewals.
 	Hub Hub
-	// Spoke reaches the managed cluster; executors are impersonated with it.
+	// Spoke reaches the managed cluster. Its identity applies the works (it needs the rights of
+	// whatever they carry, as OCM's agent) and impersonates their executors (the verb impersonate
+	// on serviceaccounts).
 	Spoke *rest.Config
 	// Resync is DefaultResync when zero.
 	Resync time.Duration

@@ -6,8 +6,9 @@
 // change it starts the controller again. Every work is reconciled in one pass (Reconciler):
 //
 //   - manifests are decoded one by one and applied in order, Namespaces first, then CRDs (a kind
-//     whose CRD in the same work is not Established yet waits: Applied=False WaitingForCRD and a
-//     retry in a second), then the rest in the work's order. A manifest that fails (unknown kind,
+//     whose CRD in the same work is not Established, or not yet in discovery, waits:
+//     Applied=False WaitingForCRD and a retry in a second), then the rest in the work's order.
+//     Kinds are mapped with discovery, read again when a kind is not found. A manifest that fails (unknown kind,
 //     invalid field, forbidden, conflict) fails alone, with the spoke API server's message.
 //   - update strategies: Update (create, or replace the object when it lacks something the
 //     manifest says), CreateOnly, ServerSideApply (fieldManager "work-agent" by default, force,
@@ -21,13 +22,17 @@
 //   - removal: a resource dropped from a work, or of a deleted work, is deleted only when this
 //     work is its last owner and no orphaning applies; otherwise the work's ownerReference is
 //     dropped. Deletion (finalizer cluster.open-cluster-management.io/manifest-work-cleanup)
-//     waits for Foreground deletions to finish; Orphan and SelectivelyOrphan keep resources.
-//     ttlSecondsAfterFinished deletes the work from the hub once it has been Complete that long.
+//     waits for Foreground deletions to finish, with the work's Deleting condition saying how
+//     many remain; Orphan and SelectivelyOrphan keep resources. ttlSecondsAfterFinished deletes
+//     the work from the hub once it has been Complete that long (the clock is injected).
 //   - executor: a work whose executor is a ServiceAccount is applied impersonating it, so the
-//     spoke's RBAC decides what it may create.
-//   - status: manifestStatus is the one place a manifest's status is computed; the status is
-//     written to the hub only when it differs from the last one written (conditions keep their
-//     lastTransitionTime while their status holds). Works are looked at again every Resync (10 s)
+//     spoke's RBAC decides what it may create; the agent's spoke identity needs the verb
+//     impersonate on serviceaccounts. Removal runs as the agent.
+//   - status: manifestStatus is the one place a manifest's status is computed (Applied from the
+//     apply; Available, condition rules and feedback from internal/workstatus, which also
+//     aggregates the work's conditions). It is patched on the hub only when it differs from the
+//     last one written (workstatus.Changed; conditions keep their lastTransitionTime while their
+//     status holds). Works are looked at again every Resync (10 s)
 //     for feedback, and at once when an object whose manifestConfig says feedbackScrapeType
 //     Watch changes.
 package work

@@ -315,3 +315,54 @@ func TestWorkStatusKeepsTransitionTimes(t *testing.T) {
 		t.Errorf("work condition = %+v, want Applied=False", c)
 	}
 }
+
+func TestExecutorUser(t *testing.T) {
+	sa := func(typ workv1.ManifestWorkExecutorSubjectType, ns, name string) *workv1.ManifestWorkExecutor {
+		return &workv1.ManifestWorkExecutor{Subject: &workv1.ManifestWorkExecutorSubject{Type: typ,
+			ServiceAccount: &workv1.ManifestWorkSubjectServiceAccount{Namespace: ns, Name: name}}}
+	}
+	cases := map[string]struct {
+		executor *workv1.ManifestWorkExecutor
+		want     string
+	}{
+		"no executor: the agent":     {},
+		"no subject: the agent":      {executor: &workv1.ManifestWorkExecutor{}},
+		"a ServiceAccount":           {executor: sa(workv1.ExecutorSubjectTypeServiceAccount, "ns", "deployer"), want: "system:serviceaccount:ns:deployer"},
+		"another subject type: none": {executor: sa("User", "ns", "deployer")},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, executorUser(tc.executor)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestConfigFor(t *testing.T) {
+	cfgs := []workv1.ManifestConfigOption{
+		{ResourceIdentifier: workv1.ResourceIdentifier{Group: "apps", Resource: "deployments", Namespace: "n", Name: "web"}, FeedbackScrapeType: "first"},
+		{ResourceIdentifier: workv1.ResourceIdentifier{Resource: "namespaces", Name: "n"}, FeedbackScrapeType: "second"},
+	}
+	cases := map[string]struct {
+		meta workv1.ManifestResourceMeta
+		want string
+	}{
+		"namespaced match":   {meta: workv1.ManifestResourceMeta{Group: "apps", Version: "v1", Kind: "Deployment", Resource: "deployments", Namespace: "n", Name: "web"}, want: "first"},
+		"cluster-scoped":     {meta: workv1.ManifestResourceMeta{Version: "v1", Kind: "Namespace", Resource: "namespaces", Name: "n"}, want: "second"},
+		"other namespace":    {meta: workv1.ManifestResourceMeta{Group: "apps", Resource: "deployments", Namespace: "m", Name: "web"}},
+		"other group":        {meta: workv1.ManifestResourceMeta{Group: "extensions", Resource: "deployments", Namespace: "n", Name: "web"}},
+		"resource not known": {meta: workv1.ManifestResourceMeta{Group: "apps", Namespace: "n", Name: "web"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := ""
+			if c := configFor(cfgs, tc.meta); c != nil {
+				got = string(c.FeedbackScrapeType)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -14,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
+	"github.com/flotilla/flotilla/internal/workstatus"
 )
 
 // removeResource takes one resource the work applied off the spoke, as decideRemoval says: it
@@ -61,6 +63,22 @@ func (r *Reconciler) removeResource(ctx context.Context, amw *workv1.AppliedMani
 	return false, nil
 }
 
+// ReasonDeleting is the reason of the work's Deleting condition while its resources go.
+const ReasonDeleting = "ManifestWorkDeleting"
+
+// deleting reports on the hub that the work waits for pending resources to be deleted.
+func (r *Reconciler) deleting(ctx context.Context, work *workv1.ManifestWork, pending int) error {
+	orig := work.DeepCopy()
+	work.Status.Conditions = workstatus.Merge(work.Status.Conditions, []metav1.Condition{{
+		Type: workv1.WorkDeleting, Status: metav1.ConditionTrue, Reason: ReasonDeleting, ObservedGeneration: work.Generation,
+		Message: fmt.Sprintf("waiting for %d applied resources to be deleted from the cluster", pending),
+	}}, metav1.NewTime(r.Clock.Now().Truncate(time.Second)))
+	if !statusChanged(orig.Status, work.Status) {
+		return nil
+	}
+	return client.IgnoreNotFound(r.Hub.Status().Patch(ctx, work, client.MergeFrom(orig)))
+}
+
 // finalize removes what a deleted work applied, as its deleteOption says, then its
 // AppliedManifestWork, then the finalizer that held the work on the hub.
 func (r *Reconciler) finalize(ctx context.Context, work *workv1.ManifestWork) (ctrl.Result, error) {
@@ -84,8 +102,7 @@ func (r *Reconciler) finalize(ctx context.Context, work *workv1.ManifestWork) (c
 			}
 		}
 		if pending > 0 {
-			r.Log.V(1).Info("waiting for applied resources to be deleted", "work", client.ObjectKeyFromObject(work), "pending", pending)
-			return ctrl.Result{RequeueAfter: crdRetry}, nil
+			return ctrl.Result{RequeueAfter: crdRetry}, r.deleting(ctx, work, pending)
 		}
 		// Orphan: nothing may follow the AppliedManifestWork through the garbage collector.
 		orphan := metav1.DeletePropagationOrphan
