@@ -220,7 +220,7 @@ func (t *decisionTracker) waitUntil(timeout time.Duration, cond func(byName map[
 	}
 }
 
-// measureChangeLatency creates a probe placement that selects the clusters labelled
+// measureChangeLatency creates a probe placement that selects the clusters labeled
 // bench-probe=yes, then labels one cluster at a time and times the label patch until the probe's
 // PlacementDecisions hold that cluster. Every cluster is in the set all P placements use, so
 // each change re-evaluates every placement.

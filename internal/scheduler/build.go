@@ -44,6 +44,9 @@ func buildAll[T framework.Plugin](h *handle, factories []NamedFactory, kind stri
 		if err != nil {
 			return nil, err
 		}
+		if pl == nil {
+			continue // not used by this placement
+		}
 		t, ok := pl.(T)
 		if !ok {
 			return nil, fmt.Errorf("plugin %s is not a %s", nf.Name, kind)

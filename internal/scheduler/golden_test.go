@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"sigs.k8s.io/yaml"
 
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
@@ -114,6 +115,14 @@ func TestGolden(t *testing.T) {
 			}
 			if diff := cmp.Diff(string(want), string(got)); diff != "" {
 				t.Errorf("%s: Schedule() mismatch (-want +got), rerun with -update and review:\n%s", file, diff)
+			}
+			// The controller's brief scheduling decides exactly the same, without the
+			// explanation of every cluster.
+			full := Schedule(&in.Placement, &in.Snapshot, in.Now)
+			full.Clusters = nil
+			brief := (&Scheduler{Plugins: DefaultPlugins(), Brief: true}).schedule(&in.Placement, &in.Snapshot, in.Now)
+			if diff := cmp.Diff(full, brief, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("%s: brief Schedule() differs from the full one without its explanation (-full +brief):\n%s", file, diff)
 			}
 		})
 	}

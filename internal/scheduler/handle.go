@@ -18,12 +18,13 @@ type handle struct {
 	current   map[string]bool
 	counts    map[string]int
 	cache     *snapshotCache
+	clusters  []clusterv1.ManagedCluster
 	decisions []clusterv1beta1.ClusterDecision
 }
 
 func newHandle(p *clusterv1beta1.Placement, snap *Snapshot, now time.Time) *handle {
 	h := &handle{placement: p, now: now, counts: snap.OtherDecisionCounts, decisions: snap.CurrentScores,
-		current: make(map[string]bool, len(snap.CurrentDecisions)), cache: snap.cached()}
+		current: make(map[string]bool, len(snap.CurrentDecisions)), cache: snap.cached(), clusters: snap.Clusters}
 	for _, c := range snap.CurrentDecisions {
 		h.current[c] = true
 	}
@@ -39,5 +40,8 @@ func (h *handle) AddOnPlacementScore(cluster, name string) *clusterv1alpha1.AddO
 }
 func (h *handle) ClusterObject(c *clusterv1.ManagedCluster) (map[string]any, error) {
 	return h.cache.object(c)
+}
+func (h *handle) PerCluster(key string, f func(*clusterv1.ManagedCluster) int64) map[*clusterv1.ManagedCluster]int64 {
+	return h.cache.table(key, h.clusters, f)
 }
 func (h *handle) CurrentDecisions() []clusterv1beta1.ClusterDecision { return h.decisions }

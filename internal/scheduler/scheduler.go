@@ -23,6 +23,11 @@ import (
 type Scheduler struct {
 	Clock   clock.PassiveClock
 	Plugins Plugins
+	// Brief explains the decisions only: Result.Clusters is nil, and the clusters not chosen are
+	// ranked only as far as choosing needs. The controller, which writes decisions and throws
+	// the explanation away, schedules briefly; explain and simulate do not. Decisions, reasons,
+	// groups and conditions are the same either way.
+	Brief bool
 }
 
 // New returns a Scheduler with the default plugins.
@@ -66,15 +71,17 @@ func (s *Scheduler) schedule(p *clusterv1beta1.Placement, snap *Snapshot, now ti
 		return misconfigured(p, now, err)
 	}
 	res := Result{}
+	sc := newScratch(s.Brief)
+	defer sc.release(s.Brief)
 	set := clusterset.Candidates(p, snap.Sets, snap.Bindings, snap.Clusters)
 	excluded := make([]ClusterExplanation, 0, len(set.Excluded))
 	for _, ex := range set.Excluded {
 		excluded = append(excluded, ClusterExplanation{Name: ex.Cluster.Name, FilteredBy: clusterset.Name, Message: ex.Message})
 	}
 
-	cands := make([]candidate, len(set.Candidates))
-	expls := make([]ClusterExplanation, len(set.Candidates))
-	var passing []*candidate
+	cands := sized(&sc.cands, len(set.Candidates))
+	expls := sized(&sc.expls, len(set.Candidates))
+	passing := sized(&sc.passing, len(set.Candidates))[:0]
 	for i, c := range set.Candidates {
 		expls[i].Name = c.Name
 		cands[i] = candidate{cluster: c, expl: &expls[i]}
@@ -105,23 +112,58 @@ func (s *Scheduler) schedule(p *clusterv1beta1.Placement, snap *Snapshot, now ti
 		}
 	}
 
-	score(passing, pl.prioritizers)
-	rank(passing)
+	score(passing, pl.prioritizers, sc)
 	want := len(passing)
 	if n := p.Spec.NumberOfClusters; n != nil && int(*n) < want {
 		want = max(int(*n), 0)
 	}
+	if s.Brief && len(pl.selectors) == 0 {
+		// Without select plugins the first want are chosen: only they need their order.
+		rankTop(passing, want)
+	} else {
+		rank(passing)
+	}
 	chosen := choose(passing, want, pl.selectors)
+	refused := map[string]int{}
+	if s.Brief {
+		for _, cd := range passing {
+			if !cd.chosen && cd.refusal != nil {
+				refused[cd.refusedBy]++
+			}
+		}
+	} else {
+		explainNotChosen(passing, want, refused)
+	}
+	decideChosen(&res, p, snap, pl, chosen, now)
+	if !s.Brief {
+		res.Clusters = mergeByName(excluded, expls)
+	}
+	res.Conditions = []metav1.Condition{
+		satisfied(p, now, set, len(passing), len(chosen), refused),
+		condition(p, now, clusterv1beta1.PlacementConditionMisconfigured, metav1.ConditionFalse,
+			clusterv1beta1.PlacementReasonSucceedConfigured, "Placement configurations check pass"),
+	}
+	return res
+}
+
+// explainNotChosen gives every passing cluster its rank, and each one not chosen the reason,
+// counting in refused the clusters each select plugin refused.
+func explainNotChosen(passing []*candidate, want int, refused map[string]int) {
 	notChosen := ", spec.numberOfClusters is " + strconv.Itoa(want)
+	chosen := 0
+	for _, cd := range passing {
+		if cd.chosen {
+			chosen++
+		}
+	}
 	// The "not chosen" messages are written into one buffer and cut from one string: a string
 	// per cluster was most of the allocations left.
-	buf := make([]byte, 0, (len(passing)-len(chosen))*(len("not chosen: rank ")+6+len(notChosen)))
+	buf := make([]byte, 0, (len(passing)-chosen)*(len("not chosen: rank ")+6+len(notChosen)))
 	type span struct {
 		cd         *candidate
 		start, end int
 	}
 	var spans []span
-	refused := map[string]int{}
 	for i, cd := range passing {
 		cd.expl.Rank = i + 1
 		switch {
@@ -146,6 +188,10 @@ func (s *Scheduler) schedule(p *clusterv1beta1.Placement, snap *Snapshot, now ti
 	for _, sp := range spans {
 		sp.cd.expl.Message = all[sp.start:sp.end]
 	}
+}
+
+// decide fills res with the chosen clusters' decisions, groups and PlacementDecision slices.
+func decideChosen(res *Result, p *clusterv1beta1.Placement, snap *Snapshot, pl *pipeline, chosen []*candidate, now time.Time) {
 	selected := make([]*clusterv1.ManagedCluster, len(chosen))
 	decisions := make([]clusterv1beta1.ClusterDecision, len(chosen))
 	for i, cd := range chosen {
@@ -169,13 +215,6 @@ func (s *Scheduler) schedule(p *clusterv1beta1.Placement, snap *Snapshot, now ti
 		}
 	}
 	res.PlacementDecisions = SlicePlacementDecisions(p.Name, res.Groups, byName)
-	res.Clusters = mergeByName(excluded, expls)
-	res.Conditions = []metav1.Condition{
-		satisfied(p, now, set, len(passing), len(selected), refused),
-		condition(p, now, clusterv1beta1.PlacementConditionMisconfigured, metav1.ConditionFalse,
-			clusterv1beta1.PlacementReasonSucceedConfigured, "Placement configurations check pass"),
-	}
-	return res
 }
 
 // builtInNames are the registered built-in prioritizer names, sorted.
@@ -245,15 +284,15 @@ func sameCoordinate(a, b *clusterv1beta1.ScoreCoordinate) bool {
 }
 
 // score fills each passing candidate's Scores and TotalScore.
-func score(passing []*candidate, prios []prioritizer) {
-	clusters := make([]*clusterv1.ManagedCluster, len(passing))
+func score(passing []*candidate, prios []prioritizer, sc *scratch) {
+	clusters := sized(&sc.clusters, len(passing))
 	// One backing array for every cluster's scores: an allocation per cluster was a large cost.
-	backing := make([]PrioritizerScore, len(passing)*len(prios))
+	backing := sized(&sc.backing, len(passing)*len(prios))
 	for i, cd := range passing {
 		clusters[i] = cd.cluster
 		cd.expl.Scores = backing[i*len(prios) : i*len(prios) : (i+1)*len(prios)]
 	}
-	raw := make([]int64, len(passing))
+	raw := sized(&sc.raw, len(passing))
 	for _, pr := range prios {
 		name := pr.plugin.Name()
 		for i, cd := range passing {
@@ -369,9 +408,16 @@ func mergeByName(a, b []ClusterExplanation) []ClusterExplanation {
 // rank sorts the candidates by (demoted, total desc, name asc). passing is in name order (the
 // candidates come sorted by name), so the position stands for the name; each candidate's order
 // is packed into one integer, (demoted, -total, position), sorted without a comparison function.
-func rank(passing []*candidate) {
+func rank(passing []*candidate) { rankTop(passing, len(passing)) }
+
+// rankTop puts the first k candidates of rank order, in that order, at the front of passing;
+// the rest follow in no particular order. Selecting k of n costs n log k, not n log n.
+func rankTop(passing []*candidate, k int) {
 	const posBits, totalBits = 24, 37 // 16 million clusters; totals within ±2^36
 	const bias = int64(1) << (totalBits - 1)
+	if k <= 0 {
+		return
+	}
 	keys := make([]int64, len(passing))
 	packed := len(passing) < 1<<posBits
 	for i, cd := range passing {
@@ -380,22 +426,67 @@ func rank(passing []*candidate) {
 			packed = false
 			break
 		}
-		k := (t+bias)<<posBits | int64(i)
+		key := (t+bias)<<posBits | int64(i)
 		if cd.demoted {
-			k |= 1 << (totalBits + posBits)
+			key |= 1 << (totalBits + posBits)
 		}
-		keys[i] = k
+		keys[i] = key
 	}
 	if !packed { // totals this large need more than a weight of 10 times a score of 100
 		rankSlow(passing)
 		return
 	}
+	if k < len(keys)/4 {
+		keys = smallest(keys, k)
+	}
 	slices.Sort(keys)
-	ranked := make([]*candidate, len(passing))
-	for i, k := range keys {
-		ranked[i] = passing[k&(1<<posBits-1)]
+	ranked := make([]*candidate, 0, len(passing))
+	for _, key := range keys {
+		ranked = append(ranked, passing[key&(1<<posBits-1)])
+	}
+	if len(ranked) < len(passing) {
+		top := make([]bool, len(passing))
+		for _, key := range keys {
+			top[key&(1<<posBits-1)] = true
+		}
+		for i, cd := range passing {
+			if !top[i] {
+				ranked = append(ranked, cd)
+			}
+		}
 	}
 	copy(passing, ranked)
+}
+
+// smallest returns the k smallest of keys (distinct), in no order, with a max-heap of k.
+func smallest(keys []int64, k int) []int64 {
+	h := slices.Clone(keys[:k])
+	down := func(i int) {
+		for {
+			l, big := 2*i+1, i
+			if l < k && h[l] > h[big] {
+				big = l
+			}
+			if r := l + 1; r < k && h[r] > h[big] {
+				big = r
+			}
+			if big == i {
+				return
+			}
+			h[i], h[big] = h[big], h[i]
+			i = big
+		}
+	}
+	for i := k/2 - 1; i >= 0; i-- {
+		down(i)
+	}
+	for _, key := range keys[k:] {
+		if key < h[0] {
+			h[0] = key
+			down(0)
+		}
+	}
+	return h
 }
 
 func rankSlow(passing []*candidate) {

@@ -2,6 +2,9 @@ package scheduler
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -144,16 +147,116 @@ func BenchmarkSchedule(b *testing.B) {
 	withCEL.Spec.Predicates[0].RequiredClusterSelector.CelSelector.CelExpressions = []string{
 		`managedCluster.scores("demo").exists(s, s.name == "demo" && s.value >= 0)`}
 
-	for name, p := range map[string]*clusterv1beta1.Placement{"labels-claims": p, "cel": withCEL} {
-		b.Run(name, func(b *testing.B) {
-			if r := Schedule(p, snap, now); len(r.Decisions) != 10 || len(r.Clusters) != n || r.Misconfigured {
-				b.Fatalf("%d decisions and %d explanations (misconfigured %v), want 10 and %d", len(r.Decisions), len(r.Clusters), r.Misconfigured, n)
+	// OCM's placement benchmark's placement (bench/): no predicates, Exact, AddOn demo/demo,
+	// ResourceAllocatableCPU and Balance.
+	ocm := placement("ocm", clusterv1beta1.PrioritizerConfig{ScoreCoordinate: &clusterv1beta1.ScoreCoordinate{Type: clusterv1beta1.ScoreCoordinateTypeAddOn,
+		AddOn: &clusterv1beta1.AddOnScore{ResourceName: "demo", ScoreName: "demo"}}},
+		builtIn(clusterv1beta1.PrioritizerResourceAllocatableCPU), builtIn(clusterv1beta1.PrioritizerBalance))
+	ocm.Spec.PrioritizerPolicy.Mode = clusterv1beta1.PrioritizerPolicyModeExact
+	ocm.Spec.Tolerations = p.Spec.Tolerations
+
+	for _, bc := range []struct {
+		name  string
+		p     *clusterv1beta1.Placement
+		brief bool
+	}{
+		{"labels-claims", p, false}, {"cel", withCEL, false}, {"ocm-benchmark", ocm, false},
+		// As the controller schedules: decisions and their reasons only.
+		{"ocm-benchmark-brief", ocm, true},
+	} {
+		s := &Scheduler{Plugins: DefaultPlugins(), Brief: bc.brief}
+		p := bc.p
+		b.Run(bc.name, func(b *testing.B) {
+			wantExplained := n
+			if bc.brief {
+				wantExplained = 0
+			}
+			if r := s.schedule(p, snap, now); len(r.Decisions) != 10 || len(r.Clusters) != wantExplained || r.Misconfigured {
+				b.Fatalf("%d decisions and %d explanations (misconfigured %v), want 10 and %d", len(r.Decisions), len(r.Clusters), r.Misconfigured, wantExplained)
 			}
 			b.ReportAllocs()
+			cpu0 := cpuTime(b)
 			for b.Loop() {
-				Schedule(p, snap, now)
+				s.schedule(p, snap, now)
 			}
 			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "clusters/s")
+			// Per second of CPU (the process's user and system time, garbage collection included),
+			// which a busy machine does not change as it does the wall-clock rate.
+			b.ReportMetric(float64(n)*float64(b.N)/(cpuTime(b)-cpu0).Seconds(), "clusters/cpu-s")
 		})
+	}
+}
+
+// cpuTime is the process's user plus system CPU time so far.
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// TestBriefMatchesFull schedules random fleets (many equal scores, so ties broken by name matter)
+// with random numbers of clusters, fully and briefly, and checks that the decisions, groups and
+// conditions are the same: the brief top-k selection ranks as the full sort does.
+func TestBriefMatchesFull(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range 200 {
+		snap := fleet(50 + r.IntN(400))
+		for j := range snap.Scores {
+			snap.Scores[j].Status.Scores[0].Value = int32(r.IntN(4) * 30)
+		}
+		for name := range snap.OtherDecisionCounts {
+			snap.OtherDecisionCounts[name] = r.IntN(3)
+		}
+		p := placement("p", clusterv1beta1.PrioritizerConfig{ScoreCoordinate: &clusterv1beta1.ScoreCoordinate{Type: clusterv1beta1.ScoreCoordinateTypeAddOn,
+			AddOn: &clusterv1beta1.AddOnScore{ResourceName: "demo", ScoreName: "demo"}}}, builtIn(clusterv1beta1.PrioritizerBalance))
+		p.Spec.NumberOfClusters = ptr.To(int32(r.IntN(40)))
+		if i%3 == 0 {
+			p.Spec.Tolerations = []clusterv1beta1.Toleration{{Key: "old", Operator: clusterv1beta1.TolerationOpExists}}
+		}
+		full := Schedule(p, snap, now)
+		full.Clusters = nil
+		brief := (&Scheduler{Plugins: DefaultPlugins(), Brief: true}).schedule(p, snap, now)
+		if diff := cmp.Diff(full, brief, cmpopts.EquateEmpty()); diff != "" {
+			t.Fatalf("case %d (%d clusters, numberOfClusters %d): brief differs from full (-full +brief):\n%s",
+				i, len(snap.Clusters), *p.Spec.NumberOfClusters, diff)
+		}
+	}
+}
+
+// TestSharedSnapshotConcurrently schedules placements at once against ForPlacement views of one
+// fleet snapshot, as the controller's workers do, and checks each result against scheduling it
+// alone on a fresh snapshot (run with -race: the shared caches and pooled arrays must not mix).
+func TestSharedSnapshotConcurrently(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	shared := fleet(300)
+	var ps []*clusterv1beta1.Placement
+	for i := range 8 {
+		p := placement(fmt.Sprintf("p%d", i), clusterv1beta1.PrioritizerConfig{ScoreCoordinate: &clusterv1beta1.ScoreCoordinate{Type: clusterv1beta1.ScoreCoordinateTypeAddOn,
+			AddOn: &clusterv1beta1.AddOnScore{ResourceName: "demo", ScoreName: "demo"}}}, builtIn(clusterv1beta1.PrioritizerResourceAllocatableCPU))
+		p.Spec.NumberOfClusters = ptr.To(int32(3 + i))
+		ps = append(ps, p)
+	}
+	got := make([]Result, len(ps))
+	var wg sync.WaitGroup
+	for i, p := range ps {
+		wg.Go(func() {
+			s := &Scheduler{Plugins: DefaultPlugins(), Brief: true}
+			for range 20 {
+				got[i] = s.schedule(p, shared.ForPlacement(nil, nil, map[string]int{}), now)
+			}
+		})
+	}
+	wg.Wait()
+	for i, p := range ps {
+		alone := fleet(300)
+		alone.OtherDecisionCounts = map[string]int{}
+		want := Schedule(p, alone, now)
+		want.Clusters = nil
+		if diff := cmp.Diff(want, got[i], cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("%s: shared and concurrent differs from alone (-alone +shared):\n%s", p.Name, diff)
+		}
 	}
 }

@@ -43,6 +43,13 @@ type snapshotCache struct {
 	// objects maps a *clusterv1.ManagedCluster of the snapshot to its unstructured form (an
 	// *unstructuredObject), converted when first asked for.
 	objects sync.Map
+	// perCluster maps a PerCluster key to its *perClusterTable.
+	perCluster sync.Map
+}
+
+type perClusterTable struct {
+	once   sync.Once
+	values map[*clusterv1.ManagedCluster]int64
 }
 
 type unstructuredObject struct {
@@ -64,6 +71,20 @@ func (s *Snapshot) cached() *snapshotCache {
 		return s.cache.Load()
 	}
 	return c
+}
+
+// table returns f's value for every cluster of clusters (the snapshot's), computed at the first
+// call for key.
+func (c *snapshotCache) table(key string, clusters []clusterv1.ManagedCluster, f func(*clusterv1.ManagedCluster) int64) map[*clusterv1.ManagedCluster]int64 {
+	v, _ := c.perCluster.LoadOrStore(key, &perClusterTable{})
+	t := v.(*perClusterTable)
+	t.once.Do(func() {
+		t.values = make(map[*clusterv1.ManagedCluster]int64, len(clusters))
+		for i := range clusters {
+			t.values[&clusters[i]] = f(&clusters[i])
+		}
+	})
+	return t.values
 }
 
 // object returns the cluster, which must be one of the snapshot's, as an unstructured map,

@@ -46,8 +46,8 @@ type Reconciler struct {
 	Clock     clock.PassiveClock
 	// Recorder emits events; the manager's is taken when nil.
 	Recorder Recorder
-	// MaxConcurrentReconciles bounds how many placements are scheduled at once (default 4): each
-	// waits on its writes, so a few in flight keep the API server busy.
+	// MaxConcurrentReconciles bounds how many placements are scheduled at once (default 16): each
+	// spends most of its time waiting on its writes, so many in flight keep the API server busy.
 	MaxConcurrentReconciles int
 
 	// index holds every PlacementDecision by placement (set up by SetupWithManager).
@@ -75,7 +75,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	r.own = newOwnWrites()
 	workers := r.MaxConcurrentReconciles
 	if workers <= 0 {
-		workers = 4
+		workers = 16
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("placement").
@@ -128,7 +128,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if err != nil {
 		return reconcile.Result{}, err
 	}
-	res := scheduler.New(r.Clock).Schedule(p, snap)
+	// Brief: the controller writes the decisions and their reasons; the explanation of every
+	// cluster is computed when asked for (flotilla explain, the explanation server).
+	sched := scheduler.New(r.Clock)
+	sched.Brief = true
+	res := sched.Schedule(p, snap)
 	if !res.Misconfigured {
 		changed, err := r.syncDecisions(ctx, p, mine, res.PlacementDecisions)
 		if err != nil {

@@ -59,6 +59,12 @@ type Handle interface {
 	// ClusterObject returns the cluster, one of the snapshot's, as an unstructured map (what CEL
 	// sees as managedCluster). It is converted once per snapshot and shared: never change it.
 	ClusterObject(cluster *clusterv1.ManagedCluster) (map[string]any, error)
+	// PerCluster returns f's value for every cluster of the snapshot, by cluster. It is computed
+	// once per snapshot and shared by every placement scheduled against it, so f must depend on
+	// the cluster and the snapshot only (not on the placement or the time), and key must name f
+	// and its arguments. A prioritizer looks its table up once, in its factory, and then reads it
+	// for each cluster: one map read instead of parsing the cluster's status again.
+	PerCluster(key string, f func(*clusterv1.ManagedCluster) int64) map[*clusterv1.ManagedCluster]int64
 }
 
 // Args is what a factory gets besides the Handle. Prioritizers get the score coordinate of their
@@ -69,7 +75,8 @@ type Args struct {
 }
 
 // Factory builds a plugin for one scheduling of one placement. A *ConfigError it returns makes
-// the placement misconfigured.
+// the placement misconfigured. A filter, select or decide plugin's factory may return a nil
+// Plugin (and no error) when the placement does not use it, so that the scheduler skips it.
 type Factory func(h Handle, args Args) (Plugin, error)
 
 // Registry maps plugin names to their factories. Prioritizers are registered under their built-in

@@ -5,6 +5,8 @@ package addon
 
 import (
 	"fmt"
+	"math"
+	"time"
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
@@ -20,7 +22,14 @@ var _ framework.ScorePlugin = &AddOn{}
 type AddOn struct {
 	h                       framework.Handle
 	resourceName, scoreName string
+	// values and validUntil are, per cluster of the snapshot, the score (or noScore) and its
+	// AddOnPlacementScore's status.validUntil in Unix nanoseconds (0 when unset), read once per
+	// snapshot (Handle.PerCluster).
+	values, validUntil map[*clusterv1.ManagedCluster]int64
 }
+
+// noScore marks a cluster whose score is missing: Score then says why.
+const noScore = math.MinInt64
 
 // New returns the plugin for args.Coordinate.AddOn.
 func New(h framework.Handle, args framework.Args) (framework.Plugin, error) {
@@ -34,7 +43,25 @@ func New(h framework.Handle, args framework.Args) (framework.Plugin, error) {
 	case a.ScoreName == "":
 		return nil, &framework.ConfigError{Field: field + ".scoreName", Message: "must name a score in the AddOnPlacementScore"}
 	}
-	return &AddOn{h: h, resourceName: a.ResourceName, scoreName: a.ScoreName}, nil
+	p := &AddOn{h: h, resourceName: a.ResourceName, scoreName: a.ScoreName}
+	key := a.ResourceName + "\x00" + a.ScoreName
+	p.values = h.PerCluster("addon-score/"+key, func(c *clusterv1.ManagedCluster) int64 {
+		if s := h.AddOnPlacementScore(c.Name, p.resourceName); s != nil {
+			for _, item := range s.Status.Scores {
+				if item.Name == p.scoreName {
+					return int64(item.Value)
+				}
+			}
+		}
+		return noScore
+	})
+	p.validUntil = h.PerCluster("addon-valid-until/"+a.ResourceName, func(c *clusterv1.ManagedCluster) int64 {
+		if s := h.AddOnPlacementScore(c.Name, p.resourceName); s != nil && s.Status.ValidUntil != nil {
+			return s.Status.ValidUntil.UnixNano()
+		}
+		return 0
+	})
+	return p, nil
 }
 
 // Name is AddOn/<resourceName>/<scoreName>, so explanations tell several AddOn scores apart.
@@ -42,6 +69,12 @@ func (p *AddOn) Name() string { return Name + "/" + p.resourceName + "/" + p.sco
 
 // Score implements framework.ScorePlugin.
 func (p *AddOn) Score(c *clusterv1.ManagedCluster) (int64, *framework.Status) {
+	// The common case from the per-snapshot tables: a score in range, not expired.
+	if v, ok := p.values[c]; ok && v >= framework.MinScore && v <= framework.MaxScore {
+		if until := p.validUntil[c]; until == 0 || !time.Unix(0, until).Before(p.h.Now()) {
+			return v, nil
+		}
+	}
 	s := p.h.AddOnPlacementScore(c.Name, p.resourceName)
 	if s == nil {
 		return 0, framework.NewStatus(framework.Warning,

@@ -24,16 +24,32 @@ var _ framework.NormalizeScorePlugin = &Allocatable{}
 type Allocatable struct {
 	name     string
 	resource clusterv1.ResourceName
+	// values are the snapshot's clusters' allocatable amounts, or unreported (Handle.PerCluster).
+	values map[*clusterv1.ManagedCluster]int64
 }
 
 // NewCPU returns the ResourceAllocatableCPU plugin.
-func NewCPU(framework.Handle, framework.Args) (framework.Plugin, error) {
-	return &Allocatable{name: CPUName, resource: "cpu"}, nil
+func NewCPU(h framework.Handle, _ framework.Args) (framework.Plugin, error) {
+	return newAllocatable(h, CPUName, "cpu"), nil
 }
 
 // NewMemory returns the ResourceAllocatableMemory plugin.
-func NewMemory(framework.Handle, framework.Args) (framework.Plugin, error) {
-	return &Allocatable{name: MemoryName, resource: "memory"}, nil
+func NewMemory(h framework.Handle, _ framework.Args) (framework.Plugin, error) {
+	return newAllocatable(h, MemoryName, "memory"), nil
+}
+
+func newAllocatable(h framework.Handle, name string, r clusterv1.ResourceName) *Allocatable {
+	p := &Allocatable{name: name, resource: r}
+	p.values = h.PerCluster("allocatable/"+string(r), p.raw)
+	return p
+}
+
+// raw is the cluster's allocatable amount (milli-units for cpu), or unreported.
+func (p *Allocatable) raw(c *clusterv1.ManagedCluster) int64 {
+	if v, ok := p.allocatable(c); ok {
+		return v
+	}
+	return unreported
 }
 
 // Name implements framework.Plugin.
@@ -43,8 +59,11 @@ func (p *Allocatable) Name() string { return p.name }
 // cluster that reports no allocatable or no capacity of the resource scores 0 and does not count
 // towards the minimum and maximum.
 func (p *Allocatable) Score(c *clusterv1.ManagedCluster) (int64, *framework.Status) {
-	v, ok := p.allocatable(c)
+	v, ok := p.values[c]
 	if !ok {
+		v = p.raw(c)
+	}
+	if v == unreported {
 		return unreported, framework.NewStatus(framework.Warning, "status.allocatable."+string(p.resource)+
 			" or status.capacity."+string(p.resource)+" is not reported; scored 0")
 	}

@@ -104,8 +104,8 @@ func compile(p *clusterv1beta1.Placement) ([]*constraint, error) {
 // New compiles the placement's spread constraints.
 func New(h framework.Handle, _ framework.Args) (framework.Plugin, error) {
 	cs, err := compile(h.Placement())
-	if err != nil {
-		return nil, err
+	if err != nil || len(cs) == 0 {
+		return nil, err // no spreadPolicy: nothing to select
 	}
 	return &Constraints{cs: cs}, nil
 }
