@@ -140,7 +140,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 			// or by hand): its delete event queues the placement again.
 			return reconcile.Result{}, client.IgnoreNotFound(err)
 		}
-		if changed != "" {
+		// Events are writes too: the first decisions of a placement are told by its status and
+		// PlacementDecisions, and an event tells of each later change of the selected clusters.
+		if changed != "" && len(mine) > 0 {
 			r.Recorder.Eventf(p, nil, "Normal", ReasonDecisionsUpdated, "Schedule", "%d clusters selected: %s", len(res.Decisions), changed)
 		}
 	}
