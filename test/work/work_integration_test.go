@@ -83,6 +83,7 @@ func deleteWork(t *testing.T, hub client.Client, ns, name string) {
 
 // testEnv is what the subtests of TestWorkAgent share.
 type testEnv struct {
+	env      *testenv.Env
 	clusters []*joined
 	hub      client.Client
 	// outer is the whole test, for agents a subtest starts.
@@ -94,7 +95,7 @@ func TestWorkAgent(t *testing.T) {
 	clusters := joinAll(t, env)
 	outer := t // agents started in a subtest run until the whole test ends
 	hub := env.HubClient(t)
-	te := &testEnv{clusters: clusters, hub: hub, outer: outer}
+	te := &testEnv{env: env, clusters: clusters, hub: hub, outer: outer}
 	ctx := context.Background()
 	deployGVR := schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
 	jobGVR := schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "jobs"}
@@ -475,6 +476,9 @@ func TestWorkAgent(t *testing.T) {
 	})
 
 	t.Run("feedback by watch comes back without a resync", func(t *testing.T) { testWatchFeedback(t, te) })
+
+	t.Run("with the hub down the spoke stays as it is; a change made after reaches it", func(t *testing.T) { testHubOutage(t, te) })
+	t.Run("after a spoke API server restart, a change made meanwhile is applied and status recovers", func(t *testing.T) { testSpokeOutage(t, te) })
 
 	t.Run("ttlSecondsAfterFinished deletes a Complete work", func(t *testing.T) {
 		spokeNamespace(t, one.Spoke.Client, "ttl")

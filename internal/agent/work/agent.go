@@ -10,6 +10,7 @@ import (
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
+	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -22,6 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/flotilla/flotilla/api/scheme"
@@ -164,7 +166,12 @@ func (a *Agent) run(ctx context.Context, hubConfig *rest.Config) error {
 		Named("manifestwork-agent").
 		For(&workv1.ManifestWork{}, builder.WithPredicates(specChanged)).
 		WatchesRawSource(source.Channel(events, &handler.EnqueueRequestForObject{})).
-		WithOptions(controller.Options{MaxConcurrentReconciles: a.opts.Workers}).
+		WithOptions(controller.Options{
+			MaxConcurrentReconciles: a.opts.Workers,
+			// A failed round (a hub or spoke that does not answer) is tried again after 100 ms,
+			// doubling up to 30 s: an outage is caught up within 30 s of its end.
+			RateLimiter: workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](100*time.Millisecond, 30*time.Second),
+		}).
 		Complete(r)
 	if err != nil {
 		return err

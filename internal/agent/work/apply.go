@@ -2,6 +2,7 @@ package work
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -47,6 +48,9 @@ type outcome struct {
 	Record *workv1.AppliedManifestResourceMeta
 	// Retry asks for another round soon (waiting for a CRD).
 	Retry bool
+	// Transient says the apply failed for a reason that passes (the spoke did not answer, or
+	// answered that it is busy): the work is tried again with a backoff.
+	Transient bool
 	// Config is the manifest's manifestConfig, nil when it has none.
 	Config *workv1.ManifestConfigOption
 }
@@ -170,7 +174,7 @@ func (a *applier) apply(ctx context.Context, req applyRequest) outcome {
 		return waiting() // Established, not yet in the API server's discovery
 	}
 	if err != nil {
-		out.Applied = failed(ReasonFailed, err.Error())
+		out.Applied, out.Transient = failed(ReasonFailed, err.Error()), transient(err)
 		return out
 	}
 	out.Meta.Resource = mapping.Resource.Resource
@@ -212,7 +216,7 @@ func (a *applier) apply(ctx context.Context, req applyRequest) outcome {
 	default:
 		cond = failed(ReasonInvalid, fmt.Sprintf("manifestConfigs: updateStrategy.type %q is not one of Update, CreateOnly, ServerSideApply, ReadOnly", strategy))
 	}
-	out.Applied, out.Live = cond, s.live
+	out.Applied, out.Live, out.Transient = cond, s.live, transient(s.err)
 	if s.live != nil && hasOwner(s.live.GetOwnerReferences(), req.Owner) {
 		out.Record = &workv1.AppliedManifestResourceMeta{
 			Group: out.Meta.Group, Version: out.Meta.Version, Resource: out.Meta.Resource,
@@ -229,6 +233,14 @@ type step struct {
 	owner   metav1.OwnerReference
 	hubHash string
 	live    *unstructured.Unstructured
+	// err is the last error of the API server, nil when none.
+	err error
+}
+
+// fail records err and returns the failed Applied condition with the API server's message.
+func (s *step) fail(err error) metav1.Condition {
+	s.err = err
+	return failed(ReasonFailed, err.Error())
 }
 
 func (s *step) get(ctx context.Context) (bool, metav1.Condition) {
@@ -237,7 +249,7 @@ func (s *step) get(ctx context.Context) (bool, metav1.Condition) {
 		return false, metav1.Condition{}
 	}
 	if err != nil {
-		return false, failed(ReasonFailed, err.Error())
+		return false, s.fail(err)
 	}
 	s.live = live
 	return true, metav1.Condition{}
@@ -250,7 +262,7 @@ func (s *step) create(ctx context.Context) metav1.Condition {
 	obj.SetResourceVersion("")
 	live, err := s.ri.Create(ctx, obj, metav1.CreateOptions{})
 	if err != nil {
-		return failed(ReasonFailed, err.Error())
+		return s.fail(err)
 	}
 	s.live = live
 	return applied(ReasonApplied, "created")
@@ -319,7 +331,7 @@ func (s *step) update(ctx context.Context) metav1.Condition {
 	}
 	live, err := s.ri.Update(ctx, obj, metav1.UpdateOptions{})
 	if err != nil {
-		return failed(ReasonFailed, err.Error())
+		return s.fail(err)
 	}
 	s.live = live
 	return applied(ReasonApplied, "updated")
@@ -364,10 +376,25 @@ func (s *step) serverSide(ctx context.Context, cfg *workv1.ServerSideApplyConfig
 		return failed(ReasonConflictWithFieldManager, err.Error())
 	}
 	if err != nil {
-		return failed(ReasonFailed, err.Error())
+		return s.fail(err)
 	}
 	s.live = live
 	return applied(ReasonApplied, "applied with server-side apply as "+manager)
+}
+
+// transient reports whether err passes by itself: the spoke did not answer (no API status at all),
+// or answered that it is busy or failed inside. Refusals (invalid, forbidden, not found, conflict,
+// unknown kind) stay until something changes, and are looked at again at the resync.
+func transient(err error) bool {
+	if err == nil || meta.IsNoMatchError(err) {
+		return false
+	}
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) {
+		return true
+	}
+	return apierrors.IsServerTimeout(err) || apierrors.IsTimeout(err) || apierrors.IsTooManyRequests(err) ||
+		apierrors.IsServiceUnavailable(err) || apierrors.IsInternalError(err) || apierrors.IsUnexpectedServerError(err)
 }
 
 func managedBy(obj *unstructured.Unstructured, manager string) bool {

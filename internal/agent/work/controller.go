@@ -87,6 +87,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			return ctrl.Result{}, err
 		}
 	}
+	if t := transientFailures(outcomes); len(t) > 0 {
+		// Tried again with the controller's backoff, however long the resync.
+		return ctrl.Result{}, fmt.Errorf("work %s/%s: manifests %v failed for a reason that passes (the cluster's API server did not answer or was busy); trying again", work.Namespace, work.Name, t)
+	}
 	next := r.Resync
 	if retry {
 		next = crdRetry
@@ -95,6 +99,17 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		next = after
 	}
 	return ctrl.Result{RequeueAfter: next}, nil
+}
+
+// transientFailures returns the ordinals of the manifests that failed for a reason that passes.
+func transientFailures(outcomes []outcome) []int32 {
+	var out []int32
+	for _, o := range outcomes {
+		if o.Transient {
+			out = append(out, o.Meta.Ordinal)
+		}
+	}
+	return out
 }
 
 // ttlExpired reports whether a work that has been Complete for ttlSecondsAfterFinished should

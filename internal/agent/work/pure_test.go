@@ -2,13 +2,17 @@ package work
 
 import (
 	"encoding/json"
+	"errors"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
@@ -361,6 +365,33 @@ func TestConfigFor(t *testing.T) {
 				got = string(c.FeedbackScrapeType)
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestTransient(t *testing.T) {
+	gr := schema.GroupResource{Resource: "configmaps"}
+	cases := map[string]struct {
+		err  error
+		want bool
+	}{
+		"none":                      {},
+		"no answer":                 {err: errors.New("dial tcp 127.0.0.1:6443: connect: connection refused"), want: true},
+		"unavailable":               {err: apierrors.NewServiceUnavailable("restarting"), want: true},
+		"too many requests":         {err: apierrors.NewTooManyRequests("slow down", 1), want: true},
+		"internal error":            {err: apierrors.NewInternalError(errors.New("etcd")), want: true},
+		"server timeout":            {err: apierrors.NewServerTimeout(gr, "create", 1), want: true},
+		"not found":                 {err: apierrors.NewNotFound(gr, "c")},
+		"forbidden":                 {err: apierrors.NewForbidden(gr, "c", errors.New("no"))},
+		"invalid":                   {err: apierrors.NewInvalid(schema.GroupKind{Kind: "ConfigMap"}, "c", nil)},
+		"conflict":                  {err: apierrors.NewConflict(gr, "c", errors.New("modified"))},
+		"unknown kind (no matches)": {err: &meta.NoKindMatchError{GroupKind: schema.GroupKind{Group: "example.com", Kind: "Nope"}, SearchedVersions: []string{"v1"}}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, transient(tc.err)); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
