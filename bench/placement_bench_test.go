@@ -20,11 +20,13 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 	"github.com/flotilla/flotilla/api/scheme"
 	"github.com/flotilla/flotilla/internal/install"
 	"github.com/flotilla/flotilla/internal/localk8s"
+	"github.com/go-logr/logr"
 )
 
 // Parameters of BenchmarkPlacementAtScale.
@@ -67,6 +69,7 @@ func BenchmarkPlacementAtScale(b *testing.B) {
 			b.Fatalf("%s=%q: want a positive number", latencySamplesEnv, v)
 		}
 	}
+	ctrllog.SetLogger(logr.Discard()) // the benchmark's clients log nothing worth reading
 	bins := binaries(b)
 	hubBin := buildFlotilla(b)
 	for _, sz := range sizes {

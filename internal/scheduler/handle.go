@@ -1,8 +1,9 @@
 package scheduler
 
 import (
-	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	"time"
+
+	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 
 	clusterv1alpha1 "github.com/flotilla/flotilla/api/cluster/v1alpha1"
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"

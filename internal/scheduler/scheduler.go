@@ -73,7 +73,7 @@ func (s *Scheduler) schedule(p *clusterv1beta1.Placement, snap *Snapshot, now ti
 	res := Result{}
 	sc := newScratch(s.Brief)
 	defer sc.release(s.Brief)
-	set := clusterset.Candidates(p, snap.Sets, snap.Bindings, snap.Clusters)
+	set := snap.candidates(p)
 	excluded := make([]ClusterExplanation, 0, len(set.Excluded))
 	for _, ex := range set.Excluded {
 		excluded = append(excluded, ClusterExplanation{Name: ex.Cluster.Name, FilteredBy: clusterset.Name, Message: ex.Message})

@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -10,6 +11,7 @@ import (
 	clusterv1alpha1 "github.com/flotilla/flotilla/api/cluster/v1alpha1"
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
+	"github.com/flotilla/flotilla/internal/scheduler/plugins/clusterset"
 )
 
 // Snapshot is everything Schedule reads besides the Placement and the time. The caller builds it
@@ -45,6 +47,13 @@ type snapshotCache struct {
 	objects sync.Map
 	// perCluster maps a PerCluster key to its *perClusterTable.
 	perCluster sync.Map
+	// members maps eligible set names (joined by NUL) to their *membersOnce.
+	members sync.Map
+}
+
+type membersOnce struct {
+	once sync.Once
+	res  clusterset.Result
 }
 
 type perClusterTable struct {
@@ -85,6 +94,19 @@ func (c *snapshotCache) table(key string, clusters []clusterv1.ManagedCluster, f
 		}
 	})
 	return t.values
+}
+
+// candidates returns the clusterset plugin's result for p: the members of its eligible sets
+// are worked out once per snapshot for each combination of sets and shared (read-only).
+func (s *Snapshot) candidates(p *clusterv1beta1.Placement) clusterset.Result {
+	eligible, res := clusterset.Eligible(p, s.Sets, s.Bindings)
+	if res.Reason != "" {
+		return res
+	}
+	v, _ := s.cached().members.LoadOrStore(strings.Join(eligible, "\x00"), &membersOnce{})
+	m := v.(*membersOnce)
+	m.once.Do(func() { m.res = clusterset.Members(eligible, s.Sets, s.Clusters) })
+	return m.res
 }
 
 // object returns the cluster, which must be one of the snapshot's, as an unstructured map,

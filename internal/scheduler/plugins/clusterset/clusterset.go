@@ -41,15 +41,12 @@ type Exclusion struct {
 	Message string
 }
 
-// Candidates computes the candidate clusters of placement.
-func Candidates(placement *clusterv1beta1.Placement, clusterSets []clusterv1beta2.ManagedClusterSet,
-	bindings []clusterv1beta2.ManagedClusterSetBinding, clusters []clusterv1.ManagedCluster) Result {
-	setsByName := make(map[string]*clusterv1beta2.ManagedClusterSet, len(clusterSets))
-	for i := range clusterSets {
-		if clusterSets[i].DeletionTimestamp == nil {
-			setsByName[clusterSets[i].Name] = &clusterSets[i]
-		}
-	}
+// Eligible returns the names of the sets placement may use (bound into its namespace, and named
+// in spec.clusterSets if it names any), sorted; or, when there is none, a Result with OCM's
+// reason and message.
+func Eligible(placement *clusterv1beta1.Placement, clusterSets []clusterv1beta2.ManagedClusterSet,
+	bindings []clusterv1beta2.ManagedClusterSetBinding) ([]string, Result) {
+	setsByName := liveSets(clusterSets)
 	bound := sets.New[string]()
 	for _, b := range bindings {
 		if b.Namespace != placement.Namespace || b.DeletionTimestamp != nil {
@@ -62,20 +59,28 @@ func Candidates(placement *clusterv1beta1.Placement, clusterSets []clusterv1beta
 		}
 	}
 	if bound.Len() == 0 {
-		return Result{Reason: clusterv1beta1.PlacementReasonNoManagedClusterSetBindings,
+		return nil, Result{Reason: clusterv1beta1.PlacementReasonNoManagedClusterSetBindings,
 			Message: fmt.Sprintf("No valid ManagedClusterSetBindings found in placement namespace %q: bind a ManagedClusterSet with a ManagedClusterSetBinding", placement.Namespace)}
 	}
 	eligible := bound
 	if len(placement.Spec.ClusterSets) > 0 {
 		eligible = bound.Intersection(sets.New(placement.Spec.ClusterSets...))
 		if eligible.Len() == 0 {
-			return Result{Reason: clusterv1beta1.PlacementReasonNoIntersection,
+			return nil, Result{Reason: clusterv1beta1.PlacementReasonNoIntersection,
 				Message: fmt.Sprintf("None of ManagedClusterSets %v in spec.clusterSets are bound to placement namespace %q (bound: %v)",
 					placement.Spec.ClusterSets, placement.Namespace, sets.List(bound))}
 		}
 	}
-	selectors := make([]labels.Selector, 0, eligible.Len())
-	for _, name := range sets.List(eligible) {
+	return sets.List(eligible), Result{}
+}
+
+// Members returns the clusters of the eligible sets (names from Eligible), sorted by name: the
+// candidates, and those excluded with why. It depends on the fleet only, so a caller may keep
+// its result for every placement with the same eligible sets.
+func Members(eligible []string, clusterSets []clusterv1beta2.ManagedClusterSet, clusters []clusterv1.ManagedCluster) Result {
+	setsByName := liveSets(clusterSets)
+	selectors := make([]labels.Selector, 0, len(eligible))
+	for _, name := range eligible {
 		if sel := setSelector(setsByName[name]); sel != nil {
 			selectors = append(selectors, sel)
 		}
@@ -105,9 +110,20 @@ func Candidates(placement *clusterv1beta1.Placement, clusterSets []clusterv1beta
 	sort.Slice(res.Excluded, func(i, j int) bool { return res.Excluded[i].Cluster.Name < res.Excluded[j].Cluster.Name })
 	if len(res.Candidates) == 0 {
 		res.Reason = clusterv1beta1.PlacementReasonAllManagedClusterSetsEmpty
-		res.Message = fmt.Sprintf("All ManagedClusterSets %v have no member ManagedCluster", sets.List(eligible))
+		res.Message = fmt.Sprintf("All ManagedClusterSets %v have no member ManagedCluster", eligible)
 	}
 	return res
+}
+
+// liveSets maps the name of each set not being deleted to it.
+func liveSets(clusterSets []clusterv1beta2.ManagedClusterSet) map[string]*clusterv1beta2.ManagedClusterSet {
+	out := make(map[string]*clusterv1beta2.ManagedClusterSet, len(clusterSets))
+	for i := range clusterSets {
+		if clusterSets[i].DeletionTimestamp == nil {
+			out[clusterSets[i].Name] = &clusterSets[i]
+		}
+	}
+	return out
 }
 
 // setSelector returns the selector of the set's members, or nil when it selects nothing.
