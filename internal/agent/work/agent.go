@@ -105,11 +105,12 @@ func (a *Agent) Run(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			cancel()
-			<-errc
+			a.stopped(<-errc)
 			return ctx.Err()
 		case <-changed:
+			// New credentials: the controller starts again with them.
 			cancel()
-			<-errc
+			a.stopped(<-errc)
 		case err := <-errc:
 			cancel()
 			a.opts.Log.Error(err, "the work agent stopped; starting again", "after", retryAfter)
@@ -120,6 +121,13 @@ func (a *Agent) Run(ctx context.Context) error {
 			case <-a.opts.Clock.After(retryAfter):
 			}
 		}
+	}
+}
+
+// stopped logs why a controller that was asked to stop did, unless it stopped as asked.
+func (a *Agent) stopped(err error) {
+	if err != nil && !errors.Is(err, context.Canceled) {
+		a.opts.Log.Error(err, "the work controller stopped with an error")
 	}
 }
 

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"os"
 	"time"
 
@@ -88,7 +89,9 @@ func NewCommand(_ streams.IO) *cobra.Command {
 			go func() { workDone <- w.Run(ctx) }()
 			err = a.Run(ctx)
 			cancel()
-			<-workDone
+			if werr := <-workDone; err == nil && werr != nil && !errors.Is(werr, context.Canceled) {
+				err = werr
+			}
 			return err
 		},
 	}
