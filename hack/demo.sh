@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The demo: bring up the default fleet (or use the one already running), let the hub place a GPU
-# training job (a Placement for one cluster with H100s), explain the choice, run the Job on the
-# chosen cluster until it completes, and show where it ran. Run it with `make demo`.
+# training job (a Placement for one cluster with H100s), explain the choice, deliver the Job to
+# the chosen cluster through the hub (a ManifestWorkReplicaSet over the placement), and show its
+# completion and succeeded count as the hub sees them. Run it with `make demo`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -47,16 +48,36 @@ kc=$($flotilla dev kubeconfig "$chosen")
 step "GPU nodes on $chosen, the chosen cluster"
 kubectl --kubeconfig "$kc" get nodes -L nvidia.com/gpu.product,nvidia.com/gpu.count
 
-# Work delivery through the hub (ManifestWork) comes next; until then the Job goes straight to the
-# cluster the placement chose.
-step "Run a 2 x 8-GPU training Job on $chosen"
-kubectl --kubeconfig "$kc" delete job demo-gpu-train --ignore-not-found --wait=true >/dev/null
-kubectl --kubeconfig "$kc" apply -f examples/demo/gpu-job.yaml
-kubectl --kubeconfig "$kc" wait --for=condition=Complete job/demo-gpu-train --timeout=120s
+step "Deliver a 2 x 8-GPU training Job through the hub (examples/demo/training-work.yaml)"
+echo "a ManifestWorkReplicaSet over the placement: the hub writes a ManifestWork into $chosen's namespace,"
+echo "the agent on $chosen applies the Job, and reports its status back to the hub"
+# A rerun starts clean: deleting the set deletes its works, and each agent deletes the Job it applied.
+kubectl --kubeconfig "$hub" delete manifestworkreplicaset -n ml-team gpu-train --ignore-not-found --wait=true >/dev/null
+kubectl --kubeconfig "$hub" apply -f examples/demo/training-work.yaml
+complete=""
+for _ in $(seq 1 180); do
+  complete=$(kubectl --kubeconfig "$hub" get manifestwork -n "$chosen" gpu-train \
+    -o jsonpath='{.status.conditions[?(@.type=="Complete")].status}' 2>/dev/null || true)
+  [[ "$complete" == True ]] && break
+  sleep 1
+done
+$flotilla get works -c "$chosen" --kubeconfig "$hub"
+if [[ "$complete" != True ]]; then
+  echo "the training Job did not complete within 180 s:" >&2
+  $flotilla describe work "$chosen/gpu-train" --kubeconfig "$hub" >&2 || true
+  exit 1
+fi
 
-step "Where it ran"
-kubectl --kubeconfig "$kc" get job demo-gpu-train
-kubectl --kubeconfig "$kc" get pods -l job-name=demo-gpu-train -o wide
+step "What the hub knows: the work's conditions and the Job's status feedback (flotilla describe work $chosen/gpu-train)"
+$flotilla describe work "$chosen/gpu-train" --kubeconfig "$hub"
+succeeded=$(kubectl --kubeconfig "$hub" get manifestwork -n "$chosen" gpu-train \
+  -o jsonpath='{.status.resourceStatus.manifests[0].statusFeedback.values[?(@.name=="succeeded")].fieldValue.integer}')
+echo
+echo "the hub sees Job demo-gpu-train on $chosen: ${succeeded:-0}/2 workers succeeded"
+
+step "Where it ran (read on $chosen for the curious; the hub did the delivering)"
+kubectl --kubeconfig "$kc" get job -n default demo-gpu-train
+kubectl --kubeconfig "$kc" get pods -n default -l job-name=demo-gpu-train -o wide
 
 step "Fleet status"
 $flotilla dev status
