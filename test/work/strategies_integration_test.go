@@ -4,13 +4,17 @@ package work
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
@@ -185,4 +189,32 @@ func testForegroundWaits(t *testing.T, env *testEnv) {
 		}
 		return false, "still there", err
 	})
+}
+
+// testAdopt: an object made by hand as the work says is taken over by ownership alone, with none
+// of its fields written (a Job's template cannot change).
+func testAdopt(t *testing.T, env *testEnv) {
+	one, hub, ctx := env.clusters[0], env.hub, context.Background()
+	spokeNamespace(t, one.Spoke.Client, "adopt")
+	b, err := json.Marshal(job("adopt", "by-hand"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := &unstructured.Unstructured{}
+	if err := u.UnmarshalJSON(b); err != nil {
+		t.Fatal(err)
+	}
+	jobs := one.Dyn.Resource(schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "jobs"}).Namespace("adopt")
+	if _, err := jobs.Create(ctx, u, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	createWork(t, hub, newWork(one.Name, "adopt", manifests(t, job("adopt", "by-hand"))))
+	waitWork(t, hub, one.Name, "adopt", "applied", allApplied)
+	got, err := jobs.Get(ctx, "by-hand", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{appliedName(env.env, "adopt")}, ownersOf(got)); diff != "" {
+		t.Errorf("adopted Job's owners (-want +got):\n%s", diff)
+	}
 }

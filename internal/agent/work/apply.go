@@ -2,6 +2,7 @@ package work
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -317,6 +318,22 @@ func (s *step) update(ctx context.Context) metav1.Condition {
 	refs, added := withOwner(refs, s.owner)
 	if same && !added {
 		return applied(ReasonApplied, "up to date")
+	}
+	if same {
+		// Another work, or someone, made it as this work says: the work only takes its share of
+		// ownership, and leaves fields it does not set (immutable ones among them) alone.
+		patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
+			"ownerReferences": refs, "resourceVersion": s.live.GetResourceVersion(),
+		}})
+		if err != nil {
+			return failed(ReasonInvalid, err.Error())
+		}
+		live, err := s.ri.Patch(ctx, s.desired.GetName(), types.MergePatchType, patch, metav1.PatchOptions{})
+		if err != nil {
+			return s.fail(err)
+		}
+		s.live = live
+		return applied(ReasonApplied, "owned")
 	}
 	obj := s.desired.DeepCopy()
 	obj.SetLabels(mergeMaps(s.live.GetLabels(), obj.GetLabels()))
