@@ -11,7 +11,8 @@
 //     Kinds are mapped with discovery, read again when a kind is not found. A manifest that fails (unknown kind,
 //     invalid field, forbidden, conflict) fails alone, with the spoke API server's message.
 //   - update strategies: Update (create, or replace the object when it lacks something the
-//     manifest says), CreateOnly, ServerSideApply (fieldManager "work-agent" by default, force,
+//     manifest says; an object that already says it all is only given the work's
+//     ownerReference), CreateOnly, ServerSideApply (fieldManager "work-agent" by default, force,
 //     ignoreFields as JSONPaths or JSON pointers) and ReadOnly. An object that already has what
 //     the manifest says is not written, so a restarted agent writes nothing.
 //   - ownership, as OCM marks it: each applied object carries an ownerReference to the work's
