@@ -148,6 +148,16 @@ func mergeStatus(cur, want multiclusterv1alpha1.ClusterProfileStatus, generation
 	return out, changed
 }
 
+// metaDiffers reports whether mergeMeta would change cur, without changing it.
+func metaDiffers(cur, want *multiclusterv1alpha1.ClusterProfile) bool {
+	for k, v := range want.Labels {
+		if l, ok := cur.Labels[k]; !ok || l != v {
+			return true
+		}
+	}
+	return cur.Spec.DisplayName != want.Spec.DisplayName
+}
+
 // mergeMeta sets on cur the labels and spec fields want has, keeping labels others added, and
 // reports whether anything changed. spec.clusterManager is immutable and not touched.
 func mergeMeta(cur, want *multiclusterv1alpha1.ClusterProfile) bool {

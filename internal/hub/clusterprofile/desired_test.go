@@ -287,7 +287,11 @@ func TestMergeMeta(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
+			differs := metaDiffers(tc.cur, want)
 			changed := mergeMeta(tc.cur, want)
+			if differs != changed {
+				t.Errorf("metaDiffers() = %v, mergeMeta() changed = %v: they must agree", differs, changed)
+			}
 			if diff := cmp.Diff(tc.wantLabels, tc.cur.Labels); diff != "" {
 				t.Errorf("mergeMeta() labels (-want +got):\n%s", diff)
 			}
