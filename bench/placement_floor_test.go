@@ -1,0 +1,104 @@
+//go:build integration
+
+package bench
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
+	"github.com/flotilla/flotilla/api/scheme"
+	"github.com/flotilla/flotilla/internal/install"
+	"github.com/flotilla/flotilla/internal/localk8s"
+)
+
+// BenchmarkPlacementWriteFloor measures the floor that BenchmarkPlacementAtScale's times stand on:
+// the same four writes per placement (the placement's create, its PlacementDecision's create and
+// status, the placement's status), made by one client with as many workers as the hub has (16),
+// and with four times as many, and no scheduling at all, against the same kind of API server. Run it with
+// `go test -tags integration -run '^$' -bench PlacementWriteFloor ./bench/`.
+func BenchmarkPlacementWriteFloor(b *testing.B) {
+	bins := binaries(b)
+	for _, workers := range []int{16, 64} {
+		p := 1000
+		b.Run(fmt.Sprintf("%d-placements-%d-workers", p, workers), func(b *testing.B) {
+			for range b.N {
+				d := writeFloor(b, bins, p, workers)
+				b.ReportMetric(d.Seconds(), "s-4-writes-each")
+				b.ReportMetric(float64(4*p)/d.Seconds(), "writes/s")
+			}
+			b.ReportMetric(0, "ns/op")
+		})
+	}
+}
+
+func writeFloor(b *testing.B, bins localk8s.Binaries, n, workers int) time.Duration {
+	ctx := context.Background()
+	dir := b.TempDir()
+	e, err := localk8s.StartEtcd(ctx, localk8s.EtcdOptions{Name: "etcd", Dir: filepath.Join(dir, "etcd"), Binaries: bins})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Stop()
+	c, err := localk8s.StartCluster(ctx, localk8s.ClusterOptions{
+		Name: "hub", Dir: filepath.Join(dir, "hub"), Binaries: bins, EtcdURL: e.URL, APIServerOnly: true,
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Stop()
+	if _, err := install.Embedded(ctx, c.Config, install.Options{}); err != nil {
+		b.Fatal(err)
+	}
+	cfg := rest.CopyConfig(c.Config)
+	cfg.QPS, cfg.Burst = 5000, 10000
+	cl, err := client.New(cfg, client.Options{Scheme: scheme.Scheme})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := createPlacementFleet(ctx, progress{start: time.Now()}, cl, 10); err != nil {
+		b.Fatal(err)
+	}
+	names := make([]string, n)
+	for i := range names {
+		names[i] = fmt.Sprintf("placement-%05d", i)
+	}
+	start := time.Now()
+	err = parallel(names, workers, func(name string) error {
+		p := benchPlacement(name)
+		if err := cl.Create(ctx, p); err != nil {
+			return err
+		}
+		d := &clusterv1beta1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{Namespace: benchNamespace, Name: name + "-decision-1",
+			Labels: map[string]string{clusterv1beta1.PlacementLabel: name, clusterv1beta1.DecisionGroupIndexLabel: "0"}}}
+		if err := cl.Create(ctx, d); err != nil {
+			return err
+		}
+		for i := range perPlacement {
+			d.Status.Decisions = append(d.Status.Decisions, clusterv1beta1.ClusterDecision{
+				ClusterName: fmt.Sprintf("cluster-%05d", i), Score: 180, Reason: "score 180 = AddOn/demo/demo 80 + ResourceAllocatableCPU 100 + Balance 0"})
+		}
+		if err := cl.Status().Update(ctx, d); err != nil {
+			return err
+		}
+		orig := p.DeepCopy()
+		p.Status.NumberOfSelectedClusters = perPlacement
+		p.Status.DecisionGroups = []clusterv1beta1.DecisionGroupStatus{{Decisions: []string{d.Name}, ClusterCount: perPlacement}}
+		p.Status.Conditions = []metav1.Condition{
+			{Type: clusterv1beta1.PlacementConditionSatisfied, Status: metav1.ConditionTrue, Reason: clusterv1beta1.PlacementReasonAllDecisionsScheduled, Message: "All cluster decisions scheduled", LastTransitionTime: metav1.Now()},
+			{Type: clusterv1beta1.PlacementConditionMisconfigured, Status: metav1.ConditionFalse, Reason: clusterv1beta1.PlacementReasonSucceedConfigured, Message: "Placement configurations check pass", LastTransitionTime: metav1.Now()},
+		}
+		return cl.Status().Patch(ctx, p, client.MergeFrom(orig))
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return time.Since(start)
+}
