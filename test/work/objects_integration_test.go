@@ -34,7 +34,7 @@ func job(ns, name string) obj {
 	return obj{"apiVersion": "batch/v1", "kind": "Job", "metadata": obj{"name": name, "namespace": ns},
 		"spec": obj{"completions": 2, "parallelism": 2, "template": obj{"spec": obj{"restartPolicy": "Never",
 			"containers": []any{obj{"name": "train", "image": "registry.k8s.io/pause:3.10",
-				"resources": obj{"limits": obj{"nvidia.com/gpu": "1"}}}}}}}}
+				"resources": obj{"limits": obj{"nvidia.com/gpu": 1}}}}}}}} // a number, as users write it: it comes back "1"
 }
 
 // spokeNamespace creates a namespace on the spoke directly (not by a work).

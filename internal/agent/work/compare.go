@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
@@ -65,10 +66,31 @@ func contains(have, want any) bool {
 		return have == nil
 	}
 	if wf, ok := number(want); ok {
-		hf, ok := number(have)
-		return ok && wf == hf
+		if hf, ok := number(have); ok {
+			return wf == hf
+		}
+		// A resource quantity written as a number (nvidia.com/gpu: 8) comes back from the API
+		// server as its canonical string ("8").
+		hq, ok := quantity(have)
+		return ok && hq.AsApproximateFloat64() == wf
 	}
-	return reflect.DeepEqual(have, want)
+	if reflect.DeepEqual(have, want) {
+		return true
+	}
+	// The API server canonicalizes quantities ("1000m" comes back as "1", "0.5" as "500m").
+	wq, okW := quantity(want)
+	hq, okH := quantity(have)
+	return okW && okH && wq.Cmp(hq) == 0
+}
+
+// quantity parses v as a resource quantity, if it is a string that is one.
+func quantity(v any) (resource.Quantity, bool) {
+	s, ok := v.(string)
+	if !ok {
+		return resource.Quantity{}, false
+	}
+	q, err := resource.ParseQuantity(s)
+	return q, err == nil
 }
 
 func number(v any) (float64, bool) {

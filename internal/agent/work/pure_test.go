@@ -227,6 +227,19 @@ func TestMatches(t *testing.T) {
 	if matches(d, obj(`{"spec":{"replicas":2,"ports":[{"port":80},{"port":81}]}}`)) {
 		t.Error("an extra list element went unnoticed")
 	}
+	// Quantities come back canonical: a Job asking for nvidia.com/gpu: 8 (a number) reads back
+	// "8", and "1000m" reads back "1". Updating it for that would fail (a Job's template is
+	// immutable) and mark the work Degraded.
+	q := obj(`{"spec":{"limits":{"nvidia.com/gpu":8,"cpu":"1000m","memory":"0.5Gi"}}}`)
+	if !matches(q, obj(`{"spec":{"limits":{"nvidia.com/gpu":"8","cpu":"1","memory":"512Mi"}}}`)) {
+		t.Error("canonical quantities made the objects differ")
+	}
+	if matches(q, obj(`{"spec":{"limits":{"nvidia.com/gpu":"4","cpu":"1","memory":"512Mi"}}}`)) {
+		t.Error("a different quantity went unnoticed")
+	}
+	if matches(obj(`{"data":{"k":"8"}}`), obj(`{"data":{"k":"9"}}`)) {
+		t.Error("different strings matched")
+	}
 }
 
 func TestRemovePath(t *testing.T) {
