@@ -20,14 +20,11 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
-	"github.com/flotilla/flotilla/api/scheme"
 	"github.com/flotilla/flotilla/internal/clusteridentity"
-	"github.com/flotilla/flotilla/internal/install"
 	"github.com/flotilla/flotilla/internal/localk8s"
 )
 
@@ -134,21 +131,8 @@ func runHubAtScale(b *testing.B, bins localk8s.Binaries, n int, window time.Dura
 	dir := b.TempDir()
 
 	// The hub's API server on an etcd of its own, and the CRDs.
-	e, err := localk8s.StartEtcd(ctx, localk8s.EtcdOptions{Name: "etcd", Dir: filepath.Join(dir, "etcd"), Binaries: bins})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer e.Stop()
-	c, err := localk8s.StartCluster(ctx, localk8s.ClusterOptions{
-		Name: "hub", Dir: filepath.Join(dir, "hub"), Binaries: bins, EtcdURL: e.URL, APIServerOnly: true,
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer c.Stop()
-	if _, err := install.Embedded(ctx, c.Config, install.Options{}); err != nil {
-		b.Fatal(err)
-	}
+	api := startHubAPIServer(b, bins, dir)
+	c, e := api.Cluster, api.Etcd
 	pr.printf("API server ready, CRDs installed")
 
 	// The real hub, as a process of its own so that /proc measures it alone.
@@ -165,16 +149,7 @@ func runHubAtScale(b *testing.B, bins localk8s.Binaries, n int, window time.Dura
 	}()
 	pr.printf("hub started (pid %d), log %s", hub.PID(), hubLog)
 
-	cfg := rest.CopyConfig(c.Config)
-	cfg.QPS, cfg.Burst = 5000, 10000
-	cl, err := client.New(cfg, client.Options{Scheme: scheme.Scheme})
-	if err != nil {
-		b.Fatal(err)
-	}
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		b.Fatal(err)
-	}
+	cl, cs := api.Client, api.Kube
 	clk := clockTicks()
 	alive := func() {
 		if err := hub.ExitError(); err != nil {
@@ -189,7 +164,7 @@ func runHubAtScale(b *testing.B, bins localk8s.Binaries, n int, window time.Dura
 	}
 	start := time.Now()
 	var created atomic.Int64
-	err = parallel(names, createWorkers, func(name string) error {
+	err := parallel(names, createWorkers, func(name string) error {
 		if err := createCluster(ctx, cl, name, fleetLeaseSeconds); err != nil {
 			return err
 		}

@@ -17,14 +17,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
-	"github.com/flotilla/flotilla/api/scheme"
-	"github.com/flotilla/flotilla/internal/install"
 	"github.com/flotilla/flotilla/internal/localk8s"
 	"github.com/go-logr/logr"
 )
@@ -126,31 +121,8 @@ func runPlacementAtScale(b *testing.B, bins localk8s.Binaries, hubBin string, sz
 	pr := progress{start: time.Now()}
 	pr.printf("%d placements x %d clusters", sz.placements, sz.clusters)
 	dir := b.TempDir()
-	e, err := localk8s.StartEtcd(ctx, localk8s.EtcdOptions{Name: "etcd", Dir: filepath.Join(dir, "etcd"), Binaries: bins})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer e.Stop()
-	c, err := localk8s.StartCluster(ctx, localk8s.ClusterOptions{
-		Name: "hub", Dir: filepath.Join(dir, "hub"), Binaries: bins, EtcdURL: e.URL, APIServerOnly: true,
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer c.Stop()
-	if _, err := install.Embedded(ctx, c.Config, install.Options{}); err != nil {
-		b.Fatal(err)
-	}
-	cfg := rest.CopyConfig(c.Config)
-	cfg.QPS, cfg.Burst = 5000, 10000
-	cl, err := client.NewWithWatch(cfg, client.Options{Scheme: scheme.Scheme})
-	if err != nil {
-		b.Fatal(err)
-	}
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		b.Fatal(err)
-	}
+	api := startHubAPIServer(b, bins, dir)
+	c, cl, cs := api.Cluster, api.Client, api.Kube
 	clk := clockTicks()
 
 	// The fleet, and a first run of the hub to set it up (the registration controllers' writes

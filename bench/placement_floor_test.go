@@ -5,17 +5,13 @@ package bench
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
-	"github.com/flotilla/flotilla/api/scheme"
-	"github.com/flotilla/flotilla/internal/install"
 	"github.com/flotilla/flotilla/internal/localk8s"
 )
 
@@ -41,28 +37,7 @@ func BenchmarkPlacementWriteFloor(b *testing.B) {
 
 func writeFloor(b *testing.B, bins localk8s.Binaries, n, workers int) time.Duration {
 	ctx := context.Background()
-	dir := b.TempDir()
-	e, err := localk8s.StartEtcd(ctx, localk8s.EtcdOptions{Name: "etcd", Dir: filepath.Join(dir, "etcd"), Binaries: bins})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer e.Stop()
-	c, err := localk8s.StartCluster(ctx, localk8s.ClusterOptions{
-		Name: "hub", Dir: filepath.Join(dir, "hub"), Binaries: bins, EtcdURL: e.URL, APIServerOnly: true,
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer c.Stop()
-	if _, err := install.Embedded(ctx, c.Config, install.Options{}); err != nil {
-		b.Fatal(err)
-	}
-	cfg := rest.CopyConfig(c.Config)
-	cfg.QPS, cfg.Burst = 5000, 10000
-	cl, err := client.New(cfg, client.Options{Scheme: scheme.Scheme})
-	if err != nil {
-		b.Fatal(err)
-	}
+	cl := startHubAPIServer(b, bins, b.TempDir()).Client
 	if err := createPlacementFleet(ctx, progress{start: time.Now()}, cl, 10); err != nil {
 		b.Fatal(err)
 	}
@@ -71,7 +46,7 @@ func writeFloor(b *testing.B, bins localk8s.Binaries, n, workers int) time.Durat
 		names[i] = fmt.Sprintf("placement-%05d", i)
 	}
 	start := time.Now()
-	err = parallel(names, workers, func(name string) error {
+	err := parallel(names, workers, func(name string) error {
 		p := benchPlacement(name)
 		if err := cl.Create(ctx, p); err != nil {
 			return err

@@ -16,16 +16,12 @@ import (
 	"github.com/flotilla/flotilla/internal/cli/streams"
 )
 
-// newClientFunc builds a reader of the hub from the kubeconfig the flags select, and where that
-// configuration came from.
-type newClientFunc func(kube kubeflags.Flags) (client.Reader, *kubeflags.Loaded, error)
-
 // NewCommand returns `flotilla describe`.
 func NewCommand(io streams.IO, clk clock.PassiveClock) *cobra.Command {
 	return newCommand(io, clk, kubeflags.NewHubReader)
 }
 
-func newCommand(io streams.IO, clk clock.PassiveClock, newClient newClientFunc) *cobra.Command {
+func newCommand(io streams.IO, clk clock.PassiveClock, newClient kubeflags.ReaderFunc) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "describe",
 		Short: "Show one object of the hub in detail",
@@ -34,7 +30,7 @@ func newCommand(io streams.IO, clk clock.PassiveClock, newClient newClientFunc) 
 	return cmd
 }
 
-func newWorkCommand(io streams.IO, clk clock.PassiveClock, newClient newClientFunc) *cobra.Command {
+func newWorkCommand(io streams.IO, clk clock.PassiveClock, newClient kubeflags.ReaderFunc) *cobra.Command {
 	var kube kubeflags.Flags
 	cmd := &cobra.Command{
 		Use:     "work CLUSTER/NAME",
@@ -72,7 +68,7 @@ func parseWorkArg(args []string) (ns, name string, err error) {
 	return ns, name, nil
 }
 
-func runWork(ctx context.Context, io streams.IO, clk clock.PassiveClock, newClient newClientFunc, kube kubeflags.Flags, ns, name string) error {
+func runWork(ctx context.Context, io streams.IO, clk clock.PassiveClock, newClient kubeflags.ReaderFunc, kube kubeflags.Flags, ns, name string) error {
 	c, hub, err := newClient(kube)
 	if err != nil {
 		return err

@@ -28,7 +28,7 @@ import (
 
 // fakeHub returns a client constructor serving objs, and the flags it was last asked for (nil
 // until asked).
-func fakeHub(funcs interceptor.Funcs, objs ...client.Object) (newClientFunc, **kubeflags.Flags) {
+func fakeHub(funcs interceptor.Funcs, objs ...client.Object) (kubeflags.ReaderFunc, **kubeflags.Flags) {
 	var asked *kubeflags.Flags
 	return func(kube kubeflags.Flags) (client.Reader, *kubeflags.Loaded, error) {
 		asked = &kube
@@ -38,7 +38,7 @@ func fakeHub(funcs interceptor.Funcs, objs ...client.Object) (newClientFunc, **k
 }
 
 // runDescribe runs `flotilla describe args...` mounted under a root as root.go mounts commands.
-func runDescribe(newClient newClientFunc, args ...string) (stdout, stderr string, err error) {
+func runDescribe(newClient kubeflags.ReaderFunc, args ...string) (stdout, stderr string, err error) {
 	io, out, errOut := streams.Buffers()
 	root := &cobra.Command{Use: "flotilla", SilenceUsage: true, SilenceErrors: true}
 	root.SetOut(io.Out)

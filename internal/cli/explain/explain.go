@@ -23,16 +23,12 @@ import (
 	"github.com/flotilla/flotilla/internal/scheduler"
 )
 
-// newClientFunc builds a reader of the hub from the kubeconfig the flags select, and where that
-// configuration came from (with its context's namespace).
-type newClientFunc func(kube kubeflags.Flags) (client.Reader, *kubeflags.Loaded, error)
-
 // NewCommand returns `flotilla explain`.
 func NewCommand(io streams.IO, clk clock.PassiveClock) *cobra.Command {
 	return newCommand(io, clk, kubeflags.NewHubReader)
 }
 
-func newCommand(io streams.IO, clk clock.PassiveClock, newClient newClientFunc) *cobra.Command {
+func newCommand(io streams.IO, clk clock.PassiveClock, newClient kubeflags.ReaderFunc) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "explain",
 		Short: "Explain the hub's scheduling decisions",
@@ -49,7 +45,7 @@ type options struct {
 	viaHub, viaHubCA string
 }
 
-func newPlacementCommand(io streams.IO, clk clock.PassiveClock, newClient newClientFunc) *cobra.Command {
+func newPlacementCommand(io streams.IO, clk clock.PassiveClock, newClient kubeflags.ReaderFunc) *cobra.Command {
 	var o options
 	cmd := &cobra.Command{
 		Use:   "placement NAMESPACE/NAME",
@@ -80,7 +76,7 @@ func newPlacementCommand(io streams.IO, clk clock.PassiveClock, newClient newCli
 	return cmd
 }
 
-func run(ctx context.Context, io streams.IO, clk clock.PassiveClock, newClient newClientFunc, o options, arg string) error {
+func run(ctx context.Context, io streams.IO, clk clock.PassiveClock, newClient kubeflags.ReaderFunc, o options, arg string) error {
 	c, hub, err := newClient(o.kube)
 	if err != nil {
 		return err

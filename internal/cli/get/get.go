@@ -15,11 +15,6 @@ import (
 	"github.com/flotilla/flotilla/internal/cli/streams"
 )
 
-// newClientFunc builds a reader of the hub from the kubeconfig the flags select. It also returns
-// where that configuration came from, with the namespace its context names ("default" when it
-// names none), which namespaced kinds are listed in when -n is not given, as kubectl does.
-type newClientFunc func(kube kubeflags.Flags) (client.Reader, *kubeflags.Loaded, error)
-
 // options are the command's flags.
 type options struct {
 	kube          kubeflags.Flags
@@ -35,7 +30,7 @@ func NewCommand(io streams.IO, clk clock.PassiveClock) *cobra.Command {
 	return newCommand(io, clk, kubeflags.NewHubReader)
 }
 
-func newCommand(io streams.IO, clk clock.PassiveClock, newClient newClientFunc) *cobra.Command {
+func newCommand(io streams.IO, clk clock.PassiveClock, newClient kubeflags.ReaderFunc) *cobra.Command {
 	var o options
 	validArgs := make([]string, len(resources))
 	for i, r := range resources {
@@ -106,7 +101,7 @@ func (o options) validate(args []string) (resourceType, error) {
 }
 
 // run lists r on the hub and prints it.
-func run(ctx context.Context, io streams.IO, clk clock.PassiveClock, newClient newClientFunc, o options, r resourceType) error {
+func run(ctx context.Context, io streams.IO, clk clock.PassiveClock, newClient kubeflags.ReaderFunc, o options, r resourceType) error {
 	c, hub, err := newClient(o.kube)
 	if err != nil {
 		return err

@@ -48,7 +48,7 @@ func fleet() []client.Object {
 
 // fakeHub returns a client constructor serving objs, and the flags it was last asked for (nil
 // until asked).
-func fakeHub(funcs interceptor.Funcs, objs ...client.Object) (newClientFunc, **kubeflags.Flags) {
+func fakeHub(funcs interceptor.Funcs, objs ...client.Object) (kubeflags.ReaderFunc, **kubeflags.Flags) {
 	var asked *kubeflags.Flags
 	return func(kube kubeflags.Flags) (client.Reader, *kubeflags.Loaded, error) {
 		asked = &kube
@@ -58,7 +58,7 @@ func fakeHub(funcs interceptor.Funcs, objs ...client.Object) (newClientFunc, **k
 }
 
 // runGet runs `flotilla get args...` mounted under a root as root.go mounts commands.
-func runGet(newClient newClientFunc, args ...string) (stdout, stderr string, err error) {
+func runGet(newClient kubeflags.ReaderFunc, args ...string) (stdout, stderr string, err error) {
 	io, out, errOut := streams.Buffers()
 	root := &cobra.Command{Use: "flotilla", SilenceUsage: true, SilenceErrors: true}
 	root.SetOut(io.Out)

@@ -207,9 +207,13 @@ func needsQuote(r rune) bool {
 	}
 }
 
+// ReaderFunc builds a reader of the hub from the kubeconfig the flags select, and says where that
+// configuration came from (with its context's namespace). NewHubReader is one; tests pass fakes.
+type ReaderFunc func(f Flags) (client.Reader, *Loaded, error)
+
 // NewHubReader loads the kubeconfig the flags name and returns a client of that cluster (the
 // hub) that knows every Flotilla kind, with what was loaded. It is what the read-only verbs (get,
-// explain) use.
+// explain, describe) use.
 func NewHubReader(f Flags) (client.Reader, *Loaded, error) {
 	hub, err := f.Load()
 	if err != nil {
