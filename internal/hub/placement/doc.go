@@ -8,14 +8,20 @@
 // PlacementDecisions (OCM's names <placement>-decision-<N> and labels, controlled by the
 // Placement, decisions in the status subresource), the Placement's status
 // (numberOfSelectedClusters, decisionGroups, PlacementSatisfied and PlacementMisconfigured with
-// ObservedGeneration; written only when it changes) and one DecisionsUpdated event per change of
-// the selected clusters; status.lastScoreUpdateTime is what the core says (spec.scoreRateLimit,
+// ObservedGeneration; written only when it changes) and one DecisionsUpdated event per later
+// change of the selected clusters (none for the first decisions: events are writes too);
+// status.lastScoreUpdateTime is what the core says (spec.scoreRateLimit,
 // with Snapshot.CurrentScores from scheduler.CurrentClusterDecisions). A misconfigured placement
 // keeps the decisions it has. The annotation
 // cluster.open-cluster-management.io/experimental-scheduling-disable: "true" leaves a placement
 // alone. A toleration that expires requeues the placement at its expiry (Result.RequeueAfter).
 //
-// Two ideas:
+// The fleet part of the snapshot (fleet.go) is listed once and shared by every reconcile until an
+// event on a cluster, set, binding or score marks it stale, and the core schedules briefly
+// (scheduler.Scheduler.Brief: the decisions and their reasons, not every cluster's explanation,
+// which flotilla explain computes on demand). The figures are in bench/README.md.
+//
+// Three ideas:
 //
 //   - No still-selected cluster ever vanishes from all of a placement's PlacementDecisions, even
 //     between two writes (OCM rewrites slices one by one and consumers briefly see clusters go).
@@ -34,6 +40,15 @@
 //     the rule the scheduler applies) and whose spec.clusterSets allow that set; a set maps to
 //     the placements bound to it; a binding to the placements of its namespace; a
 //     PlacementDecision to the Placement controlling it. Cluster updates that cannot change a
-//     decision (conditions, versions) are dropped. The workqueue merges a burst into one
-//     reconcile per placement.
+//     decision (conditions, versions) are dropped, and of the placements that can see the
+//     cluster, an update requeues only those that read a field that changed
+//     (scheduler.FieldsRead), unless it changed the cluster's taints, deletion or sets. The
+//     workqueue merges a burst into one reconcile per placement; the initial list at start
+//     queues only the placements themselves.
+//
+//   - The controller's own PlacementDecision writes do not reschedule their placement
+//     (ownwrites.go: each write is recorded before it is sent, and the watch event it causes is
+//     recognised by content). Otherwise, with Balance (scores that follow the other placements'
+//     decisions), each write would requeue its placement, the next run would often decide
+//     differently, and a fleet of placements would never settle.
 package placement
