@@ -32,10 +32,17 @@
 // caller writes from Result.LastScoreUpdateTime.
 //
 // Speed: a Snapshot caches what every placement scheduled against it shares (the
-// AddOnPlacementScore index, and each cluster's unstructured form for CEL, converted on first
-// use); per-cluster work avoids allocations (about 0.3 per cluster without CEL), and ranking
-// sorts packed integer keys. BenchmarkSchedule (10,000 clusters) reports cluster evaluations
-// per second.
+// AddOnPlacementScore index, each cluster's unstructured form for CEL, the members of each
+// combination of eligible sets, and the per-cluster tables plugins ask for with
+// Handle.PerCluster, such as allocatable amounts and add-on scores); Snapshot.ForPlacement gives
+// another placement's view of the same fleet without copying it. Ranking sorts packed integer
+// keys. A Scheduler with Brief set (the controller's) explains the decisions only: the first
+// numberOfClusters are selected with a heap instead of sorting all, its per-cluster arrays come
+// from a pool, and Result.Clusters is nil; it decides exactly what the full scheduling decides
+// (TestBriefMatchesFull, and every golden case). FieldsRead says which cluster fields a
+// placement reads, so that the controller reschedules it only when one of them changes; a plugin
+// that reads a new field must be described there. BenchmarkSchedule (10,000 clusters) reports
+// cluster evaluations per second, of wall clock and of CPU.
 //
 // A placement the scheduler cannot act on (an unknown built-in prioritizer, an AddOn coordinate
 // without addOn, a bad selector, a CEL expression that does not compile to a bool) gives
