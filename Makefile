@@ -8,7 +8,7 @@ LDFLAGS := -X github.com/flotilla/flotilla/internal/version.Version=$(VERSION)
 # Integration tests start several control planes per package; keep parallel packages at 2 on 2 cores.
 TEST_P ?= 2
 
-.PHONY: all build k8s-bin bench bench-hub bench-placement controller-gen check-generated test test-unit lint lint-bin fmt vet generate demo down clean
+.PHONY: all build k8s-bin bench bench-hub bench-placement bench-work controller-gen check-generated test test-unit lint lint-bin fmt vet generate demo down clean
 
 all: build
 
@@ -37,6 +37,10 @@ bench-hub: k8s-bin ## The hub with 5,000 clusters whose leases a load generator 
 # Placement at scale (issue 8): OCM's placement benchmark shape; several minutes.
 bench-placement: k8s-bin ## Placements x clusters (100x1 ... 10000x1000): time to decisions, hub memory, change latency.
 	FLOTILLA_K8S_BIN="$$(tools/build.sh --print)" $(GO) test -tags integration -run '^$$' -bench '^BenchmarkPlacementAtScale$$' -benchtime 1x -timeout 90m ./bench/
+
+# Work delivery (issue 9): 1,000 simulated clusters x 10 works; several minutes.
+bench-work: k8s-bin ## ManifestWork create to Applied=True back on the hub: p50/p99, hub and agents' CPU and memory.
+	FLOTILLA_K8S_BIN="$$(tools/build.sh --print)" $(GO) test -tags integration -run '^$$' -bench '^BenchmarkWorkDelivery$$' -benchtime 1x -timeout 60m ./bench/
 
 lint-bin:
 	@cd tools/lint && $(GO) build -o ../../bin/golangci-lint github.com/golangci/golangci-lint/v2/cmd/golangci-lint
