@@ -217,27 +217,62 @@ type appliedTracker struct {
 }
 
 func watchApplied(ctx context.Context, b *testing.B, c client.WithWatch) *appliedTracker {
-	w, err := c.Watch(ctx, &workv1.ManifestWorkList{})
-	if err != nil {
+	t := &appliedTracker{first: map[string]time.Time{}}
+	list := &workv1.ManifestWorkList{}
+	if err := c.List(ctx, list); err != nil {
 		b.Fatal(err)
 	}
-	t := &appliedTracker{first: map[string]time.Time{}}
-	go func() {
-		defer w.Stop()
+	go t.follow(ctx, c, list.ResourceVersion)
+	return t
+}
+
+// follow watches ManifestWorks from resourceVersion rv, and watches again from where it was when
+// the API server ends the watch (a busy one does), listing first if that is too old.
+func (t *appliedTracker) follow(ctx context.Context, c client.WithWatch, rv string) {
+	for ctx.Err() == nil {
+		w, err := c.Watch(ctx, &workv1.ManifestWorkList{}, &client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: rv}})
+		if err != nil {
+			time.Sleep(time.Second)
+			continue
+		}
+		gone := false
 		for ev := range w.ResultChan() {
+			if ev.Type == watch.Error {
+				gone = true // most likely 410 Gone: rv is too old
+				break
+			}
 			mw, ok := ev.Object.(*workv1.ManifestWork)
-			if !ok || ev.Type == watch.Deleted || !meta.IsStatusConditionTrue(mw.Status.Conditions, workv1.WorkApplied) {
+			if !ok {
 				continue
 			}
-			now := time.Now()
-			t.mu.Lock()
-			if _, seen := t.first[mw.Namespace+"/"+mw.Name]; !seen {
-				t.first[mw.Namespace+"/"+mw.Name] = now
+			rv = mw.ResourceVersion
+			if ev.Type != watch.Deleted {
+				t.saw(mw, time.Now())
 			}
-			t.mu.Unlock()
 		}
-	}()
-	return t
+		w.Stop()
+		if gone {
+			list := &workv1.ManifestWorkList{}
+			if err := c.List(ctx, list); err == nil {
+				now := time.Now()
+				for i := range list.Items {
+					t.saw(&list.Items[i], now)
+				}
+				rv = list.ResourceVersion
+			}
+		}
+	}
+}
+
+func (t *appliedTracker) saw(mw *workv1.ManifestWork, at time.Time) {
+	if !meta.IsStatusConditionTrue(mw.Status.Conditions, workv1.WorkApplied) {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if _, seen := t.first[mw.Namespace+"/"+mw.Name]; !seen {
+		t.first[mw.Namespace+"/"+mw.Name] = at
+	}
 }
 
 func (t *appliedTracker) count() int {
