@@ -359,6 +359,7 @@ func TestWorkAgent(t *testing.T) {
 	})
 
 	t.Run("feedback by watch comes back without a resync", func(t *testing.T) { testWatchFeedback(t, te) })
+	t.Run("a Progressive ManifestWorkReplicaSet stops at a failing cluster and goes on when it recovers", func(t *testing.T) { testProgressiveRollout(t, te) })
 
 	t.Run("with the hub down the spoke stays as it is; a change made after reaches it", func(t *testing.T) { testHubOutage(t, te) })
 	t.Run("after a spoke API server restart, a change made meanwhile is applied and status recovers", func(t *testing.T) { testSpokeOutage(t, te) })
