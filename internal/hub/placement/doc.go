@@ -48,7 +48,7 @@
 //
 //   - The controller's own PlacementDecision writes do not reschedule their placement
 //     (ownwrites.go: each write is recorded before it is sent, and the watch event it causes is
-//     recognised by content). Otherwise, with Balance (scores that follow the other placements'
+//     recognized by content). Otherwise, with Balance (scores that follow the other placements'
 //     decisions), each write would requeue its placement, the next run would often decide
 //     differently, and a fleet of placements would never settle.
 package placement
