@@ -52,6 +52,7 @@ func TestRenewalNeverApprovedKeepsTheLease(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitCluster(t, c, cluster, 60*time.Second, "Available=True without hub taints", available)
+	waitLeaseRenewed(t, c, cluster)
 
 	stopHub()
 	// Past 80% of the certificate's lifetime, with a minute and a half before it expires.

@@ -5,9 +5,10 @@ package registration
 import (
 	"context"
 	"fmt"
-	"github.com/google/go-cmp/cmp"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -192,6 +193,16 @@ func TestJoinAcceptHeartbeatRestartRotateDeny(t *testing.T) {
 	})
 
 	t.Run("a hub restart loses nothing, and the new hub acts", func(t *testing.T) {
+		// ClockSynced follows the agent's lease times, which the clock tests above moved: the
+		// snapshot is taken once the hub sees the clocks in step again.
+		testenv.WaitFor(t, 30*time.Second, "the hub to see the clocks in step (ClockSynced=True)", func(ctx context.Context) (bool, string, error) {
+			mc := &clusterv1.ManagedCluster{}
+			if err := c.Get(ctx, client.ObjectKey{Name: cluster}, mc); err != nil {
+				return false, "", err
+			}
+			cond := meta.FindStatusCondition(mc.Status.Conditions, clusterv1.ManagedClusterConditionClockSynced)
+			return cond != nil && cond.Status == metav1.ConditionTrue, fmt.Sprintf("%v", cond), nil
+		})
 		before := snapshot(t, c, cluster)
 		stopHub()
 		// Deleted by mistake while no hub runs: only the new hub's controllers can bring it back.
@@ -282,6 +293,20 @@ func snapshot(t *testing.T, c client.Client, cluster string) map[string]string {
 		out[what] = string(o.GetUID())
 	}
 	return out
+}
+
+// waitLeaseRenewed waits until the cluster's lease exists and its agent has renewed it: Available
+// can come before the hub has made the lease, on a busy machine.
+func waitLeaseRenewed(t *testing.T, c client.Client, cluster string) {
+	t.Helper()
+	testenv.WaitFor(t, 30*time.Second, "the agent to renew its lease", func(ctx context.Context) (bool, string, error) {
+		l := &coordinationv1.Lease{}
+		err := c.Get(ctx, client.ObjectKey{Namespace: cluster, Name: clusterv1.ManagedClusterLeaseName}, l)
+		if err != nil {
+			return false, err.Error(), client.IgnoreNotFound(err)
+		}
+		return l.Spec.RenewTime != nil, "lease not renewed yet", nil
+	})
 }
 
 func leaseRenewTime(t *testing.T, c client.Client, cluster string) time.Time {
