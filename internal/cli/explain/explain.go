@@ -13,10 +13,7 @@ import (
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
-	clusterv1alpha1 "github.com/flotilla/flotilla/api/cluster/v1alpha1"
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
-	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
 	"github.com/flotilla/flotilla/internal/cli/kubeflags"
 	"github.com/flotilla/flotilla/internal/cli/placementview"
 	"github.com/flotilla/flotilla/internal/cli/streams"
@@ -103,7 +100,7 @@ func run(ctx context.Context, io streams.IO, clk clock.PassiveClock, newClient k
 		}
 		return fmt.Errorf("reading placement %s/%s on the hub of kubeconfig %s: %w", ns, name, hub.Source, err)
 	}
-	objs, err := fleet(ctx, c, ns)
+	objs, err := placementview.ListFleet(ctx, c, ns)
 	if err != nil {
 		return fmt.Errorf("reading the fleet on the hub of kubeconfig %s: %w", hub.Source, err)
 	}
@@ -127,41 +124,6 @@ func run(ctx context.Context, io streams.IO, clk clock.PassiveClock, newClient k
 		return err
 	}
 	return noteStale(io, snap.CurrentDecisions, &res)
-}
-
-// fleet lists what the scheduler reads: every cluster, set, score and PlacementDecision (other
-// placements' decisions are Balance's input), and the bindings of the placement's namespace.
-func fleet(ctx context.Context, c client.Reader, ns string) (*placementview.Objects, error) {
-	var (
-		clusters  clusterv1.ManagedClusterList
-		sets      clusterv1beta2.ManagedClusterSetList
-		bindings  clusterv1beta2.ManagedClusterSetBindingList
-		scores    clusterv1alpha1.AddOnPlacementScoreList
-		decisions clusterv1beta1.PlacementDecisionList
-	)
-	lists := []struct {
-		what string
-		list client.ObjectList
-		opts []client.ListOption
-	}{
-		{"managedclusters", &clusters, nil},
-		{"managedclustersets", &sets, nil},
-		{"managedclustersetbindings in namespace " + ns, &bindings, []client.ListOption{client.InNamespace(ns)}},
-		{"addonplacementscores", &scores, nil},
-		{"placementdecisions", &decisions, nil},
-	}
-	for _, l := range lists {
-		if err := c.List(ctx, l.list, l.opts...); err != nil {
-			return nil, fmt.Errorf("listing %s: %w", l.what, err)
-		}
-	}
-	return &placementview.Objects{
-		Clusters:  clusters.Items,
-		Sets:      sets.Items,
-		Bindings:  bindings.Items,
-		Scores:    scores.Items,
-		Decisions: decisions.Items,
-	}, nil
 }
 
 // noteStale says when the hub's PlacementDecisions select other clusters than scheduling now

@@ -4,6 +4,6 @@
 // (Output, with exactly the fields the CLI documents, never the core's own JSON), and the table
 // that explains every cluster (WriteTable).
 //
-// It makes no API calls: simulate reads the objects from files and explain lists them from the
-// hub; both hand them here as Objects.
+// Simulate reads the objects from files; `flotilla explain` and the hub's explanation server list
+// them from the hub with ListFleet, the package's only API calls. All hand them here as Objects.
 package placementview

@@ -16,10 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
-	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
-	clusterv1alpha1 "github.com/flotilla/flotilla/api/cluster/v1alpha1"
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
-	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
 	"github.com/flotilla/flotilla/internal/cli/placementview"
 	"github.com/flotilla/flotilla/internal/scheduler"
 )
@@ -164,44 +161,12 @@ func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request) (authenti
 
 // explain schedules p against the fleet in the cache.
 func (h *Handler) explain(ctx context.Context, p *clusterv1beta1.Placement) (placementview.Output, error) {
-	objs, err := fleet(ctx, h.Reader, p.Namespace)
+	objs, err := placementview.ListFleet(ctx, h.Reader, p.Namespace)
 	if err != nil {
 		return placementview.Output{}, err
 	}
 	res := scheduler.New(h.Clock).Schedule(p, placementview.SnapshotFrom(objs, p.Namespace, p.Name))
 	return placementview.NewOutput(p.Namespace, p.Name, &res), nil
-}
-
-// fleet lists what the scheduler reads, as the placement controller does: every cluster, set,
-// score and PlacementDecision, and the bindings of the placement's namespace.
-func fleet(ctx context.Context, c client.Reader, ns string) (*placementview.Objects, error) {
-	var (
-		clusters  clusterv1.ManagedClusterList
-		sets      clusterv1beta2.ManagedClusterSetList
-		bindings  clusterv1beta2.ManagedClusterSetBindingList
-		scores    clusterv1alpha1.AddOnPlacementScoreList
-		decisions clusterv1beta1.PlacementDecisionList
-	)
-	// The scheduler only reads: no deep copies of the whole fleet.
-	noCopy := client.UnsafeDisableDeepCopy
-	lists := []struct {
-		what string
-		list client.ObjectList
-		opts []client.ListOption
-	}{
-		{"managedclusters", &clusters, []client.ListOption{noCopy}},
-		{"managedclustersets", &sets, []client.ListOption{noCopy}},
-		{"managedclustersetbindings in namespace " + ns, &bindings, []client.ListOption{noCopy, client.InNamespace(ns)}},
-		{"addonplacementscores", &scores, []client.ListOption{noCopy}},
-		{"placementdecisions", &decisions, []client.ListOption{noCopy}},
-	}
-	for _, l := range lists {
-		if err := c.List(ctx, l.list, l.opts...); err != nil {
-			return nil, fmt.Errorf("listing %s: %w", l.what, err)
-		}
-	}
-	return &placementview.Objects{Clusters: clusters.Items, Sets: sets.Items, Bindings: bindings.Items,
-		Scores: scores.Items, Decisions: decisions.Items}, nil
 }
 
 // parsePath reads NS (and NAME) from /explain/namespaces/NS/placements[/NAME].
