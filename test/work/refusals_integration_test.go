@@ -130,7 +130,8 @@ func testExecutor(t *testing.T, env *testEnv) {
 	}
 }
 
-// testOtherCluster: an agent cannot read another cluster's works.
+// testOtherCluster: an agent cannot read another cluster's works, write their status, or delete
+// them (it may delete works of its own namespace, for ttlSecondsAfterFinished).
 func testOtherCluster(t *testing.T, env *testEnv) {
 	one, hub, ctx := env.clusters[0], env.hub, context.Background()
 	c := one.Reg.Hub().Current().Client
@@ -148,5 +149,8 @@ func testOtherCluster(t *testing.T, env *testEnv) {
 	w.Status.Conditions = nil
 	if err := c.Status().Update(ctx, w); !apierrors.IsForbidden(err) {
 		t.Errorf("%s's agent writing %s's work status: err = %v, want Forbidden", one.Name, other, err)
+	}
+	if err := c.Delete(ctx, w); !apierrors.IsForbidden(err) {
+		t.Errorf("%s's agent deleting %s's work: err = %v, want Forbidden", one.Name, other, err)
 	}
 }

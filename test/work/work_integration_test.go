@@ -295,7 +295,7 @@ func TestWorkAgent(t *testing.T) {
 
 	t.Run("an executor cannot create what it may not create", func(t *testing.T) { testExecutor(t, te) })
 
-	t.Run("an agent cannot read another cluster's works", func(t *testing.T) { testOtherCluster(t, te) })
+	t.Run("an agent cannot read, write or delete another cluster's works", func(t *testing.T) { testOtherCluster(t, te) })
 
 	t.Run("CreateOnly creates only what is missing, ReadOnly only reads", func(t *testing.T) { testCreateOnlyReadOnly(t, te) })
 	t.Run("server-side apply leaves ignoreFields to the spoke", func(t *testing.T) { testIgnoreFields(t, te) })
