@@ -86,9 +86,14 @@ func cpuPercent(b *testing.B, p *localk8s.Process, clk int64, d time.Duration) f
 
 // statusBytes reads a size field (VmRSS, VmHWM, ...) of /proc/<pid>/status.
 func statusBytes(b *testing.B, p *localk8s.Process, field string) int64 {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.PID()))
+	return statusBytesOf(b, p.PID(), p.Name, field)
+}
+
+// statusBytesOf reads a size field of process pid's /proc status; name is for errors.
+func statusBytesOf(b *testing.B, pid int, name, field string) int64 {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
-		b.Fatalf("%s: %v", p.Name, err)
+		b.Fatalf("%s: %v", name, err)
 	}
 	for line := range strings.Lines(string(data)) {
 		if rest, ok := strings.CutPrefix(line, field+":"); ok {
@@ -99,7 +104,7 @@ func statusBytes(b *testing.B, p *localk8s.Process, field string) int64 {
 			return kb << 10
 		}
 	}
-	b.Fatalf("%s: no %s in /proc status", p.Name, field)
+	b.Fatalf("%s: no %s in /proc status", name, field)
 	return 0
 }
 

@@ -3,12 +3,7 @@
 package bench
 
 import (
-	"bufio"
 	"context"
-	"fmt"
-	"os"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -120,24 +115,6 @@ func binaries(b *testing.B) localk8s.Binaries {
 }
 
 // rss reads a process's resident set size from /proc.
-func rss(b *testing.B, p *localk8s.Process) int64 {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", p.PID()))
-	if err != nil {
-		b.Fatalf("%s: %v", p.Name, err)
-	}
-	defer func() { _ = f.Close() }()
-	s := bufio.NewScanner(f)
-	for s.Scan() {
-		if rest, ok := strings.CutPrefix(s.Text(), "VmRSS:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			if err != nil {
-				b.Fatal(err)
-			}
-			return kb << 10
-		}
-	}
-	b.Fatalf("%s: no VmRSS in /proc status", p.Name)
-	return 0
-}
+func rss(b *testing.B, p *localk8s.Process) int64 { return statusBytes(b, p, "VmRSS") }
 
 func mib(bytes int64) float64 { return float64(bytes) / (1 << 20) }

@@ -297,20 +297,4 @@ func selfCPU(b *testing.B) time.Duration {
 }
 
 // selfRSS is this process's resident memory.
-func selfRSS(b *testing.B) int64 {
-	data, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		b.Fatal(err)
-	}
-	for line := range strings.Lines(string(data)) {
-		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			if err != nil {
-				b.Fatal(err)
-			}
-			return kb << 10
-		}
-	}
-	b.Fatal("no VmRSS in /proc/self/status")
-	return 0
-}
+func selfRSS(b *testing.B) int64 { return statusBytesOf(b, os.Getpid(), "this process", "VmRSS") }
