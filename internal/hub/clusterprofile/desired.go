@@ -2,6 +2,7 @@ package clusterprofile
 
 import (
 	"fmt"
+	"maps"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -161,17 +162,13 @@ func metaDiffers(cur, want *multiclusterv1alpha1.ClusterProfile) bool {
 // mergeMeta sets on cur the labels and spec fields want has, keeping labels others added, and
 // reports whether anything changed. spec.clusterManager is immutable and not touched.
 func mergeMeta(cur, want *multiclusterv1alpha1.ClusterProfile) bool {
-	changed := false
-	for k, v := range want.Labels {
-		if cur.Labels[k] != v {
-			if cur.Labels == nil {
-				cur.Labels = map[string]string{}
-			}
-			cur.Labels[k], changed = v, true
-		}
+	if !metaDiffers(cur, want) {
+		return false
 	}
-	if cur.Spec.DisplayName != want.Spec.DisplayName {
-		cur.Spec.DisplayName, changed = want.Spec.DisplayName, true
+	if cur.Labels == nil {
+		cur.Labels = map[string]string{}
 	}
-	return changed
+	maps.Copy(cur.Labels, want.Labels)
+	cur.Spec.DisplayName = want.Spec.DisplayName
+	return true
 }
