@@ -163,12 +163,9 @@ func (d *decider) progressive(cfg *clusterv1alpha1.RolloutProgressive, current [
 	if err != nil {
 		return Result{}, err
 	}
-	mandatory := d.fulfill(cfg.MandatoryDecisionGroups.MandatoryDecisionGroups)
-	if len(mandatory) > 0 {
-		res := d.perGroup(mandatory, intstr.FromInt32(0), minSuccess, timeout, current)
-		if len(res.ToRollout) > 0 || len(res.TimedOut) > 0 {
-			return res, nil
-		}
+	mandatory, res, busy := d.mandatoryFirst(cfg.MandatoryDecisionGroups.MandatoryDecisionGroups, minSuccess, timeout, current)
+	if busy {
+		return res, nil
 	}
 	rest := d.besides(mandatory)
 	n := countClusters(d.groups, rest)
@@ -191,14 +188,24 @@ func (d *decider) progressivePerGroup(cfg *clusterv1alpha1.RolloutProgressivePer
 	if _, err := rolloutSize("progressivePerGroup.maxFailures", cfg.MaxFailures, 0, 0); err != nil {
 		return Result{}, err
 	}
-	mandatory := d.fulfill(cfg.MandatoryDecisionGroups.MandatoryDecisionGroups)
-	if len(mandatory) > 0 {
-		res := d.perGroup(mandatory, intstr.FromInt32(0), minSuccess, timeout, current)
-		if len(res.ToRollout) > 0 || len(res.TimedOut) > 0 {
-			return res, nil
-		}
+	mandatory, res, busy := d.mandatoryFirst(cfg.MandatoryDecisionGroups.MandatoryDecisionGroups, minSuccess, timeout, current)
+	if busy {
+		return res, nil
 	}
 	return d.perGroup(d.besides(mandatory), cfg.MaxFailures, minSuccess, timeout, current), nil
+}
+
+// mandatoryFirst rolls the mandatory decision groups out first, all at once and with no failure
+// allowed: while any of their clusters is still to roll out or timed out, res is the result and
+// busy is true; after that the other groups may go.
+func (d *decider) mandatoryFirst(names []clusterv1alpha1.MandatoryDecisionGroup, minSuccess, timeout time.Duration,
+	current []ClusterStatus) (mandatory []GroupKey, res Result, busy bool) {
+	mandatory = d.fulfill(names)
+	if len(mandatory) == 0 {
+		return nil, Result{}, false
+	}
+	res = d.perGroup(mandatory, intstr.FromInt32(0), minSuccess, timeout, current)
+	return mandatory, res, len(res.ToRollout) > 0 || len(res.TimedOut) > 0
 }
 
 // perCluster rolls out to clusters in name order, rolloutSize at a time, and stops when more
