@@ -132,6 +132,8 @@ func (j *joined) startWork(t *testing.T, resync time.Duration) {
 type requestLog struct {
 	mu       sync.Mutex
 	requests []string
+	// fresh records the reads that the API server answers from etcd (no resourceVersion=0).
+	fresh []string
 }
 
 func (l *requestLog) wrap(rt http.RoundTripper) http.RoundTripper {
@@ -146,6 +148,11 @@ func (l *requestLog) wrap(rt http.RoundTripper) http.RoundTripper {
 				_ = json.NewDecoder(body).Decode(&obj)
 				what += "/" + obj.Metadata.Name
 			}
+		}
+		if r.Method == http.MethodGet && r.URL.Query().Get("watch") != "true" && r.URL.Query().Get("resourceVersion") != "0" {
+			l.mu.Lock()
+			l.fresh = append(l.fresh, what)
+			l.mu.Unlock()
 		}
 		resp, err := rt.RoundTrip(r)
 		// A write the API server refused changed nothing (a manifest that keeps failing is tried
@@ -164,6 +171,13 @@ func (l *requestLog) Requests() []string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return append([]string(nil), l.requests...)
+}
+
+// FreshReads returns the reads recorded so far that were not served from the API server's cache.
+func (l *requestLog) FreshReads() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string(nil), l.fresh...)
 }
 
 type roundTripper func(*http.Request) (*http.Response, error)

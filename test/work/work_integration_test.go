@@ -300,6 +300,7 @@ func TestWorkAgent(t *testing.T) {
 	t.Run("CreateOnly creates only what is missing, ReadOnly only reads", func(t *testing.T) { testCreateOnlyReadOnly(t, te) })
 	t.Run("server-side apply leaves ignoreFields to the spoke", func(t *testing.T) { testIgnoreFields(t, te) })
 	t.Run("Update takes over an object made as the work says by ownership alone", func(t *testing.T) { testAdopt(t, te) })
+	t.Run("a resync reads from the cache; changes made on the spoke are put back", func(t *testing.T) { testDrift(t, te) })
 
 	t.Run("an agent restart applies nothing again and deletes nothing", func(t *testing.T) {
 		type ref struct {

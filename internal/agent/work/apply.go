@@ -54,6 +54,9 @@ type outcome struct {
 	Transient bool
 	// Config is the manifest's manifestConfig, nil when it has none.
 	Config *workv1.ManifestConfigOption
+	// Stale says a cached round could not settle this manifest (see step.cached): the work needs a
+	// full round.
+	Stale bool
 }
 
 // applier applies manifests to the spoke with the agent's identity or an executor's.
@@ -147,6 +150,8 @@ type applyRequest struct {
 	HubHash string
 	// CRDs lists the kinds whose CRD this work applies: true while it is not Established yet.
 	CRDs map[schema.GroupKind]bool
+	// Cached reads the object from the API server's cache and writes nothing (step.cached).
+	Cached bool
 }
 
 // apply applies one manifest and says what happened; a failure is the manifest's alone.
@@ -203,7 +208,7 @@ func (a *applier) apply(ctx context.Context, req applyRequest) outcome {
 	if out.Config != nil && out.Config.UpdateStrategy != nil && out.Config.UpdateStrategy.Type != "" {
 		strategy, ssa = out.Config.UpdateStrategy.Type, out.Config.UpdateStrategy.ServerSideApply
 	}
-	s := step{ri: ri, desired: obj, owner: ownerRef(req.OwnerName, req.Owner), hubHash: req.HubHash}
+	s := step{ri: ri, desired: obj, owner: ownerRef(req.OwnerName, req.Owner), hubHash: req.HubHash, cached: req.Cached}
 	var cond metav1.Condition
 	switch strategy {
 	case workv1.UpdateStrategyTypeReadOnly:
@@ -217,7 +222,7 @@ func (a *applier) apply(ctx context.Context, req applyRequest) outcome {
 	default:
 		cond = failed(ReasonInvalid, fmt.Sprintf("manifestConfigs: updateStrategy.type %q is not one of Update, CreateOnly, ServerSideApply, ReadOnly", strategy))
 	}
-	out.Applied, out.Live, out.Transient = cond, s.live, transient(s.err)
+	out.Applied, out.Live, out.Transient, out.Stale = cond, s.live, transient(s.err), s.stale
 	if s.live != nil && hasOwner(s.live.GetOwnerReferences(), req.Owner) {
 		out.Record = &workv1.AppliedManifestResourceMeta{
 			Group: out.Meta.Group, Version: out.Meta.Version, Resource: out.Meta.Resource,
@@ -236,7 +241,30 @@ type step struct {
 	live    *unstructured.Unstructured
 	// err is the last error of the API server, nil when none.
 	err error
+	// cached makes the step read from the API server's watch cache (resourceVersion "0": no etcd
+	// read) and write nothing. A work whose spec the agent has applied is looked at again every
+	// resync for its status; most of the time its objects are as it left them and the round
+	// writes nothing, so the reads need not be the latest. When the cached object is missing, or
+	// differs so that the step would write, the step stops and says stale: the work then gets a
+	// full round, which decides on fresh reads.
+	cached bool
+	stale  bool
 }
+
+// canWrite reports whether the step may write; a cached step may not, and is stale instead.
+func (s *step) canWrite() bool {
+	if s.cached {
+		s.stale = true
+	}
+	return !s.cached
+}
+
+// Success messages of the Applied condition: one per strategy, whatever the round did, so that
+// a round that finds the object as the last one left it changes nothing in the status.
+const (
+	msgApplied    = "Apply manifest complete"
+	msgCreateOnly = "created; not updated afterwards (updateStrategy CreateOnly)"
+)
 
 // fail records err and returns the failed Applied condition with the API server's message.
 func (s *step) fail(err error) metav1.Condition {
@@ -245,7 +273,16 @@ func (s *step) fail(err error) metav1.Condition {
 }
 
 func (s *step) get(ctx context.Context) (bool, metav1.Condition) {
-	live, err := s.ri.Get(ctx, s.desired.GetName(), metav1.GetOptions{})
+	var opts metav1.GetOptions
+	if s.cached {
+		opts.ResourceVersion = "0"
+	}
+	live, err := s.ri.Get(ctx, s.desired.GetName(), opts)
+	if s.cached && err != nil {
+		// Not found in the cache, or no answer: a full round finds out.
+		s.stale = true
+		return false, metav1.Condition{Reason: "Stale"}
+	}
 	if apierrors.IsNotFound(err) {
 		return false, metav1.Condition{}
 	}
@@ -256,7 +293,10 @@ func (s *step) get(ctx context.Context) (bool, metav1.Condition) {
 	return true, metav1.Condition{}
 }
 
-func (s *step) create(ctx context.Context) metav1.Condition {
+func (s *step) create(ctx context.Context, msg string) metav1.Condition {
+	if !s.canWrite() {
+		return metav1.Condition{}
+	}
 	obj := s.desired.DeepCopy()
 	refs, _ := withOwner(obj.GetOwnerReferences(), s.owner)
 	obj.SetOwnerReferences(refs)
@@ -266,7 +306,7 @@ func (s *step) create(ctx context.Context) metav1.Condition {
 		return s.fail(err)
 	}
 	s.live = live
-	return applied(ReasonApplied, "created")
+	return applied(ReasonApplied, msg)
 }
 
 func (s *step) readOnly(ctx context.Context) metav1.Condition {
@@ -286,9 +326,9 @@ func (s *step) createOnly(ctx context.Context) metav1.Condition {
 		return cond
 	}
 	if !found {
-		return s.create(ctx)
+		return s.create(ctx, msgCreateOnly)
 	}
-	return applied(ReasonApplied, "exists; not updated (updateStrategy CreateOnly)")
+	return applied(ReasonApplied, msgCreateOnly)
 }
 
 // conflictWithWork is the condition when other works own the live object and this work would
@@ -308,7 +348,7 @@ func (s *step) update(ctx context.Context) metav1.Condition {
 		return cond
 	}
 	if !found {
-		return s.create(ctx)
+		return s.create(ctx, msgApplied)
 	}
 	same := matches(s.desired, s.live)
 	refs := s.live.GetOwnerReferences()
@@ -317,7 +357,10 @@ func (s *step) update(ctx context.Context) metav1.Condition {
 	}
 	refs, added := withOwner(refs, s.owner)
 	if same && !added {
-		return applied(ReasonApplied, "up to date")
+		return applied(ReasonApplied, msgApplied)
+	}
+	if !s.canWrite() {
+		return metav1.Condition{}
 	}
 	if same {
 		// Another work, or someone, made it as this work says: the work only takes its share of
@@ -333,7 +376,7 @@ func (s *step) update(ctx context.Context) metav1.Condition {
 			return s.fail(err)
 		}
 		s.live = live
-		return applied(ReasonApplied, "owned")
+		return applied(ReasonApplied, msgApplied)
 	}
 	obj := s.desired.DeepCopy()
 	obj.SetLabels(mergeMaps(s.live.GetLabels(), obj.GetLabels()))
@@ -351,7 +394,7 @@ func (s *step) update(ctx context.Context) metav1.Condition {
 		return s.fail(err)
 	}
 	s.live = live
-	return applied(ReasonApplied, "updated")
+	return applied(ReasonApplied, msgApplied)
 }
 
 func (s *step) serverSide(ctx context.Context, cfg *workv1.ServerSideApplyConfig) metav1.Condition {
@@ -381,8 +424,12 @@ func (s *step) serverSide(ctx context.Context, cfg *workv1.ServerSideApplyConfig
 			}
 		}
 	}
+	msg := "applied with server-side apply as " + manager
 	if found && matches(obj, s.live) && hasOwner(s.live.GetOwnerReferences(), s.owner.UID) && managedBy(s.live, manager) {
-		return applied(ReasonApplied, "up to date")
+		return applied(ReasonApplied, msg)
+	}
+	if !s.canWrite() {
+		return metav1.Condition{}
 	}
 	data, err := obj.MarshalJSON()
 	if err != nil {
@@ -396,7 +443,7 @@ func (s *step) serverSide(ctx context.Context, cfg *workv1.ServerSideApplyConfig
 		return s.fail(err)
 	}
 	s.live = live
-	return applied(ReasonApplied, "applied with server-side apply as "+manager)
+	return applied(ReasonApplied, msg)
 }
 
 // transient reports whether err passes by itself: the spoke did not answer (no API status at all),

@@ -44,7 +44,9 @@ type Reconciler struct {
 	Clock  clock.PassiveClock
 	// feedback tracks the applied objects to watch; nil when none are watched.
 	feedback *watcher
-	Log      logr.Logger
+	// rounds remembers the works applied in full (round).
+	rounds rounds
+	Log    logr.Logger
 }
 
 var _ reconcile.Reconciler = (*Reconciler)(nil)
@@ -53,9 +55,13 @@ var _ reconcile.Reconciler = (*Reconciler)(nil)
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	work := &workv1.ManifestWork{}
 	if err := r.Hub.Get(ctx, req.NamespacedName, work); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.rounds.forget(req.NamespacedName)
+		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !work.DeletionTimestamp.IsZero() {
+		r.rounds.forget(req.NamespacedName)
 		return r.finalize(ctx, work)
 	}
 	if !controllerutil.ContainsFinalizer(work, Finalizer) {
@@ -69,12 +75,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		r.Log.Info("deleting a finished work: ttlSecondsAfterFinished has passed", "work", req.NamespacedName)
 		return ctrl.Result{}, client.IgnoreNotFound(r.Hub.Delete(ctx, work))
 	}
-	amw, err := r.ensureApplied(ctx, work)
+	outcomes, retry, err := r.round(ctx, work)
 	if err != nil {
-		return ctrl.Result{}, err
-	}
-	outcomes, retry := r.applyAll(ctx, work, amw)
-	if err := r.record(ctx, work, amw, outcomes); err != nil {
 		return ctrl.Result{}, err
 	}
 	r.feedback.track(req.NamespacedName, outcomes)
@@ -129,6 +131,45 @@ func ttlExpired(work *workv1.ManifestWork, now time.Time) (bool, time.Duration) 
 	return false, at.Sub(now)
 }
 
+// round applies the work and returns its manifests' outcomes, and whether some wait for a CRD.
+// A work whose generation the agent has applied in full before gets a cached round first
+// (step.cached): reads from the spoke API server's cache and no writes, which is what a resync
+// of an unchanged work needs. Anything the cached round cannot settle, an object missing or
+// different, or an applied-resources record that would change, makes it a full round.
+func (r *Reconciler) round(ctx context.Context, work *workv1.ManifestWork) ([]outcome, bool, error) {
+	key := client.ObjectKeyFromObject(work)
+	if amw := r.rounds.applied(key, work.Generation); amw != nil {
+		outcomes, _ := r.applyAll(ctx, work, amw, true)
+		if settled(amw, outcomes) {
+			return outcomes, false, nil
+		}
+	}
+	r.rounds.forget(key)
+	amw, err := r.ensureApplied(ctx, work)
+	if err != nil {
+		return nil, false, err
+	}
+	outcomes, retry := r.applyAll(ctx, work, amw, false)
+	if err := r.record(ctx, work, amw, outcomes); err != nil {
+		return nil, false, err
+	}
+	if !retry && len(transientFailures(outcomes)) == 0 {
+		r.rounds.remember(key, work.Generation, amw)
+	}
+	return outcomes, retry, nil
+}
+
+// settled reports whether a cached round found everything as the last full round left it.
+func settled(amw *workv1.AppliedManifestWork, outcomes []outcome) bool {
+	for _, o := range outcomes {
+		if o.Stale || o.Transient || o.Retry {
+			return false
+		}
+	}
+	record, stale := nextApplied(amw.Status.AppliedResources, appliedRecords(outcomes), inWork(outcomes))
+	return len(stale) == 0 && equality.Semantic.DeepEqual(record, amw.Status.AppliedResources)
+}
+
 // ensureApplied gets or creates the work's AppliedManifestWork.
 func (r *Reconciler) ensureApplied(ctx context.Context, work *workv1.ManifestWork) (*workv1.AppliedManifestWork, error) {
 	amw := &workv1.AppliedManifestWork{}
@@ -149,7 +190,7 @@ func (r *Reconciler) ensureApplied(ctx context.Context, work *workv1.ManifestWor
 
 // applyAll applies the work's manifests in order and returns their outcomes in manifest order,
 // and whether some wait for a CRD.
-func (r *Reconciler) applyAll(ctx context.Context, work *workv1.ManifestWork, amw *workv1.AppliedManifestWork) ([]outcome, bool) {
+func (r *Reconciler) applyAll(ctx context.Context, work *workv1.ManifestWork, amw *workv1.AppliedManifestWork, cached bool) ([]outcome, bool) {
 	ms := decode(work.Spec.Workload.Manifests)
 	outcomes := make([]outcome, len(ms))
 	crds := map[schema.GroupKind]bool{}
@@ -158,7 +199,7 @@ func (r *Reconciler) applyAll(ctx context.Context, work *workv1.ManifestWork, am
 	for _, m := range applyOrder(ms) {
 		o := r.applier.apply(ctx, applyRequest{
 			Manifest: m, Configs: work.Spec.ManifestConfigs, User: user,
-			Owner: amw.UID, OwnerName: amw.Name, HubHash: r.HubHash, CRDs: crds,
+			Owner: amw.UID, OwnerName: amw.Name, HubHash: r.HubHash, CRDs: crds, Cached: cached,
 		})
 		if gk, ok := crdKind(m); ok {
 			crds[gk] = !established(o.Live)
@@ -198,17 +239,7 @@ func established(live *unstructured.Unstructured) bool {
 // record keeps the AppliedManifestWork's list of applied resources and removes the resources
 // the work no longer has.
 func (r *Reconciler) record(ctx context.Context, work *workv1.ManifestWork, amw *workv1.AppliedManifestWork, outcomes []outcome) error {
-	var applied []workv1.AppliedManifestResourceMeta
-	inWork := map[resourceKey]bool{}
-	for _, o := range outcomes {
-		if o.Record != nil {
-			applied = append(applied, *o.Record)
-		}
-		if o.Meta.Resource != "" {
-			inWork[resourceKey{o.Meta.Group, o.Meta.Resource, o.Meta.Namespace, o.Meta.Name}] = true
-		}
-	}
-	record, stale := nextApplied(amw.Status.AppliedResources, applied, inWork)
+	record, stale := nextApplied(amw.Status.AppliedResources, appliedRecords(outcomes), inWork(outcomes))
 	var errs []error
 	for _, res := range stale {
 		done, err := r.removeResource(ctx, amw, res, orphaned(work.Spec.DeleteOption, res))
@@ -229,4 +260,26 @@ func (r *Reconciler) record(ctx context.Context, work *workv1.ManifestWork, amw 
 		return fmt.Errorf("removing resources work %s/%s no longer has: %v", work.Namespace, work.Name, errs)
 	}
 	return nil
+}
+
+// appliedRecords returns the resources of the outcomes that are the work's to remove later.
+func appliedRecords(outcomes []outcome) []workv1.AppliedManifestResourceMeta {
+	var applied []workv1.AppliedManifestResourceMeta
+	for _, o := range outcomes {
+		if o.Record != nil {
+			applied = append(applied, *o.Record)
+		}
+	}
+	return applied
+}
+
+// inWork returns the resources the work's manifests name.
+func inWork(outcomes []outcome) map[resourceKey]bool {
+	in := map[resourceKey]bool{}
+	for _, o := range outcomes {
+		if o.Meta.Resource != "" {
+			in[resourceKey{o.Meta.Group, o.Meta.Resource, o.Meta.Namespace, o.Meta.Name}] = true
+		}
+	}
+	return in
 }

@@ -306,12 +306,10 @@ func TestTTLExpired(t *testing.T) {
 func TestWorkStatusKeepsTransitionTimes(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	ok := outcome{Meta: workv1.ManifestResourceMeta{Ordinal: 0, Version: "v1", Kind: "ConfigMap", Resource: "configmaps", Name: "c", Namespace: "n"},
-		Applied: applied(ReasonApplied, "created")}
+		Applied: applied(ReasonApplied, msgApplied)}
 	first := workStatus(workv1.ManifestWorkStatus{}, []outcome{ok}, 1, t0)
-	// The same outcome later, with another message from the apply, is no change to write...
-	again := ok
-	again.Applied.Message = "created"
-	second := workStatus(first, []outcome{again}, 1, t0.Add(time.Minute))
+	// The same outcome later is no change to write...
+	second := workStatus(first, []outcome{ok}, 1, t0.Add(time.Minute))
 	if statusChanged(first, second) {
 		t.Errorf("status changed with the same outcome:\n%s", cmp.Diff(first, second))
 	}
@@ -406,6 +404,39 @@ func TestTransient(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			if diff := cmp.Diff(tc.want, transient(tc.err)); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestSettled(t *testing.T) {
+	cm := workv1.ManifestResourceMeta{Ordinal: 0, Version: "v1", Kind: "ConfigMap", Resource: "configmaps", Name: "c", Namespace: "n"}
+	rec := &workv1.AppliedManifestResourceMeta{Version: "v1", Resource: "configmaps", Name: "c", Namespace: "n", UID: "u1"}
+	amw := &workv1.AppliedManifestWork{Status: workv1.AppliedManifestWorkStatus{AppliedResources: []workv1.AppliedManifestResourceMeta{*rec}}}
+	ok := outcome{Meta: cm, Applied: applied(ReasonApplied, msgApplied), Record: rec}
+	with := func(change func(*outcome)) []outcome {
+		o := ok
+		change(&o)
+		return []outcome{o}
+	}
+	cases := map[string]struct {
+		outcomes []outcome
+		want     bool
+	}{
+		"as the last full round left it":                    {outcomes: []outcome{ok}, want: true},
+		"the cache lacks the object or it would be written": {outcomes: with(func(o *outcome) { o.Stale = true })},
+		"the spoke did not answer":                          {outcomes: with(func(o *outcome) { o.Transient = true })},
+		"waiting for a CRD":                                 {outcomes: with(func(o *outcome) { o.Retry = true })},
+		"the object was made again (another uid)": {outcomes: with(func(o *outcome) {
+			r := *rec
+			r.UID = "u2"
+			o.Record = &r
+		})},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, settled(amw, tc.outcomes)); diff != "" {
+				t.Errorf("settled (-want +got):\n%s", diff)
 			}
 		})
 	}
