@@ -13,6 +13,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/flotilla/flotilla/api/scheme"
+	"github.com/flotilla/flotilla/internal/hub/addon"
 	"github.com/flotilla/flotilla/internal/hub/clusterprofile"
 	"github.com/flotilla/flotilla/internal/hub/clusterset"
 	"github.com/flotilla/flotilla/internal/hub/explain"
@@ -147,6 +148,9 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		&clusterprofile.Reconciler{Client: mgr.GetClient(), Clock: clk},
 		&placement.Reconciler{Client: mgr.GetClient(), Clock: clk},
 		&workreplicaset.Reconciler{Client: mgr.GetClient(), Clock: clk},
+		// The progressing controller uses an index the add-on controller adds: it comes after.
+		&addon.Reconciler{Client: mgr.GetClient(), Clock: clk},
+		&addon.ProgressingReconciler{Client: mgr.GetClient(), Clock: clk},
 	} {
 		if err := r.SetupWithManager(mgr); err != nil {
 			return nil, err

@@ -1,0 +1,319 @@
+package addon
+
+import (
+	"context"
+	"slices"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilerrors "k8s.io/apimachinery/pkg/util/errors"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
+	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
+	"github.com/flotilla/flotilla/internal/conditions"
+	"github.com/flotilla/flotilla/internal/rollout"
+)
+
+// Reconciler installs each ClusterManagementAddOn on the clusters of its install placements and
+// rolls its configurations out to its ManagedClusterAddOns.
+type Reconciler struct {
+	// Client reads from the manager's cache and writes.
+	Client client.Client
+	// Reader reads configuration objects from the API server (their spec is hashed as the API
+	// server returns it); Mapper finds their kinds. Default: the manager's.
+	Reader client.Reader
+	Mapper meta.RESTMapper
+	Clock  clock.PassiveClock
+	// MaxConcurrentReconciles bounds how many add-ons are reconciled at once (default 4).
+	MaxConcurrentReconciles int
+}
+
+var _ reconcile.Reconciler = (*Reconciler)(nil)
+
+const (
+	// nameIndex indexes ManagedClusterAddOns by name (their add-on's name).
+	nameIndex = "metadata.name"
+	// placementIndex indexes ClusterManagementAddOns by their install placements' namespace/name.
+	placementIndex = "spec.installStrategy.placements"
+)
+
+// SetupWithManager registers the reconciler, its indexes and its watches.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if r.Reader == nil {
+		r.Reader = mgr.GetAPIReader()
+	}
+	if r.Mapper == nil {
+		r.Mapper = mgr.GetRESTMapper()
+	}
+	if err := indexAddonsByName(mgr); err != nil {
+		return err
+	}
+	err := mgr.GetFieldIndexer().IndexField(context.Background(), &addonv1alpha1.ClusterManagementAddOn{}, placementIndex,
+		func(o client.Object) []string {
+			var keys []string
+			for _, p := range o.(*addonv1alpha1.ClusterManagementAddOn).Spec.InstallStrategy.Placements {
+				keys = append(keys, p.Namespace+"/"+p.Name)
+			}
+			return keys
+		})
+	if err != nil {
+		return err
+	}
+	workers := r.MaxConcurrentReconciles
+	if workers <= 0 {
+		workers = 4
+	}
+	forPlacement := func(ctx context.Context, ns, name string) []reconcile.Request {
+		l := &addonv1alpha1.ClusterManagementAddOnList{}
+		if err := r.Client.List(ctx, l, client.MatchingFields{placementIndex: ns + "/" + name}); err != nil {
+			ctrl.LoggerFrom(ctx).Error(err, "listing the ClusterManagementAddOns of a placement", "namespace", ns, "placement", name)
+			return nil
+		}
+		return requests(l)
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("addon").
+		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
+		// Our status writes do not change the generation.
+		For(&addonv1alpha1.ClusterManagementAddOn{}, builder.WithPredicates(predicate.Or[client.Object](predicate.GenerationChangedPredicate{},
+			predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool { return !e.ObjectNew.GetDeletionTimestamp().IsZero() }}))).
+		Watches(&addonv1alpha1.ManagedClusterAddOn{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
+			return []reconcile.Request{{NamespacedName: client.ObjectKey{Name: o.GetName()}}}
+		})).
+		Watches(&clusterv1beta1.Placement{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []reconcile.Request {
+			return forPlacement(ctx, o.GetNamespace(), o.GetName())
+		})).
+		Watches(&clusterv1beta1.PlacementDecision{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []reconcile.Request {
+			p, ok := o.GetLabels()[clusterv1beta1.PlacementLabel]
+			if !ok {
+				return nil
+			}
+			return forPlacement(ctx, o.GetNamespace(), p)
+		})).
+		// A configuration's new spec is a new version to roll out. Only the configuration kinds
+		// Flotilla serves are watched; others are read again at every reconcile.
+		Watches(&addonv1alpha1.AddOnDeploymentConfig{}, handler.EnqueueRequestsFromMapFunc(r.allAddOns)).
+		Watches(&addonv1alpha1.AddOnTemplate{}, handler.EnqueueRequestsFromMapFunc(r.allAddOns)).
+		Complete(r)
+}
+
+// indexAddonsByName adds the name index of ManagedClusterAddOns once per manager.
+func indexAddonsByName(mgr ctrl.Manager) error {
+	return mgr.GetFieldIndexer().IndexField(context.Background(), &addonv1alpha1.ManagedClusterAddOn{}, nameIndex,
+		func(o client.Object) []string { return []string{o.GetName()} })
+}
+
+func (r *Reconciler) allAddOns(ctx context.Context, _ client.Object) []reconcile.Request {
+	l := &addonv1alpha1.ClusterManagementAddOnList{}
+	if err := r.Client.List(ctx, l); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "listing ClusterManagementAddOns")
+		return nil
+	}
+	return requests(l)
+}
+
+func requests(l *addonv1alpha1.ClusterManagementAddOnList) []reconcile.Request {
+	out := make([]reconcile.Request, 0, len(l.Items))
+	for _, c := range l.Items {
+		out = append(out, reconcile.Request{NamespacedName: client.ObjectKey{Name: c.Name}})
+	}
+	return out
+}
+
+// +kubebuilder:rbac:groups=addon.open-cluster-management.io,resources=clustermanagementaddons,verbs=get;list;watch
+// +kubebuilder:rbac:groups=addon.open-cluster-management.io,resources=clustermanagementaddons/status,verbs=update;patch
+// +kubebuilder:rbac:groups=addon.open-cluster-management.io,resources=clustermanagementaddons/finalizers,verbs=update
+// +kubebuilder:rbac:groups=addon.open-cluster-management.io,resources=managedclusteraddons,verbs=get;list;watch;create;delete
+// +kubebuilder:rbac:groups=addon.open-cluster-management.io,resources=managedclusteraddons/status,verbs=update;patch
+// +kubebuilder:rbac:groups=addon.open-cluster-management.io,resources=addondeploymentconfigs;addontemplates,verbs=get;list;watch
+// +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=placements;placementdecisions,verbs=get;list;watch
+
+// Reconcile installs one add-on where its placements say, and rolls its configurations out.
+func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	cma := &addonv1alpha1.ClusterManagementAddOn{}
+	if err := r.Client.Get(ctx, req.NamespacedName, cma); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	// The garbage collector deletes the hub's ManagedClusterAddOns (their controller reference).
+	if !cma.DeletionTimestamp.IsZero() {
+		return reconcile.Result{}, nil
+	}
+	l := &addonv1alpha1.ManagedClusterAddOnList{}
+	if err := r.Client.List(ctx, l, client.MatchingFields{nameIndex: cma.Name}); err != nil {
+		return reconcile.Result{}, err
+	}
+	mcas := make([]*addonv1alpha1.ManagedClusterAddOn, 0, len(l.Items))
+	for i := range l.Items {
+		mcas = append(mcas, &l.Items[i])
+	}
+	views, err := r.readPlacements(ctx, cma)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+
+	// Install: every cluster a placement selects gets a ManagedClusterAddOn.
+	var errs []error
+	node := map[string]int{}
+	removeUnselected := true
+	for i, v := range views {
+		removeUnselected = removeUnselected && v.Err == ""
+		for _, c := range v.Clusters {
+			node[c.Name] = i
+		}
+	}
+	if cma.Spec.InstallStrategy.Type == addonv1alpha1.InstallStrategyPlacements {
+		required := map[string]bool{}
+		for c := range node {
+			required[c] = true
+		}
+		plan := planInstall(cma, required, removeUnselected, mcas)
+		created, ierrs := r.install(ctx, cma, plan)
+		errs = append(errs, ierrs...)
+		mcas = append(mcas, created...)
+		mcas = slices.DeleteFunc(mcas, func(m *addonv1alpha1.ManagedClusterAddOn) bool { return slices.Contains(plan.Remove, m) })
+	}
+
+	// Configurations: resolve and hash them, and decide per placement which add-ons get them now.
+	var wanted []wantedConfig
+	for i := -1; i < len(views); i++ {
+		wanted = append(wanted, placementConfigs(cma, i)...)
+	}
+	for _, m := range mcas {
+		wanted = append(wanted, addonConfigs(cma, nil, m)...)
+	}
+	h := r.readHashes(ctx, wanted)
+	inputs := make([]progressionInput, len(views))
+	var defaults []*addonView
+	for i, v := range views {
+		inputs[i] = progressionInput{View: v, Index: i}
+		inputs[i].Desired, inputs[i].Problems = h.resolve(placementConfigs(cma, i))
+	}
+	baseDesired, _ := h.resolve(placementConfigs(cma, -1))
+	for _, m := range mcas {
+		if !m.DeletionTimestamp.IsZero() {
+			continue
+		}
+		i, ok := node[m.Namespace]
+		if !ok {
+			i = -1
+		}
+		v := &addonView{MCA: m, Node: i}
+		v.Desired, v.Problems = h.resolve(addonConfigs(cma, placementConfigs(cma, i), m))
+		nodeDesired := baseDesired
+		if i >= 0 {
+			nodeDesired = inputs[i].Desired
+		}
+		v.SameAsNode = equality.Semantic.DeepEqual(v.Desired, nodeDesired)
+		v.State = rolloutState(m, v.Desired)
+		if i >= 0 {
+			inputs[i].Addons = append(inputs[i].Addons, v)
+			if !owned(cma, m) {
+				inputs[i].Conflicts = append(inputs[i].Conflicts, m.Namespace+"/"+m.Name)
+			}
+		} else {
+			defaults = append(defaults, v)
+		}
+	}
+	var recheck rollout.Result
+	for i := range inputs {
+		in := &inputs[i]
+		if in.View.Missing || in.View.Err != "" {
+			continue
+		}
+		var states []rollout.ClusterStatus
+		for _, a := range in.Addons {
+			states = append(states, a.State)
+		}
+		res, err := rollout.Decide(r.Clock, strategyOf(cma, i, in.View.Placement), in.View.Clusters, states)
+		if err != nil {
+			in.RolloutErr = err.Error()
+			continue
+		}
+		in.Result = res
+		if res.RecheckAfter > 0 && (recheck.RecheckAfter == 0 || res.RecheckAfter < recheck.RecheckAfter) {
+			recheck.RecheckAfter = res.RecheckAfter
+		}
+		now := map[string]bool{}
+		for _, c := range res.ToRollout {
+			now[c.Name] = true
+		}
+		for _, a := range in.Addons {
+			a.InRollout = now[a.MCA.Namespace]
+		}
+	}
+	// Add-ons no placement serves (made by users) get their configurations at once, as in OCM.
+	for _, a := range defaults {
+		a.InRollout = a.State.Status != rollout.Succeeded
+	}
+
+	now := metav1.NewTime(r.Clock.Now())
+	for _, in := range inputs {
+		for _, a := range in.Addons {
+			errs = append(errs, r.writeAddonStatus(ctx, cma, a, now))
+		}
+	}
+	for _, a := range defaults {
+		errs = append(errs, r.writeAddonStatus(ctx, cma, a, now))
+	}
+	errs = append(errs, r.writeStatus(ctx, cma, h, inputs, now))
+	if err := utilerrors.NewAggregate(errs); err != nil {
+		return reconcile.Result{}, err
+	}
+	// A soak time or a progress deadline ends then: the rollout may move on without any event.
+	return reconcile.Result{RequeueAfter: recheck.RecheckAfter}, nil
+}
+
+// writeAddonStatus writes the hub's part of one ManagedClusterAddOn's status when it changed.
+func (r *Reconciler) writeAddonStatus(ctx context.Context, cma *addonv1alpha1.ClusterManagementAddOn, v *addonView, now metav1.Time) error {
+	st := desiredAddonStatus(cma, v, now)
+	if !addonStatusChanged(v.MCA.Status, st) {
+		return nil
+	}
+	m := v.MCA.DeepCopy()
+	m.Status = st
+	return client.IgnoreNotFound(r.Client.Status().Update(ctx, m))
+}
+
+// writeStatus writes the ClusterManagementAddOn's status when it changed.
+func (r *Reconciler) writeStatus(ctx context.Context, cma *addonv1alpha1.ClusterManagementAddOn, h hashes, inputs []progressionInput, now metav1.Time) error {
+	st := addonv1alpha1.ClusterManagementAddOnStatus{DefaultConfigReferences: defaultReferences(cma, h)}
+	for _, in := range inputs {
+		var old *addonv1alpha1.InstallProgression
+		for i := range cma.Status.InstallProgressions {
+			if cma.Status.InstallProgressions[i].PlacementRef == in.View.PlacementRef {
+				old = &cma.Status.InstallProgressions[i]
+			}
+		}
+		st.InstallProgressions = append(st.InstallProgressions, desiredProgression(cma, old, in, now))
+	}
+	if progressionsEqual(cma.Status, st) {
+		return nil
+	}
+	c := cma.DeepCopy()
+	c.Status = st
+	return client.IgnoreNotFound(r.Client.Status().Update(ctx, c))
+}
+
+// progressionsEqual compares two statuses, conditions without their transition times.
+func progressionsEqual(a, b addonv1alpha1.ClusterManagementAddOnStatus) bool {
+	if !equality.Semantic.DeepEqual(a.DefaultConfigReferences, b.DefaultConfigReferences) || len(a.InstallProgressions) != len(b.InstallProgressions) {
+		return false
+	}
+	for i := range a.InstallProgressions {
+		x, y := a.InstallProgressions[i], b.InstallProgressions[i]
+		if x.PlacementRef != y.PlacementRef || !equality.Semantic.DeepEqual(x.ConfigReferences, y.ConfigReferences) || !conditions.Equal(x.Conditions, y.Conditions) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,41 @@
+// Package addon is the hub's add-on lifecycle, as OCM's addon manager runs it
+// (addon.open-cluster-management.io/v1alpha1): installing each ClusterManagementAddOn (CMA) on
+// clusters, resolving and rolling out its configurations, and the status that shows it.
+//
+// Reconciler works per CMA:
+//
+//   - Install strategy Manual: the hub creates nothing; users create ManagedClusterAddOns (MCAs).
+//     Placements: every cluster in the PlacementDecisions of an installStrategy.placements[]
+//     entry gets an MCA named after the add-on in its namespace, at once (as in OCM; the rollout
+//     strategy paces configurations, below). The hub's MCAs carry a controller reference to the
+//     CMA: MCAs of clusters no placement selects any more are deleted (not while a placement's
+//     decisions cannot be read), and deleting the CMA lets the garbage collector delete them.
+//     An MCA without that reference is a user's: never deleted or adopted, reported in the
+//     install progression's message when it sits in a selected cluster. A missing Placement adds
+//     no cluster (as in OCM) and its install progression says so (PlacementNotFound).
+//   - Configurations, in OCM's order of precedence: spec.supportedConfigs[].defaultConfig, then
+//     the serving placement's configs, then the MCA's spec.configs, group and resource at a time
+//     (configs.go). A cluster several placements select is served by the last entry. Each
+//     configuration object is read from the API server and hashed as OCM does (SpecHash: SHA-256
+//     of the JSON of its spec); the hashes go to MCA status.configReferences[].desiredConfig, CMA
+//     status.defaultconfigReferences and installProgressions[].configReferences. A reference
+//     that does not resolve is named, with its field, in the MCA's Configured condition
+//     (ConfigurationNotFound) and in the install progression; other add-ons are unaffected.
+//   - Rollout: per placement, internal/rollout decides (All, Progressive, ProgressivePerGroup)
+//     which MCAs get their desired configurations now. An MCA's state is OCM's: ToApply while its
+//     configReferences differ from the desired ones, Progressing or Failed (Progressing
+//     condition's reason) until lastAppliedConfig equals desiredConfig, then Succeeded. MCAs no
+//     placement serves get them at once. MCA condition Configured: True once reached, False
+//     (ConfigurationsNotConfigured) while waiting. CMA installProgressions: Progressing
+//     Installing/Upgrading "n/total ..." and then InstallSucceed/UpgradeSucceed, with what holds
+//     the rollout (failures, timeouts, conflicts, unresolved configs) added to the message.
+//
+// ProgressingReconciler works per MCA: OCM's addon progressing controller. From the add-on's
+// ManifestWorks (label addon.open-cluster-management.io/addon-name, configurations in annotation
+// work.open-cluster-management.io/manifest-config-spec-hash) it sets the Progressing condition
+// (ConfigurationUnsupported, WaitingForManifestApplied, Progressing, Completed) and, once every
+// work is Applied and Available with the desired configurations, lastAppliedConfig: that is what
+// moves the rollout on.
+//
+// Status is written only when it changes, conditions with ObservedGeneration.
+package addon

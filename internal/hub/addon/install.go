@@ -1,0 +1,189 @@
+package addon
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
+	clusterv1alpha1 "github.com/flotilla/flotilla/api/cluster/v1alpha1"
+	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
+	"github.com/flotilla/flotilla/internal/rollout"
+)
+
+// placementView is what one reconcile read of one install placement.
+type placementView struct {
+	addonv1alpha1.PlacementRef
+	// Missing: the Placement does not exist. Err: its decisions could not be read.
+	Missing bool
+	Err     string
+	// Placement is the Placement itself (nil when missing).
+	Placement *clusterv1beta1.Placement
+	// Decided are all clusters it selects; Clusters those this entry serves (a cluster several
+	// entries select is served by the last, whose configs and rollout strategy win, as in OCM).
+	Decided  []rollout.Cluster
+	Clusters []rollout.Cluster
+}
+
+// readPlacements reads the install placements of cma (none for Manual) and assigns each selected
+// cluster to the last entry that selects it.
+func (r *Reconciler) readPlacements(ctx context.Context, cma *addonv1alpha1.ClusterManagementAddOn) ([]placementView, error) {
+	if cma.Spec.InstallStrategy.Type != addonv1alpha1.InstallStrategyPlacements {
+		return nil, nil
+	}
+	views := make([]placementView, len(cma.Spec.InstallStrategy.Placements))
+	for i, ps := range cma.Spec.InstallStrategy.Placements {
+		v := &views[i]
+		v.PlacementRef = ps.PlacementRef
+		p := &clusterv1beta1.Placement{}
+		err := r.Client.Get(ctx, client.ObjectKey{Namespace: ps.Namespace, Name: ps.Name}, p)
+		if apierrors.IsNotFound(err) {
+			v.Missing = true
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		v.Placement = p
+		cs, err := r.placementClusters(ctx, ps.Namespace, ps.Name)
+		if err != nil {
+			v.Err = err.Error()
+			continue
+		}
+		v.Decided = cs
+	}
+	owner := map[string]int{}
+	for i, v := range views {
+		for _, c := range v.Decided {
+			owner[c.Name] = i
+		}
+	}
+	for i := range views {
+		for _, c := range views[i].Decided {
+			if owner[c.Name] == i {
+				views[i].Clusters = append(views[i].Clusters, c)
+			}
+		}
+	}
+	return views, nil
+}
+
+// placementClusters reads a placement's clusters and decision groups from its PlacementDecisions.
+func (r *Reconciler) placementClusters(ctx context.Context, ns, placement string) ([]rollout.Cluster, error) {
+	l := &clusterv1beta1.PlacementDecisionList{}
+	if err := r.Client.List(ctx, l, client.InNamespace(ns), client.MatchingLabels{clusterv1beta1.PlacementLabel: placement}); err != nil {
+		return nil, err
+	}
+	var out []rollout.Cluster
+	seen := map[string]bool{}
+	for _, d := range l.Items {
+		idx, err := strconv.ParseInt(d.Labels[clusterv1beta1.DecisionGroupIndexLabel], 10, 32)
+		if err != nil {
+			return nil, fmt.Errorf("PlacementDecision %s/%s has label %s=%q, not a group index: the placement controller sets it; delete the PlacementDecision to have it rewritten",
+				ns, d.Name, clusterv1beta1.DecisionGroupIndexLabel, d.Labels[clusterv1beta1.DecisionGroupIndexLabel])
+		}
+		g := rollout.GroupKey{Name: d.Labels[clusterv1beta1.DecisionGroupNameLabel], Index: int32(idx)}
+		for _, cd := range d.Status.Decisions {
+			if cd.ClusterName != "" && !seen[cd.ClusterName] {
+				seen[cd.ClusterName] = true
+				out = append(out, rollout.Cluster{Name: cd.ClusterName, Group: g})
+			}
+		}
+	}
+	return out, nil
+}
+
+// strategyOf is entry i's rollout strategy with OCM's default for Progressive: no maxConcurrency
+// means the placement's clustersPerDecisionGroup.
+func strategyOf(cma *addonv1alpha1.ClusterManagementAddOn, i int, p *clusterv1beta1.Placement) clusterv1alpha1.RolloutStrategy {
+	s := *cma.Spec.InstallStrategy.Placements[i].RolloutStrategy.DeepCopy()
+	if s.Type != clusterv1alpha1.Progressive {
+		return s
+	}
+	if s.Progressive == nil {
+		s.Progressive = &clusterv1alpha1.RolloutProgressive{}
+	}
+	if mc := s.Progressive.MaxConcurrency; mc.StrVal == "" && mc.IntVal == 0 && p != nil {
+		s.Progressive.MaxConcurrency = p.Spec.DecisionStrategy.GroupStrategy.ClustersPerDecisionGroup
+	}
+	return s
+}
+
+// install applies plan: it creates the missing ManagedClusterAddOns, controlled by cma, and
+// deletes the hub's own that no placement selects any more. It returns the created ones.
+func (r *Reconciler) install(ctx context.Context, cma *addonv1alpha1.ClusterManagementAddOn, plan installPlan) ([]*addonv1alpha1.ManagedClusterAddOn, []error) {
+	var created []*addonv1alpha1.ManagedClusterAddOn
+	var errs []error
+	owner := metav1.NewControllerRef(cma, addonv1alpha1.GroupVersion.WithKind("ClusterManagementAddOn"))
+	for _, c := range plan.Create {
+		m := &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{
+			Name: cma.Name, Namespace: c, OwnerReferences: []metav1.OwnerReference{*owner},
+		}}
+		if err := r.Client.Create(ctx, m); err != nil {
+			// AlreadyExists is most likely our own create the cache has not shown yet: retry.
+			errs = append(errs, fmt.Errorf("creating ManagedClusterAddOn %s/%s: %w", c, cma.Name, err))
+			continue
+		}
+		created = append(created, m)
+	}
+	for _, m := range plan.Remove {
+		// The UID precondition keeps a ManagedClusterAddOn made meanwhile under the same name.
+		err := r.Client.Delete(ctx, m, client.Preconditions{UID: &m.UID})
+		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+			errs = append(errs, fmt.Errorf("deleting ManagedClusterAddOn %s/%s: %w", m.Namespace, m.Name, err))
+		}
+	}
+	return created, errs
+}
+
+// readHashes reads every configuration object in ws and hashes its spec. An object that does not
+// exist, whose kind the API server does not serve, or that the hub may not read, gets a problem
+// instead of a hash.
+func (r *Reconciler) readHashes(ctx context.Context, ws []wantedConfig) hashes {
+	h := hashes{hash: map[configKey]string{}, problems: map[configKey]string{}}
+	for _, w := range ws {
+		k := w.key()
+		if _, ok := h.hash[k]; ok {
+			continue
+		}
+		if _, ok := h.problems[k]; ok {
+			continue
+		}
+		hash, problem := r.readHash(ctx, k)
+		if problem != "" {
+			h.problems[k] = problem
+		} else {
+			h.hash[k] = hash
+		}
+	}
+	return h
+}
+
+func (r *Reconciler) readHash(ctx context.Context, k configKey) (hash, problem string) {
+	gvk, err := r.Mapper.KindFor(schema.GroupVersionResource{Group: k.Group, Resource: k.Resource})
+	if err != nil {
+		return "", fmt.Sprintf("is not a resource the hub's API server serves (%v): fix the group and resource, or install its CRD", err)
+	}
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(gvk)
+	err = r.Reader.Get(ctx, client.ObjectKey{Namespace: k.Namespace, Name: k.Name}, u)
+	switch {
+	case apierrors.IsNotFound(err):
+		return "", "does not exist: create it, or name an existing object"
+	case apierrors.IsForbidden(err):
+		return "", "the hub may not read: grant the hub get on " + k.Resource + "." + k.Group
+	case err != nil:
+		return "", fmt.Sprintf("could not be read: %v", err)
+	}
+	hash, err = SpecHash(u)
+	if err != nil {
+		return "", "has no spec: name an object with a spec"
+	}
+	return hash, ""
+}
