@@ -6,6 +6,7 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
+	addonv1beta1 "github.com/flotilla/flotilla/api/addon/v1beta1"
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	clusterv1alpha1 "github.com/flotilla/flotilla/api/cluster/v1alpha1"
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
@@ -21,7 +22,7 @@ var builder = runtime.NewSchemeBuilder(
 	clientgoscheme.AddToScheme,
 	clusterv1.AddToScheme, clusterv1alpha1.AddToScheme, clusterv1beta1.AddToScheme, clusterv1beta2.AddToScheme,
 	workv1.AddToScheme, workv1alpha1.AddToScheme,
-	addonv1alpha1.AddToScheme,
+	addonv1alpha1.AddToScheme, addonv1beta1.AddToScheme,
 	multiclusterv1alpha1.AddToScheme,
 	federationaiv1alpha1.AddToScheme,
 	dynamicscoringv1alpha1.AddToScheme,

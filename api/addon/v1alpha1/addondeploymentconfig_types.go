@@ -10,6 +10,7 @@ import (
 // group addon.open-cluster-management.io, resource addondeploymentconfigs among their configs.
 //
 // +kubebuilder:object:root=true
+// +kubebuilder:storageversion
 // +kubebuilder:resource:scope=Namespaced
 type AddOnDeploymentConfig struct {
 	metav1.TypeMeta   `json:",inline"`

@@ -11,6 +11,7 @@ import (
 // ManagedClusterAddOn of the add-on shares.
 //
 // +kubebuilder:object:root=true
+// +kubebuilder:storageversion
 // +kubebuilder:resource:scope=Cluster,shortName={cma,cmas}
 // +kubebuilder:subresource:status
 // +kubebuilder:printcolumn:name="DISPLAY NAME",type="string",JSONPath=".spec.addOnMeta.displayName"
