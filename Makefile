@@ -59,6 +59,8 @@ generate: controller-gen ## Regenerate deepcopy functions, the CRDs in config/cr
 	bin/controller-gen object paths=./api/...
 	rm -f config/crd/*.yaml
 	bin/controller-gen crd:crdVersions=v1 paths=./api/... output:crd:artifacts:config=config/crd
+	for r in addondeploymentconfigs clustermanagementaddons managedclusteraddons; do \
+	  sed -i '/^spec:$$/r config/crd/webhook-conversion.snippet' config/crd/addon.open-cluster-management.io_$$r.yaml; done
 	bin/controller-gen rbac:roleName=flotilla-hub paths=./internal/hub/... output:rbac:artifacts:config=config/rbac
 
 check-generated: generate ## Fail when generated files differ from what is committed.
