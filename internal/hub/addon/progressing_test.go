@@ -1,0 +1,110 @@
+package addon
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
+	workv1 "github.com/flotilla/flotilla/api/work/v1"
+)
+
+// agentWork is an add-on's ManifestWork rendered with hash of config ns/a, Applied and Available
+// for its generation when ready.
+func agentWork(name, hash string, ready bool) workv1.ManifestWork {
+	w := workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: "c1", Name: name, Generation: 2, Labels: map[string]string{AddonLabel: "gpu"}}}
+	if hash != "" {
+		w.Annotations = map[string]string{ConfigSpecHashAnnotation: fmt.Sprintf(`{"addondeploymentconfigs.addon.open-cluster-management.io/ns/a":%q}`, hash)}
+	}
+	gen := int64(1)
+	if ready {
+		gen = 2
+	}
+	for _, t := range []string{workv1.WorkApplied, workv1.WorkAvailable} {
+		w.Status.Conditions = append(w.Status.Conditions, metav1.Condition{Type: t, Status: metav1.ConditionTrue, ObservedGeneration: gen})
+	}
+	return w
+}
+
+func TestProgressingStatus(t *testing.T) {
+	applied := []metav1.Condition{{Type: addonv1alpha1.ManagedClusterAddOnManifestApplied, Status: metav1.ConditionTrue}}
+	type want struct {
+		Status, Reason, Message string
+		LastApplied             string
+	}
+	cases := map[string]struct {
+		configs []addonv1alpha1.AddOnConfig
+		conds   []metav1.Condition
+		works   []workv1.ManifestWork
+		want    want
+	}{
+		"a kind the add-on does not support": {
+			configs: []addonv1alpha1.AddOnConfig{cfg(cm, "c1", "x")},
+			conds:   applied,
+			want: want{Status: "False", Reason: "ConfigurationUnsupported",
+				Message: "Configuration with gvr /configmaps is not supported for this addon (spec.configs[0]): use one of the kinds in status.supportedConfigs"},
+		},
+		"no manifests applied yet": {
+			want: want{Status: "False", Reason: "WaitingForManifestApplied", Message: "Waiting for ManagedClusterAddOn ManifestApplied condition"},
+		},
+		"no works": {
+			conds: applied,
+			want:  want{Status: "True", Reason: "Progressing", Message: "progressing... no addon works"},
+		},
+		"a work of older configs": {
+			conds: applied, works: []workv1.ManifestWork{agentWork("addon-gpu-deploy-0", "h1", true)},
+			want: want{Status: "True", Reason: "Progressing", Message: "progressing... mca and work configs mismatch"},
+		},
+		"a work not ready for its generation": {
+			conds: applied, works: []workv1.ManifestWork{agentWork("addon-gpu-deploy-0", "h2", false)},
+			want: want{Status: "True", Reason: "Progressing", Message: "progressing... work is not ready"},
+		},
+		"every work ready with the desired configs": {
+			conds: applied,
+			works: []workv1.ManifestWork{agentWork("addon-gpu-deploy-0", "h2", true), agentWork("addon-gpu-pre-delete", "h0", false)},
+			want:  want{Status: "False", Reason: "Completed", Message: "completed with no errors.", LastApplied: "h2"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			mca := &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: "c1", Name: "gpu", Generation: 1},
+				Spec: addonv1alpha1.ManagedClusterAddOnSpec{Configs: tc.configs},
+				Status: addonv1alpha1.ManagedClusterAddOnStatus{SupportedConfigs: []addonv1alpha1.ConfigGroupResource{adc},
+					Conditions: tc.conds, ConfigReferences: []addonv1alpha1.ConfigReference{reference("a", "h2", "")}}}
+			st := progressingStatus(mca, tc.works, metav1.NewTime(t0))
+			c := meta.FindStatusCondition(st.Conditions, addonv1alpha1.ManagedClusterAddOnConditionProgressing)
+			got := want{Status: string(c.Status), Reason: c.Reason, Message: c.Message}
+			if la := st.ConfigReferences[0].LastAppliedConfig; la != nil {
+				got.LastApplied = la.SpecHash
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("Progressing (-want +got):\n%s", diff)
+			}
+			if c.ObservedGeneration != 1 {
+				t.Errorf("Progressing has observedGeneration %d, want the add-on's 1", c.ObservedGeneration)
+			}
+		})
+	}
+}
+
+func TestConfigHashKey(t *testing.T) {
+	cases := map[string]struct {
+		gr   addonv1alpha1.ConfigGroupResource
+		ref  addonv1alpha1.ConfigReferent
+		want string
+	}{
+		"namespaced, with a group": {adc, ref("ns", "a"), "addondeploymentconfigs.addon.open-cluster-management.io/ns/a"},
+		"cluster-scoped":           {tpl, ref("", "t"), "addontemplates.addon.open-cluster-management.io//t"},
+		"core group":               {cm, ref("ns", "c"), "configmaps/ns/c"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, ConfigHashKey(tc.gr, tc.ref)); diff != "" {
+				t.Errorf("key (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
