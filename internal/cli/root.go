@@ -7,6 +7,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/flotilla/flotilla/internal/cli/accept"
+	"github.com/flotilla/flotilla/internal/cli/addon"
 	"github.com/flotilla/flotilla/internal/cli/agent"
 	"github.com/flotilla/flotilla/internal/cli/describe"
 	"github.com/flotilla/flotilla/internal/cli/dev"
@@ -54,6 +55,7 @@ func NewRootCommand(io streams.IO, clk clock.PassiveClock) *cobra.Command {
 		describe.NewCommand(io, clk),
 		placement.NewCommand(io, clk),
 		explain.NewCommand(io, clk),
+		addon.NewCommand(io),
 	)
 	return root
 }

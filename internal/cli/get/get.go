@@ -37,12 +37,13 @@ func newCommand(io streams.IO, clk clock.PassiveClock, newClient kubeflags.Reade
 		validArgs[i] = r.name
 	}
 	cmd := &cobra.Command{
-		Use:   "get clusters|clustersets|bindings|placements|works",
-		Short: "List the hub's managed clusters, cluster sets, cluster set bindings, placements or ManifestWorks",
-		Long: "Lists ManagedClusters, ManagedClusterSets, ManagedClusterSetBindings, Placements or ManifestWorks on a\n" +
-			"hub as a table, or as a List with -o yaml or -o json. Bindings, placements and works are listed in the\n" +
-			"namespace of -n, else of the kubeconfig's context, or in every namespace with -A. A cluster's works are\n" +
-			"in the namespace named after it, which -c CLUSTER selects. A placement's row shows how many clusters it\n" +
+		Use:   "get clusters|clustersets|bindings|placements|works|addons",
+		Short: "List the hub's managed clusters, cluster sets, cluster set bindings, placements, ManifestWorks or add-ons",
+		Long: "Lists ManagedClusters, ManagedClusterSets, ManagedClusterSetBindings, Placements, ManifestWorks or\n" +
+			"ManagedClusterAddOns on a hub as a table, or as a List with -o yaml or -o json. Bindings, placements,\n" +
+			"works and add-ons are listed in the namespace of -n, else of the kubeconfig's context, or in every\n" +
+			"namespace with -A. A cluster's works and add-ons are in the namespace named after it, which -c CLUSTER\n" +
+			"selects. A placement's row shows how many clusters it\n" +
 			"selected, its decision groups and its conditions; `flotilla explain placement NS/NAME` says why. A\n" +
 			"work's row shows its manifest count, its Applied, Available and Complete conditions and the\n" +
 			"ManifestWorkReplicaSet that made it; `flotilla describe work CLUSTER/NAME` shows each manifest.\n\n" +
@@ -53,7 +54,8 @@ func newCommand(io streams.IO, clk clock.PassiveClock, newClient kubeflags.Reade
   flotilla get mclsets -o yaml --kubeconfig hub.kubeconfig
   flotilla get placements -A
   flotilla get works -c gpu-east
-  flotilla get works -A -o yaml`,
+  flotilla get works -A -o yaml
+  flotilla get addons -c gpu-east`,
 		ValidArgs: validArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			r, err := o.validate(args)
@@ -65,9 +67,9 @@ func newCommand(io streams.IO, clk clock.PassiveClock, newClient kubeflags.Reade
 	}
 	f := cmd.Flags()
 	o.kube.AddFlags(f, "the hub")
-	f.StringVarP(&o.namespace, "namespace", "n", "", "namespace of the bindings, placements or works to list (default: the kubeconfig context's namespace)")
-	f.BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "list bindings, placements or works in every namespace")
-	f.StringVarP(&o.cluster, "cluster", "c", "", "list the works of this managed cluster (those in the namespace named after it)")
+	f.StringVarP(&o.namespace, "namespace", "n", "", "namespace of the bindings, placements, works or add-ons to list (default: the kubeconfig context's namespace)")
+	f.BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "list bindings, placements, works or add-ons in every namespace")
+	f.StringVarP(&o.cluster, "cluster", "c", "", "list the works or add-ons of this managed cluster (those in the namespace named after it)")
 	f.StringVarP(&o.output, "output", "o", "", "output format: yaml or json; a table when empty")
 	return cmd
 }
@@ -90,7 +92,7 @@ func (o options) validate(args []string) (resourceType, error) {
 	if o.cluster != "" {
 		switch {
 		case !r.byCluster:
-			return resourceType{}, fmt.Errorf("--cluster (-c) %q: %s are not kept per cluster; leave -c out (it selects the works of a cluster)", o.cluster, r.name)
+			return resourceType{}, fmt.Errorf("--cluster (-c) %q: %s are not kept per cluster; leave -c out (it selects the works or add-ons of a cluster)", o.cluster, r.name)
 		case o.allNamespaces:
 			return resourceType{}, fmt.Errorf("--cluster (-c) %q and --all-namespaces (-A) contradict each other: give -c for one cluster's %s, -A for every cluster's", o.cluster, r.name)
 		case o.namespace != "" && o.namespace != o.cluster:

@@ -8,6 +8,7 @@ import (
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
@@ -74,6 +75,16 @@ var resources = []resourceType{
 		newList:    func() client.ObjectList { return &workv1.ManifestWorkList{} },
 		printTable: func(w io.Writer, list client.ObjectList, clk clock.PassiveClock, allNamespaces bool) error {
 			return printWorks(w, list.(*workv1.ManifestWorkList), clk, allNamespaces)
+		},
+	},
+	{
+		name:       "addons",
+		aliases:    []string{"addon", "managedclusteraddons", "managedclusteraddon", "mca", "mcas"},
+		namespaced: true,
+		byCluster:  true,
+		newList:    func() client.ObjectList { return &addonv1alpha1.ManagedClusterAddOnList{} },
+		printTable: func(w io.Writer, list client.ObjectList, clk clock.PassiveClock, allNamespaces bool) error {
+			return printAddOns(w, list.(*addonv1alpha1.ManagedClusterAddOnList), clk, allNamespaces)
 		},
 	},
 }
