@@ -125,8 +125,13 @@ func (r *Reconciler) install(ctx context.Context, cma *addonv1alpha1.ClusterMana
 		m := &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{
 			Name: cma.Name, Namespace: c, OwnerReferences: []metav1.OwnerReference{*owner},
 		}}
-		if err := r.Client.Create(ctx, m); err != nil {
-			// AlreadyExists is most likely our own create the cache has not shown yet: retry.
+		err := r.Client.Create(ctx, m)
+		if apierrors.IsAlreadyExists(err) {
+			// Most likely our own create that the cache has not shown yet; its event brings the
+			// add-on back here, and a user's would then be reported as a conflict.
+			continue
+		}
+		if err != nil {
 			errs = append(errs, fmt.Errorf("creating ManagedClusterAddOn %s/%s: %w", c, cma.Name, err))
 			continue
 		}
