@@ -16,6 +16,15 @@
 //     name its manifests; a work with an executor needs execute-as on manifestworks named
 //     system:serviceaccount:<namespace>:<name> in the work's namespace, as in OCM.
 //
+// The hub also serves the conversion webhook of the add-on CRDs (conversion.go, at
+// ConversionPath): the API server sends it ConversionReviews to turn ClusterManagementAddOns,
+// ManagedClusterAddOns and AddOnDeploymentConfigs between v1alpha1, which it stores, and v1beta1
+// (package addonconversion). The CRDs are installed with a placeholder address
+// (config/crd.ConversionPlaceholderURL); the leader writes its own address and authority into
+// their spec.conversion.webhook.clientConfig and keeps them there, as it keeps the
+// configuration below (conversion_registrar.go). Until a hub leads, requests at v1beta1 fail and
+// requests at v1alpha1 work.
+//
 // The permissions are asked of the API server by SubjectAccessReviews made as the requesting user
 // (name, groups, uid and extra from the admission request), so they are granted with ordinary
 // RBAC roles. The decisions (ReviewManagedCluster, ReviewBinding) are functions of the old and new

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	apiextclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset/typed/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/clock"
@@ -19,6 +20,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/flotilla/flotilla/config/crd"
 )
 
 // ConfigurationName names the ValidatingWebhookConfiguration the hub keeps.
@@ -56,9 +59,10 @@ type Options struct {
 	Resync time.Duration
 }
 
-// Setup adds to mgr the webhook server, which every replica runs, and the registrar, which runs
-// on the leader: it writes the webhook configuration once the server answers and keeps it while
-// the replica leads. cs makes the SubjectAccessReviews and writes the configuration.
+// Setup adds to mgr the webhook server, which every replica runs, and the registrars, which run
+// on the leader: they write the webhook configuration and the add-on CRDs' conversion webhook
+// once the server answers and keep them while the replica leads. cs makes the
+// SubjectAccessReviews and writes the configuration.
 func Setup(mgr manager.Manager, cs kubernetes.Interface, opts Options) error {
 	host, portText, err := net.SplitHostPort(opts.Address)
 	if err != nil {
@@ -105,6 +109,7 @@ func Setup(mgr manager.Manager, cs kubernetes.Interface, opts Options) error {
 	srv.Register(ManagedClusterPath, &admission.Webhook{Handler: ManagedClusterHandler(mgr.GetScheme(), can, Namespaces(cs))})
 	srv.Register(BindingPath, &admission.Webhook{Handler: BindingHandler(mgr.GetScheme(), can)})
 	srv.Register(ManifestWorkPath, &admission.Webhook{Handler: ManifestWorkHandler(mgr.GetScheme(), can)})
+	srv.Register(ConversionPath, ConversionHandler())
 	if err := mgr.Add(srv); err != nil {
 		return err
 	}
@@ -115,10 +120,27 @@ func Setup(mgr manager.Manager, cs kubernetes.Interface, opts Options) error {
 	if resync <= 0 {
 		resync = DefaultResync
 	}
-	return mgr.Add(&registrar{
+	baseURL := "https://" + net.JoinHostPort(urlHost(host), portText)
+	started := func() error { return srv.StartedChecker()(nil) }
+	if err := mgr.Add(&registrar{
 		cs:      cs,
-		want:    Configuration("https://"+net.JoinHostPort(urlHost(host), portText), caBundle),
-		started: func() error { return srv.StartedChecker()(nil) },
+		want:    Configuration(baseURL, caBundle),
+		started: started,
+		clock:   clk,
+		resync:  resync,
+	}); err != nil {
+		return err
+	}
+	crds, err := apiextclient.NewForConfig(mgr.GetConfig())
+	if err != nil {
+		return err
+	}
+	return mgr.Add(&conversionRegistrar{
+		crds:    crds.CustomResourceDefinitions(),
+		names:   crd.ConvertedByWebhook,
+		url:     baseURL + ConversionPath,
+		ca:      caBundle,
+		started: started,
 		clock:   clk,
 		resync:  resync,
 	})
