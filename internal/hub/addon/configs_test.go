@@ -173,11 +173,11 @@ func TestResolveNamesTheFieldOfAMissingConfig(t *testing.T) {
 }
 
 func TestMergeConfigReferences(t *testing.T) {
-	hashed := func(gr addonv1alpha1.ConfigGroupResource, name, hash string) *addonv1alpha1.ConfigSpecHash {
+	hashed := func(name, hash string) *addonv1alpha1.ConfigSpecHash {
 		return &addonv1alpha1.ConfigSpecHash{ConfigReferent: ref("ns", name), SpecHash: hash}
 	}
 	desired := func(gr addonv1alpha1.ConfigGroupResource, name, hash string) addonv1alpha1.ConfigReference {
-		return addonv1alpha1.ConfigReference{ConfigGroupResource: gr, ConfigReferent: ref("ns", name), DesiredConfig: hashed(gr, name, hash)}
+		return addonv1alpha1.ConfigReference{ConfigGroupResource: gr, ConfigReferent: ref("ns", name), DesiredConfig: hashed(name, hash)}
 	}
 	cases := map[string]struct {
 		current, desired, want []addonv1alpha1.ConfigReference
@@ -189,20 +189,20 @@ func TestMergeConfigReferences(t *testing.T) {
 		"a new version keeps what was applied": {
 			current: []addonv1alpha1.ConfigReference{func() addonv1alpha1.ConfigReference {
 				r := desired(adc, "a", "1")
-				r.LastAppliedConfig = hashed(adc, "a", "1")
+				r.LastAppliedConfig = hashed("a", "1")
 				return r
 			}()},
 			desired: []addonv1alpha1.ConfigReference{desired(adc, "a", "2")},
 			want: []addonv1alpha1.ConfigReference{func() addonv1alpha1.ConfigReference {
 				r := desired(adc, "a", "2")
-				r.LastAppliedConfig = hashed(adc, "a", "1")
+				r.LastAppliedConfig = hashed("a", "1")
 				return r
 			}()},
 		},
 		"another object of the kind starts afresh, and configs no longer desired go": {
 			current: []addonv1alpha1.ConfigReference{func() addonv1alpha1.ConfigReference {
 				r := desired(adc, "a", "1")
-				r.LastAppliedConfig = hashed(adc, "a", "1")
+				r.LastAppliedConfig = hashed("a", "1")
 				return r
 			}(), desired(cm, "c", "1")},
 			desired: []addonv1alpha1.ConfigReference{desired(adc, "b", "1")},

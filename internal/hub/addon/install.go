@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -182,7 +183,7 @@ func (r *Reconciler) readHash(ctx context.Context, k configKey) (hash, problem s
 	case apierrors.IsNotFound(err):
 		return "", "does not exist: create it, or name an existing object"
 	case apierrors.IsForbidden(err):
-		return "", "the hub may not read: grant the hub get on " + k.Resource + "." + k.Group
+		return "", "the hub may not read: grant the hub's ClusterRole get on " + strings.Fields(k.String())[0] + ", or use a kind it may read"
 	case err != nil:
 		return "", fmt.Sprintf("could not be read: %v", err)
 	}
