@@ -14,6 +14,8 @@ import (
 
 	"github.com/flotilla/flotilla/api/scheme"
 	"github.com/flotilla/flotilla/internal/hub/addon"
+	"github.com/flotilla/flotilla/internal/hub/addonregistration"
+	"github.com/flotilla/flotilla/internal/hub/addontemplate"
 	"github.com/flotilla/flotilla/internal/hub/clusterprofile"
 	"github.com/flotilla/flotilla/internal/hub/clusterset"
 	"github.com/flotilla/flotilla/internal/hub/explain"
@@ -139,6 +141,7 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 	for _, r := range []interface{ SetupWithManager(ctrl.Manager) error }{
 		&registration.ManagedClusterReconciler{Client: mgr.GetClient(), Clock: clk},
 		&registration.RenewalReconciler{Client: mgr.GetClient(), Certificates: cs, Clock: clk},
+		&addonregistration.Reconciler{Client: mgr.GetClient(), Certificates: cs, Clock: clk},
 		&lease.Reconciler{Client: mgr.GetClient(), Clock: clk},
 		&lease.TaintReconciler{Client: mgr.GetClient(), Clock: clk},
 		&clusterset.SetReconciler{Client: mgr.GetClient(), Clock: clk},
@@ -151,6 +154,7 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		// The progressing controller uses an index the add-on controller adds: it comes after.
 		&addon.Reconciler{Client: mgr.GetClient(), Clock: clk},
 		&addon.ProgressingReconciler{Client: mgr.GetClient(), Clock: clk},
+		&addontemplate.Reconciler{Client: mgr.GetClient(), Clock: clk},
 	} {
 		if err := r.SetupWithManager(mgr); err != nil {
 			return nil, err

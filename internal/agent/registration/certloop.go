@@ -129,9 +129,9 @@ func (l *certLoop) register(ctx context.Context) (time.Duration, error) {
 		return 0, a.bootstrapErr("request a hub client certificate", err)
 	}
 	o.Log.Info("waiting for an administrator to approve the certificate request and accept the cluster (flotilla accept "+o.ClusterName+")",
-		"cluster", o.ClusterName, "request", p.name, "timeout", o.ApprovalTimeout.String())
+		"cluster", o.ClusterName, "request", p.Name, "timeout", o.ApprovalTimeout.String())
 	issued, err := l.await(ctx, a.bootstrapKube, p, func(err error) error {
-		return a.bootstrapErr("wait for certificate request "+p.name, err)
+		return a.bootstrapErr("wait for certificate request "+p.Name, err)
 	}, nil)
 	if timeout := (*approvalTimeoutError)(nil); errors.As(err, &timeout) {
 		// Ask again at once: an administrator who accepts the cluster now approves what is pending.
@@ -143,7 +143,7 @@ func (l *certLoop) register(ctx context.Context) (time.Duration, error) {
 	}
 	creds, err := credentialsFor(p, issued, hub)
 	if err != nil {
-		return 0, a.bootstrapErr("use the certificate of request "+p.name, err)
+		return 0, a.bootstrapErr("use the certificate of request "+p.Name, err)
 	}
 	l.skipStored, l.reason = false, ""
 	return 0, l.use(ctx, creds, true)
@@ -164,22 +164,22 @@ func (l *certLoop) renew(ctx context.Context, cur *HubClients) (time.Duration, e
 		return 0, a.hubErr(cur, "request a renewed hub client certificate", err)
 	}
 	issued, err := l.await(ctx, cur.Kube, p, func(err error) error {
-		return a.hubErr(cur, "wait for renewal request "+p.name, err)
+		return a.hubErr(cur, "wait for renewal request "+p.Name, err)
 	}, func() error { return a.hub.refusal(cur) })
 	if err != nil {
 		return 0, err
 	}
 	creds, err := credentialsFor(p, issued, hub)
 	if err != nil {
-		return 0, a.agentErr(host(cur.Config), "use the certificate of renewal request "+p.name, err)
+		return 0, a.agentErr(host(cur.Config), "use the certificate of renewal request "+p.Name, err)
 	}
 	return 0, l.use(ctx, creds, true)
 }
 
-// await polls a pending request every Poll until checkRequest ends the wait or abort returns an
+// await polls a pending request every Poll until CheckRequest ends the wait or abort returns an
 // error. An error that leaves the request pending (a hub that does not answer) is logged when
 // it first occurs, not at every poll.
-func (l *certLoop) await(ctx context.Context, cs kubernetes.Interface, p *pendingRequest, wrap func(error) error, abort func() error) ([]byte, error) {
+func (l *certLoop) await(ctx context.Context, cs kubernetes.Interface, p *PendingRequest, wrap func(error) error, abort func() error) ([]byte, error) {
 	a, o := l.a, l.a.opts
 	last := ""
 	for {
@@ -188,15 +188,15 @@ func (l *certLoop) await(ctx context.Context, cs kubernetes.Interface, p *pendin
 				return nil, err
 			}
 		}
-		issued, err := checkRequest(ctx, cs, p, o.Clock.Now())
+		issued, err := CheckRequest(ctx, cs, p, o.Clock.Now())
 		switch {
 		case issued != nil:
 			return issued, nil
-		case err != nil && (endsWait(err) || ctx.Err() != nil):
+		case err != nil && (EndsWait(err) || ctx.Err() != nil):
 			return nil, wrap(err)
 		case err != nil && err.Error() != last:
 			last = err.Error()
-			a.logFailure(wrap(err), "next", "still waiting on request "+p.name)
+			a.logFailure(wrap(err), "next", "still waiting on request "+p.Name)
 		case err == nil:
 			last = ""
 		}

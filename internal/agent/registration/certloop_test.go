@@ -87,12 +87,12 @@ func TestCheckRequest(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			issued, err := checkRequest(context.Background(), hub, p, now.Add(tc.at))
+			issued, err := CheckRequest(context.Background(), hub, p, now.Add(tc.at))
 			gotErr := ""
 			if err != nil {
 				gotErr = err.Error()
 			}
-			if diff := cmp.Diff([]any{tc.wantIssued, tc.wantErr, tc.wantEndsWait}, []any{issued != nil, gotErr, err != nil && endsWait(err)}); diff != "" {
+			if diff := cmp.Diff([]any{tc.wantIssued, tc.wantErr, tc.wantEndsWait}, []any{issued != nil, gotErr, err != nil && EndsWait(err)}); diff != "" {
 				t.Errorf("checkRequest: issued, error, ends the wait (-want +got):\n%s", diff)
 			}
 		})

@@ -32,10 +32,14 @@ func (c *credentials) restConfig() (*rest.Config, error) {
 	return clientcmd.RESTConfigFromKubeConfig(c.kubeconfig)
 }
 
-// renewAt is 80% into the certificate's lifetime.
-func (c *credentials) renewAt() time.Time {
-	life := c.cert.NotAfter.Sub(c.cert.NotBefore)
-	return c.cert.NotBefore.Add(life * 8 / 10)
+// renewAt is when the agent renews the credentials (RenewAt).
+func (c *credentials) renewAt() time.Time { return RenewAt(c.cert) }
+
+// RenewAt is when an agent asks for a new certificate in place of cert: 80% into its lifetime.
+// The add-on agent renews add-on certificates at the same point.
+func RenewAt(cert *x509.Certificate) time.Time {
+	life := cert.NotAfter.Sub(cert.NotBefore)
+	return cert.NotBefore.Add(life * 8 / 10)
 }
 
 // loadCredentials reads the Secret; it returns nil, and why, when there is none or it is not
@@ -90,6 +94,9 @@ func saveCredentials(ctx context.Context, spoke kubernetes.Interface, ns, name, 
 	}
 	return err
 }
+
+// ParseCertificate parses the first PEM certificate of data.
+func ParseCertificate(data []byte) (*x509.Certificate, error) { return parseCert(data) }
 
 func parseCert(data []byte) (*x509.Certificate, error) {
 	block, _ := pem.Decode(data)

@@ -9,7 +9,8 @@
 // Secret and does not register again. From 80% of the certificate's lifetime the agent requests
 // a new one with its own identity, which the hub approves by itself. The agent waits for a
 // certificate a bounded time (ApprovalTimeout, RenewalApprovalTimeout) and then asks again; a
-// denied or deleted request is asked again after a backoff. Credentials the hub refuses (401) or
+// denied or deleted request is asked again after a backoff. The request machinery (FileRequest,
+// CheckRequest, EndsWait, RenewAt) also serves the add-on agent's certificates. Credentials the hub refuses (401) or
 // that expired send the agent back to the bootstrap kubeconfig to register again.
 //
 // Once accepted, the agent renews the Lease managed-cluster-lease in its namespace on the hub

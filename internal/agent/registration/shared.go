@@ -19,6 +19,10 @@ type shared[T any] struct {
 	changed chan struct{}
 }
 
+// Shared is a holder that loops of other agents use the same way (the add-on agent's view of
+// its ManagedClusterAddOns).
+type Shared[T any] = shared[T]
+
 // Get returns the current value.
 func (s *shared[T]) Get() T {
 	s.mu.Lock()

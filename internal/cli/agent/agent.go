@@ -11,6 +11,7 @@ import (
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	"github.com/flotilla/flotilla/internal/agent/addon"
 	"github.com/flotilla/flotilla/internal/agent/registration"
 	"github.com/flotilla/flotilla/internal/agent/work"
 	"github.com/flotilla/flotilla/internal/cli/kubeflags"
@@ -29,7 +30,8 @@ func NewCommand(_ streams.IO) *cobra.Command {
 			"administrator to run `flotilla accept CLUSTER`, then renews the cluster's lease and status. The hub\n" +
 			"credentials are kept in a Secret on this cluster, so a restarted agent does not register again.\n" +
 			"Once accepted, it applies the ManifestWorks of the cluster's namespace on the hub to this cluster\n" +
-			"and reports their status back.",
+			"and reports their status back. It also gives the cluster's add-ons their hub credentials (Secrets\n" +
+			"<addon>-hub-kubeconfig in their install namespaces) and reports their health from their Leases.",
 		Example: "  flotilla agent --cluster-name gpu-east --bootstrap-kubeconfig bootstrap.kubeconfig --kubeconfig spoke.kubeconfig",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -81,16 +83,29 @@ func NewCommand(_ streams.IO) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			// The work agent applies the cluster's ManifestWorks with the credentials the
-			// registration agent keeps; both stop with the command.
+			ad, err := addon.New(addon.Options{
+				ClusterName: clusterName, AgentID: agentID, Hub: a.Hub(), Spoke: spoke,
+				CertificateLifetime: certLifetime,
+				Log:                 ctrl.Log.WithName("addon"),
+			})
+			if err != nil {
+				return err
+			}
+			// The work and add-on agents act with the credentials the registration agent keeps;
+			// all stop with the command.
 			ctx, cancel := context.WithCancel(cmd.Context())
 			defer cancel()
-			workDone := make(chan error, 1)
-			go func() { workDone <- w.Run(ctx) }()
+			others := []func(context.Context) error{w.Run, ad.Run}
+			done := make(chan error, len(others))
+			for _, run := range others {
+				go func() { done <- run(ctx) }()
+			}
 			err = a.Run(ctx)
 			cancel()
-			if werr := <-workDone; err == nil && werr != nil && !errors.Is(werr, context.Canceled) {
-				err = werr
+			for range others {
+				if oerr := <-done; err == nil && oerr != nil && !errors.Is(oerr, context.Canceled) {
+					err = oerr
+				}
 			}
 			return err
 		},

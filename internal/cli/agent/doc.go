@@ -1,4 +1,5 @@
 // Package agent is `flotilla agent`: registers a managed cluster with the hub and keeps it
-// registered (lease, status, certificate rotation), and runs the work agent that applies the
-// cluster's ManifestWorks with the same hub credentials.
+// registered (lease, status, certificate rotation), and runs, with the same hub credentials, the
+// work agent that applies the cluster's ManifestWorks and the add-on agent that gives add-ons
+// their hub credentials and reports their health.
 package agent

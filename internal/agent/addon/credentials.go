@@ -1,0 +1,341 @@
+package addon
+
+import (
+	"context"
+	"crypto/x509/pkix"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+
+	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
+	"github.com/flotilla/flotilla/internal/agent/registration"
+	"github.com/flotilla/flotilla/internal/clusteridentity"
+	"github.com/flotilla/flotilla/internal/kubeconfig"
+)
+
+// regKey names one registration: an add-on and a signer (an add-on registers each signer once).
+type regKey struct{ AddOn, Signer string }
+
+func (k regKey) String() string { return k.AddOn + " (signer " + k.Signer + ")" }
+
+// target is where a registration's credentials go and what they are for.
+type target struct {
+	Namespace, Secret string
+	Subject           pkix.Name
+}
+
+func (t target) secretRef() string { return t.Namespace + "/" + t.Secret }
+
+// regState is what the agent remembers of one registration between rounds.
+type regState struct {
+	target target
+	// pending is the certificate request the agent waits on, if any.
+	pending *registration.PendingRequest
+	// unsaved is Secret data with a new certificate, not yet stored.
+	unsaved map[string][]byte
+	// rotated is the condition to report once the certificate is stored, until reported.
+	rotated *metav1.Condition
+	// backoff spaces the rounds of a registration that fails; lastErr is its last failure, so
+	// that a request that keeps failing the same way is logged once.
+	backoff *wait.Backoff
+	lastErr string
+}
+
+// credentialsLoop keeps the credentials of every registration of the cluster's add-ons. One
+// round looks at each registration once: waits on its request, stores what was issued, or
+// decides from its Secret whether to request a certificate. A registration that fails waits
+// its own backoff; the others go on.
+type credentialsLoop struct {
+	a      *Agent
+	states map[regKey]*regState
+	// retryAt is when each failed registration is looked at again.
+	retryAt map[regKey]time.Time
+}
+
+// wanted is a registration of an add-on on the hub, as this round sees it.
+type wanted struct {
+	mca    *addonv1alpha1.ManagedClusterAddOn
+	reg    addonv1alpha1.RegistrationConfig
+	target target
+}
+
+// registrations lists what the add-ons ask for. An add-on being deleted keeps what it has (its
+// agent may need its hub credentials to clean up), as in OCM.
+func (l *credentialsLoop) registrations(mcas []addonv1alpha1.ManagedClusterAddOn) (map[regKey]wanted, map[string]bool) {
+	a := l.a
+	out, deleting := map[regKey]wanted{}, map[string]bool{}
+	for i := range mcas {
+		mca := &mcas[i]
+		if !mca.DeletionTimestamp.IsZero() {
+			deleting[mca.Name] = true
+			continue
+		}
+		for _, reg := range mca.Status.Registrations {
+			out[regKey{mca.Name, reg.SignerName}] = wanted{mca: mca, reg: reg, target: target{
+				Namespace: InstallNamespace(mca),
+				Secret:    SecretName(mca.Name, reg.SignerName),
+				Subject:   Subject(a.opts.ClusterName, mca.Name, a.opts.AgentID, reg),
+			}}
+		}
+	}
+	return out, deleting
+}
+
+func (l *credentialsLoop) step(ctx context.Context) (time.Duration, error) {
+	a := l.a
+	v := a.view.Get()
+	if v == nil {
+		return idle, nil
+	}
+	mcas, err := a.addOns(ctx, v)
+	if err != nil {
+		return 0, err
+	}
+	want, deleting := l.registrations(mcas)
+	if l.retryAt == nil {
+		l.retryAt = map[regKey]time.Time{}
+	}
+	var errs []error
+	// A registration removed, or its add-on gone: its Secret goes, as OCM's agent removes it.
+	for k, st := range l.states {
+		if _, ok := want[k]; ok || deleting[k.AddOn] {
+			continue
+		}
+		if err := l.deleteSecret(ctx, st.target); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		delete(l.states, k)
+		delete(l.retryAt, k)
+	}
+	now := a.opts.Clock.Now()
+	next := a.opts.Resync
+	keys := slices.SortedFunc(maps.Keys(want), func(x, y regKey) int { return strings.Compare(x.String(), y.String()) })
+	for _, k := range keys {
+		w := want[k]
+		if at, ok := l.retryAt[k]; ok && now.Before(at) {
+			next = min(next, at.Sub(now))
+			continue
+		}
+		st := l.states[k]
+		if st != nil && !sameTarget(st.target, w.target) {
+			// The install namespace or subject changed: start over, and remove the old Secret.
+			if st.target.secretRef() != w.target.secretRef() {
+				if err := l.deleteSecret(ctx, st.target); err != nil {
+					errs = append(errs, err)
+				}
+			}
+			st = nil
+		}
+		if st == nil {
+			st = &regState{target: w.target}
+			l.states[k] = st
+		}
+		d, err := l.sync(ctx, v, k, w, st)
+		if err != nil {
+			if err.Error() != st.lastErr {
+				st.lastErr = err.Error()
+				a.opts.Log.Error(err, "add-on credentials", "cluster", a.opts.ClusterName, "addon", k.AddOn, "signer", k.Signer)
+			}
+			if st.backoff == nil {
+				st.backoff = &wait.Backoff{Duration: a.opts.InitialBackoff, Factor: 2, Jitter: 0.1, Steps: 1 << 30, Cap: a.opts.Resync}
+			}
+			d = st.backoff.Step()
+			l.retryAt[k] = now.Add(d)
+		} else {
+			st.backoff, st.lastErr = nil, ""
+			delete(l.retryAt, k)
+		}
+		next = min(next, d)
+	}
+	return next, errors.Join(errs...)
+}
+
+func sameTarget(x, y target) bool {
+	return x.Namespace == y.Namespace && x.Secret == y.Secret && sameSubject(x.Subject, y.Subject)
+}
+
+// sync does one round for a registration and says when the next is due.
+func (l *credentialsLoop) sync(ctx context.Context, v *view, k regKey, w wanted, st *regState) (time.Duration, error) {
+	a := l.a
+	now := a.opts.Clock.Now()
+	if st.pending != nil {
+		issued, err := registration.CheckRequest(ctx, v.hub.Kube, st.pending, now)
+		switch {
+		case err != nil && registration.EndsWait(err):
+			st.pending = nil
+			cond := rotationFailed("the certificate request ended: " + err.Error())
+			return 0, errors.Join(err, a.setCondition(ctx, v.hub.Client, w.mca, cond))
+		case err != nil:
+			return a.opts.Poll, err
+		case issued == nil:
+			return a.opts.Poll, nil
+		}
+		data, err := l.issuedData(v, k, st.pending, issued)
+		st.pending = nil
+		if err != nil {
+			return 0, errors.Join(err, a.setCondition(ctx, v.hub.Client, w.mca, rotationFailed(err.Error())))
+		}
+		st.unsaved = data
+	}
+	secret, err := l.readSecret(ctx, st.target)
+	if err != nil {
+		return 0, err
+	}
+	if st.unsaved != nil {
+		if err := l.saveSecret(ctx, st.target, secret, st.unsaved); err != nil {
+			return 0, err
+		}
+		cert, err := registration.ParseCertificate(st.unsaved[TLSCertKey])
+		st.unsaved = nil
+		if err != nil {
+			return 0, err
+		}
+		a.opts.Log.Info("stored a new add-on certificate", "cluster", a.opts.ClusterName, "addon", k.AddOn,
+			"signer", k.Signer, "secret", st.target.secretRef(), "expires", cert.NotAfter)
+		st.rotated = &metav1.Condition{
+			Type: ConditionClusterCertificateRotated, Status: metav1.ConditionTrue, Reason: ReasonClientCertificateUpdated,
+			Message: fmt.Sprintf("client certificate rotated starting from %s to %s",
+				cert.NotBefore.UTC().Format(time.RFC3339), cert.NotAfter.UTC().Format(time.RFC3339)),
+		}
+		if secret, err = l.readSecret(ctx, st.target); err != nil {
+			return 0, err
+		}
+	}
+	if st.rotated != nil {
+		if err := a.setCondition(ctx, v.hub.Client, w.mca, *st.rotated); err != nil {
+			return 0, err
+		}
+		st.rotated = nil
+	}
+	var have map[string][]byte
+	if secret != nil {
+		have = secret.Data
+	}
+	cert, why := usableCertificate(have, st.target.Subject, now)
+	if cert != nil {
+		// The certificate serves; the rest of the Secret follows the hub's address and CA.
+		hub, err := endpointOf(v.hub)
+		if err != nil {
+			return 0, err
+		}
+		want, err := secretData(k.Signer, a.opts.ClusterName, hub, have[TLSCertKey], have[TLSKeyKey])
+		if err != nil {
+			return 0, err
+		}
+		if _, changed := withData(have, want); changed {
+			if err := l.saveSecret(ctx, st.target, secret, want); err != nil {
+				return 0, err
+			}
+		}
+		renew := registration.RenewAt(cert)
+		if now.Before(renew) {
+			return renew.Sub(now), nil
+		}
+		why = "the certificate is due for renewal since " + renew.UTC().Format(time.RFC3339)
+	}
+	a.opts.Log.Info("requesting a certificate for an add-on", "cluster", a.opts.ClusterName, "addon", k.AddOn,
+		"signer", k.Signer, "user", st.target.Subject.CommonName, "reason", why)
+	p, err := registration.FileRequest(ctx, v.hub.Kube, registration.CertificateRequest{
+		GenerateName: "addon-" + a.opts.ClusterName + "-" + k.AddOn + "-",
+		Labels: map[string]string{
+			clusteridentity.ClusterNameLabel: a.opts.ClusterName,
+			clusteridentity.AddOnNameLabel:   k.AddOn,
+		},
+		Subject:    st.target.Subject,
+		DNSNames:   []string{clusteridentity.AddOnDNSName(k.AddOn)},
+		SignerName: k.Signer,
+		Lifetime:   a.opts.CertificateLifetime,
+	}, now, a.opts.ApprovalTimeout)
+	if err != nil {
+		err = fmt.Errorf("requesting a certificate for add-on %s: %w", k, err)
+		return 0, errors.Join(err, a.setCondition(ctx, v.hub.Client, w.mca, rotationFailed(err.Error())))
+	}
+	st.pending = p
+	return a.opts.Poll, nil
+}
+
+func rotationFailed(message string) metav1.Condition {
+	return metav1.Condition{
+		Type: ConditionClusterCertificateRotated, Status: metav1.ConditionFalse,
+		Reason: ReasonClientCertificateUpdateFailed, Message: message,
+	}
+}
+
+// issuedData is the Secret data for a certificate issued for request p.
+func (l *credentialsLoop) issuedData(v *view, k regKey, p *registration.PendingRequest, issued []byte) (map[string][]byte, error) {
+	keyPEM, err := p.KeyPEM()
+	if err != nil {
+		return nil, err
+	}
+	if _, why := usableCertificate(map[string][]byte{TLSCertKey: issued, TLSKeyKey: keyPEM}, l.states[k].target.Subject, l.a.opts.Clock.Now()); why != "" {
+		return nil, fmt.Errorf("certificate request %s for add-on %s: %s", p.Name, k, why)
+	}
+	hub, err := endpointOf(v.hub)
+	if err != nil {
+		return nil, err
+	}
+	return secretData(k.Signer, l.a.opts.ClusterName, hub, issued, keyPEM)
+}
+
+// endpointOf is the hub's address and CA, from the agent's own hub credentials.
+func endpointOf(h *registration.HubClients) (hubEndpoint, error) {
+	ca, err := kubeconfig.CA(h.Config)
+	if err != nil {
+		return hubEndpoint{}, err
+	}
+	return hubEndpoint{Host: h.Config.Host, CA: ca}, nil
+}
+
+func (l *credentialsLoop) readSecret(ctx context.Context, t target) (*corev1.Secret, error) {
+	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
+	defer cancel()
+	s, err := l.a.spoke.CoreV1().Secrets(t.Namespace).Get(ctx, t.Secret, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("reading Secret %s on the spoke: %w", t.secretRef(), err)
+	}
+	return s, nil
+}
+
+// saveSecret stores data in the Secret (have is its current state, nil if there is none).
+func (l *credentialsLoop) saveSecret(ctx context.Context, t target, have *corev1.Secret, data map[string][]byte) error {
+	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
+	defer cancel()
+	secrets := l.a.spoke.CoreV1().Secrets(t.Namespace)
+	var err error
+	if have == nil {
+		_, err = secrets.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: t.Namespace, Name: t.Secret}, Data: data}, metav1.CreateOptions{})
+		if apierrors.IsNotFound(err) {
+			return fmt.Errorf("storing Secret %s on the spoke: namespace %s does not exist; the add-on's deployment creates its install namespace: %w", t.secretRef(), t.Namespace, err)
+		}
+	} else {
+		updated := have.DeepCopy()
+		updated.Data, _ = withData(have.Data, data)
+		_, err = secrets.Update(ctx, updated, metav1.UpdateOptions{})
+	}
+	if err != nil {
+		return fmt.Errorf("storing Secret %s on the spoke: %w", t.secretRef(), err)
+	}
+	return nil
+}
+
+func (l *credentialsLoop) deleteSecret(ctx context.Context, t target) error {
+	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
+	defer cancel()
+	err := l.a.spoke.CoreV1().Secrets(t.Namespace).Delete(ctx, t.Secret, metav1.DeleteOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("deleting Secret %s on the spoke, whose registration is gone: %w", t.secretRef(), err)
+	}
+	return nil
+}
