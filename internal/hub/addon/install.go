@@ -172,7 +172,13 @@ func (r *Reconciler) readHashes(ctx context.Context, ws []wantedConfig) hashes {
 }
 
 func (r *Reconciler) readHash(ctx context.Context, k configKey) (hash, problem string) {
-	gvk, err := r.Mapper.KindFor(schema.GroupVersionResource{Group: k.Group, Resource: k.Resource})
+	gvr := schema.GroupVersionResource{Group: k.Group, Resource: k.Resource}
+	// Add-on kinds are hashed at v1alpha1, as OCM's addon manager reads them, so that a hash does
+	// not change with the served version that is preferred; other kinds at their preferred one.
+	if k.Group == addonv1alpha1.GroupVersion.Group {
+		gvr.Version = addonv1alpha1.GroupVersion.Version
+	}
+	gvk, err := r.Mapper.KindFor(gvr)
 	if err != nil {
 		return "", fmt.Sprintf("is not a resource the hub's API server serves (%v): fix the group and resource, or install its CRD", err)
 	}
