@@ -92,7 +92,6 @@ type ManagedClusterAddOnStatus struct {
 	// HealthCheck says how the hub judges the agent's health; Lease by default.
 	// +optional
 	HealthCheck HealthCheck `json:"healthCheck,omitempty"`
-
 }
 
 // ObjectReference points at an object by group, resource, namespace and name.
