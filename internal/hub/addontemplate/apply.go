@@ -1,0 +1,205 @@
+package addontemplate
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"strings"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
+	workv1 "github.com/flotilla/flotilla/api/work/v1"
+	"github.com/flotilla/flotilla/internal/conditions"
+	"github.com/flotilla/flotilla/internal/hub/addon"
+)
+
+// refusedError is an object the hub will not write because it did not make it; retrying does
+// not help until a user removes it.
+type refusedError struct{ msg string }
+
+func (e *refusedError) Error() string { return e.msg }
+
+// desiredWork is the agent's ManifestWork: OCM's name, labels and configuration hashes, owned
+// (controller reference) by the add-on.
+func desiredWork(mca *addonv1alpha1.ManagedClusterAddOn, r *Rendered) (*workv1.ManifestWork, error) {
+	hashes := map[string]string{}
+	for _, c := range mca.Status.ConfigReferences {
+		if c.DesiredConfig != nil {
+			hashes[addon.ConfigHashKey(c.ConfigGroupResource, c.DesiredConfig.ConfigReferent)] = c.DesiredConfig.SpecHash
+		}
+	}
+	raw, err := json.Marshal(hashes)
+	if err != nil {
+		return nil, err
+	}
+	return &workv1.ManifestWork{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: WorkName(mca.Name), Namespace: mca.Namespace,
+			// OCM's label, and the one the hub's progressing controller reads.
+			Labels:          map[string]string{AddonLabel: mca.Name, addon.AddonLabel: mca.Name},
+			Annotations:     map[string]string{addon.ConfigSpecHashAnnotation: string(raw)},
+			OwnerReferences: []metav1.OwnerReference{ownerRef(mca)},
+		},
+		Spec: r.Spec,
+	}, nil
+}
+
+// applyWork creates or updates the agent's ManifestWork and returns it as the API server has
+// it. A ManifestWork of that name that the hub did not make for this add-on is left alone
+// (*refusedError).
+func (r *Reconciler) applyWork(ctx context.Context, mca *addonv1alpha1.ManagedClusterAddOn, rendered *Rendered) (*workv1.ManifestWork, error) {
+	want, err := desiredWork(mca, rendered)
+	if err != nil {
+		return nil, err
+	}
+	got := &workv1.ManifestWork{}
+	err = r.Client.Get(ctx, client.ObjectKeyFromObject(want), got)
+	if apierrors.IsNotFound(err) {
+		return want, r.Client.Create(ctx, want)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !madeFor(got, mca) {
+		return nil, &refusedError{fmt.Sprintf("ManifestWork %s/%s exists and was not made by the hub for this add-on: delete or rename it", got.Namespace, got.Name)}
+	}
+	if equality.Semantic.DeepEqual(got.Spec, want.Spec) && subset(want.Labels, got.Labels) && subset(want.Annotations, got.Annotations) {
+		return got, nil
+	}
+	upd := got.DeepCopy()
+	upd.Spec = want.Spec
+	upd.Labels, upd.Annotations = merged(got.Labels, want.Labels), merged(got.Annotations, want.Annotations)
+	return upd, r.Client.Update(ctx, upd)
+}
+
+func subset(want, got map[string]string) bool {
+	for k, v := range want {
+		if g, ok := got[k]; !ok || g != v {
+			return false
+		}
+	}
+	return true
+}
+
+func merged(a, b map[string]string) map[string]string {
+	out := maps.Clone(a)
+	if out == nil {
+		out = map[string]string{}
+	}
+	maps.Copy(out, b)
+	return out
+}
+
+// removeWork deletes the agent's ManifestWork if the hub made it for mca.
+func (r *Reconciler) removeWork(ctx context.Context, mca *addonv1alpha1.ManagedClusterAddOn) error {
+	w := &workv1.ManifestWork{}
+	err := r.Client.Get(ctx, client.ObjectKey{Namespace: mca.Namespace, Name: WorkName(mca.Name)}, w)
+	if err != nil || !madeFor(w, mca) {
+		return client.IgnoreNotFound(err)
+	}
+	return client.IgnoreNotFound(r.Client.Delete(ctx, w, client.Preconditions{UID: &w.UID}))
+}
+
+// applyBindings makes the RoleBindings of the template's hubPermissions and removes those the
+// hub made for mca that are no longer asked for. Problems the user must fix (a role that does
+// not exist, a binding the hub did not make) are returned, each naming its field.
+func (r *Reconciler) applyBindings(ctx context.Context, mca *addonv1alpha1.ManagedClusterAddOn, tmpl *addonv1alpha1.AddOnTemplate) ([]string, error) {
+	var problems []string
+	var errs []error
+	keep := map[client.ObjectKey]bool{}
+	for _, b := range Bindings(mca, tmpl) {
+		want := b.Binding
+		keep[client.ObjectKeyFromObject(want)] = true
+		if p, err := r.roleExists(ctx, want); err != nil || p != "" {
+			errs = append(errs, err)
+			if p != "" {
+				problems = append(problems, b.Field+": "+p)
+			}
+			continue
+		}
+		got := &rbacv1.RoleBinding{}
+		err := r.Client.Get(ctx, client.ObjectKeyFromObject(want), got)
+		switch {
+		case apierrors.IsNotFound(err):
+			errs = append(errs, r.Client.Create(ctx, want))
+		case err != nil:
+			errs = append(errs, err)
+		case !madeFor(got, mca):
+			problems = append(problems, fmt.Sprintf("%s: RoleBinding %s/%s exists and was not made by the hub for this add-on: delete or rename it", b.Field, got.Namespace, got.Name))
+		case got.RoleRef != want.RoleRef:
+			// The role of a binding cannot change: a new one replaces it.
+			errs = append(errs, client.IgnoreNotFound(r.Client.Delete(ctx, got, client.Preconditions{UID: &got.UID})), r.Client.Create(ctx, want))
+		case !equality.Semantic.DeepEqual(got.Subjects, want.Subjects) || !equality.Semantic.DeepEqual(got.Labels, want.Labels) ||
+			!equality.Semantic.DeepEqual(got.OwnerReferences, want.OwnerReferences):
+			upd := got.DeepCopy()
+			upd.Subjects, upd.Labels, upd.OwnerReferences = want.Subjects, want.Labels, want.OwnerReferences
+			errs = append(errs, r.Client.Update(ctx, upd))
+		}
+	}
+	errs = append(errs, r.removeBindings(ctx, mca.Namespace, mca.Name, keep))
+	return problems, errors.Join(errs...)
+}
+
+// roleExists says what is wrong with the role a binding refers to, "" when it exists.
+func (r *Reconciler) roleExists(ctx context.Context, b *rbacv1.RoleBinding) (string, error) {
+	ref := b.RoleRef
+	var obj client.Object
+	key := client.ObjectKey{Name: ref.Name}
+	switch ref.Kind {
+	case "ClusterRole":
+		obj = &rbacv1.ClusterRole{}
+	case "Role":
+		obj, key.Namespace = &rbacv1.Role{}, b.Namespace
+	default:
+		return fmt.Sprintf("roleRef kind %q is neither ClusterRole nor Role", ref.Kind), nil
+	}
+	err := r.Client.Get(ctx, key, obj)
+	if apierrors.IsNotFound(err) {
+		where := ""
+		if key.Namespace != "" {
+			where = " in namespace " + key.Namespace
+		}
+		return fmt.Sprintf("%s %s does not exist on the hub%s: create it, or name an existing one", ref.Kind, ref.Name, where), nil
+	}
+	return "", err
+}
+
+// removeBindings deletes the RoleBindings the hub made for the add-on of that cluster and name,
+// except those in keep (nil: all). Bindings carry the cluster and add-on labels wherever they
+// are; those in the cluster's namespace are also removed by the garbage collector.
+func (r *Reconciler) removeBindings(ctx context.Context, cluster, name string, keep map[client.ObjectKey]bool) error {
+	l := &rbacv1.RoleBindingList{}
+	if err := r.Client.List(ctx, l, client.MatchingLabels{ClusterLabel: cluster, AddonLabel: name}); err != nil {
+		return err
+	}
+	var errs []error
+	for i := range l.Items {
+		b := &l.Items[i]
+		if b.Labels[OwnerLabel] == "" || keep[client.ObjectKeyFromObject(b)] {
+			continue
+		}
+		errs = append(errs, client.IgnoreNotFound(r.Client.Delete(ctx, b, client.Preconditions{UID: &b.UID})))
+	}
+	return errors.Join(errs...)
+}
+
+func joinProblems(p []string) string { return strings.Join(p, "; ") }
+
+// writeStatus writes st as mca's status when it differs (conditions without their transition times).
+func (r *Reconciler) writeStatus(ctx context.Context, mca *addonv1alpha1.ManagedClusterAddOn, st *addonv1alpha1.ManagedClusterAddOnStatus) error {
+	old := mca.Status
+	if conditions.Equal(old.Conditions, st.Conditions) && equality.Semantic.DeepEqual(old.Registrations, st.Registrations) &&
+		old.Namespace == st.Namespace && old.HealthCheck == st.HealthCheck {
+		return nil
+	}
+	m := mca.DeepCopy()
+	m.Status = *st
+	return client.IgnoreNotFound(r.Client.Status().Update(ctx, m))
+}

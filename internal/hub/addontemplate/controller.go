@@ -1,0 +1,228 @@
+package addontemplate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
+	workv1 "github.com/flotilla/flotilla/api/work/v1"
+)
+
+// Reconciler deploys the agents of template add-ons: per ManagedClusterAddOn whose resolved
+// configurations name an AddOnTemplate, its ManifestWork, registrations, hub permissions and
+// work-based status.
+type Reconciler struct {
+	Client client.Client
+	Clock  clock.PassiveClock
+	// MaxConcurrentReconciles bounds how many add-ons are reconciled at once (default 4).
+	MaxConcurrentReconciles int
+}
+
+var _ reconcile.Reconciler = (*Reconciler)(nil)
+
+// Indexes of ManagedClusterAddOns by the configurations their status resolves to.
+const (
+	templateIndex = "addontemplate.status.configReferences.addontemplates"
+	configIndex   = "addontemplate.status.configReferences.addondeploymentconfigs"
+)
+
+// SetupWithManager registers the reconciler, its indexes and its watches.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	idx := mgr.GetFieldIndexer()
+	for name, resource := range map[string]string{templateIndex: "addontemplates", configIndex: "addondeploymentconfigs"} {
+		err := idx.IndexField(context.Background(), &addonv1alpha1.ManagedClusterAddOn{}, name, func(o client.Object) []string {
+			if ref := desiredConfig(o.(*addonv1alpha1.ManagedClusterAddOn), resource); ref != nil {
+				return []string{ref.Namespace + "/" + ref.Name}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	workers := r.MaxConcurrentReconciles
+	if workers <= 0 {
+		workers = 4
+	}
+	byIndex := func(index string) handler.MapFunc {
+		return func(ctx context.Context, o client.Object) []reconcile.Request {
+			l := &addonv1alpha1.ManagedClusterAddOnList{}
+			if err := r.Client.List(ctx, l, client.MatchingFields{index: o.GetNamespace() + "/" + o.GetName()}); err != nil {
+				ctrl.LoggerFrom(ctx).Error(err, "listing the ManagedClusterAddOns of a configuration", "index", index, "name", o.GetName())
+				return nil
+			}
+			return addonRequests(l.Items, func(*addonv1alpha1.ManagedClusterAddOn) bool { return true })
+		}
+	}
+	// A role that did not exist may be the one a failed hubPermission waits for.
+	created := predicate.Funcs{
+		CreateFunc: func(event.CreateEvent) bool { return true }, UpdateFunc: func(event.UpdateEvent) bool { return false },
+		DeleteFunc: func(event.DeleteEvent) bool { return false }, GenericFunc: func(event.GenericEvent) bool { return false },
+	}
+	waitingForRole := func(ctx context.Context, _ client.Object) []reconcile.Request {
+		l := &addonv1alpha1.ManagedClusterAddOnList{}
+		if err := r.Client.List(ctx, l); err != nil {
+			return nil
+		}
+		return addonRequests(l.Items, func(m *addonv1alpha1.ManagedClusterAddOn) bool {
+			c := meta.FindStatusCondition(m.Status.Conditions, addonv1alpha1.ManagedClusterAddOnRegistrationApplied)
+			return c != nil && c.Reason == ReasonSetPermissionFailed
+		})
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("addontemplate").
+		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
+		For(&addonv1alpha1.ManagedClusterAddOn{}).
+		Watches(&workv1.ManifestWork{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
+			name, ok := o.GetLabels()[AddonLabel]
+			if !ok {
+				return nil
+			}
+			return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: o.GetNamespace(), Name: name}}}
+		})).
+		Watches(&rbacv1.RoleBinding{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
+			l := o.GetLabels()
+			if l[OwnerLabel] == "" || l[ClusterLabel] == "" || l[AddonLabel] == "" {
+				return nil
+			}
+			return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: l[ClusterLabel], Name: l[AddonLabel]}}}
+		})).
+		Watches(&addonv1alpha1.AddOnTemplate{}, handler.EnqueueRequestsFromMapFunc(byIndex(templateIndex))).
+		Watches(&addonv1alpha1.AddOnDeploymentConfig{}, handler.EnqueueRequestsFromMapFunc(byIndex(configIndex))).
+		Watches(&rbacv1.ClusterRole{}, handler.EnqueueRequestsFromMapFunc(waitingForRole), builder.WithPredicates(created)).
+		Watches(&rbacv1.Role{}, handler.EnqueueRequestsFromMapFunc(waitingForRole), builder.WithPredicates(created)).
+		Complete(r)
+}
+
+func addonRequests(items []addonv1alpha1.ManagedClusterAddOn, keep func(*addonv1alpha1.ManagedClusterAddOn) bool) []reconcile.Request {
+	var out []reconcile.Request
+	for i := range items {
+		if keep(&items[i]) {
+			out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&items[i])})
+		}
+	}
+	return out
+}
+
+// desiredConfig is the desired configuration of the add-on's kind resource (group
+// addon.open-cluster-management.io) in its status, nil without one or before its spec hash is known.
+func desiredConfig(mca *addonv1alpha1.ManagedClusterAddOn, resource string) *addonv1alpha1.ConfigSpecHash {
+	for _, c := range mca.Status.ConfigReferences {
+		if c.Group == addonv1alpha1.GroupVersion.Group && c.Resource == resource && c.DesiredConfig != nil && c.DesiredConfig.SpecHash != "" {
+			return c.DesiredConfig
+		}
+	}
+	return nil
+}
+
+// WorkName is the name of a template add-on's ManifestWork (OCM's first deploy work).
+func WorkName(addon string) string { return "addon-" + addon + "-deploy-0" }
+
+// +kubebuilder:rbac:groups=addon.open-cluster-management.io,resources=managedclusteraddons,verbs=get;list;watch
+// +kubebuilder:rbac:groups=addon.open-cluster-management.io,resources=managedclusteraddons/status,verbs=update;patch
+// +kubebuilder:rbac:groups=addon.open-cluster-management.io,resources=managedclusteraddons/finalizers,verbs=update
+// +kubebuilder:rbac:groups=addon.open-cluster-management.io,resources=addontemplates;addondeploymentconfigs,verbs=get;list;watch
+// +kubebuilder:rbac:groups=work.open-cluster-management.io,resources=manifestworks,verbs=get;list;watch;create;update;delete
+// +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=rolebindings,verbs=get;list;watch;create;update;delete
+// +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=clusterroles;roles,verbs=get;list;watch;bind
+
+// Reconcile deploys one template add-on's agent, or removes what the hub made for it.
+func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	mca := &addonv1alpha1.ManagedClusterAddOn{}
+	err := r.Client.Get(ctx, req.NamespacedName, mca)
+	if apierrors.IsNotFound(err) {
+		// The garbage collector removes what the add-on owns; bindings in other namespaces are ours.
+		return reconcile.Result{}, r.removeBindings(ctx, req.Namespace, req.Name, nil)
+	}
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	if !mca.DeletionTimestamp.IsZero() {
+		return reconcile.Result{}, r.removeBindings(ctx, mca.Namespace, mca.Name, nil)
+	}
+	ref := desiredConfig(mca, "addontemplates")
+	if ref == nil {
+		// Not (or no longer) a template add-on: remove its agent if the hub deployed one.
+		return reconcile.Result{}, errors.Join(r.removeWork(ctx, mca), r.removeBindings(ctx, mca.Namespace, mca.Name, nil))
+	}
+	// As OCM's template add-ons (ConfigCheckEnabled): nothing is deployed before the add-on's
+	// configurations are (the hub's lifecycle controller says so with Configured).
+	if !meta.IsStatusConditionTrue(mca.Status.Conditions, addonv1alpha1.ManagedClusterAddOnConditionConfigured) {
+		return reconcile.Result{}, nil
+	}
+	tmpl := &addonv1alpha1.AddOnTemplate{}
+	if err := r.Client.Get(ctx, client.ObjectKey{Name: ref.Name}, tmpl); err != nil {
+		// A missing template is reported by the lifecycle controller (Configured); it is
+		// watched, so its creation brings the add-on back here.
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	in := Input{Cluster: mca.Namespace, Addon: mca.Name, Template: tmpl}
+	if c := desiredConfig(mca, "addondeploymentconfigs"); c != nil {
+		in.Config = &addonv1alpha1.AddOnDeploymentConfig{}
+		if err := r.Client.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: c.Name}, in.Config); err != nil {
+			return reconcile.Result{}, client.IgnoreNotFound(err)
+		}
+	}
+
+	st := mca.Status.DeepCopy()
+	now := metav1.NewTime(r.Clock.Now())
+	set := func(c metav1.Condition) {
+		c.ObservedGeneration, c.LastTransitionTime = mca.Generation, now
+		meta.SetStatusCondition(&st.Conditions, c)
+	}
+	rendered, err := Render(in)
+	if err != nil {
+		set(metav1.Condition{Type: addonv1alpha1.ManagedClusterAddOnManifestApplied, Status: metav1.ConditionFalse,
+			Reason: ReasonTemplateInvalid, Message: fmt.Sprintf("AddOnTemplate %s: %v", tmpl.Name, err)})
+		return reconcile.Result{}, r.writeStatus(ctx, mca, st)
+	}
+	st.Registrations = Registrations(mca.Namespace, mca.Name, tmpl)
+	st.Namespace = rendered.InstallNamespace
+	st.HealthCheck.Mode = addonv1alpha1.HealthCheckModeCustomized
+
+	var errs []error
+	problems, err := r.applyBindings(ctx, mca, tmpl)
+	errs = append(errs, err)
+	if len(problems) > 0 {
+		set(metav1.Condition{Type: addonv1alpha1.ManagedClusterAddOnRegistrationApplied, Status: metav1.ConditionFalse,
+			Reason: ReasonSetPermissionFailed, Message: fmt.Sprintf("AddOnTemplate %s: %s", tmpl.Name, joinProblems(problems))})
+	} else if err == nil {
+		set(metav1.Condition{Type: addonv1alpha1.ManagedClusterAddOnRegistrationApplied, Status: metav1.ConditionTrue,
+			Reason: ReasonSetPermissionApplied, Message: "Registration of the addon agent is configured"})
+	}
+
+	work, err := r.applyWork(ctx, mca, rendered)
+	if err != nil {
+		set(metav1.Condition{Type: addonv1alpha1.ManagedClusterAddOnManifestApplied, Status: metav1.ConditionFalse,
+			Reason: ReasonWorkApplyFailed, Message: fmt.Sprintf("failed to apply manifestWork: %v", err)})
+		var refused *refusedError
+		if !errors.As(err, &refused) {
+			errs = append(errs, err)
+		}
+	} else if c := manifestApplied(work); c != nil {
+		set(*c)
+	} else if c := meta.FindStatusCondition(st.Conditions, addonv1alpha1.ManagedClusterAddOnManifestApplied); c != nil && c.Status == metav1.ConditionFalse {
+		// Not reported yet for this work: an earlier failure no longer holds (OCM drops it too).
+		meta.RemoveStatusCondition(&st.Conditions, addonv1alpha1.ManagedClusterAddOnManifestApplied)
+	}
+	if err == nil {
+		set(available(mca.Name, work, rendered.Workloads))
+	}
+	errs = append(errs, r.writeStatus(ctx, mca, st))
+	return reconcile.Result{}, errors.Join(errs...)
+}

@@ -1,0 +1,41 @@
+// Package addontemplate deploys the agents of template add-ons, as OCM's addon manager does for an
+// AddOnTemplate (addon.open-cluster-management.io/v1alpha1): an add-on whose agent is a set of
+// manifests, with no code of its own on the hub.
+//
+// Reconciler works per ManagedClusterAddOn (MCA). An MCA is a template add-on when its
+// status.configReferences (written by the hub's lifecycle controller, internal/hub/addon) hold a
+// desired AddOnTemplate with its spec hash; like OCM it waits until the MCA is Configured. Then:
+//
+//   - Render (render.go, decorate.go): the template's agentSpec becomes ManifestWork
+//     addon-<addon>-deploy-0 in the cluster's namespace. Each {{NAME}} in a manifest is replaced
+//     by a variable, with OCM's precedence: HUB_KUBECONFIG (with a registration) < the
+//     AddOnDeploymentConfig's customizedVariables < CLUSTER_NAME and INSTALL_NAMESPACE. A
+//     variable that is not defined is an error naming the manifest and the variable (OCM
+//     renders it empty), reported in ManifestApplied (AddOnTemplateInvalid); the add-on's
+//     existing work is left as it was. Deployments and DaemonSets get the preset variables as
+//     environment, the credential volumes of the registrations, nodePlacement and registries;
+//     agentInstallNamespace moves namespaced objects. Each Deployment and DaemonSet gets a
+//     WellKnownStatus feedback rule: the health probe.
+//   - The work carries OCM's labels and the configurations' spec hashes (the lifecycle
+//     controller's progressing reads them), and a controller reference to the MCA: the hub
+//     updates or deletes only works with that reference to this MCA, and the garbage collector
+//     removes the work with the MCA. A work of that name without it is reported, not touched.
+//     The work goes when the MCA's configurations no longer name a template.
+//   - Registrations (registration.go): status.registrations from the template's registration
+//     (KubeClient: the kube-apiserver client signer with OCM's default subject; CustomSigner:
+//     its signer and subject), status.namespace (the agent's install namespace, where the spoke
+//     writes the credentials) and healthCheck mode Customized (the spoke's lease check stays out).
+//   - Hub permissions: each KubeClient hubPermission is a RoleBinding to the add-on's group
+//     system:open-cluster-management:cluster:<c>:addon:<a>: CurrentCluster in the cluster's
+//     namespace (owned by the MCA), SingleNamespace in its namespace (labelled with the MCA's
+//     UID, cluster and add-on, since an owner must share the namespace; removed by the hub when
+//     the MCA goes, also after a restart through the bindings' watch). A role that does not
+//     exist, or a binding of that name the hub did not make, is RegistrationApplied=False
+//     (SetPermissionFailed) naming the field. To create a binding to any role the hub holds
+//     `bind` on roles and cluster roles (see docs/addons.md for what that means for trust).
+//   - Status from the work (health.go): ManifestApplied from its Applied condition, Available
+//     from its status feedback (OCM's WorkloadAvailability check: a ready replica per
+//     Deployment and DaemonSet), with OCM's reasons.
+//
+// Status is written only when it changes, conditions with ObservedGeneration.
+package addontemplate
