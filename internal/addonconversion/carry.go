@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/flotilla/flotilla/api/addon/v1beta1"
 )
 
 // AnnotationPrefix starts the annotations in which a converted object carries what the other
@@ -14,7 +16,7 @@ const AnnotationPrefix = "conversion.flotilla.io/"
 
 // InstallNamespaceAnnotation holds a v1alpha1 ManagedClusterAddOn's spec.installNamespace in
 // v1beta1, where the field does not exist. The key is OCM's, which OCM's add-on framework reads.
-const InstallNamespaceAnnotation = "addon.open-cluster-management.io/v1alpha1-install-namespace"
+const InstallNamespaceAnnotation = v1beta1.InstallNamespaceAnnotation
 
 // Annotations that carry the fields of one version through the other.
 const (

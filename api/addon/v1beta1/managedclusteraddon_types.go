@@ -251,3 +251,7 @@ type ManagedClusterAddOnList struct {
 	metav1.ListMeta `json:"metadata,omitempty"`
 	Items           []ManagedClusterAddOn `json:"items"`
 }
+
+// InstallNamespaceAnnotation holds, on a v1beta1 ManagedClusterAddOn, the v1alpha1 field
+// spec.installNamespace, which v1beta1 does not have (OCM's key).
+const InstallNamespaceAnnotation = "addon.open-cluster-management.io/v1alpha1-install-namespace"
