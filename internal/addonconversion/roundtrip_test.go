@@ -34,7 +34,7 @@ type example struct {
 	h    header
 }
 
-func examples(t *testing.T) []example {
+func examples(t testing.TB) []example {
 	t.Helper()
 	var out []example
 	for _, path := range exampleFiles {
