@@ -156,7 +156,9 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		&addon.Reconciler{Client: mgr.GetClient(), Clock: clk},
 		&addon.ProgressingReconciler{Client: mgr.GetClient(), Clock: clk},
 		&addontemplate.Reconciler{Client: mgr.GetClient(), Clock: clk},
+		&addontemplate.Signer{Client: mgr.GetClient(), Certificates: cs, Clock: clk},
 		&addontemplate.Reconciler{Client: mgr.GetClient(), Clock: clk},
+		&addontemplate.Signer{Client: mgr.GetClient(), Certificates: cs, Clock: clk},
 	} {
 		if err := r.SetupWithManager(mgr); err != nil {
 			return nil, err

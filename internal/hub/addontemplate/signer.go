@@ -1,0 +1,235 @@
+package addontemplate
+
+import (
+	"context"
+	"crypto"
+	"crypto/rand"
+	"crypto/x509"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"math/big"
+	"slices"
+	"time"
+
+	certificatesv1 "k8s.io/api/certificates/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
+	"github.com/flotilla/flotilla/internal/clusteridentity"
+)
+
+// DefaultSignerNamespace holds a custom signer's CA Secret when the template names no
+// namespace (OCM's addon manager namespace).
+const DefaultSignerNamespace = "open-cluster-management-hub"
+
+// CustomSignerDuration is how long a certificate from a custom signer lasts (OCM's).
+const CustomSignerDuration = 24 * time.Hour
+
+// ApprovedReason is the reason of the Approved condition the hub gives a custom signer's request.
+const ApprovedReason = "AutoApprovedByAddOnTemplate"
+
+// Signer approves and signs the CertificateSigningRequests of template add-ons' custom signers,
+// as OCM's template agent does, with the CA in the Secret the template's customSigner.signingCA
+// names. Unlike OCM, which approves every request for the signer, a request is approved only
+// when it was filed by an agent of the cluster in its cluster-name label, for a subject the
+// add-on registers in status.registrations, for client usages.
+//
+// The hub holds neither `approve` and `sign` on arbitrary signers nor read access to Secrets:
+// whoever sets up a custom signer grants the hub `approve` and `sign` on signers/<signer name>
+// and `get` on the CA Secret (docs/addons.md). Without them the request stays pending and the
+// refusal is logged.
+type Signer struct {
+	Client client.Client
+	// Reader reads the CA Secrets from the API server (the hub caches no Secrets); default: the
+	// manager's API reader.
+	Reader       client.Reader
+	Certificates kubernetes.Interface
+	Clock        clock.PassiveClock
+}
+
+var _ reconcile.Reconciler = (*Signer)(nil)
+
+// SetupWithManager registers the signer.
+func (s *Signer) SetupWithManager(mgr ctrl.Manager) error {
+	if s.Reader == nil {
+		s.Reader = mgr.GetAPIReader()
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("addontemplate-signer").
+		For(&certificatesv1.CertificateSigningRequest{}).
+		Complete(s)
+}
+
+// +kubebuilder:rbac:groups=certificates.k8s.io,resources=certificatesigningrequests,verbs=get;list;watch
+// +kubebuilder:rbac:groups=certificates.k8s.io,resources=certificatesigningrequests/approval;certificatesigningrequests/status,verbs=update
+
+// Reconcile approves and signs one request of a template add-on's custom signer.
+func (s *Signer) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	csr := &certificatesv1.CertificateSigningRequest{}
+	if err := s.Client.Get(ctx, req.NamespacedName, csr); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	if csr.Spec.SignerName == certificatesv1.KubeAPIServerClientSignerName || len(csr.Status.Certificate) > 0 || hasCondition(csr, certificatesv1.CertificateDenied) ||
+		hasCondition(csr, certificatesv1.CertificateFailed) {
+		return reconcile.Result{}, nil
+	}
+	cluster, name := csr.Labels[clusteridentity.ClusterNameLabel], csr.Labels[clusteridentity.AddOnNameLabel]
+	if cluster == "" || name == "" {
+		return reconcile.Result{}, nil
+	}
+	mca := &addonv1alpha1.ManagedClusterAddOn{}
+	if err := s.Client.Get(ctx, client.ObjectKey{Namespace: cluster, Name: name}, mca); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	ref := desiredConfig(mca, "addontemplates")
+	if ref == nil || !mca.DeletionTimestamp.IsZero() {
+		return reconcile.Result{}, nil
+	}
+	tmpl := &addonv1alpha1.AddOnTemplate{}
+	if err := s.Client.Get(ctx, client.ObjectKey{Name: ref.Name}, tmpl); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	var signer *addonv1alpha1.CustomSignerRegistrationConfig
+	for _, r := range tmpl.Spec.Registration {
+		if r.Type == addonv1alpha1.RegistrationTypeCustomSigner && r.CustomSigner != nil && r.CustomSigner.SignerName == csr.Spec.SignerName {
+			signer = r.CustomSigner
+		}
+	}
+	if signer == nil {
+		return reconcile.Result{}, nil
+	}
+	log := ctrl.LoggerFrom(ctx).WithValues("request", csr.Name, "signer", csr.Spec.SignerName)
+	x509Req, err := checkCustomRequest(csr, mca)
+	if err != nil {
+		log.Info("not approving a custom signer's request", "why", err.Error())
+		return reconcile.Result{}, nil
+	}
+	if !hasCondition(csr, certificatesv1.CertificateApproved) {
+		csr = csr.DeepCopy()
+		csr.Status.Conditions = append(csr.Status.Conditions, certificatesv1.CertificateSigningRequestCondition{
+			Type: certificatesv1.CertificateApproved, Status: corev1.ConditionTrue, Reason: ApprovedReason,
+			Message: "approved for add-on " + mca.Name + " of cluster " + cluster + " by its AddOnTemplate " + tmpl.Name, LastUpdateTime: metav1.NewTime(s.Clock.Now()),
+		})
+		if csr, err = s.Certificates.CertificatesV1().CertificateSigningRequests().UpdateApproval(ctx, csr.Name, csr, metav1.UpdateOptions{}); err != nil {
+			return reconcile.Result{}, fmt.Errorf("approving %s for signer %s (the hub needs approve on signers/%s): %w", req.Name, signer.SignerName, signer.SignerName, err)
+		}
+	}
+	ns := signer.SigningCA.Namespace
+	if ns == "" {
+		ns = DefaultSignerNamespace
+	}
+	secret := &corev1.Secret{}
+	if err := s.Reader.Get(ctx, client.ObjectKey{Namespace: ns, Name: signer.SigningCA.Name}, secret); err != nil {
+		return reconcile.Result{}, fmt.Errorf("reading the signing CA Secret %s/%s of AddOnTemplate %s (spec.registration customSigner.signingCA; the hub needs get on it): %w",
+			ns, signer.SigningCA.Name, tmpl.Name, err)
+	}
+	certPEM, err := sign(x509Req, secret.Data[corev1.TLSCertKey], secret.Data[corev1.TLSPrivateKeyKey], s.Clock.Now())
+	if err != nil {
+		return reconcile.Result{}, fmt.Errorf("signing %s with the CA in Secret %s/%s: %w", req.Name, ns, signer.SigningCA.Name, err)
+	}
+	csr = csr.DeepCopy()
+	csr.Status.Certificate = certPEM
+	if _, err := s.Certificates.CertificatesV1().CertificateSigningRequests().UpdateStatus(ctx, csr, metav1.UpdateOptions{}); err != nil {
+		return reconcile.Result{}, fmt.Errorf("writing the certificate of %s (the hub needs sign on signers/%s): %w", req.Name, signer.SignerName, err)
+	}
+	return reconcile.Result{}, nil
+}
+
+func hasCondition(csr *certificatesv1.CertificateSigningRequest, t certificatesv1.RequestConditionType) bool {
+	return slices.ContainsFunc(csr.Status.Conditions, func(c certificatesv1.CertificateSigningRequestCondition) bool { return c.Type == t })
+}
+
+// clientUsages are the usages a custom signer's certificate may carry.
+var clientUsages = []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageKeyEncipherment, certificatesv1.UsageClientAuth}
+
+// checkCustomRequest checks that csr was filed by an agent of its cluster, for the subject that
+// mca registers for its signer, for client usages, and returns the parsed request.
+func checkCustomRequest(csr *certificatesv1.CertificateSigningRequest, mca *addonv1alpha1.ManagedClusterAddOn) (*x509.CertificateRequest, error) {
+	cluster, _, ok := clusteridentity.ParseUser(csr.Spec.Username)
+	if !ok || cluster != mca.Namespace || !slices.Contains(csr.Spec.Groups, clusteridentity.Group(cluster)) ||
+		!slices.Contains(csr.Spec.Groups, clusteridentity.ManagedClustersGroup) {
+		return nil, fmt.Errorf("filed by %q in groups %v, not by an agent of cluster %s", csr.Spec.Username, csr.Spec.Groups, mca.Namespace)
+	}
+	for _, u := range csr.Spec.Usages {
+		if !slices.Contains(clientUsages, u) {
+			return nil, fmt.Errorf("usage %q is not one of %v", u, clientUsages)
+		}
+	}
+	block, _ := pem.Decode(csr.Spec.Request)
+	if block == nil || block.Type != "CERTIFICATE REQUEST" {
+		return nil, errors.New("the request is not a PEM certificate request")
+	}
+	req, err := x509.ParseCertificateRequest(block.Bytes)
+	if err != nil {
+		return nil, err
+	}
+	if err := req.CheckSignature(); err != nil {
+		return nil, err
+	}
+	i := slices.IndexFunc(mca.Status.Registrations, func(r addonv1alpha1.RegistrationConfig) bool { return r.SignerName == csr.Spec.SignerName })
+	if i < 0 {
+		return nil, fmt.Errorf("ManagedClusterAddOn %s/%s registers no signer %s", mca.Namespace, mca.Name, csr.Spec.SignerName)
+	}
+	want := mca.Status.Registrations[i].Subject
+	if want == nil {
+		want = &addonv1alpha1.Subject{}
+	}
+	sorted := func(s []string) []string { return slices.Sorted(slices.Values(s)) }
+	if req.Subject.CommonName != want.User || !slices.Equal(sorted(req.Subject.Organization), sorted(want.Groups)) ||
+		!slices.Equal(sorted(req.Subject.OrganizationalUnit), sorted(want.OrganizationUnits)) {
+		return nil, fmt.Errorf("subject %v is not the registered %+v", req.Subject, *want)
+	}
+	return req, nil
+}
+
+// sign issues a client certificate for req from the CA (PEM certificate and key, PKCS#8, PKCS#1
+// or EC), valid for CustomSignerDuration from now.
+func sign(req *x509.CertificateRequest, caCertPEM, caKeyPEM []byte, now time.Time) ([]byte, error) {
+	cb, _ := pem.Decode(caCertPEM)
+	kb, _ := pem.Decode(caKeyPEM)
+	if cb == nil || kb == nil {
+		return nil, errors.New("the Secret needs a PEM CA certificate in tls.crt and its key in tls.key")
+	}
+	ca, err := x509.ParseCertificate(cb.Bytes)
+	if err != nil {
+		return nil, err
+	}
+	var key any
+	if key, err = x509.ParsePKCS8PrivateKey(kb.Bytes); err != nil {
+		if key, err = x509.ParsePKCS1PrivateKey(kb.Bytes); err != nil {
+			if key, err = x509.ParseECPrivateKey(kb.Bytes); err != nil {
+				return nil, errors.New("tls.key is not a PKCS#8, PKCS#1 or EC private key")
+			}
+		}
+	}
+	signer, ok := key.(crypto.Signer)
+	if !ok {
+		return nil, errors.New("tls.key cannot sign")
+	}
+	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 127))
+	if err != nil {
+		return nil, err
+	}
+	notAfter := now.Add(CustomSignerDuration)
+	if notAfter.After(ca.NotAfter) {
+		notAfter = ca.NotAfter
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: serial, Subject: req.Subject,
+		NotBefore: now.Add(-5 * time.Minute), NotAfter: notAfter,
+		KeyUsage:    x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, req.PublicKey, signer)
+	if err != nil {
+		return nil, err
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), nil
+}
