@@ -14,7 +14,6 @@ import (
 
 	"github.com/flotilla/flotilla/api/scheme"
 	"github.com/flotilla/flotilla/internal/hub/addon"
-	"github.com/flotilla/flotilla/internal/hub/addontemplate"
 	"github.com/flotilla/flotilla/internal/hub/addonregistration"
 	"github.com/flotilla/flotilla/internal/hub/addontemplate"
 	"github.com/flotilla/flotilla/internal/hub/clusterprofile"
@@ -155,8 +154,6 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		// The progressing controller uses an index the add-on controller adds: it comes after.
 		&addon.Reconciler{Client: mgr.GetClient(), Clock: clk},
 		&addon.ProgressingReconciler{Client: mgr.GetClient(), Clock: clk},
-		&addontemplate.Reconciler{Client: mgr.GetClient(), Clock: clk},
-		&addontemplate.Signer{Client: mgr.GetClient(), Certificates: cs, Clock: clk},
 		&addontemplate.Reconciler{Client: mgr.GetClient(), Clock: clk},
 		&addontemplate.Signer{Client: mgr.GetClient(), Certificates: cs, Clock: clk},
 	} {
