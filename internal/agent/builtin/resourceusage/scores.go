@@ -84,4 +84,3 @@ func freeByNode(nodes []*corev1.Node, pods []*corev1.Pod) map[string]corev1.Reso
 	}
 	return free
 }
-
