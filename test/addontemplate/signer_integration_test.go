@@ -56,9 +56,8 @@ func newRequest(t *testing.T, subject pkix.Name) []byte {
 	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der})
 }
 
-// grantSigner gives the hub's identities (the subjects bound to its ClusterRole) what whoever
-// sets up a custom signer grants: approve and sign on that signer, and get on its CA Secret.
-func grantSigner(t *testing.T, c client.Client, signer, ns, secret string) {
+// hubSubjects are the hub's identities: the subjects bound to its generated ClusterRole.
+func hubSubjects(t *testing.T, c client.Client) []rbacv1.Subject {
 	t.Helper()
 	crbs := &rbacv1.ClusterRoleBindingList{}
 	if err := c.List(context.Background(), crbs); err != nil {
@@ -73,12 +72,26 @@ func grantSigner(t *testing.T, c client.Client, signer, ns, secret string) {
 	if len(subjects) == 0 {
 		t.Fatalf("no subjects bound to ClusterRole %s", rbac.Name)
 	}
-	testenv.Create(t, c, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "metrics-signer"},
-		Rules: []rbacv1.PolicyRule{{APIGroups: []string{"certificates.k8s.io"}, Resources: []string{"signers"}, ResourceNames: []string{signer}, Verbs: []string{"approve", "sign"}}}})
-	testenv.Create(t, c, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "metrics-signer"},
-		RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "metrics-signer"}, Subjects: subjects})
+	return subjects
+}
+
+// grantHub gives the hub's identities the rules, as an administrator does for what the hub's
+// own roles leave out (a role to bind, a custom signer).
+func grantHub(t *testing.T, c client.Client, name string, rules ...rbacv1.PolicyRule) {
+	t.Helper()
+	testenv.Create(t, c, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: name}, Rules: rules})
+	testenv.Create(t, c, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: name},
+		RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: name}, Subjects: hubSubjects(t, c)})
+}
+
+// grantSigner gives the hub what whoever sets up a custom signer grants: approve and sign on
+// that signer, and get on its CA Secret.
+func grantSigner(t *testing.T, c client.Client, signer, ns, secret string) {
+	t.Helper()
+	grantHub(t, c, "metrics-signer",
+		rbacv1.PolicyRule{APIGroups: []string{"certificates.k8s.io"}, Resources: []string{"signers"}, ResourceNames: []string{signer}, Verbs: []string{"approve", "sign"}})
 	testenv.Create(t, c, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "metrics-ca-reader"},
 		Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"secrets"}, ResourceNames: []string{secret}, Verbs: []string{"get"}}}})
 	testenv.Create(t, c, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "metrics-ca-reader"},
-		RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "metrics-ca-reader"}, Subjects: subjects})
+		RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "metrics-ca-reader"}, Subjects: hubSubjects(t, c)})
 }

@@ -181,6 +181,9 @@ func TestTemplateAddOn(t *testing.T) {
 		Spec: addonv1alpha1.AddOnDeploymentConfigSpec{CustomizedVariables: []addonv1alpha1.CustomizedVariable{{Name: "TAG", Value: "v1.2"}}}})
 	testenv.Create(t, hub, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "hello-reader"},
 		Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "list"}}}})
+	// The hub does not hold configmaps permissions: an administrator lets it bind this role.
+	grantHub(t, hub, "bind-hello-reader", rbacv1.PolicyRule{APIGroups: []string{"rbac.authorization.k8s.io"}, Resources: []string{"clusterroles"},
+		ResourceNames: []string{"hello-reader"}, Verbs: []string{"bind"}})
 	templateAddOn(t, hub, "hello", kubeClient(currentCluster("hello-reader")))
 	hello1 := enable(t, hub, "hello", spoke1.Name)
 	enable(t, hub, "hello", spoke2.Name)
@@ -236,6 +239,11 @@ func TestTemplateAddOn(t *testing.T) {
 		templateAddOn(t, hub, "bad-role", kubeClient(currentCluster("bad-role-reader")))
 		enable(t, hub, "bad-role", spoke1.Name)
 
+		testenv.Create(t, hub, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "secrets-reader"},
+			Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"get"}}}})
+		templateAddOn(t, hub, "bad-bind", kubeClient(currentCluster("secrets-reader")))
+		enable(t, hub, "bad-bind", spoke2.Name)
+
 		m := waitAddOn(t, hub, spoke1.Name, "bad-vars", "ManifestApplied=False naming the variable", func(m *addonv1alpha1.ManagedClusterAddOn) bool {
 			return strings.HasPrefix(conditionState(m, addonv1alpha1.ManagedClusterAddOnManifestApplied), "False/AddOnTemplateInvalid")
 		})
@@ -254,6 +262,14 @@ func TestTemplateAddOn(t *testing.T) {
 		})
 		want = "False/SetPermissionFailed: AddOnTemplate bad-role-v1: spec.registration[0].kubeClient.hubPermissions[0].currentCluster.clusterRoleName: " +
 			"ClusterRole bad-role-reader does not exist on the hub: create it, or name an existing one"
+		if got := conditionState(m, addonv1alpha1.ManagedClusterAddOnRegistrationApplied); got != want {
+			t.Errorf("RegistrationApplied:\nwant %s\ngot  %s", want, got)
+		}
+		m = waitAddOn(t, hub, spoke2.Name, "bad-bind", "RegistrationApplied=False: the hub may not bind the role", func(m *addonv1alpha1.ManagedClusterAddOn) bool {
+			return strings.HasPrefix(conditionState(m, addonv1alpha1.ManagedClusterAddOnRegistrationApplied), "False/SetPermissionFailed")
+		})
+		want = "False/SetPermissionFailed: AddOnTemplate bad-bind-v1: spec.registration[0].kubeClient.hubPermissions[0].currentCluster.clusterRoleName: " +
+			"the hub may not bind ClusterRole secrets-reader: it holds neither its permissions nor bind on it; grant the hub's identity verb bind on clusterroles \"secrets-reader\", or name another role"
 		if got := conditionState(m, addonv1alpha1.ManagedClusterAddOnRegistrationApplied); got != want {
 			t.Errorf("RegistrationApplied:\nwant %s\ngot  %s", want, got)
 		}

@@ -128,14 +128,24 @@ func (r *Reconciler) applyBindings(ctx context.Context, mca *addonv1alpha1.Manag
 		err := r.Client.Get(ctx, client.ObjectKeyFromObject(want), got)
 		switch {
 		case apierrors.IsNotFound(err):
-			errs = append(errs, r.Client.Create(ctx, want))
+			err := r.Client.Create(ctx, want)
+			if apierrors.IsForbidden(err) {
+				problems = append(problems, b.Field+": "+mayNotBind(want))
+				continue
+			}
+			errs = append(errs, err)
 		case err != nil:
 			errs = append(errs, err)
 		case !madeFor(got, mca):
 			problems = append(problems, fmt.Sprintf("%s: RoleBinding %s/%s exists and was not made by the hub for this add-on: delete or rename it", b.Field, got.Namespace, got.Name))
 		case got.RoleRef != want.RoleRef:
 			// The role of a binding cannot change: a new one replaces it.
-			errs = append(errs, client.IgnoreNotFound(r.Client.Delete(ctx, got, client.Preconditions{UID: &got.UID})), r.Client.Create(ctx, want))
+			errs = append(errs, client.IgnoreNotFound(r.Client.Delete(ctx, got, client.Preconditions{UID: &got.UID})))
+			if err := r.Client.Create(ctx, want); apierrors.IsForbidden(err) {
+				problems = append(problems, b.Field+": "+mayNotBind(want))
+			} else {
+				errs = append(errs, err)
+			}
 		case !equality.Semantic.DeepEqual(got.Subjects, want.Subjects) || !equality.Semantic.DeepEqual(got.Labels, want.Labels) ||
 			!equality.Semantic.DeepEqual(got.OwnerReferences, want.OwnerReferences):
 			upd := got.DeepCopy()
@@ -145,6 +155,17 @@ func (r *Reconciler) applyBindings(ctx context.Context, mca *addonv1alpha1.Manag
 	}
 	errs = append(errs, r.removeBindings(ctx, mca.Namespace, mca.Name, keep))
 	return problems, errors.Join(errs...)
+}
+
+// mayNotBind explains a binding the API server refused: the hub holds neither the role's
+// permissions nor bind on it, and it is not given bind on every role (docs/addons.md).
+func mayNotBind(b *rbacv1.RoleBinding) string {
+	res, where := "clusterroles", ""
+	if b.RoleRef.Kind == "Role" {
+		res, where = "roles", " in namespace "+b.Namespace
+	}
+	return fmt.Sprintf("the hub may not bind %s %s: it holds neither its permissions nor bind on it; grant the hub's identity verb bind on %s %q%s, or name another role",
+		b.RoleRef.Kind, b.RoleRef.Name, res, b.RoleRef.Name, where)
 }
 
 // roleExists says what is wrong with the role a binding refers to, "" when it exists.

@@ -139,7 +139,7 @@ func WorkName(addon string) string { return "addon-" + addon + "-deploy-0" }
 // +kubebuilder:rbac:groups=addon.open-cluster-management.io,resources=addontemplates;addondeploymentconfigs,verbs=get;list;watch
 // +kubebuilder:rbac:groups=work.open-cluster-management.io,resources=manifestworks,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=rolebindings,verbs=get;list;watch;create;update;delete
-// +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=clusterroles;roles,verbs=get;list;watch;bind
+// +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=clusterroles;roles,verbs=get;list;watch
 
 // Reconcile deploys one template add-on's agent, or removes what the hub made for it.
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {

@@ -31,8 +31,9 @@
 //     UID, cluster and add-on, since an owner must share the namespace; removed by the hub when
 //     the MCA goes, also after a restart through the bindings' watch). A role that does not
 //     exist, or a binding of that name the hub did not make, is RegistrationApplied=False
-//     (SetPermissionFailed) naming the field. To create a binding to any role the hub holds
-//     `bind` on roles and cluster roles (see docs/addons.md for what that means for trust).
+//     (SetPermissionFailed) naming the field, and so is a role the API server will not let the
+//     hub bind: as OCM's addon manager, the hub holds no `bind` or `escalate`, so it binds only
+//     roles whose permissions it holds or that an administrator lets it bind (docs/addons.md).
 //   - Status from the work (health.go): ManifestApplied from its Applied condition, Available
 //     from its status feedback (OCM's WorkloadAvailability check: a ready replica per
 //     Deployment and DaemonSet), with OCM's reasons.
