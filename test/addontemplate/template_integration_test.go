@@ -377,4 +377,21 @@ func TestTemplateAddOn(t *testing.T) {
 			t.Errorf("the agent on %s: %v", spoke2.Name, err)
 		}
 	})
+
+	t.Run("removed when the configurations no longer name the template", func(t *testing.T) {
+		cma := &addonv1alpha1.ClusterManagementAddOn{}
+		if err := hub.Get(ctx, client.ObjectKey{Name: "hello"}, cma); err != nil {
+			t.Fatal(err)
+		}
+		testenv.Update(t, hub, cma, func() {
+			cma.Spec.SupportedConfigs = slices.DeleteFunc(cma.Spec.SupportedConfigs, func(c addonv1alpha1.ConfigMeta) bool { return c.Resource == "addontemplates" })
+		})
+		waitGone(t, "the add-on's work on the hub", func(ctx context.Context) error {
+			return hub.Get(ctx, client.ObjectKey{Namespace: spoke2.Name, Name: addontemplate.WorkName("hello")}, &workv1.ManifestWork{})
+		})
+		waitGone(t, "the agent's Deployment on "+spoke2.Name, func(ctx context.Context) error {
+			_, err := spoke2.Spoke.Client.AppsV1().Deployments(agentNS).Get(ctx, "hello-agent", metav1.GetOptions{})
+			return err
+		})
+	})
 }

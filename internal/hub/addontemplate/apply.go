@@ -43,7 +43,7 @@ func desiredWork(mca *addonv1alpha1.ManagedClusterAddOn, r *Rendered) (*workv1.M
 		ObjectMeta: metav1.ObjectMeta{
 			Name: WorkName(mca.Name), Namespace: mca.Namespace,
 			// OCM's label, and the one the hub's progressing controller reads.
-			Labels:          map[string]string{AddonLabel: mca.Name, addon.AddonLabel: mca.Name},
+			Labels:          map[string]string{AddonLabel: mca.Name, addon.AddonLabel: mca.Name, TemplateLabel: r.Template},
 			Annotations:     map[string]string{addon.ConfigSpecHashAnnotation: string(raw)},
 			OwnerReferences: []metav1.OwnerReference{ownerRef(mca)},
 		},
@@ -70,13 +70,29 @@ func (r *Reconciler) applyWork(ctx context.Context, mca *addonv1alpha1.ManagedCl
 	if !madeFor(got, mca) {
 		return nil, &refusedError{fmt.Sprintf("ManifestWork %s/%s exists and was not made by the hub for this add-on: delete or rename it", got.Namespace, got.Name)}
 	}
-	if equality.Semantic.DeepEqual(got.Spec, want.Spec) && subset(want.Labels, got.Labels) && subset(want.Annotations, got.Annotations) {
+	if specEqual(got.Spec, want.Spec) && subset(want.Labels, got.Labels) && subset(want.Annotations, got.Annotations) {
 		return got, nil
 	}
 	upd := got.DeepCopy()
 	upd.Spec = want.Spec
 	upd.Labels, upd.Annotations = merged(got.Labels, want.Labels), merged(got.Annotations, want.Annotations)
 	return upd, r.Client.Update(ctx, upd)
+}
+
+// specEqual compares two ManifestWork specs, their manifests as JSON values (the API server
+// may write them back with other spacing or key order).
+func specEqual(a, b workv1.ManifestWorkSpec) bool {
+	if len(a.Workload.Manifests) != len(b.Workload.Manifests) {
+		return false
+	}
+	for i := range a.Workload.Manifests {
+		var x, y any
+		if json.Unmarshal(a.Workload.Manifests[i].Raw, &x) != nil || json.Unmarshal(b.Workload.Manifests[i].Raw, &y) != nil || !equality.Semantic.DeepEqual(x, y) {
+			return false
+		}
+	}
+	a.Workload.Manifests, b.Workload.Manifests = nil, nil
+	return equality.Semantic.DeepEqual(a, b)
 }
 
 func subset(want, got map[string]string) bool {
@@ -97,11 +113,12 @@ func merged(a, b map[string]string) map[string]string {
 	return out
 }
 
-// removeWork deletes the agent's ManifestWork if the hub made it for mca.
+// removeWork deletes the agent's ManifestWork if the hub made it for mca from a template (its
+// controller reference and template label: another add-on manager may name its work alike).
 func (r *Reconciler) removeWork(ctx context.Context, mca *addonv1alpha1.ManagedClusterAddOn) error {
 	w := &workv1.ManifestWork{}
 	err := r.Client.Get(ctx, client.ObjectKey{Namespace: mca.Namespace, Name: WorkName(mca.Name)}, w)
-	if err != nil || !madeFor(w, mca) {
+	if _, fromTemplate := w.Labels[TemplateLabel]; err != nil || !madeFor(w, mca) || !fromTemplate {
 		return client.IgnoreNotFound(err)
 	}
 	return client.IgnoreNotFound(r.Client.Delete(ctx, w, client.Preconditions{UID: &w.UID}))

@@ -16,11 +16,13 @@
 //     environment, the credential volumes of the registrations, nodePlacement and registries;
 //     agentInstallNamespace moves namespaced objects. Each Deployment and DaemonSet gets a
 //     WellKnownStatus feedback rule: the health probe.
-//   - The work carries OCM's labels and the configurations' spec hashes (the lifecycle
-//     controller's progressing reads them), and a controller reference to the MCA: the hub
-//     updates or deletes only works with that reference to this MCA, and the garbage collector
-//     removes the work with the MCA. A work of that name without it is reported, not touched.
-//     The work goes when the MCA's configurations no longer name a template.
+//   - The work carries OCM's labels, the template's name (label
+//     open-cluster-management.io/addon-template-name), the configurations' spec hashes (the
+//     lifecycle controller's progressing reads them), and a controller reference to the MCA: the
+//     hub updates only works with that reference to this MCA, and the garbage collector removes
+//     the work with the MCA. A work of that name without it is reported, not touched. When the
+//     MCA's configurations no longer name a template, the work goes if it also carries the
+//     template label (another add-on manager may name its works alike).
 //   - Registrations (registration.go): status.registrations from the template's registration
 //     (KubeClient: the kube-apiserver client signer with OCM's default subject; CustomSigner:
 //     its signer and subject), status.namespace (the agent's install namespace, where the spoke

@@ -36,7 +36,9 @@ type Input struct {
 
 // Rendered is the ManifestWork spec of one add-on's agent and what the hub reports from it.
 type Rendered struct {
-	Spec workv1.ManifestWorkSpec
+	// Template is the name of the AddOnTemplate rendered.
+	Template string
+	Spec     workv1.ManifestWorkSpec
 	// Workloads are the Deployments and DaemonSets whose status feedback says whether the agent
 	// is available.
 	Workloads []workv1.ResourceIdentifier
@@ -149,7 +151,7 @@ func substitute(raw string, values map[string]string) (string, []string) {
 // one that is not an object, is a *RenderError naming it.
 func Render(in Input) (*Rendered, error) {
 	vars := templateVariables(in)
-	out := &Rendered{Spec: *in.Template.Spec.AgentSpec.DeepCopy()}
+	out := &Rendered{Template: in.Template.Name, Spec: *in.Template.Spec.AgentSpec.DeepCopy()}
 	out.Spec.Workload.Manifests = nil
 	var firstDeploy, firstDaemon string
 	for i, m := range in.Template.Spec.AgentSpec.Workload.Manifests {
