@@ -16,6 +16,7 @@ import (
 	"github.com/flotilla/flotilla/internal/hub/addon"
 	"github.com/flotilla/flotilla/internal/hub/addonregistration"
 	"github.com/flotilla/flotilla/internal/hub/addontemplate"
+	"github.com/flotilla/flotilla/internal/hub/builtins"
 	"github.com/flotilla/flotilla/internal/hub/clusterprofile"
 	"github.com/flotilla/flotilla/internal/hub/clusterset"
 	"github.com/flotilla/flotilla/internal/hub/explain"
@@ -156,6 +157,7 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		&addon.ProgressingReconciler{Client: mgr.GetClient(), Clock: clk},
 		&addontemplate.Reconciler{Client: mgr.GetClient(), Clock: clk},
 		&addontemplate.Signer{Client: mgr.GetClient(), Certificates: cs, Clock: clk},
+		&builtins.Installer{Client: mgr.GetClient()},
 	} {
 		if err := r.SetupWithManager(mgr); err != nil {
 			return nil, err

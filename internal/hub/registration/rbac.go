@@ -52,10 +52,13 @@ func clusterRules(cluster string, accepted bool) []rbacv1.PolicyRule {
 // +kubebuilder:rbac:groups=work.open-cluster-management.io,resources=manifestworks/status,verbs=update;patch
 // +kubebuilder:rbac:groups=addon.open-cluster-management.io,resources=managedclusteraddons,verbs=get;list;watch
 // +kubebuilder:rbac:groups=addon.open-cluster-management.io,resources=managedclusteraddons/status,verbs=update;patch
+// +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=addonplacementscores,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=addonplacementscores/status,verbs=update;patch
 // +kubebuilder:rbac:groups="";events.k8s.io,resources=events,verbs=create;patch;update
 
 // namespaceRules are what an accepted cluster's agents may do in the cluster's namespace on the
-// hub, and nowhere else: renew the lease, read and report on their works and add-ons, record events.
+// hub, and nowhere else: renew the lease, read and report on their works and add-ons, record events,
+// and write the scores of the built-in add-ons.
 // The work agent deletes a work once it has been Complete for ttlSecondsAfterFinished, as OCM's.
 func namespaceRules() []rbacv1.PolicyRule {
 	return []rbacv1.PolicyRule{
@@ -65,6 +68,9 @@ func namespaceRules() []rbacv1.PolicyRule {
 		{APIGroups: []string{addonGroup}, Resources: []string{"managedclusteraddons"}, Verbs: read},
 		{APIGroups: []string{addonGroup}, Resources: []string{"managedclusteraddons/status"}, Verbs: []string{"update", "patch"}},
 		{APIGroups: []string{"", eventsGroup}, Resources: []string{"events"}, Verbs: []string{"create", "patch", "update"}},
+		// Built-in add-ons (internal/agent/builtin) write their scores with the agent's identity.
+		{APIGroups: []string{clusterGroup}, Resources: []string{"addonplacementscores"}, Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}},
+		{APIGroups: []string{clusterGroup}, Resources: []string{"addonplacementscores/status"}, Verbs: []string{"update", "patch"}},
 	}
 }
 

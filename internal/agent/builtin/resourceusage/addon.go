@@ -18,13 +18,14 @@ import (
 
 	clusterv1alpha1 "github.com/flotilla/flotilla/api/cluster/v1alpha1"
 	"github.com/flotilla/flotilla/internal/agent/builtin"
+	"github.com/flotilla/flotilla/internal/builtinaddon"
 )
 
 // Name is the add-on's name.
-const Name = "resource-usage"
+var Name = builtinaddon.ResourceUsage.Name
 
 // Label marks the AddOnPlacementScore the add-on wrote: it deletes only one that carries it.
-const Label = "addon.flotilla.io/built-in"
+const Label = builtinaddon.Label
 
 // DefaultInterval is how often the score is written, as OCM's add-on.
 const DefaultInterval = 60 * time.Second

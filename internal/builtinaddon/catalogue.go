@@ -1,0 +1,22 @@
+package builtinaddon
+
+// Label marks what Flotilla made for a built-in add-on (its ClusterManagementAddOn on the hub,
+// the objects the add-on writes); its value is the add-on's name. Flotilla updates and deletes
+// only objects that carry it.
+const Label = "addon.flotilla.io/built-in"
+
+// Info describes a built-in add-on.
+type Info struct {
+	Name, DisplayName, Description string
+}
+
+// ResourceUsage writes OCM's AddOnPlacementScore resource-usage-score.
+var ResourceUsage = Info{
+	Name:        "resource-usage",
+	DisplayName: "Resource usage scores",
+	Description: "Built into flotilla agent: writes OCM's AddOnPlacementScore resource-usage-score (free CPU, memory, " +
+		"GPUs and TPUs of the cluster and of its best node) in the cluster's namespace, for placements to rank clusters by.",
+}
+
+// Catalogue is every built-in add-on.
+var Catalogue = []Info{ResourceUsage}
