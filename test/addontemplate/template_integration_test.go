@@ -20,6 +20,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -170,7 +171,7 @@ func TestTemplateAddOn(t *testing.T) {
 	env := testenv.Start(t, testenv.Options{Spokes: 2, CRDs: true})
 	clusters := joinAll(t, env)
 	for _, j := range clusters {
-		env.AddNodes(t, j.Spoke, localk8s.NodePool{Name: "addon", Count: 1})
+		env.AddNodes(t, j.Spoke, localk8s.NodePool{Name: "addon", Count: 1, CPU: resource.MustParse("4"), Memory: resource.MustParse("8Gi")})
 	}
 	hub := env.HubClient(t)
 	ctx := context.Background()

@@ -131,7 +131,7 @@ func (r *Reconciler) applyBindings(ctx context.Context, mca *addonv1alpha1.Manag
 	var problems []string
 	var errs []error
 	keep := map[client.ObjectKey]bool{}
-	for _, b := range Bindings(mca, tmpl) {
+	for _, b := range hubBindings(mca, tmpl) {
 		want := b.Binding
 		keep[client.ObjectKeyFromObject(want)] = true
 		if p, err := r.roleExists(ctx, want); err != nil || p != "" {

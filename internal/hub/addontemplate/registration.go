@@ -59,7 +59,7 @@ type binding struct {
 	Binding *rbacv1.RoleBinding
 }
 
-// Bindings are the RoleBindings mca's agent gets for the template's KubeClient hubPermissions:
+// hubBindings are the RoleBindings mca's agent gets for the template's KubeClient hubPermissions:
 // CurrentCluster binds the ClusterRole in the cluster's namespace, SingleNamespace binds the
 // role in its namespace, each to the group system:open-cluster-management:cluster:<c>:addon:<a>.
 //
@@ -68,7 +68,7 @@ type binding struct {
 // other; here the name also holds the role and, for SingleNamespace, the cluster. Bindings in
 // the cluster's namespace are owned by the ManagedClusterAddOn (the garbage collector removes
 // them with it); the others carry its labels and are removed by the hub.
-func Bindings(mca *addonv1alpha1.ManagedClusterAddOn, t *addonv1alpha1.AddOnTemplate) []binding {
+func hubBindings(mca *addonv1alpha1.ManagedClusterAddOn, t *addonv1alpha1.AddOnTemplate) []binding {
 	var out []binding
 	for i, r := range t.Spec.Registration {
 		if r.Type != addonv1alpha1.RegistrationTypeKubeClient || r.KubeClient == nil {

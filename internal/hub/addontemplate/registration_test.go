@@ -61,7 +61,7 @@ func TestBindings(t *testing.T) {
 			RoleRef:    rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: "writer"},
 			Subjects:   subjects}},
 	}
-	if diff := cmp.Diff(want, Bindings(mca, templateOf(reg)), cmp.AllowUnexported(binding{})); diff != "" {
+	if diff := cmp.Diff(want, hubBindings(mca, templateOf(reg)), cmp.AllowUnexported(binding{})); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
