@@ -10,6 +10,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
 
+	"github.com/flotilla/flotilla/internal/agent/builtin"
 	"github.com/flotilla/flotilla/internal/agent/registration"
 )
 
@@ -51,8 +52,11 @@ type Options struct {
 	// InitialBackoff and MaxBackoff bound the wait before a loop tries again after a failure;
 	// registration's defaults when zero.
 	InitialBackoff, MaxBackoff time.Duration
-	Clock                      clock.WithTicker
-	Log                        logr.Logger
+	// BuiltIns runs Flotilla's built-in add-ons that the cluster's ManagedClusterAddOns switch
+	// on; nil runs none.
+	BuiltIns *builtin.Manager
+	Clock    clock.WithTicker
+	Log      logr.Logger
 }
 
 // Defaults, as OCM's agent has them.
@@ -128,6 +132,7 @@ func (a *Agent) leaseWindow() time.Duration {
 //   - credentials: for every status.registrations entry, requests a certificate, stores it in
 //     the add-on's Secret on the spoke and renews it at 80% of its lifetime.
 //   - health: for add-ons whose health check is Lease, sets Available from the add-on's Lease.
+//   - builtin-addons: runs the built-in add-ons whose ManagedClusterAddOn exists (BuiltIns).
 //
 // Each call returns new loops: run them once.
 func (a *Agent) Loops() []registration.Loop {
@@ -138,6 +143,7 @@ func (a *Agent) Loops() []registration.Loop {
 		{Name: "addons", Step: w.step, Wake: []func() <-chan struct{}{a.opts.Hub.Changed}},
 		{Name: "addon-credentials", Step: c.step, Wake: changes, MaxBackoff: capped},
 		{Name: "addon-health", Step: a.healthStep, Wake: changes, MaxBackoff: func() time.Duration { return a.opts.HealthSyncInterval }},
+		{Name: "builtin-addons", Step: a.builtInStep, Wake: a.builtInWake(changes), MaxBackoff: func() time.Duration { return builtin.RestartBackoff }},
 	}
 }
 
@@ -146,6 +152,9 @@ func (a *Agent) Run(ctx context.Context) error {
 	r := registration.Runner{
 		Clock: a.opts.Clock, Log: a.opts.Log, InitialBackoff: a.opts.InitialBackoff, MaxBackoff: a.opts.MaxBackoff,
 		Values: []any{"cluster", a.opts.ClusterName},
+	}
+	if a.opts.BuiltIns != nil {
+		defer a.opts.BuiltIns.Stop()
 	}
 	return r.Run(ctx, a.Loops()...)
 }

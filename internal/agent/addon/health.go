@@ -59,7 +59,7 @@ func (a *Agent) healthStep(ctx context.Context) (time.Duration, error) {
 	var errs []error
 	for i := range mcas {
 		mca := &mcas[i]
-		if !mca.DeletionTimestamp.IsZero() || !usesLease(mca) {
+		if !mca.DeletionTimestamp.IsZero() || !usesLease(mca) || a.builtIn(mca.Name) {
 			continue
 		}
 		ns := InstallNamespace(mca)

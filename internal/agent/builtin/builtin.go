@@ -49,6 +49,8 @@ type Manager struct {
 
 	mu      sync.Mutex
 	running map[string]*run
+	// ended is set whenever a run ends by itself: its health is then to report.
+	ended registration.Shared[struct{}]
 }
 
 // run is one run of an add-on.
@@ -78,6 +80,9 @@ func NewManager(clusterName string, spoke *rest.Config, clk clock.WithTicker, lo
 	}
 	return m
 }
+
+// Ended returns a channel that closes when a run next ends by itself (Sync then reports it).
+func (m *Manager) Ended() <-chan struct{} { return m.ended.Changed() }
 
 // Names returns the names of the manager's add-ons.
 func (m *Manager) Names() []string {
@@ -176,6 +181,9 @@ func (m *Manager) start(name string, hub *registration.HubClients) {
 		r.err, r.ended = err, m.clock.Now()
 		m.mu.Unlock()
 		close(r.done)
+		if ctx.Err() == nil {
+			m.ended.Set(struct{}{})
+		}
 	}()
 }
 

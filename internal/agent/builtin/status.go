@@ -31,8 +31,13 @@ func health(r *run) metav1.Condition {
 }
 
 // report writes the add-on's health check mode and Available condition into its
-// ManagedClusterAddOn's status when they changed.
-func (m *Manager) report(ctx context.Context, hub client.Client, mca *addonv1alpha1.ManagedClusterAddOn, r *run) error {
+// ManagedClusterAddOn's status when they changed. It reads the add-on afresh (the watch may lag
+// behind other controllers' writes to the same conditions) and patches that version.
+func (m *Manager) report(ctx context.Context, hub client.Client, cached *addonv1alpha1.ManagedClusterAddOn, r *run) error {
+	mca := &addonv1alpha1.ManagedClusterAddOn{}
+	if err := hub.Get(ctx, client.ObjectKeyFromObject(cached), mca); err != nil {
+		return client.IgnoreNotFound(err)
+	}
 	orig := mca.DeepCopy()
 	mca.Status.HealthCheck.Mode = addonv1alpha1.HealthCheckModeCustomized
 	c := health(r)

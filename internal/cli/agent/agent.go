@@ -9,9 +9,12 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/flotilla/flotilla/internal/agent/addon"
+	"github.com/flotilla/flotilla/internal/agent/builtin"
+	"github.com/flotilla/flotilla/internal/agent/builtin/resourceusage"
 	"github.com/flotilla/flotilla/internal/agent/registration"
 	"github.com/flotilla/flotilla/internal/agent/work"
 	"github.com/flotilla/flotilla/internal/cli/kubeflags"
@@ -86,7 +89,9 @@ func NewCommand(_ streams.IO) *cobra.Command {
 			ad, err := addon.New(addon.Options{
 				ClusterName: clusterName, AgentID: agentID, Hub: a.Hub(), Spoke: spoke,
 				CertificateLifetime: certLifetime,
-				Log:                 ctrl.Log.WithName("addon"),
+				BuiltIns: builtin.NewManager(clusterName, spoke, clock.RealClock{}, ctrl.Log.WithName("builtin"),
+					resourceusage.AddOn{}),
+				Log: ctrl.Log.WithName("addon"),
 			})
 			if err != nil {
 				return err

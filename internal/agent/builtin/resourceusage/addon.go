@@ -62,8 +62,11 @@ func (a AddOn) Run(ctx context.Context, env builtin.Env) error {
 		return err
 	}
 	nodeLister, podLister := nodes.Lister(), pods.Lister()
-	f.Start(ctx.Done())
+	// The informers stop before Shutdown waits for them, however Run ends.
+	informCtx, stop := context.WithCancel(ctx)
 	defer f.Shutdown()
+	defer stop()
+	f.Start(informCtx.Done())
 	if !toolscache.WaitForCacheSync(ctx.Done(), nodes.Informer().HasSynced, pods.Informer().HasSynced) {
 		return fmt.Errorf("reading the nodes and pods of the cluster: %w", context.Cause(ctx))
 	}

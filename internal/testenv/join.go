@@ -1,0 +1,113 @@
+package testenv
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr/testr"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
+	workv1 "github.com/flotilla/flotilla/api/work/v1"
+	agentreg "github.com/flotilla/flotilla/internal/agent/registration"
+	"github.com/flotilla/flotilla/internal/clusteridentity"
+	hubreg "github.com/flotilla/flotilla/internal/hub/registration"
+)
+
+// Joined is a spoke registered with the hub by a running registration agent.
+type Joined struct {
+	Name  string
+	Spoke *Cluster
+	// Agent is the registration agent; Agent.Hub() gives its hub credentials to the other agents.
+	Agent *agentreg.Agent
+}
+
+// JoinSpokes runs a registration agent on every spoke (agent id "agent-<spoke>"), accepts the
+// clusters on the hub as `flotilla accept` does, and waits until every agent holds hub
+// credentials that can read its cluster's namespace. The hub must run (StartHub). The agents run
+// until the test ends.
+func (e *Env) JoinSpokes(t *testing.T) []*Joined {
+	t.Helper()
+	ctx := context.Background()
+	hub := e.HubClient(t)
+	if err := hubreg.EnsureBootstrapIdentity(ctx, e.Hub.Client); err != nil {
+		t.Fatal(err)
+	}
+	data, err := hubreg.BootstrapKubeconfig(ctx, e.Hub.Client, e.Hub.RESTConfig(), time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bootstrap, err := clientcmd.RESTConfigFromKubeConfig(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []*Joined
+	for _, s := range e.Spokes {
+		a, err := agentreg.New(agentreg.Options{
+			ClusterName: s.Name, AgentID: "agent-" + s.Name, Bootstrap: bootstrap, Spoke: s.RESTConfig(),
+			Poll: 200 * time.Millisecond, Log: testr.New(t).WithName(s.Name),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		RunUntilCleanup(t, a.Run)
+		out = append(out, &Joined{Name: s.Name, Spoke: s, Agent: a})
+	}
+	for _, j := range out {
+		WaitFor(t, 60*time.Second, "a certificate request from "+j.Name, func(ctx context.Context) (bool, string, error) {
+			l, err := e.Hub.Client.CertificatesV1().CertificateSigningRequests().List(ctx,
+				metav1.ListOptions{LabelSelector: clusteridentity.ClusterNameLabel + "=" + j.Name})
+			if err != nil {
+				return false, "", err
+			}
+			if err := hub.Get(ctx, client.ObjectKey{Name: j.Name}, &clusterv1.ManagedCluster{}); err != nil {
+				return false, "no ManagedCluster", client.IgnoreNotFound(err)
+			}
+			return len(l.Items) > 0, fmt.Sprintf("%d requests", len(l.Items)), nil
+		})
+		if _, err := hubreg.Accept(ctx, hub, e.Hub.Client, j.Name, hubreg.AcceptOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, j := range out {
+		WaitFor(t, 60*time.Second, j.Name+"'s agent to read its namespace on the hub", func(ctx context.Context) (bool, string, error) {
+			c := j.Agent.Hub().Current()
+			if c == nil {
+				return false, "no credentials yet", nil
+			}
+			// The namespace role is the last thing acceptance grants.
+			if err := c.Client.List(ctx, &workv1.ManifestWorkList{}, client.InNamespace(j.Name)); err != nil {
+				return false, err.Error(), nil
+			}
+			return true, "", nil
+		})
+	}
+	return out
+}
+
+// RunUntilCleanup runs fn until the returned stop is called or the test ends; an error that fn
+// returns before then fails the test.
+func RunUntilCleanup(t *testing.T, fn func(context.Context) error) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := fn(ctx); err != nil && ctx.Err() == nil {
+			t.Errorf("stopped: %v", err)
+		}
+	}()
+	var stopped atomic.Bool
+	stop = func() {
+		if stopped.CompareAndSwap(false, true) {
+			cancel()
+			<-done
+		}
+	}
+	t.Cleanup(stop)
+	return stop
+}
