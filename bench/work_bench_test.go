@@ -77,6 +77,9 @@ func BenchmarkWorkDelivery(b *testing.B) {
 		b.ReportMetric(mib(r.hubRSS), "MiB-rss-hub")
 		b.ReportMetric(r.agentsCPU, "cpu-%-agents")
 		b.ReportMetric(mib(r.agentsRSS), "MiB-rss-agents")
+		for name, cpu := range r.apiCPU {
+			b.ReportMetric(cpu, "cpu-%-"+name)
+		}
 	}
 	b.ReportMetric(0, "ns/op")
 }
@@ -97,6 +100,8 @@ type workResult struct {
 	latencies         []time.Duration
 	hubCPU, agentsCPU float64 // % of one core while the works were created and applied
 	hubRSS, agentsRSS int64
+	// apiCPU is the CPU of the hub's and the spoke's API servers and etcds, % of one core.
+	apiCPU map[string]float64
 }
 
 // staticHub is a work.Hub whose credentials never change.
@@ -159,6 +164,16 @@ func runWorkDelivery(b *testing.B, bins localk8s.Binaries, hubBin string, n, rat
 	applied := watchApplied(ctx, b, hubAPI.Client)
 	total := n * worksPerCluster
 	sent := make([]time.Time, total)
+	servers := map[string]*localk8s.Process{
+		"hub-apiserver": hubAPI.APIServer, "hub-etcd": hubAPI.Etcd.Process,
+		"spoke-apiserver": spokeAPI.APIServer, "spoke-etcd": spokeAPI.Etcd.Process,
+	}
+	servers0 := map[string]int64{}
+	for name, p := range servers {
+		servers0[name] = cpuTicksOf(b, p)
+	}
+	hubReqs0, hubReqErr := apiserverRequests(ctx, hubAPI.Kube)
+	spokeReqs0, spokeReqErr := apiserverRequests(ctx, spokeAPI.Kube)
 	hub0, self0, t0 := cpuTicksOf(b, hub), selfCPU(b), time.Now()
 	tick := time.NewTicker(time.Second / time.Duration(rate))
 	for i := range total {
@@ -186,11 +201,29 @@ func runWorkDelivery(b *testing.B, bins localk8s.Binaries, hubBin string, n, rat
 	r.hubCPU = float64(cpuTicksOf(b, hub)-hub0) / float64(clk) / elapsed * 100
 	r.agentsCPU = (selfCPU(b) - self0).Seconds() / elapsed * 100
 	r.hubRSS, r.agentsRSS = rss(b, hub), selfRSS(b)
+	if hubReqErr == nil && spokeReqErr == nil {
+		for _, api := range []struct {
+			name   string
+			c      *hubAPIServer
+			before map[string]float64
+		}{{"hub", hubAPI, hubReqs0}, {"spoke", spokeAPI, spokeReqs0}} {
+			if after, err := apiserverRequests(ctx, api.c.Kube); err == nil {
+				pr.printf("requests to the %s API server:", api.name)
+				printRequestDelta(pr, api.before, after, elapsed)
+			}
+		}
+	}
+	r.apiCPU = map[string]float64{}
+	for name, p := range servers {
+		r.apiCPU[name] = float64(cpuTicksOf(b, p)-servers0[name]) / float64(clk) / elapsed * 100
+	}
 	for i := range total {
 		r.latencies = append(r.latencies, applied.at(clusters[i%n], workName(clusters[i%n], i/n)).Sub(sent[i]))
 	}
-	pr.printf("create to Applied=True on the hub, %d works: p50 %s, p99 %s, max %s; hub %.1f%% of a core, %.0f MiB; agents (this process) %.1f%% of a core, %.0f MiB",
-		total, percentile(r.latencies, 50), percentile(r.latencies, 99), percentile(r.latencies, 100), r.hubCPU, mib(r.hubRSS), r.agentsCPU, mib(r.agentsRSS))
+	pr.printf("create to Applied=True on the hub, %d works: p50 %s, p99 %s, max %s; hub %.1f%% of a core, %.0f MiB; agents (this process) %.1f%% of a core, %.0f MiB; "+
+		"API servers and etcds (%% of a core): hub %.0f + %.0f, spoke %.0f + %.0f",
+		total, percentile(r.latencies, 50), percentile(r.latencies, 99), percentile(r.latencies, 100), r.hubCPU, mib(r.hubRSS), r.agentsCPU, mib(r.agentsRSS),
+		r.apiCPU["hub-apiserver"], r.apiCPU["hub-etcd"], r.apiCPU["spoke-apiserver"], r.apiCPU["spoke-etcd"])
 	return r
 }
 

@@ -3,6 +3,7 @@ package work
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -19,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -187,12 +189,20 @@ func (a *Agent) run(ctx context.Context, hubConfig *rest.Config) error {
 	return mgr.Start(ctx)
 }
 
-// specChanged ignores the agent's own status writes: a work is applied again when its spec,
-// finalizers or deletion change, and at every resync.
+// specChanged ignores the agent's own writes: its status writes, and the update that adds its
+// finalizer (whoever adds it, the agent that does applies the work right after). A work is applied
+// again when its spec or deletion change, when its finalizers change otherwise (the agent's taken
+// away: it puts it back), and at every resync.
 var specChanged = predicate.Funcs{
 	UpdateFunc: func(e event.UpdateEvent) bool {
 		o, n := e.ObjectOld, e.ObjectNew
-		return o.GetGeneration() != n.GetGeneration() || !o.GetDeletionTimestamp().Equal(n.GetDeletionTimestamp()) ||
-			len(o.GetFinalizers()) != len(n.GetFinalizers())
+		if o.GetGeneration() != n.GetGeneration() || !o.GetDeletionTimestamp().Equal(n.GetDeletionTimestamp()) {
+			return true
+		}
+		if slices.Equal(o.GetFinalizers(), n.GetFinalizers()) {
+			return false
+		}
+		added := !controllerutil.ContainsFinalizer(o, Finalizer) && controllerutil.ContainsFinalizer(n, Finalizer)
+		return !added || len(n.GetFinalizers()) != len(o.GetFinalizers())+1
 	},
 }

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
 )
@@ -437,6 +438,30 @@ func TestSettled(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			if diff := cmp.Diff(tc.want, settled(amw, tc.outcomes)); diff != "" {
 				t.Errorf("settled (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestSpecChanged(t *testing.T) {
+	w := func(gen int64, finalizers ...string) *workv1.ManifestWork {
+		return &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: "c", Name: "w", Generation: gen, Finalizers: finalizers}}
+	}
+	cases := map[string]struct {
+		old, new *workv1.ManifestWork
+		want     bool
+	}{
+		"status only (the agent's own write)": {old: w(1, Finalizer), new: w(1, Finalizer)},
+		"the agent's finalizer added":         {old: w(1), new: w(1, Finalizer)},
+		"a new generation":                    {old: w(1, Finalizer), new: w(2, Finalizer), want: true},
+		"the agent's finalizer taken away":    {old: w(1, Finalizer), new: w(1), want: true},
+		"another finalizer added":             {old: w(1, Finalizer), new: w(1, Finalizer, "other"), want: true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := specChanged.Update(event.UpdateEvent{ObjectOld: tc.old, ObjectNew: tc.new})
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
 	}
