@@ -2,9 +2,11 @@ package addon
 
 import (
 	"context"
+	"fmt"
 	"slices"
 
 	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
@@ -13,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -39,6 +42,10 @@ type Reconciler struct {
 }
 
 var _ reconcile.Reconciler = (*Reconciler)(nil)
+
+// Finalizer keeps a ClusterManagementAddOn until the hub has deleted the ManagedClusterAddOns
+// it created for it.
+const Finalizer = "addon.flotilla.io/managedclusteraddon-cleanup"
 
 const (
 	// nameIndex indexes ManagedClusterAddOns by name (their add-on's name).
@@ -130,7 +137,7 @@ func requests(l *addonv1alpha1.ClusterManagementAddOnList) []reconcile.Request {
 	return out
 }
 
-// +kubebuilder:rbac:groups=addon.open-cluster-management.io,resources=clustermanagementaddons,verbs=get;list;watch
+// +kubebuilder:rbac:groups=addon.open-cluster-management.io,resources=clustermanagementaddons,verbs=get;list;watch;update
 // +kubebuilder:rbac:groups=addon.open-cluster-management.io,resources=clustermanagementaddons/status,verbs=update;patch
 // +kubebuilder:rbac:groups=addon.open-cluster-management.io,resources=clustermanagementaddons/finalizers,verbs=update
 // +kubebuilder:rbac:groups=addon.open-cluster-management.io,resources=managedclusteraddons,verbs=get;list;watch;create;delete
@@ -144,10 +151,6 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if err := r.Client.Get(ctx, req.NamespacedName, cma); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
-	// The garbage collector deletes the hub's ManagedClusterAddOns (their controller reference).
-	if !cma.DeletionTimestamp.IsZero() {
-		return reconcile.Result{}, nil
-	}
 	l := &addonv1alpha1.ManagedClusterAddOnList{}
 	if err := r.Client.List(ctx, l, client.MatchingFields{nameIndex: cma.Name}); err != nil {
 		return reconcile.Result{}, err
@@ -155,6 +158,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	mcas := make([]*addonv1alpha1.ManagedClusterAddOn, 0, len(l.Items))
 	for i := range l.Items {
 		mcas = append(mcas, &l.Items[i])
+	}
+	if !cma.DeletionTimestamp.IsZero() {
+		return reconcile.Result{}, r.finalize(ctx, cma, mcas)
+	}
+	if controllerutil.AddFinalizer(cma, Finalizer) {
+		if err := r.Client.Update(ctx, cma); err != nil {
+			return reconcile.Result{}, client.IgnoreNotFound(err)
+		}
 	}
 	views, err := r.readPlacements(ctx, cma)
 	if err != nil {
@@ -271,6 +282,31 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	}
 	// A soak time or a progress deadline ends then: the rollout may move on without any event.
 	return reconcile.Result{RequeueAfter: recheck.RecheckAfter}, nil
+}
+
+// finalize deletes the hub's own ManagedClusterAddOns of a deleted ClusterManagementAddOn and
+// then lets it go. Their controller reference would have the garbage collector delete them too,
+// but the hub does not depend on it: a garbage collector that cannot list a kind (for example
+// while a conversion webhook is down) never gets to them.
+func (r *Reconciler) finalize(ctx context.Context, cma *addonv1alpha1.ClusterManagementAddOn, mcas []*addonv1alpha1.ManagedClusterAddOn) error {
+	if !controllerutil.ContainsFinalizer(cma, Finalizer) {
+		return nil
+	}
+	var errs []error
+	for _, m := range mcas {
+		if !owned(cma, m) || !m.DeletionTimestamp.IsZero() {
+			continue
+		}
+		err := r.Client.Delete(ctx, m, client.Preconditions{UID: &m.UID})
+		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+			errs = append(errs, fmt.Errorf("deleting ManagedClusterAddOn %s/%s: %w", m.Namespace, m.Name, err))
+		}
+	}
+	if len(errs) > 0 {
+		return utilerrors.NewAggregate(errs)
+	}
+	controllerutil.RemoveFinalizer(cma, Finalizer)
+	return client.IgnoreNotFound(r.Client.Update(ctx, cma))
 }
 
 // writeAddonStatus writes the hub's part of one ManagedClusterAddOn's status when it changed.

@@ -9,7 +9,10 @@
 //     entry gets an MCA named after the add-on in its namespace, at once (as in OCM; the rollout
 //     strategy paces configurations, below). The hub's MCAs carry a controller reference to the
 //     CMA: MCAs of clusters no placement selects any more are deleted (not while a placement's
-//     decisions cannot be read), and deleting the CMA lets the garbage collector delete them.
+//     decisions cannot be read). Deleting the CMA deletes them too: the CMA carries the finalizer
+//     addon.flotilla.io/managedclusteraddon-cleanup, removed once the hub has deleted them, so
+//     that this does not depend on the garbage collector (which cannot list a kind whose
+//     conversion webhook is down).
 //     An MCA without that reference is a user's: never deleted or adopted, reported in the
 //     install progression's message when it sits in a selected cluster. A missing Placement adds
 //     no cluster (as in OCM) and its install progression says so (PlacementNotFound).
