@@ -140,22 +140,8 @@ func runWorkDelivery(b *testing.B, bins localk8s.Binaries, hubBin string, n, rat
 	pr.printf("%d cluster namespaces on the hub and the spoke", n)
 
 	baseRSS := selfRSS(b)
-	var wg sync.WaitGroup
-	for i, name := range clusters {
-		log := logr.Discard()
-		if i == 0 && os.Getenv(workLogEnv) != "" {
-			log = funcr.New(func(prefix, args string) { fmt.Fprintln(os.Stderr, "agent", name, prefix, args) }, funcr.Options{})
-		}
-		a, err := work.New(work.Options{
-			ClusterName: name, AgentID: name, Spoke: rest.CopyConfig(spokeAPI.Config), Log: log,
-			Hub: staticHub{&registration.HubClients{Config: rest.CopyConfig(hubAPI.Config)}},
-		})
-		if err != nil {
-			b.Fatal(err)
-		}
-		wg.Go(func() { _ = a.Run(ctx) })
-	}
-	defer func() { cancel(); wg.Wait() }()
+	stopAgents := startWorkAgents(ctx, b, clusters, hubAPI, spokeAPI, false)
+	defer func() { cancel(); stopAgents() }()
 	// The agents list their namespaces and settle before the clock starts.
 	time.Sleep(15*time.Second + time.Duration(n)*20*time.Millisecond)
 	pr.printf("%d work agents running; this process %.0f MiB resident (%.0f MiB before them); hub %s",
@@ -331,3 +317,30 @@ func selfCPU(b *testing.B) time.Duration {
 
 // selfRSS is this process's resident memory.
 func selfRSS(b *testing.B) int64 { return statusBytesOf(b, os.Getpid(), "this process", "VmRSS") }
+
+// startWorkAgents runs a work agent per cluster in this process, each reaching the hub and the
+// shared spoke as the administrator; ownHash gives each its own hub hash (works of one name in
+// every cluster, as add-ons make, would otherwise claim one AppliedManifestWork on the shared
+// spoke). The returned function waits for the agents once ctx has ended.
+func startWorkAgents(ctx context.Context, b *testing.B, clusters []string, hubAPI, spokeAPI *hubAPIServer, ownHash bool) (wait func()) {
+	var wg sync.WaitGroup
+	for i, name := range clusters {
+		log := logr.Discard()
+		if i == 0 && os.Getenv(workLogEnv) != "" {
+			log = funcr.New(func(prefix, args string) { fmt.Fprintln(os.Stderr, "agent", name, prefix, args) }, funcr.Options{})
+		}
+		var hash string
+		if ownHash {
+			hash = work.HubHash(hubAPI.Config.Host + "/" + name)
+		}
+		a, err := work.New(work.Options{
+			ClusterName: name, AgentID: name, Spoke: rest.CopyConfig(spokeAPI.Config), Log: log, HubHash: hash,
+			Hub: staticHub{&registration.HubClients{Config: rest.CopyConfig(hubAPI.Config)}},
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		wg.Go(func() { _ = a.Run(ctx) })
+	}
+	return wg.Wait
+}

@@ -1,6 +1,7 @@
 package work
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"slices"
@@ -59,6 +60,11 @@ type Options struct {
 	Resync time.Duration
 	// Workers is how many works are applied at once; 4 when zero.
 	Workers int
+	// HubHash names the hub on the spoke, in the AppliedManifestWorks' names and spec; empty
+	// means HubHash of the hub's address, as OCM's agent. Agents of different clusters that share
+	// one spoke API server (simulated fleets, benchmarks) need a hash each: a work's
+	// AppliedManifestWork is named after the hub and the work only.
+	HubHash string
 	Clock   clock.Clock
 	Log     logr.Logger
 }
@@ -168,7 +174,7 @@ func (a *Agent) run(ctx context.Context, hubConfig *rest.Config) error {
 	events := make(chan event.GenericEvent, 1024)
 	r := &Reconciler{
 		Hub: mgr.GetClient(), Spoke: spoke, applier: ap,
-		HubHash: HubHash(hubConfig.Host), AgentID: a.opts.AgentID,
+		HubHash: cmp.Or(a.opts.HubHash, HubHash(hubConfig.Host)), AgentID: a.opts.AgentID,
 		Resync: a.opts.Resync, Clock: a.opts.Clock, Log: a.opts.Log,
 		feedback: newWatcher(ctx, ap.agent, events),
 	}

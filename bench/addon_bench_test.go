@@ -1,0 +1,201 @@
+//go:build integration
+
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+
+	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
+	workv1 "github.com/flotilla/flotilla/api/work/v1"
+	"github.com/flotilla/flotilla/internal/localk8s"
+)
+
+const (
+	addonClustersEnv     = "FLOTILLA_BENCH_ADDON_CLUSTERS"
+	defaultAddonClusters = 1000
+	benchAddOn           = "bench-addon"
+)
+
+// BenchmarkAddOnInstall measures one template add-on enabled on N simulated clusters: the time
+// from creating its ClusterManagementAddOn to every ManagedClusterAddOn Available, and what the
+// hub adds in CPU and memory. The hub runs as its own process; the clusters' work agents run in
+// this process and share one spoke API server, each with its own hub hash. The add-on is enabled
+// on every cluster as `flotilla addon enable` does it (a ManagedClusterAddOn per cluster), each
+// pointing at an AddOnDeploymentConfig whose agentInstallNamespace is the cluster's own
+// namespace on the shared spoke: the template's manifests cannot name a namespace by variable
+// (the API server validates embedded objects' metadata), and on one shared spoke every cluster's
+// agent would otherwise write the same object. The chain measured is the add-on manager's
+// configuration (specHash), the template's ManifestWorks, the agents applying them, and the
+// template's health from the works' status.
+//
+// It takes minutes, so `-bench .` (make bench) skips it: `make bench-addon`.
+func BenchmarkAddOnInstall(b *testing.B) {
+	if f := flag.Lookup("test.bench"); f == nil || !strings.Contains(f.Value.String(), "AddOn") {
+		b.Skip("runs for minutes: select it by name (make bench-addon)")
+	}
+	n := envInt(b, addonClustersEnv, defaultAddonClusters)
+	ctrllog.SetLogger(logr.Discard())
+	bins := binaries(b)
+	hubBin := buildFlotilla(b)
+	for range b.N {
+		r := runAddOnInstall(b, bins, hubBin, n)
+		b.ReportMetric(float64(n), "clusters")
+		b.ReportMetric(r.available.Seconds(), "s-all-available")
+		b.ReportMetric(r.hubCPU, "cpu-%-hub")
+		b.ReportMetric(mib(r.hubAdded), "MiB-rss-hub-added")
+		b.ReportMetric(mib(r.hubPeak), "MiB-rss-hub-peak")
+	}
+	b.ReportMetric(0, "ns/op")
+}
+
+type addonResult struct {
+	available         time.Duration
+	hubCPU            float64 // % of one core from the ClusterManagementAddOn to all Available
+	hubAdded, hubPeak int64
+}
+
+func runAddOnInstall(b *testing.B, bins localk8s.Binaries, hubBin string, n int) addonResult {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pr := progress{start: time.Now()}
+	pr.printf("one template add-on on %d clusters", n)
+	dir := b.TempDir()
+	hubAPI := startHubAPIServer(b, bins, filepath.Join(dir, "hub"))
+	spokeAPI := startHubAPIServer(b, bins, filepath.Join(dir, "spoke"))
+	if err := createPlacementFleet(ctx, pr, hubAPI.Client, n); err != nil {
+		b.Fatal(err)
+	}
+	clusters := make([]string, n)
+	for i := range clusters {
+		clusters[i] = fmt.Sprintf("cluster-%05d", i)
+	}
+	if err := parallel(clusters, createWorkers, func(name string) error {
+		return spokeAPI.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}})
+	}); err != nil {
+		b.Fatal(err)
+	}
+	if err := hubAPI.Client.Create(ctx, benchTemplate(b)); err != nil {
+		b.Fatal(err)
+	}
+	if err := parallel(clusters, createWorkers, func(name string) error {
+		for _, o := range enabledOn(name) {
+			if err := hubAPI.Client.Create(ctx, o); err != nil {
+				return fmt.Errorf("creating %T %s/%s: %w", o, name, o.GetName(), err)
+			}
+		}
+		return nil
+	}); err != nil {
+		b.Fatal(err)
+	}
+	hub := startHubProcess(b, hubBin, hubAPI.Kubeconfig, filepath.Join(dir, "flotilla-hub.log"))
+	defer hub.Stop(5 * time.Second)
+	clk := clockTicks()
+	stopAgents := startWorkAgents(ctx, b, clusters, hubAPI, spokeAPI, true)
+	defer func() { cancel(); stopAgents() }()
+	waitSettled(b, pr, hub, clk)
+	time.Sleep(time.Duration(n) * 10 * time.Millisecond) // the agents list their namespaces
+	pr.printf("%d clusters with the add-on enabled, their namespaces on the spoke, the template; work agents running; hub %s", n, procSummary(hub, clk))
+
+	before := rss(b, hub)
+	hub0, t0 := cpuTicksOf(b, hub), time.Now()
+	if err := hubAPI.Client.Create(ctx, benchCMA()); err != nil {
+		b.Fatal(err)
+	}
+	var r addonResult
+	last := -1
+	err := poll(ctx, 10*time.Minute, func() (bool, error) {
+		list := &addonv1alpha1.ManagedClusterAddOnList{}
+		if err := hubAPI.Client.List(ctx, list); err != nil {
+			return false, err
+		}
+		available := 0
+		for _, a := range list.Items {
+			if meta.IsStatusConditionTrue(a.Status.Conditions, addonv1alpha1.ManagedClusterAddOnConditionAvailable) {
+				available++
+			}
+		}
+		if available/100 != last/100 || available == n {
+			last = available
+			pr.printf("%d ManagedClusterAddOns, %d Available; hub %s", len(list.Items), available, procSummary(hub, clk))
+		}
+		return available == n, nil
+	})
+	if err != nil {
+		b.Fatalf("not every add-on became Available: %v (hub log %s)", err, filepath.Join(dir, "flotilla-hub.log"))
+	}
+	r.available = time.Since(t0)
+	r.hubCPU = float64(cpuTicksOf(b, hub)-hub0) / float64(clk) / r.available.Seconds() * 100
+	r.hubAdded, r.hubPeak = rss(b, hub)-before, statusBytes(b, hub, "VmHWM")
+	pr.printf("ClusterManagementAddOn to %d ManagedClusterAddOns Available: %s; hub %.1f%% of a core meanwhile, resident %+.0f MiB (peak %.0f MiB)",
+		n, r.available.Round(100*time.Millisecond), r.hubCPU, mib(r.hubAdded), mib(r.hubPeak))
+	return r
+}
+
+// benchTemplate is the add-on's agent: one ConfigMap, which the AddOnDeploymentConfig moves to
+// the cluster's namespace.
+func benchTemplate(b *testing.B) *addonv1alpha1.AddOnTemplate {
+	raw, err := json.Marshal(map[string]any{
+		"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"namespace": addonv1alpha1.DefaultAgentInstallNamespace, "name": benchAddOn},
+		"data":     map[string]any{"cluster": "{{CLUSTER_NAME}}"},
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return &addonv1alpha1.AddOnTemplate{
+		ObjectMeta: metav1.ObjectMeta{Name: benchAddOn},
+		Spec: addonv1alpha1.AddOnTemplateSpec{AddonName: benchAddOn, AgentSpec: workv1.ManifestWorkSpec{
+			Workload: workv1.ManifestsTemplate{Manifests: []workv1.Manifest{{RawExtension: runtime.RawExtension{Raw: raw}}}},
+		}},
+	}
+}
+
+// enabledOn is the add-on enabled on a cluster: its ManagedClusterAddOn, with an
+// AddOnDeploymentConfig that installs the agent in the cluster's namespace on the spoke.
+func enabledOn(cluster string) []client.Object {
+	adc := addonv1alpha1.ConfigGroupResource{Group: addonv1alpha1.GroupVersion.Group, Resource: "addondeploymentconfigs"}
+	return []client.Object{
+		&addonv1alpha1.AddOnDeploymentConfig{
+			ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: benchAddOn},
+			Spec:       addonv1alpha1.AddOnDeploymentConfigSpec{AgentInstallNamespace: cluster},
+		},
+		&addonv1alpha1.ManagedClusterAddOn{
+			ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: benchAddOn},
+			Spec: addonv1alpha1.ManagedClusterAddOnSpec{Configs: []addonv1alpha1.AddOnConfig{{
+				ConfigGroupResource: adc, ConfigReferent: addonv1alpha1.ConfigReferent{Namespace: cluster, Name: benchAddOn},
+			}}},
+		},
+	}
+}
+
+// benchCMA is the add-on: the template by default, an AddOnDeploymentConfig per cluster.
+func benchCMA() *addonv1alpha1.ClusterManagementAddOn {
+	return &addonv1alpha1.ClusterManagementAddOn{
+		ObjectMeta: metav1.ObjectMeta{Name: benchAddOn},
+		Spec: addonv1alpha1.ClusterManagementAddOnSpec{
+			SupportedConfigs: []addonv1alpha1.ConfigMeta{
+				{
+					ConfigGroupResource: addonv1alpha1.ConfigGroupResource{Group: addonv1alpha1.GroupVersion.Group, Resource: "addontemplates"},
+					DefaultConfig:       &addonv1alpha1.ConfigReferent{Name: benchAddOn},
+				},
+				{ConfigGroupResource: addonv1alpha1.ConfigGroupResource{Group: addonv1alpha1.GroupVersion.Group, Resource: "addondeploymentconfigs"}},
+			},
+			InstallStrategy: addonv1alpha1.InstallStrategy{Type: addonv1alpha1.InstallStrategyManual},
+		},
+	}
+}
