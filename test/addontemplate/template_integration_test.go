@@ -152,7 +152,8 @@ func availableAndApplied(m *addonv1alpha1.ManagedClusterAddOn) bool {
 // waitGone waits until get finds nothing.
 func waitGone(t *testing.T, what string, get func(ctx context.Context) error) {
 	t.Helper()
-	testenv.WaitFor(t, wait, what+" to be deleted", func(ctx context.Context) (bool, string, error) {
+	// Deleting on the spoke waits for the garbage collector there (foreground propagation).
+	testenv.WaitFor(t, 2*wait, what+" to be deleted", func(ctx context.Context) (bool, string, error) {
 		err := get(ctx)
 		if apierrors.IsNotFound(err) {
 			return true, "", nil
@@ -221,6 +222,16 @@ func TestTemplateAddOn(t *testing.T) {
 		w := &workv1.ManifestWork{}
 		if err := hub.Get(ctx, client.ObjectKey{Namespace: spoke1.Name, Name: addontemplate.WorkName("hello")}, w); err != nil {
 			t.Fatal(err)
+		}
+		// Once the agent runs, nobody writes the work: the hub does not rewrite what it rendered
+		// the same (the API server adds defaults to the spec it stores).
+		rv := w.ResourceVersion
+		time.Sleep(3 * time.Second)
+		if err := hub.Get(ctx, client.ObjectKeyFromObject(w), w); err != nil {
+			t.Fatal(err)
+		}
+		if w.ResourceVersion != rv || w.Generation != 1 {
+			t.Errorf("the work was written again (resourceVersion %s, then %s; generation %d) though nothing it is rendered from changed", rv, w.ResourceVersion, w.Generation)
 		}
 		if w.Labels["open-cluster-management.io/addon-name"] != "hello" || metav1.GetControllerOf(w) == nil || metav1.GetControllerOf(w).UID != hello1.UID {
 			t.Errorf("work labels %v, controller %v: want OCM's add-on label and the add-on as controller", w.Labels, metav1.GetControllerOf(w))

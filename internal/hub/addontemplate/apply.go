@@ -2,6 +2,7 @@ package addontemplate
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -26,6 +27,10 @@ type refusedError struct{ msg string }
 
 func (e *refusedError) Error() string { return e.msg }
 
+// RenderedHashAnnotation on an add-on's ManifestWork is the SHA-256 of the spec the hub rendered:
+// the work is written again only when it changes (or the annotation does).
+const RenderedHashAnnotation = "addon.flotilla.io/rendered-spec-hash"
+
 // desiredWork is the agent's ManifestWork: OCM's name, labels and configuration hashes, owned
 // (controller reference) by the add-on.
 func desiredWork(mca *addonv1alpha1.ManagedClusterAddOn, r *Rendered) (*workv1.ManifestWork, error) {
@@ -39,12 +44,17 @@ func desiredWork(mca *addonv1alpha1.ManagedClusterAddOn, r *Rendered) (*workv1.M
 	if err != nil {
 		return nil, err
 	}
+	spec, err := json.Marshal(r.Spec)
+	if err != nil {
+		return nil, err
+	}
 	return &workv1.ManifestWork{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: WorkName(mca.Name), Namespace: mca.Namespace,
 			// OCM's label, and the one the hub's progressing controller reads.
-			Labels:          map[string]string{AddonLabel: mca.Name, addon.AddonLabel: mca.Name, TemplateLabel: r.Template},
-			Annotations:     map[string]string{addon.ConfigSpecHashAnnotation: string(raw)},
+			Labels: map[string]string{AddonLabel: mca.Name, addon.AddonLabel: mca.Name, TemplateLabel: r.Template},
+			Annotations: map[string]string{addon.ConfigSpecHashAnnotation: string(raw),
+				RenderedHashAnnotation: fmt.Sprintf("%x", sha256.Sum256(spec))},
 			OwnerReferences: []metav1.OwnerReference{ownerRef(mca)},
 		},
 		Spec: r.Spec,
@@ -70,29 +80,14 @@ func (r *Reconciler) applyWork(ctx context.Context, mca *addonv1alpha1.ManagedCl
 	if !madeFor(got, mca) {
 		return nil, &refusedError{fmt.Sprintf("ManifestWork %s/%s exists and was not made by the hub for this add-on: delete or rename it", got.Namespace, got.Name)}
 	}
-	if specEqual(got.Spec, want.Spec) && subset(want.Labels, got.Labels) && subset(want.Annotations, got.Annotations) {
+	// The rendering's hash, not the spec, says whether to write: the API server adds defaults.
+	if subset(want.Labels, got.Labels) && subset(want.Annotations, got.Annotations) {
 		return got, nil
 	}
 	upd := got.DeepCopy()
 	upd.Spec = want.Spec
 	upd.Labels, upd.Annotations = merged(got.Labels, want.Labels), merged(got.Annotations, want.Annotations)
 	return upd, r.Client.Update(ctx, upd)
-}
-
-// specEqual compares two ManifestWork specs, their manifests as JSON values (the API server
-// may write them back with other spacing or key order).
-func specEqual(a, b workv1.ManifestWorkSpec) bool {
-	if len(a.Workload.Manifests) != len(b.Workload.Manifests) {
-		return false
-	}
-	for i := range a.Workload.Manifests {
-		var x, y any
-		if json.Unmarshal(a.Workload.Manifests[i].Raw, &x) != nil || json.Unmarshal(b.Workload.Manifests[i].Raw, &y) != nil || !equality.Semantic.DeepEqual(x, y) {
-			return false
-		}
-	}
-	a.Workload.Manifests, b.Workload.Manifests = nil, nil
-	return equality.Semantic.DeepEqual(a, b)
 }
 
 func subset(want, got map[string]string) bool {

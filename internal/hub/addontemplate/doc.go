@@ -18,8 +18,9 @@
 //     WellKnownStatus feedback rule: the health probe.
 //   - The work carries OCM's labels, the template's name (label
 //     open-cluster-management.io/addon-template-name), the configurations' spec hashes (the
-//     lifecycle controller's progressing reads them), and a controller reference to the MCA: the
-//     hub updates only works with that reference to this MCA, and the garbage collector removes
+//     lifecycle controller's progressing reads them), the hash of the rendered spec (the work is
+//     written only when it changes: the API server adds defaults to what it stores), and a
+//     controller reference to the MCA: the hub updates only works with that reference to this MCA, and the garbage collector removes
 //     the work with the MCA. A work of that name without it is reported, not touched. When the
 //     MCA's configurations no longer name a template, the work goes if it also carries the
 //     template label (another add-on manager may name its works alike).
