@@ -2,7 +2,7 @@
 // requests that managed clusters' agents file for their add-ons, and only those it can vouch for.
 //
 // A request is approved when all of these hold, and otherwise left alone (never denied: a request
-// this package does not recognise may be someone else's to judge, and a request for a custom
+// this package does not recognize may be someone else's to judge, and a request for a custom
 // signer is its signer's):
 //
 //   - it asks the kubernetes.io/kube-apiserver-client signer for exactly an add-on agent's
