@@ -107,10 +107,14 @@ func (o options) run(ctx context.Context, io streams.IO, newClient ClientFunc, n
 		msg, err := one(ctx, c, name, cluster, o.namespace)
 		if err != nil {
 			failed = append(failed, cluster)
-			fmt.Fprintf(io.ErrOut, "%s: %v\n", cluster, err)
+			if _, werr := fmt.Fprintf(io.ErrOut, "%s: %v\n", cluster, err); werr != nil {
+				return werr
+			}
 			continue
 		}
-		fmt.Fprintf(io.Out, "%s: %s\n", cluster, msg)
+		if _, err := fmt.Fprintf(io.Out, "%s: %s\n", cluster, msg); err != nil {
+			return err
+		}
 	}
 	if len(failed) > 0 {
 		return fmt.Errorf("add-on %s: %d of %d clusters failed: %s", name, len(failed), len(dedupe(o.clusters)), strings.Join(failed, ", "))

@@ -40,7 +40,7 @@ func (i *Installer) NeedLeaderElection() bool { return true }
 
 // Start creates the missing ClusterManagementAddOns once and returns.
 func (i *Installer) Start(ctx context.Context) error {
-	for _, info := range builtinaddon.Catalogue {
+	for _, info := range builtinaddon.Catalog {
 		want := Desired(info)
 		err := retry.OnError(startBackoff, func(error) bool { return ctx.Err() == nil }, func() error { return i.ensure(ctx, want) })
 		if err != nil {

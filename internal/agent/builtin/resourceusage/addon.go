@@ -130,7 +130,7 @@ func (a AddOn) write(ctx context.Context, env builtin.Env, scores []clusterv1alp
 		return fmt.Errorf("AddOnPlacementScore %s exists and was not written by the built-in add-on %s (no label %s=%s): "+
 			"the add-on neither takes it over nor deletes it; delete it, or disable the add-on on this cluster", key, Name, Label, Name)
 	}
-	fresh := s.Status.ValidUntil != nil && s.Status.ValidUntil.Time.Sub(now) > 2*a.interval()
+	fresh := s.Status.ValidUntil != nil && s.Status.ValidUntil.Sub(now) > 2*a.interval()
 	if fresh && equality.Semantic.DeepEqual(s.Status.Scores, scores) {
 		return nil
 	}

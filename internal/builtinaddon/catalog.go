@@ -18,5 +18,5 @@ var ResourceUsage = Info{
 		"GPUs and TPUs of the cluster and of its best node) in the cluster's namespace, for placements to rank clusters by.",
 }
 
-// Catalogue is every built-in add-on.
-var Catalogue = []Info{ResourceUsage}
+// Catalog is every built-in add-on.
+var Catalog = []Info{ResourceUsage}
