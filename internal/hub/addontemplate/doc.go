@@ -30,7 +30,7 @@
 //     writes the credentials) and healthCheck mode Customized (the spoke's lease check stays out).
 //   - Hub permissions: each KubeClient hubPermission is a RoleBinding to the add-on's group
 //     system:open-cluster-management:cluster:<c>:addon:<a>: CurrentCluster in the cluster's
-//     namespace (owned by the MCA), SingleNamespace in its namespace (labelled with the MCA's
+//     namespace (owned by the MCA), SingleNamespace in its namespace (labeled with the MCA's
 //     UID, cluster and add-on, since an owner must share the namespace; removed by the hub when
 //     the MCA goes, also after a restart through the bindings' watch). A role that does not
 //     exist, or a binding of that name the hub did not make, is RegistrationApplied=False
