@@ -13,16 +13,12 @@ import (
 	"github.com/go-logr/logr/testr"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
-	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	"github.com/flotilla/flotilla/internal/agent/addon"
 	agentreg "github.com/flotilla/flotilla/internal/agent/registration"
-	"github.com/flotilla/flotilla/internal/clusteridentity"
-	hubreg "github.com/flotilla/flotilla/internal/hub/registration"
 	"github.com/flotilla/flotilla/internal/testenv"
 )
 
@@ -44,64 +40,16 @@ type joined struct {
 	Clock *offsetClock
 }
 
-// joinAll starts the hub, and on each spoke a registration agent and an add-on agent (certificates
-// of 10 minutes, a lease duration of 1 s so that the lease window is 5 s), accepts the clusters
-// and waits until every agent has its hub credentials. Everything runs until the test ends.
+// joinAll starts the hub, joins every spoke (testenv.JoinSpokes) and starts an add-on agent on
+// each (certificates of 10 minutes, a lease duration of 1 s so that the lease window is 5 s).
+// Everything runs until the test ends.
 func joinAll(t *testing.T, env *testenv.Env) []*joined {
 	t.Helper()
 	env.StartHub(t, testenv.TestHubOptions())
-	ctx := context.Background()
-	hub := env.HubClient(t)
-	if err := hubreg.EnsureBootstrapIdentity(ctx, env.Hub.Client); err != nil {
-		t.Fatal(err)
-	}
-	data, err := hubreg.BootstrapKubeconfig(ctx, env.Hub.Client, env.Hub.RESTConfig(), time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bootstrap, err := clientcmd.RESTConfigFromKubeConfig(data)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []*joined
-	for _, s := range env.Spokes {
-		a, err := agentreg.New(agentreg.Options{
-			ClusterName: s.Name, AgentID: "agent-" + s.Name, Bootstrap: bootstrap, Spoke: s.RESTConfig(),
-			Poll: 200 * time.Millisecond, Log: testr.New(t).WithName(s.Name),
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		runUntilCleanup(t, a.Run)
-		out = append(out, &joined{Name: s.Name, Spoke: s, Reg: a, Clock: &offsetClock{}})
-	}
-	for _, j := range out {
-		testenv.WaitFor(t, 60*time.Second, "a certificate request from "+j.Name, func(ctx context.Context) (bool, string, error) {
-			l, err := env.Hub.Client.CertificatesV1().CertificateSigningRequests().List(ctx,
-				metav1.ListOptions{LabelSelector: clusteridentity.ClusterNameLabel + "=" + j.Name})
-			if err != nil {
-				return false, "", err
-			}
-			if err := hub.Get(ctx, client.ObjectKey{Name: j.Name}, &clusterv1.ManagedCluster{}); err != nil {
-				return false, "no ManagedCluster", client.IgnoreNotFound(err)
-			}
-			return len(l.Items) > 0, fmt.Sprintf("%d requests", len(l.Items)), nil
-		})
-		if _, err := hubreg.Accept(ctx, hub, env.Hub.Client, j.Name, hubreg.AcceptOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, j := range out {
-		testenv.WaitFor(t, 60*time.Second, j.Name+"'s agent to read add-ons in its namespace", func(ctx context.Context) (bool, string, error) {
-			c := j.Reg.Hub().Current()
-			if c == nil {
-				return false, "no credentials yet", nil
-			}
-			if err := c.Client.List(ctx, &addonv1alpha1.ManagedClusterAddOnList{}, client.InNamespace(j.Name)); err != nil {
-				return false, err.Error(), nil
-			}
-			return true, "", nil
-		})
+	for _, s := range env.JoinSpokes(t) {
+		j := &joined{Name: s.Name, Spoke: s.Spoke, Reg: s.Agent, Clock: &offsetClock{}}
+		out = append(out, j)
 		ad, err := addon.New(addon.Options{
 			ClusterName: j.Name, AgentID: "agent-" + j.Name, Hub: j.Reg.Hub(), Spoke: j.Spoke.RESTConfig(),
 			CertificateLifetime: 10 * time.Minute, Poll: 200 * time.Millisecond, Resync: 5 * time.Second,
@@ -112,22 +60,9 @@ func joinAll(t *testing.T, env *testenv.Env) []*joined {
 		if err != nil {
 			t.Fatal(err)
 		}
-		runUntilCleanup(t, ad.Run)
+		testenv.RunUntilCleanup(t, ad.Run)
 	}
 	return out
-}
-
-// runUntilCleanup runs fn until the test ends.
-func runUntilCleanup(t *testing.T, fn func(context.Context) error) {
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if err := fn(ctx); err != nil && ctx.Err() == nil {
-			t.Errorf("stopped: %v", err)
-		}
-	}()
-	t.Cleanup(func() { cancel(); <-done })
 }
 
 // newAddOn creates the ManagedClusterAddOn name in cluster's namespace, installed in ns on the

@@ -167,11 +167,13 @@ func waitGone(t *testing.T, what string, get func(ctx context.Context) error) {
 // becomes ManifestApplied and Available once the Deployment is (kwok runs its pod), its hub
 // permissions are bound; bad templates end in conditions naming the field while the other
 // add-ons keep working; a ManifestWork the hub did not make is left alone; deleting the add-on
-// removes its work, its binding and its Deployment.
+// removes its work, its binding and its Deployment. Last, over all three spokes, the install
+// strategy Placements with a Progressive rollout (testPlacementsRollout).
 func TestTemplateAddOn(t *testing.T) {
-	env := testenv.Start(t, testenv.Options{Spokes: 2, CRDs: true})
-	clusters := joinAll(t, env)
-	for _, j := range clusters {
+	env := testenv.Start(t, testenv.Options{Spokes: 3, CRDs: true})
+	all := joinAll(t, env)
+	clusters := all[:2] // the third joins the placement rollout at the end
+	for _, j := range all {
 		env.AddNodes(t, j.Spoke, localk8s.NodePool{Name: "addon", Count: 1, CPU: resource.MustParse("4"), Memory: resource.MustParse("8Gi")})
 	}
 	hub := env.HubClient(t)
@@ -405,5 +407,9 @@ func TestTemplateAddOn(t *testing.T) {
 			_, err := spoke2.Spoke.Client.AppsV1().Deployments(agentNS).Get(ctx, "hello-agent", metav1.GetOptions{})
 			return err
 		})
+	})
+
+	t.Run("installed by Placements with a Progressive rollout on 3 clusters, and removed", func(t *testing.T) {
+		testPlacementsRollout(t, env, hub, all)
 	})
 }

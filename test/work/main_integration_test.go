@@ -10,7 +10,6 @@ import (
 	"os"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,15 +18,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
 	agentreg "github.com/flotilla/flotilla/internal/agent/registration"
 	"github.com/flotilla/flotilla/internal/agent/work"
-	"github.com/flotilla/flotilla/internal/clusteridentity"
-	hubreg "github.com/flotilla/flotilla/internal/hub/registration"
 	"github.com/flotilla/flotilla/internal/testenv"
 )
 
@@ -45,68 +40,20 @@ type joined struct {
 	writes *requestLog
 }
 
-// joinAll starts the hub and a registration agent on each spoke, accepts the clusters and waits
-// until every agent has its hub credentials. Everything runs until the test ends.
+// joinAll starts the hub, joins every spoke (testenv.JoinSpokes) and starts a work agent on each.
+// Everything runs until the test ends.
 func joinAll(t *testing.T, env *testenv.Env) []*joined {
 	t.Helper()
 	env.StartHub(t, testenv.TestHubOptions())
-	ctx := context.Background()
-	hub := env.HubClient(t)
-	if err := hubreg.EnsureBootstrapIdentity(ctx, env.Hub.Client); err != nil {
-		t.Fatal(err)
-	}
-	data, err := hubreg.BootstrapKubeconfig(ctx, env.Hub.Client, env.Hub.RESTConfig(), time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bootstrap, err := clientcmd.RESTConfigFromKubeConfig(data)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []*joined
-	for _, s := range env.Spokes {
-		a, err := agentreg.New(agentreg.Options{
-			ClusterName: s.Name, AgentID: "agent-" + s.Name, Bootstrap: bootstrap, Spoke: s.RESTConfig(),
-			Poll: 200 * time.Millisecond, Log: testr.New(t).WithName(s.Name),
-		})
+	for _, s := range env.JoinSpokes(t) {
+		dyn, err := dynamic.NewForConfig(s.Spoke.RESTConfig())
 		if err != nil {
 			t.Fatal(err)
 		}
-		runUntilCleanup(t, a.Run)
-		dyn, err := dynamic.NewForConfig(s.RESTConfig())
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, &joined{Name: s.Name, Spoke: s, Reg: a, Dyn: dyn})
-	}
-	for _, j := range out {
-		testenv.WaitFor(t, 60*time.Second, "a certificate request from "+j.Name, func(ctx context.Context) (bool, string, error) {
-			l, err := env.Hub.Client.CertificatesV1().CertificateSigningRequests().List(ctx,
-				metav1.ListOptions{LabelSelector: clusteridentity.ClusterNameLabel + "=" + j.Name})
-			if err != nil {
-				return false, "", err
-			}
-			if err := hub.Get(ctx, client.ObjectKey{Name: j.Name}, &clusterv1.ManagedCluster{}); err != nil {
-				return false, "no ManagedCluster", client.IgnoreNotFound(err)
-			}
-			return len(l.Items) > 0, fmt.Sprintf("%d requests", len(l.Items)), nil
-		})
-		if _, err := hubreg.Accept(ctx, hub, env.Hub.Client, j.Name, hubreg.AcceptOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, j := range out {
-		testenv.WaitFor(t, 60*time.Second, j.Name+"'s agent to read works in its namespace", func(ctx context.Context) (bool, string, error) {
-			c := j.Reg.Hub().Current()
-			if c == nil {
-				return false, "no credentials yet", nil
-			}
-			if err := c.Client.List(ctx, &workv1.ManifestWorkList{}, client.InNamespace(j.Name)); err != nil {
-				return false, err.Error(), nil
-			}
-			return true, "", nil
-		})
+		j := &joined{Name: s.Name, Spoke: s.Spoke, Reg: s.Agent, Dyn: dyn}
 		j.startWork(t, 2*time.Second)
+		out = append(out, j)
 	}
 	return out
 }
@@ -125,7 +72,7 @@ func (j *joined) startWork(t *testing.T, resync time.Duration) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	j.stopWork = runUntilCleanup(t, w.Run)
+	j.stopWork = testenv.RunUntilCleanup(t, w.Run)
 }
 
 // requestLog records the writes the API server carried out (method and path).
@@ -183,27 +130,6 @@ func (l *requestLog) FreshReads() []string {
 type roundTripper func(*http.Request) (*http.Response, error)
 
 func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
-
-// runUntilCleanup runs fn until the returned stop is called or the test ends.
-func runUntilCleanup(t *testing.T, fn func(context.Context) error) (stop func()) {
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if err := fn(ctx); err != nil && ctx.Err() == nil {
-			t.Errorf("stopped: %v", err)
-		}
-	}()
-	var stopped atomic.Bool
-	stop = func() {
-		if stopped.CompareAndSwap(false, true) {
-			cancel()
-			<-done
-		}
-	}
-	t.Cleanup(stop)
-	return stop
-}
 
 // manifests turns objects (maps or typed objects) into manifests.
 func manifests(t *testing.T, objs ...any) []workv1.Manifest {

@@ -106,11 +106,19 @@ func desiredProgression(cma *addonv1alpha1.ClusterManagementAddOn, old *addonv1a
 			for _, o := range old.ConfigReferences {
 				if o.ConfigGroupResource == d.ConfigGroupResource {
 					ref.LastAppliedConfig, ref.LastKnownGoodConfig = o.LastAppliedConfig.DeepCopy(), o.LastKnownGoodConfig.DeepCopy()
-					upgrade = upgrade || o.LastAppliedConfig != nil
+					// An upgrade: another configuration was applied before this one.
+					upgrade = upgrade || (o.LastAppliedConfig != nil && !equality.Semantic.DeepEqual(o.LastAppliedConfig, d.DesiredConfig))
 				}
 			}
 		}
 		p.ConfigReferences = append(p.ConfigReferences, ref)
+	}
+	if old != nil && !upgrade {
+		// The desired configurations were applied already: the install or upgrade that applied
+		// them keeps its name.
+		if c := meta.FindStatusCondition(old.Conditions, addonv1alpha1.ManagedClusterAddOnConditionProgressing); c != nil {
+			upgrade = c.Reason == addonv1alpha1.ProgressingReasonUpgrading || c.Reason == addonv1alpha1.ProgressingReasonUpgradeSucceed
+		}
 	}
 	set := func(c metav1.Condition) {
 		c.ObservedGeneration, c.LastTransitionTime = cma.Generation, now

@@ -93,3 +93,31 @@ func TestDesiredProgression(t *testing.T) {
 		})
 	}
 }
+
+// TestProgressionKeepsItsName: once an install has applied the desired configurations, the next
+// reconcile still calls it an install; a new configuration afterwards is an upgrade, and stays one
+// once applied.
+func TestProgressionKeepsItsName(t *testing.T) {
+	done := &addonView{MCA: mcaIn(cmaWith(), "c1", true), SameAsNode: true, State: rollout.ClusterStatus{Name: "c1", Status: rollout.Succeeded}}
+	ref := addonv1alpha1.PlacementRef{Namespace: "ns", Name: "p0"}
+	in := func(hash string) progressionInput {
+		return progressionInput{View: placementView{PlacementRef: ref, Clusters: []rollout.Cluster{{Name: "c1"}}},
+			Desired: []addonv1alpha1.ConfigReference{reference("a", hash, "")}, Addons: []*addonView{done}}
+	}
+	reason := func(p addonv1alpha1.InstallProgression) string {
+		return meta.FindStatusCondition(p.Conditions, addonv1alpha1.ManagedClusterAddOnConditionProgressing).Reason
+	}
+	var got []string
+	p := desiredProgression(cmaWith(), nil, in("h1"), metav1.NewTime(t0))
+	got = append(got, reason(p))
+	p = desiredProgression(cmaWith(), &p, in("h1"), metav1.NewTime(t0))
+	got = append(got, reason(p))
+	p = desiredProgression(cmaWith(), &p, in("h2"), metav1.NewTime(t0))
+	got = append(got, reason(p))
+	p = desiredProgression(cmaWith(), &p, in("h2"), metav1.NewTime(t0))
+	got = append(got, reason(p))
+	want := []string{"InstallSucceed", "InstallSucceed", "UpgradeSucceed", "UpgradeSucceed"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("reasons over four reconciles (-want +got):\n%s", diff)
+	}
+}
