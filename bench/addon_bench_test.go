@@ -143,6 +143,7 @@ func runAddOnInstall(b *testing.B, bins localk8s.Binaries, hubBin string, n int)
 	r.hubAdded, r.hubPeak = rss(b, hub)-before, statusBytes(b, hub, "VmHWM")
 	pr.printf("ClusterManagementAddOn to %d ManagedClusterAddOns Available: %s; hub %.1f%% of a core meanwhile, resident %+.0f MiB (peak %.0f MiB)",
 		n, r.available.Round(100*time.Millisecond), r.hubCPU, mib(r.hubAdded), mib(r.hubPeak))
+	summarizeHubLog(pr, filepath.Join(dir, "flotilla-hub.log"))
 	return r
 }
 

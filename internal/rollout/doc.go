@@ -5,6 +5,7 @@
 // kind: the ManifestWorkReplicaSet controller and add-on installs give it the placement's clusters
 // with their decision groups and each cluster's rollout state (ToApply, Progressing, Succeeded,
 // Failed, TimeOut, Skip, and when it entered that state), and apply the Result themselves.
+// PlacementClusters reads a placement's clusters and decision groups for them.
 //
 // Decide reproduces OCM's rollout helper (open-cluster-management.io/sdk-go,
 // pkg/apis/cluster/v1alpha1, RolloutHandler.GetRolloutCluster) decision for decision, quirks

@@ -15,10 +15,7 @@ import (
 )
 
 // Hub gives the registration agent's current hub credentials (registration.HubAccess).
-type Hub interface {
-	Current() *registration.HubClients
-	Changed() <-chan struct{}
-}
+type Hub = registration.Credentials
 
 var _ Hub = (*registration.HubAccess)(nil)
 

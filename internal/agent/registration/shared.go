@@ -125,3 +125,10 @@ func (h *HubAccess) set(c *HubClients) {
 	h.mu.Unlock()
 	h.current.Set(c)
 }
+
+// Credentials gives the registration agent's current hub credentials and says when they change
+// (HubAccess); the work and add-on agents follow them.
+type Credentials interface {
+	Current() *HubClients
+	Changed() <-chan struct{}
+}

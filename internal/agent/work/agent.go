@@ -38,10 +38,7 @@ import (
 const DefaultResync = 10 * time.Second
 
 // Hub gives the agent's current hub credentials (registration.HubAccess).
-type Hub interface {
-	Current() *registration.HubClients
-	Changed() <-chan struct{}
-}
+type Hub = registration.Credentials
 
 var _ Hub = (*registration.HubAccess)(nil)
 

@@ -2,6 +2,7 @@ package addon
 
 import (
 	"context"
+	"sync"
 	"fmt"
 	"slices"
 
@@ -268,14 +269,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	}
 
 	now := metav1.NewTime(r.Clock.Now())
+	addons := defaults
 	for _, in := range inputs {
-		for _, a := range in.Addons {
-			errs = append(errs, r.writeAddonStatus(ctx, cma, a, now))
-		}
+		addons = append(addons, in.Addons...)
 	}
-	for _, a := range defaults {
-		errs = append(errs, r.writeAddonStatus(ctx, cma, a, now))
-	}
+	errs = append(errs, r.writeAddonStatuses(ctx, cma, addons, now)...)
 	errs = append(errs, r.writeStatus(ctx, cma, h, inputs, now))
 	if err := utilerrors.NewAggregate(errs); err != nil {
 		return reconcile.Result{}, err
@@ -307,6 +305,38 @@ func (r *Reconciler) finalize(ctx context.Context, cma *addonv1alpha1.ClusterMan
 	}
 	controllerutil.RemoveFinalizer(cma, Finalizer)
 	return client.IgnoreNotFound(r.Client.Update(ctx, cma))
+}
+
+// statusWriters is how many ManagedClusterAddOn statuses one reconcile writes at once: an add-on
+// on 1,000 clusters writes 1,000 of them at every step of its rollout.
+const statusWriters = 16
+
+// writeAddonStatuses writes the statuses of views that changed, statusWriters at a time, and
+// returns the errors.
+func (r *Reconciler) writeAddonStatuses(ctx context.Context, cma *addonv1alpha1.ClusterManagementAddOn, views []*addonView, now metav1.Time) []error {
+	var (
+		mu   sync.Mutex
+		errs []error
+		wg   sync.WaitGroup
+	)
+	next := make(chan *addonView)
+	for range min(statusWriters, len(views)) {
+		wg.Go(func() {
+			for v := range next {
+				if err := r.writeAddonStatus(ctx, cma, v, now); err != nil {
+					mu.Lock()
+					errs = append(errs, err)
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	for _, v := range views {
+		next <- v
+	}
+	close(next)
+	wg.Wait()
+	return errs
 }
 
 // writeAddonStatus writes the hub's part of one ManagedClusterAddOn's status when it changed.

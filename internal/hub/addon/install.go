@@ -3,7 +3,6 @@ package addon
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -52,7 +51,7 @@ func (r *Reconciler) readPlacements(ctx context.Context, cma *addonv1alpha1.Clus
 			return nil, err
 		}
 		v.Placement = p
-		cs, err := r.placementClusters(ctx, ps.Namespace, ps.Name)
+		cs, err := rollout.PlacementClusters(ctx, r.Client, ps.Namespace, ps.Name)
 		if err != nil {
 			v.Err = err.Error()
 			continue
@@ -73,31 +72,6 @@ func (r *Reconciler) readPlacements(ctx context.Context, cma *addonv1alpha1.Clus
 		}
 	}
 	return views, nil
-}
-
-// placementClusters reads a placement's clusters and decision groups from its PlacementDecisions.
-func (r *Reconciler) placementClusters(ctx context.Context, ns, placement string) ([]rollout.Cluster, error) {
-	l := &clusterv1beta1.PlacementDecisionList{}
-	if err := r.Client.List(ctx, l, client.InNamespace(ns), client.MatchingLabels{clusterv1beta1.PlacementLabel: placement}); err != nil {
-		return nil, err
-	}
-	var out []rollout.Cluster
-	seen := map[string]bool{}
-	for _, d := range l.Items {
-		idx, err := strconv.ParseInt(d.Labels[clusterv1beta1.DecisionGroupIndexLabel], 10, 32)
-		if err != nil {
-			return nil, fmt.Errorf("PlacementDecision %s/%s has label %s=%q, not a group index: the placement controller sets it; delete the PlacementDecision to have it rewritten",
-				ns, d.Name, clusterv1beta1.DecisionGroupIndexLabel, d.Labels[clusterv1beta1.DecisionGroupIndexLabel])
-		}
-		g := rollout.GroupKey{Name: d.Labels[clusterv1beta1.DecisionGroupNameLabel], Index: int32(idx)}
-		for _, cd := range d.Status.Decisions {
-			if cd.ClusterName != "" && !seen[cd.ClusterName] {
-				seen[cd.ClusterName] = true
-				out = append(out, rollout.Cluster{Name: cd.ClusterName, Group: g})
-			}
-		}
-	}
-	return out, nil
 }
 
 // strategyOf is entry i's rollout strategy with OCM's default for Progressive: no maxConcurrency

@@ -12,9 +12,7 @@ import (
 	apiextclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset/typed/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -82,33 +80,7 @@ func (r *conversionRegistrar) keep(ctx context.Context, name string, info func(s
 
 // wait returns when the CRD may have changed since resourceVersion rv (see registrar.wait).
 func (r *conversionRegistrar) wait(ctx context.Context, name, rv string, tick <-chan time.Time) error {
-	var events <-chan watch.Event
-	if rv != "" {
-		w, err := r.crds.Watch(ctx, metav1.ListOptions{
-			FieldSelector:   fields.OneTermEqualSelector("metadata.name", name).String(),
-			ResourceVersion: rv,
-		})
-		if err == nil {
-			defer w.Stop()
-			events = w.ResultChan()
-		}
-	}
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-tick:
-		return nil
-	case ev, ok := <-events:
-		if ok && ev.Type != watch.Error {
-			return nil
-		}
-	}
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-r.clock.After(watchRetry):
-		return nil
-	}
+	return waitForChange(ctx, r.clock, r.crds.Watch, name, rv, tick)
 }
 
 // ensure makes the CRD's conversion webhook name this replica, and returns the CRD's

@@ -95,10 +95,18 @@ func (r *registrar) Start(ctx context.Context) error {
 // a tick, or a watch that ended. It returns ctx's error when ctx ends. Without rv (the last read
 // failed) it waits for the tick alone: a watch from no version would replay the object at once.
 func (r *registrar) wait(ctx context.Context, rv string, tick <-chan time.Time) error {
+	return waitForChange(ctx, r.clock, r.cs.AdmissionregistrationV1().ValidatingWebhookConfigurations().Watch, ConfigurationName, rv, tick)
+}
+
+// waitForChange returns when the object name may have changed since resourceVersion rv: an event
+// of a watch (from watchFn) on it, a tick, or a watch that ended (after watchRetry). It returns
+// ctx's error when ctx ends. Without rv it waits for the tick alone.
+func waitForChange(ctx context.Context, clk clock.Clock, watchFn func(context.Context, metav1.ListOptions) (watch.Interface, error),
+	name, rv string, tick <-chan time.Time) error {
 	var events <-chan watch.Event
 	if rv != "" {
-		w, err := r.cs.AdmissionregistrationV1().ValidatingWebhookConfigurations().Watch(ctx, metav1.ListOptions{
-			FieldSelector:   fields.OneTermEqualSelector("metadata.name", ConfigurationName).String(),
+		w, err := watchFn(ctx, metav1.ListOptions{
+			FieldSelector:   fields.OneTermEqualSelector("metadata.name", name).String(),
 			ResourceVersion: rv,
 		})
 		if err == nil {
@@ -119,7 +127,7 @@ func (r *registrar) wait(ctx context.Context, rv string, tick <-chan time.Time) 
 	select {
 	case <-ctx.Done():
 		return ctx.Err()
-	case <-r.clock.After(watchRetry):
+	case <-clk.After(watchRetry):
 		return nil
 	}
 }

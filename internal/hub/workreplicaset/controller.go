@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"reflect"
-	"strconv"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -237,7 +236,7 @@ func (r *Reconciler) decisions(ctx context.Context, set *workv1alpha1.ManifestWo
 	selects := map[string]map[string]bool{}
 	for i, ref := range set.Spec.PlacementRefs {
 		outcomes[i].Name = ref.Name
-		cs, err := r.placementClusters(ctx, set.Namespace, ref.Name)
+		cs, err := rollout.PlacementClusters(ctx, r.Client, set.Namespace, ref.Name)
 		if err != nil {
 			outcomes[i].Err = fmt.Sprintf("spec.placementRefs[%d] (%s): %v", i, ref.Name, err)
 			continue
@@ -265,31 +264,6 @@ func (r *Reconciler) decisions(ctx context.Context, set *workv1alpha1.ManifestWo
 		}
 	}
 	return outcomes, owner
-}
-
-// placementClusters reads a placement's clusters and decision groups from its PlacementDecisions.
-func (r *Reconciler) placementClusters(ctx context.Context, ns, placement string) ([]rollout.Cluster, error) {
-	l := &clusterv1beta1.PlacementDecisionList{}
-	if err := r.Client.List(ctx, l, client.InNamespace(ns), client.MatchingLabels{clusterv1beta1.PlacementLabel: placement}); err != nil {
-		return nil, err
-	}
-	var out []rollout.Cluster
-	seen := map[string]bool{}
-	for _, d := range l.Items {
-		idx, err := strconv.ParseInt(d.Labels[clusterv1beta1.DecisionGroupIndexLabel], 10, 32)
-		if err != nil {
-			return nil, fmt.Errorf("PlacementDecision %s/%s has label %s=%q, not a group index: the placement controller sets it; delete the PlacementDecision to have it rewritten",
-				ns, d.Name, clusterv1beta1.DecisionGroupIndexLabel, d.Labels[clusterv1beta1.DecisionGroupIndexLabel])
-		}
-		g := rollout.GroupKey{Name: d.Labels[clusterv1beta1.DecisionGroupNameLabel], Index: int32(idx)}
-		for _, cd := range d.Status.Decisions {
-			if cd.ClusterName != "" && !seen[cd.ClusterName] {
-				seen[cd.ClusterName] = true
-				out = append(out, rollout.Cluster{Name: cd.ClusterName, Group: g})
-			}
-		}
-	}
-	return out, nil
 }
 
 // apply creates or updates set's ManifestWork in cluster's namespace. existing is the set's own
