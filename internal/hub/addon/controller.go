@@ -2,9 +2,9 @@ package addon
 
 import (
 	"context"
-	"sync"
 	"fmt"
 	"slices"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
