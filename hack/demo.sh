@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The demo: bring up the default fleet (or use the one already running), let the hub place a GPU
-# training job (a Placement for one cluster with H100s), explain the choice, deliver the Job to
+# The demo: bring up the default fleet (or use the one already running), switch on the built-in
+# resource-usage add-on on the GPU clusters, let the hub place a GPU training job (a Placement for one cluster with H100s), explain the choice, deliver the Job to
 # the chosen cluster through the hub (a ManifestWorkReplicaSet over the placement), and show its
 # completion and succeeded count as the hub sees them. Run it with `make demo`.
 set -euo pipefail
@@ -23,6 +23,28 @@ hub=$($flotilla dev kubeconfig hub)
 step "The spokes, registered with the hub (ManagedClusters with GPU inventory)"
 $flotilla get clusters --kubeconfig "$hub"
 $flotilla get clustersets --kubeconfig "$hub"
+
+step "Add-ons: switch on the built-in resource-usage add-on on the GPU clusters (as clusteradm addon enable)"
+for i in $(seq 1 30); do
+  # The hub creates the ClusterManagementAddOn of each built-in add-on when it starts.
+  if $flotilla addon enable resource-usage --clusters gpu-east,gpu-west --kubeconfig "$hub"; then break; fi
+  [[ $i -eq 30 ]] && exit 1
+  sleep 1
+done
+scores=0
+for _ in $(seq 1 60); do
+  scores=$(kubectl --kubeconfig "$hub" get addonplacementscores -A --field-selector metadata.name=resource-usage-score -o name 2>/dev/null | wc -l)
+  [[ "$scores" -ge 2 ]] && break
+  sleep 1
+done
+$flotilla get addons -A --kubeconfig "$hub"
+echo "the add-on's scores on the hub (OCM's resource-usage-score, free GPUs against OCM's maximum of 20):"
+kubectl --kubeconfig "$hub" get addonplacementscores -A --field-selector metadata.name=resource-usage-score \
+  -o custom-columns='CLUSTER:.metadata.namespace,GPU-CLUSTER:.status.scores[?(@.name=="gpuClusterAvailable")].value,GPU-BEST-NODE:.status.scores[?(@.name=="gpuNodeAvailable")].value,VALID-UNTIL:.status.validUntil'
+if [[ "$scores" -lt 2 ]]; then
+  echo "the resource-usage add-on wrote no scores within 60 s" >&2
+  exit 1
+fi
 
 step "Place a training job: the hub picks one cluster with H100s (examples/demo/placement.yaml)"
 kubectl --kubeconfig "$hub" apply -f examples/demo/placement.yaml
