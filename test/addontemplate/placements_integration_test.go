@@ -5,6 +5,8 @@ package addontemplate
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -19,6 +21,7 @@ import (
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
+	"github.com/flotilla/flotilla/internal/hub/addontemplate"
 	"github.com/flotilla/flotilla/internal/testenv"
 )
 
@@ -44,7 +47,8 @@ func label(t *testing.T, hub client.Client, cluster, value string) {
 // testPlacementsRollout: a template add-on installed by Placements with a Progressive rollout
 // (one cluster at a time) becomes Available on all three clusters, with real agents; a cluster
 // whose label stops matching loses it (the agent's Deployment goes from its spoke); deleting the
-// ClusterManagementAddOn removes it everywhere.
+// ClusterManagementAddOn removes it everywhere. On the way, the agent's Deployment deleted on a
+// spoke where it cannot run again turns the add-on Available=False, naming it.
 func testPlacementsRollout(t *testing.T, env *testenv.Env, hub client.Client, all []*joined) {
 	ctx := context.Background()
 	ns := env.Namespace(t, env.Hub)
@@ -103,6 +107,23 @@ func testPlacementsRollout(t *testing.T, env *testenv.Env, hub client.Client, al
 		return c.Status == metav1.ConditionFalse && c.Reason == "InstallSucceed", c.Reason + ": " + c.Message, nil
 	})
 
+	// Health from the work: the agent's Deployment deleted on a spoke whose nodes take no pods is
+	// made again by the work agent but cannot run, and the add-on says so, naming it.
+	sick := all[1]
+	setUnschedulable(t, sick, true)
+	if err := sick.Spoke.Client.AppsV1().Deployments(agentNS).Delete(ctx, "e2e-agent", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	m := waitAddOn(t, hub, sick.Name, "e2e", "Available False once its Deployment cannot run", func(m *addonv1alpha1.ManagedClusterAddOn) bool {
+		c := meta.FindStatusCondition(m.Status.Conditions, addonv1alpha1.ManagedClusterAddOnConditionAvailable)
+		return c != nil && c.Status == metav1.ConditionFalse && c.Reason == addontemplate.ReasonProbeUnavailable
+	})
+	if got := conditionState(m, addonv1alpha1.ManagedClusterAddOnConditionAvailable); !strings.Contains(got, "e2e-agent") {
+		t.Errorf("Available %q does not name the Deployment e2e-agent", got)
+	}
+	setUnschedulable(t, sick, false)
+	waitAddOn(t, hub, sick.Name, "e2e", "Available again once its Deployment runs", availableAndApplied)
+
 	leaving := all[2]
 	label(t, hub, leaving.Name, "")
 	waitGone(t, "the add-on of "+leaving.Name+", whose label no longer matches", func(ctx context.Context) error {
@@ -129,4 +150,20 @@ func testPlacementsRollout(t *testing.T, env *testenv.Env, hub client.Client, al
 	waitGone(t, "ClusterManagementAddOn e2e", func(ctx context.Context) error {
 		return hub.Get(ctx, client.ObjectKey{Name: "e2e"}, &addonv1alpha1.ClusterManagementAddOn{})
 	})
+}
+
+// setUnschedulable cordons or uncordons every node of the spoke.
+func setUnschedulable(t *testing.T, j *joined, on bool) {
+	t.Helper()
+	ctx := context.Background()
+	nodes, err := j.Spoke.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	patch := []byte(fmt.Sprintf(`{"spec":{"unschedulable":%t}}`, on))
+	for _, n := range nodes.Items {
+		if _, err := j.Spoke.Client.CoreV1().Nodes().Patch(ctx, n.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
