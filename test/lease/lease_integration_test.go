@@ -55,8 +55,11 @@ func TestLeaseExpiryAndTaints(t *testing.T) {
 		stop()
 		lastRenew := renewTime(t, c, cluster)
 		waitFor(t, c, cluster, grace+3*time.Second, "Available Unknown and the unreachable taint", func(mc *clusterv1.ManagedCluster) bool {
+			// The taint is a spec change: the lease controller then writes the condition again at
+			// the new generation.
+			cond := meta.FindStatusCondition(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable)
 			return available(mc) == "Unknown/"+clusterv1.ManagedClusterReasonLeaseUpdateStopped &&
-				taintKeys(mc) == userTaint.Key+" "+clusterv1.ManagedClusterTaintUnreachable
+				taintKeys(mc) == userTaint.Key+" "+clusterv1.ManagedClusterTaintUnreachable && cond.ObservedGeneration == mc.Generation
 		})
 		mc := get(t, c, cluster)
 		cond := meta.FindStatusCondition(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable)

@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -114,10 +115,12 @@ func throughOther[A, B any, PA interface {
 	typeMeta := cmpopts.IgnoreTypes(metav1.TypeMeta{})
 	ignore := cmp.Options{typeMeta, cmpopts.IgnoreFields(metav1.ObjectMeta{}, "ResourceVersion", "ManagedFields")}
 
-	// Read at both versions, of the same resourceVersion.
+	// Read at both versions, of the same resourceVersion, once the object has settled: the hub's
+	// add-on controllers write their conditions into a ManagedClusterAddOn's status once.
 	var first PA
 	var other PB
-	testenv.WaitFor(t, wait, "reading "+key.String()+" at both versions", func(ctx context.Context) (bool, string, error) {
+	lastRV := ""
+	testenv.WaitFor(t, wait, "reading "+key.String()+" at both versions, settled", func(ctx context.Context) (bool, string, error) {
 		first, other = newA(), newB()
 		if err := c.Get(ctx, key, first); err != nil {
 			return false, err.Error(), nil
@@ -125,7 +128,12 @@ func throughOther[A, B any, PA interface {
 		if err := c.Get(ctx, key, other); err != nil {
 			return false, err.Error(), nil
 		}
-		return first.GetResourceVersion() == other.GetResourceVersion(), "the object changed between the reads", nil
+		settled := first.GetResourceVersion() == lastRV
+		lastRV = first.GetResourceVersion()
+		if !settled {
+			time.Sleep(time.Second)
+		}
+		return settled && first.GetResourceVersion() == other.GetResourceVersion(), "the object changed between the reads", nil
 	})
 	want, err := convert(first)
 	if err != nil {
