@@ -27,8 +27,8 @@ type referenceSource struct {
 // referenceSources are OCM's published CRDs. The modules are kept required by
 // reference_modules_test.go; testdata/reference/README.md names the source of the rest.
 var referenceSources = []referenceSource{
-	// The addon CRDs of addon/v1beta1 serve v1alpha1 and v1beta1 (the same files as
-	// ../shared/reference/addon-v1beta1/); addon/v1alpha1 adds AddOnTemplate, served at v1alpha1 only.
+	// The addon CRDs of addon/v1beta1 serve v1alpha1 and v1beta1; addon/v1alpha1 adds
+	// AddOnTemplate, served at v1alpha1 only.
 	{module: "open-cluster-management.io/api", folders: []string{"addon/v1beta1", "cluster", "work"}, suffix: ".crd.yaml"},
 	{module: "open-cluster-management.io/api", folders: []string{"addon/v1alpha1"}, suffix: "addontemplates.crd.yaml"},
 	{module: "sigs.k8s.io/cluster-inventory-api", folders: []string{"config/crd/bases"}, suffix: ".yaml"},
