@@ -2,12 +2,8 @@ package addonregistration
 
 import (
 	"context"
-	"fmt"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -18,6 +14,7 @@ import (
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	"github.com/flotilla/flotilla/internal/clusteridentity"
+	"github.com/flotilla/flotilla/internal/hub/csrs"
 )
 
 // Reason and message of an approval, as OCM's add-on manager writes them.
@@ -54,16 +51,9 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 // pending lists the undecided requests with the given labels. The labels only choose what to
 // look at again: every request is judged by its content.
 func (r *Reconciler) pending(ctx context.Context, opts ...client.ListOption) []reconcile.Request {
-	list := &certificatesv1.CertificateSigningRequestList{}
-	if err := r.Client.List(ctx, list, opts...); err != nil {
+	out, err := csrs.Pending(ctx, r.Client, opts...)
+	if err != nil {
 		ctrl.LoggerFrom(ctx).Error(err, "listing add-on certificate requests")
-		return nil
-	}
-	var out []reconcile.Request
-	for i := range list.Items {
-		if !decided(&list.Items[i]) {
-			out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Name: list.Items[i].Name}})
-		}
 	}
 	return out
 }
@@ -80,7 +70,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if err := r.Client.Get(ctx, req.NamespacedName, csr); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
-	if decided(csr) {
+	if csrs.Decided(csr) {
 		return reconcile.Result{}, nil
 	}
 	ar, err := addOnRequest(csr)
@@ -105,26 +95,6 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		ctrl.LoggerFrom(ctx).V(1).Info("add-on certificate request not approved yet", "request", csr.Name, "why", err.Error())
 		return reconcile.Result{}, nil // a change to the add-on or the cluster brings it back
 	}
-	return reconcile.Result{}, approve(ctx, r.Certificates, csr, r.Clock)
-}
-
-func decided(csr *certificatesv1.CertificateSigningRequest) bool {
-	for _, c := range csr.Status.Conditions {
-		if c.Type == certificatesv1.CertificateApproved || c.Type == certificatesv1.CertificateDenied || c.Type == certificatesv1.CertificateFailed {
-			return true
-		}
-	}
-	return false
-}
-
-func approve(ctx context.Context, cs kubernetes.Interface, csr *certificatesv1.CertificateSigningRequest, clk clock.PassiveClock) error {
-	csr = csr.DeepCopy()
-	csr.Status.Conditions = append(csr.Status.Conditions, certificatesv1.CertificateSigningRequestCondition{
-		Type: certificatesv1.CertificateApproved, Status: corev1.ConditionTrue,
-		Reason: ApprovedReason, Message: approvedMessage, LastUpdateTime: metav1.NewTime(clk.Now()),
-	})
-	if _, err := cs.CertificatesV1().CertificateSigningRequests().UpdateApproval(ctx, csr.Name, csr, metav1.UpdateOptions{}); err != nil {
-		return fmt.Errorf("approving add-on certificate request %s: %w", csr.Name, err)
-	}
-	return nil
+	_, err = csrs.Approve(ctx, r.Certificates, csr, ApprovedReason, approvedMessage, r.Clock)
+	return reconcile.Result{}, err
 }

@@ -23,6 +23,7 @@ import (
 
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
 	"github.com/flotilla/flotilla/internal/clusteridentity"
+	"github.com/flotilla/flotilla/internal/hub/csrs"
 )
 
 // DefaultSignerNamespace holds a custom signer's CA Secret when the template names no
@@ -76,8 +77,8 @@ func (s *Signer) Reconcile(ctx context.Context, req reconcile.Request) (reconcil
 	if err := s.Client.Get(ctx, req.NamespacedName, csr); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
-	if csr.Spec.SignerName == certificatesv1.KubeAPIServerClientSignerName || len(csr.Status.Certificate) > 0 || hasCondition(csr, certificatesv1.CertificateDenied) ||
-		hasCondition(csr, certificatesv1.CertificateFailed) {
+	if csr.Spec.SignerName == certificatesv1.KubeAPIServerClientSignerName || len(csr.Status.Certificate) > 0 || csrs.HasCondition(csr, certificatesv1.CertificateDenied) ||
+		csrs.HasCondition(csr, certificatesv1.CertificateFailed) {
 		return reconcile.Result{}, nil
 	}
 	cluster, name := csr.Labels[clusteridentity.ClusterNameLabel], csr.Labels[clusteridentity.AddOnNameLabel]
@@ -111,13 +112,9 @@ func (s *Signer) Reconcile(ctx context.Context, req reconcile.Request) (reconcil
 		log.Info("not approving a custom signer's request", "why", err.Error())
 		return reconcile.Result{}, nil
 	}
-	if !hasCondition(csr, certificatesv1.CertificateApproved) {
-		csr = csr.DeepCopy()
-		csr.Status.Conditions = append(csr.Status.Conditions, certificatesv1.CertificateSigningRequestCondition{
-			Type: certificatesv1.CertificateApproved, Status: corev1.ConditionTrue, Reason: ApprovedReason,
-			Message: "approved for add-on " + mca.Name + " of cluster " + cluster + " by its AddOnTemplate " + tmpl.Name, LastUpdateTime: metav1.NewTime(s.Clock.Now()),
-		})
-		if csr, err = s.Certificates.CertificatesV1().CertificateSigningRequests().UpdateApproval(ctx, csr.Name, csr, metav1.UpdateOptions{}); err != nil {
+	if !csrs.HasCondition(csr, certificatesv1.CertificateApproved) {
+		msg := "approved for add-on " + mca.Name + " of cluster " + cluster + " by its AddOnTemplate " + tmpl.Name
+		if csr, err = csrs.Approve(ctx, s.Certificates, csr, ApprovedReason, msg, s.Clock); err != nil {
 			return reconcile.Result{}, fmt.Errorf("approving %s for signer %s (the hub needs approve on signers/%s): %w", req.Name, signer.SignerName, signer.SignerName, err)
 		}
 	}
@@ -140,10 +137,6 @@ func (s *Signer) Reconcile(ctx context.Context, req reconcile.Request) (reconcil
 		return reconcile.Result{}, fmt.Errorf("writing the certificate of %s (the hub needs sign on signers/%s): %w", req.Name, signer.SignerName, err)
 	}
 	return reconcile.Result{}, nil
-}
-
-func hasCondition(csr *certificatesv1.CertificateSigningRequest, t certificatesv1.RequestConditionType) bool {
-	return slices.ContainsFunc(csr.Status.Conditions, func(c certificatesv1.CertificateSigningRequestCondition) bool { return c.Type == t })
 }
 
 // clientUsages are the usages a custom signer's certificate may carry.

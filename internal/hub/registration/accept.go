@@ -15,6 +15,7 @@ import (
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	"github.com/flotilla/flotilla/internal/clusteridentity"
+	"github.com/flotilla/flotilla/internal/hub/csrs"
 )
 
 // BootstrapUser is the user name the API server gives the bootstrap identity: the requester of
@@ -136,9 +137,9 @@ func Accept(ctx context.Context, c client.Client, cs kubernetes.Interface, clust
 // first certificate: OutcomeApproved when it may, another outcome and why when not.
 func judgeFirstRequest(csr *certificatesv1.CertificateSigningRequest, cluster string, requesters []string) (outcome, why string) {
 	switch {
-	case hasCondition(csr, certificatesv1.CertificateApproved):
+	case csrs.HasCondition(csr, certificatesv1.CertificateApproved):
 		return OutcomeApprovedBefore, ""
-	case hasCondition(csr, certificatesv1.CertificateDenied):
+	case csrs.HasCondition(csr, certificatesv1.CertificateDenied):
 		return OutcomeDeniedBefore, ""
 	}
 	got, _, err := agentRequest(csr)

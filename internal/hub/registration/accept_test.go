@@ -18,6 +18,7 @@ import (
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	"github.com/flotilla/flotilla/api/scheme"
 	"github.com/flotilla/flotilla/internal/clusteridentity"
+	"github.com/flotilla/flotilla/internal/hub/csrs"
 )
 
 func TestAccept(t *testing.T) {
@@ -138,7 +139,7 @@ func TestAccept(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if hasCondition(got, certificatesv1.CertificateApproved) && !hasCondition(w.obj(), certificatesv1.CertificateApproved) {
+				if csrs.HasCondition(got, certificatesv1.CertificateApproved) && !csrs.HasCondition(w.obj(), certificatesv1.CertificateApproved) {
 					approvedOnServer = append(approvedOnServer, got.Name)
 				}
 			}

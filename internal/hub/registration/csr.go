@@ -8,12 +8,11 @@ import (
 	"slices"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/clock"
 
 	"github.com/flotilla/flotilla/internal/clusteridentity"
+	"github.com/flotilla/flotilla/internal/hub/csrs"
 )
 
 // Both paths that approve certificates, an administrator's `flotilla accept` and the hub's renewal
@@ -57,27 +56,7 @@ func agentRequest(csr *certificatesv1.CertificateSigningRequest) (cluster, agent
 	return cluster, agentID, nil
 }
 
-func decided(csr *certificatesv1.CertificateSigningRequest) bool {
-	return hasCondition(csr, certificatesv1.CertificateApproved) || hasCondition(csr, certificatesv1.CertificateDenied)
-}
-
-func hasCondition(csr *certificatesv1.CertificateSigningRequest, t certificatesv1.RequestConditionType) bool {
-	for _, c := range csr.Status.Conditions {
-		if c.Type == t {
-			return true
-		}
-	}
-	return false
-}
-
 func approve(ctx context.Context, cs kubernetes.Interface, csr *certificatesv1.CertificateSigningRequest, reason, message string, clk clock.PassiveClock) error {
-	csr = csr.DeepCopy()
-	csr.Status.Conditions = append(csr.Status.Conditions, certificatesv1.CertificateSigningRequestCondition{
-		Type: certificatesv1.CertificateApproved, Status: corev1.ConditionTrue,
-		Reason: reason, Message: message, LastUpdateTime: metav1.NewTime(clk.Now()),
-	})
-	if _, err := cs.CertificatesV1().CertificateSigningRequests().UpdateApproval(ctx, csr.Name, csr, metav1.UpdateOptions{}); err != nil {
-		return fmt.Errorf("approving certificate request %s: %w", csr.Name, err)
-	}
-	return nil
+	_, err := csrs.Approve(ctx, cs, csr, reason, message, clk)
+	return err
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -15,6 +14,7 @@ import (
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	"github.com/flotilla/flotilla/internal/clusteridentity"
+	"github.com/flotilla/flotilla/internal/hub/csrs"
 )
 
 // RenewalReconciler approves certificate renewals: a request for an agent identity made by that
@@ -42,16 +42,9 @@ func (r *RenewalReconciler) SetupWithManager(mgr ctrl.Manager) error {
 
 // pendingRequestsOf lists the undecided requests labeled with a cluster's name.
 func (r *RenewalReconciler) pendingRequestsOf(ctx context.Context, obj client.Object) []reconcile.Request {
-	list := &certificatesv1.CertificateSigningRequestList{}
-	if err := r.Client.List(ctx, list, client.MatchingLabels{clusteridentity.ClusterNameLabel: obj.GetName()}); err != nil {
+	out, err := csrs.Pending(ctx, r.Client, client.MatchingLabels{clusteridentity.ClusterNameLabel: obj.GetName()})
+	if err != nil {
 		ctrl.LoggerFrom(ctx).Error(err, "listing the certificate requests of a cluster", "cluster", obj.GetName())
-		return nil
-	}
-	var out []reconcile.Request
-	for i := range list.Items {
-		if !decided(&list.Items[i]) {
-			out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Name: list.Items[i].Name}})
-		}
 	}
 	return out
 }
@@ -66,7 +59,7 @@ func (r *RenewalReconciler) Reconcile(ctx context.Context, req reconcile.Request
 	if err := r.Client.Get(ctx, req.NamespacedName, csr); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
-	if decided(csr) {
+	if csrs.Decided(csr) {
 		return reconcile.Result{}, nil
 	}
 	cluster, agentID, ok := renewal(csr)

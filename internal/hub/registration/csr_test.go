@@ -16,6 +16,7 @@ import (
 
 	"github.com/flotilla/flotilla/api/scheme"
 	"github.com/flotilla/flotilla/internal/clusteridentity"
+	"github.com/flotilla/flotilla/internal/hub/csrs"
 )
 
 var agentA1 = clusteridentity.User("gpu-east", "a1")
@@ -118,7 +119,7 @@ func TestRenewalReconciler(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if approved := hasCondition(got, certificatesv1.CertificateApproved); approved != tc.wantApproved {
+			if approved := csrs.HasCondition(got, certificatesv1.CertificateApproved); approved != tc.wantApproved {
 				t.Errorf("approved = %v, want %v (conditions %+v)", approved, tc.wantApproved, got.Status.Conditions)
 			}
 		})
