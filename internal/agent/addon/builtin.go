@@ -26,15 +26,7 @@ func (a *Agent) builtInStep(ctx context.Context) (time.Duration, error) {
 // builtIn reports whether name is a built-in add-on this agent runs: its health is the run's,
 // not a Lease's.
 func (a *Agent) builtIn(name string) bool {
-	if a.opts.BuiltIns == nil {
-		return false
-	}
-	for _, n := range a.opts.BuiltIns.Names() {
-		if n == name {
-			return true
-		}
-	}
-	return false
+	return a.opts.BuiltIns != nil && a.opts.BuiltIns.Has(name)
 }
 
 // builtInWake adds the end of a built-in add-on's run to the signals that wake its loop.

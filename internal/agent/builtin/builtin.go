@@ -84,13 +84,10 @@ func NewManager(clusterName string, spoke *rest.Config, clk clock.WithTicker, lo
 // Ended returns a channel that closes when a run next ends by itself (Sync then reports it).
 func (m *Manager) Ended() <-chan struct{} { return m.ended.Changed() }
 
-// Names returns the names of the manager's add-ons.
-func (m *Manager) Names() []string {
-	out := make([]string, 0, len(m.addOns))
-	for n := range m.addOns {
-		out = append(out, n)
-	}
-	return out
+// Has reports whether name is one of the manager's add-ons.
+func (m *Manager) Has(name string) bool {
+	_, ok := m.addOns[name]
+	return ok
 }
 
 // Sync makes the running add-ons those of mcas (the cluster's ManagedClusterAddOns) and reports
@@ -108,7 +105,8 @@ func (m *Manager) Sync(ctx context.Context, hub *registration.HubClients, mcas [
 		}
 	}
 	var errs []error
-	for name := range m.snapshot() {
+	running := m.snapshot()
+	for name := range running {
 		if want[name] == nil {
 			m.stop(name)
 			if err := m.addOns[name].Cleanup(ctx, m.env(hub, name)); err != nil {
@@ -119,7 +117,7 @@ func (m *Manager) Sync(ctx context.Context, hub *registration.HubClients, mcas [
 	var next time.Duration
 	now := m.clock.Now()
 	for name, mca := range want {
-		r := m.snapshot()[name]
+		r := running[name]
 		switch {
 		case r == nil, r.hub != hub && !r.exited():
 			m.stop(name)
