@@ -24,7 +24,7 @@ func TestInstaller(t *testing.T) {
 		existing []client.Object
 		want     *addonv1alpha1.ClusterManagementAddOn
 	}{
-		"missing: created, Manual, labelled": {want: Desired(builtinaddon.ResourceUsage)},
+		"missing: created, Manual, labeled": {want: Desired(builtinaddon.ResourceUsage)},
 		"someone else's of that name: left":  {existing: []client.Object{theirs.DeepCopy()}, want: theirs},
 	}
 	for name, tc := range cases {
