@@ -25,7 +25,7 @@ func TestInstaller(t *testing.T) {
 		want     *addonv1alpha1.ClusterManagementAddOn
 	}{
 		"missing: created, Manual, labeled": {want: Desired(builtinaddon.ResourceUsage)},
-		"someone else's of that name: left":  {existing: []client.Object{theirs.DeepCopy()}, want: theirs},
+		"someone else's of that name: left": {existing: []client.Object{theirs.DeepCopy()}, want: theirs},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
