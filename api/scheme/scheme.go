@@ -14,6 +14,7 @@ import (
 	dynamicscoringv1alpha1 "github.com/flotilla/flotilla/api/dynamicscoring/v1alpha1"
 	federationaiv1alpha1 "github.com/flotilla/flotilla/api/federationai/v1alpha1"
 	multiclusterv1alpha1 "github.com/flotilla/flotilla/api/multicluster/v1alpha1"
+	usagev1alpha1 "github.com/flotilla/flotilla/api/usage/v1alpha1"
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
 	workv1alpha1 "github.com/flotilla/flotilla/api/work/v1alpha1"
 )
@@ -26,6 +27,7 @@ var builder = runtime.NewSchemeBuilder(
 	multiclusterv1alpha1.AddToScheme,
 	federationaiv1alpha1.AddToScheme,
 	dynamicscoringv1alpha1.AddToScheme,
+	usagev1alpha1.AddToScheme,
 )
 
 // AddToScheme adds client-go's kinds and every Flotilla API group to s.

@@ -13,6 +13,7 @@ const (
 	coordGroup   = "coordination.k8s.io"
 	certsGroup   = "certificates.k8s.io"
 	eventsGroup  = "events.k8s.io"
+	usageGroup   = "usage.flotilla.io"
 )
 
 var read = []string{"get", "list", "watch"}
@@ -54,6 +55,8 @@ func clusterRules(cluster string, accepted bool) []rbacv1.PolicyRule {
 // +kubebuilder:rbac:groups=addon.open-cluster-management.io,resources=managedclusteraddons/status,verbs=update;patch
 // +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=addonplacementscores,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=addonplacementscores/status,verbs=update;patch
+// +kubebuilder:rbac:groups=usage.flotilla.io,resources=resourceusages,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=usage.flotilla.io,resources=resourceusages/status,verbs=update;patch
 // +kubebuilder:rbac:groups="";events.k8s.io,resources=events,verbs=create;patch;update
 
 // namespaceRules are what an accepted cluster's agents may do in the cluster's namespace on the
@@ -71,6 +74,9 @@ func namespaceRules() []rbacv1.PolicyRule {
 		// Built-in add-ons (internal/agent/builtin) write their scores with the agent's identity.
 		{APIGroups: []string{clusterGroup}, Resources: []string{"addonplacementscores"}, Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}},
 		{APIGroups: []string{clusterGroup}, Resources: []string{"addonplacementscores/status"}, Verbs: []string{"update", "patch"}},
+		// The built-in add-on resource-usage reports the cluster's figures.
+		{APIGroups: []string{usageGroup}, Resources: []string{"resourceusages"}, Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}},
+		{APIGroups: []string{usageGroup}, Resources: []string{"resourceusages/status"}, Verbs: []string{"update", "patch"}},
 	}
 }
 
