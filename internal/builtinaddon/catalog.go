@@ -18,5 +18,13 @@ var ResourceUsage = Info{
 		"GPUs and TPUs of the cluster and of its best node) in the cluster's namespace, for placements to rank clusters by.",
 }
 
+// DynamicScoring runs the scorers of OCM contrib's dynamic scoring (DynamicScorer) on the cluster.
+var DynamicScoring = Info{
+	Name:        "dynamic-scoring",
+	DisplayName: "Dynamic scoring",
+	Description: "Built into flotilla agent: runs the active DynamicScorers (Prometheus range query, then the scorer's " +
+		"scoring API) and writes their scores as AddOnPlacementScores in the cluster's namespace, for placements to rank clusters by.",
+}
+
 // Catalog is every built-in add-on.
-var Catalog = []Info{ResourceUsage}
+var Catalog = []Info{ResourceUsage, DynamicScoring}

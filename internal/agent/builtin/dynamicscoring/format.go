@@ -1,0 +1,47 @@
+package dynamicscoring
+
+import (
+	"regexp"
+	"strings"
+)
+
+// DefaultDimensionFormat is the score name when scoreDimensionFormat is empty, as OCM contrib's.
+const DefaultDimensionFormat = "${scoreName}"
+
+// metricPlaceholders are the placeholders filled from a result's metric labels.
+var metricPlaceholders = []string{"node", "device", "namespace", "app", "pod", "container", "meta"}
+
+// FormatDimension is a score's name: format with ${cluster} the agent's cluster, ${scoreName}
+// the scorer's score name and ${node}, ${device}, ${namespace}, ${app}, ${pod}, ${container},
+// ${meta} the result's metric labels ("" when absent).
+func FormatDimension(format, cluster, scoreName string, metric map[string]string) string {
+	if format == "" {
+		format = DefaultDimensionFormat
+	}
+	pairs := []string{"${cluster}", cluster, "${scoreName}", scoreName}
+	for _, p := range metricPlaceholders {
+		pairs = append(pairs, "${"+p+"}", metric[p])
+	}
+	return strings.NewReplacer(pairs...).Replace(format)
+}
+
+var (
+	invalidName = regexp.MustCompile(`[^a-z0-9.-]+`)
+	dashes      = regexp.MustCompile(`-+`)
+)
+
+// ResourceName is the AddOnPlacementScore's name for a score name, as OCM contrib's agent: lower
+// case, runs of other characters than [a-z0-9.-] made one dash, trimmed to 253 characters that
+// begin and end alphanumeric; "score" when nothing is left.
+func ResourceName(scoreName string) string {
+	s := invalidName.ReplaceAllString(strings.ToLower(scoreName), "-")
+	s = dashes.ReplaceAllString(s, "-")
+	s = strings.Trim(s, "-.")
+	if len(s) > 253 {
+		s = strings.TrimRight(s[:253], "-.")
+	}
+	if s == "" {
+		return "score"
+	}
+	return s
+}
