@@ -3,20 +3,18 @@ package resourceusage
 import (
 	"context"
 	"fmt"
-	"slices"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	toolscache "k8s.io/client-go/tools/cache"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	clusterv1alpha1 "github.com/flotilla/flotilla/api/cluster/v1alpha1"
+	usagev1alpha1 "github.com/flotilla/flotilla/api/usage/v1alpha1"
 	"github.com/flotilla/flotilla/internal/agent/builtin"
 	"github.com/flotilla/flotilla/internal/builtinaddon"
 )
@@ -24,16 +22,24 @@ import (
 // Name is the add-on's name.
 var Name = builtinaddon.ResourceUsage.Name
 
-// Label marks the AddOnPlacementScore the add-on wrote: it deletes only one that carries it.
+// Label marks the ResourceUsage the add-on wrote: it updates and deletes only one that carries it.
 const Label = builtinaddon.Label
 
-// DefaultInterval is how often the score is written, as OCM's add-on.
-const DefaultInterval = 60 * time.Second
+// Defaults of AddOn's timings.
+const (
+	// DefaultInterval is how often unchanged figures are written again, to move validUntil on.
+	DefaultInterval = 60 * time.Second
+	// DefaultDebounce is how long after a change of a node or pod the figures are written: the
+	// changes of that time are written together.
+	DefaultDebounce = time.Second
+)
 
 // AddOn is the resource-usage built-in add-on.
 type AddOn struct {
-	// Interval is DefaultInterval when zero.
+	// Interval is DefaultInterval when zero. Figures are valid for three intervals.
 	Interval time.Duration
+	// Debounce is DefaultDebounce when zero.
+	Debounce time.Duration
 }
 
 var _ builtin.AddOn = AddOn{}
@@ -41,117 +47,177 @@ var _ builtin.AddOn = AddOn{}
 // Name implements builtin.AddOn.
 func (AddOn) Name() string { return Name }
 
-func (a AddOn) interval() time.Duration {
-	if a.Interval > 0 {
-		return a.Interval
+func (a AddOn) interval() time.Duration { return orDefault(a.Interval, DefaultInterval) }
+func (a AddOn) debounce() time.Duration { return orDefault(a.Debounce, DefaultDebounce) }
+
+func orDefault(d, def time.Duration) time.Duration {
+	if d > 0 {
+		return d
 	}
-	return DefaultInterval
+	return def
 }
 
-// Run watches the spoke's nodes and pods and writes the score every interval.
+// Run watches the spoke's nodes and pods and writes the cluster's ResourceUsage a debounce
+// after each change, and every interval.
 func (a AddOn) Run(ctx context.Context, env builtin.Env) error {
 	cs, err := kubernetes.NewForConfig(env.Spoke)
 	if err != nil {
 		return err
 	}
+	w := &watcher{tally: newTally(), changed: make(chan struct{}, 1)}
 	f := informers.NewSharedInformerFactory(cs, 0)
-	nodes, pods := f.Core().V1().Nodes(), f.Core().V1().Pods()
-	// Only what the scores need is kept of each pod: the pod cache of a large cluster is the
-	// add-on's memory.
-	if err := pods.Informer().SetTransform(trimPod); err != nil {
+	if err := w.watch(f); err != nil {
 		return err
 	}
-	nodeLister, podLister := nodes.Lister(), pods.Lister()
 	// The informers stop before Shutdown waits for them, however Run ends.
 	informCtx, stop := context.WithCancel(ctx)
 	defer f.Shutdown()
 	defer stop()
 	f.Start(informCtx.Done())
-	if !toolscache.WaitForCacheSync(ctx.Done(), nodes.Informer().HasSynced, pods.Informer().HasSynced) {
-		return fmt.Errorf("reading the nodes and pods of the cluster: %w", context.Cause(ctx))
+	for typ, ok := range f.WaitForCacheSync(ctx.Done()) {
+		if !ok {
+			return fmt.Errorf("reading the %s of the cluster: %w", typ, context.Cause(ctx))
+		}
 	}
-	t := env.Clock.NewTicker(a.interval())
-	defer t.Stop()
-	for {
-		ns, err := nodeLister.List(labels.Everything())
-		if err != nil {
-			return err
-		}
-		ps, err := podLister.List(labels.Everything())
-		if err != nil {
-			return err
-		}
-		if err := a.write(ctx, env, Scores(ns, ps)); err != nil {
-			return err
+	p := &publisher{env: env, interval: a.interval()}
+	refresh := env.Clock.NewTicker(a.interval())
+	defer refresh.Stop()
+	var debounce clock.Timer
+	var fire <-chan time.Time
+	for due := true; ; {
+		if due {
+			if err := p.publish(ctx, w.figures); err != nil {
+				return err
+			}
+			due = false
 		}
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-t.C():
+		case <-w.changed:
+			if fire == nil {
+				debounce = env.Clock.NewTimer(a.debounce())
+				fire = debounce.C()
+			}
+		case <-fire:
+			fire, due = nil, true
+		case <-refresh.C():
+			due = true
 		}
 	}
 }
 
-// trimPod keeps the fields PodRequests and the phase need.
+// watcher keeps the tally from the informers' events.
+type watcher struct {
+	mu    sync.Mutex
+	tally *tally
+	// changed gets a token after every change; one pending token is enough.
+	changed chan struct{}
+}
+
+func (w *watcher) watch(f informers.SharedInformerFactory) error {
+	nodes, pods := f.Core().V1().Nodes().Informer(), f.Core().V1().Pods().Informer()
+	// Only what the figures need is kept of each node and pod: the caches of a large cluster are
+	// the add-on's memory.
+	if err := nodes.SetTransform(trimNode); err != nil {
+		return err
+	}
+	if err := pods.SetTransform(trimPod); err != nil {
+		return err
+	}
+	_, err := nodes.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { w.update(func(t *tally) { t.setNode(obj.(*corev1.Node)) }) },
+		UpdateFunc: func(_, obj any) { w.update(func(t *tally) { t.setNode(obj.(*corev1.Node)) }) },
+		DeleteFunc: func(obj any) { w.update(func(t *tally) { t.deleteNode(objectKey(obj)) }) },
+	})
+	if err != nil {
+		return err
+	}
+	_, err = pods.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { w.update(func(t *tally) { t.setPod(objectKey(obj), obj.(*corev1.Pod)) }) },
+		UpdateFunc: func(_, obj any) { w.update(func(t *tally) { t.setPod(objectKey(obj), obj.(*corev1.Pod)) }) },
+		DeleteFunc: func(obj any) { w.update(func(t *tally) { t.deletePod(objectKey(obj)) }) },
+	})
+	return err
+}
+
+func (w *watcher) update(change func(*tally)) {
+	w.mu.Lock()
+	change(w.tally)
+	w.mu.Unlock()
+	select {
+	case w.changed <- struct{}{}:
+	default:
+	}
+}
+
+func (w *watcher) figures() (int32, []usagev1alpha1.ResourceFigures) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.tally.figures()
+}
+
+// objectKey is the namespace/name of an object or of a deleted object's last state.
+func objectKey(obj any) string {
+	key, _ := toolscache.DeletionHandlingMetaNamespaceKeyFunc(obj)
+	return key
+}
+
+// trimNode keeps what the tally reads of a node.
+func trimNode(obj any) (any, error) {
+	n, ok := obj.(*corev1.Node)
+	if !ok {
+		return obj, nil
+	}
+	out := &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: n.Name, UID: n.UID, ResourceVersion: n.ResourceVersion},
+		Spec:       corev1.NodeSpec{Unschedulable: n.Spec.Unschedulable},
+		Status:     corev1.NodeStatus{Capacity: n.Status.Capacity, Allocatable: n.Status.Allocatable},
+	}
+	for _, label := range usagev1alpha1.ModelLabels {
+		if v, ok := n.Labels[label]; ok {
+			if out.Labels == nil {
+				out.Labels = map[string]string{}
+			}
+			out.Labels[label] = v
+		}
+	}
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			out.Status.Conditions = []corev1.NodeCondition{{Type: c.Type, Status: c.Status}}
+		}
+	}
+	return out, nil
+}
+
+// trimPod keeps what the tally reads of a pod: its node, its phase and its requests, summed
+// into one container as the scheduler sums them (init containers, sidecars and overhead).
 func trimPod(obj any) (any, error) {
 	p, ok := obj.(*corev1.Pod)
 	if !ok {
 		return obj, nil
 	}
-	return &corev1.Pod{
+	out := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Namespace: p.Namespace, Name: p.Name, UID: p.UID, ResourceVersion: p.ResourceVersion},
-		Spec: corev1.PodSpec{
-			NodeName: p.Spec.NodeName, Containers: p.Spec.Containers, InitContainers: p.Spec.InitContainers,
-			Overhead: p.Spec.Overhead, Resources: p.Spec.Resources,
-		},
-		Status: corev1.PodStatus{Phase: p.Status.Phase},
-	}, nil
+		Spec:       corev1.PodSpec{NodeName: p.Spec.NodeName},
+		Status:     corev1.PodStatus{Phase: p.Status.Phase},
+	}
+	if req := podRequests(p); len(req) > 0 {
+		out.Spec.Containers = []corev1.Container{{Resources: corev1.ResourceRequirements{Requests: req}}}
+	}
+	return out, nil
 }
 
-// write creates or updates the AddOnPlacementScore when its scores changed or a third of its
-// validity has passed.
-func (a AddOn) write(ctx context.Context, env builtin.Env, scores []clusterv1alpha1.AddOnPlacementScoreItem) error {
-	now := env.Clock.Now()
-	until := metav1.NewTime(now.Add(3 * a.interval()).Truncate(time.Second))
-	s := &clusterv1alpha1.AddOnPlacementScore{}
-	key := client.ObjectKey{Namespace: env.ClusterName, Name: clusterv1alpha1.ResourceUsageScoreName}
-	err := env.Hub.Get(ctx, key, s)
-	if apierrors.IsNotFound(err) {
-		s = &clusterv1alpha1.AddOnPlacementScore{ObjectMeta: metav1.ObjectMeta{
-			Namespace: key.Namespace, Name: key.Name, Labels: map[string]string{Label: Name},
-		}}
-		if err := env.Hub.Create(ctx, s); err != nil {
-			return fmt.Errorf("creating AddOnPlacementScore %s: %w", key, err)
-		}
-	} else if err != nil {
-		return fmt.Errorf("reading AddOnPlacementScore %s: %w", key, err)
-	}
-	if s.Labels[Label] != Name {
-		return fmt.Errorf("AddOnPlacementScore %s exists and was not written by the built-in add-on %s (no label %s=%s): "+
-			"the add-on neither takes it over nor deletes it; delete it, or disable the add-on on this cluster", key, Name, Label, Name)
-	}
-	fresh := s.Status.ValidUntil != nil && s.Status.ValidUntil.Sub(now) > 2*a.interval()
-	if fresh && equality.Semantic.DeepEqual(s.Status.Scores, scores) {
-		return nil
-	}
-	s.Status.Scores = slices.Clone(scores)
-	s.Status.ValidUntil = &until
-	if err := env.Hub.Status().Update(ctx, s); err != nil {
-		return fmt.Errorf("writing the scores of AddOnPlacementScore %s: %w", key, err)
-	}
-	return nil
-}
-
-// Cleanup deletes the score the add-on wrote.
+// Cleanup deletes the ResourceUsage the add-on wrote.
 func (AddOn) Cleanup(ctx context.Context, env builtin.Env) error {
-	s := &clusterv1alpha1.AddOnPlacementScore{}
-	key := client.ObjectKey{Namespace: env.ClusterName, Name: clusterv1alpha1.ResourceUsageScoreName}
-	if err := env.Hub.Get(ctx, key, s); err != nil {
+	u := &usagev1alpha1.ResourceUsage{}
+	key := client.ObjectKey{Namespace: env.ClusterName, Name: usagev1alpha1.ResourceUsageName}
+	if err := env.Hub.Get(ctx, key, u); err != nil {
 		return client.IgnoreNotFound(err)
 	}
-	if s.Labels[Label] != Name {
+	if u.Labels[Label] != Name {
 		return nil
 	}
-	uid := s.UID
-	return client.IgnoreNotFound(env.Hub.Delete(ctx, s, client.Preconditions{UID: &uid}))
+	uid := u.UID
+	return client.IgnoreNotFound(env.Hub.Delete(ctx, u, client.Preconditions{UID: &uid}))
 }

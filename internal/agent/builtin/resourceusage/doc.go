@@ -1,19 +1,27 @@
 // Package resourceusage is the built-in add-on resource-usage: on a cluster whose
-// ManagedClusterAddOn resource-usage exists, the agent writes OCM's AddOnPlacementScore
-// resource-usage-score in the cluster's namespace on the hub, so that OCM placements that rank
-// clusters by free CPU, memory, GPU or TPU work unchanged.
+// ManagedClusterAddOn resource-usage exists, the agent keeps the cluster's ResourceUsage
+// (usage.flotilla.io/v1alpha1) up to date in the cluster's namespace on the hub. The hub turns
+// the ResourceUsages of the fleet into OCM's AddOnPlacementScore resource-usage-score
+// (internal/hub/resourceusage), and the scheduler's GPU fit reads them directly.
 //
-// The scores are OCM's eight (cpuNodeAvailable, cpuClusterAvailable, memNodeAvailable,
-// memClusterAvailable, gpuNodeAvailable, gpuClusterAvailable, tpuNodeAvailable,
-// tpuClusterAvailable). "Free" is a schedulable node's allocatable minus the requests of the pods
-// bound to it that have not finished (k8s.io/component-helpers' PodRequests: init containers,
-// sidecars and overhead counted as the scheduler counts them); "Node" is the best single node,
-// "Cluster" the sum. Each is normalised to -100..100 against OCM's fixed maxima (100 cores,
-// 1 TiB, 20 GPUs, 20 TPUs): 200*free/max - 100, at most 100, and -100 when nothing is free.
+// For every resource of the nodes' allocatable (cpu, memory, pods, nvidia.com/gpu,
+// google.com/tpu, any extended resource) it gives the capacity, allocatable, requested and free
+// amounts of the cluster, the largest allocatable of one node, and FreeNodes: how many nodes have
+// at least k free, for the amounts k that occur (rounded down: whole cores, GiB; at most 64
+// entries however many nodes). Accelerators are also counted per model (the node labels in
+// usagev1alpha1.ModelLabels). Only Ready, schedulable nodes count. "Requested" is the requests
+// of the pods bound to a node that have not finished, summed as the scheduler sums them
+// (k8s.io/component-helpers' PodRequests: init containers, sidecars and overhead); "free" is a
+// node's allocatable minus that, never below zero.
 //
-// Nodes and pods are watched (informers on the spoke, pods trimmed to what the scores need); the
-// score is written when the add-on starts and then every Interval (OCM: 60 s), with validUntil
-// three intervals ahead, so that the scores of a cluster whose agent stopped expire instead of
-// living on. When the add-on is switched off the agent deletes the score it wrote (and only one that
-// carries its label).
+// Nodes and pods are watched, never polled. The informers keep only what the figures need of
+// each object (a pod is kept as its node, phase and summed requests), and a tally updated by
+// every event holds each node's requested amounts, so computing the figures costs a pass over
+// the nodes, not over the pods. The figures are written a Debounce (1 s) after a change, all the
+// changes of that second together, and only when they differ from what was written, or when a
+// third of their validity (three Intervals, 60 s each) has passed: a cluster whose agent stopped
+// loses its figures when validUntil passes instead of keeping stale ones.
+//
+// The add-on writes only a ResourceUsage it created (labeled addon.flotilla.io/built-in=
+// resource-usage); when it is switched off the agent deletes that one.
 package resourceusage
