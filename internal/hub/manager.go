@@ -19,6 +19,7 @@ import (
 	"github.com/flotilla/flotilla/internal/hub/builtins"
 	"github.com/flotilla/flotilla/internal/hub/clusterprofile"
 	"github.com/flotilla/flotilla/internal/hub/clusterset"
+	"github.com/flotilla/flotilla/internal/hub/dynamicscoring"
 	"github.com/flotilla/flotilla/internal/hub/explain"
 	"github.com/flotilla/flotilla/internal/hub/lease"
 	"github.com/flotilla/flotilla/internal/hub/placement"
@@ -158,6 +159,8 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		&addontemplate.Reconciler{Client: mgr.GetClient(), Clock: clk},
 		&addontemplate.Signer{Client: mgr.GetClient(), Certificates: cs, Clock: clk},
 		&builtins.Installer{Client: mgr.GetClient()},
+		&dynamicscoring.ScorerReconciler{Client: mgr.GetClient(), Clock: clk},
+		&dynamicscoring.ConfigReconciler{Client: mgr.GetClient()},
 	} {
 		if err := r.SetupWithManager(mgr); err != nil {
 			return nil, err

@@ -14,6 +14,7 @@ import (
 
 	"github.com/flotilla/flotilla/internal/agent/addon"
 	"github.com/flotilla/flotilla/internal/agent/builtin"
+	"github.com/flotilla/flotilla/internal/agent/builtin/dynamicscoring"
 	"github.com/flotilla/flotilla/internal/agent/builtin/resourceusage"
 	"github.com/flotilla/flotilla/internal/agent/registration"
 	"github.com/flotilla/flotilla/internal/agent/work"
@@ -90,7 +91,7 @@ func NewCommand(_ streams.IO) *cobra.Command {
 				ClusterName: clusterName, AgentID: agentID, Hub: a.Hub(), Spoke: spoke,
 				CertificateLifetime: certLifetime,
 				BuiltIns: builtin.NewManager(clusterName, spoke, clock.RealClock{}, ctrl.Log.WithName("builtin"),
-					resourceusage.AddOn{}),
+					resourceusage.AddOn{}, dynamicscoring.AddOn{}),
 				Log: ctrl.Log.WithName("addon"),
 			})
 			if err != nil {

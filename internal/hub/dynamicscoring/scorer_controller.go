@@ -1,0 +1,144 @@
+package dynamicscoring
+
+import (
+	"context"
+	"net/http"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	dsv1alpha1 "github.com/flotilla/flotilla/api/dynamicscoring/v1alpha1"
+)
+
+// Defaults of the health check.
+const (
+	// DefaultCheckInterval is the check interval of a scorer without scoring.params.interval
+	// (OCM contrib's hub checks every 30 s).
+	DefaultCheckInterval = 30 * time.Second
+	// DefaultCheckTimeout bounds each request of a check.
+	DefaultCheckTimeout = 5 * time.Second
+)
+
+// Recorder emits events (events.k8s.io); the manager's GetEventRecorder gives one.
+type Recorder interface {
+	Eventf(regarding runtime.Object, related runtime.Object, eventtype, reason, action, note string, args ...interface{})
+}
+
+// ScorerReconciler health-checks DynamicScorers every interval.
+type ScorerReconciler struct {
+	Client client.Client
+	Clock  clock.PassiveClock
+	// HTTP makes the checks; a client with DefaultCheckTimeout when nil.
+	HTTP *http.Client
+	// Recorder emits events; the manager's is taken when nil.
+	Recorder Recorder
+
+	mu sync.Mutex
+	// last is when each scorer (by UID) was last checked, and at which generation.
+	last map[types.UID]checked
+}
+
+type checked struct {
+	at         time.Time
+	generation int64
+	reason     string
+}
+
+var _ reconcile.Reconciler = (*ScorerReconciler)(nil)
+
+// ControllerName names the health check controller and its events.
+const ControllerName = "dynamic-scoring"
+
+// SetupWithManager registers the controller. Status writes do not trigger it: it runs on spec
+// changes and every interval.
+func (r *ScorerReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if r.HTTP == nil {
+		r.HTTP = &http.Client{Timeout: DefaultCheckTimeout}
+	}
+	if r.Clock == nil {
+		r.Clock = clock.RealClock{}
+	}
+	if r.Recorder == nil {
+		r.Recorder = mgr.GetEventRecorder(ControllerName)
+	}
+	r.last = map[types.UID]checked{}
+	return ctrl.NewControllerManagedBy(mgr).Named("dynamicscorer-health").
+		For(&dsv1alpha1.DynamicScorer{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Complete(r)
+}
+
+// CheckInterval is how often a scorer is checked: its scoring interval, else
+// DefaultCheckInterval.
+func CheckInterval(s *dsv1alpha1.DynamicScorer) time.Duration {
+	if c := s.Status.LastSyncedConfig; c != nil && s.Spec.ConfigSyncMode == dsv1alpha1.ConfigSyncModeFull && c.Scoring.Params.Interval > 0 {
+		return time.Duration(c.Scoring.Params.Interval) * time.Second
+	}
+	if sc := s.Spec.Scoring; sc != nil && sc.Params != nil && sc.Params.Interval > 0 {
+		return time.Duration(sc.Params.Interval) * time.Second
+	}
+	return DefaultCheckInterval
+}
+
+// +kubebuilder:rbac:groups=dynamic-scoring.open-cluster-management.io,resources=dynamicscorers,verbs=get;list;watch
+// +kubebuilder:rbac:groups=dynamic-scoring.open-cluster-management.io,resources=dynamicscorers/status,verbs=update;patch
+// +kubebuilder:rbac:groups="";events.k8s.io,resources=events,verbs=create;patch;update
+
+// Reconcile checks the scorer when its interval has passed or its spec changed, and writes the
+// status when it changed.
+func (r *ScorerReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	s := &dsv1alpha1.DynamicScorer{}
+	if err := r.Client.Get(ctx, req.NamespacedName, s); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	every := CheckInterval(s)
+	now := r.Clock.Now()
+	r.mu.Lock()
+	last, ok := r.last[s.UID]
+	r.mu.Unlock()
+	if ok && last.generation == s.Generation && now.Sub(last.at) < every {
+		return reconcile.Result{RequeueAfter: last.at.Add(every).Sub(now)}, nil
+	}
+	h := Check(ctx, r.HTTP, s)
+	if h.Status == dsv1alpha1.ScorerHealthActive {
+		// A scorer the agents cannot run is not Active: the event says which field to set.
+		probe := s.DeepCopy()
+		if h.Synced != nil {
+			probe.Status.LastSyncedConfig = h.Synced
+		}
+		if _, err := Summarize(probe); err != nil {
+			h.Status, h.Reason, h.Message = dsv1alpha1.ScorerHealthInactive, ReasonConfigInvalid, err.Error()
+		}
+	}
+	r.mu.Lock()
+	r.last[s.UID] = checked{at: now, generation: s.Generation, reason: h.Reason}
+	r.mu.Unlock()
+	newReason := !ok || last.reason != h.Reason
+	orig := s.DeepCopy()
+	s.Status.HealthStatus = h.Status
+	if h.Synced != nil {
+		s.Status.LastSyncedConfig = h.Synced
+	}
+	changed := !equality.Semantic.DeepEqual(orig.Status, s.Status)
+	if changed {
+		if err := r.Client.Status().Patch(ctx, s, client.MergeFrom(orig)); err != nil {
+			return reconcile.Result{}, client.IgnoreNotFound(err)
+		}
+	}
+	// An event when the health or the reason of a failure changes, not at every check.
+	switch {
+	case h.Status == dsv1alpha1.ScorerHealthActive && orig.Status.HealthStatus != h.Status:
+		r.Recorder.Eventf(s, nil, "Normal", ReasonScorerActive, "HealthCheck", "the scorer answers its health check; agents run it")
+	case h.Status != dsv1alpha1.ScorerHealthActive && (changed || newReason):
+		r.Recorder.Eventf(s, nil, "Warning", h.Reason, "HealthCheck", "%s; agents stop running it until it is Active", h.Message)
+	}
+	return reconcile.Result{RequeueAfter: CheckInterval(s)}, nil
+}
