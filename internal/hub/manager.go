@@ -24,6 +24,7 @@ import (
 	"github.com/flotilla/flotilla/internal/hub/lease"
 	"github.com/flotilla/flotilla/internal/hub/placement"
 	"github.com/flotilla/flotilla/internal/hub/registration"
+	"github.com/flotilla/flotilla/internal/hub/resourceusage"
 	"github.com/flotilla/flotilla/internal/hub/sigdecision"
 	"github.com/flotilla/flotilla/internal/hub/webhook"
 	"github.com/flotilla/flotilla/internal/hub/workreplicaset"
@@ -159,6 +160,7 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		&addontemplate.Reconciler{Client: mgr.GetClient(), Clock: clk},
 		&addontemplate.Signer{Client: mgr.GetClient(), Certificates: cs, Clock: clk},
 		&builtins.Installer{Client: mgr.GetClient()},
+		&resourceusage.Reconciler{Client: mgr.GetClient()},
 		&dynamicscoring.ScorerReconciler{Client: mgr.GetClient(), Clock: clk},
 		&dynamicscoring.ConfigReconciler{Client: mgr.GetClient()},
 	} {

@@ -1,0 +1,125 @@
+package resourceusage
+
+import (
+	"context"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	clusterv1alpha1 "github.com/flotilla/flotilla/api/cluster/v1alpha1"
+	usagev1alpha1 "github.com/flotilla/flotilla/api/usage/v1alpha1"
+	"github.com/flotilla/flotilla/internal/builtinaddon"
+)
+
+// Name is the add-on whose scores this controller writes.
+var Name = builtinaddon.ResourceUsage.Name
+
+// Reconciler writes each cluster's AddOnPlacementScore resource-usage-score from its
+// ResourceUsage. Requests are cluster namespaces.
+type Reconciler struct {
+	Client client.Client
+
+	mu     sync.Mutex
+	maxima Maxima
+	// all gets every cluster again when the fleet's maxima move.
+	all chan event.GenericEvent
+}
+
+// +kubebuilder:rbac:groups=usage.flotilla.io,resources=resourceusages,verbs=get;list;watch
+// +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=addonplacementscores,verbs=get;list;watch;create;delete
+// +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=addonplacementscores/status,verbs=update
+
+// SetupWithManager registers the controller.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	r.all = make(chan event.GenericEvent, 1024)
+	inNamespace := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
+		return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: o.GetNamespace(), Name: usagev1alpha1.ResourceUsageName}}}
+	})
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("resourceusage-score").
+		WithOptions(controller.Options{MaxConcurrentReconciles: 4}).
+		For(&usagev1alpha1.ResourceUsage{}, builder.WithPredicates(named(usagev1alpha1.ResourceUsageName))).
+		Watches(&clusterv1alpha1.AddOnPlacementScore{}, inNamespace, builder.WithPredicates(named(clusterv1alpha1.ResourceUsageScoreName))).
+		WatchesRawSource(source.Channel(r.all, &handler.EnqueueRequestForObject{})).
+		Complete(r)
+}
+
+func named(name string) predicate.Predicate {
+	return predicate.NewPredicateFuncs(func(o client.Object) bool { return o.GetName() == name })
+}
+
+// Reconcile writes, or deletes, one cluster's score.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	key := client.ObjectKey{Namespace: req.Namespace, Name: usagev1alpha1.ResourceUsageName}
+	list := &usagev1alpha1.ResourceUsageList{}
+	if err := r.Client.List(ctx, list); err != nil {
+		return ctrl.Result{}, err
+	}
+	m := r.updateMaxima(list.Items)
+	var usage *usagev1alpha1.ResourceUsage
+	for i := range list.Items {
+		if u := &list.Items[i]; u.Namespace == key.Namespace && u.Name == key.Name && u.DeletionTimestamp == nil {
+			usage = u
+		}
+	}
+	score := &clusterv1alpha1.AddOnPlacementScore{}
+	scoreKey := client.ObjectKey{Namespace: req.Namespace, Name: clusterv1alpha1.ResourceUsageScoreName}
+	err := r.Client.Get(ctx, scoreKey, score)
+	if err != nil && !apierrors.IsNotFound(err) {
+		return ctrl.Result{}, err
+	}
+	exists := err == nil
+	if exists && score.Labels[builtinaddon.Label] != Name {
+		log.FromContext(ctx).Info("AddOnPlacementScore exists and was not written by the hub for the built-in add-on: left alone",
+			"score", scoreKey, "label", builtinaddon.Label+"="+Name)
+		return ctrl.Result{}, nil
+	}
+	if usage == nil {
+		if exists {
+			uid := score.UID
+			return ctrl.Result{}, client.IgnoreNotFound(r.Client.Delete(ctx, score, client.Preconditions{UID: &uid}))
+		}
+		return ctrl.Result{}, nil
+	}
+	want := clusterv1alpha1.AddOnPlacementScoreStatus{Scores: Scores(&usage.Status, m), ValidUntil: usage.Status.ValidUntil}
+	if !exists {
+		score = &clusterv1alpha1.AddOnPlacementScore{ObjectMeta: metav1.ObjectMeta{
+			Namespace: scoreKey.Namespace, Name: scoreKey.Name, Labels: map[string]string{builtinaddon.Label: Name},
+		}}
+		if err := r.Client.Create(ctx, score); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+	if equality.Semantic.DeepEqual(score.Status.Scores, want.Scores) && equality.Semantic.DeepEqual(score.Status.ValidUntil, want.ValidUntil) {
+		return ctrl.Result{}, nil
+	}
+	score.Status.Scores, score.Status.ValidUntil = want.Scores, want.ValidUntil
+	return ctrl.Result{}, r.Client.Status().Update(ctx, score)
+}
+
+// updateMaxima records the fleet's maxima and, when they moved, queues every cluster again.
+func (r *Reconciler) updateMaxima(usages []usagev1alpha1.ResourceUsage) Maxima {
+	m := FleetMaxima(usages)
+	r.mu.Lock()
+	moved := m != r.maxima
+	r.maxima = m
+	r.mu.Unlock()
+	if moved {
+		for i := range usages {
+			r.all <- event.GenericEvent{Object: &usages[i]}
+		}
+	}
+	return m
+}

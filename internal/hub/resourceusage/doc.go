@@ -1,0 +1,24 @@
+// Package resourceusage is the hub's side of the built-in add-on resource-usage: it turns each
+// cluster's ResourceUsage (usage.flotilla.io/v1alpha1, written by the cluster's agent) into OCM's
+// AddOnPlacementScore resource-usage-score in the same namespace, so that placements written
+// for OCM (an AddOn prioritizer on resource-usage-score/gpuClusterAvailable, or CEL's
+// managedCluster.scores("resource-usage-score")) work unchanged.
+//
+// The scores are OCM's eight: cpuNodeAvailable, cpuClusterAvailable, memNodeAvailable,
+// memClusterAvailable, gpuNodeAvailable, gpuClusterAvailable, tpuNodeAvailable and
+// tpuClusterAvailable ("Node": the most free on one node; "Cluster": the cluster's free total).
+// OCM's add-on normalises them against fixed maxima (100 cores, 1 TiB, 20 GPUs, 20 TPUs), so a
+// cluster with 64 free GPUs scores the same as one with 20. Here they are normalised against the
+// fleet: 200*free/max - 100, where max is the largest allocatable amount of any cluster of the
+// fleet (Cluster scores) or of any node of the fleet (Node scores), so a score of 100 means "as
+// much free as the biggest cluster (node) has in all", and scores compare across the fleet. The
+// maxima move only when the fleet's allocatable does (clusters or nodes joining or going), not
+// when pods come and go, so a pod starting rewrites its own cluster's score and no other; when
+// the maxima do move, every cluster's score is rewritten. Nothing free, or a resource the fleet
+// lacks, scores -100.
+//
+// The score expires with the figures (validUntil is the ResourceUsage's), is written only when
+// it changes, and is deleted with its ResourceUsage. The hub writes and deletes only a score that
+// carries its label addon.flotilla.io/built-in=resource-usage; one written by another scorer is
+// left alone, and the refusal logged.
+package resourceusage
