@@ -1,6 +1,6 @@
 // Package scheduler is Flotilla's placement scheduling core: given a Placement, a Snapshot of the
-// fleet (clusters, sets, bindings, AddOnPlacementScores, this placement's current decisions and
-// other placements' decision counts) and the time, it returns a Result: the decisions, the
+// fleet (clusters, sets, bindings, AddOnPlacementScores, ResourceUsages, this placement's current
+// decisions and other placements' decision counts) and the time, it returns a Result: the decisions, the
 // decision groups and their PlacementDecision slices, the conditions PlacementSatisfied and
 // PlacementMisconfigured, when to schedule again, and an explanation for every member of the
 // eligible cluster sets. It makes no API calls and reads time from its caller (an injected
@@ -11,9 +11,12 @@
 //  1. candidates (plugins/clusterset): members of the sets bound to the placement's namespace and
 //     named in spec.clusterSets, minus clusters being deleted;
 //  2. filters, in Plugins.Filters order (plugins/predicate: labels, claims and CEL, then
-//     plugins/tainttoleration); the first that rejects a cluster is named in its explanation; a
-//     filter may demote a cluster instead (an untolerated PreferNoSelect taint) so that it ranks
-//     after every cluster not demoted;
+//     plugins/tainttoleration, then plugins/gpufit when the placement has the
+//     placement.flotilla.io/gpu annotation); the first that rejects a cluster is named in its
+//     explanation; a filter may demote a cluster instead (an untolerated PreferNoSelect taint) so
+//     that it ranks after every cluster not demoted; when none passes, a filter that is a
+//     framework.NoMatchExplainer may add to PlacementSatisfied's message what none of them has
+//     (a GPU model nobody has, and the models they do have);
 //  3. prioritizers from spec.prioritizerPolicy (Additive implies Steady and Balance, weight 1),
 //     each looked up by name in Plugins.Prioritizers; total = sum(weight * score);
 //  4. rank by (demoted, total desc, name asc) and choose spec.numberOfClusters, with the select
@@ -32,7 +35,7 @@
 // caller writes from Result.LastScoreUpdateTime.
 //
 // Speed: a Snapshot caches what every placement scheduled against it shares (the
-// AddOnPlacementScore index, each cluster's unstructured form for CEL, the members of each
+// AddOnPlacementScore and ResourceUsage indexes, each cluster's unstructured form for CEL, the members of each
 // combination of eligible sets, and the per-cluster tables plugins ask for with
 // Handle.PerCluster, such as allocatable amounts and add-on scores); Snapshot.ForPlacement gives
 // another placement's view of the same fleet without copying it. Ranking sorts packed integer

@@ -18,8 +18,9 @@ func TestFieldsRead(t *testing.T) {
 		return clusterv1beta1.PrioritizerConfig{ScoreCoordinate: sc}
 	}
 	cases := map[string]struct {
-		spec clusterv1beta1.PlacementSpec
-		want ClusterFields
+		annotations map[string]string
+		spec        clusterv1beta1.PlacementSpec
+		want        ClusterFields
 	}{
 		"nothing but sets": {},
 		"OCM's benchmark placement: AddOn, CPU, Balance": {spec: clusterv1beta1.PlacementSpec{PrioritizerPolicy: clusterv1beta1.PrioritizerPolicy{
@@ -28,7 +29,13 @@ func TestFieldsRead(t *testing.T) {
 				prio(clusterv1beta1.ScoreCoordinateTypeBuiltIn, clusterv1beta1.PrioritizerBalance)}}},
 			want: FieldAllocatable},
 		"an unknown prioritizer reads everything": {spec: clusterv1beta1.PlacementSpec{PrioritizerPolicy: clusterv1beta1.PrioritizerPolicy{
-			Configurations: []clusterv1beta1.PrioritizerConfig{prio(clusterv1beta1.ScoreCoordinateTypeBuiltIn, "Mystery")}}}, want: AllFields},
+			Configurations: []clusterv1beta1.PrioritizerConfig{prio(clusterv1beta1.ScoreCoordinateTypeBuiltIn, "Mystery")}}}, want: AllFields | FieldResourceUsage},
+		"the GPU annotation reads the ResourceUsage": {annotations: map[string]string{"placement.flotilla.io/gpu": "total=8"}, want: FieldResourceUsage},
+		"GPUFree and GPUBinPack read the ResourceUsage": {spec: clusterv1beta1.PlacementSpec{PrioritizerPolicy: clusterv1beta1.PrioritizerPolicy{
+			Configurations: []clusterv1beta1.PrioritizerConfig{prio(clusterv1beta1.ScoreCoordinateTypeBuiltIn, "GPUFree"),
+				prio(clusterv1beta1.ScoreCoordinateTypeBuiltIn, "GPUBinPack")}}}, want: FieldResourceUsage},
+		"a CEL GPU function reads the ResourceUsage too": {spec: clusterv1beta1.PlacementSpec{Predicates: []clusterv1beta1.ClusterPredicate{{RequiredClusterSelector: clusterv1beta1.ClusterSelector{
+			CelSelector: clusterv1beta1.ClusterCelSelector{CelExpressions: []string{"true", `managedCluster.gpuFit ("", 8, 1)`}}}}}}, want: AllFields | FieldResourceUsage},
 		"label predicate": {spec: clusterv1beta1.PlacementSpec{Predicates: []clusterv1beta1.ClusterPredicate{{RequiredClusterSelector: clusterv1beta1.ClusterSelector{
 			LabelSelector: metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "a", Operator: metav1.LabelSelectorOpExists}}}}}}},
 			want: FieldLabels},
@@ -45,7 +52,7 @@ func TestFieldsRead(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, FieldsRead(&clusterv1beta1.Placement{Spec: tc.spec})); diff != "" {
+			if diff := cmp.Diff(tc.want, FieldsRead(&clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Annotations: tc.annotations}, Spec: tc.spec})); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})

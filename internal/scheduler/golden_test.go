@@ -78,6 +78,9 @@ func render(r Result) []byte {
 		scores := make([]string, len(c.Scores))
 		for i, s := range c.Scores {
 			scores[i] = fmt.Sprintf("%s %d x%d", s.Prioritizer, s.Score, s.Weight)
+			if s.Detail != "" {
+				scores[i] += " (" + s.Detail + ")"
+			}
 		}
 		out.Clusters[c.Name] = goldenCluster{Selected: c.Selected, FilteredBy: c.FilteredBy, Message: c.Message,
 			Rank: c.Rank, Total: c.TotalScore, Scores: strings.Join(scores, ", "), Warnings: c.Warnings}

@@ -7,6 +7,7 @@ import (
 
 	clusterv1alpha1 "github.com/flotilla/flotilla/api/cluster/v1alpha1"
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
+	usagev1alpha1 "github.com/flotilla/flotilla/api/usage/v1alpha1"
 	"github.com/flotilla/flotilla/internal/scheduler/framework"
 )
 
@@ -38,6 +39,9 @@ func (h *handle) InCurrentDecisions(cluster string) bool { return h.current[clus
 func (h *handle) OtherDecisionCounts() map[string]int    { return h.counts }
 func (h *handle) AddOnPlacementScore(cluster, name string) *clusterv1alpha1.AddOnPlacementScore {
 	return h.cache.scores[[2]string{cluster, name}]
+}
+func (h *handle) ResourceUsage(cluster string) *usagev1alpha1.ResourceUsage {
+	return h.cache.usages[cluster]
 }
 func (h *handle) ClusterObject(c *clusterv1.ManagedCluster) (map[string]any, error) {
 	return h.cache.object(c)

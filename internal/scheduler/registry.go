@@ -4,6 +4,7 @@ import (
 	"github.com/flotilla/flotilla/internal/scheduler/framework"
 	"github.com/flotilla/flotilla/internal/scheduler/plugins/addon"
 	"github.com/flotilla/flotilla/internal/scheduler/plugins/balance"
+	"github.com/flotilla/flotilla/internal/scheduler/plugins/gpufit"
 	"github.com/flotilla/flotilla/internal/scheduler/plugins/predicate"
 	"github.com/flotilla/flotilla/internal/scheduler/plugins/resource"
 	"github.com/flotilla/flotilla/internal/scheduler/plugins/scoreratelimit"
@@ -35,13 +36,15 @@ type NamedFactory struct {
 }
 
 // DefaultPlugins are OCM's pipeline: predicates, then taints and tolerations; the five
-// prioritizers; and what OCM declares without doing: the Spread prioritizer, spreadPolicy's
-// constraints, sortBy and scoreRateLimit.
+// prioritizers; what OCM declares without doing: the Spread prioritizer, spreadPolicy's
+// constraints, sortBy and scoreRateLimit; and GPU fit (plugins/gpufit: the GPUFit filter, active
+// with the placement.flotilla.io/gpu annotation, and the GPUFree and GPUBinPack prioritizers).
 func DefaultPlugins() Plugins {
 	return Plugins{
 		Filters: []NamedFactory{
 			{Name: predicate.Name, Factory: predicate.New},
 			{Name: tainttoleration.Name, Factory: tainttoleration.New},
+			{Name: gpufit.Name, Factory: gpufit.New},
 		},
 		Prioritizers: framework.Registry{
 			steady.Name:            steady.New,
@@ -50,6 +53,8 @@ func DefaultPlugins() Plugins {
 			resource.MemoryName:    resource.NewMemory,
 			addon.Name:             addon.New,
 			spread.PrioritizerName: spread.NewPrioritizer,
+			gpufit.FreeName:        gpufit.NewFree,
+			gpufit.BinPackName:     gpufit.NewBinPack,
 		},
 		Selectors: []NamedFactory{{Name: spread.Name, Factory: spread.New}},
 		Orders: framework.Registry{

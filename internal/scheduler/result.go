@@ -79,4 +79,7 @@ type PrioritizerScore struct {
 	Prioritizer string `json:"prioritizer"`
 	Weight      int32  `json:"weight"`
 	Score       int64  `json:"score"`
+	// Detail is the figures the score comes from, when the prioritizer gives them (GPUFree,
+	// GPUBinPack).
+	Detail string `json:"detail,omitempty"`
 }

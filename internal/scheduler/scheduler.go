@@ -138,8 +138,12 @@ func (s *Scheduler) schedule(p *clusterv1beta1.Placement, snap *Snapshot, now ti
 	if !s.Brief {
 		res.Clusters = mergeByName(excluded, expls)
 	}
+	sat := satisfied(p, now, set, len(passing), len(chosen), refused)
+	if len(passing) == 0 && len(set.Candidates) > 0 {
+		sat.Message += noMatchNote(pl.filters, set.Candidates)
+	}
 	res.Conditions = []metav1.Condition{
-		satisfied(p, now, set, len(passing), len(chosen), refused),
+		sat,
 		condition(p, now, clusterv1beta1.PlacementConditionMisconfigured, metav1.ConditionFalse,
 			clusterv1beta1.PlacementReasonSucceedConfigured, "Placement configurations check pass"),
 	}
@@ -293,12 +297,21 @@ func score(passing []*candidate, prios []prioritizer, sc *scratch) {
 		cd.expl.Scores = backing[i*len(prios) : i*len(prios) : (i+1)*len(prios)]
 	}
 	raw := sized(&sc.raw, len(passing))
+	var details []string // a Success status's message: the figures behind the score
 	for _, pr := range prios {
 		name := pr.plugin.Name()
 		for i, cd := range passing {
 			v, st := pr.plugin.Score(cd.cluster)
-			if st.CodeOf() == framework.Warning {
+			switch st.CodeOf() {
+			case framework.Warning:
 				cd.expl.Warnings = append(cd.expl.Warnings, name+": "+st.Message)
+			case framework.Success:
+				if st != nil && st.Message != "" {
+					if details == nil {
+						details = make([]string, len(passing))
+					}
+					details[i] = st.Message
+				}
 			}
 			raw[i] = v
 		}
@@ -306,7 +319,11 @@ func score(passing []*candidate, prios []prioritizer, sc *scratch) {
 			n.NormalizeScore(clusters, raw)
 		}
 		for i, cd := range passing {
-			cd.expl.Scores = append(cd.expl.Scores, PrioritizerScore{Prioritizer: name, Weight: pr.weight, Score: raw[i]})
+			ps := PrioritizerScore{Prioritizer: name, Weight: pr.weight, Score: raw[i]}
+			if details != nil {
+				ps.Detail, details[i] = details[i], ""
+			}
+			cd.expl.Scores = append(cd.expl.Scores, ps)
 			cd.expl.TotalScore += int64(pr.weight) * raw[i]
 		}
 	}
@@ -372,6 +389,20 @@ func joinMsg(a, b string) string {
 		return b
 	}
 	return a + "; " + b
+}
+
+// noMatchNote is what the filters that explain a fleet-wide mismatch (framework.NoMatchExplainer)
+// say when no candidate passed, each after "; ".
+func noMatchNote(filters []framework.FilterPlugin, candidates []*clusterv1.ManagedCluster) string {
+	var b strings.Builder
+	for _, f := range filters {
+		if e, ok := f.(framework.NoMatchExplainer); ok {
+			if m := e.NoMatch(candidates); m != "" {
+				b.WriteString("; " + m)
+			}
+		}
+	}
+	return b.String()
 }
 
 // refusedNote says how many qualifying clusters each select plugin refused, "" for none.

@@ -80,7 +80,7 @@ func TestBatchOneBad(t *testing.T) {
 	if !got[0].Misconfigured || len(got[0].Decisions) != 0 {
 		t.Errorf("bad placement: misconfigured %v with %d decisions, want misconfigured and none", got[0].Misconfigured, len(got[0].Decisions))
 	}
-	wantMsg := `Placement apps/bad: spec.prioritizerPolicy.configurations[0].scoreCoordinate.builtIn: unknown built-in prioritizer "Cheapest"; known: Balance, ResourceAllocatableCPU, ResourceAllocatableMemory, Spread, Steady`
+	wantMsg := `Placement apps/bad: spec.prioritizerPolicy.configurations[0].scoreCoordinate.builtIn: unknown built-in prioritizer "Cheapest"; known: Balance, GPUBinPack, GPUFree, ResourceAllocatableCPU, ResourceAllocatableMemory, Spread, Steady`
 	if diff := cmp.Diff([]string{clusterv1beta1.PlacementConditionMisconfigured + "=True " + wantMsg}, conditionLines(got[0])); diff != "" {
 		t.Errorf("bad placement conditions (-want +got):\n%s", diff)
 	}

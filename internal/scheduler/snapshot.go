@@ -11,6 +11,7 @@ import (
 	clusterv1alpha1 "github.com/flotilla/flotilla/api/cluster/v1alpha1"
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
+	usagev1alpha1 "github.com/flotilla/flotilla/api/usage/v1alpha1"
 	"github.com/flotilla/flotilla/internal/scheduler/plugins/clusterset"
 )
 
@@ -23,6 +24,10 @@ type Snapshot struct {
 	Bindings []clusterv1beta2.ManagedClusterSetBinding `json:"bindings,omitempty"`
 	// Scores are AddOnPlacementScores; each lives in its cluster's namespace.
 	Scores []clusterv1alpha1.AddOnPlacementScore `json:"scores,omitempty"`
+	// ResourceUsages are the clusters' ResourceUsages (each named
+	// usagev1alpha1.ResourceUsageName in its cluster's namespace; others are ignored): what the
+	// GPU fit filter, the GPU prioritizers and the CEL GPU functions read.
+	ResourceUsages []usagev1alpha1.ResourceUsage `json:"resourceUsages,omitempty"`
 	// CurrentDecisions are the cluster names in this placement's PlacementDecisions now.
 	CurrentDecisions []string `json:"currentDecisions,omitempty"`
 	// CurrentScores are this placement's decisions as its PlacementDecisions hold them now,
@@ -42,6 +47,8 @@ type Snapshot struct {
 type snapshotCache struct {
 	// scores indexes Snapshot.Scores by (namespace, name).
 	scores map[[2]string]*clusterv1alpha1.AddOnPlacementScore
+	// usages indexes Snapshot.ResourceUsages by cluster (namespace).
+	usages map[string]*usagev1alpha1.ResourceUsage
 	// objects maps a *clusterv1.ManagedCluster of the snapshot to its unstructured form (an
 	// *unstructuredObject), converted when first asked for.
 	objects sync.Map
@@ -75,6 +82,14 @@ func (s *Snapshot) cached() *snapshotCache {
 	for i := range s.Scores {
 		sc := &s.Scores[i]
 		c.scores[[2]string{sc.Namespace, sc.Name}] = sc
+	}
+	if len(s.ResourceUsages) > 0 {
+		c.usages = make(map[string]*usagev1alpha1.ResourceUsage, len(s.ResourceUsages))
+		for i := range s.ResourceUsages {
+			if u := &s.ResourceUsages[i]; u.Name == usagev1alpha1.ResourceUsageName {
+				c.usages[u.Namespace] = u
+			}
+		}
 	}
 	if !s.cache.CompareAndSwap(nil, c) {
 		return s.cache.Load()
@@ -123,13 +138,13 @@ func (c *snapshotCache) object(cl *clusterv1.ManagedCluster) (map[string]any, er
 	return u.obj, u.err
 }
 
-// ForPlacement returns a snapshot of the same fleet (clusters, sets, bindings and scores, not
+// ForPlacement returns a snapshot of the same fleet (clusters, sets, bindings, scores and resource usages, not
 // copied) with one placement's own inputs, sharing what Schedule derives from the fleet (the
 // scores index, CEL's view of each cluster). The controller keeps one fleet snapshot while the
 // fleet does not change and schedules every placement against a ForPlacement of it; neither
 // may be changed once scheduled against.
 func (s *Snapshot) ForPlacement(current []string, currentScores []clusterv1beta1.ClusterDecision, others map[string]int) *Snapshot {
-	out := &Snapshot{Clusters: s.Clusters, Sets: s.Sets, Bindings: s.Bindings, Scores: s.Scores,
+	out := &Snapshot{Clusters: s.Clusters, Sets: s.Sets, Bindings: s.Bindings, Scores: s.Scores, ResourceUsages: s.ResourceUsages,
 		CurrentDecisions: current, CurrentScores: currentScores, OtherDecisionCounts: others}
 	out.cache.Store(s.cached())
 	return out

@@ -7,6 +7,7 @@ import (
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	clusterv1alpha1 "github.com/flotilla/flotilla/api/cluster/v1alpha1"
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
+	usagev1alpha1 "github.com/flotilla/flotilla/api/usage/v1alpha1"
 )
 
 // Plugin is what every extension point embeds.
@@ -53,6 +54,10 @@ type Handle interface {
 	// AddOnPlacementScore returns the AddOnPlacementScore named name in the cluster's namespace,
 	// or nil.
 	AddOnPlacementScore(cluster, name string) *clusterv1alpha1.AddOnPlacementScore
+	// ResourceUsage returns the cluster's ResourceUsage (usagev1alpha1.ResourceUsageName in the
+	// cluster's namespace), or nil when there is none. It is returned even when its figures have
+	// expired, so that the caller can say since when: check Status.Valid(Now()) before using them.
+	ResourceUsage(cluster string) *usagev1alpha1.ResourceUsage
 	// CurrentDecisions are this placement's decisions as its PlacementDecisions hold them now,
 	// with their scores and reasons; nil when the caller did not supply them.
 	CurrentDecisions() []clusterv1beta1.ClusterDecision
@@ -91,6 +96,14 @@ type ConfigError struct {
 }
 
 func (e *ConfigError) Error() string { return fmt.Sprintf("%s: %s", e.Field, e.Message) }
+
+// NoMatchExplainer is a FilterPlugin that can say, when no candidate passed the filters, what
+// the placement asks for that none of them has and what would fix it; the core adds its
+// non-empty answer to PlacementSatisfied's message.
+type NoMatchExplainer interface {
+	FilterPlugin
+	NoMatch(candidates []*clusterv1.ManagedCluster) string
+}
 
 // SelectPlugin takes part in choosing among the ranked clusters that passed the filters (such as
 // spec.spreadPolicy). The core offers the clusters in rank order and chooses, each time, the

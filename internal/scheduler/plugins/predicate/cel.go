@@ -25,28 +25,24 @@ type celExpr struct {
 	prg   cel.Program
 }
 
+// ResourceUsageFunctions are the CEL member functions on managedCluster that read the
+// cluster's ResourceUsage (scheduler.FieldsRead looks for them).
+var ResourceUsageFunctions = []string{"freeGPUs", "nodesWithFreeGPUs", "gpuFit", "nodesWithFree"}
+
 // newCELEnv declares the variable managedCluster (the ManagedCluster as a map, as OCM does) and
 // the member function managedCluster.scores(name), which returns the status.scores of the
 // AddOnPlacementScore of that name in the cluster's namespace as a list of {name, value}, and
 // adds cel-go's string, list, set and math extensions. OCM also offers the Kubernetes CEL
 // libraries and its version and quantity helpers; expressions that use them do not compile here
-// yet, and are reported as such.
+// yet, and are reported as such. The GPU functions (gpuFunctions) read the cluster's
+// ResourceUsage.
 func newCELEnv(h framework.Handle) (*cel.Env, error) {
 	scores := func(cluster, name ref.Val) ref.Val {
 		n, ok := name.Value().(string)
 		if !ok {
 			return types.NewErr("scores: the argument must be a string")
 		}
-		clusterName := ""
-		if m, ok := cluster.(traits.Mapper); ok {
-			if meta, found := m.Find(types.String("metadata")); found {
-				if mm, ok := meta.(traits.Mapper); ok {
-					if v, found := mm.Find(types.String("name")); found {
-						clusterName, _ = v.Value().(string)
-					}
-				}
-			}
-		}
+		clusterName := clusterNameOf(cluster)
 		s := h.AddOnPlacementScore(clusterName, n)
 		if s == nil {
 			// As OCM: a missing AddOnPlacementScore is an evaluation error, so the cluster does
@@ -59,13 +55,29 @@ func newCELEnv(h framework.Handle) (*cel.Env, error) {
 		}
 		return types.DefaultTypeAdapter.NativeToValue(items)
 	}
-	return cel.NewEnv(
+	opts := []cel.EnvOption{
 		ext.Strings(), ext.Lists(), ext.Sets(), ext.Math(),
 		cel.Variable("managedCluster", cel.MapType(cel.StringType, cel.DynType)),
 		cel.Function("scores", cel.MemberOverload("managedcluster_scores_string",
 			[]*cel.Type{cel.MapType(cel.StringType, cel.DynType), cel.StringType}, cel.ListType(cel.DynType),
 			cel.BinaryBinding(scores))),
-	)
+	}
+	return cel.NewEnv(append(opts, gpuFunctions(h)...)...)
+}
+
+// clusterNameOf is managedCluster.metadata.name, "" when absent.
+func clusterNameOf(cluster ref.Val) string {
+	if m, ok := cluster.(traits.Mapper); ok {
+		if meta, found := m.Find(types.String("metadata")); found {
+			if mm, ok := meta.(traits.Mapper); ok {
+				if v, found := mm.Find(types.String("name")); found {
+					s, _ := v.Value().(string)
+					return s
+				}
+			}
+		}
+	}
+	return ""
 }
 
 // compileCEL compiles the expressions; field is the celExpressions path.

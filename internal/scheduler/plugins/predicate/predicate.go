@@ -1,6 +1,8 @@
 // Package predicate filters clusters by spec.predicates: the predicates are ORed; within one,
 // the label selector, the claim selector (against status.clusterClaims) and the CEL expressions
-// (over the variable managedCluster, with managedCluster.scores(name)) are ANDed. An empty
+// (over the variable managedCluster, with managedCluster.scores(name) and the GPU functions
+// freeGPUs, nodesWithFreeGPUs, gpuFit and nodesWithFree, which read the cluster's ResourceUsage
+// through plugins/gpufit, see celgpu.go) are ANDed. An empty
 // predicate list keeps every cluster. An expression that does not compile, or does not give a
 // bool, makes the placement misconfigured, naming the expression's index.
 package predicate

@@ -6,24 +6,31 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	clusterv1alpha1 "github.com/flotilla/flotilla/api/cluster/v1alpha1"
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
+	usagev1alpha1 "github.com/flotilla/flotilla/api/usage/v1alpha1"
 	"github.com/flotilla/flotilla/internal/scheduler/framework"
 )
 
 type fakeHandle struct {
 	placement *clusterv1beta1.Placement
 	scores    map[string]*clusterv1alpha1.AddOnPlacementScore
+	usages    map[string]*usagev1alpha1.ResourceUsage
+	now       time.Time
 }
 
 func (h *fakeHandle) Placement() *clusterv1beta1.Placement { return h.placement }
-func (h *fakeHandle) Now() time.Time                       { return time.Time{} }
-func (h *fakeHandle) InCurrentDecisions(string) bool       { return false }
-func (h *fakeHandle) OtherDecisionCounts() map[string]int  { return nil }
+func (h *fakeHandle) Now() time.Time                       { return h.now }
+func (h *fakeHandle) ResourceUsage(cluster string) *usagev1alpha1.ResourceUsage {
+	return h.usages[cluster]
+}
+func (h *fakeHandle) InCurrentDecisions(string) bool      { return false }
+func (h *fakeHandle) OtherDecisionCounts() map[string]int { return nil }
 func (h *fakeHandle) CurrentDecisions() []clusterv1beta1.ClusterDecision {
 	return nil
 }
@@ -98,4 +105,63 @@ func TestFilter(t *testing.T) {
 // to computing each cluster's value.
 func (h *fakeHandle) PerCluster(string, func(*clusterv1.ManagedCluster) int64) map[*clusterv1.ManagedCluster]int64 {
 	return nil
+}
+
+func TestCELGPUFunctions(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 1, 0, 0, time.UTC)
+	q := resource.MustParse
+	valid := func(d time.Duration) usagev1alpha1.ResourceUsageStatus {
+		observed, until := metav1.NewTime(now.Add(-time.Minute)), metav1.NewTime(now.Add(d))
+		return usagev1alpha1.ResourceUsageStatus{ObservedTime: &observed, ValidUntil: &until}
+	}
+	// c1: 16 free A100 on three nodes (8, 4, 4) and 64Gi memory free on two nodes.
+	c1 := valid(time.Minute)
+	c1.Resources = []usagev1alpha1.ResourceFigures{
+		{Name: "memory", Capacity: q("256Gi"), Allocatable: q("250Gi"), Free: q("96Gi"),
+			FreeNodes: []usagev1alpha1.NodesWithFree{{Free: q("64Gi"), Nodes: 1}, {Free: q("32Gi"), Nodes: 2}}},
+		{Name: "nvidia.com/gpu", Capacity: q("24"), Allocatable: q("24"), Free: q("16"),
+			FreeNodes: []usagev1alpha1.NodesWithFree{{Free: q("8"), Nodes: 1}, {Free: q("4"), Nodes: 3}}},
+		{Name: "nvidia.com/gpu", Model: "NVIDIA-A100", Capacity: q("24"), Allocatable: q("24"), Free: q("16"),
+			FreeNodes: []usagev1alpha1.NodesWithFree{{Free: q("8"), Nodes: 1}, {Free: q("4"), Nodes: 3}}},
+	}
+	usages := map[string]*usagev1alpha1.ResourceUsage{
+		"c1":      {Status: c1},
+		"expired": {Status: valid(-time.Second)},
+	}
+	cases := map[string]struct {
+		cluster string
+		expr    string
+		want    string // "" keeps the cluster, else part of the reason it is filtered
+	}{
+		"freeGPUs of the model":          {cluster: "c1", expr: `managedCluster.freeGPUs("NVIDIA-A100") == 16`},
+		"freeGPUs of any model":          {cluster: "c1", expr: `managedCluster.freeGPUs("") == 16`},
+		"freeGPUs of a model not there":  {cluster: "c1", expr: `managedCluster.freeGPUs("NVIDIA-H100") == 0`},
+		"nodesWithFreeGPUs":              {cluster: "c1", expr: `managedCluster.nodesWithFreeGPUs("NVIDIA-A100", 4) == 3 && managedCluster.nodesWithFreeGPUs("NVIDIA-A100", 5) == 1`},
+		"gpuFit: one node with 8":        {cluster: "c1", expr: `managedCluster.gpuFit("NVIDIA-A100", 8, 1)`},
+		"gpuFit: gang, total not enough": {cluster: "c1", expr: `managedCluster.gpuFit("NVIDIA-A100", 8, 2)`, want: `is false`},
+		"nodesWithFree memory":           {cluster: "c1", expr: `managedCluster.nodesWithFree("memory", "", "40Gi") == 1`},
+		"nodesWithFree bad amount": {cluster: "c1", expr: `managedCluster.nodesWithFree("memory", "", "lots") > 0`,
+			want: `evaluation error: nodesWithFree: amount "lots" is not a quantity`},
+		"missing figures are an error": {cluster: "c2", expr: `managedCluster.freeGPUs("") >= 0`,
+			want: "evaluation error: no ResourceUsage c2/resource-usage: enable the resource-usage add-on: `flotilla addon enable resource-usage --clusters c2`"},
+		"expired figures are an error": {cluster: "expired", expr: `!managedCluster.gpuFit("", 1, 1)`,
+			want: "evaluation error: ResourceUsage expired/resource-usage expired at 2026-01-01T00:00:59Z"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			h := &fakeHandle{placement: &clusterv1beta1.Placement{Spec: clusterv1beta1.PlacementSpec{
+				Predicates: []clusterv1beta1.ClusterPredicate{celPredicate(tc.expr)}}}, usages: usages, now: now}
+			pl, err := New(h, framework.Args{})
+			if err != nil {
+				t.Fatalf("New() error = %v", err)
+			}
+			st := pl.(framework.FilterPlugin).Filter(&clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: tc.cluster}})
+			switch {
+			case tc.want == "" && st != nil:
+				t.Errorf("Filter() = %+v, want the cluster kept", st)
+			case tc.want != "" && (st == nil || st.Code != framework.Unschedulable || !strings.Contains(st.Message, tc.want)):
+				t.Errorf("Filter() = %+v, want Unschedulable with %q", st, tc.want)
+			}
+		})
+	}
 }

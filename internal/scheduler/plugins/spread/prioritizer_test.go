@@ -10,6 +10,7 @@ import (
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	clusterv1alpha1 "github.com/flotilla/flotilla/api/cluster/v1alpha1"
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
+	usagev1alpha1 "github.com/flotilla/flotilla/api/usage/v1alpha1"
 	"github.com/flotilla/flotilla/internal/scheduler/framework"
 )
 
@@ -78,6 +79,8 @@ func TestSpreadScores(t *testing.T) {
 
 // PerCluster has no snapshot to memoize over: it computes nothing ahead, and plugins fall back
 // to computing each cluster's value.
+func (h *fakeHandle) ResourceUsage(string) *usagev1alpha1.ResourceUsage { return nil }
+
 func (h *fakeHandle) PerCluster(string, func(*clusterv1.ManagedCluster) int64) map[*clusterv1.ManagedCluster]int64 {
 	return nil
 }
