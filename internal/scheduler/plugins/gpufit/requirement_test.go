@@ -17,7 +17,7 @@ func TestParse(t *testing.T) {
 	}{
 		"gang with model": {value: "model=NVIDIA-H100-80GB-HBM3,perNode=8,nodes=4",
 			want: Requirement{Resource: "nvidia.com/gpu", Model: "NVIDIA-H100-80GB-HBM3", PerNode: q("8"), Nodes: 4}},
-		"perNode alone means one node": {value: "perNode=8", want: Requirement{Resource: "nvidia.com/gpu", PerNode: q("8"), Nodes: 1}},
+		"perNode alone means one node":    {value: "perNode=8", want: Requirement{Resource: "nvidia.com/gpu", PerNode: q("8"), Nodes: 1}},
 		"nodes alone means one free each": {value: "nodes=3", want: Requirement{Resource: "nvidia.com/gpu", PerNode: q("1"), Nodes: 3}},
 		"total of any model":              {value: "total=32", want: Requirement{Resource: "nvidia.com/gpu", Total: q("32")}},
 		"total and gang, spaces allowed": {value: " total=32 , perNode=8, nodes=2",
