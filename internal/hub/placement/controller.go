@@ -21,6 +21,7 @@ import (
 	clusterv1alpha1 "github.com/flotilla/flotilla/api/cluster/v1alpha1"
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
+	usagev1alpha1 "github.com/flotilla/flotilla/api/usage/v1alpha1"
 	"github.com/flotilla/flotilla/internal/scheduler"
 )
 
@@ -103,6 +104,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		}, nil)).
 		Watches(&clusterv1beta2.ManagedClusterSetBinding{}, r.fleetHandler(r.forNamespace, nil)).
 		Watches(&clusterv1alpha1.AddOnPlacementScore{}, r.fleetHandler(r.forScore, nil)).
+		Watches(&usagev1alpha1.ResourceUsage{}, r.fleetHandler(r.forUsage, nil)).
 		Complete(r)
 }
 
@@ -112,6 +114,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 // +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=placementdecisions,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=placementdecisions/status,verbs=update;patch
 // +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=managedclusters;managedclustersets;managedclustersetbindings;addonplacementscores,verbs=get;list;watch
+// +kubebuilder:rbac:groups=usage.flotilla.io,resources=resourceusages,verbs=get;list;watch
 // +kubebuilder:rbac:groups="";events.k8s.io,resources=events,verbs=create;patch;update
 
 // Reconcile schedules one placement and writes what the scheduler decided.

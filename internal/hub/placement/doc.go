@@ -1,6 +1,6 @@
 // Package placement is the hub's placement controller: for each Placement it builds a
 // scheduler.Snapshot from the manager's cache (ManagedClusters, ManagedClusterSets, bindings,
-// AddOnPlacementScores) and from an index of every PlacementDecision kept by the controller's
+// AddOnPlacementScores, ResourceUsages) and from an index of every PlacementDecision kept by the controller's
 // watch (index.go: each placement's decisions and every cluster's count of placements, derived
 // with scheduler.DecisionInputs one placement at a time, so that a reconcile does not walk the
 // hub's PlacementDecisions; a test checks it against DecisionInputs over all of them), runs the
@@ -17,8 +17,8 @@
 // alone. A toleration that expires requeues the placement at its expiry (Result.RequeueAfter).
 //
 // The fleet part of the snapshot (fleet.go) is listed once and shared by every reconcile until an
-// event on a cluster, set, binding or score marks it stale, and the core schedules briefly
-// (scheduler.Scheduler.Brief: the decisions and their reasons, not every cluster's explanation,
+// event on a cluster, set, binding, score or ResourceUsage marks it stale, and the core schedules
+// briefly (scheduler.Scheduler.Brief: the decisions and their reasons, not every cluster's explanation,
 // which flotilla explain computes on demand). The figures are in bench/README.md.
 //
 // Three ideas:
@@ -37,7 +37,9 @@
 //   - A change re-evaluates only the placements it can affect (mapping.go): a ManagedCluster (or
 //     an AddOnPlacementScore in its namespace) maps to the placements in namespaces with a binding
 //     to a set holding it before or after the change (set membership by internal/hub/clusterset,
-//     the rule the scheduler applies) and whose spec.clusterSets allow that set; a set maps to
+//     the rule the scheduler applies) and whose spec.clusterSets allow that set; its
+//     ResourceUsage maps to those of them that read ResourceUsages (the GPU annotation, GPU
+//     prioritizers or CEL GPU functions: scheduler.FieldResourceUsage); a set maps to
 //     the placements bound to it; a binding to the placements of its namespace; a
 //     PlacementDecision to the Placement controlling it. Cluster updates that cannot change a
 //     decision (conditions, versions) are dropped, and of the placements that can see the

@@ -10,11 +10,12 @@ import (
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	clusterv1alpha1 "github.com/flotilla/flotilla/api/cluster/v1alpha1"
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
+	usagev1alpha1 "github.com/flotilla/flotilla/api/usage/v1alpha1"
 	"github.com/flotilla/flotilla/internal/scheduler"
 )
 
-// fleetSnapshot keeps the fleet part of the scheduler's snapshot (clusters, sets, bindings and
-// scores, listed from the cache) between reconciles, until an event on any of them says it is
+// fleetSnapshot keeps the fleet part of the scheduler's snapshot (clusters, sets, bindings,
+// scores and ResourceUsages, listed from the cache) between reconciles, until an event on any of them says it is
 // stale. Thousands of placements scheduled while the fleet stands still then share one list of
 // it and one scores index, instead of copying the whole fleet out of the cache each.
 type fleetSnapshot struct {
@@ -48,12 +49,14 @@ func (f *fleetSnapshot) get(ctx context.Context, c client.Reader) (*scheduler.Sn
 	sets := &clusterv1beta2.ManagedClusterSetList{}
 	bindings := &clusterv1beta2.ManagedClusterSetBindingList{}
 	scores := &clusterv1alpha1.AddOnPlacementScoreList{}
-	for _, l := range []client.ObjectList{clusters, sets, bindings, scores} {
+	usages := &usagev1alpha1.ResourceUsageList{}
+	for _, l := range []client.ObjectList{clusters, sets, bindings, scores, usages} {
 		if err := c.List(ctx, l, noCopy); err != nil {
 			return nil, err
 		}
 	}
-	s := &scheduler.Snapshot{Clusters: clusters.Items, Sets: sets.Items, Bindings: bindings.Items, Scores: scores.Items}
+	s := &scheduler.Snapshot{Clusters: clusters.Items, Sets: sets.Items, Bindings: bindings.Items, Scores: scores.Items,
+		ResourceUsages: usages.Items}
 	f.mu.Lock()
 	if f.snap == nil || gen >= f.gen {
 		f.snap, f.gen = s, gen

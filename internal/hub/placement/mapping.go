@@ -16,6 +16,7 @@ import (
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
+	usagev1alpha1 "github.com/flotilla/flotilla/api/usage/v1alpha1"
 	hubclusterset "github.com/flotilla/flotilla/internal/hub/clusterset"
 	"github.com/flotilla/flotilla/internal/scheduler"
 )
@@ -174,6 +175,31 @@ func (r *Reconciler) forScore(ctx context.Context, o client.Object) []reconcile.
 		return nil // no such cluster: no placement can use the score
 	}
 	return r.forClusters(ctx, mc)
+}
+
+// forUsage maps a cluster's ResourceUsage, which lives in its namespace, to the placements that
+// can see the cluster and read ResourceUsages (scheduler.FieldResourceUsage: the GPU annotation,
+// the GPU prioritizers or the CEL GPU functions); the agent refreshes it often, and the other
+// placements cannot change with it.
+func (r *Reconciler) forUsage(ctx context.Context, o client.Object) []reconcile.Request {
+	if o.GetName() != usagev1alpha1.ResourceUsageName {
+		return nil // the scheduler reads only the one of that name
+	}
+	mc := &clusterv1.ManagedCluster{}
+	if err := r.Client.Get(ctx, client.ObjectKey{Name: o.GetNamespace()}, mc); err != nil {
+		return nil // no such cluster: no placement can use its figures
+	}
+	cs := &clusterv1beta2.ManagedClusterSetList{}
+	if err := r.Client.List(ctx, cs, client.UnsafeDisableDeepCopy); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "listing ManagedClusterSets to requeue placements for a ResourceUsage change")
+		return nil
+	}
+	return r.forSets(ctx, SetsOfClusters([]*clusterv1.ManagedCluster{mc}, cs.Items), ReadsResourceUsage)
+}
+
+// ReadsResourceUsage reports whether the placement's decisions may depend on ResourceUsages.
+func ReadsResourceUsage(p *clusterv1beta1.Placement) bool {
+	return scheduler.FieldsRead(p)&scheduler.FieldResourceUsage != 0
 }
 
 // fleetHandler handles the events of a kind the scheduler reads (clusters, sets, bindings,

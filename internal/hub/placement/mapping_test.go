@@ -17,6 +17,7 @@ import (
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
 	"github.com/flotilla/flotilla/api/scheme"
+	usagev1alpha1 "github.com/flotilla/flotilla/api/usage/v1alpha1"
 	"github.com/flotilla/flotilla/internal/scheduler"
 )
 
@@ -198,3 +199,46 @@ func TestForClusterUpdate(t *testing.T) {
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// TestForUsage: a cluster's ResourceUsage reschedules only the placements that can see the
+// cluster and read ResourceUsages (the GPU annotation, a GPU prioritizer, a CEL GPU function).
+func TestForUsage(t *testing.T) {
+	withAnnotation := pl("ns", "gpu-annotation")
+	withAnnotation.Annotations = map[string]string{"placement.flotilla.io/gpu": "perNode=8"}
+	withFree := pl("ns", "gpu-free")
+	withFree.Spec.PrioritizerPolicy.Configurations = []clusterv1beta1.PrioritizerConfig{{ScoreCoordinate: &clusterv1beta1.ScoreCoordinate{
+		Type: clusterv1beta1.ScoreCoordinateTypeBuiltIn, BuiltIn: "GPUFree"}}}
+	withCEL := pl("ns", "gpu-cel")
+	withCEL.Spec.Predicates = []clusterv1beta1.ClusterPredicate{{RequiredClusterSelector: clusterv1beta1.ClusterSelector{
+		CelSelector: clusterv1beta1.ClusterCelSelector{CelExpressions: []string{`managedCluster.freeGPUs("") > 0`}}}}}
+	otherSet := pl("other-ns", "gpu-elsewhere")
+	otherSet.Annotations = withAnnotation.Annotations
+	objs := []client.Object{
+		ptrTo(exclusiveSet("blue")), ptrTo(exclusiveSet("green")),
+		ptrTo(binding("ns", "blue")), ptrTo(binding("other-ns", "green")),
+		mc("a", map[string]string{clusterv1beta2.ClusterSetLabel: "blue"}),
+		ptrTo(pl("ns", "balanced")), &withAnnotation, &withFree, &withCEL, &otherSet,
+	}
+	c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(objs...).Build()
+	r := &Reconciler{Client: c}
+	usage := func(ns, name string) *usagev1alpha1.ResourceUsage {
+		return &usagev1alpha1.ResourceUsage{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+	}
+	cases := map[string]struct {
+		usage *usagev1alpha1.ResourceUsage
+		want  []reconcile.Request
+	}{
+		"the cluster's": {usage: usage("a", "resource-usage"),
+			want: []reconcile.Request{req("ns", "gpu-annotation"), req("ns", "gpu-cel"), req("ns", "gpu-free")}},
+		"another name":    {usage: usage("a", "something-else")},
+		"no such cluster": {usage: usage("gone", "resource-usage")},
+	}
+	sortReqs := cmpopts.SortSlices(func(a, b reconcile.Request) bool { return a.String() < b.String() })
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, r.forUsage(context.Background(), tc.usage), sortReqs, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
