@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/go-logr/logr/testr"
+	"github.com/google/go-cmp/cmp"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -21,6 +23,7 @@ import (
 
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
 	clusterv1alpha1 "github.com/flotilla/flotilla/api/cluster/v1alpha1"
+	usagev1alpha1 "github.com/flotilla/flotilla/api/usage/v1alpha1"
 	"github.com/flotilla/flotilla/internal/agent/addon"
 	"github.com/flotilla/flotilla/internal/agent/builtin"
 	"github.com/flotilla/flotilla/internal/agent/builtin/resourceusage"
@@ -106,37 +109,36 @@ func TestResourceUsage(t *testing.T) {
 		}
 	})
 
-	t.Run("enabled: scores of the simulated GPUs, and they follow a GPU pod", func(t *testing.T) {
+	t.Run("enabled: figures and scores of the simulated GPUs follow a real Job", func(t *testing.T) {
 		// Created, not testenv.Create: it lives on into the next subtests.
 		if err := hub.Create(ctx, &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: one.Name, Name: resourceusage.Name}}); err != nil {
 			t.Fatal(err)
 		}
-		// 2 nodes x 8 GPUs free against OCM's maximum of 20: node 8 -> -20, cluster 16 -> 60.
+		// 2 nodes x 8 H100, all free: the fleet is this one cluster, so both scores are its maximum.
+		waitGPUs(t, hub, one.Name, "16 free H100, 2 nodes with 8", "16", map[string]int32{"8": 2})
 		waitScores(t, hub, one.Name, "GPU scores of 16 free GPUs", func(s map[string]int32) bool {
-			return s[clusterv1alpha1.ScoreGPUNodeAvailable] == -20 && s[clusterv1alpha1.ScoreGPUClusterAvailable] == 60
+			return s[clusterv1alpha1.ScoreGPUNodeAvailable] == 100 && s[clusterv1alpha1.ScoreGPUClusterAvailable] == 100
 		})
 		waitAvailable(t, hub, one.Name, metav1.ConditionTrue, builtin.ReasonRunning)
-		nodes, err := one.Spoke.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
-		if err != nil || len(nodes.Items) == 0 {
-			t.Fatalf("nodes: %v", err)
-		}
-		pod := &corev1.Pod{
-			ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "train"},
-			Spec: corev1.PodSpec{NodeName: nodes.Items[0].Name, Containers: []corev1.Container{{Name: "train", Image: "trainer",
-				Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{"nvidia.com/gpu": resource.MustParse("8")},
-					Limits: corev1.ResourceList{"nvidia.com/gpu": resource.MustParse("8")}}}}},
-		}
-		if _, err := one.Spoke.Client.CoreV1().Pods("default").Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+
+		// A Job the spoke's scheduler places and kwok's simulated kubelet runs, then completes.
+		job := gpuJob("train", 8, 15*time.Second)
+		if _, err := one.Spoke.Client.BatchV1().Jobs("default").Create(ctx, job, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		waitScores(t, hub, one.Name, "GPU scores of the 8 GPUs left", func(s map[string]int32) bool {
-			return s[clusterv1alpha1.ScoreGPUNodeAvailable] == -20 && s[clusterv1alpha1.ScoreGPUClusterAvailable] == -20
+		t.Cleanup(func() {
+			bg := metav1.DeletePropagationBackground
+			_ = one.Spoke.Client.BatchV1().Jobs("default").Delete(context.Background(), "train", metav1.DeleteOptions{PropagationPolicy: &bg})
 		})
-		if err := one.Spoke.Client.CoreV1().Pods("default").Delete(ctx, "train", metav1.DeleteOptions{GracePeriodSeconds: new(int64)}); err != nil {
-			t.Fatal(err)
-		}
+		waitGPUs(t, hub, one.Name, "8 free H100 while the Job runs", "8", map[string]int32{"8": 1})
+		// Half the cluster's GPUs free: 0 against the fleet's largest cluster (itself); its best
+		// node is still whole: 100.
+		waitScores(t, hub, one.Name, "GPU scores of the 8 GPUs left", func(s map[string]int32) bool {
+			return s[clusterv1alpha1.ScoreGPUNodeAvailable] == 100 && s[clusterv1alpha1.ScoreGPUClusterAvailable] == 0
+		})
+		waitGPUs(t, hub, one.Name, "16 free H100 once the Job completed", "16", map[string]int32{"8": 2})
 		waitScores(t, hub, one.Name, "GPU scores of 16 free GPUs again", func(s map[string]int32) bool {
-			return s[clusterv1alpha1.ScoreGPUClusterAvailable] == 60
+			return s[clusterv1alpha1.ScoreGPUClusterAvailable] == 100
 		})
 	})
 
@@ -147,17 +149,47 @@ func TestResourceUsage(t *testing.T) {
 		if !apierrors.IsForbidden(err) {
 			t.Errorf("the agent creating an AddOnPlacementScore in namespace %s: %v, want Forbidden", other, err)
 		}
+		u := &usagev1alpha1.ResourceUsage{ObjectMeta: metav1.ObjectMeta{Namespace: other, Name: usagev1alpha1.ResourceUsageName}}
+		err = one.Agent.Hub().Current().Client.Create(ctx, u)
+		if !apierrors.IsForbidden(err) {
+			t.Errorf("the agent creating a ResourceUsage in namespace %s: %v, want Forbidden", other, err)
+		}
 	})
 
-	t.Run("disabled: the add-on stops and deletes its score", func(t *testing.T) {
+	t.Run("disabled: the add-on stops; its figures and the hub's score are deleted", func(t *testing.T) {
 		mca := &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: one.Name, Name: resourceusage.Name}}
 		if err := hub.Delete(ctx, mca); err != nil {
 			t.Fatal(err)
 		}
+		waitGPUs(t, hub, one.Name, "the ResourceUsage deleted", "", nil)
 		waitScores(t, hub, one.Name, "the score deleted", func(s map[string]int32) bool { return s == nil })
 	})
 
-	t.Run("a score someone else wrote is left alone, and the add-on says why it cannot run", func(t *testing.T) {
+	t.Run("figures someone else wrote are left alone, and the add-on says why it cannot run", func(t *testing.T) {
+		theirs := &usagev1alpha1.ResourceUsage{ObjectMeta: metav1.ObjectMeta{Namespace: one.Name, Name: usagev1alpha1.ResourceUsageName}}
+		testenv.Create(t, hub, theirs)
+		testenv.Create(t, hub, &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: one.Name, Name: resourceusage.Name}})
+		c := waitAvailable(t, hub, one.Name, metav1.ConditionFalse, builtin.ReasonFailed)
+		want := "ResourceUsage " + one.Name + "/resource-usage exists and was not written by the built-in add-on resource-usage"
+		if !strings.Contains(c.Message, want) {
+			t.Errorf("Available message %q does not say %q", c.Message, want)
+		}
+		mca := &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: one.Name, Name: resourceusage.Name}}
+		if err := hub.Delete(ctx, mca); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(2 * time.Second)
+		if err := hub.Get(ctx, client.ObjectKeyFromObject(theirs), theirs); err != nil {
+			t.Errorf("after disabling, their ResourceUsage: %v, want it kept", err)
+		}
+		// The hub scores whatever figures the cluster's namespace holds; gone, the score goes.
+		if err := hub.Delete(ctx, theirs); err != nil {
+			t.Fatal(err)
+		}
+		waitScores(t, hub, one.Name, "the score of their figures deleted with them", func(s map[string]int32) bool { return s == nil })
+	})
+
+	t.Run("a score someone else wrote is left alone by the hub", func(t *testing.T) {
 		theirs := &clusterv1alpha1.AddOnPlacementScore{ObjectMeta: metav1.ObjectMeta{Namespace: one.Name, Name: clusterv1alpha1.ResourceUsageScoreName}}
 		testenv.Create(t, hub, theirs)
 		theirs.Status.Scores = []clusterv1alpha1.AddOnPlacementScoreItem{{Name: clusterv1alpha1.ScoreGPUClusterAvailable, Value: 7}}
@@ -165,11 +197,8 @@ func TestResourceUsage(t *testing.T) {
 			t.Fatal(err)
 		}
 		testenv.Create(t, hub, &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: one.Name, Name: resourceusage.Name}})
-		c := waitAvailable(t, hub, one.Name, metav1.ConditionFalse, builtin.ReasonFailed)
-		want := "AddOnPlacementScore " + one.Name + "/resource-usage-score exists and was not written by the built-in add-on resource-usage"
-		if !strings.Contains(c.Message, want) {
-			t.Errorf("Available message %q does not say %q", c.Message, want)
-		}
+		waitGPUs(t, hub, one.Name, "16 free H100", "16", map[string]int32{"8": 2})
+		time.Sleep(2 * time.Second) // time for the hub to write the score, if it would
 		if s, err := scores(ctx, hub, one.Name); err != nil || s[clusterv1alpha1.ScoreGPUClusterAvailable] != 7 || len(s) != 1 {
 			t.Errorf("their score: %v (%v), want it as they wrote it", s, err)
 		}
@@ -177,9 +206,56 @@ func TestResourceUsage(t *testing.T) {
 		if err := hub.Delete(ctx, mca); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(2 * time.Second)
+		waitGPUs(t, hub, one.Name, "the ResourceUsage deleted", "", nil)
 		if s, err := scores(ctx, hub, one.Name); err != nil || s == nil {
 			t.Errorf("after disabling, their score: %v (%v), want it kept", s, err)
 		}
+	})
+}
+
+// gpuJob is a Job of one pod asking for gpus GPUs, which kwok completes after runFor.
+func gpuJob(name string, gpus int64, runFor time.Duration) *batchv1.Job {
+	q := *resource.NewQuantity(gpus, resource.DecimalSI)
+	return &batchv1.Job{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name},
+		Spec: batchv1.JobSpec{
+			BackoffLimit: new(int32),
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{"pod-complete.stage.kwok.x-k8s.io/delay": runFor.String()}},
+				Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever, Containers: []corev1.Container{{
+					Name: "train", Image: "trainer",
+					Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{"nvidia.com/gpu": q}},
+				}}},
+			},
+		},
+	}
+}
+
+// waitGPUs waits for the cluster's ResourceUsage to give free H100s and their spread over the
+// nodes (amount -> nodes with at least that much); free "" waits for no ResourceUsage.
+func waitGPUs(t *testing.T, c client.Client, cluster, what, free string, freeNodes map[string]int32) {
+	t.Helper()
+	testenv.WaitFor(t, 30*time.Second, what, func(ctx context.Context) (bool, string, error) {
+		u := &usagev1alpha1.ResourceUsage{}
+		err := c.Get(ctx, client.ObjectKey{Namespace: cluster, Name: usagev1alpha1.ResourceUsageName}, u)
+		if apierrors.IsNotFound(err) {
+			return free == "", "no ResourceUsage", nil
+		}
+		if err != nil {
+			return false, "", err
+		}
+		f := u.Status.Figures(usagev1alpha1.ResourceNvidiaGPU, "NVIDIA-H100-80GB-HBM3")
+		if f == nil {
+			return false, fmt.Sprintf("no H100 figures in %+v", u.Status), nil
+		}
+		got := map[string]int32{}
+		for _, e := range f.FreeNodes {
+			got[e.Free.String()] = e.Nodes
+		}
+		if len(got) == 0 {
+			got = nil
+		}
+		state := fmt.Sprintf("free %s, free nodes %v, valid until %v", f.Free.String(), got, u.Status.ValidUntil)
+		return f.Free.String() == free && cmp.Equal(freeNodes, got) && u.Status.Valid(time.Now()), state, nil
 	})
 }
