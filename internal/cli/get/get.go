@@ -143,7 +143,14 @@ func run(ctx context.Context, io streams.IO, clk clock.PassiveClock, newClient k
 		_, err := fmt.Fprintln(io.ErrOut, msg+".")
 		return err
 	}
-	return r.printTable(io.Out, list, clk, r.namespaced && o.allNamespaces)
+	var related client.ObjectList
+	if r.related != nil {
+		related = r.related()
+		if err := c.List(ctx, related); err != nil {
+			related = nil // an older hub, or a user who may not read them: the table does without
+		}
+	}
+	return r.printTable(io.Out, list, related, clk, r.namespaced && o.allNamespaces)
 }
 
 // sortByNamespaceAndName orders list as the API server does, so the output does not depend on

@@ -79,17 +79,17 @@ func TestGetTables(t *testing.T) {
 		"clusters": {
 			args: []string{"clusters"},
 			wantOut: lines(
-				"NAME       ACCEPTED   JOINED   AVAILABLE   GPUS                       AGE",
-				"edge-1     true       True     Unknown     -                          5s",
-				"gpu-east   true       True     True        16 NVIDIA-A100-SXM4-80GB   2d4h",
+				"NAME       ACCEPTED   JOINED   AVAILABLE   GPUS                       FREE-GPUS   AGE",
+				"edge-1     true       True     Unknown     -                          -           5s",
+				"gpu-east   true       True     True        16 NVIDIA-A100-SXM4-80GB   -           2d4h",
 			),
 		},
 		"a short name in capitals": {
 			args: []string{"MCL"},
 			wantOut: lines(
-				"NAME       ACCEPTED   JOINED   AVAILABLE   GPUS                       AGE",
-				"edge-1     true       True     Unknown     -                          5s",
-				"gpu-east   true       True     True        16 NVIDIA-A100-SXM4-80GB   2d4h",
+				"NAME       ACCEPTED   JOINED   AVAILABLE   GPUS                       FREE-GPUS   AGE",
+				"edge-1     true       True     Unknown     -                          -           5s",
+				"gpu-east   true       True     True        16 NVIDIA-A100-SXM4-80GB   -           2d4h",
 			),
 		},
 		"cluster sets ignore -n": {

@@ -5,8 +5,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
+	usagev1alpha1 "github.com/flotilla/flotilla/api/usage/v1alpha1"
 )
 
 // gpus is a cluster's GPUS cell: the allocatable GPUs by model ("16 NVIDIA-A100-SXM4-80GB, 8
@@ -53,4 +55,39 @@ func gpusByModel(claims []clusterv1.ManagedClusterClaim) map[string]int64 {
 		byModel[model] = n
 	}
 	return byModel
+}
+
+// freeGPUs is a cluster's FREE-GPUS cell, from its ResourceUsage (the built-in add-on
+// resource-usage): the free GPUs by model and the most free on one node ("8 NVIDIA-H100-80GB-HBM3
+// (4 on one node)"), "0" when none is free, "expired" when the figures are out of date and "-"
+// when there are none (the add-on is off on the cluster).
+func freeGPUs(u *usagev1alpha1.ResourceUsage, now time.Time) string {
+	switch {
+	case u == nil:
+		return "-"
+	case !u.Status.Valid(now):
+		return "expired"
+	}
+	var cells []string
+	for _, f := range u.Status.Resources {
+		if f.Name == usagev1alpha1.ResourceNvidiaGPU && f.Model != "" {
+			cells = append(cells, freeCell(f))
+		}
+	}
+	if len(cells) == 0 {
+		f := u.Status.Figures(usagev1alpha1.ResourceNvidiaGPU, "")
+		if f == nil {
+			return "-"
+		}
+		cells = append(cells, freeCell(*f))
+	}
+	return strings.Join(cells, ", ")
+}
+
+func freeCell(f usagev1alpha1.ResourceFigures) string {
+	if f.Free.Sign() <= 0 {
+		return strings.TrimSpace("0 " + f.Model)
+	}
+	top := f.MostFreeOnANode()
+	return strings.TrimSpace(fmt.Sprintf("%s %s", f.Free.String(), f.Model)) + fmt.Sprintf(" (%s on one node)", top.String())
 }

@@ -14,12 +14,22 @@ import (
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
 	"github.com/flotilla/flotilla/api/scheme"
+	usagev1alpha1 "github.com/flotilla/flotilla/api/usage/v1alpha1"
 	"github.com/flotilla/flotilla/internal/cli/printing"
 )
 
-// printClusters writes NAME ACCEPTED JOINED AVAILABLE GPUS AGE.
-func printClusters(w io.Writer, list *clusterv1.ManagedClusterList, clk clock.PassiveClock) error {
-	t := printing.NewTable(w, "NAME", "ACCEPTED", "JOINED", "AVAILABLE", "GPUS", "AGE")
+// printClusters writes NAME ACCEPTED JOINED AVAILABLE GPUS FREE-GPUS AGE; usages (nil when
+// unknown) are the clusters' ResourceUsages.
+func printClusters(w io.Writer, list *clusterv1.ManagedClusterList, usages *usagev1alpha1.ResourceUsageList, clk clock.PassiveClock) error {
+	byCluster := map[string]*usagev1alpha1.ResourceUsage{}
+	if usages != nil {
+		for i := range usages.Items {
+			if u := &usages.Items[i]; u.Name == usagev1alpha1.ResourceUsageName {
+				byCluster[u.Namespace] = u
+			}
+		}
+	}
+	t := printing.NewTable(w, "NAME", "ACCEPTED", "JOINED", "AVAILABLE", "GPUS", "FREE-GPUS", "AGE")
 	for i := range list.Items {
 		c := &list.Items[i]
 		t.Row(c.Name,
@@ -27,6 +37,7 @@ func printClusters(w io.Writer, list *clusterv1.ManagedClusterList, clk clock.Pa
 			printing.ConditionStatus(c.Status.Conditions, clusterv1.ManagedClusterConditionJoined),
 			printing.ConditionStatus(c.Status.Conditions, clusterv1.ManagedClusterConditionAvailable),
 			gpus(c),
+			freeGPUs(byCluster[c.Name], clk.Now()),
 			printing.Age(c.CreationTimestamp, clk))
 	}
 	return t.Flush()

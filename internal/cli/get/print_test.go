@@ -7,12 +7,14 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clocktesting "k8s.io/utils/clock/testing"
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
+	usagev1alpha1 "github.com/flotilla/flotilla/api/usage/v1alpha1"
 )
 
 const day = 24 * time.Hour
@@ -21,8 +23,19 @@ const day = 24 * time.Hour
 func lines(rows ...string) string { return strings.Join(rows, "\n") + "\n" }
 
 func TestPrintClusters(t *testing.T) {
+	h100 := usagev1alpha1.ResourceFigures{Name: "nvidia.com/gpu", Model: "NVIDIA-H100-80GB-HBM3", Free: resource.MustParse("12"),
+		FreeNodes: []usagev1alpha1.NodesWithFree{{Free: resource.MustParse("8"), Nodes: 1}, {Free: resource.MustParse("4"), Nodes: 2}}}
+	full := usagev1alpha1.ResourceFigures{Name: "nvidia.com/gpu", Model: "NVIDIA-L4", Free: resource.MustParse("0")}
+	usage := func(cluster string, validFor time.Duration, figures ...usagev1alpha1.ResourceFigures) usagev1alpha1.ResourceUsage {
+		return usagev1alpha1.ResourceUsage{
+			ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: usagev1alpha1.ResourceUsageName},
+			Status: usagev1alpha1.ResourceUsageStatus{ObservedTime: &metav1.Time{Time: now.Add(-time.Minute)},
+				ValidUntil: &metav1.Time{Time: now.Add(validFor)}, Resources: figures},
+		}
+	}
 	cases := map[string]struct {
 		clusters []*clusterv1.ManagedCluster
+		usages   []usagev1alpha1.ResourceUsage
 		want     string
 	}{
 		"a fleet in every state": {
@@ -41,23 +54,29 @@ func TestPrintClusters(t *testing.T) {
 					condition(clusterv1.ManagedClusterConditionJoined, metav1.ConditionFalse).
 					condition(clusterv1.ManagedClusterConditionAvailable, metav1.ConditionFalse).obj(),
 			},
+			// Free GPUs come from the clusters' ResourceUsages (the resource-usage add-on).
+			usages: []usagev1alpha1.ResourceUsage{
+				usage("gpu-west", time.Minute, h100, full),
+				usage("gpu-east", -time.Second),
+				usage("edge-1", time.Minute),
+			},
 			want: lines(
-				"NAME        ACCEPTED   JOINED    AVAILABLE   GPUS                                   AGE",
-				"gpu-east    true       True      True        16 NVIDIA-A100-SXM4-80GB               2d4h",
-				"gpu-west    true       True      True        8 NVIDIA-H100-80GB-HBM3, 4 NVIDIA-L4   3m",
-				"edge-1      true       True      Unknown     -                                      5s",
-				"pending-1   false      Unknown   Unknown     8                                      90d",
-				"denied      false      False     False       -                                      26h",
+				"NAME        ACCEPTED   JOINED    AVAILABLE   GPUS                                   FREE-GPUS                                               AGE",
+				"gpu-east    true       True      True        16 NVIDIA-A100-SXM4-80GB               expired                                                 2d4h",
+				"gpu-west    true       True      True        8 NVIDIA-H100-80GB-HBM3, 4 NVIDIA-L4   12 NVIDIA-H100-80GB-HBM3 (8 on one node), 0 NVIDIA-L4   3m",
+				"edge-1      true       True      Unknown     -                                      -                                                       5s",
+				"pending-1   false      Unknown   Unknown     8                                      -                                                       90d",
+				"denied      false      False     False       -                                      -                                                       26h",
 			),
 		},
 		"no clusters prints the header": {
-			want: lines("NAME   ACCEPTED   JOINED   AVAILABLE   GPUS   AGE"),
+			want: lines("NAME   ACCEPTED   JOINED   AVAILABLE   GPUS   FREE-GPUS   AGE"),
 		},
 		"no creation time": {
 			clusters: []*clusterv1.ManagedCluster{{ObjectMeta: metav1.ObjectMeta{Name: "odd"}}},
 			want: lines(
-				"NAME   ACCEPTED   JOINED    AVAILABLE   GPUS   AGE",
-				"odd    false      Unknown   Unknown     -      <unknown>",
+				"NAME   ACCEPTED   JOINED    AVAILABLE   GPUS   FREE-GPUS   AGE",
+				"odd    false      Unknown   Unknown     -      -           <unknown>",
 			),
 		},
 	}
@@ -68,7 +87,8 @@ func TestPrintClusters(t *testing.T) {
 				list.Items = append(list.Items, *c)
 			}
 			var out bytes.Buffer
-			if err := printClusters(&out, list, clocktesting.NewFakePassiveClock(now)); err != nil {
+			usages := &usagev1alpha1.ResourceUsageList{Items: tc.usages}
+			if err := printClusters(&out, list, usages, clocktesting.NewFakePassiveClock(now)); err != nil {
 				t.Fatal(err)
 			}
 			if diff := cmp.Diff(tc.want, out.String()); diff != "" {

@@ -12,6 +12,7 @@ import (
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
+	usagev1alpha1 "github.com/flotilla/flotilla/api/usage/v1alpha1"
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
 )
 
@@ -26,9 +27,12 @@ type resourceType struct {
 	// that namespace.
 	byCluster bool
 	newList   func() client.ObjectList
-	// printTable writes list, a list from newList, as a table. allNamespaces adds a NAMESPACE
-	// column; it is only ever true for namespaced kinds.
-	printTable func(w io.Writer, list client.ObjectList, clk clock.PassiveClock, allNamespaces bool) error
+	// related, when set, is another kind the table reads (of every namespace); the table does
+	// without it when the caller may not list it.
+	related func() client.ObjectList
+	// printTable writes list, a list from newList, as a table; related is the list of related or
+	// nil. allNamespaces adds a NAMESPACE column; it is only ever true for namespaced kinds.
+	printTable func(w io.Writer, list, related client.ObjectList, clk clock.PassiveClock, allNamespaces bool) error
 }
 
 // resources is every kind the command lists, in the order help and errors name them.
@@ -37,15 +41,17 @@ var resources = []resourceType{
 		name:    "clusters",
 		aliases: []string{"cluster", "managedclusters", "managedcluster", "mcl", "mcls"},
 		newList: func() client.ObjectList { return &clusterv1.ManagedClusterList{} },
-		printTable: func(w io.Writer, list client.ObjectList, clk clock.PassiveClock, _ bool) error {
-			return printClusters(w, list.(*clusterv1.ManagedClusterList), clk)
+		related: func() client.ObjectList { return &usagev1alpha1.ResourceUsageList{} },
+		printTable: func(w io.Writer, list, related client.ObjectList, clk clock.PassiveClock, _ bool) error {
+			usages, _ := related.(*usagev1alpha1.ResourceUsageList)
+			return printClusters(w, list.(*clusterv1.ManagedClusterList), usages, clk)
 		},
 	},
 	{
 		name:    "clustersets",
 		aliases: []string{"clusterset", "managedclustersets", "managedclusterset", "mclset", "mclsets"},
 		newList: func() client.ObjectList { return &clusterv1beta2.ManagedClusterSetList{} },
-		printTable: func(w io.Writer, list client.ObjectList, clk clock.PassiveClock, _ bool) error {
+		printTable: func(w io.Writer, list, _ client.ObjectList, clk clock.PassiveClock, _ bool) error {
 			return printClusterSets(w, list.(*clusterv1beta2.ManagedClusterSetList), clk)
 		},
 	},
@@ -54,7 +60,7 @@ var resources = []resourceType{
 		aliases:    []string{"binding", "managedclustersetbindings", "managedclustersetbinding", "mclsetbinding", "mclsetbindings"},
 		namespaced: true,
 		newList:    func() client.ObjectList { return &clusterv1beta2.ManagedClusterSetBindingList{} },
-		printTable: func(w io.Writer, list client.ObjectList, clk clock.PassiveClock, allNamespaces bool) error {
+		printTable: func(w io.Writer, list, _ client.ObjectList, clk clock.PassiveClock, allNamespaces bool) error {
 			return printBindings(w, list.(*clusterv1beta2.ManagedClusterSetBindingList), clk, allNamespaces)
 		},
 	},
@@ -63,7 +69,7 @@ var resources = []resourceType{
 		aliases:    []string{"placement"},
 		namespaced: true,
 		newList:    func() client.ObjectList { return &clusterv1beta1.PlacementList{} },
-		printTable: func(w io.Writer, list client.ObjectList, clk clock.PassiveClock, allNamespaces bool) error {
+		printTable: func(w io.Writer, list, _ client.ObjectList, clk clock.PassiveClock, allNamespaces bool) error {
 			return printPlacements(w, list.(*clusterv1beta1.PlacementList), clk, allNamespaces)
 		},
 	},
@@ -73,7 +79,7 @@ var resources = []resourceType{
 		namespaced: true,
 		byCluster:  true,
 		newList:    func() client.ObjectList { return &workv1.ManifestWorkList{} },
-		printTable: func(w io.Writer, list client.ObjectList, clk clock.PassiveClock, allNamespaces bool) error {
+		printTable: func(w io.Writer, list, _ client.ObjectList, clk clock.PassiveClock, allNamespaces bool) error {
 			return printWorks(w, list.(*workv1.ManifestWorkList), clk, allNamespaces)
 		},
 	},
@@ -83,7 +89,7 @@ var resources = []resourceType{
 		namespaced: true,
 		byCluster:  true,
 		newList:    func() client.ObjectList { return &addonv1alpha1.ManagedClusterAddOnList{} },
-		printTable: func(w io.Writer, list client.ObjectList, clk clock.PassiveClock, allNamespaces bool) error {
+		printTable: func(w io.Writer, list, _ client.ObjectList, clk clock.PassiveClock, allNamespaces bool) error {
 			return printAddOns(w, list.(*addonv1alpha1.ManagedClusterAddOnList), clk, allNamespaces)
 		},
 	},
