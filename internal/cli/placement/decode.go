@@ -20,6 +20,7 @@ import (
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
 	"github.com/flotilla/flotilla/api/scheme"
+	usagev1alpha1 "github.com/flotilla/flotilla/api/usage/v1alpha1"
 	"github.com/flotilla/flotilla/internal/cli/placementview"
 )
 
@@ -32,6 +33,7 @@ var kinds = []schema.GroupVersionKind{
 	clusterv1beta2.GroupVersion.WithKind("ManagedClusterSet"),
 	clusterv1beta2.GroupVersion.WithKind("ManagedClusterSetBinding"),
 	clusterv1alpha1.GroupVersion.WithKind("AddOnPlacementScore"),
+	usagev1alpha1.GroupVersion.WithKind("ResourceUsage"),
 	clusterv1beta1.GroupVersion.WithKind("Placement"),
 	clusterv1beta1.GroupVersion.WithKind("PlacementDecision"),
 }
@@ -51,6 +53,11 @@ func add(objs *placementview.Objects, obj runtime.Object) error {
 			return fmt.Errorf("AddOnPlacementScore %q: metadata.namespace is required: set it to the name of the ManagedCluster the score is for", v.Name)
 		}
 		objs.Scores = append(objs.Scores, *v)
+	case *usagev1alpha1.ResourceUsage:
+		if v.Namespace == "" {
+			return fmt.Errorf("ResourceUsage %q: metadata.namespace is required: set it to the name of the ManagedCluster the figures are for", v.Name)
+		}
+		objs.ResourceUsages = append(objs.ResourceUsages, *v)
 	case *clusterv1beta1.Placement:
 		defaultNS(&v.Namespace)
 		objs.Placements = append(objs.Placements, *v)

@@ -42,11 +42,14 @@ type ClusterOutput struct {
 	TotalScore int64         `json:"totalScore"`
 }
 
-// ScoreOutput is one prioritizer's weight and normalized score.
+// ScoreOutput is one prioritizer's weight and normalized score, and the figures it comes from
+// when the prioritizer gives them (GPUFree, GPUBinPack). Detail is the one key left out when
+// empty, so that the output of every other prioritizer keeps its documented shape.
 type ScoreOutput struct {
 	Prioritizer string `json:"prioritizer"`
 	Weight      int32  `json:"weight"`
 	Score       int64  `json:"score"`
+	Detail      string `json:"detail,omitempty"`
 }
 
 // NewOutput converts res, the result of scheduling ns/name. Decisions are in the order the
@@ -79,7 +82,7 @@ func NewOutput(ns, name string, res *scheduler.Result) Output {
 		co := ClusterOutput{Name: c.Name, Selected: c.Selected, FilteredBy: c.FilteredBy, Message: message(c),
 			Scores: make([]ScoreOutput, 0, len(c.Scores)), TotalScore: c.TotalScore}
 		for _, s := range c.Scores {
-			co.Scores = append(co.Scores, ScoreOutput{Prioritizer: s.Prioritizer, Weight: s.Weight, Score: s.Score})
+			co.Scores = append(co.Scores, ScoreOutput{Prioritizer: s.Prioritizer, Weight: s.Weight, Score: s.Score, Detail: s.Detail})
 		}
 		out.Clusters = append(out.Clusters, co)
 	}

@@ -5,6 +5,7 @@ import (
 	clusterv1alpha1 "github.com/flotilla/flotilla/api/cluster/v1alpha1"
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
+	usagev1alpha1 "github.com/flotilla/flotilla/api/usage/v1alpha1"
 	"github.com/flotilla/flotilla/internal/scheduler"
 )
 
@@ -15,6 +16,9 @@ type Objects struct {
 	// Bindings of any namespace; the scheduler counts only the placement's.
 	Bindings []clusterv1beta2.ManagedClusterSetBinding
 	Scores   []clusterv1alpha1.AddOnPlacementScore
+	// ResourceUsages are the clusters' free-capacity figures (the GPU fit filter, the GPU
+	// prioritizers and the CEL GPU functions read them).
+	ResourceUsages []usagev1alpha1.ResourceUsage
 	// Placements are other placements; they give the scheduler nothing by themselves (their
 	// PlacementDecisions do), but a fleet file may hold them.
 	Placements []clusterv1beta1.Placement
@@ -33,6 +37,7 @@ func SnapshotFrom(objs *Objects, ns, name string) *scheduler.Snapshot {
 		Sets:                objs.Sets,
 		Bindings:            objs.Bindings,
 		Scores:              objs.Scores,
+		ResourceUsages:      objs.ResourceUsages,
 		CurrentDecisions:    current,
 		OtherDecisionCounts: others,
 		// As the controller: spec.scoreRateLimit compares the new scores with these.

@@ -100,6 +100,9 @@ func formatScores(scores []scheduler.PrioritizerScore) string {
 	parts := make([]string, len(scores))
 	for i, s := range scores {
 		parts[i] = fmt.Sprintf("%s %d*%d", s.Prioritizer, s.Weight, s.Score)
+		if s.Detail != "" {
+			parts[i] += " (" + s.Detail + ")"
+		}
 	}
 	return strings.Join(parts, ", ")
 }
