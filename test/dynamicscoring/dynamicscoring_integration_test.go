@@ -134,7 +134,10 @@ func TestDynamicScoring(t *testing.T) {
 	t.Run("a scorer synced from /config scores each cluster from its Prometheus", func(t *testing.T) {
 		gpu := promScorer(ns, "gpu", sc.srv.URL+"/config", "", "", "")
 		gpu.Spec.ConfigSyncMode, gpu.Spec.Source, gpu.Spec.Scoring = dsv1alpha1.ConfigSyncModeFull, nil, nil
-		testenv.Create(t, hub, gpu)
+		// Created, not testenv.Create: it scores on through the next subtests.
+		if err := hub.Create(ctx, gpu); err != nil {
+			t.Fatal(err)
+		}
 		testenv.WaitFor(t, wait, "DynamicScorer gpu Active with its /config synced", func(ctx context.Context) (bool, string, error) {
 			s := &dsv1alpha1.DynamicScorer{}
 			if err := hub.Get(ctx, client.ObjectKeyFromObject(gpu), s); err != nil {
@@ -157,7 +160,8 @@ func TestDynamicScoring(t *testing.T) {
 
 	t.Run("a placement ranks clusters by the dynamic score and follows it", func(t *testing.T) {
 		set := "dynamic-scoring"
-		testenv.Create(t, hub, &clusterv1beta2.ManagedClusterSet{ObjectMeta: metav1.ObjectMeta{Name: set}})
+		testenv.Create(t, hub, &clusterv1beta2.ManagedClusterSet{ObjectMeta: metav1.ObjectMeta{Name: set},
+			Spec: clusterv1beta2.ManagedClusterSetSpec{ClusterSelector: clusterv1beta2.ManagedClusterSelector{SelectorType: clusterv1beta2.ExclusiveClusterSetLabel}}})
 		for _, j := range joined {
 			mc := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: j.Name}}
 			testenv.Update(t, hub, mc, func() {

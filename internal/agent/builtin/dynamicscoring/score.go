@@ -73,7 +73,8 @@ func (r *runner) score(ctx context.Context, s Summary) outcome {
 	scores, err := ParseScores(answer, s.ScoreDimensionFormat, r.env.ClusterName, s.ScoreName)
 	var re *ResponseError
 	if errors.As(err, &re) {
-		return failed(re.Reason, "%s: the scoring API %s answered unusable scores: %s; fix the scorer", s.ScorerRef(), s.ScoringEndpoint, re.Message)
+		return failed(re.Reason, "%s: the scoring API %s (%s) answered unusable scores: %s; fix the scorer",
+			s.ScorerRef(), s.ScoringEndpoint, scoring, re.Message)
 	}
 	return outcome{scores: scores}
 }
