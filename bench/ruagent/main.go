@@ -1,0 +1,54 @@
+// Command ruagent runs the built-in add-on resource-usage alone, as its own process, for the
+// agent benchmark (BenchmarkResourceUsageAgent): the benchmark reads this process's CPU and memory
+// from /proc, with nothing else of the agent beside it. One kubeconfig serves as spoke and hub.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/go-logr/logr"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/flotilla/flotilla/api/scheme"
+	"github.com/flotilla/flotilla/internal/agent/builtin"
+	"github.com/flotilla/flotilla/internal/agent/builtin/resourceusage"
+)
+
+func main() {
+	kubeconfig := flag.String("kubeconfig", "", "the cluster's kubeconfig (spoke and hub)")
+	cluster := flag.String("cluster", "", "the cluster's name: its namespace on the hub")
+	interval := flag.Duration("interval", resourceusage.DefaultInterval, "refresh interval")
+	debounce := flag.Duration("debounce", resourceusage.DefaultDebounce, "debounce")
+	flag.Parse()
+	if err := run(*kubeconfig, *cluster, resourceusage.AddOn{Interval: *interval, Debounce: *debounce}); err != nil {
+		fmt.Fprintln(os.Stderr, "ruagent:", err)
+		os.Exit(1)
+	}
+}
+
+func run(kubeconfig, cluster string, a resourceusage.AddOn) error {
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		return err
+	}
+	cfg.QPS, cfg.Burst = 50, 100
+	hub, err := client.New(cfg, client.Options{Scheme: scheme.Scheme})
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	start := time.Now()
+	fmt.Fprintln(os.Stderr, "ruagent: running for cluster", cluster)
+	err = a.Run(ctx, builtin.Env{ClusterName: cluster, Hub: hub, Spoke: cfg, Clock: clock.RealClock{}, Log: logr.Discard()})
+	fmt.Fprintln(os.Stderr, "ruagent: stopped after", time.Since(start).Round(time.Second))
+	return err
+}
