@@ -1,10 +1,10 @@
-// Command gpu-utilisation-scorer is a sample scorer for Flotilla's dynamic scoring (OCM contrib's
-// DynamicScorer): it scores clusters by GPU utilisation, so that placements prefer idle GPUs.
+// This command is a sample scorer for Flotilla's dynamic scoring (OCM contrib's DynamicScorer):
+// it scores clusters by GPU utilization, so that placements prefer idle GPUs.
 //
 // It serves /healthz, /config (the configuration the hub syncs with configSyncMode Full) and
 // /scoring, which takes the agent's {"data":[<Prometheus matrix>]} and answers
 // {"results":[{"metric":{...},"score":N}]}: one score per series, 100 - 2 x the series' mean
-// utilisation in percent, clamped to -100..100 (idle 100, half busy 0, fully busy -100).
+// utilization in percent, clamped to -100..100 (idle 100, half busy 0, fully busy -100).
 package main
 
 import (
@@ -66,7 +66,7 @@ type Result struct {
 	Score  float64           `json:"score"`
 }
 
-// DefaultQuery is the mean GPU utilisation of the cluster, from NVIDIA's DCGM exporter.
+// DefaultQuery is the mean GPU utilization of the cluster, from NVIDIA's DCGM exporter.
 const DefaultQuery = "avg(DCGM_FI_DEV_GPU_UTIL)"
 
 // Score is 100 - 2 x the mean of a series' values (percent), clamped to -100..100 and rounded;
@@ -93,7 +93,7 @@ func Score(s Series) (score float64, ok bool) {
 // Handler serves /healthz, /config and /scoring with cfg.
 func Handler(cfg Config) http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = fmt.Fprintln(w, "ok") })
 	mux.HandleFunc("GET /config", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, cfg) })
 	mux.HandleFunc("POST "+cfg.Scoring.Path, func(w http.ResponseWriter, r *http.Request) {
 		var req struct {
@@ -124,16 +124,16 @@ func writeJSON(w http.ResponseWriter, v any) {
 func main() {
 	addr := flag.String("addr", ":8080", "address to serve on")
 	prom := flag.String("prometheus", "", "Prometheus URL the agents query (empty: the DynamicScorer's spec.source.host)")
-	query := flag.String("query", DefaultQuery, "PromQL query of GPU utilisation in percent")
-	name := flag.String("score-name", "gpu-utilisation", "score name (and AddOnPlacementScore name)")
+	query := flag.String("query", DefaultQuery, "PromQL query of GPU utilization in percent")
+	name := flag.String("score-name", "gpu-utilization", "score name (and AddOnPlacementScore name)")
 	interval := flag.Int64("interval", 30, "scoring interval in seconds")
 	flag.Parse()
 	cfg := Config{
-		Name: *name, Description: "scores clusters by GPU utilisation: 100 - 2 x mean utilisation (%)",
+		Name: *name, Description: "scores clusters by GPU utilization: 100 - 2 x mean utilization (%)",
 		Source:  Source{Type: "Prometheus", Host: *prom, Path: "/api/v1/query_range", Params: SourceParams{Query: *query, Range: 300, Step: 30}},
 		Scoring: Scoring{Path: "/scoring", Params: ScoringParams{Name: *name, Interval: *interval}},
 	}
 	srv := &http.Server{Addr: *addr, Handler: Handler(cfg), ReadHeaderTimeout: 10 * time.Second}
-	log.Printf("serving the GPU utilisation scorer on %s", *addr)
+	log.Printf("serving the GPU utilization scorer on %s", *addr)
 	log.Fatal(srv.ListenAndServe())
 }

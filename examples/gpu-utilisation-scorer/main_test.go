@@ -40,7 +40,7 @@ func TestHandler(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	var got struct {
 		Results []Result `json:"results"`
 	}
@@ -56,7 +56,7 @@ func TestHandler(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r.Body.Close()
+		_ = r.Body.Close()
 		if r.StatusCode != wantStatus {
 			t.Errorf("GET %s: HTTP %d, want %d", path, r.StatusCode, wantStatus)
 		}
@@ -65,7 +65,7 @@ func TestHandler(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.Body.Close()
+	_ = r.Body.Close()
 	if r.StatusCode != http.StatusBadRequest {
 		t.Errorf("POST /scoring of a bad body: HTTP %d, want 400", r.StatusCode)
 	}

@@ -57,12 +57,16 @@ func StartPrometheus(t testing.TB, targets ...string) *Prometheus {
 		"--web.listen-address="+addr, "--log.level=warn")
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
-		out.Close()
+		_ = out.Close()
 		t.Fatalf("starting %s: %v", bin, err)
 	}
 	pid := cmd.Process.Pid
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
+	var waitErr error
+	exited := make(chan struct{})
+	go func() {
+		waitErr = cmd.Wait()
+		close(exited)
+	}()
 	t.Cleanup(func() {
 		_ = syscall.Kill(pid, syscall.SIGTERM)
 		select {
@@ -71,23 +75,23 @@ func StartPrometheus(t testing.TB, targets ...string) *Prometheus {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 			<-exited
 		}
-		out.Close()
+		_ = out.Close()
 	})
 	p := &Prometheus{URL: "http://" + addr, Log: logFile}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	for {
 		select {
-		case err := <-exited:
+		case <-exited:
 			b, _ := os.ReadFile(logFile)
-			t.Fatalf("prometheus exited while starting: %v\n%s", err, b)
+			t.Fatalf("prometheus exited while starting: %v\n%s", waitErr, b)
 		case <-ctx.Done():
 			t.Fatalf("prometheus at %s not ready within 30s; its log is %s", p.URL, logFile)
 		case <-time.After(100 * time.Millisecond):
 		}
 		resp, err := http.Get(p.URL + "/-/ready")
 		if err == nil {
-			resp.Body.Close()
+			_ = resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
 				return p
 			}
@@ -101,6 +105,6 @@ func freePort() (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	defer l.Close()
+	defer func() { _ = l.Close() }()
 	return l.Addr().(*net.TCPAddr).Port, nil
 }

@@ -31,9 +31,9 @@ func newExporter(t *testing.T, util int64) *exporter {
 	e.util.Store(util)
 	e.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
-		fmt.Fprintf(w, "# HELP DCGM_FI_DEV_GPU_UTIL GPU utilization (in %%).\n# TYPE DCGM_FI_DEV_GPU_UTIL gauge\n")
+		_, _ = fmt.Fprintf(w, "# HELP DCGM_FI_DEV_GPU_UTIL GPU utilization (in %%).\n# TYPE DCGM_FI_DEV_GPU_UTIL gauge\n")
 		for gpu := 0; gpu < 2; gpu++ {
-			fmt.Fprintf(w, "DCGM_FI_DEV_GPU_UTIL{gpu=\"%d\",modelName=\"NVIDIA H100\"} %d\n", gpu, e.util.Load())
+			_, _ = fmt.Fprintf(w, "DCGM_FI_DEV_GPU_UTIL{gpu=\"%d\",modelName=\"NVIDIA H100\"} %d\n", gpu, e.util.Load())
 		}
 	}))
 	t.Cleanup(e.srv.Close)
@@ -65,9 +65,9 @@ type scorer struct {
 func newScorer(t *testing.T) *scorer {
 	s := &scorer{flaky: "ok"}
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = fmt.Fprintln(w, "ok") })
 	mux.HandleFunc("GET /config", func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, map[string]any{"name": "gpu", "description": "GPU utilisation",
+		writeJSON(w, map[string]any{"name": "gpu", "description": "GPU utilization",
 			"source":  map[string]any{"type": "Prometheus", "host": "http://" + promHost, "path": "/api/v1/query_range", "params": map[string]any{"query": "avg(DCGM_FI_DEV_GPU_UTIL)", "range": 2, "step": 1}},
 			"scoring": map[string]any{"path": "/scoring", "params": map[string]any{"name": "gpu-util", "interval": 1}}})
 	})
@@ -105,17 +105,17 @@ func newScorer(t *testing.T) *scorer {
 		s.mu.Unlock()
 		switch mode {
 		case "malformed":
-			fmt.Fprint(w, `{"results": [{"metric": {}, "score": "high"`)
+			_, _ = fmt.Fprint(w, `{"results": [{"metric": {}, "score": "high"`)
 		case "out-of-range":
-			fmt.Fprint(w, `{"results": [{"metric": {}, "score": 250}]}`)
+			_, _ = fmt.Fprint(w, `{"results": [{"metric": {}, "score": 250}]}`)
 		case "slow":
 			select {
 			case <-time.After(3 * time.Second):
 			case <-r.Context().Done():
 			}
-			fmt.Fprint(w, `{"results": [{"metric": {}, "score": 42}]}`)
+			_, _ = fmt.Fprint(w, `{"results": [{"metric": {}, "score": 42}]}`)
 		default:
-			fmt.Fprint(w, `{"results": [{"metric": {}, "score": 42}]}`)
+			_, _ = fmt.Fprint(w, `{"results": [{"metric": {}, "score": 42}]}`)
 		}
 	})
 	s.srv = httptest.NewServer(mux)

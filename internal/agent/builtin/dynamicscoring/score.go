@@ -157,7 +157,7 @@ func (r *runner) do(ctx context.Context, method, url, token string, body []byte)
 	if err != nil {
 		return 0, nil, err
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
 	if err != nil {
 		return resp.StatusCode, nil, fmt.Errorf("reading the answer: %w", err)
