@@ -71,7 +71,6 @@ func TestGPUFit(t *testing.T) {
 	setUsage(t, c, usages["pl-gpu-2"], 4, [2]int64{4, 1})
 	setUsage(t, c, usages["pl-gpu-1"], 24, [2]int64{8, 3})
 	waitDecisions(t, c, f.Namespace, "gang", decisionView{"gang-decision-1": {Labels: labels("gang", "", 0), Clusters: []string{"pl-gpu-1"}}})
-
 }
 
 // usageTime is when setUsage says the figures were observed.
