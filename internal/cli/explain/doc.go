@@ -1,8 +1,8 @@
 // Package explain is `flotilla explain placement NS/NAME`: it reads the placement and the fleet
 // from the hub (the ManagedClusters, the ManagedClusterSets, the namespace's
 // ManagedClusterSetBindings, the AddOnPlacementScores, the ResourceUsages and every
-// PlacementDecision), builds the snapshot with placementview.SnapshotFrom as `flotilla placement simulate` does, runs the hub's
-// scheduling core on it, and prints why every cluster of the eligible sets was selected,
+// PlacementDecision), builds the snapshot with placementview.SnapshotFrom as
+// `flotilla placement simulate` does, runs the hub's scheduling core on it, and prints why every cluster of the eligible sets was selected,
 // filtered or not chosen.
 //
 // The explanation is computed now, by the CLI, from what the hub holds: when the placement
