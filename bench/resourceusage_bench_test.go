@@ -47,14 +47,20 @@ func BenchmarkResourceUsageAgent(b *testing.B) {
 	}
 	nodes, pods := envInt(b, ruNodesEnv, defaultRUNodes), envInt(b, ruPodsEnv, defaultRUPods)
 	bins := binaries(b)
-	agentBin := filepath.Join(b.TempDir(), "ruagent")
-	if out, err := exec.Command("go", "build", "-o", agentBin, "github.com/flotilla/flotilla/bench/ruagent").CombinedOutput(); err != nil {
-		b.Fatalf("building bench/ruagent: %v\n%s", err, out)
-	}
+	agentBin := buildRUAgent(b)
 	for range b.N {
 		runResourceUsageAgent(b, bins, agentBin, nodes, pods)
 	}
 	b.ReportMetric(0, "ns/op")
+}
+
+// buildRUAgent builds bench/ruagent, the resource-usage add-on as a process of its own.
+func buildRUAgent(b *testing.B) string {
+	bin := filepath.Join(b.TempDir(), "ruagent")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/flotilla/flotilla/bench/ruagent").CombinedOutput(); err != nil {
+		b.Fatalf("building bench/ruagent: %v\n%s", err, out)
+	}
+	return bin
 }
 
 func runResourceUsageAgent(b *testing.B, bins localk8s.Binaries, agentBin string, nodes, pods int) {
@@ -87,7 +93,9 @@ func runResourceUsageAgent(b *testing.B, bins localk8s.Binaries, agentBin string
 	var created atomic.Int64
 	if err := parallel(podNames, createWorkers, func(name string) error {
 		var i int
-		fmt.Sscanf(name, "p-%d", &i)
+		if _, err := fmt.Sscanf(name, "p-%d", &i); err != nil {
+			return err
+		}
 		if n := created.Add(1); n%10000 == 0 {
 			pr.printf("%d pods created", n)
 		}
@@ -143,7 +151,9 @@ func runResourceUsageAgent(b *testing.B, bins localk8s.Binaries, agentBin string
 // createBenchNode creates a Ready node; every third has 8 H100s.
 func createBenchNode(ctx context.Context, c client.Client, name string) error {
 	var i int
-	fmt.Sscanf(name, "node-%d", &i)
+	if _, err := fmt.Sscanf(name, "node-%d", &i); err != nil {
+		return err
+	}
 	alloc := corev1.ResourceList{
 		corev1.ResourceCPU: resource.MustParse("64"), corev1.ResourceMemory: resource.MustParse("512Gi"),
 		corev1.ResourcePods: resource.MustParse("110"),

@@ -1,6 +1,7 @@
 // Command ruagent runs the built-in add-on resource-usage alone, as its own process, for the
 // agent benchmark (BenchmarkResourceUsageAgent): the benchmark reads this process's CPU and memory
-// from /proc, with nothing else of the agent beside it. One kubeconfig serves as spoke and hub.
+// from /proc, with nothing else of the agent beside it. One kubeconfig serves as spoke and hub,
+// unless --hub-kubeconfig names the hub's.
 package main
 
 import (
@@ -23,24 +24,33 @@ import (
 )
 
 func main() {
-	kubeconfig := flag.String("kubeconfig", "", "the cluster's kubeconfig (spoke and hub)")
+	kubeconfig := flag.String("kubeconfig", "", "the cluster's kubeconfig (spoke, and hub without --hub-kubeconfig)")
+	hubKubeconfig := flag.String("hub-kubeconfig", "", "the hub's kubeconfig, when not the cluster's")
 	cluster := flag.String("cluster", "", "the cluster's name: its namespace on the hub")
 	interval := flag.Duration("interval", resourceusage.DefaultInterval, "refresh interval")
 	debounce := flag.Duration("debounce", resourceusage.DefaultDebounce, "debounce")
 	flag.Parse()
-	if err := run(*kubeconfig, *cluster, resourceusage.AddOn{Interval: *interval, Debounce: *debounce}); err != nil {
+	if *hubKubeconfig == "" {
+		*hubKubeconfig = *kubeconfig
+	}
+	if err := run(*kubeconfig, *hubKubeconfig, *cluster, resourceusage.AddOn{Interval: *interval, Debounce: *debounce}); err != nil {
 		fmt.Fprintln(os.Stderr, "ruagent:", err)
 		os.Exit(1)
 	}
 }
 
-func run(kubeconfig, cluster string, a resourceusage.AddOn) error {
+func run(kubeconfig, hubKubeconfig, cluster string, a resourceusage.AddOn) error {
 	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		return err
 	}
+	hubCfg, err := clientcmd.BuildConfigFromFlags("", hubKubeconfig)
+	if err != nil {
+		return err
+	}
 	cfg.QPS, cfg.Burst = 50, 100
-	hub, err := client.New(cfg, client.Options{Scheme: scheme.Scheme})
+	hubCfg.QPS, hubCfg.Burst = 50, 100
+	hub, err := client.New(hubCfg, client.Options{Scheme: scheme.Scheme})
 	if err != nil {
 		return err
 	}

@@ -8,7 +8,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/informers"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/utils/clock"
@@ -65,18 +66,26 @@ func (a AddOn) Run(ctx context.Context, env builtin.Env) error {
 		return err
 	}
 	w := &watcher{tally: newTally(), changed: make(chan struct{}, 1)}
-	f := informers.NewSharedInformerFactory(cs, 0)
-	if err := w.watch(f); err != nil {
-		return err
-	}
-	// The informers stop before Shutdown waits for them, however Run ends.
-	informCtx, stop := context.WithCancel(ctx)
-	defer f.Shutdown()
+	nodes, pods := w.stores()
+	runCtx, stop := context.WithCancel(ctx)
+	var reflectors sync.WaitGroup
+	// The reflectors stop before Run returns, however it ends.
+	defer reflectors.Wait()
 	defer stop()
-	f.Start(informCtx.Done())
-	for typ, ok := range f.WaitForCacheSync(ctx.Done()) {
-		if !ok {
-			return fmt.Errorf("reading the %s of the cluster: %w", typ, context.Cause(ctx))
+	for _, r := range []struct {
+		resource string
+		obj      runtime.Object
+		store    *tallyStore
+	}{{"nodes", &corev1.Node{}, nodes}, {"pods", &corev1.Pod{}, pods}} {
+		lw := toolscache.NewListWatchFromClient(cs.CoreV1().RESTClient(), r.resource, metav1.NamespaceAll, fields.Everything())
+		ref := toolscache.NewReflectorWithOptions(lw, r.obj, r.store, toolscache.ReflectorOptions{Name: "resource-usage " + r.resource})
+		reflectors.Go(func() { ref.RunWithContext(runCtx) })
+	}
+	for _, s := range []*tallyStore{nodes, pods} {
+		select {
+		case <-s.synced:
+		case <-ctx.Done():
+			return fmt.Errorf("reading the nodes and pods of the cluster: %w", context.Cause(ctx))
 		}
 	}
 	p := &publisher{env: env, interval: a.interval()}
@@ -107,7 +116,7 @@ func (a AddOn) Run(ctx context.Context, env builtin.Env) error {
 	}
 }
 
-// watcher keeps the tally from the informers' events.
+// watcher keeps the tally from the reflectors' events.
 type watcher struct {
 	mu    sync.Mutex
 	tally *tally
@@ -115,30 +124,17 @@ type watcher struct {
 	changed chan struct{}
 }
 
-func (w *watcher) watch(f informers.SharedInformerFactory) error {
-	nodes, pods := f.Core().V1().Nodes().Informer(), f.Core().V1().Pods().Informer()
-	// Only what the figures need is kept of each node and pod: the caches of a large cluster are
-	// the add-on's memory.
-	if err := nodes.SetTransform(trimNode); err != nil {
-		return err
-	}
-	if err := pods.SetTransform(trimPod); err != nil {
-		return err
-	}
-	_, err := nodes.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj any) { w.update(func(t *tally) { t.setNode(obj.(*corev1.Node)) }) },
-		UpdateFunc: func(_, obj any) { w.update(func(t *tally) { t.setNode(obj.(*corev1.Node)) }) },
-		DeleteFunc: func(obj any) { w.update(func(t *tally) { t.deleteNode(objectKey(obj)) }) },
-	})
-	if err != nil {
-		return err
-	}
-	_, err = pods.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj any) { w.update(func(t *tally) { t.setPod(objectKey(obj), obj.(*corev1.Pod)) }) },
-		UpdateFunc: func(_, obj any) { w.update(func(t *tally) { t.setPod(objectKey(obj), obj.(*corev1.Pod)) }) },
-		DeleteFunc: func(obj any) { w.update(func(t *tally) { t.deletePod(objectKey(obj)) }) },
-	})
-	return err
+// stores returns the stores the node and pod reflectors fill.
+func (w *watcher) stores() (nodes, pods *tallyStore) {
+	nodes = newTallyStore(w, trimNode,
+		func(t *tally, _ string, obj any) { t.setNode(obj.(*corev1.Node)) },
+		func(t *tally, key string) { t.deleteNode(key) },
+		func(t *tally) []string { return t.nodeNames() })
+	pods = newTallyStore(w, trimPod,
+		func(t *tally, key string, obj any) { t.setPod(key, obj.(*corev1.Pod)) },
+		func(t *tally, key string) { t.deletePod(key) },
+		func(t *tally) []string { return t.podKeys() })
+	return nodes, pods
 }
 
 func (w *watcher) update(change func(*tally)) {

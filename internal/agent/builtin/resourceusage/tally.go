@@ -46,10 +46,16 @@ type nodeState struct {
 	requested amounts
 }
 
-// podState is one unfinished, bound pod's contribution to its node's requests.
+// podState is one unfinished, bound pod's contribution to its node's requests: a short slice,
+// not a map, since the tally keeps one per pod of the cluster.
 type podState struct {
 	node     string
-	requests amounts
+	requests []request
+}
+
+type request struct {
+	name   corev1.ResourceName
+	amount int64
 }
 
 // tally keeps, incrementally, each node's allocatable and requested amounts from node and pod
@@ -111,13 +117,16 @@ func (t *tally) setPod(key string, pod *corev1.Pod) {
 	if pod.Spec.NodeName == "" || pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
 		return
 	}
-	req := toAmounts(podRequests(pod))
-	if len(req) == 0 {
+	list := podRequests(pod)
+	if len(list) == 0 {
 		return
 	}
 	n := t.node(pod.Spec.NodeName)
-	for name, v := range req {
+	req := make([]request, 0, len(list))
+	for name, q := range list {
+		v := amountOf(name, &q)
 		n.requested[name] += v
+		req = append(req, request{name: name, amount: v})
 	}
 	t.pods[key] = podState{node: pod.Spec.NodeName, requests: req}
 }
@@ -130,9 +139,9 @@ func (t *tally) deletePod(key string) {
 	}
 	delete(t.pods, key)
 	n := t.nodes[p.node]
-	for name, v := range p.requests {
-		if n.requested[name] -= v; n.requested[name] == 0 {
-			delete(n.requested, name)
+	for _, r := range p.requests {
+		if n.requested[r.name] -= r.amount; n.requested[r.name] == 0 {
+			delete(n.requested, r.name)
 		}
 	}
 	if !n.present && len(n.requested) == 0 {
@@ -153,4 +162,24 @@ func ready(n *corev1.Node) bool {
 // overhead included.
 func podRequests(pod *corev1.Pod) corev1.ResourceList {
 	return resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{})
+}
+
+// nodeNames lists the nodes the tally has seen and not seen deleted.
+func (t *tally) nodeNames() []string {
+	var out []string
+	for name, n := range t.nodes {
+		if n.present {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// podKeys lists the pods that count.
+func (t *tally) podKeys() []string {
+	out := make([]string, 0, len(t.pods))
+	for key := range t.pods {
+		out = append(out, key)
+	}
+	return out
 }
