@@ -115,7 +115,7 @@ func TestDynamicScoring(t *testing.T) {
 		ad, err := addon.New(addon.Options{
 			ClusterName: j.Name, AgentID: "agent-" + j.Name, Hub: j.Agent.Hub(), Spoke: j.Spoke.RESTConfig(),
 			BuiltIns: builtin.NewManager(j.Name, j.Spoke.RESTConfig(), clock.RealClock{}, testr.New(t).WithName("builtin-"+j.Name),
-				dynamicscoring.AddOn{ConfigPoll: 300 * time.Millisecond, Timeout: time.Second,
+				dynamicscoring.AddOn{Sweep: 300 * time.Millisecond, Timeout: time.Second,
 					Transport: transportTo(strings.TrimPrefix(prom.URL, "http://"))}),
 			InitialBackoff: 200 * time.Millisecond, MaxBackoff: 2 * time.Second,
 			Log: testr.New(t).WithName("addon-" + j.Name),

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -29,11 +30,13 @@ type AddOn interface {
 // Env is what a built-in add-on works with.
 type Env struct {
 	ClusterName string
-	// Hub acts with the agent's hub identity.
-	Hub   client.Client
-	Spoke *rest.Config
-	Clock clock.WithTicker
-	Log   logr.Logger
+	// Hub acts with the agent's hub identity; HubKube is the same identity's clientset, for
+	// watches.
+	Hub     client.Client
+	HubKube kubernetes.Interface
+	Spoke   *rest.Config
+	Clock   clock.WithTicker
+	Log     logr.Logger
 }
 
 // RestartBackoff is the wait before an add-on whose run failed runs again.
@@ -156,7 +159,7 @@ func (m *Manager) snapshot() map[string]*run {
 }
 
 func (m *Manager) env(hub *registration.HubClients, name string) Env {
-	return Env{ClusterName: m.clusterName, Hub: hub.Client, Spoke: m.spoke, Clock: m.clock, Log: m.log.WithValues("addon", name)}
+	return Env{ClusterName: m.clusterName, Hub: hub.Client, HubKube: hub.Kube, Spoke: m.spoke, Clock: m.clock, Log: m.log.WithValues("addon", name)}
 }
 
 func (m *Manager) start(name string, hub *registration.HubClients) {

@@ -111,7 +111,15 @@ func (r *ConfigReconciler) Reconcile(ctx context.Context, req reconcile.Request)
 	if !exists {
 		cm = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: agentds.ConfigMapName,
 			Labels: map[string]string{builtinaddon.Label: agentds.Name}}, Data: map[string]string{agentds.SummariesKey: data}}
-		return reconcile.Result{}, client.IgnoreAlreadyExists(r.Client.Create(ctx, cm))
+		err := r.Client.Create(ctx, cm)
+		if apierrors.IsAlreadyExists(err) {
+			// The hub caches only the ConfigMaps it labeled: this one is someone else's.
+			r.Recorder.Eventf(mca, nil, "Warning", "ConfigMapNotOwned", "Configure",
+				"ConfigMap %s exists and was not made by the hub (no label %s=%s): the hub neither takes it over nor deletes it, and the add-on runs no scorers; delete it",
+				key, builtinaddon.Label, agentds.Name)
+			return reconcile.Result{}, nil
+		}
+		return reconcile.Result{}, err
 	}
 	if cm.Data[agentds.SummariesKey] == data && len(cm.Data) == 1 {
 		return reconcile.Result{}, nil

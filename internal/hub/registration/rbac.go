@@ -58,7 +58,7 @@ func clusterRules(cluster string, accepted bool) []rbacv1.PolicyRule {
 // +kubebuilder:rbac:groups=usage.flotilla.io,resources=resourceusages,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=usage.flotilla.io,resources=resourceusages/status,verbs=update;patch
 // +kubebuilder:rbac:groups="";events.k8s.io,resources=events,verbs=create;patch;update
-// +kubebuilder:rbac:groups="",resources=configmaps,resourceNames=dynamic-scoring-config,verbs=get
+// +kubebuilder:rbac:groups="",resources=configmaps,resourceNames=dynamic-scoring-config,verbs=get;list;watch
 
 // namespaceRules are what an accepted cluster's agents may do in the cluster's namespace on the
 // hub, and nowhere else: renew the lease, read and report on their works and add-ons, record events,
@@ -78,8 +78,9 @@ func namespaceRules() []rbacv1.PolicyRule {
 		// The built-in add-on resource-usage reports the cluster's figures.
 		{APIGroups: []string{usageGroup}, Resources: []string{"resourceusages"}, Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}},
 		{APIGroups: []string{usageGroup}, Resources: []string{"resourceusages/status"}, Verbs: []string{"update", "patch"}},
-		// The built-in add-on dynamic-scoring reads the scorers the hub lists for it, and no other ConfigMap.
-		{APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{"dynamic-scoring-config"}, Verbs: []string{"get"}},
+		// The built-in add-on dynamic-scoring reads and watches (by a field selector on its name) the
+		// scorers the hub lists for it, and no other ConfigMap.
+		{APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{"dynamic-scoring-config"}, Verbs: []string{"get", "list", "watch"}},
 	}
 }
 

@@ -2,14 +2,15 @@ package dynamicscoring
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/client-go/kubernetes"
-	"sigs.k8s.io/controller-runtime/pkg/client"
+	toolscache "k8s.io/client-go/tools/cache"
 
 	"github.com/flotilla/flotilla/internal/agent/builtin"
 	"github.com/flotilla/flotilla/internal/builtinaddon"
@@ -20,8 +21,9 @@ const Label = builtinaddon.Label
 
 // Defaults of AddOn.
 const (
-	DefaultConfigPoll = 5 * time.Second
-	DefaultTimeout    = 10 * time.Second
+	// DefaultSweep is how often the add-on deletes the expired scores of scorers no longer listed.
+	DefaultSweep   = 30 * time.Second
+	DefaultTimeout = 10 * time.Second
 	// DefaultInterval is the scoring interval when the hub gives none.
 	DefaultInterval = 60 * time.Second
 	// ValidIntervals is how many intervals a written score stays valid.
@@ -30,9 +32,9 @@ const (
 
 // AddOn is the dynamic-scoring built-in add-on.
 type AddOn struct {
-	// ConfigPoll is how often the add-on reads the hub's list of active scorers;
-	// DefaultConfigPoll when zero.
-	ConfigPoll time.Duration
+	// Sweep is how often the add-on deletes the expired scores of scorers no longer listed;
+	// DefaultSweep when zero. The list of active scorers itself is watched.
+	Sweep time.Duration
 	// Timeout bounds each request to a source or a scorer; DefaultTimeout when zero.
 	Timeout time.Duration
 	// Transport carries the requests to sources and scorers; http.DefaultTransport when nil.
@@ -44,11 +46,11 @@ var _ builtin.AddOn = AddOn{}
 // Name implements builtin.AddOn.
 func (AddOn) Name() string { return Name }
 
-func (a AddOn) poll() time.Duration {
-	if a.ConfigPoll > 0 {
-		return a.ConfigPoll
+func (a AddOn) sweep() time.Duration {
+	if a.Sweep > 0 {
+		return a.Sweep
 	}
-	return DefaultConfigPoll
+	return DefaultSweep
 }
 
 func (a AddOn) httpClient() *http.Client {
@@ -59,15 +61,48 @@ func (a AddOn) httpClient() *http.Client {
 	return &http.Client{Timeout: t, Transport: a.Transport}
 }
 
-// Run reads the active scorers every ConfigPoll and runs one worker per scorer.
+// Run watches the hub's list of active scorers (the ConfigMap in the cluster's namespace) and
+// runs one worker per scorer.
 func (a AddOn) Run(ctx context.Context, env builtin.Env) error {
 	spoke, err := kubernetes.NewForConfig(env.Spoke)
 	if err != nil {
 		return err
 	}
-	r := &runner{env: env, spoke: spoke, http: a.httpClient(), workers: map[string]*worker{}}
+	if env.HubKube == nil {
+		return errors.New("the dynamic-scoring add-on needs a hub clientset to watch its ConfigMap")
+	}
+	changed := make(chan struct{}, 1)
+	poke := func() {
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+	}
+	// A watch of the one ConfigMap, by a field selector on its name: all the agent may read.
+	lw := toolscache.NewListWatchFromClient(env.HubKube.CoreV1().RESTClient(), "configmaps", env.ClusterName,
+		fields.OneTermEqualSelector("metadata.name", ConfigMapName))
+	store, informer := toolscache.NewInformerWithOptions(toolscache.InformerOptions{
+		ListerWatcher: lw, ObjectType: &corev1.ConfigMap{},
+		Handler: toolscache.ResourceEventHandlerFuncs{
+			AddFunc: func(any) { poke() }, UpdateFunc: func(_, _ any) { poke() }, DeleteFunc: func(any) { poke() },
+		},
+	})
+	watchCtx, stop := context.WithCancel(ctx)
+	var watching sync.WaitGroup
+	defer watching.Wait()
+	defer stop()
+	watching.Go(func() { informer.RunWithContext(watchCtx) })
+	if !toolscache.WaitForCacheSync(ctx.Done(), informer.HasSynced) {
+		return nil
+	}
+	config := func() (*corev1.ConfigMap, bool) {
+		obj, ok, _ := store.GetByKey(env.ClusterName + "/" + ConfigMapName)
+		cm, _ := obj.(*corev1.ConfigMap)
+		return cm, ok && cm != nil
+	}
+	r := &runner{env: env, spoke: spoke, http: a.httpClient(), workers: map[string]*worker{}, config: config, sweep: a.sweep()}
 	defer r.stopAll()
-	t := env.Clock.NewTicker(a.poll())
+	t := env.Clock.NewTicker(a.sweep())
 	defer t.Stop()
 	for {
 		if err := r.sync(ctx); err != nil {
@@ -76,6 +111,7 @@ func (a AddOn) Run(ctx context.Context, env builtin.Env) error {
 		select {
 		case <-ctx.Done():
 			return nil
+		case <-changed:
 		case <-t.C():
 		}
 	}
@@ -86,6 +122,11 @@ type runner struct {
 	env   builtin.Env
 	spoke kubernetes.Interface
 	http  *http.Client
+
+	// config returns the hub's ConfigMap of active scorers, from the watch.
+	config func() (*corev1.ConfigMap, bool)
+	// sweep is how often expired scores of scorers no longer listed are deleted.
+	sweep time.Duration
 
 	mu      sync.Mutex
 	workers map[string]*worker
@@ -102,14 +143,9 @@ type worker struct {
 // sync makes the workers those of the hub's ConfigMap, and deletes the add-on's scores of
 // scorers no longer listed once they expired.
 func (r *runner) sync(ctx context.Context) error {
-	cm := &corev1.ConfigMap{}
-	err := r.env.Hub.Get(ctx, client.ObjectKey{Namespace: r.env.ClusterName, Name: ConfigMapName}, cm)
 	var summaries []Summary
-	switch {
-	case apierrors.IsNotFound(err):
-	case err != nil:
-		return err
-	default:
+	if cm, ok := r.config(); ok {
+		var err error
 		if summaries, err = DecodeSummaries(cm.Data); err != nil {
 			return err
 		}
@@ -148,7 +184,7 @@ func (r *runner) sync(ctx context.Context) error {
 		}
 	}
 	now := r.env.Clock.Now()
-	if len(stopped) > 0 || now.Sub(r.lastGC) >= 30*time.Second {
+	if len(stopped) > 0 || now.Sub(r.lastGC) >= r.sweep {
 		r.lastGC = now
 		return r.collect(ctx, want)
 	}
