@@ -6,6 +6,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -138,6 +139,9 @@ func runResourceUsageAgent(b *testing.B, bins localk8s.Binaries, agentBin string
 		ruWindow, ruChangesPerSecond, cpu, mib(rssEnd), mib(rss0), mib(peak))
 	pr.printf("change to ResourceUsage: p50 %s, p99 %s, max %s over %d changes",
 		percentile(lat, 50), percentile(lat, 99), percentile(lat, 100), len(lat))
+	if log, err := os.ReadFile(filepath.Join(dir, "ruagent.log")); err == nil {
+		pr.printf("the add-on's log:\n%s", log)
+	}
 	b.ReportMetric(float64(nodes), "nodes")
 	b.ReportMetric(float64(pods), "pods")
 	b.ReportMetric(first.Seconds(), "s-first-usage")

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime"
 	"syscall"
 	"time"
 
@@ -58,7 +59,26 @@ func run(kubeconfig, hubKubeconfig, cluster string, a resourceusage.AddOn) error
 	defer stop()
 	start := time.Now()
 	fmt.Fprintln(os.Stderr, "ruagent: running for cluster", cluster)
+	go reportMemory(ctx)
 	err = a.Run(ctx, builtin.Env{ClusterName: cluster, Hub: hub, Spoke: cfg, Clock: clock.RealClock{}, Log: logr.Discard()})
 	fmt.Fprintln(os.Stderr, "ruagent: stopped after", time.Since(start).Round(time.Second))
 	return err
+}
+
+// reportMemory writes the Go heap's figures every 10 s, to tell the add-on's live memory from
+// what the runtime keeps.
+func reportMemory(ctx context.Context) {
+	t := time.NewTicker(10 * time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		fmt.Fprintf(os.Stderr, "ruagent: heap in use %d MiB, heap released %d MiB, sys %d MiB, GC cycles %d\n",
+			m.HeapInuse>>20, m.HeapReleased>>20, m.Sys>>20, m.NumGC)
+	}
 }

@@ -3,6 +3,7 @@ package resourceusage
 import (
 	"context"
 	"fmt"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -88,6 +89,10 @@ func (a AddOn) Run(ctx context.Context, env builtin.Env) error {
 			return fmt.Errorf("reading the nodes and pods of the cluster: %w", context.Cause(ctx))
 		}
 	}
+	// The first list of a large cluster leaves much garbage, and set the heap's goal while it was
+	// held: without a collection now, the process would keep that memory until the (slow)
+	// allocations of the watch reach the goal.
+	debug.FreeOSMemory()
 	p := &publisher{env: env, interval: a.interval()}
 	refresh := env.Clock.NewTicker(a.interval())
 	defer refresh.Stop()
@@ -131,7 +136,7 @@ func (w *watcher) stores() (nodes, pods *tallyStore) {
 		func(t *tally, key string) { t.deleteNode(key) },
 		func(t *tally) []string { return t.nodeNames() })
 	pods = newTallyStore(w, trimPod,
-		func(t *tally, key string, obj any) { t.setPod(key, obj.(*corev1.Pod)) },
+		func(t *tally, key string, obj any) { t.setPod(key, obj.(*podRecord)) },
 		func(t *tally, key string) { t.deletePod(key) },
 		func(t *tally) []string { return t.podKeys() })
 	return nodes, pods
@@ -182,24 +187,6 @@ func trimNode(obj any) (any, error) {
 		if c.Type == corev1.NodeReady {
 			out.Status.Conditions = []corev1.NodeCondition{{Type: c.Type, Status: c.Status}}
 		}
-	}
-	return out, nil
-}
-
-// trimPod keeps what the tally reads of a pod: its node, its phase and its requests, summed
-// into one container as the scheduler sums them (init containers, sidecars and overhead).
-func trimPod(obj any) (any, error) {
-	p, ok := obj.(*corev1.Pod)
-	if !ok {
-		return obj, nil
-	}
-	out := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Namespace: p.Namespace, Name: p.Name, UID: p.UID, ResourceVersion: p.ResourceVersion},
-		Spec:       corev1.PodSpec{NodeName: p.Spec.NodeName},
-		Status:     corev1.PodStatus{Phase: p.Status.Phase},
-	}
-	if req := podRequests(p); len(req) > 0 {
-		out.Spec.Containers = []corev1.Container{{Resources: corev1.ResourceRequirements{Requests: req}}}
 	}
 	return out, nil
 }

@@ -136,7 +136,7 @@ func TestFigures(t *testing.T) {
 			ta := newTally()
 			// Pods first for half the cases: a pod may be seen before its node.
 			for k, p := range tt.pods {
-				ta.setPod(k, p)
+				ta.setPod(k, recordOf(p))
 			}
 			for _, n := range tt.nodes {
 				ta.setNode(n)
@@ -163,11 +163,11 @@ func TestTallyFollowsEvents(t *testing.T) {
 	ta := newTally()
 	ta.setNode(node("h-0", "m", 8, true))
 	ta.setNode(node("h-1", "m", 8, true))
-	ta.setPod("a/p", pod("h-0", corev1.PodPending, gpus(8)))
-	ta.setPod("a/q", pod("h-1", corev1.PodRunning, gpus(2)))
-	ta.setPod("a/p", pod("h-0", corev1.PodRunning, gpus(8)))
-	ta.setPod("a/q", pod("h-1", corev1.PodSucceeded, gpus(2)))
-	ta.setPod("a/r", pod("h-1", corev1.PodRunning, gpus(3)))
+	ta.setPod("a/p", recordOf(pod("h-0", corev1.PodPending, gpus(8))))
+	ta.setPod("a/q", recordOf(pod("h-1", corev1.PodRunning, gpus(2))))
+	ta.setPod("a/p", recordOf(pod("h-0", corev1.PodRunning, gpus(8))))
+	ta.setPod("a/q", recordOf(pod("h-1", corev1.PodSucceeded, gpus(2))))
+	ta.setPod("a/r", recordOf(pod("h-1", corev1.PodRunning, gpus(3))))
 	ta.deletePod("a/p")
 	ta.deletePod("a/unknown")
 	ta.deleteNode("h-1") // its pod a/r still counts against it if it comes back
@@ -176,7 +176,7 @@ func TestTallyFollowsEvents(t *testing.T) {
 	fresh := newTally()
 	fresh.setNode(node("h-0", "m", 8, true))
 	fresh.setNode(node("h-1", "m", 8, true))
-	fresh.setPod("a/r", pod("h-1", corev1.PodRunning, gpus(3)))
+	fresh.setPod("a/r", recordOf(pod("h-1", corev1.PodRunning, gpus(3))))
 	_, want := fresh.figures()
 	_, got := ta.figures()
 	if diff := cmp.Diff(summarize(want, "nvidia.com/gpu"), summarize(got, "nvidia.com/gpu")); diff != "" {
@@ -232,7 +232,7 @@ func BenchmarkTallyMemory(b *testing.B) {
 		}
 		for i := range 50000 {
 			p, _ := trimPod(pod(fmt.Sprintf("node-%05d", i%5000), corev1.PodRunning, gpus(0)))
-			ta.setPod(fmt.Sprintf("work/p-%06d", i), p.(*corev1.Pod))
+			ta.setPod(fmt.Sprintf("work/p-%06d", i), p.(*podRecord))
 		}
 		runtime.GC()
 		runtime.ReadMemStats(&after)

@@ -2,7 +2,6 @@ package resourceusage
 
 import (
 	corev1 "k8s.io/api/core/v1"
-	resourcehelper "k8s.io/component-helpers/resource"
 
 	usagev1alpha1 "github.com/flotilla/flotilla/api/usage/v1alpha1"
 )
@@ -110,25 +109,17 @@ func (t *tally) deleteNode(name string) {
 	*n = nodeState{requested: n.requested}
 }
 
-// setPod records a pod added or changed; key is namespace/name. A pod counts while it is bound
-// to a node and has not finished.
-func (t *tally) setPod(key string, pod *corev1.Pod) {
+// setPod records a pod added or changed, as its record.
+func (t *tally) setPod(key string, r *podRecord) {
 	t.deletePod(key)
-	if pod.Spec.NodeName == "" || pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
+	if len(r.requests) == 0 {
 		return
 	}
-	list := podRequests(pod)
-	if len(list) == 0 {
-		return
+	n := t.node(r.node)
+	for _, q := range r.requests {
+		n.requested[q.name] += q.amount
 	}
-	n := t.node(pod.Spec.NodeName)
-	req := make([]request, 0, len(list))
-	for name, q := range list {
-		v := amountOf(name, &q)
-		n.requested[name] += v
-		req = append(req, request{name: name, amount: v})
-	}
-	t.pods[key] = podState{node: pod.Spec.NodeName, requests: req}
+	t.pods[key] = podState{node: r.node, requests: r.requests}
 }
 
 // deletePod records a pod deleted.
@@ -156,12 +147,6 @@ func ready(n *corev1.Node) bool {
 		}
 	}
 	return false
-}
-
-// podRequests sums a pod's requests as the scheduler does: init containers, sidecars and
-// overhead included.
-func podRequests(pod *corev1.Pod) corev1.ResourceList {
-	return resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{})
 }
 
 // nodeNames lists the nodes the tally has seen and not seen deleted.
