@@ -14,10 +14,11 @@
 // (k8s.io/component-helpers' PodRequests: init containers, sidecars and overhead); "free" is a
 // node's allocatable minus that, never below zero.
 //
-// Nodes and pods are watched, never polled. The informers keep only what the figures need of
-// each object (a pod is kept as its node, phase and summed requests), and a tally updated by
-// every event holds each node's requested amounts, so computing the figures costs a pass over
-// the nodes, not over the pods. The figures are written a Debounce (1 s) after a change, all the
+// Nodes and pods are watched, never polled: reflectors feed a tally directly (tallyStore), with
+// no informer cache beside it. A pod is kept as a small record (its node and its summed
+// requests, podRecord), and the tally holds each node's requested amounts, updated by every
+// event, so computing the figures costs a pass over the nodes, not over the pods. After the first
+// list the add-on returns that list's garbage to the OS. The figures are written a Debounce (1 s) after a change, all the
 // changes of that second together, and only when they differ from what was written, or when a
 // third of their validity (three Intervals, 60 s each) has passed: a cluster whose agent stopped
 // loses its figures when validUntil passes instead of keeping stale ones.
