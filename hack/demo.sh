@@ -3,9 +3,9 @@
 # resource-usage add-on (live free GPUs per model on every cluster), let the hub place a GPU
 # training job (a Placement that needs 2 nodes with 8 free H100s each), explain the choice,
 # deliver the Job to the chosen cluster through the hub (a ManifestWorkReplicaSet over the
-# placement) and show its completion as the hub sees it; then fill gpu-east with another long
-# job and show the same placement report, with the numbers, that no cluster fits, and pick
-# gpu-east again once the GPUs are free. Run it with `make demo`.
+# placement) and show its completion as the hub sees it; then let another long job take half of
+# each gpu-east node and show the same placement report, with the numbers, that no cluster fits
+# (16 H100s free in total, no node with 8), and pick gpu-east again once the GPUs are free. Run it with `make demo`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -108,7 +108,7 @@ step "Where it ran (read on $chosen for the curious; the hub did the delivering)
 kubectl --kubeconfig "$kc" get job -n default demo-gpu-train
 kubectl --kubeconfig "$kc" get pods -n default -l job-name=demo-gpu-train -o wide
 
-step "Another team's long run fills gpu-east through the hub (examples/demo/fill-gpu-east.yaml: 4 x 8 H100 for 10 minutes)"
+step "Another team's long run takes half of each gpu-east node, through the hub (examples/demo/fill-gpu-east.yaml: 4 x 4 H100)"
 # The training run is done: its rollout is removed (the agent deletes its Job), and the
 # placement is left to show what it sees.
 kubectl --kubeconfig "$hub" delete manifestworkreplicaset -n ml-team gpu-train --wait=true >/dev/null
@@ -122,7 +122,7 @@ for _ in $(seq 1 120); do
   sleep 0.5
 done
 if [[ "$moved" != False ]]; then
-  echo "the placement still fits gpu-east 60 s after its GPUs were taken:" >&2
+  echo "the placement still fits gpu-east 60 s after half its GPUs were taken:" >&2
   $flotilla explain placement ml-team/h100-training --kubeconfig "$hub" >&2 || true
   exit 1
 fi
@@ -132,7 +132,7 @@ printf 'the placement reacted %d.%d s after the work was applied (delivery, the 
 $flotilla get clusters --kubeconfig "$hub"
 $flotilla get placements -n ml-team --kubeconfig "$hub"
 
-step "Why nothing fits now: the same placement, explained (total free is not enough: 2 nodes must each have 8)"
+step "Why nothing fits now: gpu-east has 16 free H100s, enough in total, but no node with 8 (gang fit)"
 $flotilla explain placement ml-team/h100-training --kubeconfig "$hub"
 
 step "The long run is stopped (the ManifestWork deleted): gpu-east's GPUs are free again, and the placement picks it"
