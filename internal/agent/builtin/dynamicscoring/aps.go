@@ -6,12 +6,12 @@ import (
 	"slices"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1alpha1 "github.com/flotilla/flotilla/api/cluster/v1alpha1"
+	"github.com/flotilla/flotilla/internal/agent/builtin"
 )
 
 // ConditionScored is the AddOnPlacementScore condition that says whether the last scoring
@@ -37,21 +37,9 @@ func (r *runner) write(ctx context.Context, s Summary, o outcome) error {
 	now := r.env.Clock.Now()
 	key := client.ObjectKey{Namespace: r.env.ClusterName, Name: ResourceName(s.ScoreName)}
 	aps := &clusterv1alpha1.AddOnPlacementScore{}
-	err := r.env.Hub.Get(ctx, key, aps)
-	if apierrors.IsNotFound(err) {
-		aps = &clusterv1alpha1.AddOnPlacementScore{ObjectMeta: metav1.ObjectMeta{
-			Namespace: key.Namespace, Name: key.Name, Labels: map[string]string{Label: Name},
-		}}
-		if err := r.env.Hub.Create(ctx, aps); err != nil {
-			return fmt.Errorf("creating AddOnPlacementScore %s: %w", key, err)
-		}
-	} else if err != nil {
-		return fmt.Errorf("reading AddOnPlacementScore %s: %w", key, err)
-	}
-	if aps.Labels[Label] != Name {
-		return fmt.Errorf("AddOnPlacementScore %s exists and was not written by the built-in add-on %s (no label %s=%s): "+
-			"the add-on neither takes it over nor deletes it; rename the score of %s (scoring.params.name), or delete the AddOnPlacementScore",
-			key, Name, Label, Name, s.ScorerRef())
+	fix := fmt.Sprintf("rename the score of %s (scoring.params.name), or delete the AddOnPlacementScore", s.ScorerRef())
+	if err := builtin.GetOrCreateOwn(ctx, r.env.Hub, key, aps, Name, fix); err != nil {
+		return err
 	}
 	c := metav1.Condition{Type: ConditionScored, Status: metav1.ConditionTrue, Reason: ReasonScored,
 		LastTransitionTime: metav1.NewTime(now.Truncate(time.Second)), ObservedGeneration: aps.Generation}

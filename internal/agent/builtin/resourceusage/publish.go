@@ -77,24 +77,9 @@ func (p *publisher) write(ctx context.Context, now time.Time, nodes int32, resou
 // read returns the cluster's ResourceUsage, creating it when there is none. It refuses one the
 // add-on did not create.
 func (p *publisher) read(ctx context.Context) (*usagev1alpha1.ResourceUsage, error) {
-	key := p.key()
 	u := &usagev1alpha1.ResourceUsage{}
-	err := p.env.Hub.Get(ctx, key, u)
-	if apierrors.IsNotFound(err) {
-		u = &usagev1alpha1.ResourceUsage{ObjectMeta: metav1.ObjectMeta{
-			Namespace: key.Namespace, Name: key.Name, Labels: map[string]string{Label: Name},
-		}}
-		if err := p.env.Hub.Create(ctx, u); err != nil {
-			return nil, fmt.Errorf("creating ResourceUsage %s: %w", key, err)
-		}
-		return u, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("reading ResourceUsage %s: %w", key, err)
-	}
-	if u.Labels[Label] != Name {
-		return nil, fmt.Errorf("ResourceUsage %s exists and was not written by the built-in add-on %s (no label %s=%s): "+
-			"the add-on neither takes it over nor deletes it; delete it, or disable the add-on on this cluster", key, Name, Label, Name)
+	if err := builtin.GetOrCreateOwn(ctx, p.env.Hub, p.key(), u, Name, "delete it, or disable the add-on on this cluster"); err != nil {
+		return nil, err
 	}
 	return u, nil
 }

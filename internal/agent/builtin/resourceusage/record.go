@@ -25,7 +25,7 @@ var _ runtime.Object = (*podRecord)(nil)
 // DeepCopyObject implements runtime.Object.
 func (r *podRecord) DeepCopyObject() runtime.Object {
 	c := *r
-	r.ObjectMeta.DeepCopyInto(&c.ObjectMeta)
+	r.DeepCopyInto(&c.ObjectMeta)
 	c.requests = slices.Clone(r.requests)
 	return &c
 }
