@@ -23,20 +23,20 @@ type DynamicScoringConfig struct {
 
 // DynamicScoringConfigSpec lists the masks that filter scores.
 type DynamicScoringConfigSpec struct {
-	// Masks select the scores to keep: each names a score and a cluster it is computed for;
-	// scores that no mask selects are left out.
+	// Masks filter out scores: each names a score and a cluster that does not compute it (as
+	// OCM contrib's hub reads them); scores no mask names are computed everywhere.
 	// +optional
 	Masks []ScoreMask `json:"masks,omitempty"`
 }
 
-// ScoreMask selects one score for one cluster.
+// ScoreMask filters out one score on one cluster.
 type ScoreMask struct {
-	// ClusterName is the ManagedCluster the score is kept for.
+	// ClusterName is the ManagedCluster that does not compute the score.
 	// +required
 	// +kubebuilder:validation:MaxLength=253
 	ClusterName string `json:"clusterName"`
 
-	// ScoreName is the name of the score to keep (a DynamicScorer's score name).
+	// ScoreName is the name of the score filtered out (a DynamicScorer's score name).
 	// +required
 	// +kubebuilder:validation:MaxLength=253
 	ScoreName string `json:"scoreName"`
