@@ -222,6 +222,43 @@ func TestDynamicScoring(t *testing.T) {
 		sc.set("ok")
 	})
 
+	t.Run("a scorer that needs a token gets it from a Secret on the spoke, and says when it is missing", func(t *testing.T) {
+		secure := promScorer(ns, "secure", sc.srv.URL+"/config", "secure", "", "")
+		secure.Spec.Source = &dsv1alpha1.SourceSpec{Type: dsv1alpha1.SourceTypeNone}
+		secure.Spec.Scoring.Path = "/secure"
+		secure.Spec.Scoring.Auth = &dsv1alpha1.Auth{TokenSecretRef: dsv1alpha1.SecretKeyReference{Name: "scorer-token", Key: "token"}}
+		testenv.Create(t, hub, secure)
+		ref := "DynamicScorer " + ns + "/secure"
+		waitScore(t, hub, one.Name, "secure", "Scored False: the token's Secret is missing",
+			failedWith(dynamicscoring.ReasonAuthSecretMissing, ref, "spec.scoring.auth.tokenSecretRef", "scorer-token"))
+		if _, err := one.Spoke.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: addon.DefaultInstallNamespace}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			t.Fatal(err)
+		}
+		secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: addon.DefaultInstallNamespace, Name: "scorer-token"},
+			Data: map[string][]byte{"token": []byte("wrong")}}
+		if _, err := one.Spoke.Client.CoreV1().Secrets(secret.Namespace).Create(ctx, secret, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			_ = one.Spoke.Client.CoreV1().Secrets(secret.Namespace).Delete(context.Background(), secret.Name, metav1.DeleteOptions{})
+		})
+		// A token the scorer refuses is the scorer's answer, not a score.
+		waitScore(t, hub, one.Name, "secure", "Scored False: the scorer refuses the wrong token", func(s *clusterv1alpha1.AddOnPlacementScore) bool {
+			c := scored(s)
+			return c != nil && c.Status == metav1.ConditionFalse && c.Reason == dynamicscoring.ReasonScorerFailed &&
+				strings.Contains(c.Message, "HTTP 401") && strings.Contains(c.Message, "spec.scoring.auth.tokenSecretRef")
+		})
+		secret.Data["token"] = []byte("s3cret\n") // as `kubectl create secret --from-file` leaves it
+		if _, err := one.Spoke.Client.CoreV1().Secrets(secret.Namespace).Update(ctx, secret, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		waitScore(t, hub, one.Name, "secure", "the score 77, with the token", func(s *clusterv1alpha1.AddOnPlacementScore) bool {
+			v, ok := value(s, "secure")
+			c := scored(s)
+			return ok && v == 77 && c != nil && c.Status == metav1.ConditionTrue
+		})
+	})
+
 	t.Run("bad input: an unreachable source and a bad query", func(t *testing.T) {
 		testenv.Create(t, hub, promScorer(ns, "unreachable", sc.srv.URL+"/config", "unreachable", "avg(DCGM_FI_DEV_GPU_UTIL)", "http://127.0.0.1:1"))
 		testenv.Create(t, hub, promScorer(ns, "bad-query", sc.srv.URL+"/config", "bad-query", "avg(DCGM_FI_DEV_GPU_UTIL", "http://"+promHost))

@@ -99,6 +99,14 @@ func newScorer(t *testing.T) *scorer {
 		}
 		writeJSON(w, map[string]any{"results": results})
 	})
+	// /secure scores 77, only for the bearer token "s3cret".
+	mux.HandleFunc("POST /secure", func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer s3cret" {
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		_, _ = fmt.Fprint(w, `{"results": [{"metric": {}, "score": 77}]}`)
+	})
 	mux.HandleFunc("POST /flaky", func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		mode := s.flaky

@@ -66,6 +66,9 @@ func (r *runner) score(ctx context.Context, s Summary) outcome {
 	case err != nil:
 		return failed(ReasonScorerUnreachable, "%s: cannot reach the scoring API %s: %v; set %s to the scorer's address reachable from the cluster",
 			s.ScorerRef(), s.ScoringEndpoint, err, scoring)
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		return failed(ReasonScorerFailed, "%s: the scoring API %s refused the request with HTTP %d; set %s to a Secret holding a token the scorer accepts",
+			s.ScorerRef(), s.ScoringEndpoint, status, s.field("scoring.auth.tokenSecretRef"))
 	case status != http.StatusOK:
 		return failed(ReasonScorerFailed, "%s: the scoring API %s answered HTTP %d: %.300s; check %s and the scorer's logs",
 			s.ScorerRef(), s.ScoringEndpoint, status, answer, scoring)
