@@ -63,8 +63,9 @@ func named(name string) predicate.Predicate {
 // Reconcile writes, or deletes, one cluster's score.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	key := client.ObjectKey{Namespace: req.Namespace, Name: usagev1alpha1.ResourceUsageName}
+	// Read-only, from the cache: no copy of every cluster's figures at every reconcile.
 	list := &usagev1alpha1.ResourceUsageList{}
-	if err := r.Client.List(ctx, list); err != nil {
+	if err := r.Client.List(ctx, list, client.UnsafeDisableDeepCopy); err != nil {
 		return ctrl.Result{}, err
 	}
 	m := r.updateMaxima(list.Items)
@@ -93,7 +94,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		}
 		return ctrl.Result{}, nil
 	}
-	want := clusterv1alpha1.AddOnPlacementScoreStatus{Scores: Scores(&usage.Status, m), ValidUntil: usage.Status.ValidUntil}
+	want := clusterv1alpha1.AddOnPlacementScoreStatus{Scores: Scores(&usage.Status, m), ValidUntil: usage.Status.ValidUntil.DeepCopy()}
 	if !exists {
 		score = &clusterv1alpha1.AddOnPlacementScore{ObjectMeta: metav1.ObjectMeta{
 			Namespace: scoreKey.Namespace, Name: scoreKey.Name, Labels: map[string]string{builtinaddon.Label: Name},
