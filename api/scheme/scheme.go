@@ -4,6 +4,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
 	addonv1beta1 "github.com/flotilla/flotilla/api/addon/v1beta1"
@@ -28,9 +29,11 @@ var builder = runtime.NewSchemeBuilder(
 	federationaiv1alpha1.AddToScheme,
 	dynamicscoringv1alpha1.AddToScheme,
 	usagev1alpha1.AddToScheme,
+	// Kueue's kinds, which the hub writes for MultiKueue (internal/hub/kueue) when Kueue is installed.
+	kueuev1beta2.AddToScheme,
 )
 
-// AddToScheme adds client-go's kinds and every Flotilla API group to s.
+// AddToScheme adds client-go's kinds, every Flotilla API group and Kueue's v1beta2 kinds to s.
 var AddToScheme = builder.AddToScheme
 
 // Scheme holds every kind Flotilla uses.

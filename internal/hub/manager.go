@@ -27,6 +27,7 @@ import (
 	"github.com/flotilla/flotilla/internal/hub/clusterset"
 	"github.com/flotilla/flotilla/internal/hub/dynamicscoring"
 	"github.com/flotilla/flotilla/internal/hub/explain"
+	"github.com/flotilla/flotilla/internal/hub/kueue"
 	"github.com/flotilla/flotilla/internal/hub/lease"
 	"github.com/flotilla/flotilla/internal/hub/placement"
 	"github.com/flotilla/flotilla/internal/hub/registration"
@@ -75,6 +76,9 @@ type Options struct {
 	// ExplainCertDir holds its serving certificate (tls.crt, tls.key); when empty the hub makes
 	// a self-signed one at every start.
 	ExplainCertDir string
+	// KueueNamespace is Kueue's namespace, where the Placements of Kueue's AdmissionChecks and the
+	// MultiKueue kubeconfig Secrets are (internal/hub/kueue); kueue.DefaultNamespace when "".
+	KueueNamespace string
 }
 
 // DefaultWebhookAddress is the CLI's webhook address: loopback, on a free port, since only the
@@ -183,6 +187,17 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		if err := (&sigdecision.Reconciler{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
 			return nil, err
 		}
+	}
+	// Kueue's CRDs are not Flotilla's: the integration runs where someone installed them (a hub
+	// started first needs a restart to take it up).
+	if ok, missing, err := kueue.Served(cs.Discovery()); err != nil {
+		return nil, err
+	} else if ok {
+		if err := (&kueue.Reconciler{Client: mgr.GetClient(), Clock: clk, Namespace: opts.KueueNamespace}).SetupWithManager(mgr); err != nil {
+			return nil, err
+		}
+	} else {
+		mgr.GetLogger().Info("Kueue integration is off", "why", missing)
 	}
 	if opts.WebhookAddress != "" && opts.WebhookAddress != "0" {
 		wo := webhook.Options{Address: opts.WebhookAddress, CertDir: opts.WebhookCertDir, Clock: clk}

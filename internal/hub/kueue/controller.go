@@ -1,0 +1,243 @@
+package kueue
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
+)
+
+// Reconciler keeps the MultiKueueConfig, MultiKueueClusters and Active condition of each
+// AdmissionCheck of ControllerName current.
+type Reconciler struct {
+	// Client reads from the manager's cache and writes.
+	Client client.Client
+	// SecretReader reads the kubeconfig Secrets from the API server: the hub caches no Secrets.
+	// The manager's APIReader when nil.
+	SecretReader client.Reader
+	Clock        clock.PassiveClock
+	// Namespace is Kueue's, where Placements and kubeconfig Secrets are; DefaultNamespace when "".
+	Namespace string
+}
+
+var _ reconcile.Reconciler = (*Reconciler)(nil)
+
+// ours says whether obj is an AdmissionCheck of ControllerName.
+func ours(obj client.Object) bool {
+	ac, ok := obj.(*kueuev1beta2.AdmissionCheck)
+	return ok && ac.Spec.ControllerName == ControllerName
+}
+
+// SetupWithManager registers the reconciler and its watches.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if r.Namespace == "" {
+		r.Namespace = DefaultNamespace
+	}
+	if r.Clock == nil {
+		r.Clock = clock.RealClock{}
+	}
+	if r.SecretReader == nil {
+		r.SecretReader = mgr.GetAPIReader()
+	}
+	inNamespace := predicate.NewPredicateFuncs(func(o client.Object) bool { return o.GetNamespace() == r.Namespace })
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("kueue-admissioncheck").
+		For(&kueuev1beta2.AdmissionCheck{}, builder.WithPredicates(predicate.NewPredicateFuncs(ours))).
+		Watches(&clusterv1beta1.Placement{}, handler.EnqueueRequestsFromMapFunc(r.checksOfPlacement(func(o client.Object) string { return o.GetName() })),
+			builder.WithPredicates(inNamespace)).
+		Watches(&clusterv1beta1.PlacementDecision{},
+			handler.EnqueueRequestsFromMapFunc(r.checksOfPlacement(func(o client.Object) string { return o.GetLabels()[clusterv1beta1.PlacementLabel] })),
+			builder.WithPredicates(inNamespace)).
+		// Any of them, the hub's or not: someone else's object going away ends a name clash.
+		Watches(&kueuev1beta2.MultiKueueConfig{}, handler.EnqueueRequestsFromMapFunc(r.allChecks)).
+		Watches(&kueuev1beta2.MultiKueueCluster{}, handler.EnqueueRequestsFromMapFunc(r.allChecks)).
+		Complete(r)
+}
+
+// checksOfPlacement maps an object to the checks naming the placement that name(obj) returns.
+func (r *Reconciler) checksOfPlacement(name func(client.Object) string) handler.MapFunc {
+	return func(ctx context.Context, obj client.Object) []reconcile.Request {
+		p := name(obj)
+		if p == "" {
+			return nil
+		}
+		var out []reconcile.Request
+		for _, req := range r.allChecks(ctx, obj) {
+			ac := &kueuev1beta2.AdmissionCheck{}
+			if err := r.Client.Get(ctx, req.NamespacedName, ac); err == nil && ac.Spec.Parameters != nil && ac.Spec.Parameters.Name == p {
+				out = append(out, req)
+			}
+		}
+		return out
+	}
+}
+
+// allChecks maps any object to every AdmissionCheck of ControllerName: there are few.
+func (r *Reconciler) allChecks(ctx context.Context, _ client.Object) []reconcile.Request {
+	l := &kueuev1beta2.AdmissionCheckList{}
+	if err := r.Client.List(ctx, l); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "listing AdmissionChecks")
+		return nil
+	}
+	var out []reconcile.Request
+	for i := range l.Items {
+		if ours(&l.Items[i]) {
+			out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&l.Items[i])})
+		}
+	}
+	return out
+}
+
+// +kubebuilder:rbac:groups=kueue.x-k8s.io,resources=admissionchecks,verbs=get;list;watch
+// +kubebuilder:rbac:groups=kueue.x-k8s.io,resources=admissionchecks/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=kueue.x-k8s.io,resources=multikueueconfigs;multikueueclusters,verbs=get;list;watch;create;update;patch;delete
+// Reading the kubeconfig Secrets needs get on secrets in the Kueue namespace, which the hub's
+// generated roles do not grant (no Secrets in its ClusterRole): the installer grants it with a
+// Role there (docs/kueue.md); without it the check says so.
+// +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=placements;placementdecisions,verbs=get;list;watch
+
+// Reconcile brings one AdmissionCheck's MultiKueue objects and Active condition up to date.
+func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	ac := &kueuev1beta2.AdmissionCheck{}
+	if err := r.Client.Get(ctx, req.NamespacedName, ac); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	// Another controller's check is never touched; a check being deleted takes the hub's objects
+	// with it (owner references).
+	if !ours(ac) || !ac.DeletionTimestamp.IsZero() {
+		return reconcile.Result{}, nil
+	}
+	s := State{Namespace: r.Namespace, ParametersError: ParametersError(ac.Spec.Parameters, r.Namespace)}
+	if s.ParametersError == "" {
+		s.Placement = ac.Spec.Parameters.Name
+		var err error
+		if s.PlacementMissing, s.Clusters, err = r.decided(ctx, s.Placement); err != nil {
+			return reconcile.Result{}, err
+		}
+	}
+	// The config: the placement's, when it decided clusters; any other of the check's goes.
+	configs := &kueuev1beta2.MultiKueueConfigList{}
+	if err := r.Client.List(ctx, configs, client.MatchingLabels{ManagedLabel: ManagedValue}); err != nil {
+		return reconcile.Result{}, err
+	}
+	for i := range configs.Items {
+		if c := &configs.Items[i]; ownedBy(c.OwnerReferences, ac.UID) && (c.Name != s.Placement || len(s.Clusters) == 0) {
+			if err := r.release(ctx, ac, c); err != nil {
+				return reconcile.Result{}, err
+			}
+		}
+	}
+	if len(s.Clusters) > 0 {
+		clash, err := r.writeConfig(ctx, ac, s.Placement, s.Clusters)
+		if err != nil {
+			return reconcile.Result{}, err
+		}
+		if clash {
+			s.Clashes = append(s.Clashes, "MultiKueueConfig "+s.Placement)
+		}
+	}
+	// The clusters: one per decided cluster; the check lets go of the others.
+	clusters := &kueuev1beta2.MultiKueueClusterList{}
+	if err := r.Client.List(ctx, clusters, client.MatchingLabels{ManagedLabel: ManagedValue}); err != nil {
+		return reconcile.Result{}, err
+	}
+	for i := range clusters.Items {
+		if c := &clusters.Items[i]; ownedBy(c.OwnerReferences, ac.UID) && !slices.Contains(s.Clusters, c.Name) {
+			if err := r.release(ctx, ac, c); err != nil {
+				return reconcile.Result{}, err
+			}
+		}
+	}
+	for _, name := range s.Clusters {
+		clash, err := r.writeCluster(ctx, ac, name)
+		if err != nil {
+			return reconcile.Result{}, err
+		}
+		if clash {
+			s.Clashes = append(s.Clashes, "MultiKueueCluster "+name)
+		}
+		switch ok, err := r.secretReady(ctx, name); {
+		case apierrors.IsForbidden(err):
+			s.SecretsForbidden = true
+			s.MissingSecrets = append(s.MissingSecrets, SecretName(name))
+		case err != nil:
+			return reconcile.Result{}, err
+		case !ok:
+			s.MissingSecrets = append(s.MissingSecrets, SecretName(name))
+		}
+	}
+	if err := r.setActive(ctx, ac, Active(s, ac.Generation)); err != nil {
+		return reconcile.Result{}, err
+	}
+	// Secrets are not watched (the hub caches none): look again while some are missing.
+	if len(s.MissingSecrets) > 0 {
+		return reconcile.Result{RequeueAfter: SecretPoll}, nil
+	}
+	return reconcile.Result{}, nil
+}
+
+// decided says whether the placement is missing, and which clusters it decided, best first.
+func (r *Reconciler) decided(ctx context.Context, placement string) (missing bool, clusters []string, err error) {
+	p := &clusterv1beta1.Placement{}
+	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: r.Namespace, Name: placement}, p); apierrors.IsNotFound(err) {
+		return true, nil, nil
+	} else if err != nil {
+		return false, nil, err
+	}
+	l := &clusterv1beta1.PlacementDecisionList{}
+	if err := r.Client.List(ctx, l, client.InNamespace(r.Namespace), client.MatchingLabels{clusterv1beta1.PlacementLabel: placement}); err != nil {
+		return false, nil, err
+	}
+	// Only the placement's own decisions: a slice left by a deleted placement of the same name
+	// is not one of them.
+	var own []clusterv1beta1.PlacementDecision
+	for _, d := range l.Items {
+		if ref := metav1.GetControllerOf(&d); ref == nil || ref.UID == p.UID {
+			own = append(own, d)
+		}
+	}
+	return false, Clusters(own), nil
+}
+
+// secretReady says whether cluster's kubeconfig Secret exists with its key.
+func (r *Reconciler) secretReady(ctx context.Context, cluster string) (bool, error) {
+	sec := &corev1.Secret{}
+	err := r.SecretReader.Get(ctx, client.ObjectKey{Namespace: r.Namespace, Name: SecretName(cluster)}, sec)
+	if apierrors.IsNotFound(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("reading Secret %s/%s: %w", r.Namespace, SecretName(cluster), err)
+	}
+	// The hub needs only to know the key is there: it does not keep the kubeconfig.
+	return len(sec.Data[kueuev1beta2.MultiKueueConfigSecretKey]) > 0, nil
+}
+
+// setActive writes cond into ac's status when it changed.
+func (r *Reconciler) setActive(ctx context.Context, ac *kueuev1beta2.AdmissionCheck, cond metav1.Condition) error {
+	if old := meta.FindStatusCondition(ac.Status.Conditions, cond.Type); old != nil && old.Status == cond.Status &&
+		old.Reason == cond.Reason && old.Message == cond.Message && old.ObservedGeneration == cond.ObservedGeneration {
+		return nil
+	}
+	ac = ac.DeepCopy()
+	cond.LastTransitionTime = metav1.NewTime(r.Clock.Now())
+	meta.SetStatusCondition(&ac.Status.Conditions, cond)
+	if err := r.Client.Status().Update(ctx, ac); err != nil {
+		return fmt.Errorf("writing the Active condition of AdmissionCheck %s: %w", ac.Name, err)
+	}
+	return nil
+}
