@@ -163,7 +163,8 @@ func TestNameClash(t *testing.T) {
 	f.startHub(t, true)
 
 	f.waitActive(t, "kq-clash", active{metav1.ConditionFalse, kueue.ReasonNameClash,
-		"MultiKueueConfig kq-clash, MultiKueueCluster kq-clash-1 exist without label kueue.flotilla.io/managed-by=flotilla and are not the hub's to change: delete or rename them"})
+		"in the way and not the hub's (no label kueue.flotilla.io/managed-by=flotilla), so left alone: " +
+			"MultiKueueConfig kq-clash, MultiKueueCluster kq-clash-1; delete them, or rename the placement"})
 	for _, obj := range []client.Object{others, othersMK} {
 		got := obj.DeepCopyObject().(client.Object)
 		if err := f.c.Get(context.Background(), client.ObjectKeyFromObject(obj), got); err != nil {

@@ -130,8 +130,8 @@ func Active(s State, generation int64) metav1.Condition {
 		c.Message = fmt.Sprintf("%s has decided no clusters: check its predicates, cluster sets and bindings in namespace %s", p, s.Namespace)
 	case len(s.Clashes) > 0:
 		c.Reason = ReasonNameClash
-		c.Message = fmt.Sprintf("%s exist without label %s=%s and are not the hub's to change: delete or rename them",
-			strings.Join(s.Clashes, ", "), ManagedLabel, ManagedValue)
+		c.Message = fmt.Sprintf("in the way and not the hub's (no label %s=%s), so left alone: %s; delete them, or rename the placement",
+			ManagedLabel, ManagedValue, strings.Join(s.Clashes, ", "))
 	case s.SecretsForbidden:
 		c.Reason = ReasonCredentialsPending
 		c.Message = fmt.Sprintf("the hub may not read kubeconfig Secrets %s in namespace %s: grant it get on secrets there with a Role (docs/kueue.md)",

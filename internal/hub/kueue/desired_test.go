@@ -110,7 +110,7 @@ func TestActive(t *testing.T) {
 			s.Clashes, s.MissingSecrets = []string{"MultiKueueConfig gpu"}, []string{"multikueue-a"}
 		}),
 			want: result{metav1.ConditionFalse, ReasonNameClash,
-				"MultiKueueConfig gpu exist without label kueue.flotilla.io/managed-by=flotilla and are not the hub's to change: delete or rename them"}},
+				"in the way and not the hub's (no label kueue.flotilla.io/managed-by=flotilla), so left alone: MultiKueueConfig gpu; delete them, or rename the placement"}},
 		"credentials pending": {state: with(func(s *State) { s.MissingSecrets = []string{"multikueue-a", "multikueue-b"} }),
 			want: result{metav1.ConditionFalse, ReasonCredentialsPending,
 				"waiting for kubeconfig Secrets multikueue-a, multikueue-b (key kubeconfig) in namespace kueue-system"}},

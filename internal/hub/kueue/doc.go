@@ -14,7 +14,10 @@
 // cluster share its MultiKueueCluster): an object without the label is someone else's and is
 // never changed (the check says so), and the garbage collector removes an object when its last
 // check goes. The controller does not write the kubeconfig Secrets (another part of the hub
-// will): until they all exist the check is Active=False, CredentialsPending, naming them.
+// will): until they all exist the check is Active=False, CredentialsPending, naming them. The
+// hub neither caches nor watches Secrets: it reads each one from the API server, again every
+// SecretPoll while some are missing, with get on secrets granted in the Kueue namespace only
+// (docs/kueue.md; the hub's ClusterRole holds no Secrets).
 //
 // The hub runs the controller only when its API server serves kueue.x-k8s.io/v1beta2 (Served).
 package kueue
