@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -19,16 +20,20 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
 	clusterv1alpha1 "github.com/flotilla/flotilla/api/cluster/v1alpha1"
+	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
+	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
 	usagev1alpha1 "github.com/flotilla/flotilla/api/usage/v1alpha1"
 	"github.com/flotilla/flotilla/internal/agent/addon"
 	"github.com/flotilla/flotilla/internal/agent/builtin"
 	"github.com/flotilla/flotilla/internal/agent/builtin/resourceusage"
 	"github.com/flotilla/flotilla/internal/builtinaddon"
 	"github.com/flotilla/flotilla/internal/localk8s"
+	"github.com/flotilla/flotilla/internal/scheduler/plugins/gpufit"
 	"github.com/flotilla/flotilla/internal/testenv"
 )
 
@@ -121,6 +126,18 @@ func TestResourceUsage(t *testing.T) {
 		})
 		waitAvailable(t, hub, one.Name, metav1.ConditionTrue, builtin.ReasonRunning)
 
+		// A placement that needs 2 nodes with 8 free H100s each (gang fit), over every cluster.
+		ns := env.Namespace(t, env.Hub)
+		testenv.Create(t, hub, &clusterv1beta2.ManagedClusterSetBinding{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "global"},
+			Spec: clusterv1beta2.ManagedClusterSetBindingSpec{ClusterSet: "global"}})
+		p := &clusterv1beta1.Placement{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "h100", Annotations: map[string]string{
+				gpufit.Annotation: "model=NVIDIA-H100-80GB-HBM3,perNode=8,nodes=2"}},
+			Spec: clusterv1beta1.PlacementSpec{NumberOfClusters: ptr.To[int32](1), ClusterSets: []string{"global"}},
+		}
+		testenv.Create(t, hub, p)
+		waitDecisions(t, hub, p, "the placement picks the cluster", one.Name)
+
 		// A Job the spoke's scheduler places and kwok's simulated kubelet runs, then completes.
 		job := gpuJob("train", 8, 15*time.Second)
 		if _, err := one.Spoke.Client.BatchV1().Jobs("default").Create(ctx, job, metav1.CreateOptions{}); err != nil {
@@ -131,12 +148,14 @@ func TestResourceUsage(t *testing.T) {
 			_ = one.Spoke.Client.BatchV1().Jobs("default").Delete(context.Background(), "train", metav1.DeleteOptions{PropagationPolicy: &bg})
 		})
 		waitGPUs(t, hub, one.Name, "8 free H100 while the Job runs", "8", map[string]int32{"8": 1})
+		waitDecisions(t, hub, p, "the placement lets the cluster go: one node with 8 free, not 2")
 		// Half the cluster's GPUs free: 0 against the fleet's largest cluster (itself); its best
 		// node is still whole: 100.
 		waitScores(t, hub, one.Name, "GPU scores of the 8 GPUs left", func(s map[string]int32) bool {
 			return s[clusterv1alpha1.ScoreGPUNodeAvailable] == 100 && s[clusterv1alpha1.ScoreGPUClusterAvailable] == 0
 		})
 		waitGPUs(t, hub, one.Name, "16 free H100 once the Job completed", "16", map[string]int32{"8": 2})
+		waitDecisions(t, hub, p, "the placement picks the cluster again", one.Name)
 		waitScores(t, hub, one.Name, "GPU scores of 16 free GPUs again", func(s map[string]int32) bool {
 			return s[clusterv1alpha1.ScoreGPUClusterAvailable] == 100
 		})
@@ -210,6 +229,24 @@ func TestResourceUsage(t *testing.T) {
 		if s, err := scores(ctx, hub, one.Name); err != nil || s == nil {
 			t.Errorf("after disabling, their score: %v (%v), want it kept", s, err)
 		}
+	})
+}
+
+// waitDecisions waits for the placement's decisions to name exactly the clusters.
+func waitDecisions(t *testing.T, c client.Client, p *clusterv1beta1.Placement, what string, clusters ...string) {
+	t.Helper()
+	testenv.WaitFor(t, 30*time.Second, what, func(ctx context.Context) (bool, string, error) {
+		l := &clusterv1beta1.PlacementDecisionList{}
+		if err := c.List(ctx, l, client.InNamespace(p.Namespace), client.MatchingLabels{clusterv1beta1.PlacementLabel: p.Name}); err != nil {
+			return false, "", err
+		}
+		var got []string
+		for _, d := range l.Items {
+			for _, dd := range d.Status.Decisions {
+				got = append(got, dd.ClusterName)
+			}
+		}
+		return slices.Equal(got, clusters), fmt.Sprintf("decisions %v", got), nil
 	})
 }
 
