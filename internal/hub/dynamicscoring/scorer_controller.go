@@ -7,12 +7,14 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -43,11 +45,13 @@ type ScorerReconciler struct {
 	Recorder Recorder
 
 	mu sync.Mutex
-	// last is when each scorer (by UID) was last checked, and at which generation.
-	last map[types.UID]checked
+	// last is when each scorer was last checked, and at which generation; an entry goes with
+	// its scorer.
+	last map[types.NamespacedName]checked
 }
 
 type checked struct {
+	uid        types.UID
 	at         time.Time
 	generation int64
 	reason     string
@@ -70,8 +74,11 @@ func (r *ScorerReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.Recorder == nil {
 		r.Recorder = mgr.GetEventRecorder(ControllerName)
 	}
-	r.last = map[types.UID]checked{}
+	r.last = map[types.NamespacedName]checked{}
 	return ctrl.NewControllerManagedBy(mgr).Named("dynamicscorer-health").
+		// Checks wait on the network (up to DefaultCheckTimeout each): a slow scorer must not
+		// hold up the others.
+		WithOptions(controller.Options{MaxConcurrentReconciles: 8}).
 		For(&dsv1alpha1.DynamicScorer{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Complete(r)
 }
@@ -97,13 +104,19 @@ func CheckInterval(s *dsv1alpha1.DynamicScorer) time.Duration {
 func (r *ScorerReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	s := &dsv1alpha1.DynamicScorer{}
 	if err := r.Client.Get(ctx, req.NamespacedName, s); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.mu.Lock()
+			delete(r.last, req.NamespacedName)
+			r.mu.Unlock()
+		}
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
 	every := CheckInterval(s)
 	now := r.Clock.Now()
 	r.mu.Lock()
-	last, ok := r.last[s.UID]
+	last, ok := r.last[req.NamespacedName]
 	r.mu.Unlock()
+	ok = ok && last.uid == s.UID // a scorer deleted and made again is checked afresh
 	if ok && last.generation == s.Generation && now.Sub(last.at) < every {
 		return reconcile.Result{RequeueAfter: last.at.Add(every).Sub(now)}, nil
 	}
@@ -119,7 +132,7 @@ func (r *ScorerReconciler) Reconcile(ctx context.Context, req reconcile.Request)
 		}
 	}
 	r.mu.Lock()
-	r.last[s.UID] = checked{at: now, generation: s.Generation, reason: h.Reason}
+	r.last[req.NamespacedName] = checked{uid: s.UID, at: now, generation: s.Generation, reason: h.Reason}
 	r.mu.Unlock()
 	newReason := !ok || last.reason != h.Reason
 	orig := s.DeepCopy()
