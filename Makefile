@@ -15,8 +15,9 @@ all: build
 build: ## Build bin/flotilla.
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/flotilla
 
-k8s-bin: ## Build (or find in the cache) etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubectl and kwok.
+k8s-bin: ## Build (or find in the cache) etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubectl, kwok and Kueue's manager.
 	@tools/build.sh >/dev/null
+	@tools/build-kueue.sh >/dev/null
 
 test: k8s-bin ## Every test: unit and integration (real API servers).
 	@echo "== go vet"

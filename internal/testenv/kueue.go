@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -13,9 +12,9 @@ import (
 	"time"
 
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"sigs.k8s.io/yaml"
 
 	"github.com/flotilla/flotilla/internal/install"
+	"github.com/flotilla/flotilla/internal/localk8s"
 )
 
 // KueueModule is the Go module whose CRDs InstallKueueCRDs installs, at the version go.mod pins.
@@ -59,21 +58,5 @@ func readKueueCRDs() ([]*apiextv1.CustomResourceDefinition, error) {
 	if dir == "" {
 		return nil, fmt.Errorf("module %s is not in the module cache: run go mod download %s", KueueModule, KueueModule)
 	}
-	files, err := filepath.Glob(filepath.Join(dir, "config", "components", "crd", "bases", "kueue.x-k8s.io_*.yaml"))
-	if err != nil || len(files) == 0 {
-		return nil, fmt.Errorf("no CRDs in %s/config/components/crd/bases (%v)", dir, err)
-	}
-	var crds []*apiextv1.CustomResourceDefinition
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			return nil, err
-		}
-		crd := &apiextv1.CustomResourceDefinition{}
-		if err := yaml.UnmarshalStrict(b, crd); err != nil {
-			return nil, fmt.Errorf("reading %s: %w", f, err)
-		}
-		crds = append(crds, crd)
-	}
-	return crds, nil
+	return localk8s.ReadKueueCRDs(filepath.Join(dir, "config", "components", "crd", "bases"))
 }

@@ -1,0 +1,430 @@
+package localk8s
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/yaml"
+
+	"github.com/flotilla/flotilla/internal/certs"
+	"github.com/flotilla/flotilla/internal/install"
+)
+
+// KueueVersion is the Kueue release tools/build-kueue.sh builds.
+const KueueVersion = "v0.17.0"
+
+// KueueBinDirEnv names the environment variable that points at the folder tools/build-kueue.sh
+// printed; without it FindKueue looks in the user cache folder.
+const KueueBinDirEnv = "FLOTILLA_KUEUE_BIN"
+
+// Names in a Kueue folder (tools/build-kueue.sh).
+const (
+	KueueBin             = "kueue"
+	KueueCRDDir          = "crds"
+	KueueWebhooksFile    = "webhook-manifests.yaml"
+	KueueNamespace       = "kueue-system"
+	kueueMutatingName    = "kueue-mutating-webhook-configuration"
+	kueueValidatingName  = "kueue-validating-webhook-configuration"
+	kueueCertLifetime    = 10 * 365 * 24 * time.Hour
+	kueueReadyTimeout    = 2 * time.Minute
+	kueueStopGracePeriod = 5 * time.Second
+)
+
+// KueueBinaries is a folder written by tools/build-kueue.sh: the manager, its CRDs and its
+// webhook configurations.
+type KueueBinaries struct{ Dir string }
+
+// Path is the path of one file of the folder.
+func (b KueueBinaries) Path(name string) string { return filepath.Join(b.Dir, name) }
+
+// Check reports what the folder lacks and how to build it.
+func (b KueueBinaries) Check() error {
+	var missing []string
+	for _, name := range []string{KueueBin, KueueCRDDir, KueueWebhooksFile} {
+		if _, err := os.Stat(b.Path(name)); err != nil {
+			missing = append(missing, name)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("the Kueue folder %s lacks %v: run `make k8s-bin` (tools/build-kueue.sh) to build it", b.Dir, missing)
+	}
+	return nil
+}
+
+// FindKueue locates the built Kueue manager: the folder named by $FLOTILLA_KUEUE_BIN, else the
+// newest complete build of KueueVersion in the user cache folder tools/build-kueue.sh writes to.
+func FindKueue() (KueueBinaries, error) {
+	if dir := os.Getenv(KueueBinDirEnv); dir != "" {
+		b := KueueBinaries{Dir: dir}
+		return b, b.Check()
+	}
+	root := os.Getenv("FLOTILLA_CACHE_DIR")
+	if root == "" {
+		cache, err := os.UserCacheDir()
+		if err != nil {
+			return KueueBinaries{}, fmt.Errorf("no Kueue build found: set %s to the folder tools/build-kueue.sh printed", KueueBinDirEnv)
+		}
+		root = filepath.Join(cache, "flotilla")
+	}
+	matches, _ := filepath.Glob(filepath.Join(root, "kueue-"+KueueVersion+"-*", "bin"))
+	var best KueueBinaries
+	var bestMod int64
+	for _, m := range matches {
+		b := KueueBinaries{Dir: m}
+		st, err := os.Stat(b.Path(KueueBin))
+		if b.Check() != nil || err != nil {
+			continue
+		}
+		if mod := st.ModTime().UnixNano(); best.Dir == "" || mod > bestMod {
+			best, bestMod = b, mod
+		}
+	}
+	if best.Dir == "" {
+		return KueueBinaries{}, fmt.Errorf("no Kueue %s build under %s: run `make k8s-bin` (tools/build-kueue.sh) or set %s",
+			KueueVersion, root, KueueBinDirEnv)
+	}
+	return best, nil
+}
+
+// ReadKueueCRDs reads Kueue's CRDs (kueue.x-k8s.io_*.yaml) from dir: a Kueue folder's crds/ or
+// the module's config/components/crd/bases.
+func ReadKueueCRDs(dir string) ([]*apiextv1.CustomResourceDefinition, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "kueue.x-k8s.io_*.yaml"))
+	if err != nil || len(files) == 0 {
+		return nil, fmt.Errorf("no Kueue CRDs (kueue.x-k8s.io_*.yaml) in %s (%v)", dir, err)
+	}
+	var crds []*apiextv1.CustomResourceDefinition
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		crd := &apiextv1.CustomResourceDefinition{}
+		if err := yaml.UnmarshalStrict(b, crd); err != nil {
+			return nil, fmt.Errorf("reading %s: %w", f, err)
+		}
+		crds = append(crds, crd)
+	}
+	return crds, nil
+}
+
+// InstallKueueCRDs applies Kueue's CRDs from dir to the cluster cfg points at and waits until
+// they are served.
+func InstallKueueCRDs(ctx context.Context, cfg *rest.Config, dir string) error {
+	crds, err := ReadKueueCRDs(dir)
+	if err != nil {
+		return err
+	}
+	if _, err := install.CRDs(ctx, cfg, crds, install.Options{}); err != nil {
+		return fmt.Errorf("installing Kueue's CRDs: %w", err)
+	}
+	return nil
+}
+
+// KueueOptions configures StartKueue.
+type KueueOptions struct {
+	// Cluster is the cluster Kueue manages. Kueue runs with its admin kubeconfig (local fleets
+	// only: a real installation has Kueue's own ServiceAccount and RBAC).
+	Cluster  *Cluster
+	Binaries KueueBinaries
+	// Detach starts a manager that outlives this program (flotilla dev up).
+	Detach bool
+}
+
+// Kueue is a running Kueue manager.
+type Kueue struct {
+	Process *Process
+	// Dir holds the configuration, certificates and the log (under <cluster>/kueue).
+	Dir string
+	// WebhookPort, HealthPort and MetricsPort are its loopback ports.
+	WebhookPort, HealthPort, MetricsPort int
+}
+
+// StartKueue installs Kueue's CRDs, namespace and webhook configurations on a cluster and starts
+// its manager, returning when the manager is ready and its webhook server answers. On error it
+// stops what it started.
+func StartKueue(ctx context.Context, opts KueueOptions) (_ *Kueue, err error) {
+	c := opts.Cluster
+	if err := opts.Binaries.Check(); err != nil {
+		return nil, err
+	}
+	k := &Kueue{Dir: filepath.Join(c.Dir, "kueue")}
+	certDir := filepath.Join(k.Dir, "certs")
+	if err := os.MkdirAll(certDir, 0o755); err != nil {
+		return nil, fmt.Errorf("cluster %s: kueue: %w", c.Name, err)
+	}
+	if err := InstallKueueCRDs(ctx, c.Config, opts.Binaries.Path(KueueCRDDir)); err != nil {
+		return nil, fmt.Errorf("cluster %s: %w", c.Name, err)
+	}
+	cs, err := kubernetes.NewForConfig(c.Config)
+	if err != nil {
+		return nil, err
+	}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: KueueNamespace}}
+	if _, err := cs.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return nil, fmt.Errorf("cluster %s: creating namespace %s: %w", c.Name, KueueNamespace, err)
+	}
+	caPEM, err := writeKueueServingCert(certDir)
+	if err != nil {
+		return nil, fmt.Errorf("cluster %s: kueue: %w", c.Name, err)
+	}
+	p, err := freePorts(3)
+	if err != nil {
+		return nil, err
+	}
+	k.WebhookPort, k.HealthPort, k.MetricsPort = p[0], p[1], p[2]
+	configPath := filepath.Join(k.Dir, "config.yaml")
+	if err := os.WriteFile(configPath, kueueConfig(k, certDir), 0o644); err != nil {
+		return nil, fmt.Errorf("cluster %s: writing Kueue's configuration: %w", c.Name, err)
+	}
+	if err := applyKueueWebhooks(ctx, cs, opts.Binaries.Path(KueueWebhooksFile), k.WebhookPort, caPEM); err != nil {
+		return nil, fmt.Errorf("cluster %s: %w", c.Name, err)
+	}
+	k.Process, err = startProcess(processSpec{
+		name:   c.Name + "/" + KueueBin,
+		binary: opts.Binaries.Path(KueueBin),
+		args: []string{"--config=" + configPath, "--kubeconfig=" + c.Kubeconfig,
+			"--metrics-cert-dir=" + certDir, "--zap-log-level=info"},
+		logPath: filepath.Join(c.Dir, "logs", KueueBin+".log"),
+		detach:  opts.Detach,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("cluster %s: %w", c.Name, err)
+	}
+	defer func() {
+		if err != nil {
+			k.Stop()
+		}
+	}()
+	if err := waitReady(ctx, k.Process, kueueReadyTimeout, k.ready(caPEM)); err != nil {
+		return nil, fmt.Errorf("cluster %s: kueue: %w", c.Name, err)
+	}
+	return k, nil
+}
+
+// Stop stops the manager (SIGTERM, then SIGKILL after a grace period). Its webhook
+// configurations stay, as on a cluster whose Kueue is down: Jobs are refused until it is back.
+func (k *Kueue) Stop() {
+	if k.Process != nil {
+		k.Process.Stop(kueueStopGracePeriod)
+	}
+}
+
+// ready checks the manager's readiness endpoint and that its webhook server serves TLS with the
+// certificate the webhook configurations trust.
+func (k *Kueue) ready(caPEM []byte) func(context.Context) error {
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(caPEM)
+	return func(ctx context.Context) error {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://127.0.0.1:"+strconv.Itoa(k.HealthPort)+"/readyz", nil)
+		if err != nil {
+			return err
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return err
+		}
+		body, _ := io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("readyz: %s: %s", resp.Status, bytes.TrimSpace(body))
+		}
+		d := tls.Dialer{Config: &tls.Config{RootCAs: pool, ServerName: "127.0.0.1", MinVersion: tls.VersionTLS12}}
+		conn, err := d.DialContext(ctx, "tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(k.WebhookPort)))
+		if err != nil {
+			return fmt.Errorf("webhook server: %w", err)
+		}
+		return conn.Close()
+	}
+}
+
+// writeKueueServingCert writes a CA and a certificate for 127.0.0.1 (tls.crt, tls.key) that the
+// webhook and metrics servers serve, and returns the CA in PEM for the webhooks' caBundle.
+func writeKueueServingCert(dir string) ([]byte, error) {
+	now := time.Now()
+	ca, err := certs.NewCA("flotilla-kueue-ca", now, kueueCertLifetime)
+	if err != nil {
+		return nil, err
+	}
+	certPEM, keyPEM, err := ca.Issue(x509.Certificate{
+		Subject:     pkix.Name{CommonName: "kueue-webhook"},
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")},
+		DNSNames:    []string{"localhost"},
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}, now, kueueCertLifetime)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "tls.crt"), certPEM, 0o644); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "tls.key"), keyPEM, 0o600); err != nil {
+		return nil, err
+	}
+	return ca.CertPEM(), nil
+}
+
+// kueueConfig is Kueue's Configuration (config.kueue.x-k8s.io/v1beta2) for a local manager: no
+// leader election, no internal certificate management, every server on loopback, and the
+// visibility server (which reads certificates from the fixed folder /visibility) off.
+func kueueConfig(k *Kueue, certDir string) []byte {
+	return fmt.Appendf(nil, `apiVersion: config.kueue.x-k8s.io/v1beta2
+kind: Configuration
+namespace: %s
+manageJobsWithoutQueueName: false
+leaderElection:
+  leaderElect: false
+internalCertManagement:
+  enable: false
+webhook:
+  host: 127.0.0.1
+  port: %d
+  certDir: %q
+health:
+  healthProbeBindAddress: 127.0.0.1:%d
+metrics:
+  bindAddress: 127.0.0.1:%d
+featureGates:
+  VisibilityOnDemand: false
+integrations:
+  frameworks:
+  - batch/job
+`, KueueNamespace, k.WebhookPort, certDir, k.HealthPort, k.MetricsPort)
+}
+
+// kueueSystemSelector leaves kube-system and Kueue's namespace out of the Pod, Deployment and StatefulSet webhooks, as Kueue's
+// own kustomization does.
+var kueueSystemSelector = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{
+	Key: corev1.LabelMetadataName, Operator: metav1.LabelSelectorOpNotIn, Values: []string{"kube-system", KueueNamespace},
+}}}
+
+var kueueSelectedWebhooks = map[string]bool{
+	"mpod.kb.io": true, "mdeployment.kb.io": true, "mstatefulset.kb.io": true,
+	"vpod.kb.io": true, "vdeployment.kb.io": true, "vstatefulset.kb.io": true,
+}
+
+// applyKueueWebhooks creates or replaces Kueue's webhook configurations from the module's
+// manifests, each service reference replaced by https://127.0.0.1:<port><path> and caBundle.
+func applyKueueWebhooks(ctx context.Context, cs kubernetes.Interface, path string, port int, caPEM []byte) error {
+	mutating, validating, err := readKueueWebhooks(path, port, caPEM)
+	if err != nil {
+		return err
+	}
+	mc := cs.AdmissionregistrationV1().MutatingWebhookConfigurations()
+	if old, err := mc.Get(ctx, mutating.Name, metav1.GetOptions{}); err == nil {
+		mutating.ResourceVersion = old.ResourceVersion
+		_, err = mc.Update(ctx, mutating, metav1.UpdateOptions{})
+		if err != nil {
+			return fmt.Errorf("updating %s: %w", mutating.Name, err)
+		}
+	} else if _, err := mc.Create(ctx, mutating, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("creating %s: %w", mutating.Name, err)
+	}
+	vc := cs.AdmissionregistrationV1().ValidatingWebhookConfigurations()
+	if old, err := vc.Get(ctx, validating.Name, metav1.GetOptions{}); err == nil {
+		validating.ResourceVersion = old.ResourceVersion
+		_, err = vc.Update(ctx, validating, metav1.UpdateOptions{})
+		if err != nil {
+			return fmt.Errorf("updating %s: %w", validating.Name, err)
+		}
+	} else if _, err := vc.Create(ctx, validating, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("creating %s: %w", validating.Name, err)
+	}
+	return nil
+}
+
+// readKueueWebhooks reads the two webhook configurations of Kueue's
+// config/components/webhook/manifests.yaml and points them at a local manager.
+func readKueueWebhooks(path string, port int, caPEM []byte) (*admissionv1.MutatingWebhookConfiguration, *admissionv1.ValidatingWebhookConfiguration, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading Kueue's webhooks: %w", err)
+	}
+	var mutating *admissionv1.MutatingWebhookConfiguration
+	var validating *admissionv1.ValidatingWebhookConfiguration
+	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
+	for {
+		doc, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("reading %s: %w", path, err)
+		}
+		var meta metav1.TypeMeta
+		if err := yaml.Unmarshal(doc, &meta); err != nil {
+			return nil, nil, fmt.Errorf("reading %s: %w", path, err)
+		}
+		switch meta.Kind {
+		case "MutatingWebhookConfiguration":
+			mutating = &admissionv1.MutatingWebhookConfiguration{}
+			err = yaml.UnmarshalStrict(doc, mutating)
+		case "ValidatingWebhookConfiguration":
+			validating = &admissionv1.ValidatingWebhookConfiguration{}
+			err = yaml.UnmarshalStrict(doc, validating)
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("reading %s: %w", path, err)
+		}
+	}
+	if mutating == nil || validating == nil {
+		return nil, nil, fmt.Errorf("%s lacks a MutatingWebhookConfiguration or a ValidatingWebhookConfiguration", path)
+	}
+	local := func(name string, cc *admissionv1.WebhookClientConfig) (*metav1.LabelSelector, error) {
+		if cc.Service == nil || cc.Service.Path == nil {
+			return nil, fmt.Errorf("%s: webhook %s has no service path to point at the local manager", path, name)
+		}
+		cc.URL = ptr.To("https://127.0.0.1:" + strconv.Itoa(port) + *cc.Service.Path)
+		cc.Service = nil
+		cc.CABundle = caPEM
+		if kueueSelectedWebhooks[name] {
+			return kueueSystemSelector.DeepCopy(), nil
+		}
+		return nil, nil
+	}
+	mutating.Name = kueueMutatingName
+	for i := range mutating.Webhooks {
+		w := &mutating.Webhooks[i]
+		sel, err := local(w.Name, &w.ClientConfig)
+		if err != nil {
+			return nil, nil, err
+		}
+		if sel != nil {
+			w.NamespaceSelector = sel
+		}
+	}
+	validating.Name = kueueValidatingName
+	for i := range validating.Webhooks {
+		w := &validating.Webhooks[i]
+		sel, err := local(w.Name, &w.ClientConfig)
+		if err != nil {
+			return nil, nil, err
+		}
+		if sel != nil {
+			w.NamespaceSelector = sel
+		}
+	}
+	return mutating, validating, nil
+}

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Builds the Kueue manager (sigs.k8s.io/kueue/cmd/kueue) Flotilla runs locally, from the module
+# pinned in tools/kueue (a nested module, so Kueue's dependencies stay out of the main module),
+# into a cache outside the checkout keyed by that pin, and copies next to it the CRDs and webhook
+# manifests the module ships. A second run, or a fresh clone with the same pin, finds them there
+# and does nothing. Prints the cache folder on stdout; progress goes to stderr.
+#
+#   tools/build-kueue.sh            build if needed, print the bin folder
+#   tools/build-kueue.sh --print    print the bin folder the pin maps to, build nothing
+#
+# The folder holds: kueue (the manager), crds/ (config/components/crd/bases) and
+# webhook-manifests.yaml (config/components/webhook/manifests.yaml).
+#
+# One change to Kueue's source (the module cache is untouched: the script copies cmd/kueue/main.go
+# out of the module, patches the copy and builds it against this module's pins): with
+# internalCertManagement disabled, Kueue v0.17.0 reads its metrics serving certificate from the
+# fixed folder /etc/kueue/metrics/certs and has no setting to move it. The patch makes
+# cmd/kueue take that folder from a flag, --metrics-cert-dir (default: upstream's folder), so a
+# local manager runs without root.
+set -euo pipefail
+
+KUEUE_VERSION=v0.17.0
+# Bump when a change to this script changes what it produces (flags, files), so caches rebuild.
+BUILD_REV=2
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+say() { printf '%s\n' "$*" >&2; }
+die() { say "tools/build-kueue.sh: $*"; exit 1; }
+
+command -v go >/dev/null 2>&1 || die "no Go toolchain on PATH: install Go 1.26 or newer (https://go.dev/doc/install) and run again"
+
+key=$( { cat "$here/kueue/go.mod" "$here/kueue/go.sum"; echo "$BUILD_REV"; go env GOVERSION; } | sha256sum | cut -c1-12)
+cache_root=${FLOTILLA_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/flotilla}
+bin="$cache_root/kueue-$KUEUE_VERSION-$key/bin"
+
+if [[ "${1:-}" == "--print" ]]; then echo "$bin"; exit 0; fi
+
+want=(kueue crds webhook-manifests.yaml)
+missing=()
+for b in "${want[@]}"; do [[ -e "$bin/$b" ]] || missing+=("$b"); done
+if [[ ${#missing[@]} -eq 0 ]]; then echo "$bin"; exit 0; fi
+
+mkdir -p "$bin"
+tmp=$(mktemp -d "$bin/.build.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+progress() { # label total
+  local label=$1 total=$2 n=0 start=$SECONDS last=0
+  while IFS= read -r line; do
+    case "$line" in
+      *" "*|"#"*) say "$line" ;; # not a package path: a compiler message
+      *) n=$((n + 1))
+         if (( SECONDS - last >= 10 )); then
+           last=$SECONDS
+           say "$(printf '[%s] compiled %d of at most %d packages (%ds)' "$label" "$n" "$total" $((SECONDS - start)))"
+         fi ;;
+    esac
+  done
+  say "$(printf '[%s] done: compiled %d packages in %ds' "$label" "$n" $((SECONDS - start)))"
+}
+
+pkg=sigs.k8s.io/kueue/cmd/kueue
+dir=$(cd "$here/kueue" && go list -m -f '{{.Dir}}' sigs.k8s.io/kueue)
+main="$dir/cmd/kueue/main.go"
+upstream='metricsCertPath := "/etc/kueue/metrics/certs"'
+[[ $(grep -cF "$upstream" "$main") == 1 ]] || die "kueue $KUEUE_VERSION: $main no longer has exactly one line $upstream; update the patch in this script"
+mkdir -p "$tmp/src"
+sed "s|$upstream|metricsCertPath := *flotillaMetricsCertDir|" "$main" > "$tmp/src/main.go"
+cat > "$tmp/src/flotilla_paths.go" <<'GO'
+package main
+
+import "flag"
+
+// Added by Flotilla's tools/build-kueue.sh: the folder of the metrics serving certificate.
+var flotillaMetricsCertDir = flag.String("metrics-cert-dir", "/etc/kueue/metrics/certs",
+	"The folder holding tls.crt and tls.key for the metrics server when internalCertManagement is disabled.")
+GO
+total=$( (cd "$here/kueue" && go list -deps "$pkg") | wc -l)
+say "[kueue] building $pkg $KUEUE_VERSION (first build takes about 7 minutes on 2 cores; later builds only link)"
+ldflags="-s -w -X sigs.k8s.io/kueue/pkg/version.GitVersion=$KUEUE_VERSION -X sigs.k8s.io/kueue/pkg/version.GitCommit=$KUEUE_VERSION -X sigs.k8s.io/kueue/pkg/version.BuildDate=1970-01-01T00:00:00Z"
+if ! (cd "$here/kueue" && CGO_ENABLED=0 go build -v -trimpath -ldflags "$ldflags" -o "$tmp/kueue" "$tmp/src/main.go" "$tmp/src/flotilla_paths.go") 2> >(progress kueue "$total"); then
+  die "building kueue failed (see the compiler output above); the cache in $bin was left as it was"
+fi
+
+[[ -d "$dir/config/components/crd/bases" ]] || die "kueue $KUEUE_VERSION has no config/components/crd/bases"
+mkdir -p "$tmp/crds"
+cp "$dir"/config/components/crd/bases/kueue.x-k8s.io_*.yaml "$tmp/crds/"
+cp "$dir/config/components/webhook/manifests.yaml" "$tmp/webhook-manifests.yaml"
+chmod -R u+w "$tmp"
+
+for b in "${want[@]}"; do
+  [[ -e "$tmp/$b" ]] || die "the build finished but $b is missing from $tmp"
+  rm -rf "${bin:?}/$b"
+  mv -f "$tmp/$b" "$bin/$b"
+done
+say "Kueue manager ready in $bin"
+echo "$bin"
