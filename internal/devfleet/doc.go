@@ -10,4 +10,7 @@
 //
 // A state folder holds at most one fleet. up refuses to start a second one while any process of
 // the first still runs, and clears the state of a fleet whose processes are all gone.
+//
+// With Kueue (the fleet file's `with: [kueue]` or `up --with kueue`), up also runs Kueue's manager
+// on the hub and every spoke (localk8s.StartKueue), recorded in fleet.json like the other processes.
 package devfleet

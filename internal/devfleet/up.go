@@ -28,6 +28,9 @@ type UpOptions struct {
 	// Flotilla is the flotilla binary to run the hub and the agents with; empty runs neither, and
 	// the spokes stay unregistered.
 	Flotilla string
+	// Kueue, when set, runs Kueue's manager from this folder (tools/build-kueue.sh) on the hub
+	// and every spoke (the fleet file's `with: [kueue]`, or `flotilla dev up --with kueue`).
+	Kueue *localk8s.KueueBinaries
 	// Out receives progress lines.
 	Out   io.Writer
 	Clock clock.PassiveClock
@@ -122,6 +125,16 @@ func Up(ctx context.Context, opts UpOptions) (_ *State, err error) {
 		f.Stop()
 		_, _ = removeFiles(dir)
 		return nil, err
+	}
+	if opts.Kueue != nil {
+		err := startKueue(ctx, f, *opts.Kueue, st, say)
+		if serr := st.save(dir); serr != nil && err == nil {
+			err = serr
+		}
+		if err != nil {
+			_ = Down(dir, io.Discard)
+			return nil, err
+		}
 	}
 	if flotilla != "" {
 		err := startFlotilla(ctx, f, flotilla, st, opts.Clock, say)

@@ -52,6 +52,10 @@ func TestParseRejectsBadFleets(t *testing.T) {
 			yaml:     "apiVersion: v1\nkind: Pod\nclusters:\n- name: a\n",
 			wantErrs: []string{"apiVersion: Invalid value: \"v1\": must be dev.flotilla.io/v1alpha1", "kind: Invalid value: \"Pod\": must be Fleet"},
 		},
+		"unknown and repeated components in with": {
+			yaml:     header + "with: [kueue, volcano, kueue]\nclusters:\n- name: a\n",
+			wantErrs: []string{`with[1]: Unsupported value: "volcano": supported values: "kueue"`, `with[2]: Duplicate value: "kueue"`},
+		},
 		"no clusters": {
 			yaml:     header,
 			wantErrs: []string{"clusters: Required value: list at least one spoke cluster"},
@@ -133,5 +137,18 @@ func TestParseAcceptsMinimalFleet(t *testing.T) {
 	got := f.Clusters[0].NodePools[0].LocalNodePool()
 	if got.CPU.Cmp(DefaultCPU) != 0 || got.Memory.Cmp(DefaultMemory) != 0 || got.GPUs != 0 {
 		t.Errorf("defaults not applied: cpu=%s memory=%s gpus=%d", got.CPU.String(), got.Memory.String(), got.GPUs)
+	}
+	if f.Has(WithKueue) {
+		t.Errorf("a fleet without with runs kueue")
+	}
+}
+
+func TestParseAcceptsWithKueue(t *testing.T) {
+	f, err := Parse("kueue.yaml", []byte(header+"with: [kueue]\nclusters:\n- name: a\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !f.Has(WithKueue) {
+		t.Errorf("with: [kueue] does not run kueue: %+v", f.With)
 	}
 }

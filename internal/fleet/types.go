@@ -14,6 +14,27 @@ type Fleet struct {
 	APIVersion string    `json:"apiVersion"`
 	Kind       string    `json:"kind"`
 	Clusters   []Cluster `json:"clusters"`
+	// With names extra components that run on the hub and every spoke, as local processes:
+	// "kueue" (Kueue's manager, with its CRDs and webhooks). `flotilla dev up --with` adds to it.
+	With []string `json:"with,omitempty"`
+}
+
+// Components that a fleet's With can name.
+const (
+	WithKueue = "kueue"
+)
+
+// KnownWith lists the components With accepts.
+var KnownWith = []string{WithKueue}
+
+// Has reports whether the fleet runs component c (With).
+func (f *Fleet) Has(c string) bool {
+	for _, w := range f.With {
+		if w == c {
+			return true
+		}
+	}
+	return false
 }
 
 // Cluster is one spoke cluster.

@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"fmt"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
@@ -28,6 +29,7 @@ func (f *Fleet) Validate() field.ErrorList {
 	case len(f.Clusters) > MaxClusters:
 		errs = append(errs, field.TooMany(clusters, len(f.Clusters), MaxClusters))
 	}
+	errs = append(errs, ValidateWith(f.With, field.NewPath("with"))...)
 	seen := sets.New[string]()
 	for i, c := range f.Clusters {
 		p := clusters.Index(i)
@@ -36,6 +38,21 @@ func (f *Fleet) Validate() field.ErrorList {
 			errs = append(errs, field.Duplicate(p.Child("name"), c.Name))
 		}
 		seen.Insert(c.Name)
+	}
+	return errs
+}
+
+// ValidateWith checks a list of extra components (the fleet file's with, dev up's --with).
+func ValidateWith(with []string, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	seen := sets.New[string]()
+	for i, w := range with {
+		if !slices.Contains(KnownWith, w) {
+			errs = append(errs, field.NotSupported(p.Index(i), w, KnownWith))
+		} else if seen.Has(w) {
+			errs = append(errs, field.Duplicate(p.Index(i), w))
+		}
+		seen.Insert(w)
 	}
 	return errs
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/flotilla/flotilla/internal/cli/streams"
 	"github.com/flotilla/flotilla/internal/devfleet"
+	"github.com/flotilla/flotilla/internal/localk8s"
 )
 
 func newStatusCommand(io streams.IO, stateDir *string) *cobra.Command {
@@ -17,7 +18,7 @@ func newStatusCommand(io streams.IO, stateDir *string) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "status",
 		Short: "Show the health of each cluster of the local fleet",
-		Long:  "Shows each cluster's API server, processes, nodes and GPUs. Exits with status 1 when anything is unhealthy.",
+		Long:  "Shows each cluster's API server, processes, nodes, GPUs and Kueue manager (fleets run with --with kueue). Exits with status 1 when anything is unhealthy.",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if output != "" && output != "json" {
@@ -49,7 +50,7 @@ func newStatusCommand(io streams.IO, stateDir *string) *cobra.Command {
 
 func printStatus(io streams.IO, r devfleet.Report) error {
 	w := tabwriter.NewWriter(io.Out, 0, 4, 2, ' ', 0)
-	_, _ = fmt.Fprintln(w, "CLUSTER\tROLE\tAPI\tNODES\tGPUS\tPROCESSES\tHEALTHY")
+	_, _ = fmt.Fprintln(w, "CLUSTER\tROLE\tAPI\tNODES\tGPUS\tPROCESSES\tKUEUE\tHEALTHY")
 	for _, c := range r.Clusters {
 		api := "ready"
 		if !c.APIReady {
@@ -63,13 +64,20 @@ func printStatus(io streams.IO, r devfleet.Report) error {
 			gpus = []string{"-"}
 		}
 		running := 0
+		kueue := "-"
 		for _, p := range c.Processes {
 			if p.Running {
 				running++
 			}
+			if p.Component == localk8s.KueueBin {
+				kueue = fmt.Sprintf("pid %d", p.PID)
+				if !p.Running {
+					kueue = "down"
+				}
+			}
 		}
-		_, _ = fmt.Fprintf(w, "%s\t%s\t%s\t%d/%d\t%s\t%d/%d\t%s\n", c.Name, c.Role, api, c.NodesReady, c.Nodes,
-			strings.Join(gpus, ", "), running, len(c.Processes), yesNo(c.Healthy))
+		_, _ = fmt.Fprintf(w, "%s\t%s\t%s\t%d/%d\t%s\t%d/%d\t%s\t%s\n", c.Name, c.Role, api, c.NodesReady, c.Nodes,
+			strings.Join(gpus, ", "), running, len(c.Processes), kueue, yesNo(c.Healthy))
 	}
 	return w.Flush()
 }

@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/clock"
 
 	"github.com/flotilla/flotilla/internal/cli/streams"
@@ -16,13 +17,15 @@ import (
 )
 
 func newUpCommand(io streams.IO, clk clock.PassiveClock, stateDir *string) *cobra.Command {
-	var fleetFile, binDir, flotillaBin string
+	var fleetFile, binDir, flotillaBin, kueueDir string
+	var with []string
 	register := true
 	cmd := &cobra.Command{
 		Use:   "up",
 		Short: "Start a local fleet and wait until it is ready",
 		Long: "Starts a hub and the spoke clusters of a fleet file (the default fleet: gpu-east, gpu-west, edge-1)\n" +
 			"as real local control planes, creates their simulated GPU nodes and waits until the nodes are Ready.\n" +
+			"With --with kueue (or the fleet file's `with: [kueue]`) Kueue's manager runs on the hub and every spoke.\n" +
 			"The fleet keeps running after the command ends; stop it with `flotilla dev down`.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -33,6 +36,22 @@ func newUpCommand(io streams.IO, clk clock.PassiveClock, stateDir *string) *cobr
 					return err
 				}
 				source = fleetFile
+			}
+			if errs := fleet.ValidateWith(with, field.NewPath("--with")); len(errs) > 0 {
+				return errs.ToAggregate()
+			}
+			for _, w := range with {
+				if !spec.Has(w) {
+					spec.With = append(spec.With, w)
+				}
+			}
+			var kueue *localk8s.KueueBinaries
+			if spec.Has(fleet.WithKueue) {
+				kb, err := findKueue(kueueDir)
+				if err != nil {
+					return err
+				}
+				kueue = &kb
 			}
 			bins := localk8s.Binaries{Dir: binDir}
 			if binDir == "" {
@@ -57,7 +76,7 @@ func newUpCommand(io streams.IO, clk clock.PassiveClock, stateDir *string) *cobr
 			}
 			st, err := devfleet.Up(cmd.Context(), devfleet.UpOptions{
 				StateDir: *stateDir, Fleet: spec, FleetSource: source, Binaries: bins, Flotilla: flotillaBin,
-				Out: io.ErrOut, Clock: clk,
+				Kueue: kueue, Out: io.ErrOut, Clock: clk,
 			})
 			if err != nil {
 				return err
@@ -68,8 +87,23 @@ func newUpCommand(io streams.IO, clk clock.PassiveClock, stateDir *string) *cobr
 	cmd.Flags().StringVarP(&fleetFile, "fleet", "f", "", "fleet file (YAML); the default fleet when empty")
 	cmd.Flags().BoolVar(&register, "register", register, "run the Flotilla hub and an agent per spoke, and accept the spokes")
 	cmd.Flags().StringVar(&flotillaBin, "flotilla-bin", "", "flotilla binary for the hub and agents (default: this one)")
+	cmd.Flags().StringSliceVar(&with, "with", nil, "extra components to run on the hub and every spoke, added to the fleet file's with: kueue")
+	cmd.Flags().StringVar(&kueueDir, "kueue-bin", "", "folder of the Kueue build of tools/build-kueue.sh (default: $"+localk8s.KueueBinDirEnv+", else the build cache)")
 	cmd.Flags().StringVar(&binDir, "k8s-bin", "", "folder of the Kubernetes binaries built by tools/build.sh (default: $"+localk8s.BinDirEnv+", else the build cache)")
 	return cmd
+}
+
+// findKueue finds the Kueue build: dir when given, else FindKueue.
+func findKueue(dir string) (localk8s.KueueBinaries, error) {
+	if dir == "" {
+		return localk8s.FindKueue()
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return localk8s.KueueBinaries{}, err
+	}
+	kb := localk8s.KueueBinaries{Dir: abs}
+	return kb, kb.Check()
 }
 
 func printUp(io streams.IO, st *devfleet.State, bins localk8s.Binaries) error {
