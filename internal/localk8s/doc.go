@@ -1,7 +1,8 @@
 // Package localk8s runs real Kubernetes control planes as local processes: etcd, kube-apiserver,
 // kube-controller-manager and, for clusters that run workloads, kube-scheduler and kwok (simulated
 // kubelets). The binaries are the real ones, built from Kubernetes' own Go modules by
-// tools/build.sh into a cache outside the checkout.
+// tools/build.sh into a cache outside the checkout. StartKueue adds Kueue's manager (built by
+// tools/build-kueue.sh) to a cluster, with its CRDs and its webhooks on loopback.
 //
 // Two ideas carry the package:
 //
