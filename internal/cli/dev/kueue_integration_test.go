@@ -39,15 +39,18 @@ func TestUpWithKueue(t *testing.T) {
 		!strings.Contains(err.Error(), `--with[0]: Unsupported value: "volcano": supported values: "kueue"`) {
 		t.Fatalf("dev up --with volcano: err = %v, want the flag, the value and the supported values", err)
 	}
-	_, progress, err := run(t, "dev", "up", "-f", fleetFile, "--state-dir", stateDir, "--register=false", "--with", "kueue")
+	out, progress, err := run(t, "dev", "up", "-f", fleetFile, "--state-dir", stateDir, "--register=false", "--with", "kueue")
 	if err != nil {
 		t.Fatalf("dev up --with kueue: %v\n%s", err, progress)
+	}
+	if !strings.Contains(out, "Kueue "+localk8s.KueueVersion+" on every cluster") {
+		t.Errorf("dev up output does not mention Kueue:\n%s", out)
 	}
 	if !strings.Contains(progress, "Kueue "+localk8s.KueueVersion+" ready") {
 		t.Errorf("dev up progress does not say Kueue is ready:\n%s", progress)
 	}
 
-	out, _, err := run(t, "dev", "status", "-o", "json", "--state-dir", stateDir)
+	out, _, err = run(t, "dev", "status", "-o", "json", "--state-dir", stateDir)
 	if err != nil {
 		t.Fatalf("dev status: %v\n%s", err, out)
 	}

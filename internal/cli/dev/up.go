@@ -108,13 +108,16 @@ func findKueue(dir string) (localk8s.KueueBinaries, error) {
 
 func printUp(io streams.IO, st *devfleet.State, bins localk8s.Binaries) error {
 	w := tabwriter.NewWriter(io.Out, 0, 4, 2, ' ', 0)
-	registered := ""
+	registered, kueue := "", ""
 	for _, p := range st.Processes {
 		if p.Component == devfleet.HubComponent {
 			registered = ", registered with the Flotilla hub"
 		}
+		if p.Component == localk8s.KueueBin {
+			kueue = ", Kueue " + localk8s.KueueVersion + " on every cluster"
+		}
 	}
-	_, _ = fmt.Fprintf(w, "\nThe fleet is up: a hub and %d spokes%s.\n\n", len(st.Clusters)-1, registered)
+	_, _ = fmt.Fprintf(w, "\nThe fleet is up: a hub and %d spokes%s%s.\n\n", len(st.Clusters)-1, registered, kueue)
 	_, _ = fmt.Fprintln(w, "CLUSTER\tROLE\tAPI SERVER\tKUBECONFIG")
 	for _, c := range st.Clusters {
 		_, _ = fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", c.Name, c.Role, c.Server, c.Kubeconfig)
