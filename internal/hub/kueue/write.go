@@ -21,56 +21,56 @@ func newMeta(ac *kueuev1beta2.AdmissionCheck, name string) metav1.ObjectMeta {
 // writeConfig makes the MultiKueueConfig name list clusters and be owned by ac. It reports a
 // clash, and changes nothing, when that config is not the hub's.
 func (r *Reconciler) writeConfig(ctx context.Context, ac *kueuev1beta2.AdmissionCheck, name string, clusters []string) (clash bool, err error) {
-	c := &kueuev1beta2.MultiKueueConfig{}
-	if err := r.Client.Get(ctx, client.ObjectKey{Name: name}, c); apierrors.IsNotFound(err) {
-		c = &kueuev1beta2.MultiKueueConfig{ObjectMeta: newMeta(ac, name), Spec: kueuev1beta2.MultiKueueConfigSpec{Clusters: clusters}}
-		if err := r.Client.Create(ctx, c); err != nil {
-			return false, fmt.Errorf("creating MultiKueueConfig %s for AdmissionCheck %s: %w", name, ac.Name, err)
-		}
-		return false, nil
-	} else if err != nil {
-		return false, err
-	}
-	if !managed(c) {
-		return true, nil
-	}
-	refs, added := withOwner(c.OwnerReferences, ownerRef(ac))
-	if !added && slices.Equal(c.Spec.Clusters, clusters) {
-		return false, nil
-	}
-	c = c.DeepCopy()
-	c.OwnerReferences, c.Spec.Clusters = refs, clusters
-	if err := r.Client.Update(ctx, c); err != nil {
-		return false, fmt.Errorf("updating MultiKueueConfig %s for AdmissionCheck %s: %w", name, ac.Name, err)
-	}
-	return false, nil
+	return r.write(ctx, ac, &kueuev1beta2.MultiKueueConfig{ObjectMeta: metav1.ObjectMeta{Name: name}}, func(o client.Object) bool {
+		c := o.(*kueuev1beta2.MultiKueueConfig)
+		same := slices.Equal(c.Spec.Clusters, clusters)
+		c.Spec.Clusters = clusters
+		return !same
+	})
 }
 
 // writeCluster makes the MultiKueueCluster cluster point at its kubeconfig Secret and be owned by
 // ac. It reports a clash, and changes nothing, when that object is not the hub's.
 func (r *Reconciler) writeCluster(ctx context.Context, ac *kueuev1beta2.AdmissionCheck, cluster string) (clash bool, err error) {
 	want := ClusterSpec(cluster)
-	c := &kueuev1beta2.MultiKueueCluster{}
-	if err := r.Client.Get(ctx, client.ObjectKey{Name: cluster}, c); apierrors.IsNotFound(err) {
-		c = &kueuev1beta2.MultiKueueCluster{ObjectMeta: newMeta(ac, cluster), Spec: want}
-		if err := r.Client.Create(ctx, c); err != nil {
-			return false, fmt.Errorf("creating MultiKueueCluster %s for AdmissionCheck %s: %w", cluster, ac.Name, err)
+	return r.write(ctx, ac, &kueuev1beta2.MultiKueueCluster{ObjectMeta: metav1.ObjectMeta{Name: cluster}}, func(o client.Object) bool {
+		c := o.(*kueuev1beta2.MultiKueueCluster)
+		same := reflect.DeepEqual(c.Spec, want)
+		c.Spec = want
+		return !same
+	})
+}
+
+// write creates obj (named, cluster-scoped) with its spec set by setSpec, labeled as the hub's
+// and owned by ac, or, when it exists and is the hub's, adds ac to its owners and sets its spec,
+// writing only when either changed. setSpec sets the spec and reports whether it changed. It
+// reports a clash, and changes nothing, when the object is not the hub's.
+func (r *Reconciler) write(ctx context.Context, ac *kueuev1beta2.AdmissionCheck, obj client.Object, setSpec func(client.Object) bool) (clash bool, err error) {
+	kind, name := reflect.TypeOf(obj).Elem().Name(), obj.GetName()
+	err = r.Client.Get(ctx, client.ObjectKey{Name: name}, obj)
+	if apierrors.IsNotFound(err) {
+		meta := newMeta(ac, name)
+		obj.SetLabels(meta.Labels)
+		obj.SetOwnerReferences(meta.OwnerReferences)
+		setSpec(obj)
+		if err := r.Client.Create(ctx, obj); err != nil {
+			return false, fmt.Errorf("creating %s %s for AdmissionCheck %s: %w", kind, name, ac.Name, err)
 		}
 		return false, nil
-	} else if err != nil {
+	}
+	if err != nil {
 		return false, err
 	}
-	if !managed(c) {
+	if !managed(obj) {
 		return true, nil
 	}
-	refs, added := withOwner(c.OwnerReferences, ownerRef(ac))
-	if !added && reflect.DeepEqual(c.Spec, want) {
+	refs, added := withOwner(obj.GetOwnerReferences(), ownerRef(ac))
+	if changed := setSpec(obj); !added && !changed {
 		return false, nil
 	}
-	c = c.DeepCopy()
-	c.OwnerReferences, c.Spec = refs, want
-	if err := r.Client.Update(ctx, c); err != nil {
-		return false, fmt.Errorf("updating MultiKueueCluster %s for AdmissionCheck %s: %w", cluster, ac.Name, err)
+	obj.SetOwnerReferences(refs)
+	if err := r.Client.Update(ctx, obj); err != nil {
+		return false, fmt.Errorf("updating %s %s for AdmissionCheck %s: %w", kind, name, ac.Name, err)
 	}
 	return false, nil
 }
