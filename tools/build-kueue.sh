@@ -24,7 +24,8 @@ KUEUE_VERSION=v0.17.0
 BUILD_REV=2
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-say() { printf '%s\n' "$*" >&2; }
+# shellcheck source=tools/lib.sh
+source "$here/lib.sh" # say, progress
 die() { say "tools/build-kueue.sh: $*"; exit 1; }
 
 command -v go >/dev/null 2>&1 || die "no Go toolchain on PATH: install Go 1.26 or newer (https://go.dev/doc/install) and run again"
@@ -44,20 +45,6 @@ mkdir -p "$bin"
 tmp=$(mktemp -d "$bin/.build.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-progress() { # label total
-  local label=$1 total=$2 n=0 start=$SECONDS last=0
-  while IFS= read -r line; do
-    case "$line" in
-      *" "*|"#"*) say "$line" ;; # not a package path: a compiler message
-      *) n=$((n + 1))
-         if (( SECONDS - last >= 10 )); then
-           last=$SECONDS
-           say "$(printf '[%s] compiled %d of at most %d packages (%ds)' "$label" "$n" "$total" $((SECONDS - start)))"
-         fi ;;
-    esac
-  done
-  say "$(printf '[%s] done: compiled %d packages in %ds' "$label" "$n" $((SECONDS - start)))"
-}
 
 pkg=sigs.k8s.io/kueue/cmd/kueue
 dir=$(cd "$here/kueue" && go list -m -f '{{.Dir}}' sigs.k8s.io/kueue)

@@ -17,7 +17,8 @@ KWOK_VERSION=v0.8.0
 BUILD_REV=1
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-say() { printf '%s\n' "$*" >&2; }
+# shellcheck source=tools/lib.sh
+source "$here/lib.sh" # say, progress
 die() { say "tools/build.sh: $*"; exit 1; }
 
 command -v go >/dev/null 2>&1 || die "no Go toolchain on PATH: install Go 1.26 or newer (https://go.dev/doc/install) and run again"
@@ -40,22 +41,6 @@ mkdir -p "$bin"
 tmp=$(mktemp -d "$bin/.build.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-# go build -v names each package as it compiles it; count them against the dependency total so
-# a cold build (about 15 minutes on 2 cores) shows where it is.
-progress() { # label total
-  local label=$1 total=$2 n=0 start=$SECONDS last=0
-  while IFS= read -r line; do
-    case "$line" in
-      *" "*|"#"*) say "$line" ;; # not a package path: a compiler message
-      *) n=$((n + 1))
-         if (( SECONDS - last >= 10 )); then
-           last=$SECONDS
-           say "$(printf '[%s] compiled %d of at most %d packages (%ds)' "$label" "$n" "$total" $((SECONDS - start)))"
-         fi ;;
-    esac
-  done
-  say "$(printf '[%s] done: compiled %d packages in %ds' "$label" "$n" $((SECONDS - start)))"
-}
 
 build() { # label dir ldflags packages...
   local label=$1 dir=$2 ldflags=$3; shift 3
