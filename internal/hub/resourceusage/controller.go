@@ -31,7 +31,10 @@ var Name = builtinaddon.ResourceUsage.Name
 type Reconciler struct {
 	Client client.Client
 
-	mu     sync.Mutex
+	mu sync.Mutex
+	// shares holds each cluster's share of the maxima (its own maxima), by namespace; nil until
+	// the first reconcile fills it from the cache.
+	shares map[string]Maxima
 	maxima Maxima
 	// all gets every cluster again when the fleet's maxima move.
 	all chan event.GenericEvent
@@ -63,21 +66,20 @@ func named(name string) predicate.Predicate {
 // Reconcile writes, or deletes, one cluster's score.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	key := client.ObjectKey{Namespace: req.Namespace, Name: usagev1alpha1.ResourceUsageName}
-	// Read-only, from the cache: no copy of every cluster's figures at every reconcile.
-	list := &usagev1alpha1.ResourceUsageList{}
-	if err := r.Client.List(ctx, list, client.UnsafeDisableDeepCopy); err != nil {
+	var usage *usagev1alpha1.ResourceUsage
+	u := &usagev1alpha1.ResourceUsage{}
+	if err := r.Client.Get(ctx, key, u); err == nil && u.DeletionTimestamp == nil {
+		usage = u
+	} else if client.IgnoreNotFound(err) != nil {
 		return ctrl.Result{}, err
 	}
-	m := r.updateMaxima(list.Items)
-	var usage *usagev1alpha1.ResourceUsage
-	for i := range list.Items {
-		if u := &list.Items[i]; u.Namespace == key.Namespace && u.Name == key.Name && u.DeletionTimestamp == nil {
-			usage = u
-		}
+	m, err := r.updateMaxima(ctx, key.Namespace, usage)
+	if err != nil {
+		return ctrl.Result{}, err
 	}
 	score := &clusterv1alpha1.AddOnPlacementScore{}
 	scoreKey := client.ObjectKey{Namespace: req.Namespace, Name: clusterv1alpha1.ResourceUsageScoreName}
-	err := r.Client.Get(ctx, scoreKey, score)
+	err = r.Client.Get(ctx, scoreKey, score)
 	if err != nil && !apierrors.IsNotFound(err) {
 		return ctrl.Result{}, err
 	}
@@ -110,17 +112,40 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	return ctrl.Result{}, r.Client.Status().Update(ctx, score)
 }
 
-// updateMaxima records the fleet's maxima and, when they moved, queues every cluster again.
-func (r *Reconciler) updateMaxima(usages []usagev1alpha1.ResourceUsage) Maxima {
-	m := FleetMaxima(usages)
+// updateMaxima records one cluster's figures (nil when it has none) and returns the fleet's
+// maxima; when they moved, it queues every cluster again. Each cluster's share of the maxima is
+// kept here, so a change costs a pass over a small table, not over the fleet's figures; the
+// table is filled from the cache at the first call.
+func (r *Reconciler) updateMaxima(ctx context.Context, cluster string, usage *usagev1alpha1.ResourceUsage) (Maxima, error) {
 	r.mu.Lock()
-	moved := m != r.maxima
-	r.maxima = m
-	r.mu.Unlock()
-	if moved {
-		for i := range usages {
-			r.all <- event.GenericEvent{Object: &usages[i]}
+	defer r.mu.Unlock()
+	if r.shares == nil {
+		list := &usagev1alpha1.ResourceUsageList{}
+		if err := r.Client.List(ctx, list, client.UnsafeDisableDeepCopy); err != nil {
+			return Maxima{}, err
+		}
+		r.shares = make(map[string]Maxima, len(list.Items))
+		for i := range list.Items {
+			if u := &list.Items[i]; u.Name == usagev1alpha1.ResourceUsageName && u.DeletionTimestamp == nil {
+				r.shares[u.Namespace] = FleetMaxima(list.Items[i : i+1])
+			}
 		}
 	}
-	return m
+	if usage == nil {
+		delete(r.shares, cluster)
+	} else {
+		r.shares[cluster] = FleetMaxima([]usagev1alpha1.ResourceUsage{*usage})
+	}
+	var m Maxima
+	for _, share := range r.shares {
+		m = m.max(share)
+	}
+	if m != r.maxima {
+		r.maxima = m
+		for ns := range r.shares {
+			r.all <- event.GenericEvent{Object: &usagev1alpha1.ResourceUsage{
+				ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: usagev1alpha1.ResourceUsageName}}}
+		}
+	}
+	return m, nil
 }

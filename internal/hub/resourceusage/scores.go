@@ -26,6 +26,15 @@ type Maxima struct {
 	Cluster, Node [4]float64
 }
 
+// max is the larger of m and o in every figure.
+func (m Maxima) max(o Maxima) Maxima {
+	for d := range m.Cluster {
+		m.Cluster[d] = max(m.Cluster[d], o.Cluster[d])
+		m.Node[d] = max(m.Node[d], o.Node[d])
+	}
+	return m
+}
+
 // FleetMaxima computes the maxima over the ResourceUsages of the fleet.
 func FleetMaxima(usages []usagev1alpha1.ResourceUsage) Maxima {
 	var m Maxima
