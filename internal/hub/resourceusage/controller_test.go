@@ -55,4 +55,3 @@ func TestUpdateMaxima(t *testing.T) {
 		}
 	}
 }
-
