@@ -15,8 +15,8 @@
 // maxima move only when the fleet's allocatable does (clusters or nodes joining or going), not
 // when pods come and go, so a pod starting rewrites its own cluster's score and no other; when
 // the maxima do move, every cluster's score is rewritten (each cluster's share of the maxima is
-// kept in memory, so a change costs a pass over that small table, not over the fleet's figures). Nothing free, or a resource the fleet
-// lacks, scores -100.
+// kept in memory, so a change costs a pass over that small table, not over the fleet's figures).
+// Nothing free, or a resource the fleet lacks, scores -100.
 //
 // The score expires with the figures (validUntil is the ResourceUsage's), is written only when
 // it changes, and is deleted with its ResourceUsage. The hub writes and deletes only a score that
