@@ -53,11 +53,14 @@ func (p *Filter) Filter(c *clusterv1.ManagedCluster) *framework.Status {
 	return s
 }
 
-// NoMatch implements framework.NoMatchExplainer: when no candidate has a node of the model at
-// all, it names the annotation and the model and lists the models the candidates have.
+// NoMatch implements framework.NoMatchExplainer: when the clusters that have the model all lack
+// free capacity (not enough in total, or on too few nodes), it says so with their numbers (the
+// first three); when no candidate has a node of the model at all, it names the annotation and
+// the model and lists the models the candidates have.
 func (p *Filter) NoMatch(candidates []*clusterv1.ManagedCluster) string {
 	models := map[string][]string{}
 	unknown := 0
+	var misfits []string
 	for _, c := range candidates {
 		st, _ := Lookup(p.h, c.Name)
 		if st == nil {
@@ -65,11 +68,26 @@ func (p *Filter) NoMatch(candidates []*clusterv1.ManagedCluster) string {
 			continue
 		}
 		if Has(st, p.req.Resource, p.req.Model) {
-			return "" // some cluster has the model: each cluster's explanation says why it does not fit
+			v := Fit(st, p.req)
+			if v.Fits {
+				return "" // it failed another filter: its explanation says which
+			}
+			misfits = append(misfits, c.Name+": "+v.Message)
+			continue
 		}
 		for _, m := range Models(st, p.req.Resource) {
 			models[m] = append(models[m], c.Name)
 		}
+	}
+	if len(misfits) > 0 {
+		// Clusters have the model, but not enough of it free now, or not on enough nodes.
+		const most = 3
+		msg := fmt.Sprintf("no eligible cluster has the free %s that %s asks for: %s", p.req.What(), AnnotationField,
+			strings.Join(misfits[:min(most, len(misfits))], "; "))
+		if len(misfits) > most {
+			msg += fmt.Sprintf("; and %d more (see their explanations)", len(misfits)-most)
+		}
+		return msg
 	}
 	if unknown == len(candidates) {
 		return fmt.Sprintf("%s asks for %s, but no eligible cluster has current figures: enable the resource-usage add-on (`flotilla addon enable resource-usage --clusters <names>`)",
