@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr/testr"
+	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -316,6 +317,21 @@ func TestDynamicScoring(t *testing.T) {
 		if err := agent.Get(ctx, client.ObjectKeyFromObject(other), &corev1.ConfigMap{}); !apierrors.IsForbidden(err) {
 			t.Errorf("%s's agent reading ConfigMap %s/not-for-agents: %v, want Forbidden", one.Name, one.Name, err)
 		}
+		// It may list and watch its one ConfigMap by name (how it watches it), and nothing more.
+		kube := one.Agent.Hub().Current().Kube
+		byName := metav1.ListOptions{FieldSelector: "metadata.name=" + dynamicscoring.ConfigMapName}
+		if _, err := kube.CoreV1().ConfigMaps(one.Name).List(ctx, byName); err != nil {
+			t.Errorf("%s's agent listing its ConfigMap by name: %v, want it allowed", one.Name, err)
+		}
+		if _, err := kube.CoreV1().ConfigMaps(one.Name).List(ctx, metav1.ListOptions{}); !apierrors.IsForbidden(err) {
+			t.Errorf("%s's agent listing every ConfigMap of %s: %v, want Forbidden", one.Name, one.Name, err)
+		}
+		if w, err := kube.CoreV1().ConfigMaps(two.Name).Watch(ctx, byName); !apierrors.IsForbidden(err) {
+			if w != nil {
+				w.Stop()
+			}
+			t.Errorf("%s's agent watching %s's ConfigMap: %v, want Forbidden", one.Name, two.Name, err)
+		}
 		aps := &clusterv1alpha1.AddOnPlacementScore{ObjectMeta: metav1.ObjectMeta{Namespace: two.Name, Name: "gpu-util-forged"}}
 		if err := agent.Create(ctx, aps); !apierrors.IsForbidden(err) {
 			t.Errorf("%s's agent creating an AddOnPlacementScore in %s: %v, want Forbidden", one.Name, two.Name, err)
@@ -339,6 +355,32 @@ func TestDynamicScoring(t *testing.T) {
 		})
 		if s, err := getScore(ctx, hub, one.Name, "gpu-util"); err != nil || s == nil {
 			t.Errorf("%s's score gpu-util: %v (%v), want it kept", one.Name, s, err)
+		}
+	})
+
+	t.Run("a ConfigMap of that name someone else made is left alone, and the hub says so", func(t *testing.T) {
+		theirs := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: two.Name, Name: dynamicscoring.ConfigMapName},
+			Data: map[string]string{"mine": "yes"}}
+		testenv.Create(t, hub, theirs)
+		testenv.Create(t, hub, &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: two.Name, Name: dynamicscoring.Name}})
+		testenv.WaitFor(t, wait, "a ConfigMapNotOwned event in "+two.Name, func(ctx context.Context) (bool, string, error) {
+			l := &corev1.EventList{}
+			if err := hub.List(ctx, l, client.InNamespace(two.Name)); err != nil {
+				return false, "", err
+			}
+			for _, e := range l.Items {
+				if e.Reason == "ConfigMapNotOwned" {
+					return true, e.Message, nil
+				}
+			}
+			return false, fmt.Sprintf("%d events", len(l.Items)), nil
+		})
+		got := &corev1.ConfigMap{}
+		if err := hub.Get(ctx, client.ObjectKeyFromObject(theirs), got); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(theirs.Data, got.Data); diff != "" || len(got.Labels) != 0 {
+			t.Errorf("their ConfigMap changed: labels %v, data (-want +got):\n%s", got.Labels, diff)
 		}
 	})
 }
