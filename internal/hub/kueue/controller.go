@@ -229,13 +229,11 @@ func (r *Reconciler) secretReady(ctx context.Context, cluster string) (bool, err
 
 // setActive writes cond into ac's status when it changed.
 func (r *Reconciler) setActive(ctx context.Context, ac *kueuev1beta2.AdmissionCheck, cond metav1.Condition) error {
-	if old := meta.FindStatusCondition(ac.Status.Conditions, cond.Type); old != nil && old.Status == cond.Status &&
-		old.Reason == cond.Reason && old.Message == cond.Message && old.ObservedGeneration == cond.ObservedGeneration {
+	ac = ac.DeepCopy()
+	cond.LastTransitionTime = metav1.NewTime(r.Clock.Now()) // kept when only the message changes
+	if !meta.SetStatusCondition(&ac.Status.Conditions, cond) {
 		return nil
 	}
-	ac = ac.DeepCopy()
-	cond.LastTransitionTime = metav1.NewTime(r.Clock.Now())
-	meta.SetStatusCondition(&ac.Status.Conditions, cond)
 	if err := r.Client.Status().Update(ctx, ac); err != nil {
 		return fmt.Errorf("writing the Active condition of AdmissionCheck %s: %w", ac.Name, err)
 	}
