@@ -25,13 +25,9 @@ BUILD_REV=2
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=tools/lib.sh
-source "$here/lib.sh" # say, progress
-die() { say "tools/build-kueue.sh: $*"; exit 1; }
-
-command -v go >/dev/null 2>&1 || die "no Go toolchain on PATH: install Go 1.26 or newer (https://go.dev/doc/install) and run again"
+source "$here/lib.sh" # say, die, progress, cache_root; fails without Go
 
 key=$( { cat "$here/kueue/go.mod" "$here/kueue/go.sum"; echo "$BUILD_REV"; go env GOVERSION; } | sha256sum | cut -c1-12)
-cache_root=${FLOTILLA_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/flotilla}
 bin="$cache_root/kueue-$KUEUE_VERSION-$key/bin"
 
 if [[ "${1:-}" == "--print" ]]; then echo "$bin"; exit 0; fi

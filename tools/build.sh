@@ -18,16 +18,12 @@ BUILD_REV=1
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=tools/lib.sh
-source "$here/lib.sh" # say, progress
-die() { say "tools/build.sh: $*"; exit 1; }
-
-command -v go >/dev/null 2>&1 || die "no Go toolchain on PATH: install Go 1.26 or newer (https://go.dev/doc/install) and run again"
+source "$here/lib.sh" # say, die, progress, cache_root; fails without Go
 
 # The key covers every input that changes the binaries: the pins (go.mod/go.sum of both
 # modules), the etcd main, BUILD_REV and the Go version.
 key=$( { cat "$here/go.mod" "$here/go.sum" "$here/kwok/go.mod" "$here/kwok/go.sum" "$here/cmd/etcd/main.go"
          echo "$BUILD_REV"; go env GOVERSION; } | sha256sum | cut -c1-12)
-cache_root=${FLOTILLA_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/flotilla}
 bin="$cache_root/k8s-$KUBE_VERSION-kwok-$KWOK_VERSION-$key/bin"
 
 if [[ "${1:-}" == "--print" ]]; then echo "$bin"; exit 0; fi
