@@ -26,5 +26,15 @@ var DynamicScoring = Info{
 		"scoring API) and writes their scores as AddOnPlacementScores in the cluster's namespace, for placements to rank clusters by.",
 }
 
+// MultiKueueWorker reports a MultiKueue token of the worker; the hub switches it on for the
+// clusters of its MultiKueueConfigs (internal/hub/kueue).
+var MultiKueueWorker = Info{
+	Name:        "multikueue-worker",
+	DisplayName: "MultiKueue worker credentials",
+	Description: "Built into flotilla agent: requests tokens of the least-privilege ServiceAccount the hub delivers for " +
+		"Kueue's MultiKueue and reports them to the hub, which composes the worker's kubeconfig. The hub switches it on " +
+		"for the clusters its Kueue admission checks choose.",
+}
+
 // Catalog is every built-in add-on.
-var Catalog = []Info{ResourceUsage, DynamicScoring}
+var Catalog = []Info{ResourceUsage, DynamicScoring, MultiKueueWorker}

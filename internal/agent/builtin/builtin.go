@@ -3,6 +3,7 @@ package builtin
 import (
 	"context"
 	"errors"
+	"maps"
 	"sync"
 	"time"
 
@@ -37,6 +38,9 @@ type Env struct {
 	Spoke   *rest.Config
 	Clock   clock.WithTicker
 	Log     logr.Logger
+	// Annotations are the ManagedClusterAddOn's when the run started: how the hub passes a
+	// built-in add-on its settings.
+	Annotations map[string]string
 }
 
 // RestartBackoff is the wait before an add-on whose run failed runs again.
@@ -124,14 +128,14 @@ func (m *Manager) Sync(ctx context.Context, hub *registration.HubClients, mcas [
 		switch {
 		case r == nil, r.hub != hub && !r.exited():
 			m.stop(name)
-			m.start(name, hub)
+			m.start(name, hub, mca.Annotations)
 		case r.exited():
 			if wait := r.ended.Add(RestartBackoff).Sub(now); wait > 0 {
 				if next == 0 || wait < next {
 					next = wait
 				}
 			} else {
-				m.start(name, hub)
+				m.start(name, hub, mca.Annotations)
 			}
 		}
 		if err := m.report(ctx, hub.Client, mca, m.snapshot()[name]); err != nil {
@@ -162,13 +166,14 @@ func (m *Manager) env(hub *registration.HubClients, name string) Env {
 	return Env{ClusterName: m.clusterName, Hub: hub.Client, HubKube: hub.Kube, Spoke: m.spoke, Clock: m.clock, Log: m.log.WithValues("addon", name)}
 }
 
-func (m *Manager) start(name string, hub *registration.HubClients) {
+func (m *Manager) start(name string, hub *registration.HubClients, annotations map[string]string) {
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &run{hub: hub, cancel: cancel, done: make(chan struct{})}
 	m.mu.Lock()
 	m.running[name] = r
 	m.mu.Unlock()
 	env := m.env(hub, name)
+	env.Annotations = maps.Clone(annotations)
 	env.Log.Info("starting the built-in add-on")
 	go func() {
 		err := m.addOns[name].Run(ctx, env)

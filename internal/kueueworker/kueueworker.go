@@ -1,0 +1,107 @@
+package kueueworker
+
+import (
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/flotilla/flotilla/internal/kubeconfig"
+)
+
+const (
+	// Namespace holds the ServiceAccount on the worker.
+	Namespace = "flotilla-multikueue"
+	// ServiceAccount is the identity MultiKueue acts as on the worker.
+	ServiceAccount = "multikueue"
+	// ClusterRoleName names the worker's ClusterRole and ClusterRoleBinding.
+	ClusterRoleName = "flotilla:multikueue-worker"
+	// WorkName is the hub's ManifestWork, in the cluster's namespace, that delivers them.
+	WorkName = "multikueue-worker"
+	// AddOnName is the built-in add-on that reports the token.
+	AddOnName = "multikueue-worker"
+	// TokenSecretAnnotation on the add-on's ManagedClusterAddOn says where the agent reports the
+	// token: "<namespace>/<name>" of a Secret the hub made for it (TokenSecret) in the Kueue
+	// namespace, which the agent may read and update and nothing else.
+	TokenSecretAnnotation = "kueue.flotilla.io/token-secret"
+	// Keys of the token Secret: the token, the worker's CA (PEM) and the server address the agent
+	// reaches its cluster at.
+	TokenKey  = "token"
+	CAKey     = "ca.crt"
+	ServerKey = "server"
+	// ExpiresAnnotation on the token Secret is when the token expires (RFC 3339).
+	ExpiresAnnotation = "kueue.flotilla.io/token-expires"
+	// Lifetime is the lifetime the agent asks for; the worker's API server may shorten it.
+	Lifetime = time.Hour
+	// RefreshFraction of a token's lifetime passes before the agent asks for the next one.
+	RefreshFraction = 0.8
+)
+
+// TokenSecret is the name of the Secret, in the hub's Kueue namespace, where cluster's agent
+// reports its token; TokenRole names the Role and RoleBinding that let it.
+func TokenSecret(cluster string) string { return "multikueue-token-" + cluster }
+
+// TokenRole names the Role and RoleBinding in the Kueue namespace that let cluster's agent write
+// its token Secret.
+func TokenRole(cluster string) string { return "flotilla:multikueue-token:" + cluster }
+
+// Rules are what MultiKueue does on a worker for batch/v1 Jobs, Kueue's own minimal set: make,
+// watch and delete the Jobs and their Workloads, write the Workloads' status, and read the Jobs'
+// and Pods' status. Nothing else: no Secrets, no Nodes, no RBAC.
+func Rules() []rbacv1.PolicyRule {
+	all := []string{"create", "update", "patch", "delete", "get", "list", "watch"}
+	return []rbacv1.PolicyRule{
+		{APIGroups: []string{"batch"}, Resources: []string{"jobs"}, Verbs: all},
+		{APIGroups: []string{"batch"}, Resources: []string{"jobs/status"}, Verbs: []string{"get"}},
+		{APIGroups: []string{"kueue.x-k8s.io"}, Resources: []string{"workloads"}, Verbs: all},
+		{APIGroups: []string{"kueue.x-k8s.io"}, Resources: []string{"workloads/status"}, Verbs: []string{"get", "patch", "update"}},
+		{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: all},
+		{APIGroups: []string{""}, Resources: []string{"pods/status"}, Verbs: []string{"get"}},
+	}
+}
+
+// Manifests are the objects the hub's ManifestWork puts on the worker.
+func Manifests() []runtime.Object {
+	return []runtime.Object{
+		&corev1.Namespace{TypeMeta: typeMeta("v1", "Namespace"), ObjectMeta: metav1.ObjectMeta{Name: Namespace}},
+		&corev1.ServiceAccount{TypeMeta: typeMeta("v1", "ServiceAccount"),
+			ObjectMeta: metav1.ObjectMeta{Namespace: Namespace, Name: ServiceAccount}},
+		&rbacv1.ClusterRole{TypeMeta: typeMeta(rbacv1.SchemeGroupVersion.String(), "ClusterRole"),
+			ObjectMeta: metav1.ObjectMeta{Name: ClusterRoleName}, Rules: Rules()},
+		&rbacv1.ClusterRoleBinding{TypeMeta: typeMeta(rbacv1.SchemeGroupVersion.String(), "ClusterRoleBinding"),
+			ObjectMeta: metav1.ObjectMeta{Name: ClusterRoleName},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: ClusterRoleName},
+			Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: Namespace, Name: ServiceAccount}}},
+	}
+}
+
+func typeMeta(apiVersion, kind string) metav1.TypeMeta {
+	return metav1.TypeMeta{APIVersion: apiVersion, Kind: kind}
+}
+
+// Token is what the agent reported in the token Secret.
+type Token struct {
+	Token, Server string
+	CA            []byte
+}
+
+// FromSecret reads the token Secret, or says which key is missing.
+func FromSecret(s *corev1.Secret) (Token, error) {
+	t := Token{Token: string(s.Data[TokenKey]), Server: string(s.Data[ServerKey]), CA: s.Data[CAKey]}
+	for _, kv := range [][2]string{{TokenKey, t.Token}, {CAKey, string(t.CA)}, {ServerKey, t.Server}} {
+		if kv[1] == "" {
+			return Token{}, fmt.Errorf("Secret %s/%s has no key %s", s.Namespace, s.Name, kv[0])
+		}
+	}
+	return t, nil
+}
+
+// Kubeconfig is the kubeconfig MultiKueue uses for cluster: the token, inline, at server,
+// trusting ca (Kueue refuses token files and CA files).
+func Kubeconfig(cluster, server string, ca []byte, token string) ([]byte, error) {
+	return kubeconfig.Build(cluster, server, ca, &clientcmdapi.AuthInfo{Token: token})
+}
