@@ -36,5 +36,15 @@ var MultiKueueWorker = Info{
 		"for the clusters its Kueue admission checks choose.",
 }
 
+// KueueQueues keeps Kueue's ResourceFlavors, ClusterQueue and LocalQueue on the cluster from its
+// nodes (internal/agent/builtin/kueuequeues).
+var KueueQueues = Info{
+	Name:        "kueue-queues",
+	DisplayName: "Kueue queues",
+	Description: "Built into flotilla agent: keeps Kueue's configuration on the cluster current from its nodes: a " +
+		"ResourceFlavor per GPU model and cpu-only, the ClusterQueue cluster-queue with the nodes' allocatable as quotas, " +
+		"and the LocalQueue default/user-queue. Needs Kueue installed on the cluster.",
+}
+
 // Catalog is every built-in add-on.
-var Catalog = []Info{ResourceUsage, DynamicScoring, MultiKueueWorker}
+var Catalog = []Info{ResourceUsage, DynamicScoring, MultiKueueWorker, KueueQueues}

@@ -15,6 +15,7 @@ import (
 	"github.com/flotilla/flotilla/internal/agent/addon"
 	"github.com/flotilla/flotilla/internal/agent/builtin"
 	"github.com/flotilla/flotilla/internal/agent/builtin/dynamicscoring"
+	"github.com/flotilla/flotilla/internal/agent/builtin/kueuequeues"
 	"github.com/flotilla/flotilla/internal/agent/builtin/multikueueworker"
 	"github.com/flotilla/flotilla/internal/agent/builtin/resourceusage"
 	"github.com/flotilla/flotilla/internal/agent/registration"
@@ -92,7 +93,7 @@ func NewCommand(_ streams.IO) *cobra.Command {
 				ClusterName: clusterName, AgentID: agentID, Hub: a.Hub(), Spoke: spoke,
 				CertificateLifetime: certLifetime,
 				BuiltIns: builtin.NewManager(clusterName, spoke, clock.RealClock{}, ctrl.Log.WithName("builtin"),
-					resourceusage.AddOn{}, dynamicscoring.AddOn{}, multikueueworker.AddOn{}),
+					resourceusage.AddOn{}, dynamicscoring.AddOn{}, multikueueworker.AddOn{}, kueuequeues.AddOn{}),
 				Log: ctrl.Log.WithName("addon"),
 			})
 			if err != nil {
