@@ -79,6 +79,9 @@ type Options struct {
 	// KueueNamespace is Kueue's namespace, where the Placements of Kueue's AdmissionChecks and the
 	// MultiKueue kubeconfig Secrets are (internal/hub/kueue); kueue.DefaultNamespace when "".
 	KueueNamespace string
+	// KueueTokenResync is how often the hub reads a MultiKueue worker's reported token again, for
+	// the next one (kueue.TokenResync when zero).
+	KueueTokenResync time.Duration
 }
 
 // DefaultWebhookAddress is the CLI's webhook address: loopback, on a free port, since only the
@@ -194,6 +197,9 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		return nil, err
 	} else if ok {
 		if err := (&kueue.Reconciler{Client: mgr.GetClient(), Clock: clk, Namespace: opts.KueueNamespace}).SetupWithManager(mgr); err != nil {
+			return nil, err
+		}
+		if err := (&kueue.Credentials{Client: mgr.GetClient(), Namespace: opts.KueueNamespace, Resync: opts.KueueTokenResync}).SetupWithManager(mgr); err != nil {
 			return nil, err
 		}
 	} else {

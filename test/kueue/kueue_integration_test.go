@@ -34,7 +34,7 @@ func TestPlacementDrivesMultiKueue(t *testing.T) {
 
 	waitMultiKueue(t, f.c, "kq-drive", []string{"kq-drive-b", "kq-drive-c", "kq-drive-a"}, "kq-drive-a", "kq-drive-b", "kq-drive-c")
 	f.waitActive(t, "kq-drive", active{metav1.ConditionFalse, kueue.ReasonCredentialsPending,
-		"waiting for kubeconfig Secrets multikueue-kq-drive-b, multikueue-kq-drive-c, multikueue-kq-drive-a (key kubeconfig) in namespace kueue-system"})
+		"waiting for kubeconfig Secrets multikueue-kq-drive-b, multikueue-kq-drive-c, multikueue-kq-drive-a (key kubeconfig) in namespace kueue-system" + pending})
 
 	t.Run("a cluster loses its label", func(t *testing.T) {
 		mc := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "kq-drive-c"}}
@@ -46,7 +46,7 @@ func TestPlacementDrivesMultiKueue(t *testing.T) {
 	t.Run("the Secrets appear", func(t *testing.T) {
 		f.kubeconfigSecret(t, "kq-drive-a")
 		f.waitActive(t, "kq-drive", active{metav1.ConditionFalse, kueue.ReasonCredentialsPending,
-			"waiting for kubeconfig Secrets multikueue-kq-drive-b (key kubeconfig) in namespace kueue-system"})
+			"waiting for kubeconfig Secrets multikueue-kq-drive-b (key kubeconfig) in namespace kueue-system" + pending})
 		f.kubeconfigSecret(t, "kq-drive-b")
 		f.waitActive(t, "kq-drive", active{metav1.ConditionTrue, kueue.ReasonActive,
 			"MultiKueueConfig kq-drive lists 2 clusters of Placement kueue-system/kq-drive"})
@@ -200,3 +200,6 @@ func TestSecretsNotReadable(t *testing.T) {
 	f.waitActive(t, "kq-noread", active{metav1.ConditionFalse, kueue.ReasonCredentialsPending,
 		"the hub may not read kubeconfig Secrets multikueue-kq-noread-1 in namespace kueue-system: grant it get on secrets there with a Role (docs/kueue.md)"})
 }
+
+// pending ends the CredentialsPending message.
+const pending = ": the hub writes each from the token the cluster's agent reports (built-in add-on multikueue-worker), unless you write it yourself"

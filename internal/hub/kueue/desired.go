@@ -11,6 +11,7 @@ import (
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
+	"github.com/flotilla/flotilla/internal/kueueworker"
 )
 
 const (
@@ -26,7 +27,7 @@ const (
 	// SecretPrefix starts the name of each cluster's kubeconfig Secret: multikueue-<cluster>.
 	SecretPrefix = "multikueue-"
 	// SecretPoll is how often a check whose kubeconfig Secrets are missing looks for them again.
-	SecretPoll = 10 * time.Second
+	SecretPoll = 2 * time.Second
 	// MaxClusters is the most clusters a MultiKueueConfig holds (its CRD's maxItems).
 	MaxClusters = 20
 )
@@ -138,8 +139,9 @@ func Active(s State, generation int64) metav1.Condition {
 			strings.Join(s.MissingSecrets, ", "), s.Namespace)
 	case len(s.MissingSecrets) > 0:
 		c.Reason = ReasonCredentialsPending
-		c.Message = fmt.Sprintf("waiting for kubeconfig Secrets %s (key %s) in namespace %s",
-			strings.Join(s.MissingSecrets, ", "), kueuev1beta2.MultiKueueConfigSecretKey, s.Namespace)
+		c.Message = fmt.Sprintf("waiting for kubeconfig Secrets %s (key %s) in namespace %s: the hub writes each from the token "+
+			"the cluster's agent reports (built-in add-on %s), unless you write it yourself",
+			strings.Join(s.MissingSecrets, ", "), kueuev1beta2.MultiKueueConfigSecretKey, s.Namespace, kueueworker.AddOnName)
 	default:
 		c.Status, c.Reason = metav1.ConditionTrue, ReasonActive
 		c.Message = fmt.Sprintf("MultiKueueConfig %s lists %d clusters of %s", s.Placement, len(s.Clusters), p)

@@ -113,7 +113,7 @@ func TestActive(t *testing.T) {
 				"in the way and not the hub's (no label kueue.flotilla.io/managed-by=flotilla), so left alone: MultiKueueConfig gpu; delete them, or rename the placement"}},
 		"credentials pending": {state: with(func(s *State) { s.MissingSecrets = []string{"multikueue-a", "multikueue-b"} }),
 			want: result{metav1.ConditionFalse, ReasonCredentialsPending,
-				"waiting for kubeconfig Secrets multikueue-a, multikueue-b (key kubeconfig) in namespace kueue-system"}},
+				"waiting for kubeconfig Secrets multikueue-a, multikueue-b (key kubeconfig) in namespace kueue-system" + pending}},
 		"secrets not readable": {state: with(func(s *State) { s.MissingSecrets, s.SecretsForbidden = []string{"multikueue-a"}, true }),
 			want: result{metav1.ConditionFalse, ReasonCredentialsPending,
 				"the hub may not read kubeconfig Secrets multikueue-a in namespace kueue-system: grant it get on secrets there with a Role (docs/kueue.md)"}},
@@ -152,3 +152,6 @@ func TestOwners(t *testing.T) {
 		t.Errorf("owner reference %+v: want no controller, not blocking deletion", a)
 	}
 }
+
+// pending ends the CredentialsPending message.
+const pending = ": the hub writes each from the token the cluster's agent reports (built-in add-on multikueue-worker), unless you write it yourself"

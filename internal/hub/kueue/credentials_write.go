@@ -1,0 +1,188 @@
+package kueue
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"reflect"
+
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
+	workv1 "github.com/flotilla/flotilla/api/work/v1"
+	"github.com/flotilla/flotilla/internal/clusteridentity"
+	"github.com/flotilla/flotilla/internal/kueueworker"
+)
+
+func agentGroup(cluster string) string { return clusteridentity.Group(cluster) }
+
+// rawOf is o as a ManifestWork carries it.
+func rawOf(o runtime.Object) runtime.RawExtension {
+	data, err := json.Marshal(o)
+	if err != nil {
+		panic(fmt.Sprintf("marshalling %T: %v", o, err)) // only typed API objects come here
+	}
+	return runtime.RawExtension{Raw: data}
+}
+
+// specHash is the SHA-256 of v's JSON.
+func specHash(v any) string {
+	data, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("marshalling %T: %v", v, err))
+	}
+	return fmt.Sprintf("%x", sha256.Sum256(data))
+}
+
+// equalJSON says whether a and b serialise alike.
+func equalJSON(a, b any) bool {
+	ja, erra := json.Marshal(a)
+	jb, errb := json.Marshal(b)
+	return erra == nil && errb == nil && bytes.Equal(ja, jb)
+}
+
+// apply creates want, or, when it exists and is the hub's, gives it want's owner and lets mutate
+// bring it in line (mutate says whether it changed anything). An object of that name that is not
+// the hub's is left alone: the cluster's credentials then stay pending, and the log says why.
+func (c *Credentials) apply(ctx context.Context, want client.Object, mutate func(client.Object) bool) error {
+	kind := reflect.TypeOf(want).Elem().Name()
+	got := want.DeepCopyObject().(client.Object)
+	err := c.Client.Get(ctx, client.ObjectKeyFromObject(want), got)
+	if apierrors.IsNotFound(err) {
+		if err := c.Client.Create(ctx, want); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("creating %s %s/%s: %w", kind, want.GetNamespace(), want.GetName(), err)
+		}
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !managed(got) {
+		ctrl.LoggerFrom(ctx).Info("an object the MultiKueue credentials need is not the hub's; leaving it alone",
+			"kind", kind, "object", client.ObjectKeyFromObject(got), "label", ManagedLabel+"="+ManagedValue)
+		return nil
+	}
+	changed := mutate(got)
+	if !equalJSON(got.GetOwnerReferences(), want.GetOwnerReferences()) {
+		got.SetOwnerReferences(want.GetOwnerReferences())
+		changed = true
+	}
+	if !changed {
+		return nil
+	}
+	if err := c.Client.Update(ctx, got); err != nil {
+		return fmt.Errorf("updating %s %s/%s: %w", kind, got.GetNamespace(), got.GetName(), err)
+	}
+	return nil
+}
+
+// secretErr explains an error writing or reading a Secret in the Kueue namespace.
+func (c *Credentials) secretErr(what string, s *corev1.Secret, err error) error {
+	if apierrors.IsForbidden(err) {
+		return fmt.Errorf("%s Secret %s/%s: the hub may not: grant it get, create, update, patch and delete on secrets in namespace %s with a Role (docs/kueue.md): %w",
+			what, s.Namespace, s.Name, c.Namespace, err)
+	}
+	return fmt.Errorf("%s Secret %s/%s: %w", what, s.Namespace, s.Name, err)
+}
+
+// createSecret creates s unless a Secret of its name exists.
+func (c *Credentials) createSecret(ctx context.Context, s *corev1.Secret) error {
+	err := c.SecretReader.Get(ctx, client.ObjectKeyFromObject(s), &corev1.Secret{})
+	if apierrors.IsNotFound(err) {
+		err = c.Client.Create(ctx, s)
+		if apierrors.IsAlreadyExists(err) {
+			return nil
+		}
+		if err != nil {
+			return c.secretErr("creating", s, err)
+		}
+		return nil
+	}
+	if err != nil {
+		return c.secretErr("reading", s, err)
+	}
+	return nil
+}
+
+// writeSecret creates want, or updates the hub's Secret of its name when its data or owner
+// differ. A Secret of that name that is not the hub's is the user's: left as it is, and used.
+func (c *Credentials) writeSecret(ctx context.Context, want *corev1.Secret) error {
+	got := &corev1.Secret{}
+	err := c.SecretReader.Get(ctx, client.ObjectKeyFromObject(want), got)
+	if apierrors.IsNotFound(err) {
+		if err := c.Client.Create(ctx, want); err != nil && !apierrors.IsAlreadyExists(err) {
+			return c.secretErr("creating", want, err)
+		}
+		return nil
+	}
+	if err != nil {
+		return c.secretErr("reading", want, err)
+	}
+	if !managed(got) {
+		return nil
+	}
+	if equalJSON(got.Data, want.Data) && equalJSON(got.OwnerReferences, want.OwnerReferences) {
+		return nil
+	}
+	got.Data, got.OwnerReferences = want.Data, want.OwnerReferences
+	if err := c.Client.Update(ctx, got); err != nil {
+		return c.secretErr("updating", got, err)
+	}
+	return nil
+}
+
+// remove deletes what the hub made for cluster's credentials. It looks at its cached objects
+// first: the Secrets go (by the hub, or by the garbage collector with their MultiKueueCluster)
+// only when the Role made with them is there, so that clusters that never were workers cost no
+// reads of Secrets.
+func (c *Credentials) remove(ctx context.Context, cluster string) error {
+	cached := []client.Object{
+		&workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: kueueworker.WorkName}},
+		&addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: kueueworker.AddOnName}},
+		&rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: c.Namespace, Name: kueueworker.TokenRole(cluster)}},
+		&rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: c.Namespace, Name: kueueworker.TokenRole(cluster)}},
+	}
+	hadRole := false
+	for _, o := range cached {
+		found, err := c.deleteIfOurs(ctx, c.Client, o)
+		if err != nil {
+			return err
+		}
+		if _, ok := o.(*rbacv1.Role); ok {
+			hadRole = found
+		}
+	}
+	if !hadRole {
+		return nil
+	}
+	for _, name := range []string{SecretName(cluster), kueueworker.TokenSecret(cluster)} {
+		if _, err := c.deleteIfOurs(ctx, c.SecretReader, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: c.Namespace, Name: name}}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// deleteIfOurs deletes o when it exists and is the hub's, and says whether it was.
+func (c *Credentials) deleteIfOurs(ctx context.Context, r client.Reader, o client.Object) (bool, error) {
+	key := client.ObjectKeyFromObject(o)
+	if err := r.Get(ctx, key, o); err != nil {
+		return false, client.IgnoreNotFound(err)
+	}
+	if !managed(o) {
+		return false, nil
+	}
+	uid := o.GetUID()
+	if err := c.Client.Delete(ctx, o, client.Preconditions{UID: &uid}); client.IgnoreNotFound(err) != nil {
+		return true, fmt.Errorf("deleting %s %s, no longer a MultiKueue worker's: %w", reflect.TypeOf(o).Elem().Name(), key, err)
+	}
+	return true, nil
+}

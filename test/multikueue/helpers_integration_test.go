@@ -1,0 +1,98 @@
+//go:build integration
+
+package multikueue
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/util/retry"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
+	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
+	"github.com/flotilla/flotilla/internal/hub/kueue"
+	"github.com/flotilla/flotilla/internal/testenv"
+)
+
+// label sets labels on cluster; an empty value removes the label.
+func (f *fleet) label(t *testing.T, cluster string, labels map[string]string) {
+	t.Helper()
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		mc := &clusterv1.ManagedCluster{}
+		if err := f.c.Get(context.Background(), client.ObjectKey{Name: cluster}, mc); err != nil {
+			return err
+		}
+		if mc.Labels == nil {
+			mc.Labels = map[string]string{}
+		}
+		for k, v := range labels {
+			if v == "" {
+				delete(mc.Labels, k)
+			} else {
+				mc.Labels[k] = v
+			}
+		}
+		return f.c.Update(context.Background(), mc)
+	})
+	if err != nil {
+		t.Fatalf("labelling ManagedCluster %s: %v", cluster, err)
+	}
+}
+
+// placement makes a Placement in the Kueue namespace choosing the clusters labelled match, and
+// an AdmissionCheck of OCM's placement controller naming it.
+func (f *fleet) placement(t *testing.T, name string, match map[string]string) {
+	t.Helper()
+	testenv.Create(t, f.c, &clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: clusterv1beta1.PlacementSpec{
+		Predicates: []clusterv1beta1.ClusterPredicate{{RequiredClusterSelector: clusterv1beta1.ClusterSelector{
+			LabelSelector: metav1.LabelSelector{MatchLabels: match}}}},
+	}})
+	testenv.Create(t, f.c, &kueuev1beta2.AdmissionCheck{ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: kueuev1beta2.AdmissionCheckSpec{ControllerName: kueue.ControllerName, Parameters: &kueuev1beta2.AdmissionCheckParametersReference{
+			APIGroup: clusterv1beta1.GroupVersion.Group, Kind: "Placement", Name: name}}})
+}
+
+// waitActive waits for the AdmissionCheck's Active condition to have status and the
+// MultiKueueConfig of the same name to list clusters (when status is True).
+func (f *fleet) waitActive(t *testing.T, name string, status metav1.ConditionStatus, clusters ...string) {
+	t.Helper()
+	testenv.WaitFor(t, wait, fmt.Sprintf("AdmissionCheck %s Active=%s with clusters %v", name, status, clusters), func(ctx context.Context) (bool, string, error) {
+		ac := &kueuev1beta2.AdmissionCheck{}
+		if err := f.c.Get(ctx, client.ObjectKey{Name: name}, ac); err != nil {
+			return false, "", err
+		}
+		c := meta.FindStatusCondition(ac.Status.Conditions, kueuev1beta2.AdmissionCheckActive)
+		if c == nil || c.Status != status {
+			return false, fmt.Sprintf("%+v", c), nil
+		}
+		if status != metav1.ConditionTrue {
+			return true, "", nil
+		}
+		cfg := &kueuev1beta2.MultiKueueConfig{}
+		if err := f.c.Get(ctx, client.ObjectKey{Name: name}, cfg); err != nil {
+			return false, err.Error(), nil
+		}
+		return fmt.Sprint(cfg.Spec.Clusters) == fmt.Sprint(clusters), fmt.Sprintf("config lists %v", cfg.Spec.Clusters), nil
+	})
+}
+
+// workerClient is a client of the worker built from the kubeconfig in data.
+func workerClient(t *testing.T, data []byte) kubernetes.Interface {
+	t.Helper()
+	cfg, err := clientcmd.RESTConfigFromKubeConfig(data)
+	if err != nil {
+		t.Fatalf("the composed kubeconfig: %v", err)
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
+}

@@ -1,0 +1,141 @@
+//go:build integration
+
+package multikueue
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr/funcr"
+	"github.com/go-logr/logr/testr"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
+	"github.com/flotilla/flotilla/internal/agent/addon"
+	"github.com/flotilla/flotilla/internal/agent/builtin"
+	"github.com/flotilla/flotilla/internal/agent/builtin/multikueueworker"
+	"github.com/flotilla/flotilla/internal/agent/work"
+	"github.com/flotilla/flotilla/internal/hub"
+	"github.com/flotilla/flotilla/internal/hub/kueue"
+	"github.com/flotilla/flotilla/internal/localk8s"
+	"github.com/flotilla/flotilla/internal/testenv"
+)
+
+func TestMain(m *testing.M) {
+	ctrl.SetLogger(funcr.New(func(prefix, args string) { fmt.Fprintln(os.Stderr, prefix, args) }, funcr.Options{}))
+	os.Exit(testenv.Main(m, testenv.Options{Spokes: 2, CRDs: true}))
+}
+
+const (
+	ns   = kueue.DefaultNamespace
+	wait = 60 * time.Second
+	// hubSecrets is the Role in the Kueue namespace that docs/kueue.md tells an installer to grant
+	// the hub.
+	hubSecrets = "flotilla-hub-kueue-secrets"
+)
+
+// fleet is a hub running as its generated roles plus the Kueue namespace Role, and its spokes,
+// joined, each with work and add-on agents running the built-in add-ons.
+type fleet struct {
+	env    *testenv.Env
+	c      client.Client
+	joined []*testenv.Joined
+}
+
+// startFleet installs Kueue's CRDs on the hub and on the spokes, starts the hub and joins the
+// spokes with their agents; builtIns gives each spoke's built-in add-ons.
+func startFleet(t *testing.T, clk clock.WithTicker, builtIns func() []builtin.AddOn) *fleet {
+	t.Helper()
+	env := testenv.Start(t, testenv.Options{Spokes: 2, CRDs: true})
+	env.InstallKueueCRDs(t)
+	bins, err := localk8s.FindKueue()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, s := range env.Spokes {
+		if err := localk8s.InstallKueueCRDs(ctx, s.RESTConfig(), bins.Path(localk8s.KueueCRDDir)); err != nil {
+			t.Fatalf("Kueue's CRDs on %s: %v", s.Name, err)
+		}
+	}
+	c := env.HubClient(t)
+	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: hubSecrets, Namespace: ns},
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"secrets"},
+			Verbs: []string{"get", "create", "update", "patch", "delete"}}}}
+	testenv.Create(t, c, role)
+	cfg := env.HubIdentity(t, "")
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	who, err := cs.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	testenv.Create(t, c, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: hubSecrets, Namespace: ns},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: hubSecrets},
+		Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: who.Status.UserInfo.Username}}})
+	opts := testenv.TestHubOptions()
+	opts.KueueTokenResync = time.Second
+	mgr, err := hub.NewManager(cfg, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testenv.RunUntilCleanup(t, mgr.Start)
+	f := &fleet{env: env, c: c, joined: env.JoinSpokes(t)}
+	for _, j := range f.joined {
+		w, err := work.New(work.Options{ClusterName: j.Name, AgentID: "agent-" + j.Name, Hub: j.Agent.Hub(), Spoke: j.Spoke.RESTConfig(),
+			Log: testr.New(t).WithName("work-" + j.Name)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		testenv.RunUntilCleanup(t, w.Run)
+		ad, err := addon.New(addon.Options{
+			ClusterName: j.Name, AgentID: "agent-" + j.Name, Hub: j.Agent.Hub(), Spoke: j.Spoke.RESTConfig(),
+			BuiltIns:       builtin.NewManager(j.Name, j.Spoke.RESTConfig(), clk, testr.New(t).WithName("builtin-"+j.Name), builtIns()...),
+			InitialBackoff: 200 * time.Millisecond, MaxBackoff: 2 * time.Second,
+			Log: testr.New(t).WithName("addon-" + j.Name),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		testenv.RunUntilCleanup(t, ad.Run)
+	}
+	return f
+}
+
+// workerAddOns are the built-in add-ons a MultiKueue worker runs in these tests.
+func workerAddOns() []builtin.AddOn {
+	return []builtin.AddOn{multikueueworker.AddOn{Check: 200 * time.Millisecond}}
+}
+
+// bindSet puts every joined cluster in a new cluster set bound into the Kueue namespace, labels
+// each with its labels, and removes it all when the test ends.
+func (f *fleet) bindSet(t *testing.T, set string, labels map[string]map[string]string) {
+	t.Helper()
+	testenv.Create(t, f.c, &clusterv1beta2.ManagedClusterSet{ObjectMeta: metav1.ObjectMeta{Name: set},
+		Spec: clusterv1beta2.ManagedClusterSetSpec{ClusterSelector: clusterv1beta2.ManagedClusterSelector{SelectorType: clusterv1beta2.ExclusiveClusterSetLabel}}})
+	testenv.Create(t, f.c, &clusterv1beta2.ManagedClusterSetBinding{ObjectMeta: metav1.ObjectMeta{Name: set, Namespace: ns},
+		Spec: clusterv1beta2.ManagedClusterSetBindingSpec{ClusterSet: set}})
+	for _, j := range f.joined {
+		l := map[string]string{clusterv1beta2.ClusterSetLabel: set}
+		for k, v := range labels[j.Name] {
+			l[k] = v
+		}
+		f.label(t, j.Name, l)
+	}
+}
