@@ -79,6 +79,9 @@ type Options struct {
 	// KueueNamespace is Kueue's namespace, where the Placements of Kueue's AdmissionChecks and the
 	// MultiKueue kubeconfig Secrets are (internal/hub/kueue); kueue.DefaultNamespace when "".
 	KueueNamespace string
+	// KueueDispatcher runs Flotilla's MultiKueue dispatcher (kueue.Dispatcher): set it when Kueue
+	// on the hub runs with multiKueue.dispatcherName flotilla.io/placement-ranked.
+	KueueDispatcher bool
 	// KueueTokenResync is how often the hub reads a MultiKueue worker's reported token again, for
 	// the next one (kueue.TokenResync when zero).
 	KueueTokenResync time.Duration
@@ -198,6 +201,11 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 	} else if ok {
 		if err := (&kueue.Reconciler{Client: mgr.GetClient(), Clock: clk, Namespace: opts.KueueNamespace}).SetupWithManager(mgr); err != nil {
 			return nil, err
+		}
+		if opts.KueueDispatcher {
+			if err := (&kueue.Dispatcher{Client: mgr.GetClient(), Clock: clk}).SetupWithManager(mgr); err != nil {
+				return nil, err
+			}
 		}
 		if err := (&kueue.Credentials{Client: mgr.GetClient(), Namespace: opts.KueueNamespace, Resync: opts.KueueTokenResync}).SetupWithManager(mgr); err != nil {
 			return nil, err

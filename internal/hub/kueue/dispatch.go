@@ -1,0 +1,147 @@
+package kueue
+
+import (
+	"slices"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
+	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	"github.com/flotilla/flotilla/internal/scheduler/plugins/gpufit"
+)
+
+const (
+	// DispatcherName is the multiKueue.dispatcherName of Kueue's Configuration on the hub that
+	// hands the choice of workers to Flotilla's dispatcher (hub option KueueDispatcher).
+	DispatcherName = "flotilla.io/placement-ranked"
+	// DefaultRound is how long a workload waits on the workers nominated so far before the next
+	// one is added.
+	DefaultRound = 3 * time.Second
+	// gpuResource is the resource the dispatcher checks workers' figures for.
+	gpuResource = "nvidia.com/gpu"
+	// gpuModelLabel is the node label a pod selects a GPU model with.
+	gpuModelLabel = "nvidia.com/gpu.product"
+)
+
+// Order puts the workers that fit first and the others after them, each group in rank order
+// (best first). fits says whether a worker's figures fit the workload.
+func Order(ranked []string, fits func(string) bool) []string {
+	out := make([]string, 0, len(ranked))
+	var rest []string
+	for _, c := range ranked {
+		if fits(c) {
+			out = append(out, c)
+		} else {
+			rest = append(rest, c)
+		}
+	}
+	return append(out, rest...)
+}
+
+// Nominate is the workers a workload is offered to after rounds rounds: those of current still
+// in order, and the first rounds+1 of order. Nominations only grow while a worker stays in the
+// config, so a workload queued on a worker is not taken from it while it waits for the next.
+func Nominate(order, current []string, rounds int) []string {
+	var out []string
+	for _, c := range current {
+		if slices.Contains(order, c) && !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	for _, c := range order {
+		if len(out) > rounds && rounds >= 0 {
+			break
+		}
+		if !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// MultiKueueCheck returns the state of the workload's MultiKueue admission check among checks
+// (the names of the AdmissionChecks of controller kueue.x-k8s.io/multikueue), or nil.
+func MultiKueueCheck(wl *kueuev1beta2.Workload, checks map[string]bool) *kueuev1beta2.AdmissionCheckState {
+	for i := range wl.Status.AdmissionChecks {
+		if checks[string(wl.Status.AdmissionChecks[i].Name)] {
+			return &wl.Status.AdmissionChecks[i]
+		}
+	}
+	return nil
+}
+
+// Dispatchable says whether the dispatcher chooses workers for the workload now: its MultiKueue
+// check is pending, it holds quota on the hub, no worker has it yet and it has not finished.
+func Dispatchable(wl *kueuev1beta2.Workload, check *kueuev1beta2.AdmissionCheckState) bool {
+	return check != nil && check.State == kueuev1beta2.CheckStatePending && wl.DeletionTimestamp.IsZero() &&
+		wl.Status.ClusterName == nil && wl.Status.Admission != nil &&
+		!meta.IsStatusConditionTrue(wl.Status.Conditions, kueuev1beta2.WorkloadFinished)
+}
+
+// GPURequirement is what the workload's pods ask of a worker's GPUs: the total, and one node with
+// its largest pod's GPUs free, of the model its pods select (any when none does). ok is false
+// when its pods ask for no GPUs.
+func GPURequirement(wl *kueuev1beta2.Workload) (req gpufit.Requirement, ok bool) {
+	req.Resource = gpuResource
+	var largest resource.Quantity
+	for _, ps := range wl.Spec.PodSets {
+		per := podRequest(ps.Template.Spec)
+		if per.IsZero() {
+			continue
+		}
+		ok = true
+		if m := ps.Template.Spec.NodeSelector[gpuModelLabel]; m != "" {
+			req.Model = m
+		}
+		total := per.DeepCopy()
+		total.Mul(int64(ps.Count))
+		req.Total.Add(total)
+		if per.Cmp(largest) > 0 {
+			largest = per
+		}
+	}
+	if ok {
+		req.PerNode, req.Nodes = largest, 1
+	}
+	return req, ok
+}
+
+// podRequest is a pod's GPUs as the scheduler counts them: the larger of its containers' sum and
+// its largest init container.
+func podRequest(spec corev1.PodSpec) resource.Quantity {
+	var sum, initMax resource.Quantity
+	for _, c := range spec.Containers {
+		if q, ok := c.Resources.Requests[gpuResource]; ok {
+			sum.Add(q)
+		} else if q, ok := c.Resources.Limits[gpuResource]; ok {
+			sum.Add(q)
+		}
+	}
+	for _, c := range spec.InitContainers {
+		if q, ok := c.Resources.Requests[gpuResource]; ok && q.Cmp(initMax) > 0 {
+			initMax = q
+		}
+	}
+	if initMax.Cmp(sum) > 0 {
+		return initMax
+	}
+	return sum
+}
+
+// Rounds is how many rounds have passed since first, the time of the first nomination.
+func Rounds(first, now time.Time, round time.Duration) int {
+	if round <= 0 || now.Before(first) {
+		return 0
+	}
+	return int(now.Sub(first) / round)
+}
+
+// Since is when the workload's nomination began: when it last reserved quota on the hub.
+func Since(wl *kueuev1beta2.Workload) time.Time {
+	if c := meta.FindStatusCondition(wl.Status.Conditions, kueuev1beta2.WorkloadQuotaReserved); c != nil {
+		return c.LastTransitionTime.Time
+	}
+	return wl.CreationTimestamp.Time
+}

@@ -1,0 +1,178 @@
+package kueue
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	usagev1alpha1 "github.com/flotilla/flotilla/api/usage/v1alpha1"
+	"github.com/flotilla/flotilla/internal/scheduler/plugins/gpufit"
+)
+
+// Dispatcher is Flotilla's MultiKueue dispatcher: for each workload on the hub waiting for its
+// MultiKueue admission check, it nominates workers (status.nominatedClusterNames) in the order
+// of the check's MultiKueueConfig, which the placement ranks best first, putting first the
+// workers whose live figures (ResourceUsage) have room for the workload's GPUs. It offers the
+// workload to one worker, and to one more every Round until a worker admits it. Kueue's
+// MultiKueue then copies the workload to the nominated workers; the first to admit it runs it.
+//
+// It acts only when Kueue on the hub runs with multiKueue.dispatcherName DispatcherName: with
+// Kueue's own dispatchers the two would fight over the nominations.
+type Dispatcher struct {
+	Client client.Client
+	Clock  clock.PassiveClock
+	// Round is DefaultRound when zero.
+	Round time.Duration
+}
+
+var _ reconcile.Reconciler = (*Dispatcher)(nil)
+
+// SetupWithManager registers the dispatcher.
+func (d *Dispatcher) SetupWithManager(mgr ctrl.Manager) error {
+	if d.Clock == nil {
+		d.Clock = clock.RealClock{}
+	}
+	if d.Round <= 0 {
+		d.Round = DefaultRound
+	}
+	waiting := predicate.NewPredicateFuncs(func(o client.Object) bool {
+		wl, ok := o.(*kueuev1beta2.Workload)
+		return ok && wl.Status.ClusterName == nil && wl.Status.Admission != nil
+	})
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("kueue-dispatcher").
+		For(&kueuev1beta2.Workload{}, builder.WithPredicates(waiting)).
+		// A worker leaving or joining a config, or becoming active or not, changes the choice of
+		// every waiting workload at once. Figures changing do not wake them (they change often);
+		// a waiting workload reads them again each round.
+		Watches(&kueuev1beta2.MultiKueueConfig{}, handler.EnqueueRequestsFromMapFunc(d.waiting)).
+		Watches(&kueuev1beta2.MultiKueueCluster{}, handler.EnqueueRequestsFromMapFunc(d.waiting)).
+		Complete(d)
+}
+
+// waiting maps any event to the workloads waiting for a worker.
+func (d *Dispatcher) waiting(ctx context.Context, _ client.Object) []reconcile.Request {
+	l := &kueuev1beta2.WorkloadList{}
+	if err := d.Client.List(ctx, l); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "listing Workloads")
+		return nil
+	}
+	var out []reconcile.Request
+	for i := range l.Items {
+		if wl := &l.Items[i]; wl.Status.ClusterName == nil && wl.Status.Admission != nil {
+			out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(wl)})
+		}
+	}
+	return out
+}
+
+// +kubebuilder:rbac:groups=kueue.x-k8s.io,resources=workloads,verbs=get;list;watch
+// +kubebuilder:rbac:groups=kueue.x-k8s.io,resources=workloads/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=usage.flotilla.io,resources=resourceusages,verbs=get;list;watch
+
+// Reconcile nominates the workers of one workload.
+func (d *Dispatcher) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	wl := &kueuev1beta2.Workload{}
+	if err := d.Client.Get(ctx, req.NamespacedName, wl); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	checks, err := d.multiKueueChecks(ctx)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	check := MultiKueueCheck(wl, checks)
+	if !Dispatchable(wl, check) {
+		return reconcile.Result{}, nil
+	}
+	ranked, err := d.workers(ctx, string(check.Name))
+	if err != nil || len(ranked) == 0 {
+		return reconcile.Result{}, err
+	}
+	now := d.Clock.Now()
+	order := Order(ranked, d.fits(ctx, wl, now))
+	rounds := Rounds(Since(wl), now, d.Round)
+	want := Nominate(order, wl.Status.NominatedClusterNames, rounds)
+	if !slices.Equal(want, wl.Status.NominatedClusterNames) {
+		orig := wl.DeepCopy()
+		wl.Status.NominatedClusterNames = want
+		if err := d.Client.Status().Patch(ctx, wl, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
+			return reconcile.Result{}, fmt.Errorf("nominating workers %v for Workload %s: %w", want, req.NamespacedName, err)
+		}
+		ctrl.LoggerFrom(ctx).V(1).Info("nominated workers", "workload", req.NamespacedName, "workers", want, "round", rounds)
+	}
+	if len(want) >= len(order) {
+		return reconcile.Result{}, nil // every worker has it: nothing more to offer
+	}
+	next := Since(wl).Add(time.Duration(rounds+1) * d.Round).Sub(now)
+	return reconcile.Result{RequeueAfter: max(next, 10*time.Millisecond)}, nil
+}
+
+// multiKueueChecks names the AdmissionChecks of Kueue's MultiKueue controller.
+func (d *Dispatcher) multiKueueChecks(ctx context.Context) (map[string]bool, error) {
+	l := &kueuev1beta2.AdmissionCheckList{}
+	if err := d.Client.List(ctx, l); err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	for _, ac := range l.Items {
+		if ac.Spec.ControllerName == kueuev1beta2.MultiKueueControllerName {
+			out[ac.Name] = true
+		}
+	}
+	return out, nil
+}
+
+// workers are the active workers of the MultiKueue check's config, in its order.
+func (d *Dispatcher) workers(ctx context.Context, check string) ([]string, error) {
+	ac := &kueuev1beta2.AdmissionCheck{}
+	if err := d.Client.Get(ctx, client.ObjectKey{Name: check}, ac); err != nil {
+		return nil, client.IgnoreNotFound(err)
+	}
+	p := ac.Spec.Parameters
+	if p == nil || p.Kind != "MultiKueueConfig" || p.APIGroup != kueuev1beta2.GroupVersion.Group {
+		return nil, nil // Kueue reports the check inactive
+	}
+	cfg := &kueuev1beta2.MultiKueueConfig{}
+	if err := d.Client.Get(ctx, client.ObjectKey{Name: p.Name}, cfg); err != nil {
+		return nil, client.IgnoreNotFound(err)
+	}
+	var out []string
+	for _, name := range cfg.Spec.Clusters {
+		mkc := &kueuev1beta2.MultiKueueCluster{}
+		if err := d.Client.Get(ctx, client.ObjectKey{Name: name}, mkc); err != nil {
+			continue
+		}
+		if meta.IsStatusConditionTrue(mkc.Status.Conditions, kueuev1beta2.MultiKueueClusterActive) {
+			out = append(out, name)
+		}
+	}
+	return out, nil
+}
+
+// fits says whether a worker's live figures have room for the workload's GPUs; a workload without
+// GPUs, or a worker without usable figures, fits (Kueue on the worker decides).
+func (d *Dispatcher) fits(ctx context.Context, wl *kueuev1beta2.Workload, now time.Time) func(string) bool {
+	req, ok := GPURequirement(wl)
+	return func(cluster string) bool {
+		if !ok {
+			return true
+		}
+		u := &usagev1alpha1.ResourceUsage{}
+		if err := d.Client.Get(ctx, client.ObjectKey{Namespace: cluster, Name: usagev1alpha1.ResourceUsageName}, u); err != nil {
+			return true
+		}
+		st, _ := gpufit.Usable(u, cluster, now)
+		return st == nil || gpufit.Fit(st, req).Fits
+	}
+}
