@@ -37,6 +37,8 @@ const (
 	h100Flavor = "gpu-nvidia-h100-80gb-hbm3"
 	a100Flavor = "gpu-nvidia-a100-sxm4-40gb"
 	queueLabel = "kueue.x-k8s.io/queue-name"
+	// resync is the add-on's (5 min by default), short for the test of edits put right.
+	resync = 3 * time.Second
 )
 
 // The cluster's own nodes: 2 x 8 H100, 1 x 4 A100, 1 without GPUs.
@@ -71,7 +73,7 @@ func TestKueueQueues(t *testing.T) {
 	ad, err := addon.New(addon.Options{
 		ClusterName: one.Name, AgentID: "agent-" + one.Name, Hub: one.Agent.Hub(), Spoke: one.Spoke.RESTConfig(),
 		BuiltIns: builtin.NewManager(one.Name, one.Spoke.RESTConfig(), clock.RealClock{}, testr.New(t).WithName("builtin"),
-			kueuequeues.AddOn{}),
+			kueuequeues.AddOn{Resync: resync}),
 		InitialBackoff: 200 * time.Millisecond, MaxBackoff: 2 * time.Second,
 		Log: testr.New(t).WithName("addon"),
 	})
@@ -163,6 +165,26 @@ func TestKueueQueues(t *testing.T) {
 			t.Fatal(err)
 		}
 		waitState(t, spoke, "the H100 quota back to two nodes", 30*time.Second, baseline)
+	})
+
+	t.Run("an edited ClusterQueue or flavor is put right at the next resync", func(t *testing.T) {
+		cq := &kueuev1beta2.ClusterQueue{}
+		if err := spoke.Get(ctx, client.ObjectKey{Name: kueuequeues.ClusterQueueName}, cq); err != nil {
+			t.Fatal(err)
+		}
+		cq.Spec.ResourceGroups[0].Flavors[0].Resources[2].NominalQuota = resource.MustParse("1000")
+		if err := spoke.Update(ctx, cq); err != nil {
+			t.Fatal(err)
+		}
+		f := &kueuev1beta2.ResourceFlavor{}
+		if err := spoke.Get(ctx, client.ObjectKey{Name: h100Flavor}, f); err != nil {
+			t.Fatal(err)
+		}
+		f.Spec.NodeLabels = map[string]string{kueuequeues.GPUProductLabel: "something-else"}
+		if err := spoke.Update(ctx, f); err != nil {
+			t.Fatal(err)
+		}
+		waitState(t, spoke, "the ClusterQueue and flavor as the nodes call for", 3*resync, baseline)
 	})
 
 	t.Run("GPU models that need sanitising, or sanitise alike, get valid flavors of their own", func(t *testing.T) {

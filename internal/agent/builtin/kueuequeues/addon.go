@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/client-go/kubernetes"
 	toolscache "k8s.io/client-go/tools/cache"
+	"k8s.io/utils/clock"
 
 	"github.com/flotilla/flotilla/internal/agent/builtin"
 	"github.com/flotilla/flotilla/internal/builtinaddon"
@@ -81,9 +82,27 @@ func (a AddOn) Run(ctx context.Context, env builtin.Env) error {
 	case <-ctx.Done():
 		return fmt.Errorf("cluster %s: reading the nodes: %w", env.ClusterName, context.Cause(ctx))
 	}
+	return a.loop(ctx, env, store, s, nil)
+}
+
+// applier writes the desired objects, returning how many it wrote (spoke.apply).
+type applier interface {
+	apply(ctx context.Context, d Desired) (int, error)
+}
+
+// loop writes what the store's nodes call for at once, a debounce after each change (when it
+// differs from what was last written), and every resync, until ctx ends or a write fails.
+// evaluated, if set, is called each time the loop has looked at the nodes (tests wait for it).
+func (a AddOn) loop(ctx context.Context, env builtin.Env, store *nodeStore, w applier, evaluated func()) error {
 	resync := env.Clock.NewTicker(orDefault(a.Resync, DefaultResync))
 	defer resync.Stop()
 	var last *Desired
+	var debounce clock.Timer
+	defer func() {
+		if debounce != nil {
+			debounce.Stop()
+		}
+	}()
 	var fire <-chan time.Time
 	for due, force := true, true; ; {
 		if due {
@@ -93,7 +112,7 @@ func (a AddOn) Run(ctx context.Context, env builtin.Env) error {
 				if len(d.Dropped) > 0 {
 					env.Log.Info("a resource group holds at most 64 flavors: GPU models left out", "models", d.Dropped)
 				}
-				writes, err := s.apply(ctx, d)
+				writes, err := w.apply(ctx, d)
 				if writes > 0 {
 					env.Log.Info("Kueue's flavors and queues written", "objects", writes, "flavors", len(d.Flavors), "nodes", len(nodes))
 				}
@@ -103,13 +122,17 @@ func (a AddOn) Run(ctx context.Context, env builtin.Env) error {
 				last = &d
 			}
 			due, force = false, false
+			if evaluated != nil {
+				evaluated()
+			}
 		}
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-store.changed:
 			if fire == nil {
-				fire = env.Clock.NewTimer(orDefault(a.Debounce, DefaultDebounce)).C()
+				debounce = env.Clock.NewTimer(orDefault(a.Debounce, DefaultDebounce))
+				fire = debounce.C()
 			}
 		case <-fire:
 			fire, due = nil, true
