@@ -87,11 +87,11 @@ func Compute(nodes []*corev1.Node) Desired {
 		groups = append(groups, models[model])
 	}
 	sort.Slice(groups, func(i, j int) bool { return names[groups[i].model] < names[groups[j].model] })
-	if max := maxFlavorsPerGroup - 1; len(groups) > max {
-		for _, g := range groups[max:] {
+	if limit := maxFlavorsPerGroup - 1; len(groups) > limit {
+		for _, g := range groups[limit:] {
 			d.Dropped = append(d.Dropped, g.model)
 		}
-		groups = groups[:max]
+		groups = groups[:limit]
 	}
 	var quotas []kueuev1beta2.FlavorQuotas
 	for _, g := range append(groups, cpuOnly) {
@@ -185,8 +185,8 @@ func hashed(name, model string) string {
 	sum := sha256.Sum256([]byte(model))
 	suffix := hex.EncodeToString(sum[:])[:hashLength]
 	name = strings.TrimRight(name, "-")
-	if max := maxNameLength - hashLength - 1; len(name) > max {
-		name = strings.TrimRight(name[:max], "-")
+	if limit := maxNameLength - hashLength - 1; len(name) > limit {
+		name = strings.TrimRight(name[:limit], "-")
 	}
 	return name + "-" + suffix
 }
