@@ -5,12 +5,19 @@ import (
 	"errors"
 	"path/filepath"
 	"sync"
+	"time"
 
+	"github.com/flotilla/flotilla/internal/hub/kueue"
 	"github.com/flotilla/flotilla/internal/localk8s"
 )
 
-// startKueue starts Kueue's manager, detached, on every cluster of the fleet (the hub included),
-// in parallel, and records each started process in the state, so that `down` stops them and
+// HubWorkerLostTimeout is the hub Kueue's multiKueue.workerLostTimeout in local fleets: a
+// workload admitted on a worker the hub can no longer reach is queued again this long after its
+// admission (Kueue's default is 15 minutes; docs/kueue.md weighs the choice).
+const HubWorkerLostTimeout = 30 * time.Second
+
+// startKueue starts Kueue's manager, detached, on every cluster of the fleet (the hub included,
+// as a MultiKueue manager whose workers the hub's dispatcher nominates), in parallel, and records each started process in the state, so that `down` stops them and
 // `status` lists them, even when another cluster's manager failed to start.
 func startKueue(ctx context.Context, f *localk8s.Fleet, bins localk8s.KueueBinaries, st *State, say func(string, ...any)) error {
 	abs, err := filepath.Abs(bins.Dir)
@@ -24,7 +31,11 @@ func startKueue(ctx context.Context, f *localk8s.Fleet, bins localk8s.KueueBinar
 	var wg sync.WaitGroup
 	for i, c := range clusters {
 		wg.Go(func() {
-			started[i], errs[i] = localk8s.StartKueue(ctx, localk8s.KueueOptions{Cluster: c, Binaries: bins, Detach: true})
+			o := localk8s.KueueOptions{Cluster: c, Binaries: bins, Detach: true}
+			if c == f.Hub {
+				o.MultiKueue = &localk8s.MultiKueueOptions{DispatcherName: kueue.DispatcherName, WorkerLostTimeout: HubWorkerLostTimeout}
+			}
+			started[i], errs[i] = localk8s.StartKueue(ctx, o)
 		})
 	}
 	wg.Wait()

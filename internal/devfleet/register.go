@@ -33,7 +33,7 @@ const (
 
 // startFlotilla runs `flotilla hub` next to the hub and `flotilla agent` next to each spoke,
 // accepts every spoke and waits until each is joined and available.
-func startFlotilla(ctx context.Context, f *localk8s.Fleet, flotilla string, st *State, clk clock.PassiveClock, say func(string, ...any)) error {
+func startFlotilla(ctx context.Context, f *localk8s.Fleet, flotilla string, st *State, clk clock.PassiveClock, withKueue bool, say func(string, ...any)) error {
 	cs, err := kubernetes.NewForConfig(f.Hub.Config)
 	if err != nil {
 		return err
@@ -62,12 +62,17 @@ func startFlotilla(ctx context.Context, f *localk8s.Fleet, flotilla string, st *
 		st.Processes = append(st.Processes, ProcessState{Cluster: cluster.Name, Component: component, PID: p.PID(), Binary: flotilla, Log: p.LogPath})
 		return nil
 	}
-	if err := start(f.Hub, HubComponent, []string{"hub",
+	hubArgs := []string{"hub",
 		"--kubeconfig", f.Hub.Kubeconfig, "--leader-elect=false",
 		"--health-probe-bind-address", "127.0.0.1:" + strconv.Itoa(ports[0]),
 		"--metrics-bind-address", "127.0.0.1:" + strconv.Itoa(ports[1]),
 		"--explain-bind-address", "127.0.0.1:" + strconv.Itoa(ports[2]),
-	}); err != nil {
+	}
+	if withKueue {
+		// Kueue on the hub hands the choice of MultiKueue workers to the hub (startKueue).
+		hubArgs = append(hubArgs, "--kueue-dispatcher")
+	}
+	if err := start(f.Hub, HubComponent, hubArgs); err != nil {
 		return err
 	}
 	for _, s := range f.Spokes {

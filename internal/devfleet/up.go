@@ -137,7 +137,7 @@ func Up(ctx context.Context, opts UpOptions) (_ *State, err error) {
 		}
 	}
 	if flotilla != "" {
-		err := startFlotilla(ctx, f, flotilla, st, opts.Clock, say)
+		err := startFlotilla(ctx, f, flotilla, st, opts.Clock, opts.Kueue != nil, say)
 		if serr := st.save(dir); serr != nil && err == nil {
 			err = serr
 		}

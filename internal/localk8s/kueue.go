@@ -151,6 +151,19 @@ type KueueOptions struct {
 	Binaries KueueBinaries
 	// Detach starts a manager that outlives this program (flotilla dev up).
 	Detach bool
+	// MultiKueue, when set, configures the manager as a MultiKueue manager (the hub's).
+	MultiKueue *MultiKueueOptions
+}
+
+// MultiKueueOptions are the settings of a MultiKueue manager cluster's Kueue.
+type MultiKueueOptions struct {
+	// DispatcherName is multiKueue.dispatcherName: Kueue's all-at-once when "", or
+	// flotilla.io/placement-ranked to let the hub nominate workers.
+	DispatcherName string
+	// WorkerLostTimeout is multiKueue.workerLostTimeout: how long a workload admitted on a worker
+	// that can no longer be reached keeps its place before it is queued again (Kueue's 15
+	// minutes when zero).
+	WorkerLostTimeout time.Duration
 }
 
 // Kueue is a running Kueue manager.
@@ -196,7 +209,7 @@ func StartKueue(ctx context.Context, opts KueueOptions) (_ *Kueue, err error) {
 	}
 	k.WebhookPort, k.HealthPort, k.MetricsPort = p[0], p[1], p[2]
 	configPath := filepath.Join(k.Dir, "config.yaml")
-	if err := os.WriteFile(configPath, kueueConfig(k, certDir), 0o644); err != nil {
+	if err := os.WriteFile(configPath, kueueConfig(k, certDir, opts.MultiKueue), 0o644); err != nil {
 		return nil, fmt.Errorf("cluster %s: writing Kueue's configuration: %w", c.Name, err)
 	}
 	if err := applyKueueWebhooks(ctx, cs, opts.Binaries.Path(KueueWebhooksFile), k.WebhookPort, caPEM); err != nil {
@@ -286,11 +299,13 @@ func writeKueueServingCert(dir string) ([]byte, error) {
 	return ca.CertPEM(), nil
 }
 
-// kueueConfig is Kueue's Configuration (config.kueue.x-k8s.io/v1beta2) for a local manager: no
+// kueueConfig is Kueue's Configuration (config.kueue.x-k8s.io/v1beta2) for a local manager, with
+// client limits raised from Kueue's 20 requests a second (which would pace a MultiKueue manager
+// dispatching many jobs), and multiKueue settings when mk is set: no
 // leader election, no internal certificate management, every server on loopback, and the
 // visibility server (which reads certificates from the fixed folder /visibility) off.
-func kueueConfig(k *Kueue, certDir string) []byte {
-	return fmt.Appendf(nil, `apiVersion: config.kueue.x-k8s.io/v1beta2
+func kueueConfig(k *Kueue, certDir string, mk *MultiKueueOptions) []byte {
+	cfg := fmt.Appendf(nil, `apiVersion: config.kueue.x-k8s.io/v1beta2
 kind: Configuration
 namespace: %s
 manageJobsWithoutQueueName: false
@@ -307,11 +322,38 @@ health:
 metrics:
   bindAddress: 127.0.0.1:%d
 featureGates:
-  VisibilityOnDemand: false
+  VisibilityOnDemand: false%s
 integrations:
   frameworks:
   - batch/job
-`, KueueNamespace, k.WebhookPort, certDir, k.HealthPort, k.MetricsPort)
+clientConnection:
+  qps: 200
+  burst: 400
+`, KueueNamespace, k.WebhookPort, certDir, k.HealthPort, k.MetricsPort, gates(mk))
+	if mk == nil {
+		return cfg
+	}
+	cfg = append(cfg, "multiKueue:\n"...)
+	if mk.DispatcherName != "" {
+		cfg = fmt.Appendf(cfg, "  dispatcherName: %q\n", mk.DispatcherName)
+	}
+	if mk.WorkerLostTimeout > 0 {
+		cfg = fmt.Appendf(cfg, "  workerLostTimeout: %s\n", mk.WorkerLostTimeout)
+	}
+	return cfg
+}
+
+// gates are the feature gates beyond VisibilityOnDemand. An external MultiKueue dispatcher
+// writes status.nominatedClusterNames as its own field manager; Kueue, when a worker admits the
+// workload, sets clusterName and clears the nominations in one write, which with server-side
+// apply (Kueue's default) cannot remove another manager's field, so the API server refuses it
+// ("clusterName and nominatedClusterNames are mutually exclusive"). WorkloadRequestUseMergePatch
+// (alpha in v0.17.0) makes Kueue write merge patches, which can.
+func gates(mk *MultiKueueOptions) string {
+	if mk == nil || mk.DispatcherName == "" {
+		return ""
+	}
+	return "\n  WorkloadRequestUseMergePatch: true"
 }
 
 // kueueSystemSelector leaves kube-system and Kueue's namespace out of the Pod, Deployment and StatefulSet webhooks, as Kueue's

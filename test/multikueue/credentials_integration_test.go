@@ -97,9 +97,7 @@ func canRunJobs(t *testing.T, w kubernetes.Interface, namespace string) {
 	}
 }
 
-func TestCredentials(t *testing.T) {
-	clk := runningClock(t)
-	f := startFleet(t, clk, workerAddOns)
+func testCredentials(t *testing.T, f *fleet, clk *testingclock.FakeClock) {
 	one, two := f.joined[0].Name, f.joined[1].Name
 	f.bindSet(t, "mk-cred", map[string]map[string]string{one: {"mk-cred": "worker"}, two: {"mk-cred": "worker"}})
 	f.placement(t, "mk-cred", map[string]string{"mk-cred": "worker"})

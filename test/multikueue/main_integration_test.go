@@ -24,7 +24,9 @@ import (
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
 	"github.com/flotilla/flotilla/internal/agent/addon"
 	"github.com/flotilla/flotilla/internal/agent/builtin"
+	"github.com/flotilla/flotilla/internal/agent/builtin/kueuequeues"
 	"github.com/flotilla/flotilla/internal/agent/builtin/multikueueworker"
+	"github.com/flotilla/flotilla/internal/agent/builtin/resourceusage"
 	"github.com/flotilla/flotilla/internal/agent/work"
 	"github.com/flotilla/flotilla/internal/hub"
 	"github.com/flotilla/flotilla/internal/hub/kueue"
@@ -53,8 +55,12 @@ type fleet struct {
 	joined []*testenv.Joined
 }
 
-// startFleet installs Kueue's CRDs on the hub and on the spokes, starts the hub and joins the
-// spokes with their agents; builtIns gives each spoke's built-in add-ons.
+// workerLostTimeout is the hub Kueue's multiKueue.workerLostTimeout in these tests.
+const workerLostTimeout = 20 * time.Second
+
+// startFleet runs Kueue's manager on the hub (a MultiKueue manager handing the choice of workers
+// to the hub's dispatcher) and on the spokes, starts the hub and joins the spokes with their
+// agents; builtIns gives each spoke's built-in add-ons.
 func startFleet(t *testing.T, clk clock.WithTicker, builtIns func() []builtin.AddOn) *fleet {
 	t.Helper()
 	env := testenv.Start(t, testenv.Options{Spokes: 2, CRDs: true})
@@ -63,11 +69,19 @@ func startFleet(t *testing.T, clk clock.WithTicker, builtIns func() []builtin.Ad
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
-	for _, s := range env.Spokes {
-		if err := localk8s.InstallKueueCRDs(ctx, s.RESTConfig(), bins.Path(localk8s.KueueCRDDir)); err != nil {
-			t.Fatalf("Kueue's CRDs on %s: %v", s.Name, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	for _, c := range env.Fleet.Clusters() {
+		o := localk8s.KueueOptions{Cluster: c, Binaries: bins}
+		if c == env.Hub.Cluster {
+			o.MultiKueue = &localk8s.MultiKueueOptions{DispatcherName: kueue.DispatcherName, WorkerLostTimeout: workerLostTimeout}
 		}
+		k, err := localk8s.StartKueue(ctx, o)
+		if err != nil {
+			t.Fatalf("starting Kueue on %s: %v", c.Name, err)
+		}
+		t.Cleanup(k.Stop)
+		t.Logf("Kueue on %s: log %s", c.Name, k.Process.LogPath)
 	}
 	c := env.HubClient(t)
 	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil && !apierrors.IsAlreadyExists(err) {
@@ -91,6 +105,7 @@ func startFleet(t *testing.T, clk clock.WithTicker, builtIns func() []builtin.Ad
 		Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: who.Status.UserInfo.Username}}})
 	opts := testenv.TestHubOptions()
 	opts.KueueTokenResync = time.Second
+	opts.KueueDispatcher = true
 	mgr, err := hub.NewManager(cfg, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -120,7 +135,17 @@ func startFleet(t *testing.T, clk clock.WithTicker, builtIns func() []builtin.Ad
 
 // workerAddOns are the built-in add-ons a MultiKueue worker runs in these tests.
 func workerAddOns() []builtin.AddOn {
-	return []builtin.AddOn{multikueueworker.AddOn{Check: 200 * time.Millisecond}}
+	return []builtin.AddOn{multikueueworker.AddOn{Check: 200 * time.Millisecond},
+		kueuequeues.AddOn{Debounce: 200 * time.Millisecond}, resourceusage.AddOn{Interval: 5 * time.Second, Debounce: 200 * time.Millisecond}}
+}
+
+// TestMultiKueue runs the tests that share one fleet: a hub and two spokes with Kueue and their
+// agents.
+func TestMultiKueue(t *testing.T) {
+	clk := runningClock(t)
+	f := startFleet(t, clk, workerAddOns)
+	t.Run("credentials", func(t *testing.T) { testCredentials(t, f, clk) })
+	t.Run("dispatch", func(t *testing.T) { testDispatch(t, f) })
 }
 
 // bindSet puts every joined cluster in a new cluster set bound into the Kueue namespace, labels
