@@ -187,8 +187,8 @@ func TestKueueQueues(t *testing.T) {
 		waitState(t, spoke, "the ClusterQueue and flavor as the nodes call for", 3*resync, baseline)
 	})
 
-	t.Run("GPU models that need sanitising, or sanitise alike, get valid flavors of their own", func(t *testing.T) {
-		// Both sanitise to gpu-tesla-t4-16gb; each then ends in its model's hash.
+	t.Run("GPU models that need sanitizing, or sanitize alike, get valid flavors of their own", func(t *testing.T) {
+		// Both sanitize to gpu-tesla-t4-16gb; each then ends in its model's hash.
 		models := []string{"Tesla_T4.16GB", "tesla-t4-16gb"}
 		for i, m := range models {
 			env.AddNodes(t, one.Spoke, localk8s.NodePool{Name: fmt.Sprintf("t4-%d", i), Count: 1, GPUModel: m, GPUs: i + 1,

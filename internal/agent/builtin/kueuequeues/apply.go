@@ -87,7 +87,7 @@ func (e *conflictError) Error() string {
 
 func owned(obj client.Object) bool { return obj.GetLabels()[builtinaddon.Label] == Name }
 
-// ensure makes the object named as want carry want's content: it creates it (labelled) when
+// ensure makes the object named as want carry want's content: it creates it (labeled) when
 // there is none, updates it when it is the add-on's and differs (content copies want's fields
 // into the object read), and leaves it alone with a conflict error when it is someone else's.
 // It reports whether it wrote.

@@ -95,12 +95,12 @@ func TestCompute(t *testing.T) {
 			wantFlavors: []string{"cpu-only map[]"},
 			wantQuotas:  []string{"cpu-only cpu=64 memory=512Gi nvidia.com/gpu=0"},
 		},
-		"a model that needs sanitising keeps its label value": {
+		"a model that needs sanitizing keeps its label value": {
 			nodes:       []*corev1.Node{node("t1", "Tesla_T4..16GB", 1, "8", "32Gi")},
 			wantFlavors: []string{"gpu-tesla-t4-16gb map[nvidia.com/gpu.product:Tesla_T4..16GB]", "cpu-only map[]"},
 			wantQuotas:  []string{"gpu-tesla-t4-16gb cpu=8 memory=32Gi nvidia.com/gpu=1", "cpu-only cpu=0 memory=0 nvidia.com/gpu=0"},
 		},
-		"two models that sanitise alike get a flavor each": {
+		"two models that sanitize alike get a flavor each": {
 			nodes: []*corev1.Node{node("t1", "Tesla_T4", 1, "8", "32Gi"), node("t2", "tesla.t4", 2, "8", "32Gi")},
 			// By name: Tesla_T4's hash (556388fa) sorts before tesla.t4's (c05c177c).
 			wantFlavors: []string{"gpu-tesla-t4-" + hash8("Tesla_T4") + " map[nvidia.com/gpu.product:Tesla_T4]",
@@ -168,7 +168,7 @@ func TestFlavorNames(t *testing.T) {
 			models: []string{long},
 			want:   map[string]string{long: "gpu-very-long-gpu-model-name-very-long-gpu-model-name-" + hash8(long)},
 		},
-		"nothing left after sanitising: the hash": {
+		"nothing left after sanitizing: the hash": {
 			models: []string{"___"},
 			want:   map[string]string{"___": "gpu-" + hash8("___")},
 		},
@@ -248,7 +248,7 @@ func TestNodeStoreIgnoresHeartbeats(t *testing.T) {
 				t.Fatal(err)
 			}
 			if got := drain(); got != tc.wantSignal {
-				t.Errorf("signalled %v, want %v", got, tc.wantSignal)
+				t.Errorf("signaled %v, want %v", got, tc.wantSignal)
 			}
 			if err := s.Update(n); err != nil { // back as it was
 				t.Fatal(err)

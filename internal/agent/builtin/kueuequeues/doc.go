@@ -38,7 +38,7 @@
 // object of one of its names without the label is someone else's: the add-on neither changes nor
 // deletes it, writes the others, and ends its run with an error naming each such object and the
 // fix, which the agent shows in the ManagedClusterAddOn's Available condition (and runs the
-// add-on again after its backoff). Switched off, it deletes only labelled objects; Kueue's
+// add-on again after its backoff). Switched off, it deletes only labeled objects; Kueue's
 // finalizers keep a queue or flavor until nothing uses it.
 //
 // Without Kueue's API on the cluster the run ends with "install Kueue on <cluster> (flotilla dev
