@@ -48,10 +48,10 @@ var baseline = state{
 		a100Flavor + " " + kueuequeues.GPUProductLabel + "=" + a100,
 		h100Flavor + " " + kueuequeues.GPUProductLabel + "=" + h100,
 	},
-	Quotas: []string{
+	Quotas: []string{ // cpu-only first, then by name
+		"cpu-only cpu=16 memory=64Gi nvidia.com/gpu=0",
 		a100Flavor + " cpu=32 memory=256Gi nvidia.com/gpu=4",
 		h100Flavor + " cpu=128 memory=1Ti nvidia.com/gpu=16",
-		"cpu-only cpu=16 memory=64Gi nvidia.com/gpu=0",
 	},
 	LocalQueue: "default/user-queue -> cluster-queue",
 }
@@ -153,7 +153,7 @@ func TestKueueQueues(t *testing.T) {
 
 	t.Run("a node added grows the quota; removed, it shrinks again", func(t *testing.T) {
 		grown := baseline
-		grown.Quotas = []string{baseline.Quotas[0], h100Flavor + " cpu=192 memory=1536Gi nvidia.com/gpu=24", baseline.Quotas[2]}
+		grown.Quotas = []string{baseline.Quotas[0], baseline.Quotas[1], h100Flavor + " cpu=192 memory=1536Gi nvidia.com/gpu=24"}
 		start := time.Now()
 		pool := localk8s.NodePool{Name: "h100-extra", Count: 1, GPUModel: h100, GPUs: 8, CPU: resource.MustParse("64"), Memory: resource.MustParse("512Gi")}
 		if err := localk8s.CreateNodes(ctx, one.Spoke.Client, pool); err != nil {

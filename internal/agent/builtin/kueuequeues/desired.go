@@ -34,7 +34,7 @@ var coveredResources = []corev1.ResourceName{corev1.ResourceCPU, corev1.Resource
 
 // Desired is what the add-on keeps on the cluster.
 type Desired struct {
-	// Flavors are the GPU models' flavors, by name, then cpu-only.
+	// Flavors are cpu-only, then the GPU models' flavors, by name.
 	Flavors      []kueuev1beta2.ResourceFlavor
 	ClusterQueue kueuev1beta2.ClusterQueue
 	LocalQueue   kueuev1beta2.LocalQueue
@@ -94,7 +94,10 @@ func Compute(nodes []*corev1.Node) Desired {
 		groups = groups[:limit]
 	}
 	var quotas []kueuev1beta2.FlavorQuotas
-	for _, g := range append(groups, cpuOnly) {
+	// cpu-only first: Kueue gives a workload the first flavor with room, so a job asking for no
+	// GPUs is charged to the nodes without them while there is room there, and a GPU job passes
+	// over cpu-only, whose GPU quota is 0.
+	for _, g := range append([]*group{cpuOnly}, groups...) {
 		name, labels := CPUOnlyFlavor, map[string]string(nil)
 		if g != cpuOnly {
 			name, labels = names[g.model], map[string]string{GPUProductLabel: g.model}

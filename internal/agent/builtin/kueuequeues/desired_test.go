@@ -77,18 +77,14 @@ func TestCompute(t *testing.T) {
 		},
 		"one model: the sums of its nodes": {
 			nodes:       []*corev1.Node{node("h1", h100, 8, "64", "512Gi"), node("h2", h100, 8, "64", "512Gi")},
-			wantFlavors: []string{h100Name + " map[nvidia.com/gpu.product:" + h100 + "]", "cpu-only map[]"},
-			wantQuotas: []string{h100Name + " cpu=128 memory=1Ti nvidia.com/gpu=16",
-				"cpu-only cpu=0 memory=0 nvidia.com/gpu=0"},
+			wantFlavors: []string{"cpu-only map[]", h100Name + " map[nvidia.com/gpu.product:" + h100 + "]"},
+			wantQuotas:  []string{"cpu-only cpu=0 memory=0 nvidia.com/gpu=0", h100Name + " cpu=128 memory=1Ti nvidia.com/gpu=16"},
 		},
-		"mixed: models by flavor name, then cpu-only": {
+		"mixed: cpu-only, then models by flavor name": {
 			nodes: []*corev1.Node{node("h1", h100, 8, "64", "512Gi"), node("c1", "", 0, "16", "64Gi"),
 				node("a1", a100, 4, "32", "256Gi"), node("h2", h100, 8, "64", "512Gi")},
-			wantFlavors: []string{a100Name + " map[nvidia.com/gpu.product:" + a100 + "]",
-				h100Name + " map[nvidia.com/gpu.product:" + h100 + "]", "cpu-only map[]"},
-			wantQuotas: []string{a100Name + " cpu=32 memory=256Gi nvidia.com/gpu=4",
-				h100Name + " cpu=128 memory=1Ti nvidia.com/gpu=16",
-				"cpu-only cpu=16 memory=64Gi nvidia.com/gpu=0"},
+			wantFlavors: []string{"cpu-only map[]", a100Name + " map[nvidia.com/gpu.product:" + a100 + "]", h100Name + " map[nvidia.com/gpu.product:" + h100 + "]"},
+			wantQuotas:  []string{"cpu-only cpu=16 memory=64Gi nvidia.com/gpu=0", a100Name + " cpu=32 memory=256Gi nvidia.com/gpu=4", h100Name + " cpu=128 memory=1Ti nvidia.com/gpu=16"},
 		},
 		"GPUs without a model label count as cpu-only, without their GPUs": {
 			nodes:       []*corev1.Node{node("g1", "", 8, "64", "512Gi")},
@@ -97,16 +93,14 @@ func TestCompute(t *testing.T) {
 		},
 		"a model that needs sanitizing keeps its label value": {
 			nodes:       []*corev1.Node{node("t1", "Tesla_T4..16GB", 1, "8", "32Gi")},
-			wantFlavors: []string{"gpu-tesla-t4-16gb map[nvidia.com/gpu.product:Tesla_T4..16GB]", "cpu-only map[]"},
-			wantQuotas:  []string{"gpu-tesla-t4-16gb cpu=8 memory=32Gi nvidia.com/gpu=1", "cpu-only cpu=0 memory=0 nvidia.com/gpu=0"},
+			wantFlavors: []string{"cpu-only map[]", "gpu-tesla-t4-16gb map[nvidia.com/gpu.product:Tesla_T4..16GB]"},
+			wantQuotas:  []string{"cpu-only cpu=0 memory=0 nvidia.com/gpu=0", "gpu-tesla-t4-16gb cpu=8 memory=32Gi nvidia.com/gpu=1"},
 		},
 		"two models that sanitize alike get a flavor each": {
 			nodes: []*corev1.Node{node("t1", "Tesla_T4", 1, "8", "32Gi"), node("t2", "tesla.t4", 2, "8", "32Gi")},
 			// By name: Tesla_T4's hash (556388fa) sorts before tesla.t4's (c05c177c).
-			wantFlavors: []string{"gpu-tesla-t4-" + hash8("Tesla_T4") + " map[nvidia.com/gpu.product:Tesla_T4]",
-				"gpu-tesla-t4-" + hash8("tesla.t4") + " map[nvidia.com/gpu.product:tesla.t4]", "cpu-only map[]"},
-			wantQuotas: []string{"gpu-tesla-t4-" + hash8("Tesla_T4") + " cpu=8 memory=32Gi nvidia.com/gpu=1",
-				"gpu-tesla-t4-" + hash8("tesla.t4") + " cpu=8 memory=32Gi nvidia.com/gpu=2", "cpu-only cpu=0 memory=0 nvidia.com/gpu=0"},
+			wantFlavors: []string{"cpu-only map[]", "gpu-tesla-t4-" + hash8("Tesla_T4") + " map[nvidia.com/gpu.product:Tesla_T4]", "gpu-tesla-t4-" + hash8("tesla.t4") + " map[nvidia.com/gpu.product:tesla.t4]"},
+			wantQuotas:  []string{"cpu-only cpu=0 memory=0 nvidia.com/gpu=0", "gpu-tesla-t4-" + hash8("Tesla_T4") + " cpu=8 memory=32Gi nvidia.com/gpu=1", "gpu-tesla-t4-" + hash8("tesla.t4") + " cpu=8 memory=32Gi nvidia.com/gpu=2"},
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -205,8 +199,8 @@ func TestComputeDropsModelsPastKueuesLimit(t *testing.T) {
 	if diff := cmp.Diff(want, d.Dropped); diff != "" {
 		t.Errorf("dropped (-want +got):\n%s", diff)
 	}
-	if last := d.Flavors[len(d.Flavors)-1].Name; last != CPUOnlyFlavor {
-		t.Errorf("last flavor %s, want %s", last, CPUOnlyFlavor)
+	if first := d.Flavors[0].Name; first != CPUOnlyFlavor {
+		t.Errorf("first flavor %s, want %s", first, CPUOnlyFlavor)
 	}
 }
 

@@ -18,10 +18,11 @@
 //     no model label counts here, without its GPUs: no flavor could steer a job to them.
 //   - the ClusterQueue cluster-queue (the name of OCM's examples, so their manifests work), for
 //     all namespaces, with one resource group covering cpu, memory and nvidia.com/gpu whose
-//     flavors are the GPU models by flavor name, then cpu-only. Each quota is the sum of the
+//     flavors are cpu-only, then the GPU models by flavor name. Each quota is the sum of the
 //     allocatable of the flavor's nodes: every node counts, Ready or not, cordoned or not (a
 //     quota, not a promise of free space). cpu-only's GPU quota is 0. Kueue admits a job to the
-//     first flavor with room, so a CPU-only job also fits a GPU flavor first. Kueue allows 64
+//     first flavor with room: a job asking no GPUs is charged to cpu-only while it has room, and
+//     a GPU job passes over it. Kueue allows 64
 //     flavors in a group: past 63 models, the last by name are left out and logged.
 //   - the LocalQueue default/user-queue pointing at cluster-queue (MultiKueue needs a worker's
 //     LocalQueue to have the namespace and name of the manager's).
