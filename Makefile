@@ -8,7 +8,7 @@ LDFLAGS := -X github.com/flotilla/flotilla/internal/version.Version=$(VERSION)
 # Integration tests start several control planes per package; keep parallel packages at 2 on 2 cores.
 TEST_P ?= 2
 
-.PHONY: all build k8s-bin bench bench-addon bench-hub bench-placement bench-gpu-placement bench-resourceusage bench-work controller-gen check-generated test test-unit lint lint-bin fmt vet generate demo down clean
+.PHONY: all build k8s-bin bench bench-addon bench-hub bench-placement bench-gpu-placement bench-resourceusage bench-work controller-gen check-generated test test-unit lint lint-bin fmt vet generate demo demo-kueue down clean
 
 all: build
 
@@ -79,6 +79,9 @@ check-generated: generate ## Fail when generated files differ from what is commi
 
 demo: build k8s-bin ## Start the default fleet and run a GPU Job on it.
 	hack/demo.sh
+
+demo-kueue: build k8s-bin ## Start the default fleet with Kueue and submit GPU Jobs once to the hub's MultiKueue queue.
+	hack/demo-kueue.sh
 
 down: build ## Stop the local fleet.
 	$(BIN) dev down
