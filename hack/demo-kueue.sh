@@ -205,9 +205,12 @@ deadline=$(($(now_ms) + 60000))
 shown=""
 while :; do
   while IFS='|' read -r kind name owner cluster completed failed; do
-    if [[ "$kind" == Workload && -n "$cluster" && -z "${admitted[$owner]:-}" ]]; then
-      admitted[$owner]=$(($(now_ms) - start))
-      worker[$owner]=$cluster
+    # Only the demo's Jobs and their Workloads count (a Workload's owner is its Job).
+    [[ "$kind" == Workload ]] && name=$owner
+    [[ -n "$name" && -n "${gpus[$name]:-}" ]] || continue
+    if [[ "$kind" == Workload && -n "$cluster" && -z "${admitted[$name]:-}" ]]; then
+      admitted[$name]=$(($(now_ms) - start))
+      worker[$name]=$cluster
     fi
     if [[ "$kind" == Job && "$failed" == True ]]; then
       echo "Job default/$name failed on ${worker[$name]:-a worker}:" >&2
@@ -282,9 +285,11 @@ for j in "${jobs[@]}"; do
   if ((complete[$j] < lo_c)); then lo_c=${complete[$j]}; fi
   if ((complete[$j] > hi_c)); then hi_c=${complete[$j]}; fi
 done
+# span prints a range of milliseconds as seconds ("1.4-1.9"), or one figure when both round alike.
+span() { if [[ "$(secs "$1")" == "$(secs "$2")" ]]; then secs "$1"; else printf '%s-%s' "$(secs "$1")" "$(secs "$2")"; fi; }
 echo
-printf '%d Jobs submitted once to the hub: admitted on the first-ranked worker with room %s-%s s after submission, complete on the hub %s-%s s after (kwok ends each pod 5-10 s after it starts)\n' \
-  "${#jobs[@]}" "$(secs "$lo_a")" "$(secs "$hi_a")" "$(secs "$lo_c")" "$(secs "$hi_c")"
+printf '%d Jobs submitted once to the hub: admitted on the first-ranked worker with room %s s after submission, complete on the hub %s s after (kwok ends each pod 5-10 s after it starts)\n' \
+  "${#jobs[@]}" "$(span "$lo_a" "$hi_a")" "$(span "$lo_c" "$hi_c")"
 
 step "Fleet status"
 $flotilla dev status
