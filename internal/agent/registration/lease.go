@@ -7,6 +7,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
@@ -51,6 +52,9 @@ func (a *Agent) leaseStep(ctx context.Context) (time.Duration, error) {
 		return 0, a.hubErr(cur, "renew Lease "+key.String(), err)
 	}
 	lease.Spec.RenewTime = &metav1.MicroTime{Time: a.opts.Clock.Now()}
+	// The period of this renewal: the hub judges it by the longer of this and the cluster's,
+	// which may have just changed.
+	lease.Spec.LeaseDurationSeconds = ptr.To(int32(period / time.Second))
 	if err := cur.Client.Update(ctx, lease); err != nil {
 		return 0, a.hubErr(cur, "renew Lease "+key.String(), err)
 	}

@@ -101,6 +101,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 // event, changes anything then).
 func leaseConditions(mc *clusterv1.ManagedCluster, lease *coordinationv1.Lease, now time.Time) ([]metav1.Condition, time.Duration) {
 	period := mc.LeaseDuration()
+	// The agent records in the Lease the period it renews at. Right after an administrator
+	// shortens the cluster's period the agent still renews at the old one until it reads the
+	// cluster again: its last renewal is judged by the longer of the two, so that shortening the
+	// period does not declare a healthy cluster lost.
+	if d := lease.Spec.LeaseDurationSeconds; d != nil && time.Duration(*d)*time.Second > period {
+		period = time.Duration(*d) * time.Second
+	}
 	renewed := renewTime(lease)
 	expiry := renewed.Add(clusterv1.LeaseGraceFactor * period)
 	if now.Before(expiry) {

@@ -76,6 +76,12 @@ func unknown(message string, at time.Time) metav1.Condition {
 	}
 }
 
+// withPeriod records in l the period its agent renews at.
+func withPeriod(l *coordinationv1.Lease, seconds int32) *coordinationv1.Lease {
+	l.Spec.LeaseDurationSeconds = &seconds
+	return l
+}
+
 func TestDesiredConditions(t *testing.T) {
 	cases := map[string]struct {
 		cluster          *clusterv1.ManagedCluster
@@ -104,6 +110,22 @@ func TestDesiredConditions(t *testing.T) {
 			cluster:          makeCluster("a").LeaseSeconds(10).Obj(),
 			lease:            lease("a", ago(-20*time.Second), now.Add(-time.Hour)),
 			wantRequeueAfter: 70 * time.Second,
+		},
+		"period just shortened, last renewal at the old period: judged by the old one": {
+			cluster:          makeCluster("a").LeaseSeconds(5).Obj(),
+			lease:            withPeriod(lease("a", ago(40*time.Second), now.Add(-time.Hour)), 60),
+			wantRequeueAfter: 260 * time.Second,
+		},
+		"period lengthened: the cluster's, the longer": {
+			cluster:          makeCluster("a").LeaseSeconds(60).Obj(),
+			lease:            withPeriod(lease("a", ago(40*time.Second), now.Add(-time.Hour)), 5),
+			wantRequeueAfter: 260 * time.Second,
+		},
+		"renewed at the short period and silent since: expired": {
+			cluster: makeCluster("a").LeaseSeconds(5).Obj(),
+			lease:   withPeriod(lease("a", ago(30*time.Second), now.Add(-time.Hour)), 5),
+			wantConditions: []metav1.Condition{unknown(
+				"the cluster's agent stopped renewing its lease: Lease a/managed-cluster-lease was last renewed at 2026-03-01T11:59:30Z, more than 5 x 5s ago", now)},
 		},
 		"never renewed: counts from creation": {
 			cluster:          makeCluster("a").LeaseSeconds(10).Obj(),
