@@ -8,7 +8,7 @@ LDFLAGS := -X github.com/flotilla/flotilla/internal/version.Version=$(VERSION)
 # Integration tests start several control planes per package; keep parallel packages at 2 on 2 cores.
 TEST_P ?= 2
 
-.PHONY: all build k8s-bin bench bench-addon bench-hub bench-placement bench-gpu-placement bench-resourceusage bench-work controller-gen check-generated test test-unit lint lint-bin fmt vet generate demo demo-kueue down clean
+.PHONY: all build k8s-bin bench bench-addon bench-hub bench-placement bench-gpu-placement bench-multikueue bench-resourceusage bench-work controller-gen check-generated test test-unit lint lint-bin fmt vet generate demo demo-kueue down clean
 
 all: build
 
@@ -48,6 +48,9 @@ bench-resourceusage: k8s-bin ## The resource-usage add-on on 5,000 nodes and 50,
 
 bench-gpu-placement: k8s-bin ## A GPU job starting on a spoke to the placement decision moving: p50/p99.
 	FLOTILLA_K8S_BIN="$$(tools/build.sh --print)" $(GO) test -tags integration -run '^$$' -bench '^BenchmarkGPUPlacementLatency$$' -benchtime 1x -timeout 30m ./bench/
+
+bench-multikueue: k8s-bin ## MultiKueue through the hub, 3 workers: 1,000 jobs submitted at once (jobs/s), then a worker lost (failover).
+	FLOTILLA_K8S_BIN="$$(tools/build.sh --print)" $(GO) test -tags integration -run '^$$' -bench '^BenchmarkMultiKueue$$' -benchtime 1x -timeout 60m ./bench/
 
 bench-addon: k8s-bin ## One template add-on on 1,000 clusters: ClusterManagementAddOn to all Available, the hub's CPU and memory.
 	FLOTILLA_K8S_BIN="$$(tools/build.sh --print)" $(GO) test -tags integration -run '^$$' -bench '^BenchmarkAddOnInstall$$' -benchtime 1x -timeout 60m ./bench/

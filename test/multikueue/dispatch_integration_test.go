@@ -21,45 +21,29 @@ import (
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 	"github.com/flotilla/flotilla/internal/agent/builtin/kueuequeues"
 	"github.com/flotilla/flotilla/internal/agent/builtin/resourceusage"
+	"github.com/flotilla/flotilla/internal/kueuesetup"
 	"github.com/flotilla/flotilla/internal/localk8s"
 	"github.com/flotilla/flotilla/internal/testenv"
 )
 
 const (
-	h100       = "NVIDIA-H100-80GB-HBM3"
-	queueLabel = "kueue.x-k8s.io/queue-name"
+	h100 = "NVIDIA-H100-80GB-HBM3"
 	// mkCheck is the hub's MultiKueue AdmissionCheck; placementCheck OCM's placement check,
 	// whose placement and MultiKueueConfig share its name.
 	mkCheck        = "mk-dispatch"
 	placementCheck = "mk-gpu"
 )
 
-// hubQueues makes the hub's side of MultiKueue as a user would: a flavor, a ClusterQueue whose
-// admission check is MultiKueue's with the placement's MultiKueueConfig, its LocalQueue named as
-// the workers' (the queue add-on's), and OCM's placement check.
+// hubQueues makes the hub's side of MultiKueue as a user would (kueuesetup.Hub).
 func (f *fleet) hubQueues(t *testing.T) {
 	t.Helper()
-	testenv.Create(t, f.c, &kueuev1beta2.AdmissionCheck{ObjectMeta: metav1.ObjectMeta{Name: mkCheck},
-		Spec: kueuev1beta2.AdmissionCheckSpec{ControllerName: kueuev1beta2.MultiKueueControllerName,
-			Parameters: &kueuev1beta2.AdmissionCheckParametersReference{APIGroup: kueuev1beta2.GroupVersion.Group, Kind: "MultiKueueConfig", Name: placementCheck}}})
-	testenv.Create(t, f.c, &kueuev1beta2.ResourceFlavor{ObjectMeta: metav1.ObjectMeta{Name: "hub-flavor"}})
-	quota := func(name corev1.ResourceName, q string) kueuev1beta2.ResourceQuota {
-		return kueuev1beta2.ResourceQuota{Name: name, NominalQuota: resource.MustParse(q)}
+	for _, o := range kueuesetup.Hub(placementCheck, mkCheck, 1000) {
+		testenv.Create(t, f.c, o)
 	}
-	testenv.Create(t, f.c, &kueuev1beta2.ClusterQueue{ObjectMeta: metav1.ObjectMeta{Name: kueuequeues.ClusterQueueName},
-		Spec: kueuev1beta2.ClusterQueueSpec{
-			NamespaceSelector: &metav1.LabelSelector{},
-			ResourceGroups: []kueuev1beta2.ResourceGroup{{CoveredResources: []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory, localk8s.GPUResource},
-				Flavors: []kueuev1beta2.FlavorQuotas{{Name: "hub-flavor", Resources: []kueuev1beta2.ResourceQuota{
-					quota(corev1.ResourceCPU, "1000"), quota(corev1.ResourceMemory, "10Ti"), quota(localk8s.GPUResource, "1000")}}}}},
-			AdmissionChecksStrategy: &kueuev1beta2.AdmissionChecksStrategy{AdmissionChecks: []kueuev1beta2.AdmissionCheckStrategyRule{{Name: mkCheck}}},
-		}})
-	testenv.Create(t, f.c, &kueuev1beta2.LocalQueue{ObjectMeta: metav1.ObjectMeta{Namespace: kueuequeues.LocalQueueNS, Name: kueuequeues.LocalQueueName},
-		Spec: kueuev1beta2.LocalQueueSpec{ClusterQueue: kueuequeues.ClusterQueueName}})
 }
 
 // rankedPlacement makes the placement of the placement check: the clusters labelled
-// mk-gpu=worker, ranked by the AddOnPlacementScore mk/rank, and the check.
+// mk-gpu=worker, ranked by the AddOnPlacementScore mk/rank.
 func (f *fleet) rankedPlacement(t *testing.T, ranks map[string]int32) {
 	t.Helper()
 	ctx := context.Background()
@@ -78,9 +62,6 @@ func (f *fleet) rankedPlacement(t *testing.T, ranks map[string]int32) {
 			Configurations: []clusterv1beta1.PrioritizerConfig{{Weight: ptr.To[int32](1), ScoreCoordinate: &clusterv1beta1.ScoreCoordinate{
 				Type: clusterv1beta1.ScoreCoordinateTypeAddOn, AddOn: &clusterv1beta1.AddOnScore{ResourceName: "mk", ScoreName: "rank"}}}}},
 	}})
-	testenv.Create(t, f.c, &kueuev1beta2.AdmissionCheck{ObjectMeta: metav1.ObjectMeta{Name: placementCheck},
-		Spec: kueuev1beta2.AdmissionCheckSpec{ControllerName: "open-cluster-management.io/placement", Parameters: &kueuev1beta2.AdmissionCheckParametersReference{
-			APIGroup: clusterv1beta1.GroupVersion.Group, Kind: "Placement", Name: placementCheck}}})
 }
 
 // enable switches the built-in add-on on for every joined cluster.
@@ -96,7 +77,7 @@ func (f *fleet) enable(t *testing.T, addOn string) {
 func gpuJob(name string, pods int32, gpus int64, runFor time.Duration) *batchv1.Job {
 	q := *resource.NewQuantity(gpus, resource.DecimalSI)
 	return &batchv1.Job{
-		ObjectMeta: metav1.ObjectMeta{Namespace: kueuequeues.LocalQueueNS, Name: name, Labels: map[string]string{queueLabel: kueuequeues.LocalQueueName}},
+		ObjectMeta: metav1.ObjectMeta{Namespace: kueuequeues.LocalQueueNS, Name: name, Labels: map[string]string{kueuesetup.QueueLabel: kueuequeues.LocalQueueName}},
 		Spec: batchv1.JobSpec{
 			Parallelism: ptr.To(pods), Completions: ptr.To(pods), BackoffLimit: ptr.To[int32](0),
 			Template: corev1.PodTemplateSpec{
@@ -204,6 +185,49 @@ func testDispatch(t *testing.T, f *fleet) {
 			t.Logf("job %s admitted on %s %s after submission", next.Name, one, took.Round(time.Millisecond))
 			f.waitComplete(t, next, wait)
 		})
+	})
+
+	t.Run("a worker whose API server stops leaves the config, and its workloads run elsewhere", func(t *testing.T) {
+		running := gpuJob("mk-running", 1, 8, 10*time.Minute)
+		testenv.Create(t, hub, running)
+		// It goes where the placement and the figures say (the first job's GPUs may still be
+		// freeing on the second spoke); that worker is the one lost.
+		var lostJoined, survivor = f.joined[1], one
+		testenv.WaitFor(t, wait, "job mk-running to be admitted on a worker", func(ctx context.Context) (bool, string, error) {
+			wl, err := f.workloadOf(ctx, running)
+			if err != nil || wl == nil || wl.Status.ClusterName == nil {
+				return false, "", client.IgnoreNotFound(err)
+			}
+			if *wl.Status.ClusterName == one {
+				lostJoined, survivor = f.joined[0], two
+			}
+			return true, "", nil
+		})
+		admitted := time.Now()
+
+		lost := lostJoined.Spoke.Cluster
+		stopped := time.Now() // the API server stops gracefully, over a few seconds
+		lost.StopAPIServer()
+		t.Cleanup(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			if err := lost.StartAPIServer(ctx); err != nil {
+				t.Errorf("starting %s's API server again: %v", lostJoined.Name, err)
+			}
+		})
+		// Submitted after the loss, while the hub may still list the worker.
+		pending := gpuJob("mk-pending", 1, 8, 5*time.Second)
+		testenv.Create(t, hub, pending)
+
+		f.waitActive(t, placementCheck, metav1.ConditionTrue, survivor)
+		left := time.Since(stopped)
+		tookPending := f.waitRunsOn(t, pending, survivor, wait, stopped)
+		tookRunning := f.waitRunsOn(t, running, survivor, wait+workerLostTimeout, stopped)
+		t.Logf("%s's API server stopped: it left the MultiKueueConfig after %s; a job submitted then was admitted on %s after %s; "+
+			"the job running on %s (admitted %s before the loss) was admitted on %s after %s (workerLostTimeout %s)",
+			lostJoined.Name, left.Round(time.Millisecond), survivor, tookPending.Round(time.Millisecond),
+			lostJoined.Name, stopped.Sub(admitted).Round(time.Millisecond), survivor, tookRunning.Round(time.Millisecond), workerLostTimeout)
+		f.waitComplete(t, pending, wait)
 	})
 }
 

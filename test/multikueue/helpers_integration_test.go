@@ -6,12 +6,15 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/client-go/util/retry"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
@@ -95,4 +98,30 @@ func workerClient(t *testing.T, data []byte) kubernetes.Interface {
 		t.Fatal(err)
 	}
 	return cs
+}
+
+// leaseSeconds sets the cluster's lease period and waits until its agent renews at it (the agent
+// reads the new period at its next look at the cluster, up to one old period later).
+func (f *fleet) leaseSeconds(t *testing.T, cluster string, seconds int32) {
+	t.Helper()
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		mc := &clusterv1.ManagedCluster{}
+		if err := f.c.Get(context.Background(), client.ObjectKey{Name: cluster}, mc); err != nil {
+			return err
+		}
+		mc.Spec.LeaseDurationSeconds = seconds
+		return f.c.Update(context.Background(), mc)
+	})
+	if err != nil {
+		t.Fatalf("setting the lease period of %s: %v", cluster, err)
+	}
+	start := time.Now()
+	testenv.WaitFor(t, 2*time.Minute, cluster+"'s agent to renew its lease every "+fmt.Sprint(seconds)+"s", func(ctx context.Context) (bool, string, error) {
+		l := &coordinationv1.Lease{}
+		if err := f.c.Get(ctx, client.ObjectKey{Namespace: cluster, Name: clusterv1.ManagedClusterLeaseName}, l); err != nil {
+			return false, "", err
+		}
+		return ptr.Deref(l.Spec.LeaseDurationSeconds, 0) == seconds, fmt.Sprintf("renews every %ds", ptr.Deref(l.Spec.LeaseDurationSeconds, 0)), nil
+	})
+	t.Logf("%s's agent renews every %ds, %s after the change", cluster, seconds, time.Since(start).Round(time.Millisecond))
 }

@@ -55,8 +55,12 @@ type fleet struct {
 	joined []*testenv.Joined
 }
 
-// workerLostTimeout is the hub Kueue's multiKueue.workerLostTimeout in these tests.
-const workerLostTimeout = 20 * time.Second
+// workerLostTimeout is the hub Kueue's multiKueue.workerLostTimeout in these tests, and
+// leaseSeconds the clusters' lease period.
+const (
+	workerLostTimeout = 20 * time.Second
+	leaseSeconds      = 5
+)
 
 // startFleet runs Kueue's manager on the hub (a MultiKueue manager handing the choice of workers
 // to the hub's dispatcher) and on the spokes, starts the hub and joins the spokes with their
@@ -112,6 +116,11 @@ func startFleet(t *testing.T, clk clock.WithTicker, builtIns func() []builtin.Ad
 	}
 	testenv.RunUntilCleanup(t, mgr.Start)
 	f := &fleet{env: env, c: c, joined: env.JoinSpokes(t)}
+	// Fast failover is the administrator's choice of a short lease: the agent reports every
+	// period whether its API server answers, and a silent cluster is lost after five.
+	for _, j := range f.joined {
+		f.leaseSeconds(t, j.Name, leaseSeconds)
+	}
 	for _, j := range f.joined {
 		w, err := work.New(work.Options{ClusterName: j.Name, AgentID: "agent-" + j.Name, Hub: j.Agent.Hub(), Spoke: j.Spoke.RESTConfig(),
 			Log: testr.New(t).WithName("work-" + j.Name)})

@@ -1,0 +1,379 @@
+//go:build integration
+
+package bench
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/util/retry"
+	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
+	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
+	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
+	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
+	"github.com/flotilla/flotilla/api/scheme"
+	"github.com/flotilla/flotilla/internal/agent/builtin/kueuequeues"
+	"github.com/flotilla/flotilla/internal/devfleet"
+	"github.com/flotilla/flotilla/internal/fleet"
+	"github.com/flotilla/flotilla/internal/hub/kueue"
+	"github.com/flotilla/flotilla/internal/kueuesetup"
+	"github.com/flotilla/flotilla/internal/localk8s"
+)
+
+// multiKueueJobsEnv overrides how many jobs the MultiKueue benchmark submits (default 1,000).
+const multiKueueJobsEnv = "FLOTILLA_BENCH_MK_JOBS"
+
+const (
+	// mkLeaseSeconds is the workers' lease period in the benchmark.
+	mkLeaseSeconds = 10
+	mkPlacement    = "mk-bench"
+	mkCheck        = "mk-bench-multikueue"
+)
+
+// mkFleet is `flotilla dev up --with kueue` with three workers, set up for MultiKueue through the
+// hub as a user would: a placement of the three, the hub's queues, the queue add-on on each.
+type mkFleet struct {
+	dir     string
+	st      *devfleet.State
+	hub     client.WithWatch
+	workers []string
+}
+
+// BenchmarkMultiKueue measures MultiKueue through the hub on a local fleet (`flotilla dev up
+// --with kueue`: hub and three workers, each with its API server, scheduler, kwok, Kueue and
+// flotilla agent, and `flotilla hub` with its dispatcher):
+//
+//   - jobs/s: 1,000 small Jobs (one pod, 10m CPU) submitted at once to the hub's LocalQueue, from
+//     the first submission to the last admission on a worker (its Workload's status.clusterName on
+//     the hub); target at least 100 jobs/s;
+//   - failover: the API server of the worker holding most of the jobs stops; the time until every
+//     job it held, and a job submitted right after the loss, are admitted on the other workers;
+//     target under 60 s (Kueue's default is 15 minutes).
+//
+// `-bench .` (make bench) skips it: `make bench-multikueue`.
+func BenchmarkMultiKueue(b *testing.B) {
+	if f := flag.Lookup("test.bench"); f == nil || !strings.Contains(f.Value.String(), "MultiKueue") {
+		b.Skip("select it by name (make bench-multikueue)")
+	}
+	n := envInt(b, multiKueueJobsEnv, 1000)
+	pr := progress{start: time.Now()}
+	f := startMKFleet(b, pr)
+	for i := range b.N {
+		admitted := f.throughput(b, pr, fmt.Sprintf("r%d", i), n)
+		if i == b.N-1 {
+			f.failover(b, pr, admitted)
+		}
+	}
+	b.ReportMetric(0, "ns/op")
+}
+
+func startMKFleet(b *testing.B, pr progress) *mkFleet {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	kbins, err := localk8s.FindKueue()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var spec strings.Builder
+	spec.WriteString("apiVersion: dev.flotilla.io/v1alpha1\nkind: Fleet\nwith: [kueue]\nclusters:\n")
+	f := &mkFleet{dir: b.TempDir()}
+	for i := 1; i <= 3; i++ {
+		name := fmt.Sprintf("worker-%d", i)
+		f.workers = append(f.workers, name)
+		fmt.Fprintf(&spec, "- name: %s\n  labels: {mk-bench: worker}\n  nodePools:\n  - {name: cpu, count: 4, cpu: \"64\", memory: 256Gi}\n", name)
+	}
+	fl, err := fleet.Parse("bench", []byte(spec.String()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	pr.printf("starting a fleet: hub and %d workers, with Kueue and the flotilla agents", len(f.workers))
+	f.st, err = devfleet.Up(ctx, devfleet.UpOptions{StateDir: f.dir, Fleet: fl, FleetSource: "bench", Binaries: binaries(b),
+		Flotilla: buildFlotilla(b), Kueue: &kbins, Out: os.Stderr, Clock: clock.RealClock{}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = devfleet.Down(f.dir, io.Discard) })
+	for _, c := range f.st.Clusters {
+		if c.Role != devfleet.RoleHub {
+			continue
+		}
+		cfg, err := clientcmd.BuildConfigFromFlags("", c.Kubeconfig)
+		if err != nil {
+			b.Fatal(err)
+		}
+		cfg.QPS, cfg.Burst = 500, 1000
+		if f.hub, err = client.NewWithWatch(cfg, client.Options{Scheme: scheme.Scheme}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	objs := []client.Object{
+		&clusterv1beta2.ManagedClusterSetBinding{ObjectMeta: metav1.ObjectMeta{Namespace: kueue.DefaultNamespace, Name: "default"},
+			Spec: clusterv1beta2.ManagedClusterSetBindingSpec{ClusterSet: "default"}},
+		&clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: kueue.DefaultNamespace, Name: mkPlacement}, Spec: clusterv1beta1.PlacementSpec{
+			Predicates: []clusterv1beta1.ClusterPredicate{{RequiredClusterSelector: clusterv1beta1.ClusterSelector{
+				LabelSelector: metav1.LabelSelector{MatchLabels: map[string]string{"mk-bench": "worker"}}}}}}},
+	}
+	objs = append(objs, kueuesetup.Hub(mkPlacement, mkCheck, 0)...)
+	for _, w := range f.workers {
+		objs = append(objs, &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: w, Name: kueuequeues.Name}})
+	}
+	for _, o := range objs {
+		if err := f.hub.Create(ctx, o); err != nil {
+			b.Fatalf("creating %T %s: %v", o, o.GetName(), err)
+		}
+	}
+	// An administrator who wants fast failover shortens the workers' lease: the agent reports
+	// every period whether its API server answers, and a silent cluster is lost after five.
+	for _, w := range f.workers {
+		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			mc := &clusterv1.ManagedCluster{}
+			if err := f.hub.Get(ctx, client.ObjectKey{Name: w}, mc); err != nil {
+				return err
+			}
+			mc.Spec.LeaseDurationSeconds = mkLeaseSeconds
+			return f.hub.Update(ctx, mc)
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	err = poll(ctx, 5*time.Minute, func() (bool, error) {
+		ac := &kueuev1beta2.AdmissionCheck{}
+		if err := f.hub.Get(ctx, client.ObjectKey{Name: mkCheck}, ac); err != nil {
+			return false, err
+		}
+		if !meta.IsStatusConditionTrue(ac.Status.Conditions, kueuev1beta2.AdmissionCheckActive) {
+			return false, nil
+		}
+		for _, w := range f.workers {
+			mca := &addonv1alpha1.ManagedClusterAddOn{}
+			if err := f.hub.Get(ctx, client.ObjectKey{Namespace: w, Name: kueuequeues.Name}, mca); err != nil {
+				return false, err
+			}
+			if !meta.IsStatusConditionTrue(mca.Status.Conditions, addonv1alpha1.ManagedClusterAddOnConditionAvailable) {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	if err != nil {
+		b.Fatalf("the MultiKueue set-up did not become active: %v (fleet logs in %s)", err, f.dir)
+	}
+	pr.printf("MultiKueue active through the hub: workers %v", f.workers)
+	return f
+}
+
+// benchJob is a small Job for the hub's LocalQueue: one pod of 10m CPU that kwok keeps running.
+func benchJob(name string) *batchv1.Job {
+	return &batchv1.Job{
+		ObjectMeta: metav1.ObjectMeta{Namespace: kueuequeues.LocalQueueNS, Name: name, Labels: map[string]string{kueuesetup.QueueLabel: kueuequeues.LocalQueueName}},
+		Spec: batchv1.JobSpec{BackoffLimit: ptr.To[int32](0), Template: corev1.PodTemplateSpec{
+			ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{"pod-complete.stage.kwok.x-k8s.io/delay": "30m"}},
+			Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever, Containers: []corev1.Container{{Name: "c", Image: "bench",
+				Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("10m")}}}}}}},
+	}
+}
+
+// admissions watches the hub's Workloads and records when each job's first shows a worker.
+type admissions struct {
+	mu     sync.Mutex
+	at     map[string]time.Time // job name -> admitted on a worker
+	where  map[string]string
+	notify chan struct{}
+}
+
+func (f *mkFleet) watchAdmissions(ctx context.Context, b *testing.B) *admissions {
+	a := &admissions{at: map[string]time.Time{}, where: map[string]string{}, notify: make(chan struct{}, 1)}
+	w, err := f.hub.Watch(ctx, &kueuev1beta2.WorkloadList{}, client.InNamespace(kueuequeues.LocalQueueNS))
+	if err != nil {
+		b.Fatal(err)
+	}
+	go func() {
+		defer w.Stop()
+		for ev := range w.ResultChan() {
+			wl, ok := ev.Object.(*kueuev1beta2.Workload)
+			if !ok || ev.Type == watch.Deleted || wl.Status.ClusterName == nil {
+				continue
+			}
+			job := wl.Labels["kueue.x-k8s.io/job-name"]
+			if job == "" {
+				for _, o := range wl.OwnerReferences {
+					job = o.Name
+				}
+			}
+			a.mu.Lock()
+			if _, seen := a.at[job]; !seen || a.where[job] != *wl.Status.ClusterName {
+				a.at[job], a.where[job] = time.Now(), *wl.Status.ClusterName
+			}
+			a.mu.Unlock()
+			select {
+			case a.notify <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	return a
+}
+
+// wait waits until every job of names is admitted and ok accepts where.
+func (a *admissions) wait(ctx context.Context, names []string, ok func(job, where string) bool) error {
+	for {
+		a.mu.Lock()
+		done := 0
+		for _, n := range names {
+			if w, seen := a.where[n]; seen && ok(n, w) {
+				done++
+			}
+		}
+		a.mu.Unlock()
+		if done == len(names) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%d of %d jobs admitted: %w", done, len(names), ctx.Err())
+		case <-a.notify:
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// throughput submits n jobs at once and returns where each was admitted.
+func (f *mkFleet) throughput(b *testing.B, pr progress, prefix string, n int) map[string]string {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
+	a := f.watchAdmissions(ctx, b)
+	names := make([]string, n)
+	submitted := make([]time.Time, n)
+	for i := range names {
+		names[i] = fmt.Sprintf("%s-job-%05d", prefix, i)
+	}
+	pr.printf("submitting %d jobs to the hub's LocalQueue %s/%s", n, kueuequeues.LocalQueueNS, kueuequeues.LocalQueueName)
+	start := time.Now()
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for w := range 16 {
+		wg.Go(func() {
+			for i := w; i < n; i += 16 {
+				submitted[i] = time.Now()
+				if err := f.hub.Create(ctx, benchJob(names[i])); err != nil {
+					errs <- err
+				}
+			}
+		})
+	}
+	wg.Wait()
+	submitTook := time.Since(start)
+	close(errs)
+	for err := range errs {
+		b.Fatalf("submitting: %v", err)
+	}
+	pr.printf("submitted in %s (%.0f jobs/s); waiting for admissions on the workers", submitTook.Round(time.Millisecond), float64(n)/submitTook.Seconds())
+	if err := a.wait(ctx, names, func(string, string) bool { return true }); err != nil {
+		b.Fatalf("admissions: %v (fleet logs in %s)", err, f.dir)
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var last time.Time
+	lat := make([]time.Duration, n)
+	per := map[string]int{}
+	out := map[string]string{}
+	for i, name := range names {
+		at := a.at[name]
+		if at.After(last) {
+			last = at
+		}
+		lat[i] = at.Sub(submitted[i])
+		per[a.where[name]]++
+		out[name] = a.where[name]
+	}
+	took := last.Sub(start)
+	rate := float64(n) / took.Seconds()
+	pr.printf("%d jobs admitted on the workers in %s: %.1f jobs/s end to end (submission alone %.0f jobs/s); per job p50 %s p99 %s; per worker %v",
+		n, took.Round(time.Millisecond), rate, float64(n)/submitTook.Seconds(), percentile(lat, 50).Round(time.Millisecond), percentile(lat, 99).Round(time.Millisecond), per)
+	b.ReportMetric(rate, "jobs/s")
+	b.ReportMetric(percentile(lat, 50).Seconds(), "s-p50")
+	b.ReportMetric(percentile(lat, 99).Seconds(), "s-p99")
+	return out
+}
+
+// failover stops the API server of the worker holding most jobs and measures the time until its
+// jobs, and one submitted right after, are admitted on the other workers.
+func (f *mkFleet) failover(b *testing.B, pr progress, admitted map[string]string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	count := map[string]int{}
+	for _, w := range admitted {
+		count[w]++
+	}
+	lost := slices.MaxFunc(f.workers, func(x, y string) int { return count[x] - count[y] })
+	var held []string
+	for job, w := range admitted {
+		if w == lost {
+			held = append(held, job)
+		}
+	}
+	pid := 0
+	for _, p := range f.st.Processes {
+		if p.Cluster == lost && p.Component == "kube-apiserver" {
+			pid = p.PID
+		}
+	}
+	if pid == 0 {
+		b.Fatalf("no API server of %s in the fleet's state", lost)
+	}
+	a := f.watchAdmissions(ctx, b)
+	pr.printf("stopping the API server of %s (pid %d), which holds %d jobs", lost, pid, len(held))
+	stopped := time.Now()
+	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
+		b.Fatal(err)
+	}
+	after := "after-loss"
+	if err := f.hub.Create(ctx, benchJob(after)); err != nil {
+		b.Fatal(err)
+	}
+	elsewhere := func(_, w string) bool { return w != lost }
+	if err := a.wait(ctx, []string{after}, elsewhere); err != nil {
+		b.Fatalf("the job submitted after the loss: %v", err)
+	}
+	a.mu.Lock()
+	pending := a.at[after].Sub(stopped)
+	a.mu.Unlock()
+	pr.printf("a job submitted right after the loss was admitted on another worker %s after it", pending.Round(time.Millisecond))
+	if err := a.wait(ctx, held, elsewhere); err != nil {
+		b.Fatalf("the lost worker's jobs: %v", err)
+	}
+	a.mu.Lock()
+	var last time.Time
+	for _, j := range held {
+		if a.at[j].After(last) {
+			last = a.at[j]
+		}
+	}
+	a.mu.Unlock()
+	all := last.Sub(stopped)
+	pr.printf("all %d jobs of %s admitted on other workers %s after its loss (workerLostTimeout %s)", len(held), lost, all.Round(time.Millisecond), devfleet.HubWorkerLostTimeout)
+	b.ReportMetric(pending.Seconds(), "s-failover-new-job")
+	b.ReportMetric(all.Seconds(), "s-failover-all-jobs")
+}
