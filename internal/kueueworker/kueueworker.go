@@ -94,7 +94,7 @@ func FromSecret(s *corev1.Secret) (Token, error) {
 	t := Token{Token: string(s.Data[TokenKey]), Server: string(s.Data[ServerKey]), CA: s.Data[CAKey]}
 	for _, kv := range [][2]string{{TokenKey, t.Token}, {CAKey, string(t.CA)}, {ServerKey, t.Server}} {
 		if kv[1] == "" {
-			return Token{}, fmt.Errorf("Secret %s/%s has no key %s", s.Namespace, s.Name, kv[0])
+			return Token{}, fmt.Errorf("the token Secret %s/%s has no key %s", s.Namespace, s.Name, kv[0])
 		}
 	}
 	return t, nil

@@ -42,7 +42,7 @@ func (f *fleet) hubQueues(t *testing.T) {
 	}
 }
 
-// rankedPlacement makes the placement of the placement check: the clusters labelled
+// rankedPlacement makes the placement of the placement check: the clusters labeled
 // mk-gpu=worker, ranked by the AddOnPlacementScore mk/rank.
 func (f *fleet) rankedPlacement(t *testing.T, ranks map[string]int32) {
 	t.Helper()

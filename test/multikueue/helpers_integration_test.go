@@ -45,11 +45,11 @@ func (f *fleet) label(t *testing.T, cluster string, labels map[string]string) {
 		return f.c.Update(context.Background(), mc)
 	})
 	if err != nil {
-		t.Fatalf("labelling ManagedCluster %s: %v", cluster, err)
+		t.Fatalf("labeling ManagedCluster %s: %v", cluster, err)
 	}
 }
 
-// placement makes a Placement in the Kueue namespace choosing the clusters labelled match, and
+// placement makes a Placement in the Kueue namespace choosing the clusters labeled match, and
 // an AdmissionCheck of OCM's placement controller naming it.
 func (f *fleet) placement(t *testing.T, name string, match map[string]string) {
 	t.Helper()

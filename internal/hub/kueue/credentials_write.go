@@ -28,7 +28,7 @@ func agentGroup(cluster string) string { return clusteridentity.Group(cluster) }
 func rawOf(o runtime.Object) runtime.RawExtension {
 	data, err := json.Marshal(o)
 	if err != nil {
-		panic(fmt.Sprintf("marshalling %T: %v", o, err)) // only typed API objects come here
+		panic(fmt.Sprintf("marshaling %T: %v", o, err)) // only typed API objects come here
 	}
 	return runtime.RawExtension{Raw: data}
 }
@@ -37,12 +37,12 @@ func rawOf(o runtime.Object) runtime.RawExtension {
 func specHash(v any) string {
 	data, err := json.Marshal(v)
 	if err != nil {
-		panic(fmt.Sprintf("marshalling %T: %v", v, err))
+		panic(fmt.Sprintf("marshaling %T: %v", v, err))
 	}
 	return fmt.Sprintf("%x", sha256.Sum256(data))
 }
 
-// equalJSON says whether a and b serialise alike.
+// equalJSON says whether a and b serialize alike.
 func equalJSON(a, b any) bool {
 	ja, erra := json.Marshal(a)
 	jb, errb := json.Marshal(b)

@@ -1,6 +1,7 @@
 package kueue
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -89,7 +90,7 @@ func TestGPURequirement(t *testing.T) {
 			req, ok := GPURequirement(&kueuev1beta2.Workload{Spec: kueuev1beta2.WorkloadSpec{PodSets: tc.podSets}})
 			got := ""
 			if ok {
-				got = req.Model + " " + req.Total.String() + " " + req.PerNode.String() + "x" + string(rune('0'+req.Nodes))
+				got = req.Model + " " + req.Total.String() + " " + req.PerNode.String() + "x" + fmt.Sprint(req.Nodes)
 			}
 			if ok != tc.ok || got != tc.want {
 				t.Errorf("GPURequirement = %q, %v; want %q, %v", got, ok, tc.want, tc.ok)
