@@ -267,26 +267,27 @@ done
 step "The Jobs as the hub sees them"
 kubectl --kubeconfig "$hub" get jobs -n default
 echo
+# The rows are made in this shell (not in a pipeline's subshell), so that wrong and late count.
 wrong=0 late=0
-{ printf 'JOB\tGPUS\tMODEL\tWORKER\tRANK\tFIRST-RANKED-WITH-ROOM\tON-A-WORKER\tCOMPLETE-ON-HUB\n'
-  for j in "${jobs[@]}"; do
-    rank=0 want=0 i=0
-    for c in $ranked; do
-      i=$((i + 1))
-      [[ "$c" == "${worker[$j]}" ]] && rank=$i
-      [[ "$c" == "${expect[$j]}" ]] && want=$i
-    done
-    ok=yes
-    if [[ "${worker[$j]}" != "${expect[$j]}" ]]; then
-      # The dispatcher offers a workload to the next worker when the first has not admitted it
-      # within a round (3 s): a later worker is right then, an earlier one or a quick one is not.
-      if [[ $want -gt 0 && $rank -gt $want && ${admitted[$j]} -ge 3000 ]]; then ok="no: ${expect[$j]} slow, next offered"; late=1
-      else ok="no (${expect[$j]:-none})"; wrong=1; fi
-    fi
-    printf '%s\t%s\t%s\t%s\t%s of %s\t%s\t%s s\t%s s\n' "$j" "${gpus[$j]}" "${model[$j]}" "${worker[$j]}" "$rank" "$i" "$ok" \
-      "$(secs "${admitted[$j]}")" "$(secs "${complete[$j]}")"
+rows=$'JOB\tGPUS\tMODEL\tWORKER\tRANK\tFIRST-RANKED-WITH-ROOM\tON-A-WORKER\tCOMPLETE-ON-HUB\n'
+for j in "${jobs[@]}"; do
+  rank=0 want=0 i=0
+  for c in $ranked; do
+    i=$((i + 1))
+    [[ "$c" == "${worker[$j]}" ]] && rank=$i
+    [[ "$c" == "${expect[$j]}" ]] && want=$i
   done
-} | table
+  ok=yes
+  if [[ "${worker[$j]}" != "${expect[$j]}" ]]; then
+    # The dispatcher offers a workload to the next worker when the first has not admitted it
+    # within a round (3 s): a later worker is right then, an earlier one or a quick one is not.
+    if [[ $want -gt 0 && $rank -gt $want && ${admitted[$j]} -ge 3000 ]]; then ok="no: ${expect[$j]} slow, next offered"; late=1
+    else ok="no (${expect[$j]:-none})"; wrong=1; fi
+  fi
+  rows+=$(printf '%s\t%s\t%s\t%s\t%s of %s\t%s\t%s s\t%s s' "$j" "${gpus[$j]}" "${model[$j]}" "${worker[$j]}" "$rank" "$i" "$ok" \
+    "$(secs "${admitted[$j]}")" "$(secs "${complete[$j]}")")$'\n'
+done
+printf '%s' "$rows" | table
 if [[ $wrong -ne 0 ]]; then
   echo "some Jobs did not run on the first-ranked worker with room for them (order [$ranked], free GPUs at submission: ${free[*]})" >&2
   exit 1
