@@ -158,10 +158,12 @@ settled="" previous=""
 for _ in $(seq 1 30); do
   pods=0
   for w in ${workers//,/ }; do
-    pods=$((pods + $(kubectl --kubeconfig "$($flotilla dev kubeconfig "$w")" get pods -n default -l "$selector" -o name | wc -l)))
+    # A failed read counts as a pod (one line), so that it is read again.
+    n=$({ kubectl --kubeconfig "$($flotilla dev kubeconfig "$w")" get pods -n default -l "$selector" -o name 2>/dev/null || echo failed; } | wc -l)
+    pods=$((pods + n))
   done
-  figures="$(kubectl --kubeconfig "$hub" get multikueueconfig gpu-workers -o jsonpath='{.spec.clusters}') $(kubectl --kubeconfig "$hub" get resourceusages -A \
-    -o jsonpath='{range .items[*]}{.metadata.namespace}:{range .status.resources[?(@.name=="nvidia.com/gpu")]}{.model}={.free},{end} {end}')"
+  figures="$(kubectl --kubeconfig "$hub" get multikueueconfig gpu-workers -o jsonpath='{.spec.clusters}' 2>&1 || true) $(kubectl --kubeconfig "$hub" get resourceusages -A \
+    -o jsonpath='{range .items[*]}{.metadata.namespace}:{range .status.resources[?(@.name=="nvidia.com/gpu")]}{.model}={.free},{end} {end}' 2>&1 || true)"
   if [[ $pods -eq 0 && "$figures" == "$previous" ]]; then settled=1; break; fi
   [[ $pods -eq 0 ]] && previous=$figures
   sleep 2
