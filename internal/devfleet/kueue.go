@@ -16,6 +16,11 @@ import (
 // admission (Kueue's default is 15 minutes; docs/kueue.md weighs the choice).
 const HubWorkerLostTimeout = 30 * time.Second
 
+// HubRemoteQPS is the rate limit of the hub Kueue's client of each worker in local fleets:
+// Kueue's is client-go's 5 requests a second, which paces dispatching at about 1.3 jobs a second
+// (bench/README.md).
+const HubRemoteQPS = 200
+
 // startKueue starts Kueue's manager, detached, on every cluster of the fleet (the hub included,
 // as a MultiKueue manager whose workers the hub's dispatcher nominates), in parallel, and records each started process in the state, so that `down` stops them and
 // `status` lists them, even when another cluster's manager failed to start.
@@ -33,7 +38,8 @@ func startKueue(ctx context.Context, f *localk8s.Fleet, bins localk8s.KueueBinar
 		wg.Go(func() {
 			o := localk8s.KueueOptions{Cluster: c, Binaries: bins, Detach: true}
 			if c == f.Hub {
-				o.MultiKueue = &localk8s.MultiKueueOptions{DispatcherName: kueue.DispatcherName, WorkerLostTimeout: HubWorkerLostTimeout}
+				o.MultiKueue = &localk8s.MultiKueueOptions{DispatcherName: kueue.DispatcherName, WorkerLostTimeout: HubWorkerLostTimeout,
+					RemoteQPS: HubRemoteQPS}
 			}
 			started[i], errs[i] = localk8s.StartKueue(ctx, o)
 		})

@@ -164,6 +164,9 @@ type MultiKueueOptions struct {
 	// that can no longer be reached keeps its place before it is queued again (Kueue's 15
 	// minutes when zero).
 	WorkerLostTimeout time.Duration
+	// RemoteQPS and RemoteBurst rate-limit MultiKueue's client of each worker (the flags
+	// tools/build-kueue.sh adds); client-go's 5 and 10, as released Kueue has them, when zero.
+	RemoteQPS, RemoteBurst int
 }
 
 // Kueue is a running Kueue manager.
@@ -218,8 +221,8 @@ func StartKueue(ctx context.Context, opts KueueOptions) (_ *Kueue, err error) {
 	k.Process, err = startProcess(processSpec{
 		name:   c.Name + "/" + KueueBin,
 		binary: opts.Binaries.Path(KueueBin),
-		args: []string{"--config=" + configPath, "--kubeconfig=" + c.Kubeconfig,
-			"--metrics-cert-dir=" + certDir, "--zap-log-level=info"},
+		args: append([]string{"--config=" + configPath, "--kubeconfig=" + c.Kubeconfig,
+			"--metrics-cert-dir=" + certDir, "--zap-log-level=info"}, remoteLimits(opts.MultiKueue)...),
 		logPath: filepath.Join(c.Dir, "logs", KueueBin+".log"),
 		detach:  opts.Detach,
 	})
@@ -341,6 +344,18 @@ clientConnection:
 		cfg = fmt.Appendf(cfg, "  workerLostTimeout: %s\n", mk.WorkerLostTimeout)
 	}
 	return cfg
+}
+
+// remoteLimits are the flags that raise MultiKueue's rate limit of its clients of the workers.
+func remoteLimits(mk *MultiKueueOptions) []string {
+	if mk == nil || mk.RemoteQPS <= 0 {
+		return nil
+	}
+	burst := mk.RemoteBurst
+	if burst <= 0 {
+		burst = 2 * mk.RemoteQPS
+	}
+	return []string{fmt.Sprintf("--multikueue-remote-qps=%d", mk.RemoteQPS), fmt.Sprintf("--multikueue-remote-burst=%d", burst)}
 }
 
 // gates are the feature gates beyond VisibilityOnDemand. An external MultiKueue dispatcher

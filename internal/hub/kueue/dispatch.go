@@ -130,12 +130,29 @@ func podRequest(spec corev1.PodSpec) resource.Quantity {
 	return sum
 }
 
-// Rounds is how many rounds have passed since first, the time of the first nomination.
+// Rounds is how many rounds have passed since first, the time of the first nomination. Each
+// round is twice as long as the one before (round, 2 x round, 4 x round, ...): a workload that
+// waits because the workers are slow to take it, not full, is then not copied to every worker
+// (MultiKueue copies a workload to each worker it is offered to, and deletes the copies the
+// winner does not need).
 func Rounds(first, now time.Time, round time.Duration) int {
 	if round <= 0 || now.Before(first) {
 		return 0
 	}
-	return int(now.Sub(first) / round)
+	n := 0
+	for end := round; now.Sub(first) >= end; end = 2*end + round {
+		n++
+	}
+	return n
+}
+
+// RoundEnd is when round n (counted from 0) ends: first + round x (2^(n+1) - 1).
+func RoundEnd(first time.Time, n int, round time.Duration) time.Time {
+	end := round
+	for range n {
+		end = 2*end + round
+	}
+	return first.Add(end)
 }
 
 // Since is when the workload's nomination began: when it last reserved quota on the hub.

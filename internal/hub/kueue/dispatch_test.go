@@ -47,16 +47,23 @@ func TestRounds(t *testing.T) {
 		now  time.Time
 		want int
 	}{
-		"at once":            {now: t0, want: 0},
-		"within the first":   {now: t0.Add(2999 * time.Millisecond), want: 0},
-		"after one round":    {now: t0.Add(3 * time.Second), want: 1},
-		"a clock behind":     {now: t0.Add(-time.Second), want: 0},
-		"after seven rounds": {now: t0.Add(22 * time.Second), want: 7},
+		"at once":                             {now: t0, want: 0},
+		"within the first":                    {now: t0.Add(2999 * time.Millisecond), want: 0},
+		"after the first (3 s)":               {now: t0.Add(3 * time.Second), want: 1},
+		"the second lasts 6 s":                {now: t0.Add(8999 * time.Millisecond), want: 1},
+		"after the second (9 s)":              {now: t0.Add(9 * time.Second), want: 2},
+		"after the third (21 s)":              {now: t0.Add(22 * time.Second), want: 3},
+		"a clock behind":                      {now: t0.Add(-time.Second), want: 0},
+		"after a minute: 3, 9, 21, 45 passed": {now: t0.Add(time.Minute), want: 4},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if got := Rounds(t0, tc.now, 3*time.Second); got != tc.want {
+			got := Rounds(t0, tc.now, 3*time.Second)
+			if got != tc.want {
 				t.Errorf("Rounds = %d, want %d", got, tc.want)
+			}
+			if end := RoundEnd(t0, got, 3*time.Second); !tc.now.Before(t0) && !end.After(tc.now) {
+				t.Errorf("round %d ends at %s, not after now %s", got, end.Sub(t0), tc.now.Sub(t0))
 			}
 		})
 	}

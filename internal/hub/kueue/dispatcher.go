@@ -24,7 +24,8 @@ import (
 // MultiKueue admission check, it nominates workers (status.nominatedClusterNames) in the order
 // of the check's MultiKueueConfig, which the placement ranks best first, putting first the
 // workers whose live figures (ResourceUsage) have room for the workload's GPUs. It offers the
-// workload to one worker, and to one more every Round until a worker admits it. Kueue's
+// workload to one worker, and to one more after each round until a worker admits it; rounds
+// start at Round and double. Kueue's
 // MultiKueue then copies the workload to the nominated workers; the first to admit it runs it.
 //
 // It acts only when Kueue on the hub runs with multiKueue.dispatcherName DispatcherName: with
@@ -114,7 +115,7 @@ func (d *Dispatcher) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if len(want) >= len(order) {
 		return reconcile.Result{}, nil // every worker has it: nothing more to offer
 	}
-	next := Since(wl).Add(time.Duration(rounds+1) * d.Round).Sub(now)
+	next := RoundEnd(Since(wl), rounds, d.Round).Sub(now)
 	return reconcile.Result{RequeueAfter: max(next, 10*time.Millisecond)}, nil
 }
 
