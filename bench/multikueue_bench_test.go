@@ -195,6 +195,9 @@ func benchJob(name string) *batchv1.Job {
 	}
 }
 
+// finishedUnadmitted stands for the worker of a workload that finished without one.
+const finishedUnadmitted = "(finished, no worker)"
+
 // admissions watches the hub's Workloads and records when each job's first shows a worker.
 type admissions struct {
 	mu     sync.Mutex
@@ -213,7 +216,18 @@ func (f *mkFleet) watchAdmissions(ctx context.Context, b *testing.B) *admissions
 		defer w.Stop()
 		for ev := range w.ResultChan() {
 			wl, ok := ev.Object.(*kueuev1beta2.Workload)
-			if !ok || ev.Type == watch.Deleted || wl.Status.ClusterName == nil {
+			if !ok || ev.Type == watch.Deleted {
+				continue
+			}
+			where := ""
+			switch {
+			case wl.Status.ClusterName != nil:
+				where = *wl.Status.ClusterName
+			case meta.IsStatusConditionTrue(wl.Status.Conditions, kueuev1beta2.WorkloadFinished):
+				// Seen in runs: Kueue on the hub marks a workload Finished that no worker
+				// admitted. Counted apart, so that the run ends and reports it.
+				where = finishedUnadmitted
+			default:
 				continue
 			}
 			job := wl.Labels["kueue.x-k8s.io/job-name"]
@@ -223,8 +237,8 @@ func (f *mkFleet) watchAdmissions(ctx context.Context, b *testing.B) *admissions
 				}
 			}
 			a.mu.Lock()
-			if _, seen := a.at[job]; !seen || a.where[job] != *wl.Status.ClusterName {
-				a.at[job], a.where[job] = time.Now(), *wl.Status.ClusterName
+			if _, seen := a.at[job]; !seen || a.where[job] != where {
+				a.at[job], a.where[job] = time.Now(), where
 			}
 			a.mu.Unlock()
 			select {

@@ -58,18 +58,18 @@ func TestKueueAdmitsGPUJobs(t *testing.T) {
 	t.Run("a job in the queue is admitted and completes", func(t *testing.T) {
 		j := gpuJob(ns, "first", "kl-h100", 1, 8, 2*time.Second)
 		create(t, c, j)
-		waitJob(t, c, j, "unsuspended", func(j *batchv1.Job) bool { return !ptr.Deref(j.Spec.Suspend, true) })
+		testenv.WaitJob(t, c, j, "unsuspended", 60*time.Second, func(j *batchv1.Job) bool { return !ptr.Deref(j.Spec.Suspend, true) })
 		w := workloadOf(t, c, j)
 		if !meta.IsStatusConditionTrue(w.Status.Conditions, kueuev1beta2.WorkloadAdmitted) {
 			t.Errorf("workload %s of job %s is not Admitted: %+v", w.Name, j.Name, w.Status.Conditions)
 		}
-		waitJob(t, c, j, "complete", complete)
+		testenv.WaitJob(t, c, j, "complete", 60*time.Second, testenv.JobComplete)
 	})
 
 	t.Run("jobs over the quota wait until quota frees", func(t *testing.T) {
 		big := gpuJob(ns, "big", "kl-h100", 2, 8, 15*time.Second) // the whole 16-GPU quota
 		create(t, c, big)
-		waitJob(t, c, big, "unsuspended", func(j *batchv1.Job) bool { return !ptr.Deref(j.Spec.Suspend, true) })
+		testenv.WaitJob(t, c, big, "unsuspended", 60*time.Second, func(j *batchv1.Job) bool { return !ptr.Deref(j.Spec.Suspend, true) })
 		second := gpuJob(ns, "second", "kl-h100", 1, 8, time.Second)
 		third := gpuJob(ns, "third", "kl-h100", 1, 8, time.Second)
 		create(t, c, second)
@@ -84,14 +84,14 @@ func TestKueueAdmitsGPUJobs(t *testing.T) {
 				t.Fatal(err)
 			}
 			if !ptr.Deref(got.Spec.Suspend, false) {
-				t.Errorf("job %s ran while the quota was full (big not complete)", j.Name)
+				t.Errorf("job %s ran while the quota was full (big not testenv.JobComplete)", j.Name)
 			}
 		}
-		if done := getJob(t, c, big); complete(done) {
+		if done := getJob(t, c, big); testenv.JobComplete(done) {
 			t.Fatalf("job big completed before the waiting jobs were checked; raise its run time")
 		}
 		for _, j := range []*batchv1.Job{big, second, third} {
-			waitJob(t, c, j, "complete", complete)
+			testenv.WaitJob(t, c, j, "complete", 60*time.Second, testenv.JobComplete)
 		}
 	})
 
@@ -191,50 +191,9 @@ func getJob(t *testing.T, c client.Client, j *batchv1.Job) *batchv1.Job {
 	return got
 }
 
-func complete(j *batchv1.Job) bool {
-	for _, cond := range j.Status.Conditions {
-		if cond.Type == batchv1.JobComplete && cond.Status == corev1.ConditionTrue {
-			return true
-		}
-	}
-	return false
-}
-
-func waitJob(t *testing.T, c client.Client, j *batchv1.Job, what string, cond func(*batchv1.Job) bool) {
-	t.Helper()
-	testenv.WaitFor(t, 60*time.Second, "job "+j.Name+" "+what, func(ctx context.Context) (bool, string, error) {
-		got := &batchv1.Job{}
-		if err := c.Get(ctx, client.ObjectKeyFromObject(j), got); err != nil {
-			return false, "", err
-		}
-		return cond(got), fmt.Sprintf("suspend %v, active %d, succeeded %d, conditions %+v",
-			ptr.Deref(got.Spec.Suspend, false), got.Status.Active, got.Status.Succeeded, got.Status.Conditions), nil
-	})
-}
-
-// findWorkload returns the Workload Kueue made for j, or nil.
-func findWorkload(ctx context.Context, c client.Client, j *batchv1.Job) (*kueuev1beta2.Workload, error) {
-	got := &batchv1.Job{}
-	if err := c.Get(ctx, client.ObjectKeyFromObject(j), got); err != nil {
-		return nil, err
-	}
-	l := &kueuev1beta2.WorkloadList{}
-	if err := c.List(ctx, l, client.InNamespace(j.Namespace)); err != nil {
-		return nil, err
-	}
-	for i := range l.Items {
-		for _, o := range l.Items[i].OwnerReferences {
-			if o.UID == got.UID {
-				return &l.Items[i], nil
-			}
-		}
-	}
-	return nil, nil
-}
-
 func workloadOf(t *testing.T, c client.Client, j *batchv1.Job) *kueuev1beta2.Workload {
 	t.Helper()
-	w, err := findWorkload(context.Background(), c, j)
+	w, err := testenv.JobWorkload(context.Background(), c, j)
 	if err != nil || w == nil {
 		t.Fatalf("no workload for job %s (%v)", j.Name, err)
 	}
@@ -246,7 +205,7 @@ func workloadOf(t *testing.T, c client.Client, j *batchv1.Job) *kueuev1beta2.Wor
 func waitPending(t *testing.T, c client.Client, j *batchv1.Job, msg string) {
 	t.Helper()
 	testenv.WaitFor(t, 60*time.Second, "job "+j.Name+" pending with "+msg, func(ctx context.Context) (bool, string, error) {
-		w, err := findWorkload(ctx, c, j)
+		w, err := testenv.JobWorkload(ctx, c, j)
 		if err != nil || w == nil {
 			return false, "no workload", err
 		}

@@ -4,7 +4,6 @@ package kueuequeues
 
 import (
 	"context"
-	"fmt"
 	"testing"
 	"time"
 
@@ -70,45 +69,4 @@ func create(t *testing.T, c client.Client, obj client.Object) {
 	t.Cleanup(func() {
 		_ = c.Delete(context.Background(), obj, client.PropagationPolicy(metav1.DeletePropagationBackground))
 	})
-}
-
-func complete(j *batchv1.Job) bool {
-	for _, cond := range j.Status.Conditions {
-		if cond.Type == batchv1.JobComplete && cond.Status == corev1.ConditionTrue {
-			return true
-		}
-	}
-	return false
-}
-
-func waitJob(t *testing.T, c client.Client, j *batchv1.Job, what string, cond func(*batchv1.Job) bool) {
-	t.Helper()
-	testenv.WaitFor(t, 60*time.Second, "job "+j.Name+" "+what, func(ctx context.Context) (bool, string, error) {
-		got := &batchv1.Job{}
-		if err := c.Get(ctx, client.ObjectKeyFromObject(j), got); err != nil {
-			return false, "", err
-		}
-		return cond(got), fmt.Sprintf("suspend %v, active %d, succeeded %d, conditions %+v",
-			ptr.Deref(got.Spec.Suspend, false), got.Status.Active, got.Status.Succeeded, got.Status.Conditions), nil
-	})
-}
-
-// findWorkload returns the Workload Kueue made for j, or nil.
-func findWorkload(ctx context.Context, c client.Client, j *batchv1.Job) (*kueuev1beta2.Workload, error) {
-	got := &batchv1.Job{}
-	if err := c.Get(ctx, client.ObjectKeyFromObject(j), got); err != nil {
-		return nil, err
-	}
-	l := &kueuev1beta2.WorkloadList{}
-	if err := c.List(ctx, l, client.InNamespace(j.Namespace)); err != nil {
-		return nil, err
-	}
-	for i := range l.Items {
-		for _, o := range l.Items[i].OwnerReferences {
-			if o.UID == got.UID {
-				return &l.Items[i], nil
-			}
-		}
-	}
-	return nil, nil
 }

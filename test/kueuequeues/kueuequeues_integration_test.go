@@ -129,8 +129,8 @@ func TestKueueQueues(t *testing.T) {
 	t.Run("a GPU Job in user-queue is admitted to the H100 flavor and completes", func(t *testing.T) {
 		j := gpuJob("train", 8, 2*time.Second)
 		create(t, spoke, j)
-		waitJob(t, spoke, j, "unsuspended", func(j *batchv1.Job) bool { return !ptr.Deref(j.Spec.Suspend, true) })
-		w, err := findWorkload(ctx, spoke, j)
+		testenv.WaitJob(t, spoke, j, "unsuspended", 60*time.Second, func(j *batchv1.Job) bool { return !ptr.Deref(j.Spec.Suspend, true) })
+		w, err := testenv.JobWorkload(ctx, spoke, j)
 		if err != nil || w == nil {
 			t.Fatalf("no workload for job %s (%v)", j.Name, err)
 		}
@@ -141,7 +141,7 @@ func TestKueueQueues(t *testing.T) {
 		if got := w.Status.Admission.PodSetAssignments[0].Flavors[kueuequeues.GPUResource]; got != h100Flavor {
 			t.Errorf("workload %s: GPU flavor %q, want %q", w.Name, got, h100Flavor)
 		}
-		waitJob(t, spoke, j, "complete", complete)
+		testenv.WaitJob(t, spoke, j, "complete", 60*time.Second, testenv.JobComplete)
 		pods, err := one.Spoke.Client.CoreV1().Pods(j.Namespace).List(ctx, metav1.ListOptions{LabelSelector: "job-name=" + j.Name})
 		if err != nil || len(pods.Items) != 1 {
 			t.Fatalf("pods of job %s: %d (%v), want 1", j.Name, len(pods.Items), err)

@@ -93,22 +93,7 @@ func gpuJob(name string, pods int32, gpus int64, runFor time.Duration) *batchv1.
 
 // workloadOf is the hub's Workload of job j.
 func (f *fleet) workloadOf(ctx context.Context, j *batchv1.Job) (*kueuev1beta2.Workload, error) {
-	got := &batchv1.Job{}
-	if err := f.c.Get(ctx, client.ObjectKeyFromObject(j), got); err != nil {
-		return nil, err
-	}
-	l := &kueuev1beta2.WorkloadList{}
-	if err := f.c.List(ctx, l, client.InNamespace(j.Namespace)); err != nil {
-		return nil, err
-	}
-	for i := range l.Items {
-		for _, o := range l.Items[i].OwnerReferences {
-			if o.UID == got.UID {
-				return &l.Items[i], nil
-			}
-		}
-	}
-	return nil, nil
+	return testenv.JobWorkload(ctx, f.c, j)
 }
 
 // waitRunsOn waits until the hub's workload of j is admitted on worker, and returns how long
@@ -131,18 +116,7 @@ func (f *fleet) waitRunsOn(t *testing.T, j *batchv1.Job, worker string, timeout 
 // waitComplete waits until job j on the hub reports completion, as MultiKueue copies it back.
 func (f *fleet) waitComplete(t *testing.T, j *batchv1.Job, timeout time.Duration) {
 	t.Helper()
-	testenv.WaitFor(t, timeout, "job "+j.Name+" to complete on the hub", func(ctx context.Context) (bool, string, error) {
-		got := &batchv1.Job{}
-		if err := f.c.Get(ctx, client.ObjectKeyFromObject(j), got); err != nil {
-			return false, "", err
-		}
-		for _, c := range got.Status.Conditions {
-			if c.Type == batchv1.JobComplete && c.Status == corev1.ConditionTrue {
-				return true, "", nil
-			}
-		}
-		return false, fmt.Sprintf("succeeded %d, conditions %+v", got.Status.Succeeded, got.Status.Conditions), nil
-	})
+	testenv.WaitJob(t, f.c, j, "to complete on the hub", timeout, testenv.JobComplete)
 }
 
 func testDispatch(t *testing.T, f *fleet) {

@@ -43,6 +43,14 @@ type Env struct {
 	Annotations map[string]string
 }
 
+// OrDefault is d, or def when d is not positive: the add-ons' timings, zero for their defaults.
+func OrDefault(d, def time.Duration) time.Duration {
+	if d > 0 {
+		return d
+	}
+	return def
+}
+
 // RestartBackoff is the wait before an add-on whose run failed runs again.
 const RestartBackoff = 10 * time.Second
 

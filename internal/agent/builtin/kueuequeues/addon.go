@@ -42,13 +42,6 @@ var _ builtin.AddOn = AddOn{}
 // Name implements builtin.AddOn.
 func (AddOn) Name() string { return Name }
 
-func orDefault(d, def time.Duration) time.Duration {
-	if d > 0 {
-		return d
-	}
-	return def
-}
-
 // Run watches the cluster's nodes and keeps Kueue's flavors and queues as they call for, a
 // debounce after each change and every resync. It ends with an error when Kueue's API is not
 // served, when an object of one of its names is someone else's (after writing the others), or
@@ -94,7 +87,7 @@ type applier interface {
 // differs from what was last written), and every resync, until ctx ends or a write fails.
 // evaluated, if set, is called each time the loop has looked at the nodes (tests wait for it).
 func (a AddOn) loop(ctx context.Context, env builtin.Env, store *nodeStore, w applier, evaluated func()) error {
-	resync := env.Clock.NewTicker(orDefault(a.Resync, DefaultResync))
+	resync := env.Clock.NewTicker(builtin.OrDefault(a.Resync, DefaultResync))
 	defer resync.Stop()
 	var last *Desired
 	var debounce clock.Timer
@@ -131,7 +124,7 @@ func (a AddOn) loop(ctx context.Context, env builtin.Env, store *nodeStore, w ap
 			return nil
 		case <-store.changed:
 			if fire == nil {
-				debounce = env.Clock.NewTimer(orDefault(a.Debounce, DefaultDebounce))
+				debounce = env.Clock.NewTimer(builtin.OrDefault(a.Debounce, DefaultDebounce))
 				fire = debounce.C()
 			}
 		case <-fire:

@@ -46,13 +46,6 @@ var _ builtin.AddOn = AddOn{}
 // Name implements builtin.AddOn.
 func (AddOn) Name() string { return Name }
 
-func orDefault(d, def time.Duration) time.Duration {
-	if d > 0 {
-		return d
-	}
-	return def
-}
-
 // issued is the token the add-on holds.
 type issued struct {
 	token     string
@@ -106,7 +99,7 @@ func (a AddOn) step(ctx context.Context, env builtin.Env, kube kubernetes.Interf
 	*waiting = false
 	now := env.Clock.Now()
 	if cur.token == "" || cur.saUID != sa.UID || !now.Before(cur.refreshAt) {
-		life := int64(orDefault(a.Lifetime, kueueworker.Lifetime).Seconds())
+		life := int64(builtin.OrDefault(a.Lifetime, kueueworker.Lifetime).Seconds())
 		tr, err := sas.CreateToken(ctx, sa.Name, &authenticationv1.TokenRequest{
 			Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &life}}, metav1.CreateOptions{})
 		if err != nil {
@@ -117,7 +110,7 @@ func (a AddOn) step(ctx context.Context, env builtin.Env, kube kubernetes.Interf
 			refreshAt: now.Add(time.Duration(float64(exp.Sub(now)) * kueueworker.RefreshFraction))}
 		env.Log.Info("requested a token for MultiKueue", "expires", exp, "next", cur.refreshAt)
 	}
-	if cur.verified.IsZero() || !now.Before(cur.verified.Add(orDefault(a.Verify, DefaultVerify))) {
+	if cur.verified.IsZero() || !now.Before(cur.verified.Add(builtin.OrDefault(a.Verify, DefaultVerify))) {
 		key, err := tokenSecret(env)
 		if err != nil {
 			return 0, err
@@ -131,7 +124,7 @@ func (a AddOn) step(ctx context.Context, env builtin.Env, kube kubernetes.Interf
 		}
 		cur.verified = now
 	}
-	next := orDefault(a.Check, DefaultCheck)
+	next := builtin.OrDefault(a.Check, DefaultCheck)
 	if until := cur.refreshAt.Sub(now); until < next {
 		next = until
 	}

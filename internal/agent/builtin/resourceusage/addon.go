@@ -49,15 +49,8 @@ var _ builtin.AddOn = AddOn{}
 // Name implements builtin.AddOn.
 func (AddOn) Name() string { return Name }
 
-func (a AddOn) interval() time.Duration { return orDefault(a.Interval, DefaultInterval) }
-func (a AddOn) debounce() time.Duration { return orDefault(a.Debounce, DefaultDebounce) }
-
-func orDefault(d, def time.Duration) time.Duration {
-	if d > 0 {
-		return d
-	}
-	return def
-}
+func (a AddOn) interval() time.Duration { return builtin.OrDefault(a.Interval, DefaultInterval) }
+func (a AddOn) debounce() time.Duration { return builtin.OrDefault(a.Debounce, DefaultDebounce) }
 
 // Run watches the spoke's nodes and pods and writes the cluster's ResourceUsage a debounce
 // after each change, and every interval.
