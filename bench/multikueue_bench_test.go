@@ -342,10 +342,23 @@ func (f *mkFleet) failover(b *testing.B, pr progress, admitted map[string]string
 		count[w]++
 	}
 	lost := slices.MaxFunc(f.workers, func(x, y string) int { return count[x] - count[y] })
+	// The jobs it holds: admitted there and not finished (a finished job is not moved).
+	wls := &kueuev1beta2.WorkloadList{}
+	if err := f.hub.List(ctx, wls, client.InNamespace(kueuequeues.LocalQueueNS)); err != nil {
+		b.Fatal(err)
+	}
 	var held []string
-	for job, w := range admitted {
-		if w == lost {
-			held = append(held, job)
+	finished := 0
+	for _, wl := range wls.Items {
+		if ptr.Deref(wl.Status.ClusterName, "") != lost {
+			continue
+		}
+		if meta.IsStatusConditionTrue(wl.Status.Conditions, kueuev1beta2.WorkloadFinished) {
+			finished++
+			continue
+		}
+		for _, o := range wl.OwnerReferences {
+			held = append(held, o.Name)
 		}
 	}
 	pid := 0
@@ -358,7 +371,7 @@ func (f *mkFleet) failover(b *testing.B, pr progress, admitted map[string]string
 		b.Fatalf("no API server of %s in the fleet's state", lost)
 	}
 	a := f.watchAdmissions(ctx, b)
-	pr.printf("stopping the API server of %s (pid %d), which holds %d jobs", lost, pid, len(held))
+	pr.printf("stopping the API server of %s (pid %d), which runs %d jobs (%d more finished there)", lost, pid, len(held), finished)
 	stopped := time.Now()
 	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
 		b.Fatal(err)

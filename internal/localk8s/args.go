@@ -67,10 +67,10 @@ func controllerArgs(kubeconfig string) []string {
 // KwokNodeAnnotation marks the nodes kwok simulates; nodes without it are left alone.
 const KwokNodeAnnotation = "kwok.x-k8s.io/node"
 
-func kwokArgs(opts ClusterOptions, kubeconfig string) []string {
+func kwokArgs(kubeconfig, stages string) []string {
 	return []string{
 		"--kubeconfig=" + kubeconfig,
-		"--config=" + opts.Binaries.Path(KwokStagesFile),
+		"--config=" + stages,
 		"--manage-all-nodes=false",
 		"--manage-nodes-with-annotation-selector=" + KwokNodeAnnotation + "=fake",
 		"--node-lease-duration-seconds=40",

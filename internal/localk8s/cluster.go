@@ -101,7 +101,11 @@ func StartCluster(ctx context.Context, opts ClusterOptions) (_ *Cluster, err err
 			return nil, err
 		}
 		// kwok writes node and pod status for every simulated kubelet: it needs an administrator.
-		c.Kwok, err = c.startComponent(opts, KwokBin, kwokArgs(opts, c.Kubeconfig))
+		stages, err := writeKwokStages(opts.Binaries, c.Dir)
+		if err != nil {
+			return nil, err
+		}
+		c.Kwok, err = c.startComponent(opts, KwokBin, kwokArgs(c.Kubeconfig, stages))
 		if err != nil {
 			return nil, err
 		}
