@@ -335,7 +335,7 @@ func (f *mkFleet) throughput(b *testing.B, pr progress, prefix string, n int) ma
 // failover stops the API server of the worker holding most jobs and measures the time until its
 // jobs, and one submitted right after, are admitted on the other workers.
 func (f *mkFleet) failover(b *testing.B, pr progress, admitted map[string]string) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
 	count := map[string]int{}
 	for _, w := range admitted {
