@@ -194,28 +194,33 @@ func TestKueueQueues(t *testing.T) {
 			env.AddNodes(t, one.Spoke, localk8s.NodePool{Name: fmt.Sprintf("t4-%d", i), Count: 1, GPUModel: m, GPUs: i + 1,
 				CPU: resource.MustParse("8"), Memory: resource.MustParse("32Gi")})
 		}
-		var got state
-		testenv.WaitFor(t, 30*time.Second, "flavors of both T4 models", func(ctx context.Context) (bool, string, error) {
-			var err error
-			got, err = read(ctx, spoke)
-			return err == nil && len(got.Flavors) == 5, fmt.Sprintf("%+v", got), err
-		})
 		label := regexp.MustCompile(`^gpu-tesla-t4-16gb-[0-9a-f]{8}$`)
 		names := map[string]string{}
-		for _, f := range got.Flavors {
-			name, labels, _ := strings.Cut(f, " ")
-			for i, m := range models {
-				if labels == kueuequeues.GPUProductLabel+"="+m {
+		// The add-on writes the flavors, then the ClusterQueue: wait for both.
+		testenv.WaitFor(t, 30*time.Second, "flavors and quotas of both T4 models", func(ctx context.Context) (bool, string, error) {
+			got, err := read(ctx, spoke)
+			if err != nil || len(got.Flavors) != 5 {
+				return false, fmt.Sprintf("%+v", got), err
+			}
+			clear(names)
+			quotas := 0
+			for _, f := range got.Flavors {
+				name, labels, _ := strings.Cut(f, " ")
+				for i, m := range models {
+					if labels != kueuequeues.GPUProductLabel+"="+m {
+						continue
+					}
 					if !label.MatchString(name) {
-						t.Errorf("model %q: flavor %q, want gpu-tesla-t4-16gb-<hash>", m, name)
+						return false, "", fmt.Errorf("model %q: flavor %q, want gpu-tesla-t4-16gb-<hash>", m, name)
 					}
 					names[m] = name
-					if want := fmt.Sprintf("%s cpu=8 memory=32Gi nvidia.com/gpu=%d", name, i+1); !contains(got.Quotas, want) {
-						t.Errorf("quotas %v lack %q", got.Quotas, want)
+					if contains(got.Quotas, fmt.Sprintf("%s cpu=8 memory=32Gi nvidia.com/gpu=%d", name, i+1)) {
+						quotas++
 					}
 				}
 			}
-		}
+			return quotas == 2, fmt.Sprintf("%+v", got), nil
+		})
 		if len(names) != 2 || names[models[0]] == names[models[1]] {
 			t.Errorf("flavors by model %v, want one each, distinct", names)
 		}

@@ -19,6 +19,7 @@ import (
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
 	clusterv1alpha1 "github.com/flotilla/flotilla/api/cluster/v1alpha1"
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
+	usagev1alpha1 "github.com/flotilla/flotilla/api/usage/v1alpha1"
 	"github.com/flotilla/flotilla/internal/agent/builtin/kueuequeues"
 	"github.com/flotilla/flotilla/internal/agent/builtin/resourceusage"
 	"github.com/flotilla/flotilla/internal/kueuesetup"
@@ -147,7 +148,7 @@ func testDispatch(t *testing.T, f *fleet) {
 	hub := f.c
 
 	t.Run("a job submitted once to the hub runs on the first-ranked worker", func(t *testing.T) {
-		first := gpuJob("mk-first", 2, 8, 5*time.Minute)
+		first := gpuJob("mk-first", 2, 8, 20*time.Second)
 		testenv.Create(t, hub, first)
 		took := f.waitRunsOn(t, first, two, wait, time.Now())
 		t.Logf("job %s (2 pods x 8 GPUs) admitted on %s %s after submission", first.Name, two, took.Round(time.Millisecond))
@@ -162,6 +163,10 @@ func testDispatch(t *testing.T, f *fleet) {
 	})
 
 	t.Run("a worker whose API server stops leaves the config, and its workloads run elsewhere", func(t *testing.T) {
+		// Both workers idle again (the first jobs done or deleted), as their figures say.
+		for _, w := range []string{one, two} {
+			f.waitFreeH100(t, w, 16)
+		}
 		running := gpuJob("mk-running", 1, 8, 10*time.Minute)
 		testenv.Create(t, hub, running)
 		// It goes where the placement and the figures say (the first job's GPUs may still be
@@ -202,6 +207,22 @@ func testDispatch(t *testing.T, f *fleet) {
 			lostJoined.Name, left.Round(time.Millisecond), survivor, tookPending.Round(time.Millisecond),
 			lostJoined.Name, stopped.Sub(admitted).Round(time.Millisecond), survivor, tookRunning.Round(time.Millisecond), workerLostTimeout)
 		f.waitComplete(t, pending, wait)
+	})
+}
+
+// waitFreeH100 waits until the cluster's ResourceUsage shows n free H100s.
+func (f *fleet) waitFreeH100(t *testing.T, cluster string, n int64) {
+	t.Helper()
+	testenv.WaitFor(t, 2*wait, fmt.Sprintf("%s to have %d free H100s", cluster, n), func(ctx context.Context) (bool, string, error) {
+		u := &usagev1alpha1.ResourceUsage{}
+		if err := f.c.Get(ctx, client.ObjectKey{Namespace: cluster, Name: usagev1alpha1.ResourceUsageName}, u); err != nil {
+			return false, "", client.IgnoreNotFound(err)
+		}
+		fig := u.Status.Figures(localk8s.GPUResource.String(), h100)
+		if fig == nil {
+			return false, "no H100 figures", nil
+		}
+		return fig.Free.Value() == n, "free " + fig.Free.String(), nil
 	})
 }
 
