@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
+	resourcehelper "k8s.io/component-helpers/resource"
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	"github.com/flotilla/flotilla/internal/scheduler/plugins/gpufit"
@@ -108,26 +109,27 @@ func GPURequirement(wl *kueuev1beta2.Workload) (req gpufit.Requirement, ok bool)
 	return req, ok
 }
 
-// podRequest is a pod's GPUs as the scheduler counts them: the larger of its containers' sum and
-// its largest init container.
+// podRequest is a pod's GPUs as the scheduler counts them (resourcehelper.PodRequests: its
+// containers' sum or its largest init container, and its overhead). A container that gives only
+// a limit of GPUs asks for that much, as the API server defaults requests from limits when the
+// pod is made.
 func podRequest(spec corev1.PodSpec) resource.Quantity {
-	var sum, initMax resource.Quantity
-	for _, c := range spec.Containers {
-		if q, ok := c.Resources.Requests[gpuResource]; ok {
-			sum.Add(q)
-		} else if q, ok := c.Resources.Limits[gpuResource]; ok {
-			sum.Add(q)
+	spec = *spec.DeepCopy()
+	for _, cs := range [][]corev1.Container{spec.Containers, spec.InitContainers} {
+		for i := range cs {
+			r := &cs[i].Resources
+			if _, ok := r.Requests[gpuResource]; ok {
+				continue
+			}
+			if q, ok := r.Limits[gpuResource]; ok {
+				if r.Requests == nil {
+					r.Requests = corev1.ResourceList{}
+				}
+				r.Requests[gpuResource] = q
+			}
 		}
 	}
-	for _, c := range spec.InitContainers {
-		if q, ok := c.Resources.Requests[gpuResource]; ok && q.Cmp(initMax) > 0 {
-			initMax = q
-		}
-	}
-	if initMax.Cmp(sum) > 0 {
-		return initMax
-	}
-	return sum
+	return resourcehelper.PodRequests(&corev1.Pod{Spec: spec}, resourcehelper.PodResourcesOptions{})[gpuResource]
 }
 
 // Rounds is how many rounds have passed since first, the time of the first nomination. Each
