@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flotilla/flotilla/config/rbac"
 )
@@ -153,4 +154,21 @@ func bindLeaderElectionRole(ctx context.Context, cs kubernetes.Interface, ns, bi
 		return fmt.Errorf("binding Role %s/%s: %w", ns, role.Name, err)
 	}
 	return nil
+}
+
+// BindToHub binds the Role role in namespace to the user cfg (HubIdentity's) authenticates as,
+// as an installer grants the hub a Role outside its generated ones, until the test ends.
+func BindToHub(t testing.TB, c client.Client, cfg *rest.Config, namespace, role string) {
+	t.Helper()
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	who, err := cs.AuthenticationV1().SelfSubjectReviews().Create(context.Background(), &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	Create(t, c, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{GenerateName: role + "-", Namespace: namespace},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: role},
+		Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: who.Status.UserInfo.Username}}})
 }

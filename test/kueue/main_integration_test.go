@@ -10,13 +10,11 @@ import (
 	"time"
 
 	"github.com/go-logr/logr/funcr"
-	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
@@ -78,18 +76,7 @@ func (f *fixture) startHub(t *testing.T, readSecrets bool) {
 	t.Helper()
 	cfg := f.env.HubIdentity(t, "")
 	if readSecrets {
-		cs, err := kubernetes.NewForConfig(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		who, err := cs.AuthenticationV1().SelfSubjectReviews().Create(context.Background(), &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		rb := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{GenerateName: secretReader + "-", Namespace: ns},
-			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: secretReader},
-			Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: who.Status.UserInfo.Username}}}
-		testenv.Create(t, f.c, rb)
+		testenv.BindToHub(t, f.c, cfg, ns, secretReader)
 	}
 	mgr, err := hub.NewManager(cfg, testenv.TestHubOptions())
 	if err != nil {

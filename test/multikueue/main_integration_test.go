@@ -11,12 +11,10 @@ import (
 
 	"github.com/go-logr/logr/funcr"
 	"github.com/go-logr/logr/testr"
-	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -96,17 +94,7 @@ func startFleet(t *testing.T, clk clock.WithTicker, builtIns func() []builtin.Ad
 			Verbs: []string{"get", "create", "update", "patch", "delete"}}}}
 	testenv.Create(t, c, role)
 	cfg := env.HubIdentity(t, "")
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	who, err := cs.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	testenv.Create(t, c, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: hubSecrets, Namespace: ns},
-		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: hubSecrets},
-		Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: who.Status.UserInfo.Username}}})
+	testenv.BindToHub(t, c, cfg, ns, hubSecrets)
 	opts := testenv.TestHubOptions()
 	opts.KueueTokenResync = time.Second
 	opts.KueueDispatcher = true
