@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/discovery"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
@@ -90,8 +91,20 @@ func owned(obj client.Object) bool { return obj.GetLabels()[builtinaddon.Label] 
 // ensure makes the object named as want carry want's content: it creates it (labeled) when
 // there is none, updates it when it is the add-on's and differs (content copies want's fields
 // into the object read), and leaves it alone with a conflict error when it is someone else's.
-// It reports whether it wrote.
+// A write that loses a race (Kueue writes the ClusterQueue's status and finalizers too) reads
+// the object again and retries, rather than failing the whole pass. It reports whether it wrote.
 func (s *spoke) ensure(ctx context.Context, kind string, want, cur client.Object, content func(cur client.Object)) (bool, error) {
+	wrote := false
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		var err error
+		wrote, err = s.ensureOnce(ctx, kind, want, cur, content)
+		return err
+	})
+	return wrote, err
+}
+
+// ensureOnce is one try of ensure; its error wraps the API's, so that a conflict shows.
+func (s *spoke) ensureOnce(ctx context.Context, kind string, want, cur client.Object, content func(cur client.Object)) (bool, error) {
 	key := client.ObjectKeyFromObject(want)
 	err := s.c.Get(ctx, key, cur)
 	if apierrors.IsNotFound(err) {
