@@ -40,7 +40,7 @@ func TestApplyRetriesAConflict(t *testing.T) {
 		t.Fatal(err)
 	}
 	conflicts := 0
-	s.c = interceptor.NewClient(c.(client.WithWatch), interceptor.Funcs{
+	s.c = interceptor.NewClient(c, interceptor.Funcs{
 		Update: func(ctx context.Context, cl client.WithWatch, obj client.Object, opts ...client.UpdateOption) error {
 			if _, ok := obj.(*kueuev1beta2.ClusterQueue); ok && conflicts < 2 {
 				conflicts++
