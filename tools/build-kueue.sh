@@ -11,17 +11,19 @@
 # The folder holds: kueue (the manager), crds/ (config/components/crd/bases) and
 # webhook-manifests.yaml (config/components/webhook/manifests.yaml).
 #
-# One change to Kueue's source (the module cache is untouched: the script copies cmd/kueue/main.go
-# out of the module, patches the copy and builds it against this module's pins): with
-# internalCertManagement disabled, Kueue v0.17.0 reads its metrics serving certificate from the
-# fixed folder /etc/kueue/metrics/certs and has no setting to move it. The patch makes
-# cmd/kueue take that folder from a flag, --metrics-cert-dir (default: upstream's folder), so a
-# local manager runs without root.
+# Three changes to Kueue's source, each described where it is made below (the module cache is
+# untouched: the script patches copies and builds them against this module's pins):
+#   1. --metrics-cert-dir: with internalCertManagement disabled, Kueue v0.17.0 reads its metrics
+#      serving certificate from the fixed folder /etc/kueue/metrics/certs; the flag moves it
+#      (default: upstream's folder), so a local manager runs without root;
+#   2. --multikueue-remote-qps/-burst: the rate limit of MultiKueue's clients of the workers;
+#   3. stopping a MultiKueue Job clears the status counters copied from its worker, so that a
+#      lost worker's jobs can be requeued on a Kubernetes 1.36+ manager.
 set -euo pipefail
 
 KUEUE_VERSION=v0.17.0
 # Bump when a change to this script changes what it produces (flags, files), so caches rebuild.
-BUILD_REV=3
+BUILD_REV=4
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=tools/lib.sh
@@ -84,6 +86,61 @@ var (
 	flotillaRemoteBurst = flag.Int("multikueue-remote-burst", 10,
 		"Burst of MultiKueue's client of each worker (client-go's default).")
 )
+GO
+# Third patch: with Kubernetes 1.36 or later on the manager (MutableSchedulingDirectivesForSuspendedJobs,
+# beta and on), a Job's pod template may change only while status.active is 0. On the manager a
+# MultiKueue Job's status is a copy of its worker's, so a Job running on a worker that is lost
+# keeps active: 1. Kueue v0.17.0 stops such a Job by suspending it, clearing status.startTime and
+# restoring its template, and the API server refuses the restore ("field is immutable") until
+# something else rewrites the status: the workload stays evicted and is not requeued. The patch
+# clears the copied counters along with startTime, for Jobs managed by MultiKueue only (no pod of
+# theirs runs on the manager); other Jobs are left as released. docs/kueue.md, "Failover".
+jc="$src/pkg/controller/jobs/job/job_controller.go"
+cond='	if j.Status.StartTime != nil {'
+reset='			j.Status.StartTime = nil'
+for l in "$cond" "$reset"; do
+  [[ $(grep -cxF "$l" "$jc") == 1 ]] || die "kueue $KUEUE_VERSION: job_controller.go no longer has exactly one line '$l'; update the patch in this script"
+done
+awk -v cond="$cond" -v reset="$reset" '
+  $0 == cond { print "	if j.Status.StartTime != nil || flotillaCopiedCounts(j) {"; next }
+  $0 == reset { print; print "			flotillaClearCopiedCounts(j)"; next }
+  { print }' "$jc" > "$jc.new"
+mv "$jc.new" "$jc"
+cat > "$(dirname "$jc")/flotilla_stop.go" <<'GO'
+package job
+
+import (
+	"k8s.io/utils/ptr"
+
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+)
+
+// Added by Flotilla's tools/build-kueue.sh. A Job managed by MultiKueue runs no pod on the
+// manager: its status counters are copies of its worker's. Stopping it clears them with
+// startTime, so that the API server lets its template be restored.
+
+// flotillaMultiKueue says whether MultiKueue manages the Job.
+func flotillaMultiKueue(j *Job) bool {
+	return ptr.Deref(j.Spec.ManagedBy, "") == kueue.MultiKueueControllerName
+}
+
+// flotillaCopiedCounts says whether the Job is MultiKueue's and has counters copied from a worker.
+func flotillaCopiedCounts(j *Job) bool {
+	return flotillaMultiKueue(j) && (j.Status.Active != 0 || ptr.Deref(j.Status.Ready, 0) != 0 || ptr.Deref(j.Status.Terminating, 0) != 0)
+}
+
+// flotillaClearCopiedCounts zeroes the copied counters of a MultiKueue Job.
+func flotillaClearCopiedCounts(j *Job) {
+	if flotillaMultiKueue(j) {
+		j.Status.Active = 0
+		if j.Status.Ready != nil {
+			j.Status.Ready = ptr.To[int32](0)
+		}
+		if j.Status.Terminating != nil {
+			j.Status.Terminating = ptr.To[int32](0)
+		}
+	}
+}
 GO
 mod="$tmp/mod"
 mkdir -p "$mod"

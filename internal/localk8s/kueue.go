@@ -222,7 +222,7 @@ func StartKueue(ctx context.Context, opts KueueOptions) (_ *Kueue, err error) {
 		name:   c.Name + "/" + KueueBin,
 		binary: opts.Binaries.Path(KueueBin),
 		args: append([]string{"--config=" + configPath, "--kubeconfig=" + c.Kubeconfig,
-			"--metrics-cert-dir=" + certDir, "--zap-log-level=info"}, remoteLimits(opts.MultiKueue)...),
+			"--metrics-cert-dir=" + certDir, "--zap-log-level=" + kueueLogLevel()}, remoteLimits(opts.MultiKueue)...),
 		logPath: filepath.Join(c.Dir, "logs", KueueBin+".log"),
 		detach:  opts.Detach,
 	})
@@ -484,4 +484,15 @@ func readKueueWebhooks(path string, port int, caPEM []byte) (*admissionv1.Mutati
 		}
 	}
 	return mutating, validating, nil
+}
+
+// KueueLogLevelEnv names the environment variable that sets the Kueue managers' --zap-log-level
+// (info when unset; a number such as 3 shows MultiKueue's reconciles, for debugging a fleet).
+const KueueLogLevelEnv = "FLOTILLA_KUEUE_LOG_LEVEL"
+
+func kueueLogLevel() string {
+	if l := os.Getenv(KueueLogLevelEnv); l != "" {
+		return l
+	}
+	return "info"
 }

@@ -183,6 +183,11 @@ func testDispatch(t *testing.T, f *fleet) {
 			return true, "", nil
 		})
 		admitted := time.Now()
+		// Running there, as the hub's copy of its status says. That copy (active: 1) is what
+		// kept a lost worker's jobs from being requeued on a 1.36+ hub until Kueue's stop of the
+		// Job cleared it (tools/build-kueue.sh, third patch; docs/kueue.md, "Failover").
+		testenv.WaitJob(t, hub, running, "to show its pod active in the hub's copy of its status", wait,
+			func(j *batchv1.Job) bool { return j.Status.Active > 0 })
 
 		lost := lostJoined.Spoke.Cluster
 		stopped := time.Now() // the API server stops gracefully, over a few seconds

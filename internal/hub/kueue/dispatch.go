@@ -74,11 +74,16 @@ func MultiKueueCheck(wl *kueuev1beta2.Workload, checks map[string]bool) *kueuev1
 }
 
 // Dispatchable says whether the dispatcher chooses workers for the workload now: its MultiKueue
-// check is pending, it holds quota on the hub, no worker has it yet and it has not finished.
+// check is pending, it holds quota on the hub, no worker has it yet, and it is neither finished
+// nor being evicted. An evicted workload still holds its quota until its Job has stopped (after
+// a worker's loss, for example); a worker nominated then would admit a copy that MultiKueue
+// deactivates at once, and Kueue v0.17.0 never removes that copy when the workload is admitted
+// again, so the workload would wait on it for ever. It is nominated once it holds quota again.
 func Dispatchable(wl *kueuev1beta2.Workload, check *kueuev1beta2.AdmissionCheckState) bool {
 	return check != nil && check.State == kueuev1beta2.CheckStatePending && wl.DeletionTimestamp.IsZero() &&
 		wl.Status.ClusterName == nil && wl.Status.Admission != nil &&
-		!meta.IsStatusConditionTrue(wl.Status.Conditions, kueuev1beta2.WorkloadFinished)
+		!meta.IsStatusConditionTrue(wl.Status.Conditions, kueuev1beta2.WorkloadFinished) &&
+		!meta.IsStatusConditionTrue(wl.Status.Conditions, kueuev1beta2.WorkloadEvicted)
 }
 
 // GPURequirement is what the workload's pods ask of a worker's GPUs: the total, and one node with

@@ -121,6 +121,10 @@ func TestDispatchable(t *testing.T) {
 		"check ready":             {wl: kueuev1beta2.Workload{Status: kueuev1beta2.WorkloadStatus{Admission: admitted}}, check: &kueuev1beta2.AdmissionCheckState{State: kueuev1beta2.CheckStateReady}},
 		"finished": {wl: kueuev1beta2.Workload{Status: kueuev1beta2.WorkloadStatus{Admission: admitted,
 			Conditions: []metav1.Condition{{Type: kueuev1beta2.WorkloadFinished, Status: metav1.ConditionTrue}}}}, check: pending},
+		"evicted, its Job not yet stopped": {wl: kueuev1beta2.Workload{Status: kueuev1beta2.WorkloadStatus{Admission: admitted,
+			Conditions: []metav1.Condition{{Type: kueuev1beta2.WorkloadEvicted, Status: metav1.ConditionTrue}}}}, check: pending},
+		"admitted again after an eviction": {wl: kueuev1beta2.Workload{Status: kueuev1beta2.WorkloadStatus{Admission: admitted,
+			Conditions: []metav1.Condition{{Type: kueuev1beta2.WorkloadEvicted, Status: metav1.ConditionFalse}}}}, check: pending, want: true},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
