@@ -16,7 +16,7 @@ const ResourceUsageName = "resource-usage"
 // +kubebuilder:subresource:status
 // +kubebuilder:printcolumn:name="Nodes",type=integer,JSONPath=`.status.nodes`
 // +kubebuilder:printcolumn:name="Observed",type=date,JSONPath=`.status.observedTime`
-// +kubebuilder:printcolumn:name="Valid Until",type=date,JSONPath=`.status.validUntil`
+// +kubebuilder:printcolumn:name="Valid Until",type=string,JSONPath=`.status.validUntil`
 type ResourceUsage struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
