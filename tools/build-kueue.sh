@@ -44,11 +44,16 @@ tmp=$(mktemp -d "$bin/.build.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
 
+# one_line FILE LINE: a patch below edits LINE, which must be in FILE exactly once.
+one_line() {
+  [[ $(grep -cxF "$2" "$1") == 1 ]] || die "kueue $KUEUE_VERSION: $(basename "$1") no longer has exactly one line '$2'; update the patch in this script"
+}
+
 pkg=sigs.k8s.io/kueue/cmd/kueue
 dir=$(cd "$here/kueue" && go list -m -f '{{.Dir}}' sigs.k8s.io/kueue)
 main="$dir/cmd/kueue/main.go"
 upstream='metricsCertPath := "/etc/kueue/metrics/certs"'
-[[ $(grep -cF "$upstream" "$main") == 1 ]] || die "kueue $KUEUE_VERSION: $main no longer has exactly one line $upstream; update the patch in this script"
+one_line "$main" "		$upstream"
 mkdir -p "$tmp/src"
 sed "s|$upstream|metricsCertPath := *flotillaMetricsCertDir|" "$main" > "$tmp/src/main.go"
 cat > "$tmp/src/flotilla_paths.go" <<'GO'
@@ -71,7 +76,7 @@ cp -r "$dir" "$src"
 chmod -R u+w "$src"
 mk="$src/pkg/controller/admissionchecks/multikueue/multikueuecluster.go"
 mkline='	return client.NewWithWatch(restConfig, options)'
-[[ $(grep -cxF "$mkline" "$mk") == 1 ]] || die "kueue $KUEUE_VERSION: multikueuecluster.go no longer has exactly one line '$mkline'; update the patch in this script"
+one_line "$mk" "$mkline"
 awk -v line="$mkline" '$0 == line { print "\trestConfig.QPS, restConfig.Burst = float32(*flotillaRemoteQPS), *flotillaRemoteBurst" } { print }' "$mk" > "$mk.new"
 mv "$mk.new" "$mk"
 cat > "$(dirname "$mk")/flotilla_remote.go" <<'GO'
@@ -98,9 +103,8 @@ GO
 jc="$src/pkg/controller/jobs/job/job_controller.go"
 cond='	if j.Status.StartTime != nil {'
 reset='			j.Status.StartTime = nil'
-for l in "$cond" "$reset"; do
-  [[ $(grep -cxF "$l" "$jc") == 1 ]] || die "kueue $KUEUE_VERSION: job_controller.go no longer has exactly one line '$l'; update the patch in this script"
-done
+one_line "$jc" "$cond"
+one_line "$jc" "$reset"
 awk -v cond="$cond" -v reset="$reset" '
   $0 == cond { print "	if j.Status.StartTime != nil || flotillaCopiedCounts(j) {"; next }
   $0 == reset { print; print "			flotillaClearCopiedCounts(j)"; next }
