@@ -34,7 +34,11 @@ func (a *Agent) acceptanceStep(ctx context.Context) (time.Duration, error) {
 }
 
 // shareCluster stores mc for the other loops; if notify, it wakes them when mc is a new version.
+// A new lease period wakes the lease loop whichever loop read it.
 func (a *Agent) shareCluster(mc *clusterv1.ManagedCluster, notify bool) {
 	old := a.cluster.Get()
 	a.cluster.store(mc, notify && (old == nil || old.ResourceVersion != mc.ResourceVersion))
+	if p := mc.LeaseDuration(); p != a.period.Get() {
+		a.period.Set(p)
+	}
 }

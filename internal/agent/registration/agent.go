@@ -92,6 +92,9 @@ type Agent struct {
 	cluster shared[*clusterv1.ManagedCluster]
 	// inventory is the spoke's last inventory; nil until read.
 	inventory shared[*Inventory]
+	// period is the lease period of the last ManagedCluster read. It signals a change, so that
+	// the lease loop renews at a new period at once rather than after a round of the old one.
+	period shared[time.Duration]
 }
 
 // New checks the options and returns an agent.
@@ -161,7 +164,8 @@ func (a *Agent) Hub() *HubAccess { return &a.hub }
 //   - acceptance: reads the ManagedCluster with the current credentials, every Poll until the hub
 //     accepts the cluster and every lease period after, and shares it with the other loops.
 //   - lease: renews the Lease every lease period plus up to 25% jitter while the cluster is
-//     accepted; it reads nothing from the spoke.
+//     accepted, and at once when the ManagedCluster's period changes; it reads nothing from the
+//     spoke.
 //   - inventory: reads the spoke's nodes, ClusterClaims and version every lease period.
 //   - status: reports Joined, Available (the spoke's /livez) and the inventory in the
 //     ManagedCluster's status, writing only what changed.
@@ -172,7 +176,7 @@ func (a *Agent) Loops() []Loop {
 	return []Loop{
 		{Name: "clientcert", Step: cert.step, Wake: []func() <-chan struct{}{a.hub.Changed}},
 		{Name: "acceptance", Step: a.acceptanceStep, Wake: []func() <-chan struct{}{a.hub.Changed}, MaxBackoff: a.leasePeriod},
-		{Name: "lease", Step: a.leaseStep, MaxBackoff: a.leasePeriod},
+		{Name: "lease", Step: a.leaseStep, Wake: []func() <-chan struct{}{a.period.Changed}, MaxBackoff: a.leasePeriod},
 		{Name: "inventory", Step: inventory.step, MaxBackoff: a.leasePeriod},
 		{Name: "status", Step: a.statusStep, Wake: []func() <-chan struct{}{a.cluster.Changed, a.inventory.Changed}, MaxBackoff: a.leasePeriod},
 	}

@@ -29,3 +29,41 @@ func TestLeaseInterval(t *testing.T) {
 		}
 	}
 }
+
+// A ManagedCluster read with a new lease period wakes the lease loop, whichever loop read it
+// (the status loop shares without waking the others); the same period read again does not.
+func TestShareClusterSignalsANewPeriod(t *testing.T) {
+	withPeriod := func(rv string, seconds int32) *clusterv1.ManagedCluster {
+		mc := &clusterv1.ManagedCluster{}
+		mc.ResourceVersion, mc.Spec.LeaseDurationSeconds = rv, seconds
+		return mc
+	}
+	steps := []struct {
+		mc     *clusterv1.ManagedCluster
+		notify bool
+		wake   bool
+	}{
+		{withPeriod("1", 60), true, true},  // the first read
+		{withPeriod("2", 60), true, false}, // a new version, the same period
+		{withPeriod("3", 5), false, true},  // shortened, read by the status loop
+		{withPeriod("3", 5), true, false},  // the same again
+		{withPeriod("4", 30), true, true},  // lengthened
+	}
+	a := &Agent{}
+	for i, s := range steps {
+		changed := a.period.Changed()
+		a.shareCluster(s.mc, s.notify)
+		woke := false
+		select {
+		case <-changed:
+			woke = true
+		default:
+		}
+		if woke != s.wake {
+			t.Errorf("step %d (period %ds): lease loop woken %v, want %v", i, s.mc.Spec.LeaseDurationSeconds, woke, s.wake)
+		}
+		if got, want := a.leasePeriod(), time.Duration(s.mc.Spec.LeaseDurationSeconds)*time.Second; got != want {
+			t.Errorf("step %d: lease period %s, want %s", i, got, want)
+		}
+	}
+}
