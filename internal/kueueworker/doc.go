@@ -7,7 +7,8 @@
 //
 //  1. The hub puts WorkName in the cluster's namespace: Namespace, ServiceAccount, ClusterRole
 //     and ClusterRoleBinding (Manifests).
-//  2. The hub makes an empty Secret TokenSecret(cluster) in its Kueue namespace, a Role that
+//  2. The hub makes an empty Secret TokenSecret(cluster) (multikueue-token.<cluster>: no other
+//     cluster's Secret can bear that name) in its Kueue namespace, a Role that
 //     lets the cluster's agents read and update that one Secret (TokenRole), and switches on the
 //     built-in add-on AddOnName on the cluster, with TokenSecretAnnotation saying where the
 //     Secret is. The agent requests a token of the ServiceAccount (TokenRequest, Lifetime),

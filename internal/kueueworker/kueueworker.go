@@ -41,12 +41,23 @@ const (
 	RefreshFraction = 0.8
 )
 
+// Names built from a cluster's name must never be equal for two clusters, or for two kinds of
+// Secret: the token Secret is the one Secret in the Kueue namespace an agent may write, so were
+// cluster x's token Secret named like cluster y's kubeconfig Secret, x's agent would read and
+// rewrite y's credentials. The kubeconfig Secret keeps OCM's name, multikueue-<cluster> (OCM's
+// kueue-addon and its users name it so); everything else joins its fixed part to the cluster's
+// name with a character a cluster's name cannot hold (it is a DNS label: no '.', no ':'). So
+// "multikueue-token.<cluster>" is no multikueue-<cluster> (what follows "multikueue-" would hold
+// a dot) and no other cluster's token Secret (the name after the one dot is the cluster's).
+// TestDerivedNamesAreDistinct (internal/hub) checks every such name against adversarial clusters.
+
 // TokenSecret is the name of the Secret, in the hub's Kueue namespace, where cluster's agent
-// reports its token; TokenRole names the Role and RoleBinding that let it.
-func TokenSecret(cluster string) string { return "multikueue-token-" + cluster }
+// reports its token. Until issue 19 it was multikueue-token-<cluster>, which is also the
+// kubeconfig Secret multikueue-<cluster> of the cluster named token-<cluster>.
+func TokenSecret(cluster string) string { return "multikueue-token." + cluster }
 
 // TokenRole names the Role and RoleBinding in the Kueue namespace that let cluster's agent write
-// its token Secret.
+// its token Secret (a ':' ends the fixed part, which no cluster name holds).
 func TokenRole(cluster string) string { return "flotilla:multikueue-token:" + cluster }
 
 // Rules are what MultiKueue does on a worker for batch/v1 Jobs, Kueue's own minimal set: make,

@@ -27,9 +27,9 @@ func TestFromSecret(t *testing.T) {
 		wantErr string
 	}{
 		"reported":  {data: full, want: Token{Token: "t", Server: "https://127.0.0.1:6443", CA: []byte("ca")}},
-		"not yet":   {data: nil, wantErr: "the token Secret kueue-system/multikueue-token-a has no key token"},
-		"no CA":     {data: without(CAKey), wantErr: "the token Secret kueue-system/multikueue-token-a has no key ca.crt"},
-		"no server": {data: without(ServerKey), wantErr: "the token Secret kueue-system/multikueue-token-a has no key server"},
+		"not yet":   {data: nil, wantErr: "the token Secret kueue-system/multikueue-token.a has no key token"},
+		"no CA":     {data: without(CAKey), wantErr: "the token Secret kueue-system/multikueue-token.a has no key ca.crt"},
+		"no server": {data: without(ServerKey), wantErr: "the token Secret kueue-system/multikueue-token.a has no key server"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -103,10 +103,21 @@ func (c *Credentials) Reconcile(ctx context.Context, req reconcile.Request) (rec
 	// A kubeconfig Secret the hub did not write is the user's credentials for the cluster: used as
 	// they are, with none of the hub's beside them.
 	users := &corev1.Secret{}
-	if err := c.SecretReader.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: SecretName(cluster)}, users); err == nil && !managed(users) {
-		return reconcile.Result{}, c.remove(ctx, cluster)
-	} else if client.IgnoreNotFound(err) != nil {
+	switch err := c.SecretReader.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: SecretName(cluster)}, users); {
+	case client.IgnoreNotFound(err) != nil:
 		return reconcile.Result{}, c.secretErr("reading", &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: c.Namespace, Name: SecretName(cluster)}}, err)
+	case err != nil: // none yet
+	case !managed(users):
+		return reconcile.Result{}, c.remove(ctx, cluster)
+	case !markedAs(users, CredentialKubeconfig, cluster):
+		// The hub's, but not marked as this cluster's kubeconfig: written under the names of
+		// before issue 19, when it may have been another cluster's token Secret, which that
+		// cluster's agent could rewrite. It is not used: the hub deletes it and composes anew.
+		ctrl.LoggerFrom(ctx).Info("deleting a kubeconfig Secret of the hub's that is not marked as the cluster's",
+			"secret", client.ObjectKeyFromObject(users), "cluster", cluster)
+		if _, err := c.deleteIfOurs(ctx, c.SecretReader, users); err != nil {
+			return reconcile.Result{}, err
+		}
 	}
 	mc := &clusterv1.ManagedCluster{}
 	if err := c.Client.Get(ctx, client.ObjectKey{Name: cluster}, mc); apierrors.IsNotFound(err) {
@@ -170,13 +181,15 @@ func (c *Credentials) ensureWork(ctx context.Context, cluster string, owner meta
 // ensureTokenAccess makes the empty token Secret in the Kueue namespace and the Role and
 // RoleBinding that let the cluster's agents read and update it, and nothing else.
 func (c *Credentials) ensureTokenAccess(ctx context.Context, cluster string, owner metav1.OwnerReference) error {
-	name := kueueworker.TokenSecret(cluster)
-	if err := c.createSecret(ctx, &corev1.Secret{ObjectMeta: hubMeta(c.Namespace, name, owner), Type: corev1.SecretTypeOpaque}); err != nil {
+	if err := c.removeLegacyToken(ctx, cluster); err != nil {
 		return err
 	}
-	role := &rbacv1.Role{ObjectMeta: hubMeta(c.Namespace, kueueworker.TokenRole(cluster), owner),
-		Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"secrets"}, ResourceNames: []string{name},
-			Verbs: []string{"get", "update", "patch"}}}}
+	name := kueueworker.TokenSecret(cluster)
+	if err := c.createSecret(ctx, &corev1.Secret{ObjectMeta: secretMeta(c.Namespace, name, CredentialToken, cluster, owner),
+		Type: corev1.SecretTypeOpaque}); err != nil {
+		return err
+	}
+	role := &rbacv1.Role{ObjectMeta: hubMeta(c.Namespace, kueueworker.TokenRole(cluster), owner), Rules: tokenRules(cluster)}
 	if err := c.apply(ctx, role, func(got client.Object) bool {
 		r := got.(*rbacv1.Role)
 		if equalJSON(r.Rules, role.Rules) {
@@ -198,6 +211,13 @@ func (c *Credentials) ensureTokenAccess(ctx context.Context, cluster string, own
 		b.Subjects = rb.Subjects // the role reference cannot change
 		return true
 	})
+}
+
+// tokenRules are the rules of cluster's token Role: read and update its token Secret, no other
+// Secret, and neither create nor delete it.
+func tokenRules(cluster string) []rbacv1.PolicyRule {
+	return []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"secrets"},
+		ResourceNames: []string{kueueworker.TokenSecret(cluster)}, Verbs: []string{"get", "update", "patch"}}}
 }
 
 // ensureAddOn switches the built-in add-on on for the cluster, saying where the token goes.
@@ -226,6 +246,11 @@ func (c *Credentials) compose(ctx context.Context, mc *clusterv1.ManagedCluster,
 	if err := c.SecretReader.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: kueueworker.TokenSecret(mc.Name)}, ts); err != nil {
 		return false, client.IgnoreNotFound(err)
 	}
+	if !markedAs(ts, CredentialToken, mc.Name) {
+		ctrl.LoggerFrom(ctx).Info("the token Secret is not the hub's token Secret of this cluster; not using it",
+			"secret", client.ObjectKeyFromObject(ts), "cluster", mc.Name, "labels", ts.Labels)
+		return false, nil
+	}
 	tok, err := kueueworker.FromSecret(ts)
 	if err != nil {
 		return false, nil // not reported yet
@@ -235,7 +260,7 @@ func (c *Credentials) compose(ctx context.Context, mc *clusterv1.ManagedCluster,
 	if err != nil {
 		return false, fmt.Errorf("composing the kubeconfig of cluster %s: %w", mc.Name, err)
 	}
-	want := &corev1.Secret{ObjectMeta: hubMeta(c.Namespace, SecretName(mc.Name), owner), Type: corev1.SecretTypeOpaque,
+	want := &corev1.Secret{ObjectMeta: secretMeta(c.Namespace, SecretName(mc.Name), CredentialKubeconfig, mc.Name, owner), Type: corev1.SecretTypeOpaque,
 		Data: map[string][]byte{kueuev1beta2.MultiKueueConfigSecretKey: data}}
 	return true, c.writeSecret(ctx, want)
 }

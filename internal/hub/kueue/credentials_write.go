@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -129,10 +130,10 @@ func (c *Credentials) writeSecret(ctx context.Context, want *corev1.Secret) erro
 	if !managed(got) {
 		return nil
 	}
-	if equalJSON(got.Data, want.Data) && equalJSON(got.OwnerReferences, want.OwnerReferences) {
+	if equalJSON(got.Data, want.Data) && equalJSON(got.OwnerReferences, want.OwnerReferences) && equalJSON(got.Labels, want.Labels) {
 		return nil
 	}
-	got.Data, got.OwnerReferences = want.Data, want.OwnerReferences
+	got.Data, got.OwnerReferences, got.Labels = want.Data, want.OwnerReferences, want.Labels
 	if err := c.Client.Update(ctx, got); err != nil {
 		return c.secretErr("updating", got, err)
 	}
@@ -144,6 +145,9 @@ func (c *Credentials) writeSecret(ctx context.Context, want *corev1.Secret) erro
 // only when the Role made with them is there, so that clusters that never were workers cost no
 // reads of Secrets.
 func (c *Credentials) remove(ctx context.Context, cluster string) error {
+	if err := c.removeLegacyToken(ctx, cluster); err != nil {
+		return err
+	}
 	cached := []client.Object{
 		&workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: kueueworker.WorkName}},
 		&addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: kueueworker.AddOnName}},
@@ -185,4 +189,37 @@ func (c *Credentials) deleteIfOurs(ctx context.Context, r client.Reader, o clien
 		return true, fmt.Errorf("deleting %s %s, no longer a MultiKueue worker's: %w", reflect.TypeOf(o).Elem().Name(), key, err)
 	}
 	return true, nil
+}
+
+// removeLegacyToken deletes the token Secret of the name of before issue 19
+// (legacyTokenSecret) when cluster's token Role of the hub's still lets its agent write it. That
+// Secret may also be the kubeconfig of the cluster named token-<cluster>, which the agent could
+// rewrite: it goes before the Role changes (so that a failure is retried with the Role as it
+// was), and the hub composes that kubeconfig anew. Only a Secret with ManagedLabel is deleted;
+// one without is someone else's. The check costs one read of the cache.
+func (c *Credentials) removeLegacyToken(ctx context.Context, cluster string) error {
+	role := &rbacv1.Role{}
+	if err := c.Client.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: kueueworker.TokenRole(cluster)}, role); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	if !managed(role) || !grantsSecret(role.Rules, legacyTokenSecret(cluster)) {
+		return nil
+	}
+	legacy := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: c.Namespace, Name: legacyTokenSecret(cluster)}}
+	if _, err := c.deleteIfOurs(ctx, c.SecretReader, legacy); err != nil {
+		return err
+	}
+	ctrl.LoggerFrom(ctx).Info("removed the token Secret of the name before issue 19, if it was the hub's",
+		"secret", client.ObjectKeyFromObject(legacy), "cluster", cluster)
+	return nil
+}
+
+// grantsSecret says whether rules name the Secret name.
+func grantsSecret(rules []rbacv1.PolicyRule, name string) bool {
+	for _, r := range rules {
+		if slices.Contains(r.Resources, "secrets") && slices.Contains(r.ResourceNames, name) {
+			return true
+		}
+	}
+	return false
 }

@@ -13,7 +13,8 @@
 // reference to each AdmissionCheck that wants it (two checks naming placements that share a
 // cluster share its MultiKueueCluster): an object without the label is someone else's and is
 // never changed (the check says so), and the garbage collector removes an object when its last
-// check goes. The controller does not write the kubeconfig Secrets (another part of the hub
+// check goes. The Secrets the credentials controller writes also say whose token or kubeconfig
+// they are (marks.go), and only such a Secret of the hub's is used as one. The controller does not write the kubeconfig Secrets (another part of the hub
 // will): until they all exist the check is Active=False, CredentialsPending, naming them. The
 // hub neither caches nor watches Secrets: it reads each one from the API server, again every
 // SecretPoll while some are missing, with get on secrets granted in the Kueue namespace only
