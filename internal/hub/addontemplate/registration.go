@@ -65,9 +65,24 @@ type binding struct {
 //
 // OCM names every binding open-cluster-management:<addon>:<kind>:agent, so that two permissions
 // of one kind, or two clusters' SingleNamespace permissions in one namespace, overwrite each
-// other; here the name also holds the role and, for SingleNamespace, the cluster. Bindings in
+// other; here the name also holds the role and, for SingleNamespace, the cluster (BindingName). Bindings in
 // the cluster's namespace are owned by the ManagedClusterAddOn (the garbage collector removes
 // them with it); the others carry its labels and are removed by the hub.
+// BindingName names the RoleBinding, in namespace ns, of add-on addon's agent on cluster for
+// ref: open-cluster-management:<addon>:<kind>:<role>:agent in the cluster's own namespace, and
+// open-cluster-management:<addon>:cluster.<cluster>:<kind>:<role>:agent elsewhere. The add-on's
+// and the cluster's names hold no ':' and the kind none, so the parts can be told apart however
+// many ':' the role's name holds; and "cluster.<cluster>" is no kind. (It was "<cluster>", so the
+// binding of a cluster named clusterrole to Role "writer", put in another cluster's namespace,
+// was named as that cluster's binding to ClusterRole "role:writer".)
+func BindingName(addon, cluster, ns string, ref rbacv1.RoleRef) string {
+	kind := strings.ToLower(ref.Kind)
+	if ns == cluster {
+		return "open-cluster-management:" + addon + ":" + kind + ":" + ref.Name + ":agent"
+	}
+	return "open-cluster-management:" + addon + ":cluster." + cluster + ":" + kind + ":" + ref.Name + ":agent"
+}
+
 func hubBindings(mca *addonv1alpha1.ManagedClusterAddOn, t *addonv1alpha1.AddOnTemplate) []binding {
 	var out []binding
 	for i, r := range t.Spec.Registration {
@@ -91,10 +106,7 @@ func hubBindings(mca *addonv1alpha1.ManagedClusterAddOn, t *addonv1alpha1.AddOnT
 			default:
 				continue
 			}
-			name := "open-cluster-management:" + mca.Name + ":" + strings.ToLower(ref.Kind) + ":" + ref.Name + ":agent"
-			if ns != mca.Namespace {
-				name = "open-cluster-management:" + mca.Name + ":" + mca.Namespace + ":" + strings.ToLower(ref.Kind) + ":" + ref.Name + ":agent"
-			}
+			name := BindingName(mca.Name, mca.Namespace, ns, ref)
 			b := &rbacv1.RoleBinding{
 				ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: map[string]string{
 					AddonLabel: mca.Name, TemplateLabel: "", ClusterLabel: mca.Namespace, OwnerLabel: string(mca.UID)}},

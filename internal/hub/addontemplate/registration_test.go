@@ -57,7 +57,7 @@ func TestBindings(t *testing.T) {
 			RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: "gpu-reader"},
 			Subjects: subjects}},
 		{Field: "spec.registration[0].kubeClient.hubPermissions[1].singleNamespace.roleRef", Binding: &rbacv1.RoleBinding{
-			ObjectMeta: metav1.ObjectMeta{Name: "open-cluster-management:gpu:spoke-1:role:writer:agent", Namespace: "gpu-data", Labels: labels},
+			ObjectMeta: metav1.ObjectMeta{Name: "open-cluster-management:gpu:cluster.spoke-1:role:writer:agent", Namespace: "gpu-data", Labels: labels},
 			RoleRef:    rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: "writer"},
 			Subjects:   subjects}},
 	}
