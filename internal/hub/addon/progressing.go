@@ -137,7 +137,7 @@ func progressingStatus(mca *addonv1alpha1.ManagedClusterAddOn, works []workv1.Ma
 	n := 0
 	for i := range works {
 		w := &works[i]
-		if w.Labels[AddonNamespaceLabel] != "" || strings.HasPrefix(w.Name, preDeleteWorkName(mca.Name)) {
+		if w.Labels[AddonNamespaceLabel] != "" || strings.HasPrefix(w.Name, PreDeleteWorkName(mca.Name)) {
 			continue
 		}
 		n++
@@ -161,8 +161,8 @@ func progressingStatus(mca *addonv1alpha1.ManagedClusterAddOn, works []workv1.Ma
 	return st
 }
 
-// preDeleteWorkName is the name (prefix) of an add-on's pre-delete hook ManifestWork.
-func preDeleteWorkName(addon string) string { return "addon-" + addon + "-pre-delete" }
+// PreDeleteWorkName is the name (prefix) of an add-on's pre-delete hook ManifestWork, OCM's.
+func PreDeleteWorkName(addon string) string { return "addon-" + addon + "-pre-delete" }
 
 // workConfigsMatch says whether w was rendered with the configurations mca desires: its
 // ConfigSpecHashAnnotation names exactly those, with their hashes. A work without the annotation
