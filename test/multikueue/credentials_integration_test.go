@@ -152,10 +152,12 @@ func testCredentials(t *testing.T, f *fleet, clk *testingclock.FakeClock) {
 			"read the other cluster's token Secret": agent.Get(ctx, client.ObjectKey{Namespace: ns, Name: kueueworker.TokenSecret(two)}, other),
 			"overwrite the other cluster's token Secret": agent.Update(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns,
 				Name: kueueworker.TokenSecret(two), ResourceVersion: own.ResourceVersion}, Data: own.Data}),
-			"read its own kubeconfig":              agent.Get(ctx, client.ObjectKey{Namespace: ns, Name: kueue.SecretName(one)}, other),
-			"list Secrets in the Kueue namespace":  agent.List(ctx, &corev1.SecretList{}, client.InNamespace(ns)),
-			"make a Secret in the Kueue namespace": agent.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "mk-agent-made"}}),
-			"make a Secret in its own namespace":   agent.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: one, Name: "mk-agent-made"}}),
+			"read its own kubeconfig": agent.Get(ctx, client.ObjectKey{Namespace: ns, Name: kueue.SecretName(one)}, other),
+			// Issue 19: its token Secret was once named as the kubeconfig of a cluster token-<one>.
+			"read the kubeconfig of a cluster named token-" + one: agent.Get(ctx, client.ObjectKey{Namespace: ns, Name: kueue.SecretName("token-" + one)}, other),
+			"list Secrets in the Kueue namespace":                 agent.List(ctx, &corev1.SecretList{}, client.InNamespace(ns)),
+			"make a Secret in the Kueue namespace":                agent.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "mk-agent-made"}}),
+			"make a Secret in its own namespace":                  agent.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: one, Name: "mk-agent-made"}}),
 		}
 		for what, err := range attempts {
 			if !apierrors.IsForbidden(err) {
