@@ -223,11 +223,11 @@ func (r *Reconciler) secretReady(ctx context.Context, cluster string) (bool, err
 	if err != nil {
 		return false, fmt.Errorf("reading Secret %s/%s: %w", r.Namespace, SecretName(cluster), err)
 	}
-	// A Secret of the hub's that is not marked as this cluster's kubeconfig was written under the
-	// names of before issue 19 and may be another cluster's token Secret: the credentials
-	// controller replaces it. The hub needs only to know the key is there: it does not keep the
-	// kubeconfig.
-	if managed(sec) && !markedAs(sec, CredentialKubeconfig, cluster) {
+	// A Secret of the hub's that is not marked as this cluster's kubeconfig, under a name that was
+	// another cluster's token Secret's before issue 19, may hold what that cluster's agent wrote:
+	// the credentials controller replaces it. The hub needs only to know the key is there: it
+	// does not keep the kubeconfig.
+	if managed(sec) && !markedAs(sec, CredentialKubeconfig, cluster) && wasTokenName(cluster) {
 		return false, nil
 	}
 	return len(sec.Data[kueuev1beta2.MultiKueueConfigSecretKey]) > 0, nil

@@ -109,13 +109,19 @@ func (c *Credentials) Reconcile(ctx context.Context, req reconcile.Request) (rec
 	case err != nil: // none yet
 	case !managed(users):
 		return reconcile.Result{}, c.remove(ctx, cluster)
-	case !markedAs(users, CredentialKubeconfig, cluster):
-		// The hub's, but not marked as this cluster's kubeconfig: written under the names of
-		// before issue 19, when it may have been another cluster's token Secret, which that
-		// cluster's agent could rewrite. It is not used: the hub deletes it and composes anew.
+	case !markedAs(users, CredentialKubeconfig, cluster) && wasTokenName(cluster):
+		// The hub's, but not marked as this cluster's kubeconfig, and named as another cluster's
+		// token Secret was before issue 19, which that cluster's agent could rewrite. It is not
+		// used: the hub deletes it and composes anew.
 		ctrl.LoggerFrom(ctx).Info("deleting a kubeconfig Secret of the hub's that is not marked as the cluster's",
 			"secret", client.ObjectKeyFromObject(users), "cluster", cluster)
 		if _, err := c.deleteIfOurs(ctx, c.SecretReader, users); err != nil {
+			return reconcile.Result{}, err
+		}
+	case !markedAs(users, CredentialKubeconfig, cluster):
+		// The hub's, written before issue 19 under a name no agent could write: marked as it
+		// stands, so that MultiKueue keeps it until the next token.
+		if err := c.mark(ctx, users, CredentialKubeconfig, cluster); err != nil {
 			return reconcile.Result{}, err
 		}
 	}

@@ -131,29 +131,36 @@ func TestLegacyTokenSecret(t *testing.T) {
 	}
 }
 
-// TestKubeconfigMarks: a kubeconfig Secret the hub wrote is used, and kept, only when it is marked
-// as the cluster's kubeconfig. One that is the hub's but unmarked was written under the names of
-// before issue 19 and may be another cluster's token Secret: the admission check does not count
-// it, and the credentials controller deletes it. A Secret without the hub's label is the user's.
+// TestKubeconfigMarks: a kubeconfig Secret the hub wrote is used, and kept, when it is marked as
+// the cluster's kubeconfig. One that is the hub's but unmarked was written before issue 19: when
+// the cluster is named token-<another>, the Secret had the name of that other cluster's token
+// Secret, which its agent could rewrite, so the admission check does not count it and the
+// credentials controller deletes it; under any other name only the hub could write it, so it is
+// used and marked. A Secret without the hub's label is the user's.
 func TestKubeconfigMarks(t *testing.T) {
 	kc := map[string][]byte{kueuev1beta2.MultiKueueConfigSecretKey: []byte("kubeconfig")}
 	cases := map[string]struct {
+		cluster             string
 		labels              map[string]string
 		wantReady, wantKept bool
+		wantLabels          map[string]string // when kept
 	}{
-		"marked as token-x's":          {labels: hubLabels(CredentialLabel, CredentialKubeconfig, ClusterLabel, "token-x"), wantReady: true, wantKept: true},
-		"the user's":                   {labels: nil, wantReady: true, wantKept: true},
-		"the hub's, unmarked":          {labels: hubLabels()},
-		"the hub's, marked as a token": {labels: hubLabels(CredentialLabel, CredentialToken, ClusterLabel, "token-x")},
-		"the hub's, another cluster's": {labels: hubLabels(CredentialLabel, CredentialKubeconfig, ClusterLabel, "x")},
+		"marked as token-x's": {cluster: "token-x", labels: hubLabels(CredentialLabel, CredentialKubeconfig, ClusterLabel, "token-x"),
+			wantReady: true, wantKept: true, wantLabels: hubLabels(CredentialLabel, CredentialKubeconfig, ClusterLabel, "token-x")},
+		"the user's":                   {cluster: "token-x", wantReady: true, wantKept: true},
+		"the hub's, unmarked":          {cluster: "token-x", labels: hubLabels()},
+		"the hub's, marked as a token": {cluster: "token-x", labels: hubLabels(CredentialLabel, CredentialToken, ClusterLabel, "token-x")},
+		"the hub's, another cluster's": {cluster: "token-x", labels: hubLabels(CredentialLabel, CredentialKubeconfig, ClusterLabel, "x")},
+		"the hub's, unmarked, never a token's": {cluster: "gpu", labels: hubLabels(), wantReady: true, wantKept: true,
+			wantLabels: hubLabels(CredentialLabel, CredentialKubeconfig, ClusterLabel, "gpu")},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			mkc := &kueuev1beta2.MultiKueueCluster{ObjectMeta: metav1.ObjectMeta{Name: "token-x", Labels: hubLabels()}, Spec: ClusterSpec("token-x")}
-			mc := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "token-x"}}
-			c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(mkc, mc, secret("multikueue-token-x", tc.labels, kc)).Build()
+			mkc := &kueuev1beta2.MultiKueueCluster{ObjectMeta: metav1.ObjectMeta{Name: tc.cluster, Labels: hubLabels()}, Spec: ClusterSpec(tc.cluster)}
+			mc := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: tc.cluster}}
+			c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(mkc, mc, secret(SecretName(tc.cluster), tc.labels, kc)).Build()
 			r := &Reconciler{Client: c, SecretReader: c, Namespace: DefaultNamespace}
-			ready, err := r.secretReady(context.Background(), "token-x")
+			ready, err := r.secretReady(context.Background(), tc.cluster)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -161,17 +168,17 @@ func TestKubeconfigMarks(t *testing.T) {
 				t.Errorf("secretReady = %v, want %v", ready, tc.wantReady)
 			}
 			cr := &Credentials{Client: c, SecretReader: c, Namespace: DefaultNamespace}
-			if _, err := cr.Reconcile(context.Background(), reconcile.Request{NamespacedName: client.ObjectKey{Name: "token-x"}}); err != nil {
+			if _, err := cr.Reconcile(context.Background(), reconcile.Request{NamespacedName: client.ObjectKey{Name: tc.cluster}}); err != nil {
 				t.Fatal(err)
 			}
-			got := secret("multikueue-token-x", nil, nil)
+			got := secret(SecretName(tc.cluster), nil, nil)
 			kept := exists(t, c, got)
 			if kept != tc.wantKept {
-				t.Errorf("Secret multikueue-token-x kept: %v, want %v", kept, tc.wantKept)
+				t.Errorf("Secret %s kept: %v, want %v", got.Name, kept, tc.wantKept)
 			}
 			if kept {
-				if diff := cmp.Diff(kc, got.Data); diff != "" {
-					t.Errorf("Secret multikueue-token-x data (-want +got):\n%s", diff)
+				if diff := cmp.Diff([]any{kc, tc.wantLabels}, []any{got.Data, got.Labels}); diff != "" {
+					t.Errorf("Secret %s data and labels (-want +got):\n%s", got.Name, diff)
 				}
 			}
 		})

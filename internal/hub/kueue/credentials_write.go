@@ -223,3 +223,15 @@ func grantsSecret(rules []rbacv1.PolicyRule, name string) bool {
 	}
 	return false
 }
+
+// mark labels the hub's Secret s as cluster's credential of kind.
+func (c *Credentials) mark(ctx context.Context, s *corev1.Secret, kind, cluster string) error {
+	if s.Labels == nil {
+		s.Labels = map[string]string{}
+	}
+	s.Labels[CredentialLabel], s.Labels[ClusterLabel] = kind, cluster
+	if err := c.Client.Update(ctx, s); err != nil {
+		return c.secretErr("marking", s, err)
+	}
+	return nil
+}

@@ -1,6 +1,8 @@
 package kueue
 
 import (
+	"strings"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -32,6 +34,12 @@ func secretMeta(namespace, name, kind, cluster string, owner metav1.OwnerReferen
 	m.Labels[ClusterLabel] = cluster
 	return m
 }
+
+// wasTokenName says whether cluster's kubeconfig Secret, multikueue-<cluster>, had the name of
+// another cluster's token Secret before issue 19: whether cluster is token-<another>. Only such a
+// Secret of the hub's, unmarked, can hold what an agent wrote; any other unmarked one of the
+// hub's was written by the hub alone (agents could write only multikueue-token-* Secrets).
+func wasTokenName(cluster string) bool { return strings.HasPrefix(cluster, "token-") }
 
 // legacyTokenSecret is the name cluster's token Secret had before issue 19. The hub deletes a
 // Secret of that name that it made (ManagedLabel) and that is not marked as the kubeconfig of the
