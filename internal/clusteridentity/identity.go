@@ -21,6 +21,21 @@ const (
 	ClusterNameLabel = "open-cluster-management.io/cluster-name"
 )
 
+// ReservedClusterNames may not name a managed cluster: a cluster's agents are known by names made
+// of the cluster's name (Group, User), and under these the names would be, or would be read as,
+// identities that are not that cluster's.
+//   - managed-clusters: its group would be ManagedClustersGroup, which every agent has, so
+//     whatever the hub granted the cluster would go to every cluster's agents.
+//   - cluster: its agents' user names, system:open-cluster-management:cluster:<agent>, would
+//     include every add-on agent's (AddOnUser: cluster:<c>:addon:<a>:agent:<x>), so an agent of
+//     it could ask for an add-on's identity on any cluster, and an add-on agent could pass for it.
+//   - addon: its agents' user names, system:open-cluster-management:addon:<agent>, would be the
+//     names of add-on groups (AddOnGroup).
+var ReservedClusterNames = []string{"managed-clusters", "cluster", "addon"}
+
+// Reserved reports whether cluster is one of ReservedClusterNames.
+func Reserved(cluster string) bool { return slices.Contains(ReservedClusterNames, cluster) }
+
 // Group is the group of one cluster's agents.
 func Group(cluster string) string { return prefix + cluster }
 
@@ -40,14 +55,19 @@ func RoleName(cluster string) string {
 	return "open-cluster-management:managedcluster:" + cluster + ":agent"
 }
 
-// ParseUser splits an agent user name into cluster and agent id.
+// ParseUser splits an agent user name into cluster and agent id. A name whose cluster part is
+// reserved is no agent's: an add-on agent's user name (AddOnUser) would otherwise parse as an
+// agent of cluster "cluster".
 func ParseUser(user string) (cluster, agentID string, ok bool) {
 	rest, found := strings.CutPrefix(user, prefix)
 	if !found {
 		return "", "", false
 	}
 	cluster, agentID, ok = strings.Cut(rest, ":")
-	return cluster, agentID, ok && cluster != "" && agentID != ""
+	if !ok || cluster == "" || agentID == "" || Reserved(cluster) {
+		return "", "", false
+	}
+	return cluster, agentID, true
 }
 
 // NewRequest makes a PEM certificate request for the identity of agent agentID of cluster, with a
@@ -80,7 +100,8 @@ func CheckRequest(requestPEM []byte) (cluster, agentID string, err error) {
 	}
 	cluster, agentID, ok := ParseUser(req.Subject.CommonName)
 	if !ok {
-		return "", "", fmt.Errorf("common name %q is not %s<cluster>:<agent>", req.Subject.CommonName, prefix)
+		return "", "", fmt.Errorf("common name %q is not %s<cluster>:<agent> with a cluster name other than %s",
+			req.Subject.CommonName, prefix, strings.Join(ReservedClusterNames, ", "))
 	}
 	got := slices.Sorted(slices.Values(req.Subject.Organization))
 	want := slices.Sorted(slices.Values(Groups(cluster)))

@@ -55,6 +55,19 @@ func TestCheckRequest(t *testing.T) {
 			req:     request(t, User("gpu-east", "a1"), append(Groups("gpu-east"), "system:masters")...),
 			wantErr: "are not the agent groups",
 		},
+		// An add-on agent's identity with the groups of an agent of cluster "cluster".
+		"an add-on agent's identity": {
+			req:     request(t, AddOnUser("gpu-east", "scorer", "a1"), Groups("cluster")...),
+			wantErr: "with a cluster name other than managed-clusters, cluster, addon",
+		},
+		"cluster managed-clusters": {
+			req:     request(t, User("managed-clusters", "a1"), Groups("managed-clusters")...),
+			wantErr: "with a cluster name other than managed-clusters, cluster, addon",
+		},
+		"cluster addon": {
+			req:     request(t, User("addon", "a1"), Groups("addon")...),
+			wantErr: "with a cluster name other than managed-clusters, cluster, addon",
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

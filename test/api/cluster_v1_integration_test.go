@@ -55,6 +55,9 @@ kind: ManagedCluster
 metadata: {name: mcl-lease}
 spec: {hubAcceptsClient: false, leaseDurationSeconds: 60}`,
 		},
+		"ManagedCluster: reserved name managed-clusters": reservedClusterName("managed-clusters"),
+		"ManagedCluster: reserved name cluster":          reservedClusterName("cluster"),
+		"ManagedCluster: reserved name addon":            reservedClusterName("addon"),
 		"ClusterClaim: empty spec.value": {
 			bad: `
 apiVersion: cluster.open-cluster-management.io/v1alpha1
@@ -114,4 +117,21 @@ status:
   scores: [{name: gpuClusterAvailable, value: -100}]`,
 		},
 	})
+}
+
+// reservedClusterName is a ManagedCluster named name, which is reserved
+// (clusteridentity.ReservedClusterNames), and its twin named name + "s".
+func reservedClusterName(name string) validationCase {
+	obj := func(name string) string {
+		return `
+apiVersion: cluster.open-cluster-management.io/v1
+kind: ManagedCluster
+metadata: {name: ` + name + `}
+spec: {hubAcceptsClient: false}`
+	}
+	return validationCase{
+		bad:     obj(name),
+		wantErr: []string{"metadata.name managed-clusters, cluster and addon are reserved", "register the cluster under another name"},
+		good:    obj(name + "s"),
+	}
 }

@@ -70,6 +70,9 @@ func TestBootstrapIdentityCannotTakeOverNamespaces(t *testing.T) {
 		"a team's namespace":               {name: team.Name, want: `namespace "team-trust" already exists and the hub did not make it`},
 		"kube-system":                      {name: "kube-system", want: "is reserved"},
 		"not a DNS label":                  {name: "gpu.east", want: "must be a DNS label"},
+		"the group of every agent":         {name: "managed-clusters", want: "metadata.name managed-clusters, cluster and addon are reserved"},
+		"the prefix of add-on agents":      {name: "cluster", want: "metadata.name managed-clusters, cluster and addon are reserved"},
+		"the prefix of add-on groups":      {name: "addon", want: "metadata.name managed-clusters, cluster and addon are reserved"},
 		"accepting a cluster it registers": {name: "self-accepted", accepted: true, want: "needs permission to update managedclusters/accept"},
 	}
 	for name, tc := range cases {

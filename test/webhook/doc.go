@@ -2,7 +2,7 @@
 // hub runs in the test process with its webhook on a free loopback port, and requests are made as
 // limited users by impersonation, with RBAC roles the tests create. It checks that accepting a
 // cluster, joining a set and binding a set each need their permission and are refused with a
-// message saying which, that an agent cannot lift the hub's taints, and that an administrator may
+// message saying which, that an agent cannot change taints even where an administrator let it update its cluster, and that an administrator may
 // do all of it.
 //
 // The hub runs as a service account bound only to its generated roles (config/rbac,

@@ -13,9 +13,13 @@ import (
 // spec.hubAcceptsClient to true. The agent then renews a lease every spec.leaseDurationSeconds
 // and reports the cluster's state in status.
 //
+// The names managed-clusters, cluster and addon are refused when a cluster is created: its agents
+// would be known by names that belong to other identities.
+//
 // +kubebuilder:object:root=true
 // +kubebuilder:resource:scope=Cluster,shortName={mcl,mcls}
 // +kubebuilder:subresource:status
+// +kubebuilder:validation:XValidation:rule="oldSelf.hasValue() || !(self.metadata.name in ['managed-clusters', 'cluster', 'addon'])",optionalOldSelf=true,message="metadata.name managed-clusters, cluster and addon are reserved: the cluster's agents would be known by another identity's names (system:open-cluster-management:<name>); register the cluster under another name (flotilla agent --cluster-name)"
 // +kubebuilder:printcolumn:name="Hub Accepted",type="boolean",JSONPath=".spec.hubAcceptsClient"
 // +kubebuilder:printcolumn:name="Managed Cluster URLs",type="string",JSONPath=".spec.managedClusterClientConfigs[*].url"
 // +kubebuilder:printcolumn:name="Joined",type="string",JSONPath=".status.conditions[?(@.type==\"ManagedClusterJoined\")].status"

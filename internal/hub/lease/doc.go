@@ -13,6 +13,7 @@
 // taints are left alone, and a taint already present keeps its timeAdded, from which placements'
 // tolerationSeconds count.
 //
-// Agents must not add or remove these two taints. RBAC cannot say that (an agent may update its
-// own ManagedCluster), so a validating webhook will enforce it; it is not built yet.
+// Agents must not add or remove these two taints: the hub gives an agent only the status of its
+// ManagedCluster, and the hub's webhook (internal/hub/webhook) refuses an agent's change to spec
+// where an administrator granted it more.
 package lease

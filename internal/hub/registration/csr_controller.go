@@ -62,9 +62,11 @@ func (r *RenewalReconciler) Reconcile(ctx context.Context, req reconcile.Request
 	if csrs.Decided(csr) {
 		return reconcile.Result{}, nil
 	}
-	cluster, agentID, ok := renewal(csr)
-	if !ok {
-		return reconcile.Result{}, nil // a first request, or not an agent's: not the hub's to approve
+	cluster, agentID, err := renewal(csr)
+	if err != nil {
+		// A first request, or not an agent's: not the hub's to approve.
+		ctrl.LoggerFrom(ctx).V(1).Info("not approving a certificate request as a renewal", "request", csr.Name, "reason", err.Error())
+		return reconcile.Result{}, nil
 	}
 	mc := &clusterv1.ManagedCluster{}
 	if err := r.Client.Get(ctx, client.ObjectKey{Name: cluster}, mc); err != nil {
@@ -78,16 +80,28 @@ func (r *RenewalReconciler) Reconcile(ctx context.Context, req reconcile.Request
 }
 
 func isRenewal(csr *certificatesv1.CertificateSigningRequest) bool {
-	_, _, ok := renewal(csr)
-	return ok
+	_, _, err := renewal(csr)
+	return err == nil
 }
 
-// renewal reports whether csr is an agent asking, with its own current identity, for a new
-// certificate of that same identity.
-func renewal(csr *certificatesv1.CertificateSigningRequest) (cluster, agentID string, ok bool) {
-	cluster, agentID, err := agentRequest(csr)
-	if err != nil || csr.Spec.Username != clusteridentity.User(cluster, agentID) {
-		return "", "", false
+// renewal checks that csr is an agent asking, with its own current identity, for a new
+// certificate of that same identity, and says why not when it is not.
+//
+// An add-on agent's user name (system:open-cluster-management:cluster:<c>:addon:<a>:agent:<x>)
+// has the shape of an agent of a cluster named "cluster". That name is reserved, so
+// agentRequest refuses such a request anyway; the requester is checked first all the same, since
+// approving an add-on agent's request here would give it an agent's groups.
+func renewal(csr *certificatesv1.CertificateSigningRequest) (cluster, agentID string, err error) {
+	if c, a, _, ok := clusteridentity.ParseAddOnUser(csr.Spec.Username); ok {
+		return "", "", fmt.Errorf("filed by %q, the agent of add-on %s on cluster %s: only a cluster's agent renews with its own identity",
+			csr.Spec.Username, a, c)
 	}
-	return cluster, agentID, true
+	cluster, agentID, err = agentRequest(csr)
+	if err != nil {
+		return "", "", err
+	}
+	if user := clusteridentity.User(cluster, agentID); csr.Spec.Username != user {
+		return "", "", fmt.Errorf("filed by %q, not by %s itself", csr.Spec.Username, user)
+	}
+	return cluster, agentID, nil
 }

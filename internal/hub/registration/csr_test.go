@@ -102,6 +102,11 @@ func TestRenewalReconciler(t *testing.T) {
 		"wrong signer": {
 			cluster: makeCluster("gpu-east").accepted(), csr: makeCSR(t, "r", "gpu-east", "a1", agentA1, 0).signer("kubernetes.io/kubelet-serving"),
 		},
+		"an add-on agent of an accepted cluster named cluster": {
+			cluster: makeCluster("cluster").accepted(),
+			csr: makeCSR(t, "r", "cluster", "a1", clusteridentity.AddOnUser("gpu-east", "scorer", "a1"), 0).
+				request(t, clusteridentity.AddOnUser("gpu-east", "scorer", "a1"), clusteridentity.Groups("cluster"), nil),
+		},
 		"already denied": {
 			cluster: makeCluster("gpu-east").accepted(), csr: makeCSR(t, "r", "gpu-east", "a1", agentA1, 0).condition(certificatesv1.CertificateDenied),
 		},
@@ -139,5 +144,59 @@ func TestRenewalPendingRequestsOfCluster(t *testing.T) {
 	want := []reconcile.Request{{NamespacedName: types.NamespacedName{Name: "pending"}}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("requests (-want +got):\n%s", diff)
+	}
+}
+
+// The renewal approver gives no certificate to an add-on agent, nor to an agent of a cluster whose
+// name is reserved (clusteridentity.ReservedClusterNames), and says why.
+func TestRenewalRefusesReservedIdentities(t *testing.T) {
+	addOnUser := clusteridentity.AddOnUser("gpu-east", "scorer", "a1")
+	notAnAgent := func(cn string) string {
+		return `common name "` + cn + `" is not system:open-cluster-management:<cluster>:<agent> with a cluster name other than managed-clusters, cluster, addon`
+	}
+	cases := map[string]struct {
+		csr  *certificatesv1.CertificateSigningRequest
+		want string // the reason it is no renewal; "" for a renewal
+	}{
+		"the agent renewing itself": {csr: makeCSR(t, "r", "gpu-east", "a1", agentA1, 0).obj()},
+		// Its user name reads as an agent "gpu-east:addon:scorer:agent:a1" of cluster "cluster".
+		"an add-on agent asking for its own name with the groups of cluster cluster": {
+			csr: makeCSR(t, "r", "cluster", "a1", addOnUser, 0).request(t, addOnUser, clusteridentity.Groups("cluster"), nil).obj(),
+			want: `filed by "system:open-cluster-management:cluster:gpu-east:addon:scorer:agent:a1", the agent of add-on scorer on ` +
+				`cluster gpu-east: only a cluster's agent renews with its own identity`,
+		},
+		"an add-on agent asking for a cluster agent's identity": {
+			csr: makeCSR(t, "r", "gpu-east", "a1", addOnUser, 0).obj(),
+			want: `filed by "system:open-cluster-management:cluster:gpu-east:addon:scorer:agent:a1", the agent of add-on scorer on ` +
+				`cluster gpu-east: only a cluster's agent renews with its own identity`,
+		},
+		"an agent of cluster managed-clusters": {
+			csr:  makeCSR(t, "r", "managed-clusters", "a1", clusteridentity.User("managed-clusters", "a1"), 0).obj(),
+			want: notAnAgent("system:open-cluster-management:managed-clusters:a1"),
+		},
+		"an agent of cluster cluster": {
+			csr:  makeCSR(t, "r", "cluster", "a1", clusteridentity.User("cluster", "a1"), 0).obj(),
+			want: notAnAgent("system:open-cluster-management:cluster:a1"),
+		},
+		"an agent of cluster addon": {
+			csr:  makeCSR(t, "r", "addon", "a1", clusteridentity.User("addon", "a1"), 0).obj(),
+			want: notAnAgent("system:open-cluster-management:addon:a1"),
+		},
+		"another agent of the cluster": {
+			csr:  makeCSR(t, "r", "gpu-east", "a1", clusteridentity.User("gpu-east", "a2"), 0).obj(),
+			want: `filed by "system:open-cluster-management:gpu-east:a2", not by system:open-cluster-management:gpu-east:a1 itself`,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, _, err := renewal(tc.csr)
+			got := ""
+			if err != nil {
+				got = err.Error()
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("why not a renewal (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

@@ -113,7 +113,7 @@ func TestManagedClusterReconciler(t *testing.T) {
 		"accepted: namespace, role, binding and lease, all the hub's": {
 			cluster: makeCluster("gpu-east").accepted(),
 			want: state{
-				Finalizer: true, Namespace: "hub's", NamespaceLabels: ours, ClusterRoleRules: 4,
+				Finalizer: true, Namespace: "hub's", NamespaceLabels: ours, ClusterRoleRules: 3,
 				Role: true, RoleBinding: true, Lease: true, Accepted: "True", Reason: ReasonAccepted,
 			},
 		},

@@ -21,7 +21,15 @@ var read = []string{"get", "list", "watch"}
 // +kubebuilder:rbac:groups=certificates.k8s.io,resources=certificatesigningrequests,verbs=create;get
 
 // clusterRules are what a cluster's agents may do cluster-wide: before acceptance, read their own
-// ManagedCluster; after, also update it and its status, and request certificates (renewals).
+// ManagedCluster; after, also write its status, and request certificates (renewals).
+//
+// The agent never writes its ManagedCluster itself: the bootstrap identity creates it, and after
+// that the agent reports only status. Its spec and labels are the administrator's and the hub's:
+// placements trust the labels, taints quarantine a cluster, and the Kueue controller trusts
+// spec.managedClusterClientConfigs. So the agent gets the status subresource only (the API server
+// drops everything but status from a write there). OCM's role also grants update on the cluster,
+// which OCM's klusterlet uses for one thing, adding its API server's URLs to
+// spec.managedClusterClientConfigs, and it ignores a Forbidden answer to that.
 func clusterRules(cluster string, accepted bool) []rbacv1.PolicyRule {
 	rules := []rbacv1.PolicyRule{{
 		APIGroups: []string{clusterGroup}, Resources: []string{"managedclusters"},
@@ -31,10 +39,6 @@ func clusterRules(cluster string, accepted bool) []rbacv1.PolicyRule {
 		return rules
 	}
 	return append(rules,
-		rbacv1.PolicyRule{
-			APIGroups: []string{clusterGroup}, Resources: []string{"managedclusters"},
-			ResourceNames: []string{cluster}, Verbs: []string{"update", "patch"},
-		},
 		rbacv1.PolicyRule{
 			APIGroups: []string{clusterGroup}, Resources: []string{"managedclusters/status"},
 			ResourceNames: []string{cluster}, Verbs: []string{"update", "patch"},

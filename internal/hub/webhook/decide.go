@@ -3,14 +3,11 @@ package webhook
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
-	"github.com/flotilla/flotilla/internal/clusteridentity"
 )
 
 // API groups of the permissions the webhook checks.
@@ -68,7 +65,8 @@ const grantHint = "ask a hub administrator to bind a role with it"
 // returns the reasons to refuse, none when the write is allowed; an error means it could not
 // decide (an Authorizer failed).
 func ReviewManagedCluster(ctx context.Context, can Authorizer, user authenticationv1.UserInfo, old, cur *clusterv1.ManagedCluster) ([]string, error) {
-	if old == nil {
+	creating := old == nil
+	if creating {
 		old = &clusterv1.ManagedCluster{}
 	}
 	subject := fmt.Sprintf("managedclusters %q", cur.Name)
@@ -97,15 +95,14 @@ func ReviewManagedCluster(ctx context.Context, can Authorizer, user authenticati
 		}
 	}
 
-	if isAgent(user) {
-		for _, key := range hubTaintKeys {
-			if change := taintChange(old.Spec.Taints, cur.Spec.Taints, key); change != "" {
-				denials = append(denials, fmt.Sprintf(
-					"%s: the cluster's agent %s may not %s taint %s in spec.taints; the hub adds and removes it "+
-						"from the cluster's %s condition, so keep the entries with that key as they are",
-					subject, user.Username, change, key, clusterv1.ManagedClusterConditionAvailable))
-			}
-		}
+	switch {
+	case !isAgent(user):
+	case creating:
+		// The bootstrap identity, not the agent, creates the cluster; an agent that may create
+		// one still may not put the hub's taints on it.
+		denials = append(denials, hubTaintEdits(subject, user, old, cur)...)
+	default:
+		denials = append(denials, agentEdits(subject, user, old, cur)...)
 	}
 	return denials, nil
 }
@@ -158,37 +155,3 @@ func setChanges(oldLabels, curLabels map[string]string) []setChange {
 
 // hubTaintKeys are the taints only the hub may set or clear.
 var hubTaintKeys = []string{clusterv1.ManagedClusterTaintUnreachable, clusterv1.ManagedClusterTaintUnavailable}
-
-// isAgent reports whether user is a managed cluster's agent: its user name is an agent's, or it
-// carries the group every agent's certificate has.
-func isAgent(user authenticationv1.UserInfo) bool {
-	if _, _, ok := clusteridentity.ParseUser(user.Username); ok {
-		return true
-	}
-	return slices.Contains(user.Groups, clusteridentity.ManagedClustersGroup)
-}
-
-// taintChange says what cur does to the taints with key that old has: "add", "remove",
-// "change", or "" for nothing.
-func taintChange(old, cur []clusterv1.Taint, key string) string {
-	o, c := withKey(old, key), withKey(cur, key)
-	switch {
-	case len(o) == 0 && len(c) > 0:
-		return "add"
-	case len(o) > 0 && len(c) == 0:
-		return "remove"
-	case !equality.Semantic.DeepEqual(o, c):
-		return "change"
-	}
-	return ""
-}
-
-func withKey(taints []clusterv1.Taint, key string) []clusterv1.Taint {
-	var out []clusterv1.Taint
-	for _, t := range taints {
-		if t.Key == key {
-			out = append(out, t)
-		}
-	}
-	return out
-}

@@ -41,6 +41,29 @@ func (w *clusterWrapper) taint(key string, added time.Time) *clusterWrapper {
 	return w
 }
 
+func (w *clusterWrapper) taintWith(key string, effect clusterv1.TaintEffect, added time.Time) *clusterWrapper {
+	w.Spec.Taints = append(w.Spec.Taints, clusterv1.Taint{Key: key, Effect: effect, TimeAdded: &metav1.Time{Time: added}})
+	return w
+}
+
+func (w *clusterWrapper) label(key, value string) *clusterWrapper {
+	if w.Labels == nil {
+		w.Labels = map[string]string{}
+	}
+	w.Labels[key] = value
+	return w
+}
+
+func (w *clusterWrapper) clientConfig(url string) *clusterWrapper {
+	w.Spec.ManagedClusterClientConfigs = append(w.Spec.ManagedClusterClientConfigs, clusterv1.ClientConfig{URL: url, CABundle: []byte("ca")})
+	return w
+}
+
+func (w *clusterWrapper) lease(seconds int32) *clusterWrapper {
+	w.Spec.LeaseDurationSeconds = seconds
+	return w
+}
+
 func (w *clusterWrapper) obj() *clusterv1.ManagedCluster { return w.DeepCopy() }
 
 func binding(ns, set string) *clusterv1beta2.ManagedClusterSetBinding {
@@ -71,6 +94,10 @@ var (
 		Username: clusteridentity.User("gpu-east", "a1"),
 		Groups:   append(clusteridentity.Groups("gpu-east"), "system:authenticated"),
 	}
+	addOnAgent = authenticationv1.UserInfo{
+		Username: clusteridentity.AddOnUser("gpu-east", "scorer", "a1"),
+		Groups:   append(clusteridentity.AddOnGroups("gpu-east", "scorer"), "system:authenticated"),
+	}
 	// agentByGroup has an unusual name but an agent's certificate groups.
 	agentByGroup = authenticationv1.UserInfo{Username: "renamed", Groups: clusteridentity.Groups("gpu-east")}
 	t0           = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
@@ -79,6 +106,7 @@ var (
 const (
 	unreachable = clusterv1.ManagedClusterTaintUnreachable
 	unavailable = clusterv1.ManagedClusterTaintUnavailable
+	quarantine  = "example.com/quarantine"
 )
 
 func TestReviewManagedCluster(t *testing.T) {
@@ -88,6 +116,13 @@ func TestReviewManagedCluster(t *testing.T) {
 	joinMsg := func(what, set string) string {
 		return `managedclusters "gpu-east": ` + what + ` needs permission to create managedclustersets/join on "` + set +
 			`" in group cluster.open-cluster-management.io; ask a hub administrator to bind a role with it`
+	}
+	agentMsg := func(user, what string) string {
+		return `managedclusters "gpu-east": the cluster's agent ` + user + ` may not ` + what + `; ask a hub administrator to make the change`
+	}
+	adminTaintMsg := func(user, change, key string) string {
+		return agentMsg(user, change+` taint `+key+` in spec.taints: taints other than the hub's are a hub administrator's `+
+			`(a quarantine, a maintenance window), so keep the entries with that key as they are`)
 	}
 	taintMsg := func(user, change, key string) string {
 		return `managedclusters "gpu-east": the cluster's agent ` + user + ` may not ` + change + ` taint ` + key +
@@ -231,9 +266,93 @@ func TestReviewManagedCluster(t *testing.T) {
 			wantDenials: []string{taintMsg("renamed", "remove", unreachable)},
 		},
 		"agent keeps the hub's taints and adds its own": {
+			user:        agent,
+			old:         makeCluster("gpu-east").accepted().taint(unreachable, t0).obj(),
+			cur:         makeCluster("gpu-east").accepted().taint("gpu.flotilla.io/maintenance", t0).taint(unreachable, t0).obj(),
+			wantDenials: []string{adminTaintMsg(agent.Username, "add", "gpu.flotilla.io/maintenance")},
+		},
+		"agent lifts an administrator's quarantine": {
+			user:        agent,
+			old:         makeCluster("gpu-east").accepted().taint(quarantine, t0).taint(unreachable, t0).obj(),
+			cur:         makeCluster("gpu-east").accepted().taint(unreachable, t0).obj(),
+			wantDenials: []string{adminTaintMsg(agent.Username, "remove", quarantine)},
+		},
+		"agent softens an administrator's quarantine": {
+			user:        agent,
+			old:         makeCluster("gpu-east").accepted().taint(quarantine, t0).obj(),
+			cur:         makeCluster("gpu-east").accepted().taintWith(quarantine, clusterv1.TaintEffectPreferNoSelect, t0).obj(),
+			wantDenials: []string{adminTaintMsg(agent.Username, "change", quarantine)},
+		},
+		"agent adds a label": {
 			user: agent,
-			old:  makeCluster("gpu-east").accepted().taint(unreachable, t0).obj(),
-			cur:  makeCluster("gpu-east").accepted().taint("gpu.flotilla.io/maintenance", t0).taint(unreachable, t0).obj(),
+			old:  makeCluster("gpu-east").accepted().label("team", "a").obj(),
+			cur:  makeCluster("gpu-east").accepted().label("team", "a").label("tenant", "b").obj(),
+			wantDenials: []string{agentMsg(agent.Username, `add label tenant="b" (metadata.labels): placements and cluster sets `+
+				`select clusters by their labels, so a hub administrator sets them`)},
+		},
+		"agent changes and removes labels": {
+			user: agent,
+			old:  makeCluster("gpu-east").accepted().label("team", "a").label("zone", "eu").obj(),
+			cur:  makeCluster("gpu-east").accepted().label("team", "b").obj(),
+			wantDenials: []string{
+				agentMsg(agent.Username, `change label team from "a" to "b" (metadata.labels): placements and cluster sets `+
+					`select clusters by their labels, so a hub administrator sets them`),
+				agentMsg(agent.Username, `remove label zone="eu" (metadata.labels): placements and cluster sets `+
+					`select clusters by their labels, so a hub administrator sets them`),
+			},
+		},
+		"agent moves itself to another set": {
+			user:   agent,
+			grants: []Permission{JoinPermission("red"), JoinPermission("blue")},
+			old:    makeCluster("gpu-east").accepted().set("red").obj(),
+			cur:    makeCluster("gpu-east").accepted().set("blue").obj(),
+			wantDenials: []string{agentMsg(agent.Username, `change label cluster.open-cluster-management.io/clusterset from "red" `+
+				`to "blue" (metadata.labels): placements and cluster sets select clusters by their labels, so a hub administrator sets them`)},
+			wantAsked: []Permission{JoinPermission("red"), JoinPermission("blue")},
+		},
+		"agent sets its client configs": {
+			user: agent,
+			old:  makeCluster("gpu-east").accepted().clientConfig("https://api.gpu-east.example.com:6443").obj(),
+			cur:  makeCluster("gpu-east").accepted().clientConfig("https://attacker.example.com:6443").obj(),
+			wantDenials: []string{agentMsg(agent.Username, `change spec.managedClusterClientConfigs: the hub trusts these addresses `+
+				`of the cluster's API server (the Kueue controller connects to them), so they are set when the cluster registers`)},
+		},
+		"agent adds a client config": {
+			user: agent,
+			old:  makeCluster("gpu-east").accepted().obj(),
+			cur:  makeCluster("gpu-east").accepted().clientConfig("https://api.gpu-east.example.com:6443").obj(),
+			wantDenials: []string{agentMsg(agent.Username, `change spec.managedClusterClientConfigs: the hub trusts these addresses `+
+				`of the cluster's API server (the Kueue controller connects to them), so they are set when the cluster registers`)},
+		},
+		"agent stretches its lease": {
+			user: agent,
+			old:  makeCluster("gpu-east").accepted().lease(60).obj(),
+			cur:  makeCluster("gpu-east").accepted().lease(86400).obj(),
+			wantDenials: []string{agentMsg(agent.Username, `change spec.leaseDurationSeconds from 60 to 86400: the hub judges the `+
+				`cluster unreachable after 5 lease durations without a renewal`)},
+		},
+		"agent denies itself": {
+			user:        agent,
+			old:         makeCluster("gpu-east").accepted().obj(),
+			cur:         makeCluster("gpu-east").obj(),
+			wantDenials: []string{agentMsg(agent.Username, `change spec.hubAcceptsClient to false: accepting and denying a cluster is a hub administrator's decision`)},
+		},
+		"agent writes what is already there": {
+			user: agent,
+			old:  makeCluster("gpu-east").accepted().label("team", "a").taint(quarantine, t0).clientConfig("https://api.gpu-east.example.com:6443").lease(60).obj(),
+			cur:  makeCluster("gpu-east").accepted().label("team", "a").taint(quarantine, t0).clientConfig("https://api.gpu-east.example.com:6443").lease(60).obj(),
+		},
+		"an add-on agent adds a label": {
+			user: addOnAgent,
+			old:  makeCluster("gpu-east").accepted().obj(),
+			cur:  makeCluster("gpu-east").accepted().label("tenant", "b").obj(),
+			wantDenials: []string{agentMsg(addOnAgent.Username, `add label tenant="b" (metadata.labels): placements and cluster sets `+
+				`select clusters by their labels, so a hub administrator sets them`)},
+		},
+		"an administrator edits spec and labels": {
+			user: alice,
+			old:  makeCluster("gpu-east").accepted().label("team", "a").taint(quarantine, t0).lease(60).obj(),
+			cur:  makeCluster("gpu-east").accepted().label("team", "b").clientConfig("https://api.gpu-east.example.com:6443").lease(30).obj(),
 		},
 		"agent creates its cluster with a hub taint": {
 			user:        agent,

@@ -9,8 +9,10 @@
 //     every set it enters or leaves.
 //   - Creating a ManagedClusterSetBinding, or pointing one at another set, needs create on
 //     managedclustersets/bind for spec.clusterSet.
-//   - A cluster's agent may not add, remove or change the taints the hub owns (unreachable and
-//     unavailable): placements trust them to say the cluster is gone.
+//   - A cluster's agent (or an add-on's) may not change its ManagedCluster's spec or labels
+//     (agent.go): the hub trusts them (taints, labels placements select by, the API server
+//     addresses the Kueue controller connects to, the lease period). RBAC already gives the agent
+//     only the status; this holds where an administrator granted it more, as OCM's role does.
 //   - A ManifestWork (ReviewManifestWork, in work.go) must hold at most 500 KiB of manifests, each
 //     a whole object with apiVersion, kind and metadata.name, none twice, and manifestConfigs that
 //     name its manifests; a work with an executor needs execute-as on manifestworks named

@@ -11,13 +11,15 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/flotilla/flotilla/internal/clusteridentity"
 )
 
-// ReservedClusterNames may not name a ManagedCluster: the hub makes a namespace of the cluster's
+// ReservedNamespaceNames may not name a ManagedCluster: the hub makes a namespace of the cluster's
 // name, and these namespaces belong to Kubernetes or to the hub itself (the bootstrap identity
 // lives in open-cluster-management). A namespace that exists is refused anyway (see
 // ReviewClusterName); these are refused even before they exist.
-var ReservedClusterNames = []string{
+var ReservedNamespaceNames = []string{
 	"default", "kube-system", "kube-public", "kube-node-lease",
 	"open-cluster-management", "open-cluster-management-hub",
 	"open-cluster-management-agent", "open-cluster-management-agent-addon",
@@ -51,9 +53,14 @@ func ReviewClusterName(ctx context.Context, namespaces NamespaceLookup, name str
 		return []string{fmt.Sprintf("%s: metadata.name must be a DNS label, since the hub makes a namespace of that name "+
 			"for the cluster (%s); %s", subject, strings.Join(errs, "; "), nameFix)}, nil
 	}
-	if slices.Contains(ReservedClusterNames, name) {
+	if slices.Contains(ReservedNamespaceNames, name) {
 		return []string{fmt.Sprintf("%s: metadata.name %q is reserved: the namespace of that name belongs to Kubernetes "+
 			"or to the hub; %s", subject, name, nameFix)}, nil
+	}
+	if clusteridentity.Reserved(name) {
+		return []string{fmt.Sprintf("%s: metadata.name %q is reserved: the identity of the cluster's agents (user %s, group %s) "+
+			"would be one OCM gives others (names reserved: %s); %s", subject, name, clusteridentity.User(name, "<agent>"),
+			clusteridentity.Group(name), strings.Join(clusteridentity.ReservedClusterNames, ", "), nameFix)}, nil
 	}
 	ns, err := namespaces(ctx, name)
 	if err != nil {

@@ -83,3 +83,36 @@ func TestReviewClusterNameLookupFails(t *testing.T) {
 		t.Error("ReviewClusterName() with a failing lookup: no error, want one (the webhook must not guess)")
 	}
 }
+
+// Names under which the agents' identity would be another's (clusteridentity.ReservedClusterNames)
+// are refused, whatever namespaces exist; names next to them are not.
+func TestReviewClusterNameReservedIdentities(t *testing.T) {
+	refusal := func(name string) []string {
+		return []string{`managedclusters "` + name + `": metadata.name "` + name + `" is reserved: the identity of the cluster's ` +
+			`agents (user system:open-cluster-management:` + name + `:<agent>, group system:open-cluster-management:` + name +
+			`) would be one OCM gives others (names reserved: managed-clusters, cluster, addon); register the cluster under ` +
+			`another name (flotilla agent --cluster-name)`}
+	}
+	cases := map[string]struct {
+		name string
+		want []string
+	}{
+		"managed-clusters, the group of every agent": {name: "managed-clusters", want: refusal("managed-clusters")},
+		"cluster, the prefix of add-on agents":       {name: "cluster", want: refusal("cluster")},
+		"addon, the prefix of add-on groups":         {name: "addon", want: refusal("addon")},
+		"managed-cluster":                            {name: "managed-cluster"},
+		"clusters":                                   {name: "clusters"},
+		"addons":                                     {name: "addons"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, err := ReviewClusterName(context.Background(), namespaces(), tc.name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("refusals (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
