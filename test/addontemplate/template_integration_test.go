@@ -369,6 +369,53 @@ func TestTemplateAddOn(t *testing.T) {
 		if err := cert.CheckSignatureFrom(caCert); err != nil || cert.Subject.CommonName != subject.User {
 			t.Errorf("certificate for %q signed by the CA: %v; want %q", cert.Subject.CommonName, err, subject.User)
 		}
+
+		// spoke1's agent writes spoke2's identity into its own add-on's status (agents may
+		// write their add-ons' status) and asks the signer for it: the hub works the subject out
+		// from the template and the cluster, so it neither approves nor signs.
+		enable(t, hub, "metrics", spoke1.Name)
+		m1 := waitAddOn(t, hub, spoke1.Name, "metrics", "the custom signer in status.registrations", func(m *addonv1alpha1.ManagedClusterAddOn) bool {
+			return len(m.Status.Registrations) == 1 && m.Status.Registrations[0].SignerName == signerName
+		})
+		own := m1.Status.Registrations[0].Subject
+		agent1 := spoke1.Reg.Hub().Current().Client
+		poisoned := m1.DeepCopy()
+		poisoned.Status.Registrations[0].Subject = subject.DeepCopy()
+		if err := agent1.Status().Patch(ctx, poisoned, client.MergeFrom(m1)); err != nil {
+			t.Fatalf("%s's agent writing its add-on's status.registrations: %v", spoke1.Name, err)
+		}
+		file := func(s *addonv1alpha1.Subject) *certificatesv1.CertificateSigningRequest {
+			c := csr.DeepCopy()
+			c.ObjectMeta = metav1.ObjectMeta{GenerateName: "addon-metrics-", Labels: map[string]string{
+				clusteridentity.ClusterNameLabel: spoke1.Name, clusteridentity.AddOnNameLabel: "metrics"}}
+			c.Spec.Request = newRequest(t, pkix.Name{CommonName: s.User, Organization: s.Groups})
+			if err := agent1.Create(ctx, c); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() {
+				_ = env.Hub.Client.CertificatesV1().CertificateSigningRequests().Delete(context.Background(), c.Name, metav1.DeleteOptions{})
+			})
+			return c
+		}
+		stolen := file(subject)
+		// Then its own identity. The signer's one worker takes new requests in the order they
+		// were created, so once this one is signed the stolen one has been judged.
+		mine := file(own)
+		testenv.WaitFor(t, wait, spoke1.Name+"'s own custom signer certificate", func(ctx context.Context) (bool, string, error) {
+			got, err := env.Hub.Client.CertificatesV1().CertificateSigningRequests().Get(ctx, mine.Name, metav1.GetOptions{})
+			if err != nil {
+				return false, "", err
+			}
+			return len(got.Status.Certificate) > 0, fmt.Sprintf("conditions %v", got.Status.Conditions), nil
+		})
+		got, err = env.Hub.Client.CertificatesV1().CertificateSigningRequests().Get(ctx, stolen.Name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got.Status.Certificate) > 0 || len(got.Status.Conditions) > 0 {
+			t.Errorf("%s's agent asking for %s's identity %q: conditions %v, certificate %d bytes; want neither",
+				spoke1.Name, spoke2.Name, subject.User, got.Status.Conditions, len(got.Status.Certificate))
+		}
 	})
 
 	t.Run("removed with the add-on", func(t *testing.T) {

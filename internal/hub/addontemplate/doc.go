@@ -41,8 +41,9 @@
 //     from its status feedback (OCM's WorkloadAvailability check: a ready replica per
 //     Deployment and DaemonSet), with OCM's reasons.
 //   - CustomSigner certificates (signer.go): Signer approves the CertificateSigningRequests of a
-//     template's custom signer that an agent of the add-on's cluster filed for the registered
-//     subject, and signs them with the CA in the Secret the template names (24 h, as OCM). The
+//     template's custom signer that an agent of the add-on's cluster filed for the subject the
+//     template gives that cluster's add-on (worked out from the template, never read from
+//     status.registrations, which the agent may write), and signs them with the CA in the Secret the template names (24 h, as OCM). The
 //     hub gets `approve`/`sign` on that signer and `get` on that Secret from whoever sets up the
 //     signer, not from its own roles.
 //

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"math/big"
 	"slices"
+	"strconv"
 	"time"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
@@ -39,8 +40,9 @@ const ApprovedReason = "AutoApprovedByAddOnTemplate"
 // Signer approves and signs the CertificateSigningRequests of template add-ons' custom signers,
 // as OCM's template agent does, with the CA in the Secret the template's customSigner.signingCA
 // names. Unlike OCM, which approves every request for the signer, a request is approved only
-// when it was filed by an agent of the cluster in its cluster-name label, for a subject the
-// add-on registers in status.registrations, for client usages.
+// when it was filed by an agent of the cluster in its cluster-name label, for the subject the
+// template registers for that cluster's add-on (computed from the template, not read from
+// status.registrations, which agents may write), for client usages.
 //
 // The hub holds neither `approve` and `sign` on arbitrary signers nor read access to Secrets:
 // whoever sets up a custom signer grants the hub `approve` and `sign` on signers/<signer name>
@@ -107,7 +109,7 @@ func (s *Signer) Reconcile(ctx context.Context, req reconcile.Request) (reconcil
 		return reconcile.Result{}, nil
 	}
 	log := ctrl.LoggerFrom(ctx).WithValues("request", csr.Name, "signer", csr.Spec.SignerName)
-	x509Req, err := checkCustomRequest(csr, mca)
+	x509Req, err := checkCustomRequest(csr, mca, tmpl)
 	if err != nil {
 		log.Info("not approving a custom signer's request", "why", err.Error())
 		return reconcile.Result{}, nil
@@ -142,18 +144,39 @@ func (s *Signer) Reconcile(ctx context.Context, req reconcile.Request) (reconcil
 // clientUsages are the usages a custom signer's certificate may carry.
 var clientUsages = []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageKeyEncipherment, certificatesv1.UsageClientAuth}
 
-// checkCustomRequest checks that csr was filed by an agent of its cluster, for the subject that
-// mca registers for its signer, for client usages, and returns the parsed request.
-func checkCustomRequest(csr *certificatesv1.CertificateSigningRequest, mca *addonv1alpha1.ManagedClusterAddOn) (*x509.CertificateRequest, error) {
-	cluster, _, ok := clusteridentity.ParseUser(csr.Spec.Username)
-	if !ok || cluster != mca.Namespace || !slices.Contains(csr.Spec.Groups, clusteridentity.Group(cluster)) ||
+// checkCustomRequest checks that csr asks a custom signer of tmpl, filed by an agent of mca's
+// cluster, for the subject tmpl registers for mca's add-on on that cluster, for client usages,
+// with a valid signature, and returns the parsed request.
+//
+// The expected subject is computed here from the template and the cluster (Registrations), as
+// the hub writes it to status.registrations, and never read from that status: agents may write
+// their add-ons' status, so an agent of cluster A could name cluster B's add-on identity there.
+// mca's namespace comes from the request's cluster-name label and is checked against the
+// identity that filed the request (the API server sets spec.username and spec.groups, not the
+// requester).
+func checkCustomRequest(csr *certificatesv1.CertificateSigningRequest, mca *addonv1alpha1.ManagedClusterAddOn, tmpl *addonv1alpha1.AddOnTemplate) (*x509.CertificateRequest, error) {
+	cluster, addon, signer := mca.Namespace, mca.Name, csr.Spec.SignerName
+	regs := Registrations(cluster, addon, tmpl)
+	i := slices.IndexFunc(regs, func(r addonv1alpha1.RegistrationConfig) bool { return r.SignerName == signer })
+	if signer == certificatesv1.KubeAPIServerClientSignerName || i < 0 {
+		return nil, fmt.Errorf("signer %q is not a custom signer of AddOnTemplate %s (spec.registration[].customSigner.signerName)", signer, tmpl.Name)
+	}
+	want := regs[i].Subject
+	if want == nil {
+		want = &addonv1alpha1.Subject{}
+	}
+	requester, _, ok := clusteridentity.ParseUser(csr.Spec.Username)
+	if !ok || requester != cluster || !slices.Contains(csr.Spec.Groups, clusteridentity.Group(cluster)) ||
 		!slices.Contains(csr.Spec.Groups, clusteridentity.ManagedClustersGroup) {
-		return nil, fmt.Errorf("filed by %q in groups %v, not by an agent of cluster %s", csr.Spec.Username, csr.Spec.Groups, mca.Namespace)
+		return nil, fmt.Errorf("filed by %q in groups %v, not by an agent of cluster %s", csr.Spec.Username, csr.Spec.Groups, cluster)
 	}
 	for _, u := range csr.Spec.Usages {
 		if !slices.Contains(clientUsages, u) {
 			return nil, fmt.Errorf("usage %q is not one of %v", u, clientUsages)
 		}
+	}
+	if !slices.Contains(csr.Spec.Usages, certificatesv1.UsageClientAuth) {
+		return nil, fmt.Errorf("usages %v lack %q", csr.Spec.Usages, certificatesv1.UsageClientAuth)
 	}
 	block, _ := pem.Decode(csr.Spec.Request)
 	if block == nil || block.Type != "CERTIFICATE REQUEST" {
@@ -164,22 +187,37 @@ func checkCustomRequest(csr *certificatesv1.CertificateSigningRequest, mca *addo
 		return nil, err
 	}
 	if err := req.CheckSignature(); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("the request's signature: %w", err)
 	}
-	i := slices.IndexFunc(mca.Status.Registrations, func(r addonv1alpha1.RegistrationConfig) bool { return r.SignerName == csr.Spec.SignerName })
-	if i < 0 {
-		return nil, fmt.Errorf("ManagedClusterAddOn %s/%s registers no signer %s", mca.Namespace, mca.Name, csr.Spec.SignerName)
-	}
-	want := mca.Status.Registrations[i].Subject
-	if want == nil {
-		want = &addonv1alpha1.Subject{}
+	if !sameUser(req.Subject.CommonName, want.User, cluster, addon) {
+		return nil, fmt.Errorf("user (common name) %q is not %s", req.Subject.CommonName, wantUser(want.User, cluster, addon))
 	}
 	sorted := func(s []string) []string { return slices.Sorted(slices.Values(s)) }
-	if req.Subject.CommonName != want.User || !slices.Equal(sorted(req.Subject.Organization), sorted(want.Groups)) ||
-		!slices.Equal(sorted(req.Subject.OrganizationalUnit), sorted(want.OrganizationUnits)) {
-		return nil, fmt.Errorf("subject %v is not the registered %+v", req.Subject, *want)
+	if !slices.Equal(sorted(req.Subject.Organization), sorted(want.Groups)) {
+		return nil, fmt.Errorf("groups (organizations) %q are not the registered %q", req.Subject.Organization, want.Groups)
+	}
+	if !slices.Equal(sorted(req.Subject.OrganizationalUnit), sorted(want.OrganizationUnits)) {
+		return nil, fmt.Errorf("organizational units %q are not the registered %q", req.Subject.OrganizationalUnit, want.OrganizationUnits)
 	}
 	return req, nil
+}
+
+// sameUser says whether cn is the registered user. A subject that names no user gets, as OCM's
+// agent asks, the add-on's default user with the agent's own id, which the hub cannot know: any
+// agent id of this cluster's add-on will do.
+func sameUser(cn, user, cluster, addon string) bool {
+	if user != "" {
+		return cn == user
+	}
+	c, a, _, ok := clusteridentity.ParseAddOnUser(cn)
+	return ok && c == cluster && a == addon
+}
+
+func wantUser(user, cluster, addon string) string {
+	if user != "" {
+		return strconv.Quote(user)
+	}
+	return strconv.Quote(clusteridentity.AddOnUser(cluster, addon, "<agent>"))
 }
 
 // sign issues a client certificate for req from the CA (PEM certificate and key, PKCS#8, PKCS#1
