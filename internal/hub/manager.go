@@ -17,8 +17,8 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/flotilla/flotilla/api/scheme"
-	agentds "github.com/flotilla/flotilla/internal/agent/builtin/dynamicscoring"
 	"github.com/flotilla/flotilla/internal/builtinaddon"
+	"github.com/flotilla/flotilla/internal/dynamicscoring/wire"
 	"github.com/flotilla/flotilla/internal/hub/addon"
 	"github.com/flotilla/flotilla/internal/hub/addonregistration"
 	"github.com/flotilla/flotilla/internal/hub/addontemplate"
@@ -138,7 +138,7 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{
 			// The hub reads only the ConfigMaps it writes for built-in add-ons; a cluster's
 			// namespace holds others (kube-root-ca.crt in every one) that it need not keep.
-			&corev1.ConfigMap{}: {Label: labels.SelectorFromSet(labels.Set{builtinaddon.Label: agentds.Name})},
+			&corev1.ConfigMap{}: {Label: labels.SelectorFromSet(labels.Set{builtinaddon.Label: wire.Name})},
 		}},
 	}
 	if opts.LeaseDuration > 0 {

@@ -6,7 +6,7 @@ import (
 	"sort"
 
 	dsv1alpha1 "github.com/flotilla/flotilla/api/dynamicscoring/v1alpha1"
-	agentds "github.com/flotilla/flotilla/internal/agent/builtin/dynamicscoring"
+	"github.com/flotilla/flotilla/internal/dynamicscoring/wire"
 )
 
 // Masked reports whether a mask of masks filters out scoreName for cluster. As OCM contrib's
@@ -24,14 +24,14 @@ func Masked(masks []dsv1alpha1.ScoreMask, cluster, scoreName string) bool {
 // (status.lastSyncedConfig, configSyncMode Full) where set, else its spec; a scoring or source
 // host defaults to the scheme and host of spec.configURL, as OCM contrib's hub. It does not
 // look at the health status. The error names the missing field and the fix.
-func Summarize(s *dsv1alpha1.DynamicScorer) (agentds.Summary, error) {
-	sum := agentds.Summary{Namespace: s.Namespace, Name: s.Name, Location: string(s.Spec.Location),
+func Summarize(s *dsv1alpha1.DynamicScorer) (wire.Summary, error) {
+	sum := wire.Summary{Namespace: s.Namespace, Name: s.Name, Location: string(s.Spec.Location),
 		ScoreDestination: string(s.Spec.ScoreDestination), ScoreDimensionFormat: s.Spec.ScoreDimensionFormat}
 	if sum.ScoreDestination == "" {
 		sum.ScoreDestination = string(dsv1alpha1.ScoreDestinationAddOnPlacementScore)
 	}
 	if sum.ScoreDimensionFormat == "" {
-		sum.ScoreDimensionFormat = agentds.DefaultDimensionFormat
+		sum.ScoreDimensionFormat = wire.DefaultDimensionFormat
 	}
 	var srcType, srcHost, srcPath, scHost, scPath string
 	if src := s.Spec.Source; src != nil {
@@ -98,7 +98,7 @@ func Summarize(s *dsv1alpha1.DynamicScorer) (agentds.Summary, error) {
 // BuildSummaries lists what the agent of cluster runs: the Active scorers, resolved, that no
 // mask of their namespace filters out, sorted by score name. Scorers that cannot be resolved
 // are left out; problems gives why, by scorer.
-func BuildSummaries(cluster string, scorers []dsv1alpha1.DynamicScorer, masks map[string][]dsv1alpha1.ScoreMask) (out []agentds.Summary, problems map[string]error) {
+func BuildSummaries(cluster string, scorers []dsv1alpha1.DynamicScorer, masks map[string][]dsv1alpha1.ScoreMask) (out []wire.Summary, problems map[string]error) {
 	problems = map[string]error{}
 	seen := map[string]string{}
 	for i := range scorers {

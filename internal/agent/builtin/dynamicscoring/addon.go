@@ -14,7 +14,11 @@ import (
 
 	"github.com/flotilla/flotilla/internal/agent/builtin"
 	"github.com/flotilla/flotilla/internal/builtinaddon"
+	"github.com/flotilla/flotilla/internal/dynamicscoring/wire"
 )
+
+// Name is the add-on's name.
+var Name = builtinaddon.DynamicScoring.Name
 
 // Label marks the AddOnPlacementScores the add-on wrote: it updates and deletes only those.
 const Label = builtinaddon.Label
@@ -80,7 +84,7 @@ func (a AddOn) Run(ctx context.Context, env builtin.Env) error {
 	}
 	// A watch of the one ConfigMap, by a field selector on its name: all the agent may read.
 	lw := toolscache.NewListWatchFromClient(env.HubKube.CoreV1().RESTClient(), "configmaps", env.ClusterName,
-		fields.OneTermEqualSelector("metadata.name", ConfigMapName))
+		fields.OneTermEqualSelector("metadata.name", wire.ConfigMapName))
 	store, informer := toolscache.NewInformerWithOptions(toolscache.InformerOptions{
 		ListerWatcher: lw, ObjectType: &corev1.ConfigMap{},
 		Handler: toolscache.ResourceEventHandlerFuncs{
@@ -96,7 +100,7 @@ func (a AddOn) Run(ctx context.Context, env builtin.Env) error {
 		return nil
 	}
 	config := func() (*corev1.ConfigMap, bool) {
-		obj, ok, _ := store.GetByKey(env.ClusterName + "/" + ConfigMapName)
+		obj, ok, _ := store.GetByKey(env.ClusterName + "/" + wire.ConfigMapName)
 		cm, _ := obj.(*corev1.ConfigMap)
 		return cm, ok && cm != nil
 	}
@@ -135,7 +139,7 @@ type runner struct {
 
 // worker scores one scorer every interval.
 type worker struct {
-	summary Summary
+	summary wire.Summary
 	cancel  context.CancelFunc
 	done    chan struct{}
 }
@@ -143,14 +147,14 @@ type worker struct {
 // sync makes the workers those of the hub's ConfigMap, and deletes the add-on's scores of
 // scorers no longer listed once they expired.
 func (r *runner) sync(ctx context.Context) error {
-	var summaries []Summary
+	var summaries []wire.Summary
 	if cm, ok := r.config(); ok {
 		var err error
-		if summaries, err = DecodeSummaries(cm.Data); err != nil {
+		if summaries, err = wire.DecodeSummaries(cm.Data); err != nil {
 			return err
 		}
 	}
-	want := map[string]Summary{}
+	want := map[string]wire.Summary{}
 	for _, s := range summaries {
 		if s.ScoreName != "" {
 			want[s.ScoreName] = s
@@ -201,7 +205,7 @@ func (r *runner) stopAll() {
 	}
 }
 
-func interval(s Summary) time.Duration {
+func interval(s wire.Summary) time.Duration {
 	if s.ScoringInterval > 0 {
 		return time.Duration(s.ScoringInterval) * time.Second
 	}
@@ -209,7 +213,7 @@ func interval(s Summary) time.Duration {
 }
 
 // loop scores at once, then every interval.
-func (r *runner) loop(ctx context.Context, s Summary) {
+func (r *runner) loop(ctx context.Context, s wire.Summary) {
 	t := r.env.Clock.NewTicker(interval(s))
 	defer t.Stop()
 	log := r.env.Log.WithValues("scorer", s.ScorerRef(), "scoreName", s.ScoreName)

@@ -1,6 +1,6 @@
 // Package dynamicscoring is the dynamic-scoring built-in add-on of flotilla agent, OCM contrib's
 // Dynamic Scoring Agent: for every scorer the hub lists as active in the ConfigMap
-// dynamic-scoring-config of the cluster's namespace (see Summary), it runs a Prometheus range
+// dynamic-scoring-config of the cluster's namespace (see wire.Summary), it runs a Prometheus range
 // query on the spoke's source, POSTs the series to the scorer's scoring API and writes the
 // scores into an AddOnPlacementScore named after the score, with validUntil a few intervals ahead.
 //

@@ -16,13 +16,14 @@ import (
 
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
 	"github.com/flotilla/flotilla/internal/agent/addon"
+	"github.com/flotilla/flotilla/internal/dynamicscoring/wire"
 )
 
 // maxBody bounds what the add-on reads of an answer.
 const maxBody = 16 << 20
 
 // scoreOnce scores s once and records the outcome on its AddOnPlacementScore.
-func (r *runner) scoreOnce(ctx context.Context, s Summary) error {
+func (r *runner) scoreOnce(ctx context.Context, s wire.Summary) error {
 	o := r.score(ctx, s)
 	if ctx.Err() != nil {
 		return nil
@@ -34,7 +35,7 @@ func (r *runner) scoreOnce(ctx context.Context, s Summary) error {
 }
 
 // score runs the source's queries and the scoring API.
-func (r *runner) score(ctx context.Context, s Summary) outcome {
+func (r *runner) score(ctx context.Context, s wire.Summary) outcome {
 	data := []Series{}
 	if s.SourceType == "Prometheus" {
 		token, o := r.token(ctx, s, s.SourceEndpointAuthName, s.SourceEndpointAuthKey, "source.auth.tokenSecretRef")
@@ -58,7 +59,7 @@ func (r *runner) score(ctx context.Context, s Summary) outcome {
 		return failed(ReasonScorerFailed, "%s: encoding the series: %v", s.ScorerRef(), err)
 	}
 	status, answer, err := r.do(ctx, http.MethodPost, s.ScoringEndpoint, token, body)
-	scoring := s.field("scoring.host") + " and " + s.field("scoring.path")
+	scoring := s.Field("scoring.host") + " and " + s.Field("scoring.path")
 	switch {
 	case isTimeout(err):
 		return failed(ReasonScorerTimeout, "%s: the scoring API %s did not answer within %s: make the scorer answer faster, or check %s",
@@ -68,7 +69,7 @@ func (r *runner) score(ctx context.Context, s Summary) outcome {
 			s.ScorerRef(), s.ScoringEndpoint, err, scoring)
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
 		return failed(ReasonScorerFailed, "%s: the scoring API %s refused the request with HTTP %d; set %s to a Secret holding a token the scorer accepts",
-			s.ScorerRef(), s.ScoringEndpoint, status, s.field("scoring.auth.tokenSecretRef"))
+			s.ScorerRef(), s.ScoringEndpoint, status, s.Field("scoring.auth.tokenSecretRef"))
 	case status != http.StatusOK:
 		return failed(ReasonScorerFailed, "%s: the scoring API %s answered HTTP %d: %.300s; check %s and the scorer's logs",
 			s.ScorerRef(), s.ScoringEndpoint, status, answer, scoring)
@@ -83,35 +84,35 @@ func (r *runner) score(ctx context.Context, s Summary) outcome {
 }
 
 // query runs one range query of the source.
-func (r *runner) query(ctx context.Context, s Summary, q, token string) ([]Series, *outcome) {
+func (r *runner) query(ctx context.Context, s wire.Summary, q, token string) ([]Series, *outcome) {
 	u, err := QueryURL(s.SourceEndpoint, q, r.env.Clock.Now(), s.SourceRange, s.SourceStep)
 	if err != nil {
 		o := failed(ReasonSourceUnreachable, "%s: the source endpoint %v; set %s to the Prometheus URL, such as http://prometheus.monitoring.svc:9090",
-			s.ScorerRef(), err, s.field("source.host"))
+			s.ScorerRef(), err, s.Field("source.host"))
 		return nil, &o
 	}
 	status, body, err := r.do(ctx, http.MethodGet, u, token, nil)
 	if err != nil {
 		o := failed(ReasonSourceUnreachable, "%s: cannot query the source %s: %v; set %s (and %s) to the Prometheus reachable from the cluster",
-			s.ScorerRef(), s.SourceEndpoint, err, s.field("source.host"), s.field("source.path"))
+			s.ScorerRef(), s.SourceEndpoint, err, s.Field("source.host"), s.Field("source.path"))
 		return nil, &o
 	}
 	if status == http.StatusUnauthorized || status == http.StatusForbidden {
 		o := failed(ReasonSourceQueryFailed, "%s: the source %s refused the query with HTTP %d; set %s to a Secret holding a token the source accepts",
-			s.ScorerRef(), s.SourceEndpoint, status, s.field("source.auth.tokenSecretRef"))
+			s.ScorerRef(), s.SourceEndpoint, status, s.Field("source.auth.tokenSecretRef"))
 		return nil, &o
 	}
 	series, err := ParseMatrix(status, body)
 	if err != nil {
 		o := failed(ReasonSourceQueryFailed, "%s: the source %s did not run the query %q: %v; fix the PromQL in %s (or the path in %s)",
-			s.ScorerRef(), s.SourceEndpoint, q, err, s.field("source.params.query"), s.field("source.path"))
+			s.ScorerRef(), s.SourceEndpoint, q, err, s.Field("source.params.query"), s.Field("source.path"))
 		return nil, &o
 	}
 	return series, nil
 }
 
 // token reads a bearer token from a Secret in the add-on's install namespace on the spoke.
-func (r *runner) token(ctx context.Context, s Summary, name, key, field string) (string, *outcome) {
+func (r *runner) token(ctx context.Context, s wire.Summary, name, key, field string) (string, *outcome) {
 	if name == "" {
 		return "", nil
 	}
