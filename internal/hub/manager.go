@@ -82,6 +82,12 @@ type Options struct {
 	// KueueDispatcher runs Flotilla's MultiKueue dispatcher (kueue.Dispatcher): set it when Kueue
 	// on the hub runs with multiKueue.dispatcherName flotilla.io/placement-ranked.
 	KueueDispatcher bool
+	// DynamicScoringNamespace is the only namespace whose DynamicScorers the hub checks and
+	// agents run (internal/hub/dynamicscoring); dynamicscoring.DefaultNamespace when "".
+	DynamicScoringNamespace string
+	// DynamicScoringAllowLocal lets DynamicScorers' URLs reach loopback and link-local addresses
+	// (a local fleet, tests); metadata addresses stay refused.
+	DynamicScoringAllowLocal bool
 	// KueueTokenResync is how often the hub reads a MultiKueue worker's reported token again, for
 	// the next one (kueue.TokenResync when zero).
 	KueueTokenResync time.Duration
@@ -107,7 +113,8 @@ func DefaultOptions() Options {
 		QPS: 2000, Burst: 4000,
 		LeaderElection: true, LeaderElectionNamespace: "open-cluster-management-hub",
 		HealthProbeAddress: "127.0.0.1:8081", MetricsAddress: "127.0.0.1:8080",
-		Clock: clock.RealClock{},
+		DynamicScoringNamespace: dynamicscoring.DefaultNamespace,
+		Clock:                   clock.RealClock{},
 	}
 }
 
@@ -182,8 +189,8 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		&addontemplate.Signer{Client: mgr.GetClient(), Certificates: cs, Clock: clk},
 		&builtins.Installer{Client: mgr.GetClient()},
 		&resourceusage.Reconciler{Client: mgr.GetClient()},
-		&dynamicscoring.ScorerReconciler{Client: mgr.GetClient(), Clock: clk},
-		&dynamicscoring.ConfigReconciler{Client: mgr.GetClient()},
+		&dynamicscoring.ScorerReconciler{Client: mgr.GetClient(), Clock: clk, Namespace: opts.DynamicScoringNamespace, AllowLocal: opts.DynamicScoringAllowLocal},
+		&dynamicscoring.ConfigReconciler{Client: mgr.GetClient(), Namespace: opts.DynamicScoringNamespace},
 	} {
 		if err := r.SetupWithManager(mgr); err != nil {
 			return nil, err

@@ -26,6 +26,9 @@ import (
 // runs. A request is a cluster namespace.
 type ConfigReconciler struct {
 	Client client.Client
+	// Namespace is the only namespace whose DynamicScorers and DynamicScoringConfigs count
+	// (DefaultNamespace when ""), as ScorerReconciler's.
+	Namespace string
 	// Recorder emits events; the manager's is taken when nil.
 	Recorder Recorder
 }
@@ -130,12 +133,18 @@ func (r *ConfigReconciler) Reconcile(ctx context.Context, req reconcile.Request)
 
 // desired is the ConfigMap's summaries for cluster.
 func (r *ConfigReconciler) desired(ctx context.Context, cluster string) (string, error) {
+	ns := r.Namespace
+	if ns == "" {
+		ns = DefaultNamespace
+	}
+	// Scorers elsewhere are refused (ScorerReconciler says so on each): none may take a score
+	// name or point agents anywhere.
 	scorers := &dsv1alpha1.DynamicScorerList{}
-	if err := r.Client.List(ctx, scorers); err != nil {
+	if err := r.Client.List(ctx, scorers, client.InNamespace(ns)); err != nil {
 		return "", err
 	}
 	configs := &dsv1alpha1.DynamicScoringConfigList{}
-	if err := r.Client.List(ctx, configs); err != nil {
+	if err := r.Client.List(ctx, configs, client.InNamespace(ns)); err != nil {
 		return "", err
 	}
 	masks := map[string][]dsv1alpha1.ScoreMask{}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/flotilla/flotilla/internal/agent/builtin"
 	"github.com/flotilla/flotilla/internal/builtinaddon"
+	"github.com/flotilla/flotilla/internal/dynamicscoring/egress"
 	"github.com/flotilla/flotilla/internal/dynamicscoring/wire"
 )
 
@@ -41,7 +42,11 @@ type AddOn struct {
 	Sweep time.Duration
 	// Timeout bounds each request to a source or a scorer; DefaultTimeout when zero.
 	Timeout time.Duration
-	// Transport carries the requests to sources and scorers; http.DefaultTransport when nil.
+	// AllowLocal lets requests reach loopback and link-local addresses (a local fleet, tests);
+	// cloud metadata addresses stay refused. See internal/dynamicscoring/egress.
+	AllowLocal bool
+	// Transport carries the requests to sources and scorers (tests); when nil, egress's, which
+	// refuses local and metadata addresses after DNS. Redirects are never followed.
 	Transport http.RoundTripper
 }
 
@@ -62,7 +67,7 @@ func (a AddOn) httpClient() *http.Client {
 	if t <= 0 {
 		t = DefaultTimeout
 	}
-	return &http.Client{Timeout: t, Transport: a.Transport}
+	return egress.Client(t, a.AllowLocal, a.Transport)
 }
 
 // Run watches the hub's list of active scorers (the ConfigMap in the cluster's namespace) and
@@ -104,7 +109,7 @@ func (a AddOn) Run(ctx context.Context, env builtin.Env) error {
 		cm, _ := obj.(*corev1.ConfigMap)
 		return cm, ok && cm != nil
 	}
-	r := &runner{env: env, spoke: spoke, http: a.httpClient(), workers: map[string]*worker{}, config: config, sweep: a.sweep()}
+	r := &runner{env: env, spoke: spoke, http: a.httpClient(), allowLocal: a.AllowLocal, workers: map[string]*worker{}, config: config, sweep: a.sweep()}
 	defer r.stopAll()
 	t := env.Clock.NewTicker(a.sweep())
 	defer t.Stop()
@@ -126,6 +131,8 @@ type runner struct {
 	env   builtin.Env
 	spoke kubernetes.Interface
 	http  *http.Client
+	// allowLocal lets requests reach loopback and link-local addresses.
+	allowLocal bool
 
 	// config returns the hub's ConfigMap of active scorers, from the watch.
 	config func() (*corev1.ConfigMap, bool)

@@ -16,11 +16,19 @@ import (
 
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
 	"github.com/flotilla/flotilla/internal/agent/addon"
+	"github.com/flotilla/flotilla/internal/dynamicscoring/egress"
 	"github.com/flotilla/flotilla/internal/dynamicscoring/wire"
 )
 
 // maxBody bounds what the add-on reads of an answer.
 const maxBody = 16 << 20
+
+// refusedHint says what the add-on refuses to reach.
+const refusedHint = "agents reach no cloud metadata address, no loopback or link-local address unless run with " + AllowLocalFlag +
+	", and follow no redirect"
+
+// AllowLocalFlag is flotilla agent's flag that sets AddOn.AllowLocal.
+const AllowLocalFlag = "--dynamic-scoring-allow-local-addresses"
 
 // scoreOnce scores s once and records the outcome on its AddOnPlacementScore.
 func (r *runner) scoreOnce(ctx context.Context, s wire.Summary) error {
@@ -61,6 +69,9 @@ func (r *runner) score(ctx context.Context, s wire.Summary) outcome {
 	status, answer, err := r.do(ctx, http.MethodPost, s.ScoringEndpoint, token, body)
 	scoring := s.Field("scoring.host") + " and " + s.Field("scoring.path")
 	switch {
+	case errors.Is(err, egress.ErrRefused):
+		return failed(ReasonScorerUnreachable, "%s: the scoring request to %s was not sent: %v; set %s to the scorer's service address (%s)",
+			s.ScorerRef(), s.ScoringEndpoint, err, scoring, refusedHint)
 	case isTimeout(err):
 		return failed(ReasonScorerTimeout, "%s: the scoring API %s did not answer within %s: make the scorer answer faster, or check %s",
 			s.ScorerRef(), s.ScoringEndpoint, r.http.Timeout, scoring)
@@ -92,6 +103,11 @@ func (r *runner) query(ctx context.Context, s wire.Summary, q, token string) ([]
 		return nil, &o
 	}
 	status, body, err := r.do(ctx, http.MethodGet, u, token, nil)
+	if errors.Is(err, egress.ErrRefused) {
+		o := failed(ReasonSourceUnreachable, "%s: the query to the source %s was not sent: %v; set %s to the Prometheus service address (%s)",
+			s.ScorerRef(), s.SourceEndpoint, err, s.Field("source.host"), refusedHint)
+		return nil, &o
+	}
 	if err != nil {
 		o := failed(ReasonSourceUnreachable, "%s: cannot query the source %s: %v; set %s (and %s) to the Prometheus reachable from the cluster",
 			s.ScorerRef(), s.SourceEndpoint, err, s.Field("source.host"), s.Field("source.path"))
@@ -157,7 +173,8 @@ func (r *runner) do(ctx context.Context, method, url, token string, body []byte)
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
-	resp, err := r.http.Do(req)
+	// No redirect is followed: the token goes only to the endpoint the hub's list names.
+	resp, err := egress.Do(ctx, r.http, req, r.allowLocal)
 	if err != nil {
 		return 0, nil, err
 	}
