@@ -88,6 +88,10 @@ type Options struct {
 	// DynamicScoringAllowLocal lets DynamicScorers' URLs reach loopback and link-local addresses
 	// (a local fleet, tests); metadata addresses stay refused.
 	DynamicScoringAllowLocal bool
+	// ResourceUsageMaxAcceleratorsPerNode caps the GPUs and TPUs one node of a cluster may
+	// report; a ResourceUsage above it is left out of the fleet's maxima
+	// (resourceusage.DefaultMaxAcceleratorsPerNode when zero).
+	ResourceUsageMaxAcceleratorsPerNode int64
 	// KueueTokenResync is how often the hub reads a MultiKueue worker's reported token again, for
 	// the next one (kueue.TokenResync when zero).
 	KueueTokenResync time.Duration
@@ -113,8 +117,9 @@ func DefaultOptions() Options {
 		QPS: 2000, Burst: 4000,
 		LeaderElection: true, LeaderElectionNamespace: "open-cluster-management-hub",
 		HealthProbeAddress: "127.0.0.1:8081", MetricsAddress: "127.0.0.1:8080",
-		DynamicScoringNamespace: dynamicscoring.DefaultNamespace,
-		Clock:                   clock.RealClock{},
+		DynamicScoringNamespace:             dynamicscoring.DefaultNamespace,
+		ResourceUsageMaxAcceleratorsPerNode: resourceusage.DefaultMaxAcceleratorsPerNode,
+		Clock:                               clock.RealClock{},
 	}
 }
 
@@ -188,7 +193,7 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		&addontemplate.Reconciler{Client: mgr.GetClient(), Clock: clk},
 		&addontemplate.Signer{Client: mgr.GetClient(), Certificates: cs, Clock: clk},
 		&builtins.Installer{Client: mgr.GetClient()},
-		&resourceusage.Reconciler{Client: mgr.GetClient()},
+		&resourceusage.Reconciler{Client: mgr.GetClient(), MaxAcceleratorsPerNode: opts.ResourceUsageMaxAcceleratorsPerNode},
 		&dynamicscoring.ScorerReconciler{Client: mgr.GetClient(), Clock: clk, Namespace: opts.DynamicScoringNamespace, AllowLocal: opts.DynamicScoringAllowLocal},
 		&dynamicscoring.ConfigReconciler{Client: mgr.GetClient(), Namespace: opts.DynamicScoringNamespace},
 	} {
