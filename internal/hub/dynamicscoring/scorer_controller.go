@@ -99,8 +99,8 @@ func (r *ScorerReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Complete(r)
 }
 
-// httpClient is the checks' client: no redirects, no loopback, link-local or metadata address
-// unless allowLocal.
+// httpClient is the checks' client: no redirects, no metadata address, and no loopback or
+// link-local address unless allowLocal.
 func httpClient(timeout time.Duration, allowLocal bool) *http.Client {
 	return egress.Client(timeout, allowLocal, nil)
 }
