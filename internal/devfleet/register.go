@@ -67,6 +67,8 @@ func startFlotilla(ctx context.Context, f *localk8s.Fleet, flotilla string, st *
 		"--health-probe-bind-address", "127.0.0.1:" + strconv.Itoa(ports[0]),
 		"--metrics-bind-address", "127.0.0.1:" + strconv.Itoa(ports[1]),
 		"--explain-bind-address", "127.0.0.1:" + strconv.Itoa(ports[2]),
+		// A local fleet's scorers listen on this machine's loopback.
+		"--dynamic-scoring-allow-local-addresses",
 	}
 	if withKueue {
 		// Kueue on the hub hands the choice of MultiKueue workers to the hub (startKueue).
@@ -82,6 +84,7 @@ func startFlotilla(ctx context.Context, f *localk8s.Fleet, flotilla string, st *
 		if err := start(s, AgentComponent, []string{"agent",
 			"--cluster-name", s.Name, "--agent-id", "dev",
 			"--bootstrap-kubeconfig", bootstrap, "--kubeconfig", s.Kubeconfig,
+			"--dynamic-scoring-allow-local-addresses",
 		}); err != nil {
 			return err
 		}

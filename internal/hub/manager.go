@@ -17,8 +17,8 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/flotilla/flotilla/api/scheme"
-	agentds "github.com/flotilla/flotilla/internal/agent/builtin/dynamicscoring"
 	"github.com/flotilla/flotilla/internal/builtinaddon"
+	"github.com/flotilla/flotilla/internal/dynamicscoring/wire"
 	"github.com/flotilla/flotilla/internal/hub/addon"
 	"github.com/flotilla/flotilla/internal/hub/addonregistration"
 	"github.com/flotilla/flotilla/internal/hub/addontemplate"
@@ -82,6 +82,16 @@ type Options struct {
 	// KueueDispatcher runs Flotilla's MultiKueue dispatcher (kueue.Dispatcher): set it when Kueue
 	// on the hub runs with multiKueue.dispatcherName flotilla.io/placement-ranked.
 	KueueDispatcher bool
+	// DynamicScoringNamespace is the only namespace whose DynamicScorers the hub checks and
+	// agents run (internal/hub/dynamicscoring); dynamicscoring.DefaultNamespace when "".
+	DynamicScoringNamespace string
+	// DynamicScoringAllowLocal lets DynamicScorers' URLs reach loopback and link-local addresses
+	// (a local fleet, tests); metadata addresses stay refused.
+	DynamicScoringAllowLocal bool
+	// ResourceUsageMaxAcceleratorsPerNode caps the GPUs and TPUs one node of a cluster may
+	// report; a ResourceUsage above it is left out of the fleet's maxima
+	// (resourceusage.DefaultMaxAcceleratorsPerNode when zero).
+	ResourceUsageMaxAcceleratorsPerNode int64
 	// KueueTokenResync is how often the hub reads a MultiKueue worker's reported token again, for
 	// the next one (kueue.TokenResync when zero).
 	KueueTokenResync time.Duration
@@ -107,7 +117,9 @@ func DefaultOptions() Options {
 		QPS: 2000, Burst: 4000,
 		LeaderElection: true, LeaderElectionNamespace: "open-cluster-management-hub",
 		HealthProbeAddress: "127.0.0.1:8081", MetricsAddress: "127.0.0.1:8080",
-		Clock: clock.RealClock{},
+		DynamicScoringNamespace:             dynamicscoring.DefaultNamespace,
+		ResourceUsageMaxAcceleratorsPerNode: resourceusage.DefaultMaxAcceleratorsPerNode,
+		Clock:                               clock.RealClock{},
 	}
 }
 
@@ -138,7 +150,7 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{
 			// The hub reads only the ConfigMaps it writes for built-in add-ons; a cluster's
 			// namespace holds others (kube-root-ca.crt in every one) that it need not keep.
-			&corev1.ConfigMap{}: {Label: labels.SelectorFromSet(labels.Set{builtinaddon.Label: agentds.Name})},
+			&corev1.ConfigMap{}: {Label: labels.SelectorFromSet(labels.Set{builtinaddon.Label: wire.Name})},
 		}},
 	}
 	if opts.LeaseDuration > 0 {
@@ -181,9 +193,9 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		&addontemplate.Reconciler{Client: mgr.GetClient(), Clock: clk},
 		&addontemplate.Signer{Client: mgr.GetClient(), Certificates: cs, Clock: clk},
 		&builtins.Installer{Client: mgr.GetClient()},
-		&resourceusage.Reconciler{Client: mgr.GetClient()},
-		&dynamicscoring.ScorerReconciler{Client: mgr.GetClient(), Clock: clk},
-		&dynamicscoring.ConfigReconciler{Client: mgr.GetClient()},
+		&resourceusage.Reconciler{Client: mgr.GetClient(), MaxAcceleratorsPerNode: opts.ResourceUsageMaxAcceleratorsPerNode},
+		&dynamicscoring.ScorerReconciler{Client: mgr.GetClient(), Clock: clk, Namespace: opts.DynamicScoringNamespace, AllowLocal: opts.DynamicScoringAllowLocal},
+		&dynamicscoring.ConfigReconciler{Client: mgr.GetClient(), Namespace: opts.DynamicScoringNamespace},
 	} {
 		if err := r.SetupWithManager(mgr); err != nil {
 			return nil, err

@@ -13,6 +13,8 @@ func TestHubOptions() hub.Options {
 	opts := hub.DefaultOptions()
 	opts.LeaderElection, opts.HealthProbeAddress, opts.MetricsAddress = false, "0", "0"
 	opts.SkipNameValidation = true
+	// Tests' scorers and Prometheus listen on loopback.
+	opts.DynamicScoringAllowLocal = true
 	return opts
 }
 

@@ -30,6 +30,7 @@ import (
 	"github.com/flotilla/flotilla/internal/agent/addon"
 	"github.com/flotilla/flotilla/internal/agent/builtin"
 	"github.com/flotilla/flotilla/internal/agent/builtin/dynamicscoring"
+	"github.com/flotilla/flotilla/internal/dynamicscoring/wire"
 	"github.com/flotilla/flotilla/internal/testenv"
 )
 
@@ -103,7 +104,11 @@ func promScorer(ns, name, configURL, scoreName, query, host string) *dsv1alpha1.
 
 func TestDynamicScoring(t *testing.T) {
 	env := testenv.Start(t, testenv.Options{Spokes: 2, CRDs: true})
-	env.StartHub(t, testenv.TestHubOptions())
+	// The hub accepts DynamicScorers from this namespace only.
+	ns := env.Namespace(t, env.Hub)
+	opts := testenv.TestHubOptions()
+	opts.DynamicScoringNamespace = ns
+	env.StartHub(t, opts)
 	joined := env.JoinSpokes(t)
 	one, two := joined[0], joined[1]
 	hub := env.HubClient(t)
@@ -116,7 +121,7 @@ func TestDynamicScoring(t *testing.T) {
 		ad, err := addon.New(addon.Options{
 			ClusterName: j.Name, AgentID: "agent-" + j.Name, Hub: j.Agent.Hub(), Spoke: j.Spoke.RESTConfig(),
 			BuiltIns: builtin.NewManager(j.Name, j.Spoke.RESTConfig(), clock.RealClock{}, testr.New(t).WithName("builtin-"+j.Name),
-				dynamicscoring.AddOn{Sweep: 300 * time.Millisecond, Timeout: time.Second,
+				dynamicscoring.AddOn{Sweep: 300 * time.Millisecond, Timeout: time.Second, AllowLocal: true,
 					Transport: transportTo(strings.TrimPrefix(prom.URL, "http://"))}),
 			InitialBackoff: 200 * time.Millisecond, MaxBackoff: 2 * time.Second,
 			Log: testr.New(t).WithName("addon-" + j.Name),
@@ -130,7 +135,6 @@ func TestDynamicScoring(t *testing.T) {
 		}
 	}
 	sc := newScorer(t)
-	ns := env.Namespace(t, env.Hub)
 
 	t.Run("a scorer synced from /config scores each cluster from its Prometheus", func(t *testing.T) {
 		gpu := promScorer(ns, "gpu", sc.srv.URL+"/config", "", "", "")
@@ -157,6 +161,44 @@ func TestDynamicScoring(t *testing.T) {
 				t.Errorf("%s: validUntil %v, labels %v: want both set", cluster, s.Status.ValidUntil, s.Labels)
 			}
 		}
+	})
+
+	t.Run("a scorer in another namespace is refused and takes no score name", func(t *testing.T) {
+		other := env.Namespace(t, env.Hub)
+		// The score name of ns's "gpu": before the hub took scorers from one namespace only, the
+		// agents ran it too, and whichever sorted first took the name.
+		intruder := promScorer(other, "a-gpu", sc.srv.URL+"/config", "gpu-util", "avg(DCGM_FI_DEV_GPU_UTIL)", "http://"+promHost)
+		testenv.Create(t, hub, intruder)
+		testenv.WaitFor(t, wait, "DynamicScorer "+other+"/a-gpu not Accepted", func(ctx context.Context) (bool, string, error) {
+			s := &dsv1alpha1.DynamicScorer{}
+			if err := hub.Get(ctx, client.ObjectKeyFromObject(intruder), s); err != nil {
+				return false, "", err
+			}
+			c := meta.FindStatusCondition(s.Status.Conditions, dsv1alpha1.ConditionAccepted)
+			return c != nil && c.Status == metav1.ConditionFalse && strings.Contains(c.Message, "metadata.namespace") &&
+					strings.Contains(c.Message, "--dynamic-scoring-namespace") && s.Status.HealthStatus == dsv1alpha1.ScorerHealthInactive,
+				fmt.Sprintf("%+v", s.Status), nil
+		})
+		// The agents' lists name only ns's scorers, and the administrator's scores go on.
+		for _, j := range joined {
+			cm := &corev1.ConfigMap{}
+			if err := hub.Get(ctx, client.ObjectKey{Namespace: j.Name, Name: wire.ConfigMapName}, cm); err != nil {
+				t.Fatal(err)
+			}
+			sums, err := wire.DecodeSummaries(cm.Data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range sums {
+				if s.Namespace != ns {
+					t.Errorf("%s's agent runs %s, outside the hub's namespace %s", j.Name, s.ScorerRef(), ns)
+				}
+			}
+		}
+		waitScore(t, hub, one.Name, "gpu-util", "the administrator's gpu-util on "+one.Name, func(s *clusterv1alpha1.AddOnPlacementScore) bool {
+			v, ok := value(s, "gpu-util")
+			return ok && v == 80
+		})
 	})
 
 	t.Run("a placement ranks clusters by the dynamic score and follows it", func(t *testing.T) {
@@ -308,9 +350,9 @@ func TestDynamicScoring(t *testing.T) {
 
 	t.Run("the agent's identity reads its own list only, and writes scores in its own namespace only", func(t *testing.T) {
 		agent := one.Agent.Hub().Current().Client
-		err := agent.Get(ctx, client.ObjectKey{Namespace: two.Name, Name: dynamicscoring.ConfigMapName}, &corev1.ConfigMap{})
+		err := agent.Get(ctx, client.ObjectKey{Namespace: two.Name, Name: wire.ConfigMapName}, &corev1.ConfigMap{})
 		if !apierrors.IsForbidden(err) {
-			t.Errorf("%s's agent reading %s's ConfigMap %s: %v, want Forbidden", one.Name, two.Name, dynamicscoring.ConfigMapName, err)
+			t.Errorf("%s's agent reading %s's ConfigMap %s: %v, want Forbidden", one.Name, two.Name, wire.ConfigMapName, err)
 		}
 		other := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: one.Name, Name: "not-for-agents"}}
 		testenv.Create(t, hub, other)
@@ -319,7 +361,7 @@ func TestDynamicScoring(t *testing.T) {
 		}
 		// It may list and watch its one ConfigMap by name (how it watches it), and nothing more.
 		kube := one.Agent.Hub().Current().Kube
-		byName := metav1.ListOptions{FieldSelector: "metadata.name=" + dynamicscoring.ConfigMapName}
+		byName := metav1.ListOptions{FieldSelector: "metadata.name=" + wire.ConfigMapName}
 		if _, err := kube.CoreV1().ConfigMaps(one.Name).List(ctx, byName); err != nil {
 			t.Errorf("%s's agent listing its ConfigMap by name: %v, want it allowed", one.Name, err)
 		}
@@ -343,7 +385,7 @@ func TestDynamicScoring(t *testing.T) {
 			t.Fatal(err)
 		}
 		testenv.WaitFor(t, wait, "no ConfigMap and no scores of the add-on in "+two.Name, func(ctx context.Context) (bool, string, error) {
-			err := hub.Get(ctx, client.ObjectKey{Namespace: two.Name, Name: dynamicscoring.ConfigMapName}, &corev1.ConfigMap{})
+			err := hub.Get(ctx, client.ObjectKey{Namespace: two.Name, Name: wire.ConfigMapName}, &corev1.ConfigMap{})
 			if client.IgnoreNotFound(err) != nil {
 				return false, "", err
 			}
@@ -359,7 +401,7 @@ func TestDynamicScoring(t *testing.T) {
 	})
 
 	t.Run("a ConfigMap of that name someone else made is left alone, and the hub says so", func(t *testing.T) {
-		theirs := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: two.Name, Name: dynamicscoring.ConfigMapName},
+		theirs := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: two.Name, Name: wire.ConfigMapName},
 			Data: map[string]string{"mine": "yes"}}
 		testenv.Create(t, hub, theirs)
 		testenv.Create(t, hub, &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: two.Name, Name: dynamicscoring.Name}})

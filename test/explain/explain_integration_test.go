@@ -40,9 +40,9 @@ import (
 	"github.com/flotilla/flotilla/api/scheme"
 	"github.com/flotilla/flotilla/internal/certs"
 	explaincli "github.com/flotilla/flotilla/internal/cli/explain"
-	"github.com/flotilla/flotilla/internal/cli/placementview"
 	"github.com/flotilla/flotilla/internal/cli/streams"
 	"github.com/flotilla/flotilla/internal/hub/explain"
+	"github.com/flotilla/flotilla/internal/placementview"
 	"github.com/flotilla/flotilla/internal/scheduler"
 	"github.com/flotilla/flotilla/internal/testenv"
 )

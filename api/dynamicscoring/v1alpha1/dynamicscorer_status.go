@@ -1,5 +1,7 @@
 package v1alpha1
 
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 // DynamicScorerStatus is the scorer's health and the configuration the agent last synced.
 type DynamicScorerStatus struct {
 	// HealthStatus is Active, Inactive or Unknown.
@@ -9,7 +11,18 @@ type DynamicScorerStatus struct {
 	// LastSyncedConfig is the configuration the agent last synced successfully.
 	// +optional
 	LastSyncedConfig *SyncedConfig `json:"lastSyncedConfig,omitempty"`
+
+	// Conditions are Flotilla's, not OCM contrib's: Accepted says whether the hub runs the
+	// scorer at all (it accepts DynamicScorers only in the namespace its administrator names).
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	// +kubebuilder:validation:MaxItems=8
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
 }
+
+// ConditionAccepted is the condition type that says whether the hub runs the scorer.
+const ConditionAccepted = "Accepted"
 
 // ScorerHealthStatus is the health of a scorer.
 // +kubebuilder:validation:Enum=Active;Inactive;Unknown

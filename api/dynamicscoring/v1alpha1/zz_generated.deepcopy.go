@@ -5,6 +5,7 @@
 package v1alpha1
 
 import (
+	"k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
@@ -115,6 +116,13 @@ func (in *DynamicScorerStatus) DeepCopyInto(out *DynamicScorerStatus) {
 		in, out := &in.LastSyncedConfig, &out.LastSyncedConfig
 		*out = new(SyncedConfig)
 		**out = **in
+	}
+	if in.Conditions != nil {
+		in, out := &in.Conditions, &out.Conditions
+		*out = make([]v1.Condition, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
 	}
 }
 

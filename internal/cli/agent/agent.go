@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -29,6 +30,7 @@ func NewCommand(_ streams.IO) *cobra.Command {
 	var clusterName, agentID, bootstrapKubeconfig string
 	var kube kubeflags.Flags
 	var certLifetime time.Duration
+	var dsAllowLocal bool
 	cmd := &cobra.Command{
 		Use:   "agent",
 		Short: "Register this cluster with a hub, keep it registered and apply its ManifestWorks",
@@ -93,7 +95,7 @@ func NewCommand(_ streams.IO) *cobra.Command {
 				ClusterName: clusterName, AgentID: agentID, Hub: a.Hub(), Spoke: spoke,
 				CertificateLifetime: certLifetime,
 				BuiltIns: builtin.NewManager(clusterName, spoke, clock.RealClock{}, ctrl.Log.WithName("builtin"),
-					resourceusage.AddOn{}, dynamicscoring.AddOn{}, multikueueworker.AddOn{}, kueuequeues.AddOn{}),
+					resourceusage.AddOn{}, dynamicscoring.AddOn{AllowLocal: dsAllowLocal}, multikueueworker.AddOn{}, kueuequeues.AddOn{}),
 				Log: ctrl.Log.WithName("addon"),
 			})
 			if err != nil {
@@ -123,6 +125,8 @@ func NewCommand(_ streams.IO) *cobra.Command {
 	f.StringVar(&agentID, "agent-id", "", "identity of this agent among the cluster's agents (default: the host name)")
 	f.StringVar(&bootstrapKubeconfig, "bootstrap-kubeconfig", "", "hub kubeconfig with the bootstrap identity (default: the one `flotilla join` stored on this cluster)")
 	kube.AddFlags(f, "this (spoke) cluster")
+	f.BoolVar(&dsAllowLocal, strings.TrimPrefix(dynamicscoring.AllowLocalFlag, "--"), false,
+		"let the dynamic-scoring add-on reach loopback and link-local addresses (local fleets and tests; cloud metadata addresses stay refused)")
 	f.DurationVar(&certLifetime, "certificate-lifetime", 0, "lifetime to ask for the hub client certificate (at least 10m; default: the signer's)")
 	return cmd
 }

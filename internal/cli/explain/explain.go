@@ -15,8 +15,8 @@ import (
 
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 	"github.com/flotilla/flotilla/internal/cli/kubeflags"
-	"github.com/flotilla/flotilla/internal/cli/placementview"
 	"github.com/flotilla/flotilla/internal/cli/streams"
+	"github.com/flotilla/flotilla/internal/placementview"
 	"github.com/flotilla/flotilla/internal/scheduler"
 )
 

@@ -20,8 +20,8 @@ import (
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
 	"github.com/flotilla/flotilla/api/scheme"
 	"github.com/flotilla/flotilla/internal/cli/kubeflags"
-	"github.com/flotilla/flotilla/internal/cli/placementview"
 	"github.com/flotilla/flotilla/internal/cli/streams"
+	"github.com/flotilla/flotilla/internal/placementview"
 )
 
 var now = time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC)

@@ -74,6 +74,12 @@ func NewCommand(_ streams.IO) *cobra.Command {
 		"directory with the explanation server's tls.crt and tls.key (default: a self-signed certificate made at start)")
 	f.BoolVar(&opts.MirrorSIGDecisions, "sig-placement-decisions", opts.MirrorSIGDecisions,
 		"mirror each placement's decisions into multicluster.x-k8s.io/v1alpha1 PlacementDecisions (KEP-5313)")
+	f.StringVar(&opts.DynamicScoringNamespace, "dynamic-scoring-namespace", opts.DynamicScoringNamespace,
+		"the only namespace whose DynamicScorers the hub checks and agents run (whoever may create one there makes the hub and agents send requests, with tokens, where it points)")
+	f.BoolVar(&opts.DynamicScoringAllowLocal, "dynamic-scoring-allow-local-addresses", opts.DynamicScoringAllowLocal,
+		"let DynamicScorers' URLs reach loopback and link-local addresses (local fleets and tests; cloud metadata addresses stay refused)")
+	f.Int64Var(&opts.ResourceUsageMaxAcceleratorsPerNode, "resource-usage-max-accelerators-per-node", opts.ResourceUsageMaxAcceleratorsPerNode,
+		"the most GPUs or TPUs one node may report; a cluster's ResourceUsage above it is left out of the fleet's maxima that resource-usage-score is normalised by")
 	f.StringVar(&opts.KueueNamespace, "kueue-namespace", opts.KueueNamespace, "Kueue's namespace on the hub (default kueue-system)")
 	f.BoolVar(&opts.KueueDispatcher, "kueue-dispatcher", opts.KueueDispatcher,
 		"nominate MultiKueue workers in placement order (set when Kueue on the hub runs with multiKueue.dispatcherName flotilla.io/placement-ranked)")

@@ -21,7 +21,7 @@ import (
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
 	"github.com/flotilla/flotilla/api/scheme"
 	usagev1alpha1 "github.com/flotilla/flotilla/api/usage/v1alpha1"
-	"github.com/flotilla/flotilla/internal/cli/placementview"
+	"github.com/flotilla/flotilla/internal/placementview"
 )
 
 // defaultNamespace is where a namespaced object without metadata.namespace lives, as kubectl.

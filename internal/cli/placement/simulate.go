@@ -7,8 +7,8 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/utils/clock"
 
-	"github.com/flotilla/flotilla/internal/cli/placementview"
 	"github.com/flotilla/flotilla/internal/cli/streams"
+	"github.com/flotilla/flotilla/internal/placementview"
 	"github.com/flotilla/flotilla/internal/scheduler"
 )
 

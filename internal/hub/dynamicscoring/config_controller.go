@@ -17,8 +17,8 @@ import (
 
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
 	dsv1alpha1 "github.com/flotilla/flotilla/api/dynamicscoring/v1alpha1"
-	agentds "github.com/flotilla/flotilla/internal/agent/builtin/dynamicscoring"
 	"github.com/flotilla/flotilla/internal/builtinaddon"
+	"github.com/flotilla/flotilla/internal/dynamicscoring/wire"
 )
 
 // ConfigReconciler writes, in the namespace of each cluster whose ManagedClusterAddOn
@@ -26,6 +26,9 @@ import (
 // runs. A request is a cluster namespace.
 type ConfigReconciler struct {
 	Client client.Client
+	// Namespace is the only namespace whose DynamicScorers and DynamicScoringConfigs count
+	// (DefaultNamespace when ""), as ScorerReconciler's.
+	Namespace string
 	// Recorder emits events; the manager's is taken when nil.
 	Recorder Recorder
 }
@@ -47,8 +50,8 @@ func (r *ConfigReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	})
 	all := handler.EnqueueRequestsFromMapFunc(r.allClusters)
 	return ctrl.NewControllerManagedBy(mgr).Named("dynamicscoring-config").
-		Watches(&addonv1alpha1.ManagedClusterAddOn{}, byNamespace, builder.WithPredicates(named(agentds.Name))).
-		Watches(&corev1.ConfigMap{}, byNamespace, builder.WithPredicates(named(agentds.ConfigMapName))).
+		Watches(&addonv1alpha1.ManagedClusterAddOn{}, byNamespace, builder.WithPredicates(named(wire.Name))).
+		Watches(&corev1.ConfigMap{}, byNamespace, builder.WithPredicates(named(wire.ConfigMapName))).
 		Watches(&dsv1alpha1.DynamicScorer{}, all).
 		Watches(&dsv1alpha1.DynamicScoringConfig{}, all).
 		Complete(r)
@@ -63,7 +66,7 @@ func (r *ConfigReconciler) allClusters(ctx context.Context, _ client.Object) []r
 	}
 	var out []reconcile.Request
 	for _, a := range l.Items {
-		if a.Name == agentds.Name {
+		if a.Name == wire.Name {
 			out = append(out, reconcile.Request{NamespacedName: client.ObjectKey{Name: a.Namespace}})
 		}
 	}
@@ -78,22 +81,22 @@ func (r *ConfigReconciler) allClusters(ctx context.Context, _ client.Object) []r
 func (r *ConfigReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	cluster := req.Name
 	mca := &addonv1alpha1.ManagedClusterAddOn{}
-	err := r.Client.Get(ctx, client.ObjectKey{Namespace: cluster, Name: agentds.Name}, mca)
+	err := r.Client.Get(ctx, client.ObjectKey{Namespace: cluster, Name: wire.Name}, mca)
 	if err != nil && !apierrors.IsNotFound(err) {
 		return reconcile.Result{}, err
 	}
-	key := client.ObjectKey{Namespace: cluster, Name: agentds.ConfigMapName}
+	key := client.ObjectKey{Namespace: cluster, Name: wire.ConfigMapName}
 	cm := &corev1.ConfigMap{}
 	cmErr := r.Client.Get(ctx, key, cm)
 	if cmErr != nil && !apierrors.IsNotFound(cmErr) {
 		return reconcile.Result{}, cmErr
 	}
 	exists := cmErr == nil
-	if exists && cm.Labels[builtinaddon.Label] != agentds.Name {
+	if exists && cm.Labels[builtinaddon.Label] != wire.Name {
 		if err == nil {
 			r.Recorder.Eventf(mca, nil, "Warning", "ConfigMapNotOwned", "Configure",
 				"ConfigMap %s exists and was not made by the hub (no label %s=%s): the hub neither takes it over nor deletes it, and the add-on runs no scorers; delete it",
-				key, builtinaddon.Label, agentds.Name)
+				key, builtinaddon.Label, wire.Name)
 		}
 		return reconcile.Result{}, nil
 	}
@@ -109,33 +112,39 @@ func (r *ConfigReconciler) Reconcile(ctx context.Context, req reconcile.Request)
 		return reconcile.Result{}, err
 	}
 	if !exists {
-		cm = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: agentds.ConfigMapName,
-			Labels: map[string]string{builtinaddon.Label: agentds.Name}}, Data: map[string]string{agentds.SummariesKey: data}}
+		cm = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: wire.ConfigMapName,
+			Labels: map[string]string{builtinaddon.Label: wire.Name}}, Data: map[string]string{wire.SummariesKey: data}}
 		err := r.Client.Create(ctx, cm)
 		if apierrors.IsAlreadyExists(err) {
 			// The hub caches only the ConfigMaps it labeled: this one is someone else's.
 			r.Recorder.Eventf(mca, nil, "Warning", "ConfigMapNotOwned", "Configure",
 				"ConfigMap %s exists and was not made by the hub (no label %s=%s): the hub neither takes it over nor deletes it, and the add-on runs no scorers; delete it",
-				key, builtinaddon.Label, agentds.Name)
+				key, builtinaddon.Label, wire.Name)
 			return reconcile.Result{}, nil
 		}
 		return reconcile.Result{}, err
 	}
-	if cm.Data[agentds.SummariesKey] == data && len(cm.Data) == 1 {
+	if cm.Data[wire.SummariesKey] == data && len(cm.Data) == 1 {
 		return reconcile.Result{}, nil
 	}
-	cm.Data = map[string]string{agentds.SummariesKey: data}
+	cm.Data = map[string]string{wire.SummariesKey: data}
 	return reconcile.Result{}, r.Client.Update(ctx, cm)
 }
 
 // desired is the ConfigMap's summaries for cluster.
 func (r *ConfigReconciler) desired(ctx context.Context, cluster string) (string, error) {
+	ns := r.Namespace
+	if ns == "" {
+		ns = DefaultNamespace
+	}
+	// Scorers elsewhere are refused (ScorerReconciler says so on each): none may take a score
+	// name or point agents anywhere.
 	scorers := &dsv1alpha1.DynamicScorerList{}
-	if err := r.Client.List(ctx, scorers); err != nil {
+	if err := r.Client.List(ctx, scorers, client.InNamespace(ns)); err != nil {
 		return "", err
 	}
 	configs := &dsv1alpha1.DynamicScoringConfigList{}
-	if err := r.Client.List(ctx, configs); err != nil {
+	if err := r.Client.List(ctx, configs, client.InNamespace(ns)); err != nil {
 		return "", err
 	}
 	masks := map[string][]dsv1alpha1.ScoreMask{}
@@ -155,7 +164,7 @@ func (r *ConfigReconciler) desired(ctx context.Context, cluster string) (string,
 			ctrl.LoggerFrom(ctx).Info("a DynamicScorer is left out of the agents' list", "cluster", cluster, "problem", err.Error())
 		}
 	}
-	data, err := agentds.EncodeSummaries(sums)
+	data, err := wire.EncodeSummaries(sums)
 	if err != nil {
 		return "", fmt.Errorf("encoding the scorers of cluster %s: %w", cluster, err)
 	}

@@ -1,5 +1,11 @@
 // Package dynamicscoring is the hub side of OCM contrib's dynamic scoring.
 //
+// The hub accepts DynamicScorers (and DynamicScoringConfigs) from one namespace only, Namespace
+// (--dynamic-scoring-namespace): one elsewhere is never contacted nor listed for agents, and is
+// marked Inactive with the condition Accepted=False naming the namespace to use. Requests go
+// through internal/dynamicscoring/egress (no redirects; no loopback, link-local or metadata
+// address unless allowed), and Summarize refuses a /config that would move a token's host.
+//
 // ScorerReconciler health-checks every DynamicScorer: it GETs /healthz on the host of
 // spec.configURL and, with configSyncMode Full, the configuration at spec.configURL, every
 // scoring interval, and writes status.healthStatus (Active, Inactive) and

@@ -3,12 +3,14 @@ package dynamicscoring
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 
 	dsv1alpha1 "github.com/flotilla/flotilla/api/dynamicscoring/v1alpha1"
+	"github.com/flotilla/flotilla/internal/dynamicscoring/egress"
 )
 
 // Event reasons of a DynamicScorer.
@@ -33,16 +35,20 @@ func inactive(reason, format string, args ...any) Health {
 }
 
 // Check GETs /healthz on the host of spec.configURL and, with configSyncMode Full, the
-// configuration at spec.configURL, as OCM contrib's hub. c bounds each request by its Timeout.
-func Check(ctx context.Context, c *http.Client, s *dsv1alpha1.DynamicScorer) Health {
+// configuration at spec.configURL, as OCM contrib's hub. c bounds each request by its Timeout;
+// egress.Do refuses local and metadata addresses (unless allowLocal) and redirects.
+func Check(ctx context.Context, c *http.Client, s *dsv1alpha1.DynamicScorer, allowLocal bool) Health {
 	u, err := url.Parse(s.Spec.ConfigURL)
 	if err != nil || u.Scheme == "" || u.Host == "" {
 		return inactive(ReasonScorerUnhealthy, "spec.configURL %q is not an absolute URL: set it to the scorer's configuration URL, such as http://scorer.scoring.svc:8080/config; "+
 			"the hub checks /healthz on its host", s.Spec.ConfigURL)
 	}
 	healthz := u.Scheme + "://" + u.Host + "/healthz"
-	status, _, err := get(ctx, c, healthz)
+	status, _, err := get(ctx, c, healthz, allowLocal)
 	switch {
+	case errors.Is(err, egress.ErrRefused):
+		return inactive(ReasonScorerUnhealthy, "the health check %s was not sent: %v; set spec.configURL to the scorer's service address "+
+			"(the hub reaches no loopback, link-local or metadata address, unless started with %s, and follows no redirect)", healthz, err, AllowLocalFlag)
 	case err != nil:
 		return inactive(ReasonScorerUnhealthy, "the health check %s failed: %v; start the scorer, or fix the host of spec.configURL", healthz, err)
 	case status != http.StatusOK:
@@ -52,8 +58,10 @@ func Check(ctx context.Context, c *http.Client, s *dsv1alpha1.DynamicScorer) Hea
 	if s.Spec.ConfigSyncMode != dsv1alpha1.ConfigSyncModeFull {
 		return h
 	}
-	status, body, err := get(ctx, c, s.Spec.ConfigURL)
+	status, body, err := get(ctx, c, s.Spec.ConfigURL, allowLocal)
 	switch {
+	case errors.Is(err, egress.ErrRefused):
+		return inactive(ReasonConfigSyncFailed, "the configuration at spec.configURL %s was not read: %v; serve it at its final address, or set spec.configSyncMode to None", s.Spec.ConfigURL, err)
 	case err != nil:
 		return inactive(ReasonConfigSyncFailed, "reading the configuration at spec.configURL %s failed: %v; serve it there, or set spec.configSyncMode to None", s.Spec.ConfigURL, err)
 	case status != http.StatusOK:
@@ -68,13 +76,13 @@ func Check(ctx context.Context, c *http.Client, s *dsv1alpha1.DynamicScorer) Hea
 	return h
 }
 
-func get(ctx context.Context, c *http.Client, u string) (int, []byte, error) {
+func get(ctx context.Context, c *http.Client, u string, allowLocal bool) (int, []byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return 0, nil, err
 	}
 	req.Header.Set("Accept", "application/json")
-	resp, err := c.Do(req)
+	resp, err := egress.Do(ctx, c, req, allowLocal)
 	if err != nil {
 		return 0, nil, err
 	}

@@ -8,6 +8,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/clock"
@@ -19,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	dsv1alpha1 "github.com/flotilla/flotilla/api/dynamicscoring/v1alpha1"
+	"github.com/flotilla/flotilla/internal/dynamicscoring/egress"
 )
 
 // Defaults of the health check.
@@ -28,6 +31,9 @@ const (
 	DefaultCheckInterval = 30 * time.Second
 	// DefaultCheckTimeout bounds each request of a check.
 	DefaultCheckTimeout = 5 * time.Second
+	// DefaultNamespace is where the hub accepts DynamicScorers unless told otherwise: the
+	// hub's own namespace, which only its administrator writes.
+	DefaultNamespace = "open-cluster-management-hub"
 )
 
 // Recorder emits events (events.k8s.io); the manager's GetEventRecorder gives one.
@@ -39,7 +45,14 @@ type Recorder interface {
 type ScorerReconciler struct {
 	Client client.Client
 	Clock  clock.PassiveClock
-	// HTTP makes the checks; a client with DefaultCheckTimeout when nil.
+	// Namespace is the only namespace whose DynamicScorers the hub checks and agents run
+	// (DefaultNamespace when ""): whoever may create a DynamicScorer makes the hub and every
+	// agent send requests, with tokens, where it points, and takes a score name.
+	Namespace string
+	// AllowLocal lets scorers' URLs reach loopback and link-local addresses (a local fleet,
+	// tests); see internal/dynamicscoring/egress.
+	AllowLocal bool
+	// HTTP makes the checks; egress.Client with DefaultCheckTimeout when nil.
 	HTTP *http.Client
 	// Recorder emits events; the manager's is taken when nil.
 	Recorder Recorder
@@ -66,7 +79,10 @@ const ControllerName = "dynamic-scoring"
 // changes and every interval.
 func (r *ScorerReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.HTTP == nil {
-		r.HTTP = &http.Client{Timeout: DefaultCheckTimeout}
+		r.HTTP = httpClient(DefaultCheckTimeout, r.AllowLocal)
+	}
+	if r.Namespace == "" {
+		r.Namespace = DefaultNamespace
 	}
 	if r.Clock == nil {
 		r.Clock = clock.RealClock{}
@@ -81,6 +97,12 @@ func (r *ScorerReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		WithOptions(controller.Options{MaxConcurrentReconciles: 8}).
 		For(&dsv1alpha1.DynamicScorer{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Complete(r)
+}
+
+// httpClient is the checks' client: no redirects, no metadata address, and no loopback or
+// link-local address unless allowLocal.
+func httpClient(timeout time.Duration, allowLocal bool) *http.Client {
+	return egress.Client(timeout, allowLocal, nil)
 }
 
 // CheckInterval is how often a scorer is checked: its scoring interval, else
@@ -111,6 +133,10 @@ func (r *ScorerReconciler) Reconcile(ctx context.Context, req reconcile.Request)
 		}
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
+	if s.Namespace != r.namespace() {
+		// Not checked: a GET from the hub is itself what a scorer elsewhere must not get.
+		return reconcile.Result{}, r.refuse(ctx, s)
+	}
 	every := CheckInterval(s)
 	now := r.Clock.Now()
 	r.mu.Lock()
@@ -120,7 +146,7 @@ func (r *ScorerReconciler) Reconcile(ctx context.Context, req reconcile.Request)
 	if ok && last.generation == s.Generation && now.Sub(last.at) < every {
 		return reconcile.Result{RequeueAfter: last.at.Add(every).Sub(now)}, nil
 	}
-	h := Check(ctx, r.HTTP, s)
+	h := Check(ctx, r.HTTP, s, r.AllowLocal)
 	if h.Status == dsv1alpha1.ScorerHealthActive {
 		// A scorer the agents cannot run is not Active: the event says which field to set.
 		probe := s.DeepCopy()
@@ -137,6 +163,9 @@ func (r *ScorerReconciler) Reconcile(ctx context.Context, req reconcile.Request)
 	newReason := !ok || last.reason != h.Reason
 	orig := s.DeepCopy()
 	s.Status.HealthStatus = h.Status
+	meta.SetStatusCondition(&s.Status.Conditions, metav1.Condition{Type: dsv1alpha1.ConditionAccepted, Status: metav1.ConditionTrue,
+		Reason: ReasonAccepted, ObservedGeneration: s.Generation, LastTransitionTime: metav1.NewTime(now),
+		Message: "the scorer is in the namespace the hub accepts DynamicScorers from"})
 	if h.Synced != nil {
 		s.Status.LastSyncedConfig = h.Synced
 	}

@@ -4,9 +4,10 @@ import (
 	"fmt"
 	"net/url"
 	"sort"
+	"strings"
 
 	dsv1alpha1 "github.com/flotilla/flotilla/api/dynamicscoring/v1alpha1"
-	agentds "github.com/flotilla/flotilla/internal/agent/builtin/dynamicscoring"
+	"github.com/flotilla/flotilla/internal/dynamicscoring/wire"
 )
 
 // Masked reports whether a mask of masks filters out scoreName for cluster. As OCM contrib's
@@ -24,14 +25,14 @@ func Masked(masks []dsv1alpha1.ScoreMask, cluster, scoreName string) bool {
 // (status.lastSyncedConfig, configSyncMode Full) where set, else its spec; a scoring or source
 // host defaults to the scheme and host of spec.configURL, as OCM contrib's hub. It does not
 // look at the health status. The error names the missing field and the fix.
-func Summarize(s *dsv1alpha1.DynamicScorer) (agentds.Summary, error) {
-	sum := agentds.Summary{Namespace: s.Namespace, Name: s.Name, Location: string(s.Spec.Location),
+func Summarize(s *dsv1alpha1.DynamicScorer) (wire.Summary, error) {
+	sum := wire.Summary{Namespace: s.Namespace, Name: s.Name, Location: string(s.Spec.Location),
 		ScoreDestination: string(s.Spec.ScoreDestination), ScoreDimensionFormat: s.Spec.ScoreDimensionFormat}
 	if sum.ScoreDestination == "" {
 		sum.ScoreDestination = string(dsv1alpha1.ScoreDestinationAddOnPlacementScore)
 	}
 	if sum.ScoreDimensionFormat == "" {
-		sum.ScoreDimensionFormat = agentds.DefaultDimensionFormat
+		sum.ScoreDimensionFormat = wire.DefaultDimensionFormat
 	}
 	var srcType, srcHost, srcPath, scHost, scPath string
 	if src := s.Spec.Source; src != nil {
@@ -52,6 +53,7 @@ func Summarize(s *dsv1alpha1.DynamicScorer) (agentds.Summary, error) {
 			sum.ScoringEndpointAuthName, sum.ScoringEndpointAuthKey = a.TokenSecretRef.Name, a.TokenSecretRef.Key
 		}
 	}
+	specSrcHost, specScHost := srcHost, scHost
 	if c := s.Status.LastSyncedConfig; c != nil && s.Spec.ConfigSyncMode == dsv1alpha1.ConfigSyncModeFull {
 		sum.FromConfig = true
 		srcType = firstSet(c.Source.Type, srcType)
@@ -92,13 +94,43 @@ func Summarize(s *dsv1alpha1.DynamicScorer) (agentds.Summary, error) {
 		return sum, fmt.Errorf("%s: spec.scoring.host: %v; set it (or spec.configURL, whose host it defaults to) to the scorer's URL", ref, err)
 	}
 	sum.ScoringEndpoint = ep
+	// A token goes only to the host the DynamicScorer's own spec names, never to one its /config
+	// serves: whoever runs the scorer would otherwise choose where agents send a Secret.
+	if sum.SourceType == string(dsv1alpha1.SourceTypePrometheus) && sum.SourceEndpointAuthName != "" {
+		if err := sameOrigin(sum.SourceEndpoint, firstSet(specSrcHost, base)); err != nil {
+			return sum, fmt.Errorf("%s: spec.source.auth.tokenSecretRef: the token would go to %v, the host its /config serves as source.host; "+
+				"set spec.source.host to that host if you trust it, or serve no source.host from /config", ref, err)
+		}
+	}
+	if sum.ScoringEndpointAuthName != "" {
+		if err := sameOrigin(sum.ScoringEndpoint, firstSet(specScHost, base)); err != nil {
+			return sum, fmt.Errorf("%s: spec.scoring.auth.tokenSecretRef: the token would go to %v, the host its /config serves as scoring.host; "+
+				"set spec.scoring.host to that host if you trust it, or serve no scoring.host from /config", ref, err)
+		}
+	}
 	return sum, nil
+}
+
+// sameOrigin says where endpoint goes when its scheme and host are not those of want.
+func sameOrigin(endpoint, want string) error {
+	e, err := url.Parse(endpoint)
+	if err != nil {
+		return err
+	}
+	w, err := url.Parse(want)
+	if err != nil || w.Scheme == "" || w.Host == "" {
+		return fmt.Errorf("%s, while the spec names no host", e.Scheme+"://"+e.Host)
+	}
+	if !strings.EqualFold(e.Scheme, w.Scheme) || !strings.EqualFold(e.Host, w.Host) {
+		return fmt.Errorf("%s, not %s", e.Scheme+"://"+e.Host, w.Scheme+"://"+w.Host)
+	}
+	return nil
 }
 
 // BuildSummaries lists what the agent of cluster runs: the Active scorers, resolved, that no
 // mask of their namespace filters out, sorted by score name. Scorers that cannot be resolved
 // are left out; problems gives why, by scorer.
-func BuildSummaries(cluster string, scorers []dsv1alpha1.DynamicScorer, masks map[string][]dsv1alpha1.ScoreMask) (out []agentds.Summary, problems map[string]error) {
+func BuildSummaries(cluster string, scorers []dsv1alpha1.DynamicScorer, masks map[string][]dsv1alpha1.ScoreMask) (out []wire.Summary, problems map[string]error) {
 	problems = map[string]error{}
 	seen := map[string]string{}
 	for i := range scorers {

@@ -12,7 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	dsv1alpha1 "github.com/flotilla/flotilla/api/dynamicscoring/v1alpha1"
-	agentds "github.com/flotilla/flotilla/internal/agent/builtin/dynamicscoring"
+	"github.com/flotilla/flotilla/internal/dynamicscoring/wire"
 )
 
 func scorer(name, score string, health dsv1alpha1.ScorerHealthStatus) dsv1alpha1.DynamicScorer {
@@ -34,22 +34,41 @@ func TestSummarize(t *testing.T) {
 	noName := scorer("no-name", "", dsv1alpha1.ScorerHealthActive)
 	badHost := scorer("bad-host", "s", dsv1alpha1.ScorerHealthActive)
 	badHost.Spec.Source.Host, badHost.Spec.ConfigURL = "prom", ""
+	// /config names other hosts for endpoints that carry a token: refused.
+	movedScoring := scorer("moved-scoring", "s", dsv1alpha1.ScorerHealthActive)
+	movedScoring.Spec.ConfigSyncMode = dsv1alpha1.ConfigSyncModeFull
+	movedScoring.Spec.Scoring.Auth = &dsv1alpha1.Auth{TokenSecretRef: dsv1alpha1.SecretKeyReference{Name: "sc", Key: "token"}}
+	movedScoring.Status.LastSyncedConfig = &dsv1alpha1.SyncedConfig{Scoring: dsv1alpha1.SyncedScoring{Host: "http://attacker:80"}}
+	movedSource := scorer("moved-source", "s", dsv1alpha1.ScorerHealthActive)
+	movedSource.Spec.ConfigSyncMode = dsv1alpha1.ConfigSyncModeFull
+	movedSource.Status.LastSyncedConfig = &dsv1alpha1.SyncedConfig{Source: dsv1alpha1.SyncedSource{Host: "http://attacker:9090"}}
+	// Without a token, /config may name the hosts (OCM contrib's scorers do).
+	movedNoToken := scorer("moved-no-token", "s", dsv1alpha1.ScorerHealthActive)
+	movedNoToken.Spec.ConfigSyncMode, movedNoToken.Spec.Source.Auth = dsv1alpha1.ConfigSyncModeFull, nil
+	movedNoToken.Status.LastSyncedConfig = &dsv1alpha1.SyncedConfig{Source: dsv1alpha1.SyncedSource{Host: "http://prom2:9090"},
+		Scoring: dsv1alpha1.SyncedScoring{Host: "http://scorer2:80"}}
 	for name, tc := range map[string]struct {
 		in      dsv1alpha1.DynamicScorer
-		want    agentds.Summary
+		want    wire.Summary
 		wantErr string
 	}{
-		"spec, scoring host from configURL, default paths": {in: scorer("a", "gpu", dsv1alpha1.ScorerHealthActive), want: agentds.Summary{
+		"spec, scoring host from configURL, default paths": {in: scorer("a", "gpu", dsv1alpha1.ScorerHealthActive), want: wire.Summary{
 			Namespace: "ns", Name: "a", ScoreName: "gpu", SourceType: "Prometheus", SourceEndpoint: "http://prom:9090/api/v1/query_range",
 			SourceEndpointAuthName: "prom", SourceEndpointAuthKey: "token", SourceQuery: "up", SourceRange: 60, SourceStep: 10,
 			ScoringEndpoint: "http://scorer:8080" + dsv1alpha1.DefaultScoringPath, ScoringInterval: 30,
 			ScoreDestination: "AddOnPlacementScore", ScoreDimensionFormat: "${scoreName}"}},
-		"configuration synced from /config": {in: full, want: agentds.Summary{
+		"configuration synced from /config": {in: full, want: wire.Summary{
 			Namespace: "ns", Name: "full", ScoreName: "synced", SourceType: "Prometheus", SourceEndpoint: "http://p:9090/api/v1/query_range",
 			SourceQuery: "q", SourceRange: 5, SourceStep: 1, ScoringEndpoint: "http://scorer:8080/scoring", ScoringInterval: 7,
 			ScoreDestination: "AddOnPlacementScore", ScoreDimensionFormat: "${scoreName}", FromConfig: true}},
-		"no score name": {in: noName, wantErr: "spec.scoring.params.name"},
-		"bad host":      {in: badHost, wantErr: "spec.source.host"},
+		"/config names hosts, no token": {in: movedNoToken, want: wire.Summary{
+			Namespace: "ns", Name: "moved-no-token", ScoreName: "s", SourceType: "Prometheus", SourceEndpoint: "http://prom2:9090/api/v1/query_range",
+			SourceQuery: "up", SourceRange: 60, SourceStep: 10, ScoringEndpoint: "http://scorer2:80" + dsv1alpha1.DefaultScoringPath, ScoringInterval: 30,
+			ScoreDestination: "AddOnPlacementScore", ScoreDimensionFormat: "${scoreName}", FromConfig: true}},
+		"/config moves the scoring token's host": {in: movedScoring, wantErr: "spec.scoring.auth.tokenSecretRef: the token would go to http://attacker:80, not http://scorer:8080"},
+		"/config moves the source token's host":  {in: movedSource, wantErr: "spec.source.auth.tokenSecretRef: the token would go to http://attacker:9090, not http://prom:9090"},
+		"no score name":                          {in: noName, wantErr: "spec.scoring.params.name"},
+		"bad host":                               {in: badHost, wantErr: "spec.source.host"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			got, err := Summarize(&tc.in)
@@ -112,6 +131,7 @@ func TestCheck(t *testing.T) {
 		_, _ = w.Write([]byte(`{"name":"n","description":"d","source":{"path":"/q","params":{"query":"up","range":1,"step":1}},"scoring":{"path":"/s","params":{"name":"x","interval":3}}}`))
 	})
 	mux.HandleFunc("/bad-config", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte(`{"name":`)) })
+	mux.HandleFunc("/moved/config", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/config", http.StatusFound) })
 	mux.HandleFunc("/slow/config", func(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-time.After(2 * time.Second):
@@ -124,9 +144,12 @@ func TestCheck(t *testing.T) {
 	defer unhealthy.Close()
 	down := httptest.NewServer(http.NotFoundHandler())
 	down.Close()
-	c := &http.Client{Timeout: 300 * time.Millisecond}
+	redirecting := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, ok.URL+r.URL.Path, http.StatusFound) }))
+	defer redirecting.Close()
+	c := httpClient(300*time.Millisecond, true)
 	for name, tc := range map[string]struct {
 		url        string
+		blockLocal bool
 		mode       dsv1alpha1.ConfigSyncMode
 		wantStatus dsv1alpha1.ScorerHealthStatus
 		wantReason string
@@ -139,10 +162,22 @@ func TestCheck(t *testing.T) {
 		"unhealthy":           {url: unhealthy.URL + "/config", mode: dsv1alpha1.ConfigSyncModeNone, wantStatus: dsv1alpha1.ScorerHealthInactive, wantReason: ReasonScorerUnhealthy},
 		"down":                {url: down.URL + "/config", mode: dsv1alpha1.ConfigSyncModeNone, wantStatus: dsv1alpha1.ScorerHealthInactive, wantReason: ReasonScorerUnhealthy},
 		"configURL not a URL": {url: "scorer/config", mode: dsv1alpha1.ConfigSyncModeNone, wantStatus: dsv1alpha1.ScorerHealthInactive, wantReason: ReasonScorerUnhealthy},
+		"loopback without the allow option": {url: ok.URL + "/config", blockLocal: true, mode: dsv1alpha1.ConfigSyncModeNone,
+			wantStatus: dsv1alpha1.ScorerHealthInactive, wantReason: ReasonScorerUnhealthy},
+		"metadata address": {url: "http://169.254.169.254/config", mode: dsv1alpha1.ConfigSyncModeNone,
+			wantStatus: dsv1alpha1.ScorerHealthInactive, wantReason: ReasonScorerUnhealthy},
+		"health check redirected": {url: redirecting.URL + "/config", mode: dsv1alpha1.ConfigSyncModeNone,
+			wantStatus: dsv1alpha1.ScorerHealthInactive, wantReason: ReasonScorerUnhealthy},
+		"configuration redirected": {url: ok.URL + "/moved/config", mode: dsv1alpha1.ConfigSyncModeFull,
+			wantStatus: dsv1alpha1.ScorerHealthInactive, wantReason: ReasonConfigSyncFailed},
 	} {
 		t.Run(name, func(t *testing.T) {
 			s := &dsv1alpha1.DynamicScorer{Spec: dsv1alpha1.DynamicScorerSpec{ConfigURL: tc.url, ConfigSyncMode: tc.mode}}
-			h := Check(context.Background(), c, s)
+			client := c
+			if tc.blockLocal {
+				client = httpClient(300*time.Millisecond, false)
+			}
+			h := Check(context.Background(), client, s, !tc.blockLocal)
 			got := []any{h.Status, h.Reason, h.Synced != nil}
 			if diff := cmp.Diff([]any{tc.wantStatus, tc.wantReason, tc.wantSynced}, got); diff != "" {
 				t.Errorf("(-want +got):\n%s (message %q)", diff, h.Message)

@@ -1,5 +1,5 @@
 // Package explain is the hub's explanation endpoint: over HTTPS it serves, for one Placement, the
-// same explanation `flotilla explain placement` prints with -o json (internal/cli/placementview's
+// same explanation `flotilla explain placement` prints with -o json (internal/placementview's
 // Output): every cluster of the eligible sets, selected, filtered or not chosen, and why.
 //
 //	GET  /explain/namespaces/NS/placements/NAME  explains the stored placement NS/NAME

@@ -17,7 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
-	"github.com/flotilla/flotilla/internal/cli/placementview"
+	"github.com/flotilla/flotilla/internal/placementview"
 	"github.com/flotilla/flotilla/internal/scheduler"
 )
 

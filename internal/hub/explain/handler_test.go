@@ -22,7 +22,7 @@ import (
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
 	"github.com/flotilla/flotilla/api/scheme"
-	"github.com/flotilla/flotilla/internal/cli/placementview"
+	"github.com/flotilla/flotilla/internal/placementview"
 	"github.com/flotilla/flotilla/internal/scheduler"
 )
 

@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
+	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	clusterv1alpha1 "github.com/flotilla/flotilla/api/cluster/v1alpha1"
 	usagev1alpha1 "github.com/flotilla/flotilla/api/usage/v1alpha1"
 	"github.com/flotilla/flotilla/internal/builtinaddon"
@@ -30,6 +31,16 @@ var Name = builtinaddon.ResourceUsage.Name
 // ResourceUsage. Requests are cluster namespaces.
 type Reconciler struct {
 	Client client.Client
+	// MaxAcceleratorsPerNode caps the GPUs and TPUs one node may report
+	// (DefaultMaxAcceleratorsPerNode when zero); a report above it is implausible.
+	MaxAcceleratorsPerNode int64
+	// Recorder emits events; the manager's is taken when nil.
+	Recorder Recorder
+
+	flagMu sync.Mutex
+	// flagged is the problem last reported for each namespace's implausible ResourceUsage, so
+	// that an event is emitted when it changes, not at every reconcile.
+	flagged map[string]string
 
 	mu sync.Mutex
 	// shares holds each cluster's share of the maxima (its own maxima), by namespace; nil until
@@ -41,12 +52,22 @@ type Reconciler struct {
 }
 
 // +kubebuilder:rbac:groups=usage.flotilla.io,resources=resourceusages,verbs=get;list;watch
+// +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=managedclusters,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;list;watch
+// +kubebuilder:rbac:groups="";events.k8s.io,resources=events,verbs=create;patch;update
 // +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=addonplacementscores,verbs=get;list;watch;create;delete
 // +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=addonplacementscores/status,verbs=update
 
 // SetupWithManager registers the controller.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	r.all = make(chan event.GenericEvent, 1024)
+	if r.Recorder == nil {
+		r.Recorder = mgr.GetEventRecorder("resourceusage-score")
+	}
+	// Acceptance decides whether a namespace's figures count.
+	ofCluster := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
+		return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: o.GetName(), Name: usagev1alpha1.ResourceUsageName}}}
+	})
 	inNamespace := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
 		return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: o.GetNamespace(), Name: usagev1alpha1.ResourceUsageName}}}
 	})
@@ -55,6 +76,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		WithOptions(controller.Options{MaxConcurrentReconciles: 4}).
 		For(&usagev1alpha1.ResourceUsage{}, builder.WithPredicates(named(usagev1alpha1.ResourceUsageName))).
 		Watches(&clusterv1alpha1.AddOnPlacementScore{}, inNamespace, builder.WithPredicates(named(clusterv1alpha1.ResourceUsageScoreName))).
+		Watches(&clusterv1.ManagedCluster{}, ofCluster).
 		WatchesRawSource(source.Channel(r.all, &handler.EnqueueRequestForObject{})).
 		Complete(r)
 }
@@ -69,7 +91,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	var usage *usagev1alpha1.ResourceUsage
 	u := &usagev1alpha1.ResourceUsage{}
 	if err := r.Client.Get(ctx, key, u); err == nil && u.DeletionTimestamp == nil {
-		usage = u
+		// Figures that do not count are as none: left out of the maxima, and no score.
+		if usage, err = r.admitted(ctx, u); err != nil {
+			return ctrl.Result{}, err
+		}
 	} else if client.IgnoreNotFound(err) != nil {
 		return ctrl.Result{}, err
 	}
@@ -126,7 +151,14 @@ func (r *Reconciler) updateMaxima(ctx context.Context, cluster string, usage *us
 		}
 		r.shares = make(map[string]Maxima, len(list.Items))
 		for i := range list.Items {
-			if u := &list.Items[i]; u.Name == usagev1alpha1.ResourceUsageName && u.DeletionTimestamp == nil {
+			u := &list.Items[i]
+			if u.Name != usagev1alpha1.ResourceUsageName || u.DeletionTimestamp != nil {
+				continue
+			}
+			if ok, err := r.admitted(ctx, u); err != nil {
+				r.shares = nil
+				return Maxima{}, err
+			} else if ok != nil {
 				r.shares[u.Namespace] = FleetMaxima(list.Items[i : i+1])
 			}
 		}

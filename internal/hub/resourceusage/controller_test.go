@@ -17,7 +17,8 @@ import (
 // cluster is queued again exactly when the fleet's maxima move.
 func TestUpdateMaxima(t *testing.T) {
 	big, small := gpuUsage("big", 8, 8, nil), gpuUsage("small", 2, 4, nil)
-	c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(&big, &small).Build()
+	objs := append(acceptedClusters("big", "small"), &big, &small)
+	c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(objs...).Build()
 	r := &Reconciler{Client: c, all: make(chan event.GenericEvent, 16)}
 	ctx := context.Background()
 	gpu := func(m Maxima) [2]float64 { return [2]float64{m.Cluster[2], m.Node[2]} }

@@ -18,6 +18,14 @@
 // kept in memory, so a change costs a pass over that small table, not over the fleet's figures).
 // Nothing free, or a resource the fleet lacks, scores -100.
 //
+// Since one cluster's figures move every other cluster's scores, only trusted figures count: a
+// ResourceUsage in a namespace that is no accepted cluster's (a ManagedCluster of that name with
+// spec.hubAcceptsClient, whose Namespace the hub made for it) is ignored, and an implausible one
+// (allocatable above capacity, free above allocatable, a node above the cap per node: 64 GPUs or
+// TPUs by default, hub flag --resource-usage-max-accelerators-per-node, 4096 cores, 64 TiB; or
+// the cluster above status.nodes times that cap) is left out of the maxima, gets no score, and
+// is flagged by a Warning event ImplausibleResourceUsage naming the cluster, the field and the fix.
+//
 // The score expires with the figures (validUntil is the ResourceUsage's), is written only when
 // it changes, and is deleted with its ResourceUsage. The hub writes and deletes only a score that
 // carries its label addon.flotilla.io/built-in=resource-usage; one written by another scorer is

@@ -15,6 +15,7 @@ import (
 func gpuUsage(name string, nodes, gpusPerNode int64, free map[int64]int32) usagev1alpha1.ResourceUsage {
 	f := usagev1alpha1.ResourceFigures{
 		Name:                   usagev1alpha1.ResourceNvidiaGPU,
+		Capacity:               *resource.NewQuantity(nodes*gpusPerNode, resource.DecimalSI),
 		Allocatable:            *resource.NewQuantity(nodes*gpusPerNode, resource.DecimalSI),
 		LargestNodeAllocatable: *resource.NewQuantity(gpusPerNode, resource.DecimalSI),
 	}
@@ -30,7 +31,7 @@ func gpuUsage(name string, nodes, gpusPerNode int64, free map[int64]int32) usage
 	f.Free = *resource.NewQuantity(total, resource.DecimalSI)
 	return usagev1alpha1.ResourceUsage{
 		ObjectMeta: metav1.ObjectMeta{Namespace: name, Name: usagev1alpha1.ResourceUsageName},
-		Status:     usagev1alpha1.ResourceUsageStatus{Resources: []usagev1alpha1.ResourceFigures{f}},
+		Status:     usagev1alpha1.ResourceUsageStatus{Nodes: int32(nodes), Resources: []usagev1alpha1.ResourceFigures{f}},
 	}
 }
 

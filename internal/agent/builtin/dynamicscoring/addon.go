@@ -14,7 +14,12 @@ import (
 
 	"github.com/flotilla/flotilla/internal/agent/builtin"
 	"github.com/flotilla/flotilla/internal/builtinaddon"
+	"github.com/flotilla/flotilla/internal/dynamicscoring/egress"
+	"github.com/flotilla/flotilla/internal/dynamicscoring/wire"
 )
+
+// Name is the add-on's name.
+var Name = builtinaddon.DynamicScoring.Name
 
 // Label marks the AddOnPlacementScores the add-on wrote: it updates and deletes only those.
 const Label = builtinaddon.Label
@@ -37,7 +42,11 @@ type AddOn struct {
 	Sweep time.Duration
 	// Timeout bounds each request to a source or a scorer; DefaultTimeout when zero.
 	Timeout time.Duration
-	// Transport carries the requests to sources and scorers; http.DefaultTransport when nil.
+	// AllowLocal lets requests reach loopback and link-local addresses (a local fleet, tests);
+	// cloud metadata addresses stay refused. See internal/dynamicscoring/egress.
+	AllowLocal bool
+	// Transport carries the requests to sources and scorers (tests); when nil, egress's, which
+	// refuses local and metadata addresses after DNS. Redirects are never followed.
 	Transport http.RoundTripper
 }
 
@@ -58,7 +67,7 @@ func (a AddOn) httpClient() *http.Client {
 	if t <= 0 {
 		t = DefaultTimeout
 	}
-	return &http.Client{Timeout: t, Transport: a.Transport}
+	return egress.Client(t, a.AllowLocal, a.Transport)
 }
 
 // Run watches the hub's list of active scorers (the ConfigMap in the cluster's namespace) and
@@ -80,7 +89,7 @@ func (a AddOn) Run(ctx context.Context, env builtin.Env) error {
 	}
 	// A watch of the one ConfigMap, by a field selector on its name: all the agent may read.
 	lw := toolscache.NewListWatchFromClient(env.HubKube.CoreV1().RESTClient(), "configmaps", env.ClusterName,
-		fields.OneTermEqualSelector("metadata.name", ConfigMapName))
+		fields.OneTermEqualSelector("metadata.name", wire.ConfigMapName))
 	store, informer := toolscache.NewInformerWithOptions(toolscache.InformerOptions{
 		ListerWatcher: lw, ObjectType: &corev1.ConfigMap{},
 		Handler: toolscache.ResourceEventHandlerFuncs{
@@ -96,11 +105,11 @@ func (a AddOn) Run(ctx context.Context, env builtin.Env) error {
 		return nil
 	}
 	config := func() (*corev1.ConfigMap, bool) {
-		obj, ok, _ := store.GetByKey(env.ClusterName + "/" + ConfigMapName)
+		obj, ok, _ := store.GetByKey(env.ClusterName + "/" + wire.ConfigMapName)
 		cm, _ := obj.(*corev1.ConfigMap)
 		return cm, ok && cm != nil
 	}
-	r := &runner{env: env, spoke: spoke, http: a.httpClient(), workers: map[string]*worker{}, config: config, sweep: a.sweep()}
+	r := &runner{env: env, spoke: spoke, http: a.httpClient(), allowLocal: a.AllowLocal, workers: map[string]*worker{}, config: config, sweep: a.sweep()}
 	defer r.stopAll()
 	t := env.Clock.NewTicker(a.sweep())
 	defer t.Stop()
@@ -122,6 +131,8 @@ type runner struct {
 	env   builtin.Env
 	spoke kubernetes.Interface
 	http  *http.Client
+	// allowLocal lets requests reach loopback and link-local addresses.
+	allowLocal bool
 
 	// config returns the hub's ConfigMap of active scorers, from the watch.
 	config func() (*corev1.ConfigMap, bool)
@@ -135,7 +146,7 @@ type runner struct {
 
 // worker scores one scorer every interval.
 type worker struct {
-	summary Summary
+	summary wire.Summary
 	cancel  context.CancelFunc
 	done    chan struct{}
 }
@@ -143,14 +154,14 @@ type worker struct {
 // sync makes the workers those of the hub's ConfigMap, and deletes the add-on's scores of
 // scorers no longer listed once they expired.
 func (r *runner) sync(ctx context.Context) error {
-	var summaries []Summary
+	var summaries []wire.Summary
 	if cm, ok := r.config(); ok {
 		var err error
-		if summaries, err = DecodeSummaries(cm.Data); err != nil {
+		if summaries, err = wire.DecodeSummaries(cm.Data); err != nil {
 			return err
 		}
 	}
-	want := map[string]Summary{}
+	want := map[string]wire.Summary{}
 	for _, s := range summaries {
 		if s.ScoreName != "" {
 			want[s.ScoreName] = s
@@ -201,7 +212,7 @@ func (r *runner) stopAll() {
 	}
 }
 
-func interval(s Summary) time.Duration {
+func interval(s wire.Summary) time.Duration {
 	if s.ScoringInterval > 0 {
 		return time.Duration(s.ScoringInterval) * time.Second
 	}
@@ -209,7 +220,7 @@ func interval(s Summary) time.Duration {
 }
 
 // loop scores at once, then every interval.
-func (r *runner) loop(ctx context.Context, s Summary) {
+func (r *runner) loop(ctx context.Context, s wire.Summary) {
 	t := r.env.Clock.NewTicker(interval(s))
 	defer t.Stop()
 	log := r.env.Log.WithValues("scorer", s.ScorerRef(), "scoreName", s.ScoreName)

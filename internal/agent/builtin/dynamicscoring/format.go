@@ -3,10 +3,9 @@ package dynamicscoring
 import (
 	"regexp"
 	"strings"
-)
 
-// DefaultDimensionFormat is the score name when scoreDimensionFormat is empty, as OCM contrib's.
-const DefaultDimensionFormat = "${scoreName}"
+	"github.com/flotilla/flotilla/internal/dynamicscoring/wire"
+)
 
 // metricPlaceholders are the placeholders filled from a result's metric labels.
 var metricPlaceholders = []string{"node", "device", "namespace", "app", "pod", "container", "meta"}
@@ -16,7 +15,7 @@ var metricPlaceholders = []string{"node", "device", "namespace", "app", "pod", "
 // ${meta} the result's metric labels ("" when absent).
 func FormatDimension(format, cluster, scoreName string, metric map[string]string) string {
 	if format == "" {
-		format = DefaultDimensionFormat
+		format = wire.DefaultDimensionFormat
 	}
 	pairs := []string{"${cluster}", cluster, "${scoreName}", scoreName}
 	for _, p := range metricPlaceholders {

@@ -16,13 +16,22 @@ import (
 
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
 	"github.com/flotilla/flotilla/internal/agent/addon"
+	"github.com/flotilla/flotilla/internal/dynamicscoring/egress"
+	"github.com/flotilla/flotilla/internal/dynamicscoring/wire"
 )
 
 // maxBody bounds what the add-on reads of an answer.
 const maxBody = 16 << 20
 
+// refusedHint says what the add-on refuses to reach.
+const refusedHint = "agents reach no cloud metadata address, no loopback or link-local address unless run with " + AllowLocalFlag +
+	", and follow no redirect"
+
+// AllowLocalFlag is flotilla agent's flag that sets AddOn.AllowLocal.
+const AllowLocalFlag = "--dynamic-scoring-allow-local-addresses"
+
 // scoreOnce scores s once and records the outcome on its AddOnPlacementScore.
-func (r *runner) scoreOnce(ctx context.Context, s Summary) error {
+func (r *runner) scoreOnce(ctx context.Context, s wire.Summary) error {
 	o := r.score(ctx, s)
 	if ctx.Err() != nil {
 		return nil
@@ -34,7 +43,7 @@ func (r *runner) scoreOnce(ctx context.Context, s Summary) error {
 }
 
 // score runs the source's queries and the scoring API.
-func (r *runner) score(ctx context.Context, s Summary) outcome {
+func (r *runner) score(ctx context.Context, s wire.Summary) outcome {
 	data := []Series{}
 	if s.SourceType == "Prometheus" {
 		token, o := r.token(ctx, s, s.SourceEndpointAuthName, s.SourceEndpointAuthKey, "source.auth.tokenSecretRef")
@@ -58,8 +67,11 @@ func (r *runner) score(ctx context.Context, s Summary) outcome {
 		return failed(ReasonScorerFailed, "%s: encoding the series: %v", s.ScorerRef(), err)
 	}
 	status, answer, err := r.do(ctx, http.MethodPost, s.ScoringEndpoint, token, body)
-	scoring := s.field("scoring.host") + " and " + s.field("scoring.path")
+	scoring := s.Field("scoring.host") + " and " + s.Field("scoring.path")
 	switch {
+	case errors.Is(err, egress.ErrRefused):
+		return failed(ReasonScorerUnreachable, "%s: the scoring request to %s was not sent: %v; set %s to the scorer's service address (%s)",
+			s.ScorerRef(), s.ScoringEndpoint, err, scoring, refusedHint)
 	case isTimeout(err):
 		return failed(ReasonScorerTimeout, "%s: the scoring API %s did not answer within %s: make the scorer answer faster, or check %s",
 			s.ScorerRef(), s.ScoringEndpoint, r.http.Timeout, scoring)
@@ -68,7 +80,7 @@ func (r *runner) score(ctx context.Context, s Summary) outcome {
 			s.ScorerRef(), s.ScoringEndpoint, err, scoring)
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
 		return failed(ReasonScorerFailed, "%s: the scoring API %s refused the request with HTTP %d; set %s to a Secret holding a token the scorer accepts",
-			s.ScorerRef(), s.ScoringEndpoint, status, s.field("scoring.auth.tokenSecretRef"))
+			s.ScorerRef(), s.ScoringEndpoint, status, s.Field("scoring.auth.tokenSecretRef"))
 	case status != http.StatusOK:
 		return failed(ReasonScorerFailed, "%s: the scoring API %s answered HTTP %d: %.300s; check %s and the scorer's logs",
 			s.ScorerRef(), s.ScoringEndpoint, status, answer, scoring)
@@ -83,35 +95,40 @@ func (r *runner) score(ctx context.Context, s Summary) outcome {
 }
 
 // query runs one range query of the source.
-func (r *runner) query(ctx context.Context, s Summary, q, token string) ([]Series, *outcome) {
+func (r *runner) query(ctx context.Context, s wire.Summary, q, token string) ([]Series, *outcome) {
 	u, err := QueryURL(s.SourceEndpoint, q, r.env.Clock.Now(), s.SourceRange, s.SourceStep)
 	if err != nil {
 		o := failed(ReasonSourceUnreachable, "%s: the source endpoint %v; set %s to the Prometheus URL, such as http://prometheus.monitoring.svc:9090",
-			s.ScorerRef(), err, s.field("source.host"))
+			s.ScorerRef(), err, s.Field("source.host"))
 		return nil, &o
 	}
 	status, body, err := r.do(ctx, http.MethodGet, u, token, nil)
+	if errors.Is(err, egress.ErrRefused) {
+		o := failed(ReasonSourceUnreachable, "%s: the query to the source %s was not sent: %v; set %s to the Prometheus service address (%s)",
+			s.ScorerRef(), s.SourceEndpoint, err, s.Field("source.host"), refusedHint)
+		return nil, &o
+	}
 	if err != nil {
 		o := failed(ReasonSourceUnreachable, "%s: cannot query the source %s: %v; set %s (and %s) to the Prometheus reachable from the cluster",
-			s.ScorerRef(), s.SourceEndpoint, err, s.field("source.host"), s.field("source.path"))
+			s.ScorerRef(), s.SourceEndpoint, err, s.Field("source.host"), s.Field("source.path"))
 		return nil, &o
 	}
 	if status == http.StatusUnauthorized || status == http.StatusForbidden {
 		o := failed(ReasonSourceQueryFailed, "%s: the source %s refused the query with HTTP %d; set %s to a Secret holding a token the source accepts",
-			s.ScorerRef(), s.SourceEndpoint, status, s.field("source.auth.tokenSecretRef"))
+			s.ScorerRef(), s.SourceEndpoint, status, s.Field("source.auth.tokenSecretRef"))
 		return nil, &o
 	}
 	series, err := ParseMatrix(status, body)
 	if err != nil {
 		o := failed(ReasonSourceQueryFailed, "%s: the source %s did not run the query %q: %v; fix the PromQL in %s (or the path in %s)",
-			s.ScorerRef(), s.SourceEndpoint, q, err, s.field("source.params.query"), s.field("source.path"))
+			s.ScorerRef(), s.SourceEndpoint, q, err, s.Field("source.params.query"), s.Field("source.path"))
 		return nil, &o
 	}
 	return series, nil
 }
 
 // token reads a bearer token from a Secret in the add-on's install namespace on the spoke.
-func (r *runner) token(ctx context.Context, s Summary, name, key, field string) (string, *outcome) {
+func (r *runner) token(ctx context.Context, s wire.Summary, name, key, field string) (string, *outcome) {
 	if name == "" {
 		return "", nil
 	}
@@ -156,7 +173,8 @@ func (r *runner) do(ctx context.Context, method, url, token string, body []byte)
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
-	resp, err := r.http.Do(req)
+	// No redirect is followed: the token goes only to the endpoint the hub's list names.
+	resp, err := egress.Do(ctx, r.http, req, r.allowLocal)
 	if err != nil {
 		return 0, nil, err
 	}

@@ -1,4 +1,4 @@
-package dynamicscoring
+package wire
 
 import (
 	"encoding/json"
@@ -9,6 +9,9 @@ import (
 
 // Name is the add-on's name.
 var Name = builtinaddon.DynamicScoring.Name
+
+// DefaultDimensionFormat is the score name when scoreDimensionFormat is empty, as OCM contrib's.
+const DefaultDimensionFormat = "${scoreName}"
 
 // ConfigMapName is the ConfigMap the hub writes in each cluster's namespace (and OCM contrib's
 // hub in the agent's namespace): the scorers the cluster's agent runs.
@@ -53,8 +56,9 @@ func (s Summary) ScorerRef() string {
 	return "DynamicScorer " + s.Namespace + "/" + s.Name
 }
 
-// field names a spec field in messages, and where it comes from with configSyncMode Full.
-func (s Summary) field(path string) string {
+// Field names a spec field (path below spec) in messages, and where it comes from with
+// configSyncMode Full.
+func (s Summary) Field(path string) string {
 	if s.FromConfig {
 		return fmt.Sprintf("%s (as served by the scorer's /config, configSyncMode Full)", path)
 	}
