@@ -369,6 +369,8 @@ func satisfied(p *clusterv1beta1.Placement, now time.Time, set clusterset.Result
 		msg = NoClusterChosenMessage
 		if n := p.Spec.NumberOfClusters; n != nil && *n <= 0 {
 			msg += fmt.Sprintf("; spec.numberOfClusters is %d, so none of the %d qualifying clusters is chosen", *n, passing)
+		} else {
+			msg += fmt.Sprintf("; none of the %d qualifying clusters is chosen", passing)
 		}
 		msg += refusedNote(refused)
 	case p.Spec.NumberOfClusters != nil && selected < int(*p.Spec.NumberOfClusters):
