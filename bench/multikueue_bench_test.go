@@ -324,11 +324,10 @@ func (f *mkFleet) throughput(b *testing.B, pr progress, prefix string, n int) ma
 	}
 	took := last.Sub(start)
 	rate := float64(n) / took.Seconds()
-	pr.printf("%d jobs admitted on the workers in %s: %.1f jobs/s end to end (submission alone %.0f jobs/s); per job p50 %s p99 %s; per worker %v",
-		n, took.Round(time.Millisecond), rate, float64(n)/submitTook.Seconds(), percentile(lat, 50).Round(time.Millisecond), percentile(lat, 99).Round(time.Millisecond), per)
+	pr.printf("%d jobs admitted on the workers in %s: %.1f jobs/s end to end (submission alone %.0f jobs/s); per job %s; per worker %v",
+		n, took.Round(time.Millisecond), rate, float64(n)/submitTook.Seconds(), latencySummary(lat), per)
 	b.ReportMetric(rate, "jobs/s")
-	b.ReportMetric(percentile(lat, 50).Seconds(), "s-p50")
-	b.ReportMetric(percentile(lat, 99).Seconds(), "s-p99")
+	reportLatency(b, lat, time.Second, func(stat string) string { return stat })
 	return out
 }
 

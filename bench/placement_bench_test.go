@@ -76,10 +76,7 @@ func BenchmarkPlacementAtScale(b *testing.B) {
 				b.ReportMetric(mib(r.hubRSS), "MiB-rss")
 				b.ReportMetric(mib(r.hubPeakRSS), "MiB-rss-peak")
 				b.ReportMetric(r.hubCPU.Seconds(), "s-hub-cpu")
-				if len(r.latencies) > 0 {
-					b.ReportMetric(percentile(r.latencies, 50).Seconds()*1000, "ms-change-p50")
-					b.ReportMetric(percentile(r.latencies, 99).Seconds()*1000, "ms-change-p99")
-				}
+				reportLatency(b, r.latencies, time.Millisecond, func(stat string) string { return "change-" + stat })
 			}
 			b.ReportMetric(0, "ns/op")
 		})
@@ -209,8 +206,7 @@ func runPlacementAtScale(b *testing.B, bins localk8s.Binaries, hubBin string, sz
 	}
 	if sz.placements == 1000 && sz.clusters >= 2*samples {
 		r.latencies = measureChangeLatency(b, pr, cl, tr, samples)
-		pr.printf("single-cluster label change to decisions updated, %d samples: p50 %s, p99 %s, max %s",
-			len(r.latencies), percentile(r.latencies, 50), percentile(r.latencies, 99), percentile(r.latencies, 100))
+		pr.printf("single-cluster label change to decisions updated: %s", latencySummary(r.latencies))
 		r.hubRSS, r.hubPeakRSS = rss(b, hub), statusBytes(b, hub, "VmHWM")
 	}
 	return r

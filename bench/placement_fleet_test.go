@@ -266,17 +266,9 @@ func measureChangeLatency(b *testing.B, pr progress, cl client.Client, tr *decis
 		}
 		out = append(out, at.Sub(sent))
 		if (i+1)%50 == 0 {
-			pr.printf("%d/%d changes: p50 %s, p99 %s", i+1, samples, percentile(out, 50), percentile(out, 99))
+			pr.printf("%d/%d changes: %s", i+1, samples, latencySummary(out))
 		}
 		time.Sleep(100 * time.Millisecond) // let the other placements' re-evaluation finish
 	}
 	return out
-}
-
-// percentile returns the p-th percentile (nearest rank) of ds.
-func percentile(ds []time.Duration, p int) time.Duration {
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	k := (p*len(s) + 99) / 100
-	return s[max(k, 1)-1].Round(time.Millisecond)
 }

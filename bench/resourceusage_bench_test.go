@@ -137,8 +137,7 @@ func runResourceUsageAgent(b *testing.B, bins localk8s.Binaries, agentBin string
 	rssEnd, peak := rss(b, agent), statusBytes(b, agent, "VmHWM")
 	pr.printf("window of %s at %d pod changes/s: agent %.2f%% of a core, resident %.0f MiB (%.0f MiB before the window, peak %.0f MiB)",
 		ruWindow, ruChangesPerSecond, cpu, mib(rssEnd), mib(rss0), mib(peak))
-	pr.printf("change to ResourceUsage: p50 %s, p99 %s, max %s over %d changes",
-		percentile(lat, 50), percentile(lat, 99), percentile(lat, 100), len(lat))
+	pr.printf("change to ResourceUsage: %s", latencySummary(lat))
 	if log, err := os.ReadFile(filepath.Join(dir, "ruagent.log")); err == nil {
 		pr.printf("the add-on's log:\n%s", log)
 	}
@@ -148,8 +147,7 @@ func runResourceUsageAgent(b *testing.B, bins localk8s.Binaries, agentBin string
 	b.ReportMetric(cpu, "cpu-%-agent")
 	b.ReportMetric(mib(rssEnd), "MiB-rss-agent")
 	b.ReportMetric(mib(peak), "MiB-rss-agent-peak")
-	b.ReportMetric(percentile(lat, 50).Seconds(), "s-p50-change")
-	b.ReportMetric(percentile(lat, 99).Seconds(), "s-p99-change")
+	reportLatency(b, lat, time.Second, func(stat string) string { return stat + "-change" })
 }
 
 // createBenchNode creates a Ready node; every third has 8 H100s.

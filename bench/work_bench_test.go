@@ -54,7 +54,7 @@ const (
 // ConfigMap for the cluster's namespace on the spoke, and works are named after their cluster
 // (workName). Works are created at a steady rate (50 a
 // second by default), so the figure is latency, not a queue; a watch on the hub sees Applied.
-// It reports the p50, p99 and max, the hub's CPU and memory, and the agents' (this process's, which
+// It reports the p50, p99 and max with their sample count, the hub's CPU and memory, and the agents' (this process's, which
 // also creates the works and watches them).
 //
 // It takes several minutes, so `-bench .` (make bench) skips it: `make bench-work`.
@@ -70,9 +70,7 @@ func BenchmarkWorkDelivery(b *testing.B) {
 	for range b.N {
 		r := runWorkDelivery(b, bins, hubBin, n, rate)
 		b.ReportMetric(float64(n), "clusters")
-		b.ReportMetric(percentile(r.latencies, 50).Seconds()*1000, "ms-applied-p50")
-		b.ReportMetric(percentile(r.latencies, 99).Seconds()*1000, "ms-applied-p99")
-		b.ReportMetric(percentile(r.latencies, 100).Seconds()*1000, "ms-applied-max")
+		reportLatency(b, r.latencies, time.Millisecond, func(stat string) string { return "applied-" + stat })
 		b.ReportMetric(r.hubCPU, "cpu-%-hub")
 		b.ReportMetric(mib(r.hubRSS), "MiB-rss-hub")
 		b.ReportMetric(r.agentsCPU, "cpu-%-agents")
@@ -206,9 +204,9 @@ func runWorkDelivery(b *testing.B, bins localk8s.Binaries, hubBin string, n, rat
 	for i := range total {
 		r.latencies = append(r.latencies, applied.at(clusters[i%n], workName(clusters[i%n], i/n)).Sub(sent[i]))
 	}
-	pr.printf("create to Applied=True on the hub, %d works: p50 %s, p99 %s, max %s; hub %.1f%% of a core, %.0f MiB; agents (this process) %.1f%% of a core, %.0f MiB; "+
+	pr.printf("create to Applied=True on the hub: %s; hub %.1f%% of a core, %.0f MiB; agents (this process) %.1f%% of a core, %.0f MiB; "+
 		"API servers and etcds (%% of a core): hub %.0f + %.0f, spoke %.0f + %.0f",
-		total, percentile(r.latencies, 50), percentile(r.latencies, 99), percentile(r.latencies, 100), r.hubCPU, mib(r.hubRSS), r.agentsCPU, mib(r.agentsRSS),
+		latencySummary(r.latencies), r.hubCPU, mib(r.hubRSS), r.agentsCPU, mib(r.agentsRSS),
 		r.apiCPU["hub-apiserver"], r.apiCPU["hub-etcd"], r.apiCPU["spoke-apiserver"], r.apiCPU["spoke-etcd"])
 	return r
 }

@@ -350,6 +350,10 @@ func reason(cd *candidate) string {
 	return b.String()
 }
 
+// NoClusterChosenMessage is OCM's PlacementSatisfied message for a placement that decides no
+// cluster although some qualify (spec.numberOfClusters 0): Flotilla's begins with it.
+const NoClusterChosenMessage = "No ManagedCluster matches any of the cluster predicate"
+
 func satisfied(p *clusterv1beta1.Placement, now time.Time, set clusterset.Result, passing, selected int, refused map[string]int) metav1.Condition {
 	reason, msg, status := clusterv1beta1.PlacementReasonAllDecisionsScheduled, "All cluster decisions scheduled", metav1.ConditionTrue
 	switch {
@@ -358,6 +362,17 @@ func satisfied(p *clusterv1beta1.Placement, now time.Time, set clusterset.Result
 	case passing == 0:
 		reason, msg, status = clusterv1beta1.PlacementReasonNoManagedClusterMatched,
 			"No ManagedCluster matches any of the cluster predicates in spec.predicates or tolerates its taints in spec.tolerations", metav1.ConditionFalse
+	case selected == 0:
+		// OCM reports a placement without decisions as matching no cluster, with this message,
+		// also when the clusters qualify and spec.numberOfClusters is 0; the rest says why.
+		reason, status = clusterv1beta1.PlacementReasonNoManagedClusterMatched, metav1.ConditionFalse
+		msg = NoClusterChosenMessage
+		if n := p.Spec.NumberOfClusters; n != nil && *n <= 0 {
+			msg += fmt.Sprintf("; spec.numberOfClusters is %d, so none of the %d qualifying clusters is chosen", *n, passing)
+		} else {
+			msg += fmt.Sprintf("; none of the %d qualifying clusters is chosen", passing)
+		}
+		msg += refusedNote(refused)
 	case p.Spec.NumberOfClusters != nil && selected < int(*p.Spec.NumberOfClusters):
 		reason, status = clusterv1beta1.PlacementReasonNotAllDecisionsScheduled, metav1.ConditionFalse
 		msg = fmt.Sprintf("%d cluster decisions unscheduled: spec.numberOfClusters is %d, %d clusters qualify",

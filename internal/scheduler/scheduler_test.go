@@ -260,3 +260,54 @@ func TestSharedSnapshotConcurrently(t *testing.T) {
 		}
 	}
 }
+
+// TestSatisfiedByNumberOfClusters pins PlacementSatisfied for each kind of numberOfClusters
+// against 5 qualifying clusters: 0 decides none and, as OCM, reports NoManagedClusterMatched
+// with OCM's message (not AllDecisionsScheduled), also when the placement had decisions.
+func TestSatisfiedByNumberOfClusters(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	type out struct {
+		Decisions int
+		Satisfied string
+	}
+	cases := map[string]struct {
+		n    *int32
+		want out
+	}{
+		"nil: all": {nil, out{5, "True AllDecisionsScheduled: All cluster decisions scheduled"}},
+		"0: none, as OCM": {ptr.To[int32](0), out{0, "False NoManagedClusterMatched: No ManagedCluster matches any of the cluster predicate; " +
+			"spec.numberOfClusters is 0, so none of the 5 qualifying clusters is chosen"}},
+		"3: three":    {ptr.To[int32](3), out{3, "True AllDecisionsScheduled: All cluster decisions scheduled"}},
+		"5: all five": {ptr.To[int32](5), out{5, "True AllDecisionsScheduled: All cluster decisions scheduled"}},
+		"7: short by two": {ptr.To[int32](7), out{5, "False NotAllDecisionsScheduled: 2 cluster decisions unscheduled: " +
+			"spec.numberOfClusters is 7, 5 clusters qualify"}},
+	}
+	for name, tc := range cases {
+		for _, brief := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/brief=%t", name, brief), func(t *testing.T) {
+				snap := fleet(5)
+				for i := range snap.Clusters {
+					snap.Clusters[i].Spec.Taints = nil
+				}
+				// Every cluster is already decided: numberOfClusters 0 empties the decisions.
+				var current []string
+				for _, c := range snap.Clusters {
+					current = append(current, c.Name)
+				}
+				snap.CurrentDecisions = current
+				p := placement("p")
+				p.Spec.NumberOfClusters = tc.n
+				res := (&Scheduler{Plugins: DefaultPlugins(), Brief: brief}).schedule(p, snap, now)
+				got := out{Decisions: len(res.Decisions)}
+				for _, c := range res.Conditions {
+					if c.Type == clusterv1beta1.PlacementConditionSatisfied {
+						got.Satisfied = string(c.Status) + " " + c.Reason + ": " + c.Message
+					}
+				}
+				if diff := cmp.Diff(tc.want, got); diff != "" {
+					t.Errorf("Schedule() (-want +got):\n%s", diff)
+				}
+			})
+		}
+	}
+}

@@ -18,6 +18,7 @@ import (
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
+	"github.com/flotilla/flotilla/internal/scheduler"
 	"github.com/flotilla/flotilla/internal/testenv"
 )
 
@@ -152,6 +153,19 @@ func TestPlacementByLabel(t *testing.T) {
 		})
 		if n != 2 {
 			t.Errorf("%d DecisionsUpdated events for the first decisions and 2 changes of the selected clusters, want 2 (none for the first)", n)
+		}
+	})
+
+	// As OCM: numberOfClusters 0 decides none although pl-label-3 still qualifies, empties the
+	// PlacementDecision, and reports NoManagedClusterMatched.
+	t.Run("numberOfClusters 0: decisions emptied, NoManagedClusterMatched", func(t *testing.T) {
+		pl := &clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: f.Namespace, Name: "prod"}}
+		testenv.Update(t, c, pl, func() { pl.Spec.NumberOfClusters = ptr.To[int32](0) })
+		waitDecisions(t, c, f.Namespace, "prod", decisionView{"prod-decision-1": {Labels: labels("prod", "", 0), Clusters: []string{}}})
+		got := waitStatus(t, c, f.Namespace, "prod", 0, map[string]string{
+			clusterv1beta1.PlacementConditionSatisfied: "False/" + clusterv1beta1.PlacementReasonNoManagedClusterMatched})
+		if msg := meta.FindStatusCondition(got.Status.Conditions, clusterv1beta1.PlacementConditionSatisfied).Message; !strings.HasPrefix(msg, scheduler.NoClusterChosenMessage) {
+			t.Errorf("PlacementSatisfied message %q, want it to begin with OCM's %q", msg, scheduler.NoClusterChosenMessage)
 		}
 	})
 }

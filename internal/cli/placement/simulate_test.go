@@ -42,6 +42,8 @@ func TestSimulateGolden(t *testing.T) {
 		"web": {fleet: "testdata/fleet.yaml", placements: "testdata/web.yaml"},
 		// A label selector and numberOfClusters with an AddOn score, then a grouped placement.
 		"east": {fleet: "testdata/fleet.yaml", placements: "testdata/east.yaml"},
+		// numberOfClusters 0: no decisions, and NoManagedClusterMatched as OCM.
+		"zero": {fleet: "testdata/fleet.yaml", placements: "testdata/zero.yaml"},
 		// An unknown built-in prioritizer: no decisions, the condition names the field.
 		"misconfigured": {fleet: "testdata/fleet.yaml", placements: "testdata/misconfigured.yaml"},
 		// The examples docs/placement.md shows.

@@ -5,9 +5,14 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clocktesting "k8s.io/utils/clock/testing"
+	"k8s.io/utils/ptr"
 
+	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
+	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
 	"github.com/flotilla/flotilla/internal/scheduler"
 )
 
@@ -104,5 +109,62 @@ func TestMembershipChange(t *testing.T) {
 				t.Errorf("membershipChange = %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestNumberOfClustersZero schedules, with the scheduler the controller runs, a placement whose
+// three decided clusters all still qualify and whose numberOfClusters is now 0, and checks what
+// the controller writes, as OCM: the PlacementDecision emptied (not deleted: there is always one),
+// status.numberOfSelectedClusters 0 and PlacementSatisfied False NoManagedClusterMatched.
+func TestNumberOfClustersZero(t *testing.T) {
+	t0, t1 := metav1.NewTime(time.Unix(100, 0)), metav1.NewTime(time.Unix(200, 0))
+	snap := &scheduler.Snapshot{
+		Sets: []clusterv1beta2.ManagedClusterSet{exclusiveSet("prod")},
+		Bindings: []clusterv1beta2.ManagedClusterSetBinding{{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "prod"},
+			Spec: clusterv1beta2.ManagedClusterSetBindingSpec{ClusterSet: "prod"}}},
+		CurrentDecisions: []string{"a", "b", "c"},
+	}
+	for _, name := range snap.CurrentDecisions {
+		snap.Clusters = append(snap.Clusters, clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name,
+			Labels: map[string]string{clusterv1beta2.ClusterSetLabel: "prod"}}})
+	}
+	current := slicesOf("a", "b", "c")
+	p := &clusterv1beta1.Placement{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "p", Generation: 2},
+		Spec:       clusterv1beta1.PlacementSpec{NumberOfClusters: ptr.To[int32](0)},
+		Status: clusterv1beta1.PlacementStatus{
+			NumberOfSelectedClusters: 3,
+			DecisionGroups:           []clusterv1beta1.DecisionGroupStatus{{DecisionGroupIndex: 0, Decisions: []string{"p-decision-1"}, ClusterCount: 3}},
+			Conditions: []metav1.Condition{
+				{Type: clusterv1beta1.PlacementConditionSatisfied, Status: metav1.ConditionTrue, Reason: clusterv1beta1.PlacementReasonAllDecisionsScheduled,
+					Message: "All cluster decisions scheduled", ObservedGeneration: 1, LastTransitionTime: t0},
+			},
+		},
+	}
+	sched := scheduler.New(clocktesting.NewFakePassiveClock(t1.Time))
+	sched.Brief = true
+	res := sched.Schedule(p, snap)
+
+	wantSteps := []Step{{Slice: scheduler.PlacementDecisionSlice{Name: "p-decision-1", Labels: current[0].Labels}}}
+	if diff := cmp.Diff(wantSteps, Plan(current, res.PlacementDecisions), cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("Plan (-want +got):\n%s", diff)
+	}
+	got := DesiredStatus(p, res)
+	want := clusterv1beta1.PlacementStatus{
+		NumberOfSelectedClusters: 0,
+		DecisionGroups:           []clusterv1beta1.DecisionGroupStatus{{DecisionGroupIndex: 0, Decisions: []string{"p-decision-1"}, ClusterCount: 0}},
+		Conditions: []metav1.Condition{
+			{Type: clusterv1beta1.PlacementConditionSatisfied, Status: metav1.ConditionFalse, Reason: clusterv1beta1.PlacementReasonNoManagedClusterMatched,
+				Message:            "No ManagedCluster matches any of the cluster predicate; spec.numberOfClusters is 0, so none of the 3 qualifying clusters is chosen",
+				ObservedGeneration: 2, LastTransitionTime: t1},
+			{Type: clusterv1beta1.PlacementConditionMisconfigured, Status: metav1.ConditionFalse, Reason: clusterv1beta1.PlacementReasonSucceedConfigured,
+				Message: "Placement configurations check pass", ObservedGeneration: 2, LastTransitionTime: t1},
+		},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("status (-want +got):\n%s", diff)
+	}
+	if !statusChanged(p.Status, got) {
+		t.Error("statusChanged = false, want true")
 	}
 }

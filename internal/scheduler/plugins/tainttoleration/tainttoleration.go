@@ -2,8 +2,9 @@
 // OCM does: an untolerated NoSelect taint filters the cluster; NoSelectIfNew filters it only when
 // it is not already among the placement's decisions; a toleration with tolerationSeconds stops
 // tolerating that many seconds after the taint's timeAdded, and the plugin asks for a requeue at
-// that moment. PreferNoSelect never filters; Flotilla demotes an untolerated PreferNoSelect
-// cluster so that it ranks after every cluster without one (OCM accepts and ignores the effect).
+// that moment, and never tolerates a taint that has no timeAdded (as OCM). PreferNoSelect never
+// filters; Flotilla demotes an untolerated PreferNoSelect cluster so that it ranks after every
+// cluster without one (OCM accepts and ignores the effect).
 package tainttoleration
 
 import (
@@ -54,7 +55,7 @@ func (p *TaintToleration) Filter(c *clusterv1.ManagedCluster) *framework.Status 
 		if taint.Effect == clusterv1.TaintEffectNoSelectIfNew && p.h.InCurrentDecisions(c.Name) {
 			continue
 		}
-		tolerated, expiry, expired := Tolerated(taint, tolerations, now)
+		tolerated, expiry, why := Tolerated(taint, tolerations, now)
 		if tolerated {
 			if !expiry.IsZero() {
 				if d := expiry.Sub(now); requeue == 0 || d < requeue {
@@ -69,8 +70,8 @@ func (p *TaintToleration) Filter(c *clusterv1.ManagedCluster) *framework.Status 
 			continue
 		}
 		msg := "untolerated taint " + describe(taint)
-		if expired {
-			msg = "taint " + describe(taint) + " no longer tolerated: tolerationSeconds expired"
+		if why != "" {
+			msg = "taint " + describe(taint) + " " + why
 		}
 		return framework.NewStatus(framework.Unschedulable, msg)
 	}
@@ -84,24 +85,36 @@ func (p *TaintToleration) Filter(c *clusterv1.ManagedCluster) *framework.Status 
 	return nil
 }
 
-// Tolerated reports whether some toleration tolerates the taint at now. expiry is when the
-// tolerating toleration stops (zero: never); expired reports that a matching toleration exists but
-// its tolerationSeconds have run out.
-func Tolerated(taint clusterv1.Taint, tolerations []clusterv1beta1.Toleration, now time.Time) (tolerated bool, expiry time.Time, expired bool) {
-	for _, t := range tolerations {
+// Tolerated reports whether some toleration tolerates the taint at now, as OCM decides: a
+// matching toleration without tolerationSeconds tolerates it for ever; one with tolerationSeconds
+// until that many seconds after the taint's timeAdded, and not at all when the taint has no
+// timeAdded (OCM counts the seconds from the zero time, so they ran out long ago). expiry is when
+// the tolerating toleration stops (zero: never). When none tolerates the taint but some matched,
+// why says why the first of those did not, for the explanation ("" when none matched).
+func Tolerated(taint clusterv1.Taint, tolerations []clusterv1beta1.Toleration, now time.Time) (tolerated bool, expiry time.Time, why string) {
+	for i, t := range tolerations {
 		if !Matches(taint, t) {
 			continue
 		}
-		if t.TolerationSeconds == nil || taint.TimeAdded == nil {
-			return true, time.Time{}, false
+		switch {
+		case t.TolerationSeconds == nil:
+			return true, time.Time{}, ""
+		case taint.TimeAdded == nil:
+			if why == "" {
+				why = fmt.Sprintf("not tolerated: spec.tolerations[%d] has tolerationSeconds, which count from the taint's timeAdded, "+
+					"and the taint has no timeAdded; as in OCM, only a toleration without tolerationSeconds tolerates such a taint", i)
+			}
+		default:
+			end := taint.TimeAdded.Add(time.Duration(*t.TolerationSeconds) * time.Second)
+			if now.Before(end) {
+				return true, end, ""
+			}
+			if why == "" {
+				why = "no longer tolerated: tolerationSeconds expired"
+			}
 		}
-		end := taint.TimeAdded.Add(time.Duration(*t.TolerationSeconds) * time.Second)
-		if now.Before(end) {
-			return true, end, false
-		}
-		expired = true
 	}
-	return false, time.Time{}, expired
+	return false, time.Time{}, why
 }
 
 // Matches reports whether the toleration matches the taint, as OCM: an empty effect matches every

@@ -46,9 +46,12 @@ func TestTolerated(t *testing.T) {
 		return clusterv1beta1.Toleration{Key: "k", Operator: clusterv1beta1.TolerationOpExists, TolerationSeconds: seconds}
 	}
 	type out struct {
-		Tolerated, Expired bool
-		Expiry             time.Time
+		Tolerated bool
+		Expiry    time.Time
+		Why       string
 	}
+	noTime := clusterv1.Taint{Key: "k", Effect: clusterv1.TaintEffectNoSelect}
+	const expired = "no longer tolerated: tolerationSeconds expired"
 	cases := map[string]struct {
 		taint       clusterv1.Taint
 		tolerations []clusterv1beta1.Toleration
@@ -57,14 +60,24 @@ func TestTolerated(t *testing.T) {
 		"no toleration":               {taint, nil, out{}},
 		"forever":                     {taint, []clusterv1beta1.Toleration{exists(nil)}, out{Tolerated: true}},
 		"still within seconds":        {taint, []clusterv1beta1.Toleration{exists(ptr.To[int64](7200))}, out{Tolerated: true, Expiry: now.Add(time.Hour)}},
-		"seconds run out":             {taint, []clusterv1beta1.Toleration{exists(ptr.To[int64](3600))}, out{Expired: true}},
+		"seconds run out":             {taint, []clusterv1beta1.Toleration{exists(ptr.To[int64](3600))}, out{Why: expired}},
 		"expired but another forever": {taint, []clusterv1beta1.Toleration{exists(ptr.To[int64](60)), exists(nil)}, out{Tolerated: true}},
-		"no timeAdded: never expires": {clusterv1.Taint{Key: "k", Effect: clusterv1.TaintEffectNoSelect}, []clusterv1beta1.Toleration{exists(ptr.To[int64](1))}, out{Tolerated: true}},
+		// OCM counts tolerationSeconds from the taint's timeAdded, the zero time when it has none:
+		// such a taint is not tolerated by a toleration with seconds, however many.
+		"no timeAdded, tolerationSeconds: not tolerated": {noTime, []clusterv1beta1.Toleration{exists(ptr.To[int64](1 << 40))}, out{
+			Why: "not tolerated: spec.tolerations[0] has tolerationSeconds, which count from the taint's timeAdded, and the taint has no timeAdded; " +
+				"as in OCM, only a toleration without tolerationSeconds tolerates such a taint"}},
+		"no timeAdded, and another toleration without seconds": {noTime, []clusterv1beta1.Toleration{exists(ptr.To[int64](60)), exists(nil)}, out{Tolerated: true}},
+		"no timeAdded, no toleration":                          {noTime, nil, out{}},
+		"the first matching toleration's reason is given": {noTime, []clusterv1beta1.Toleration{
+			{Key: "other", Operator: clusterv1beta1.TolerationOpExists}, exists(ptr.To[int64](60)), exists(ptr.To[int64](70))}, out{
+			Why: "not tolerated: spec.tolerations[1] has tolerationSeconds, which count from the taint's timeAdded, and the taint has no timeAdded; " +
+				"as in OCM, only a toleration without tolerationSeconds tolerates such a taint"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			var got out
-			got.Tolerated, got.Expiry, got.Expired = Tolerated(tc.taint, tc.tolerations, now)
+			got.Tolerated, got.Expiry, got.Why = Tolerated(tc.taint, tc.tolerations, now)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("Tolerated() mismatch (-want +got):\n%s", diff)
 			}
