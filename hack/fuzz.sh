@@ -22,6 +22,7 @@ targets=$(cat <<'LIST'
 ./internal/workstatus FuzzFeedback
 ./internal/hub/webhook FuzzAdmissionReview
 ./internal/hub/webhook FuzzConvert
+./internal/hub/explain FuzzDecodeBody
 LIST
 )
 
