@@ -8,7 +8,7 @@ LDFLAGS := -X github.com/flotilla/flotilla/internal/version.Version=$(VERSION)
 # Integration tests start several control planes per package; keep parallel packages at 2 on 2 cores.
 TEST_P ?= 2
 
-.PHONY: all build k8s-bin bench bench-addon bench-hub bench-placement bench-gpu-placement bench-multikueue bench-resourceusage bench-work controller-gen check-generated test test-unit lint lint-bin fmt vet generate demo demo-kueue down clean
+.PHONY: all build k8s-bin bench bench-addon bench-hub bench-placement bench-gpu-placement bench-multikueue bench-resourceusage bench-work controller-gen check-generated fuzz test test-unit lint lint-bin fmt vet generate demo demo-kueue down clean
 
 all: build
 
@@ -24,6 +24,13 @@ test: k8s-bin ## Every test: unit and integration (real API servers).
 	$(GO) vet -tags integration ./...
 	@echo "== go test (unit and integration)"
 	FLOTILLA_K8S_BIN="$$(tools/build.sh --print)" $(GO) test -tags integration -p $(TEST_P) -timeout 30m ./...
+	@echo "== fuzz targets, $(FUZZTIME_TEST) each"
+	FUZZTIME=$(FUZZTIME_TEST) hack/fuzz.sh
+
+# Fuzzing: `make test` runs each target briefly; `make fuzz` longer (FUZZTIME=10m make fuzz).
+FUZZTIME_TEST ?= 10s
+fuzz: ## Every fuzz target (decoders of untrusted input) for FUZZTIME each (default 2m).
+	FUZZTIME=$${FUZZTIME:-2m} hack/fuzz.sh
 
 test-unit: ## Unit tests only: no binaries, no processes; seconds.
 	$(GO) test ./...

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Runs every fuzz target (go test -fuzz) for a bounded time each. `make test` runs them briefly
+# (FUZZTIME=10s); `make fuzz` longer (FUZZTIME=2m). A target that finds a crasher fails, and Go
+# writes the input under the package's testdata/fuzz/<Target>/: commit it, fix the code, and it
+# stays a regression seed that every plain `go test` runs.
+#
+#   hack/fuzz.sh                  every target, FUZZTIME each (default 10s)
+#   hack/fuzz.sh FuzzParse        only targets whose name matches
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+fuzztime=${FUZZTIME:-10s}
+only=${1:-}
+
+# One line per target: package and function. Every decoder of untrusted input has one: what a
+# user, a ManifestWork author, a spoke or a remote scorer can send the hub or an agent.
+targets=$(cat <<'LIST'
+./internal/fleet FuzzParse
+./internal/scheduler/plugins/gpufit FuzzParse
+./internal/hub/addontemplate FuzzRender
+./internal/agent/work FuzzDecode
+./internal/workstatus FuzzFeedback
+./internal/hub/webhook FuzzAdmissionReview
+./internal/hub/webhook FuzzConvert
+./internal/hub/explain FuzzDecodeBody
+LIST
+)
+
+# Every Fuzz function in the tree must be listed above, so a new target is not silently skipped.
+listed=$(awk '{print $1 " " $2}' <<<"$targets" | sort)
+found=$(grep -rl --include='*_test.go' '^func Fuzz' internal cmd 2>/dev/null | while read -r f; do
+  grep -o '^func Fuzz[A-Za-z0-9_]*' "$f" | sed "s|^func |./$(dirname "$f") |"
+done | sort)
+if [[ "$listed" != "$found" ]]; then
+  echo "hack/fuzz.sh: the target list differs from the Fuzz functions in the tree (- listed, + found):" >&2
+  diff <(echo "$listed") <(echo "$found") >&2 || true
+  exit 1
+fi
+
+start=$SECONDS
+n=0
+while read -r pkg fn; do
+  [[ -z "$only" || "$fn" == *"$only"* ]] || continue
+  printf '== fuzz %s %s (%s)\n' "$pkg" "$fn" "$fuzztime"
+  go test -run '^$' -fuzz "^${fn}\$" -fuzztime "$fuzztime" "$pkg" 2>&1 | grep -v '^fuzz: elapsed' || {
+    echo "fuzz target $pkg $fn failed: the crashing input is under $pkg/testdata/fuzz/$fn/" >&2
+    exit 1
+  }
+  n=$((n + 1))
+done <<<"$targets"
+echo "== $n fuzz targets passed in $((SECONDS - start))s"
