@@ -29,6 +29,7 @@ func NewCommand(_ streams.IO) *cobra.Command {
 	var clusterName, agentID, bootstrapKubeconfig string
 	var kube kubeflags.Flags
 	var certLifetime time.Duration
+	var disableAddOnNamespace bool
 	cmd := &cobra.Command{
 		Use:   "agent",
 		Short: "Register this cluster with a hub, keep it registered and apply its ManifestWorks",
@@ -37,7 +38,9 @@ func NewCommand(_ streams.IO) *cobra.Command {
 			"credentials are kept in a Secret on this cluster, so a restarted agent does not register again.\n" +
 			"Once accepted, it applies the ManifestWorks of the cluster's namespace on the hub to this cluster\n" +
 			"and reports their status back. It also gives the cluster's add-ons their hub credentials (Secrets\n" +
-			"<addon>-hub-kubeconfig in their install namespaces) and reports their health from their Leases.",
+			"<addon>-hub-kubeconfig in their install namespaces) and reports their health from their Leases.\n" +
+			"Like OCM's klusterlet, it creates the namespace " + addon.DefaultInstallNamespace + " where OCM's add-ons\n" +
+			"install their agents (--disable-default-addon-namespace to not), and never deletes it.",
 		Example: "  flotilla agent --cluster-name gpu-east --bootstrap-kubeconfig bootstrap.kubeconfig --kubeconfig spoke.kubeconfig",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -91,7 +94,7 @@ func NewCommand(_ streams.IO) *cobra.Command {
 			}
 			ad, err := addon.New(addon.Options{
 				ClusterName: clusterName, AgentID: agentID, Hub: a.Hub(), Spoke: spoke,
-				CertificateLifetime: certLifetime,
+				CertificateLifetime: certLifetime, DisableDefaultAddOnNamespace: disableAddOnNamespace,
 				BuiltIns: builtin.NewManager(clusterName, spoke, clock.RealClock{}, ctrl.Log.WithName("builtin"),
 					resourceusage.AddOn{}, dynamicscoring.AddOn{}, multikueueworker.AddOn{}, kueuequeues.AddOn{}),
 				Log: ctrl.Log.WithName("addon"),
@@ -124,5 +127,7 @@ func NewCommand(_ streams.IO) *cobra.Command {
 	f.StringVar(&bootstrapKubeconfig, "bootstrap-kubeconfig", "", "hub kubeconfig with the bootstrap identity (default: the one `flotilla join` stored on this cluster)")
 	kube.AddFlags(f, "this (spoke) cluster")
 	f.DurationVar(&certLifetime, "certificate-lifetime", 0, "lifetime to ask for the hub client certificate (at least 10m; default: the signer's)")
+	f.BoolVar(&disableAddOnNamespace, "disable-default-addon-namespace", false,
+		"do not create the namespace "+addon.DefaultInstallNamespace+", where OCM's add-ons install their agents (as OCM's klusterlet option of that name)")
 	return cmd
 }
