@@ -45,9 +45,9 @@ func TestSpokeNamespacesWake(t *testing.T) {
 	}{
 		"a namespace credentials wait for is created": {waiting: []string{"scorer"}, event: event{"scorer", true}, want: true},
 		"another namespace is created":                {waiting: []string{"scorer"}, event: event{"other", true}},
-		"an update of a namespace that exists":         {known: []string{"scorer"}, waiting: []string{"scorer"}, event: event{"scorer", true}},
-		"the default add-on namespace goes":            {known: []string{DefaultInstallNamespace}, event: event{DefaultInstallNamespace, false}, want: true},
-		"another namespace goes":                       {known: []string{"other"}, event: event{"other", false}},
+		"an update of a namespace that exists":        {known: []string{"scorer"}, waiting: []string{"scorer"}, event: event{"scorer", true}},
+		"the default add-on namespace goes":           {known: []string{DefaultInstallNamespace}, event: event{DefaultInstallNamespace, false}, want: true},
+		"another namespace goes":                      {known: []string{"other"}, event: event{"other", false}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
