@@ -48,3 +48,12 @@ var KueueQueues = Info{
 
 // Catalog is every built-in add-on.
 var Catalog = []Info{ResourceUsage, DynamicScoring, MultiKueueWorker, KueueQueues}
+
+// ScoreConflictCondition is the condition of the ManagedClusterAddOn resource-usage that says
+// another writer writes AddOnPlacementScore resource-usage-score in the cluster's namespace, and
+// that Flotilla therefore does not (True); False once that is over.
+const ScoreConflictCondition = "ScoreConflict"
+
+// ResourceUsageCollect is OCM's add-on (addon-contrib) that writes AddOnPlacementScore
+// resource-usage-score from the spoke, as ResourceUsage's hub side does.
+const ResourceUsageCollect = "resource-usage-collect"

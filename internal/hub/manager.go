@@ -190,6 +190,7 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		// The progressing controller uses an index the add-on controller adds: it comes after.
 		&addon.Reconciler{Client: mgr.GetClient(), Clock: clk},
 		&addon.ProgressingReconciler{Client: mgr.GetClient(), Clock: clk},
+		&addon.FeatureLabelReconciler{Client: mgr.GetClient()},
 		&addontemplate.Reconciler{Client: mgr.GetClient(), Clock: clk},
 		&addontemplate.Signer{Client: mgr.GetClient(), Certificates: cs, Clock: clk},
 		&builtins.Installer{Client: mgr.GetClient()},

@@ -229,6 +229,59 @@ func TestResourceUsage(t *testing.T) {
 		if s, err := scores(ctx, hub, one.Name); err != nil || s == nil {
 			t.Errorf("after disabling, their score: %v (%v), want it kept", s, err)
 		}
+		if err := hub.Delete(ctx, theirs); err != nil {
+			t.Fatal(err)
+		}
+	})
+
+	t.Run("another writer on the hub's score, then OCM's resource-usage-collect: the hub stops and says so", func(t *testing.T) {
+		mca := &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: one.Name, Name: resourceusage.Name}}
+		testenv.Create(t, hub, mca)
+		waitScores(t, hub, one.Name, "the hub's score", func(s map[string]int32) bool { return len(s) == 8 })
+		// OCM's agent updates the status of the score it finds, with a field manager of its own
+		// (this test's client's).
+		score := &clusterv1alpha1.AddOnPlacementScore{}
+		if err := hub.Get(ctx, client.ObjectKey{Namespace: one.Name, Name: clusterv1alpha1.ResourceUsageScoreName}, score); err != nil {
+			t.Fatal(err)
+		}
+		score.Status.Scores = []clusterv1alpha1.AddOnPlacementScoreItem{{Name: "cpuAvailable", Value: 42}}
+		if err := hub.Status().Update(ctx, score, client.FieldOwner("resource-usage-collect-agent")); err != nil {
+			t.Fatal(err)
+		}
+		waitConflict(t, hub, one.Name, "True/ScoreWrittenByOther", "resource-usage-collect-agent")
+		// The agent keeps writing its figures, each a reconcile of the score: the hub still does not write.
+		if s, err := scores(ctx, hub, one.Name); err != nil || len(s) != 1 || s["cpuAvailable"] != 42 {
+			t.Errorf("the other writer's score: %v (%v), want cpuAvailable=42 alone", s, err)
+		}
+		ocm := &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: one.Name, Name: builtinaddon.ResourceUsageCollect}}
+		testenv.Create(t, hub, ocm)
+		waitConflict(t, hub, one.Name, "True/ResourceUsageCollectEnabled", "resource-usage-collect")
+		for _, o := range []client.Object{ocm, mca} {
+			if err := hub.Delete(ctx, o); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if s, err := scores(ctx, hub, one.Name); err != nil || len(s) != 1 || s["cpuAvailable"] != 42 {
+			t.Errorf("after disabling, the other writer's score: %v (%v), want it kept", s, err)
+		}
+	})
+}
+
+// waitConflict waits until the cluster's resource-usage add-on has ScoreConflict Status/Reason
+// want, with a message that contains mention.
+func waitConflict(t *testing.T, c client.Client, cluster, want, mention string) {
+	t.Helper()
+	testenv.WaitFor(t, 30*time.Second, "ManagedClusterAddOn resource-usage ScoreConflict "+want, func(ctx context.Context) (bool, string, error) {
+		m := &addonv1alpha1.ManagedClusterAddOn{}
+		if err := c.Get(ctx, client.ObjectKey{Namespace: cluster, Name: resourceusage.Name}, m); err != nil {
+			return false, "", client.IgnoreNotFound(err)
+		}
+		cond := meta.FindStatusCondition(m.Status.Conditions, builtinaddon.ScoreConflictCondition)
+		if cond == nil {
+			return false, "no condition", nil
+		}
+		got := string(cond.Status) + "/" + cond.Reason
+		return got == want && strings.Contains(cond.Message, mention), got + ": " + cond.Message, nil
 	})
 }
 

@@ -49,6 +49,10 @@ type Options struct {
 	// InitialBackoff and MaxBackoff bound the wait before a loop tries again after a failure;
 	// registration's defaults when zero.
 	InitialBackoff, MaxBackoff time.Duration
+	// DisableDefaultAddOnNamespace: do not create DefaultInstallNamespace on the spoke (OCM's
+	// klusterlet option --disable-default-addon-namespace). By default the agent creates it, as
+	// OCM's klusterlet does, since OCM's add-ons install their agents there without creating it.
+	DisableDefaultAddOnNamespace bool
 	// BuiltIns runs Flotilla's built-in add-ons that the cluster's ManagedClusterAddOns switch
 	// on; nil runs none.
 	BuiltIns *builtin.Manager
@@ -78,6 +82,9 @@ type Agent struct {
 	view registration.Shared[*view]
 	// changed is set at every change of a ManagedClusterAddOn.
 	changed registration.Shared[struct{}]
+	// namespaces is the spoke's namespaces, watched; nsWatching is set once the watch runs.
+	namespaces spokeNamespaces
+	nsWatching bool
 }
 
 // New checks the options and returns an add-on agent.
@@ -130,15 +137,22 @@ func (a *Agent) leaseWindow() time.Duration {
 //     the add-on's Secret on the spoke and renews it at 80% of its lifetime.
 //   - health: for add-ons whose health check is Lease, sets Available from the add-on's Lease.
 //   - builtin-addons: runs the built-in add-ons whose ManagedClusterAddOn exists (BuiltIns).
+//   - spoke-namespaces: watches the spoke's namespaces; credentials waiting for a namespace are
+//     stored the moment it is created.
+//   - addon-namespace: creates DefaultInstallNamespace on the spoke, and again if it is deleted
+//     (unless DisableDefaultAddOnNamespace).
 //
 // Each call returns new loops: run them once.
 func (a *Agent) Loops() []registration.Loop {
 	w, c := &watchLoop{a: a}, &credentialsLoop{a: a, states: map[regKey]*regState{}}
 	changes := []func() <-chan struct{}{a.view.Changed, a.changed.Changed}
 	capped := func() time.Duration { return a.opts.Resync }
+	nsReady := []func() <-chan struct{}{a.namespaces.ready.Changed}
 	return []registration.Loop{
+		{Name: "spoke-namespaces", Step: a.watchNamespacesStep},
+		{Name: "addon-namespace", Step: a.defaultNamespaceStep, Wake: nsReady},
 		{Name: "addons", Step: w.step, Wake: []func() <-chan struct{}{a.opts.Hub.Changed}},
-		{Name: "addon-credentials", Step: c.step, Wake: changes, MaxBackoff: capped},
+		{Name: "addon-credentials", Step: c.step, Wake: append(changes, nsReady...), MaxBackoff: capped},
 		{Name: "addon-health", Step: a.healthStep, Wake: changes, MaxBackoff: func() time.Duration { return a.opts.HealthSyncInterval }},
 		{Name: "builtin-addons", Step: a.builtInStep, Wake: a.builtInWake(changes), MaxBackoff: func() time.Duration { return builtin.RestartBackoff }},
 	}

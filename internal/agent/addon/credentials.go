@@ -140,6 +140,12 @@ func (l *credentialsLoop) step(ctx context.Context) (time.Duration, error) {
 			l.states[k] = st
 		}
 		d, err := l.sync(ctx, v, k, w, st)
+		if errors.Is(err, errNamespaceMissing) {
+			if wait, ok := l.waitForNamespace(k, st, err); ok {
+				next = min(next, wait)
+				continue
+			}
+		}
 		if err != nil {
 			if err.Error() != st.lastErr {
 				st.lastErr = err.Error()
@@ -157,6 +163,31 @@ func (l *credentialsLoop) step(ctx context.Context) (time.Duration, error) {
 		next = min(next, d)
 	}
 	return next, errors.Join(errs...)
+}
+
+// waitForNamespace handles a registration whose Secret cannot be stored because its namespace
+// does not exist yet (err): with the spoke's namespaces watched, it waits for the namespace, with
+// no backoff, and the watch wakes the loop the moment the namespace is created (an add-on's
+// ManifestWork creates it, or the add-on's deployment does). It returns how long the loop may
+// wait, and false when the namespaces are not watched (then the registration backs off).
+func (l *credentialsLoop) waitForNamespace(k regKey, st *regState, err error) (time.Duration, bool) {
+	a, ns := l.a, st.target.Namespace
+	if _, known := a.namespaces.exists(ns); !known {
+		return 0, false
+	}
+	a.namespaces.wait(ns)
+	st.backoff = nil
+	delete(l.retryAt, k)
+	if err.Error() != st.lastErr {
+		st.lastErr = err.Error()
+		a.opts.Log.Info("add-on credentials wait for their namespace on the spoke", "cluster", a.opts.ClusterName,
+			"addon", k.AddOn, "signer", k.Signer, "namespace", ns, "secret", st.target.secretRef())
+	}
+	// Created between the failed write and wait: the watch has seen it and will not wake us.
+	if exists, _ := a.namespaces.exists(ns); exists {
+		return a.opts.Poll, true
+	}
+	return a.opts.Resync, true
 }
 
 func sameTarget(x, y target) bool {
@@ -189,6 +220,13 @@ func (l *credentialsLoop) sync(ctx context.Context, v *view, k regKey, w wanted,
 	secret, err := l.readSecret(ctx, st.target)
 	if err != nil {
 		return 0, err
+	}
+	if st.unsaved != nil {
+		// Issued while its namespace did not exist, and expired since: ask again.
+		if _, why := usableCertificate(st.unsaved, st.target.Subject, now); why != "" {
+			a.opts.Log.Info("dropping an add-on certificate that was never stored", "cluster", a.opts.ClusterName, "addon", k.AddOn, "reason", why)
+			st.unsaved = nil
+		}
 	}
 	if st.unsaved != nil {
 		if err := l.saveSecret(ctx, st.target, secret, st.unsaved); err != nil {
@@ -317,7 +355,8 @@ func (l *credentialsLoop) saveSecret(ctx context.Context, t target, have *corev1
 	if have == nil {
 		_, err = secrets.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: t.Namespace, Name: t.Secret}, Data: data}, metav1.CreateOptions{})
 		if apierrors.IsNotFound(err) {
-			return fmt.Errorf("storing Secret %s on the spoke: namespace %s does not exist; the add-on's deployment creates its install namespace: %w", t.secretRef(), t.Namespace, err)
+			return fmt.Errorf("storing Secret %s on the spoke: %w: %s (the add-on's ManifestWork or deployment creates it; "+
+				"the agent creates only %s, unless run with --disable-default-addon-namespace)", t.secretRef(), errNamespaceMissing, t.Namespace, DefaultInstallNamespace)
 		}
 	} else {
 		updated := have.DeepCopy()

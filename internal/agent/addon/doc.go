@@ -21,6 +21,15 @@
 //     issue is reported as ClusterCertificateRotated=True (ClientCertificateUpdated), each
 //     failure as False (ClientCertificateUpdateFailed). A registration removed, or its add-on
 //     deleted, loses its Secret; an add-on being deleted keeps it, for its agent's clean-up.
+//     A Secret whose namespace does not exist yet (the add-on's ManifestWork creates it) waits
+//     without backoff: the agent watches the spoke's namespaces and stores it the moment the
+//     namespace is created.
+//   - addon namespace: like OCM's klusterlet, the agent creates open-cluster-management-agent-addon
+//     (DefaultInstallNamespace) on the spoke, labeled addon.flotilla.io/created-by=flotilla-agent,
+//     and creates it again if it is deleted, because OCM's add-ons install their agents there and
+//     their ManifestWorks do not create it. DisableDefaultAddOnNamespace (the agent flag
+//     --disable-default-addon-namespace, OCM's klusterlet option of that name) turns this off.
+//     The agent never deletes a namespace.
 //   - health: an add-on whose health check mode is Lease (the default) renews a Lease named
 //     after it in its install namespace on the spoke. Available is True
 //     (ManagedClusterAddOnLeaseUpdated) while the Lease was renewed within the lease window

@@ -31,6 +31,7 @@ func NewCommand(_ streams.IO) *cobra.Command {
 	var kube kubeflags.Flags
 	var certLifetime time.Duration
 	var dsAllowLocal bool
+	var disableAddOnNamespace bool
 	cmd := &cobra.Command{
 		Use:   "agent",
 		Short: "Register this cluster with a hub, keep it registered and apply its ManifestWorks",
@@ -39,7 +40,9 @@ func NewCommand(_ streams.IO) *cobra.Command {
 			"credentials are kept in a Secret on this cluster, so a restarted agent does not register again.\n" +
 			"Once accepted, it applies the ManifestWorks of the cluster's namespace on the hub to this cluster\n" +
 			"and reports their status back. It also gives the cluster's add-ons their hub credentials (Secrets\n" +
-			"<addon>-hub-kubeconfig in their install namespaces) and reports their health from their Leases.",
+			"<addon>-hub-kubeconfig in their install namespaces) and reports their health from their Leases.\n" +
+			"Like OCM's klusterlet, it creates the namespace " + addon.DefaultInstallNamespace + " where OCM's add-ons\n" +
+			"install their agents (--disable-default-addon-namespace to not), and never deletes it.",
 		Example: "  flotilla agent --cluster-name gpu-east --bootstrap-kubeconfig bootstrap.kubeconfig --kubeconfig spoke.kubeconfig",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -93,7 +96,7 @@ func NewCommand(_ streams.IO) *cobra.Command {
 			}
 			ad, err := addon.New(addon.Options{
 				ClusterName: clusterName, AgentID: agentID, Hub: a.Hub(), Spoke: spoke,
-				CertificateLifetime: certLifetime,
+				CertificateLifetime: certLifetime, DisableDefaultAddOnNamespace: disableAddOnNamespace,
 				BuiltIns: builtin.NewManager(clusterName, spoke, clock.RealClock{}, ctrl.Log.WithName("builtin"),
 					resourceusage.AddOn{}, dynamicscoring.AddOn{AllowLocal: dsAllowLocal}, multikueueworker.AddOn{}, kueuequeues.AddOn{}),
 				Log: ctrl.Log.WithName("addon"),
@@ -128,5 +131,7 @@ func NewCommand(_ streams.IO) *cobra.Command {
 	f.BoolVar(&dsAllowLocal, strings.TrimPrefix(dynamicscoring.AllowLocalFlag, "--"), false,
 		"let the dynamic-scoring add-on reach loopback and link-local addresses (local fleets and tests; cloud metadata addresses stay refused)")
 	f.DurationVar(&certLifetime, "certificate-lifetime", 0, "lifetime to ask for the hub client certificate (at least 10m; default: the signer's)")
+	f.BoolVar(&disableAddOnNamespace, "disable-default-addon-namespace", false,
+		"do not create the namespace "+addon.DefaultInstallNamespace+", where OCM's add-ons install their agents (as OCM's klusterlet option of that name)")
 	return cmd
 }

@@ -1,16 +1,19 @@
 package get
 
 import (
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
+	"github.com/flotilla/flotilla/internal/builtinaddon"
 )
 
 // makeAddOn is a ManagedClusterAddOn of cluster with conditions; from names the
@@ -75,5 +78,33 @@ func TestGetAddOns(t *testing.T) {
 				t.Errorf("stderr (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestPrintAddOnsScoreConflict: an add-on whose score has another writer gets a warning under
+// the table, with the condition's message (what to do); others get none.
+func TestPrintAddOnsScoreConflict(t *testing.T) {
+	conflict := metav1.Condition{Type: builtinaddon.ScoreConflictCondition, Status: metav1.ConditionTrue, Reason: "ResourceUsageCollectEnabled",
+		Message: "OCM's add-on resource-usage-collect is enabled on this cluster too; disable one of the two."}
+	over := conflict
+	over.Status, over.Reason = metav1.ConditionFalse, "NoScoreConflict"
+	list := &addonv1alpha1.ManagedClusterAddOnList{Items: []addonv1alpha1.ManagedClusterAddOn{
+		*makeAddOn("gpu-east", "resource-usage", "", time.Hour, conflict).(*addonv1alpha1.ManagedClusterAddOn),
+		*makeAddOn("gpu-east", "resource-usage-collect", "", time.Hour).(*addonv1alpha1.ManagedClusterAddOn),
+		*makeAddOn("gpu-west", "resource-usage", "", time.Hour, over).(*addonv1alpha1.ManagedClusterAddOn),
+	}}
+	var b strings.Builder
+	if err := printAddOns(&b, list, clocktesting.NewFakePassiveClock(now), true); err != nil {
+		t.Fatal(err)
+	}
+	want := lines(
+		"NAMESPACE   NAME                     AVAILABLE   DEGRADED   PROGRESSING   INSTALLED-BY   AGE",
+		"gpu-east    resource-usage           Unknown     -          -             user           60m",
+		"gpu-east    resource-usage-collect   Unknown     -          -             user           60m",
+		"gpu-west    resource-usage           Unknown     -          -             user           60m",
+		"Warning: add-on resource-usage on cluster gpu-east: ScoreConflict (ResourceUsageCollectEnabled): OCM's add-on resource-usage-collect is enabled on this cluster too; disable one of the two.",
+	)
+	if diff := cmp.Diff(want, b.String()); diff != "" {
+		t.Errorf("output (-want +got):\n%s", diff)
 	}
 }

@@ -40,5 +40,13 @@
 // work is Applied and Available with the desired configurations, lastAppliedConfig: that is what
 // moves the rollout on.
 //
+// FeatureLabelReconciler works per ManagedCluster: OCM's add-on feature discovery. Each add-on of
+// a cluster puts the label feature.open-cluster-management.io/addon-<add-on> on the cluster:
+// available while its Available condition is True, unhealthy while False, unreachable while
+// Unknown or unreported; the label goes when the add-on is deleted. Placements written for OCM
+// select clusters by it. As in OCM, a cluster being deleted or not yet reported by its agent is
+// left alone. The hub writes these labels with merge patches that carry them alone; agents have
+// no reason to write them (the admission webhook is where their label writes are refused).
+//
 // Status is written only when it changes, conditions with ObservedGeneration.
 package addon

@@ -2,11 +2,13 @@ package resourceusage
 
 import (
 	"context"
+	"slices"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -18,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
+	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	clusterv1alpha1 "github.com/flotilla/flotilla/api/cluster/v1alpha1"
 	usagev1alpha1 "github.com/flotilla/flotilla/api/usage/v1alpha1"
@@ -41,6 +44,8 @@ type Reconciler struct {
 	// flagged is the problem last reported for each namespace's implausible ResourceUsage, so
 	// that an event is emitted when it changes, not at every reconcile.
 	flagged map[string]string
+	// Clock stamps the ScoreConflict condition; the real clock when nil.
+	Clock clock.PassiveClock
 
 	mu sync.Mutex
 	// shares holds each cluster's share of the maxima (its own maxima), by namespace; nil until
@@ -57,6 +62,8 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups="";events.k8s.io,resources=events,verbs=create;patch;update
 // +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=addonplacementscores,verbs=get;list;watch;create;delete
 // +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=addonplacementscores/status,verbs=update
+// +kubebuilder:rbac:groups=addon.open-cluster-management.io,resources=managedclusteraddons,verbs=get;list;watch
+// +kubebuilder:rbac:groups=addon.open-cluster-management.io,resources=managedclusteraddons/status,verbs=patch
 
 // SetupWithManager registers the controller.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
@@ -77,12 +84,14 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		For(&usagev1alpha1.ResourceUsage{}, builder.WithPredicates(named(usagev1alpha1.ResourceUsageName))).
 		Watches(&clusterv1alpha1.AddOnPlacementScore{}, inNamespace, builder.WithPredicates(named(clusterv1alpha1.ResourceUsageScoreName))).
 		Watches(&clusterv1.ManagedCluster{}, ofCluster).
+		// This add-on and OCM's resource-usage-collect, which writes the same score.
+		Watches(&addonv1alpha1.ManagedClusterAddOn{}, inNamespace, builder.WithPredicates(named(Name, builtinaddon.ResourceUsageCollect))).
 		WatchesRawSource(source.Channel(r.all, &handler.EnqueueRequestForObject{})).
 		Complete(r)
 }
 
-func named(name string) predicate.Predicate {
-	return predicate.NewPredicateFuncs(func(o client.Object) bool { return o.GetName() == name })
+func named(names ...string) predicate.Predicate {
+	return predicate.NewPredicateFuncs(func(o client.Object) bool { return slices.Contains(names, o.GetName()) })
 }
 
 // Reconcile writes, or deletes, one cluster's score.
@@ -109,9 +118,17 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, err
 	}
 	exists := err == nil
-	if exists && score.Labels[builtinaddon.Label] != Name {
-		log.FromContext(ctx).Info("AddOnPlacementScore exists and was not written by the hub for the built-in add-on: left alone",
-			"score", scoreKey, "label", builtinaddon.Label+"="+Name)
+	var existing *clusterv1alpha1.AddOnPlacementScore
+	if exists {
+		existing = score
+	}
+	yield, err := r.reportConflict(ctx, req.Namespace, existing)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if exists && (score.Labels[builtinaddon.Label] != Name || len(otherWriters(score)) > 0) {
+		log.FromContext(ctx).Info("AddOnPlacementScore exists and is not the hub's alone (made or written by another writer): left alone",
+			"score", scoreKey, "label", builtinaddon.Label+"="+Name, "otherWriters", otherWriters(score))
 		return ctrl.Result{}, nil
 	}
 	if usage == nil {
@@ -121,12 +138,16 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		}
 		return ctrl.Result{}, nil
 	}
+	if yield {
+		// OCM's resource-usage-collect is enabled here: it writes the score, the hub does not.
+		return ctrl.Result{}, nil
+	}
 	want := clusterv1alpha1.AddOnPlacementScoreStatus{Scores: Scores(&usage.Status, m), ValidUntil: usage.Status.ValidUntil.DeepCopy()}
 	if !exists {
 		score = &clusterv1alpha1.AddOnPlacementScore{ObjectMeta: metav1.ObjectMeta{
 			Namespace: scoreKey.Namespace, Name: scoreKey.Name, Labels: map[string]string{builtinaddon.Label: Name},
 		}}
-		if err := r.Client.Create(ctx, score); err != nil {
+		if err := r.Client.Create(ctx, score, client.FieldOwner(FieldManager)); err != nil {
 			return ctrl.Result{}, err
 		}
 	}
@@ -134,7 +155,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, nil
 	}
 	score.Status.Scores, score.Status.ValidUntil = want.Scores, want.ValidUntil
-	return ctrl.Result{}, r.Client.Status().Update(ctx, score)
+	// With the resourceVersion read: a write by another writer since makes this one fail, and the
+	// next reconcile sees that writer.
+	return ctrl.Result{}, r.Client.Status().Update(ctx, score, client.FieldOwner(FieldManager))
 }
 
 // updateMaxima records one cluster's figures (nil when it has none) and returns the fleet's

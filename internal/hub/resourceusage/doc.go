@@ -30,4 +30,12 @@
 // it changes, and is deleted with its ResourceUsage. The hub writes and deletes only a score that
 // carries its label addon.flotilla.io/built-in=resource-usage; one written by another scorer is
 // left alone, and the refusal logged.
+//
+// Two writers of one score (conflict.go): OCM's resource-usage-collect add-on writes the same
+// object from the spoke. The hub writes with its own field manager (FieldManager) and stops
+// writing, and never deletes, a score whose managedFields show another manager writing its
+// status, and it writes nothing while a ManagedClusterAddOn resource-usage-collect exists in the
+// namespace. It says so on its add-on: condition ScoreConflict on the ManagedClusterAddOn
+// resource-usage, naming the other writer and the fix (False once the hub is the only writer
+// again).
 package resourceusage
