@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -19,10 +21,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
+	workv1 "github.com/flotilla/flotilla/api/work/v1"
 	"github.com/flotilla/flotilla/internal/clusteridentity"
 	"github.com/flotilla/flotilla/internal/conditions"
 )
@@ -46,6 +51,9 @@ const (
 type ManagedClusterReconciler struct {
 	Client client.Client
 	Clock  clock.PassiveClock
+	// CleanupTimeout bounds the wait, after a denial or deletion, for the agent to remove what the
+	// cluster's ManifestWorks applied (see cleanup.go); DefaultCleanupTimeout when zero.
+	CleanupTimeout time.Duration
 }
 
 var _ reconcile.Reconciler = (*ManagedClusterReconciler)(nil)
@@ -60,6 +68,9 @@ func (r *ManagedClusterReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Owns(&corev1.Namespace{}).
 		Owns(&rbacv1.Role{}).
 		Owns(&rbacv1.RoleBinding{}).
+		// A denied or deleted cluster's cleanup goes on as its add-ons and works go (or come back).
+		Watches(&workv1.ManifestWork{}, inNamespace, builder.WithPredicates(createdOrDeleted)).
+		Watches(&addonv1alpha1.ManagedClusterAddOn{}, inNamespace, builder.WithPredicates(createdOrDeleted)).
 		// The agent renews its lease every period: only a deleted lease needs the hub.
 		Owns(&coordinationv1.Lease{}, builder.WithPredicates(predicate.Funcs{
 			CreateFunc: func(event.CreateEvent) bool { return false },
@@ -74,6 +85,19 @@ func (r *ManagedClusterReconciler) SetupWithManager(mgr ctrl.Manager) error {
 // +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=clusterroles;clusterrolebindings;roles;rolebindings,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create
+// +kubebuilder:rbac:groups=work.open-cluster-management.io,resources=manifestworks,verbs=get;list;watch;patch;delete
+// +kubebuilder:rbac:groups=addon.open-cluster-management.io,resources=managedclusteraddons,verbs=get;list;watch;delete
+
+// inNamespace maps an object in a cluster's namespace to the cluster of that name.
+var inNamespace = handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
+	return []reconcile.Request{{NamespacedName: client.ObjectKey{Name: o.GetNamespace()}}}
+})
+
+// createdOrDeleted passes creations and deletions only: a work's status changes matter not.
+var createdOrDeleted = predicate.Funcs{
+	UpdateFunc:  func(event.UpdateEvent) bool { return false },
+	GenericFunc: func(event.GenericEvent) bool { return false },
+}
 
 // Reconcile makes a cluster's access match its acceptance.
 func (r *ManagedClusterReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
@@ -82,10 +106,7 @@ func (r *ManagedClusterReconciler) Reconcile(ctx context.Context, req reconcile.
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
 	if !mc.DeletionTimestamp.IsZero() {
-		if err := r.revoke(ctx, mc, true); err != nil {
-			return reconcile.Result{}, err
-		}
-		return reconcile.Result{}, r.removeFinalizer(ctx, mc)
+		return r.finishDeletion(ctx, mc)
 	}
 
 	// blocked is why an accepted cluster gets no access: an object the hub would write for it
@@ -121,15 +142,60 @@ func (r *ManagedClusterReconciler) Reconcile(ctx context.Context, req reconcile.
 	if err != nil {
 		return reconcile.Result{}, err
 	}
+	var cleanup cleanupPlan
 	if !granted {
-		if err := r.revoke(ctx, mc, false); err != nil {
+		// The agent keeps its work access until its works are gone (cleanup.go): only then are
+		// its access, the namespace and the finalizer taken away.
+		if cleanup, err = r.cleanUp(ctx, mc, deniedSince(mc, r.Clock.Now())); err != nil {
 			return reconcile.Result{}, err
 		}
-		if err := r.removeFinalizer(ctx, mc); err != nil {
+		if cleanup.Done {
+			if err := r.revoke(ctx, mc, false); err != nil {
+				return reconcile.Result{}, err
+			}
+			if err := r.removeFinalizer(ctx, mc); err != nil {
+				return reconcile.Result{}, err
+			}
+		}
+	}
+	return reconcile.Result{RequeueAfter: cleanup.RequeueAfter}, r.updateStatus(ctx, mc, blocked, cleanup)
+}
+
+// deniedSince is when the hub stopped granting mc access: when its HubAcceptedManagedCluster
+// condition turned False, or now for a cluster this pass denies.
+func deniedSince(mc *clusterv1.ManagedCluster, now time.Time) time.Time {
+	if c := meta.FindStatusCondition(mc.Status.Conditions, clusterv1.ManagedClusterConditionHubAccepted); c != nil && c.Status == metav1.ConditionFalse {
+		return c.LastTransitionTime.Time
+	}
+	return now
+}
+
+// finishDeletion cleans up a deleted cluster's namespace, then removes everything the hub made
+// for it and, last, the finalizer. OCM's Deleting condition says what the hub waits for.
+func (r *ManagedClusterReconciler) finishDeletion(ctx context.Context, mc *clusterv1.ManagedCluster) (reconcile.Result, error) {
+	cleanup, err := r.cleanUp(ctx, mc, mc.DeletionTimestamp.Time)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	if cleanup.Message != "" {
+		reason := clusterv1.ConditionDeletingReasonResourceRemaining
+		if len(cleanup.Release) > 0 {
+			reason = ReasonCleanupForced
+		}
+		if err := r.setCondition(ctx, mc, metav1.Condition{
+			Type: clusterv1.ManagedClusterConditionDeleting, Status: metav1.ConditionFalse, Reason: reason,
+			Message: cleanup.Message, ObservedGeneration: mc.Generation,
+		}); err != nil {
 			return reconcile.Result{}, err
 		}
 	}
-	return reconcile.Result{}, r.updateStatus(ctx, mc, blocked)
+	if !cleanup.Done {
+		return reconcile.Result{RequeueAfter: cleanup.RequeueAfter}, nil
+	}
+	if err := r.revoke(ctx, mc, true); err != nil {
+		return reconcile.Result{}, err
+	}
+	return reconcile.Result{}, r.removeFinalizer(ctx, mc)
 }
 
 // agentObjects are the objects the hub makes for a cluster's agent, by name, but for the lease
@@ -179,13 +245,17 @@ func (r *ManagedClusterReconciler) grantNamespaced(ctx context.Context, mc *clus
 	}
 	name := clusteridentity.RoleName(mc.Name)
 	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: mc.Name}}
-	if err := ensureOwned(ctx, r.Client, mc, role, func() { role.Rules = namespaceRules() }); err != nil {
+	if err := ensureOwned(ctx, r.Client, mc, role, func() {
+		role.Rules = namespaceRules()
+		controllerutil.AddFinalizer(role, AccessFinalizer)
+	}); err != nil {
 		return err
 	}
 	binding := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: mc.Name}}
 	if err := ensureOwned(ctx, r.Client, mc, binding, func() {
 		binding.RoleRef = rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: name}
 		binding.Subjects = groupSubject(mc.Name)
+		controllerutil.AddFinalizer(binding, AccessFinalizer)
 	}); err != nil {
 		return err
 	}
@@ -223,6 +293,9 @@ func setLabel(obj metav1.Object, key, value string) {
 // also the cluster-scoped role (deletion). The cluster's credentials then authorize nothing. Only
 // what the hub created for this cluster is deleted.
 func (r *ManagedClusterReconciler) revoke(ctx context.Context, mc *clusterv1.ManagedCluster, all bool) error {
+	if err := r.releaseAccess(ctx, mc); err != nil {
+		return fmt.Errorf("revoking the access of cluster %s: %w", mc.Name, err)
+	}
 	name := clusteridentity.RoleName(mc.Name)
 	objs := []client.Object{
 		// The binding first: access ends at once, before the namespace's slower deletion.
@@ -244,9 +317,14 @@ func (r *ManagedClusterReconciler) revoke(ctx context.Context, mc *clusterv1.Man
 	return nil
 }
 
-func (r *ManagedClusterReconciler) updateStatus(ctx context.Context, mc *clusterv1.ManagedCluster, blocked *notOwnedError) error {
+func (r *ManagedClusterReconciler) updateStatus(ctx context.Context, mc *clusterv1.ManagedCluster, blocked *notOwnedError, cleanup cleanupPlan) error {
+	return r.setCondition(ctx, mc, acceptanceConditions(mc, blocked, cleanup)...)
+}
+
+// setCondition writes conds into mc's status, if that changes it.
+func (r *ManagedClusterReconciler) setCondition(ctx context.Context, mc *clusterv1.ManagedCluster, conds ...metav1.Condition) error {
 	desired := mc.DeepCopy()
-	for _, c := range acceptanceConditions(mc, blocked) {
+	for _, c := range conds {
 		c.LastTransitionTime = metav1.NewTime(r.Clock.Now()) // kept by SetStatusCondition unless the status changes
 		meta.SetStatusCondition(&desired.Status.Conditions, c)
 	}
@@ -255,12 +333,16 @@ func (r *ManagedClusterReconciler) updateStatus(ctx context.Context, mc *cluster
 	}
 	// The optimistic lock makes a stale cached copy fail with a conflict (and a retry) instead of
 	// overwriting conditions other writers (the agent, the lease controller) set since.
-	return r.Client.Status().Patch(ctx, desired, client.MergeFromWithOptions(mc, client.MergeFromWithOptimisticLock{}))
+	if err := r.Client.Status().Patch(ctx, desired, client.MergeFromWithOptions(mc, client.MergeFromWithOptimisticLock{})); err != nil {
+		return err
+	}
+	*mc = *desired // the caller may write mc again (its finalizer)
+	return nil
 }
 
 // acceptanceConditions are the conditions the hub owns, computed from the spec and from blocked,
 // the object that kept the hub from granting an accepted cluster access.
-func acceptanceConditions(mc *clusterv1.ManagedCluster, blocked *notOwnedError) []metav1.Condition {
+func acceptanceConditions(mc *clusterv1.ManagedCluster, blocked *notOwnedError, cleanup cleanupPlan) []metav1.Condition {
 	if mc.Spec.HubAcceptsClient && blocked != nil {
 		return []metav1.Condition{{
 			Type: clusterv1.ManagedClusterConditionHubAccepted, Status: metav1.ConditionFalse,
@@ -275,12 +357,22 @@ func acceptanceConditions(mc *clusterv1.ManagedCluster, blocked *notOwnedError) 
 			ObservedGeneration: mc.Generation,
 		}}
 	}
-	if meta.FindStatusCondition(mc.Status.Conditions, clusterv1.ManagedClusterConditionHubAccepted) == nil {
+	old := meta.FindStatusCondition(mc.Status.Conditions, clusterv1.ManagedClusterConditionHubAccepted)
+	if old == nil {
 		return nil // never accepted: nothing to say yet
+	}
+	const again = "set spec.hubAcceptsClient to true to accept it again"
+	msg := "the hub no longer accepts the cluster: its agent's access was revoked; " + again
+	switch {
+	case !cleanup.Done:
+		msg = "the hub no longer accepts the cluster: " + cleanup.Message + "; then it revokes the agent's access and deletes namespace " + mc.Name
+	case len(cleanup.Release) > 0:
+		msg = "the hub no longer accepts the cluster: its agent's access was revoked, but " + cleanup.Message + "; " + again
+	case old.Reason == ReasonDenied && strings.Contains(old.Message, forcedMarker):
+		msg = old.Message // what was forced stays said until the cluster is accepted again
 	}
 	return []metav1.Condition{{
 		Type: clusterv1.ManagedClusterConditionHubAccepted, Status: metav1.ConditionFalse,
-		Reason: ReasonDenied, Message: "the hub no longer accepts the cluster: its agent's access was revoked; set spec.hubAcceptsClient to true to accept it again",
-		ObservedGeneration: mc.Generation,
+		Reason: ReasonDenied, Message: msg, ObservedGeneration: mc.Generation,
 	}}
 }
