@@ -387,3 +387,36 @@ func TestDeletionForcedAfterTimeout(t *testing.T) {
 		t.Errorf("after the timeout: works %v, namespace %v; want none", got.Works, got.Namespace)
 	}
 }
+
+// A namespace deleted by someone while its cluster is accepted is held by the agent's access
+// until the works are gone, and then released, so its deletion completes.
+func TestNamespaceDeletedWhileAcceptedIsReleasedOnceWorksAreGone(t *testing.T) {
+	e := newCleanupEnv(t)
+	e.create(heldWork("w"))
+	ns := &corev1.Namespace{}
+	if err := e.c.Get(context.Background(), client.ObjectKey{Name: "gpu-east"}, ns); err != nil {
+		t.Fatal(err)
+	}
+	ns.Finalizers = []string{"example.com/namespace-controller"} // the fake API server has no namespace controller
+	if err := e.c.Update(context.Background(), ns); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.c.Delete(context.Background(), ns); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.reconcile(); got.RequeueAfter <= 0 {
+		t.Errorf("requeue after %v, want the cleanup timeout's rest", got.RequeueAfter)
+	}
+	want := cleanupState{Namespace: true, ClusterFinalizer: true, Role: "works only+held", RoleBinding: "present+held",
+		Works: map[string]string{"w": "deleting, held"}, Addons: map[string]string{},
+		Condition: clusterv1.ManagedClusterConditionHubAccepted + "=True/" + ReasonAccepted}
+	if diff := cmp.Diff(want, e.state(clusterv1.ManagedClusterConditionHubAccepted)); diff != "" {
+		t.Fatalf("namespace deleted, work held (-want +got):\n%s", diff)
+	}
+	e.agentFinishes("w")
+	e.reconcile()
+	want.Role, want.RoleBinding, want.Works = "works only", "present", map[string]string{}
+	if diff := cmp.Diff(want, e.state(clusterv1.ManagedClusterConditionHubAccepted)); diff != "" {
+		t.Errorf("namespace deleted, works gone (-want +got):\n%s", diff)
+	}
+}

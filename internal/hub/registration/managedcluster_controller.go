@@ -134,6 +134,11 @@ func (r *ManagedClusterReconciler) Reconcile(ctx context.Context, req reconcile.
 	if err == nil && granted {
 		err = r.grantNamespaced(ctx, mc)
 	}
+	if te := (*terminatingError)(nil); errors.As(err, &te) {
+		// Its deletion, or its works' cleanup, brings the cluster back here; the timeout too.
+		ctrl.LoggerFrom(ctx).Info(te.Error(), "cluster", mc.Name)
+		return reconcile.Result{RequeueAfter: cmp.Or(te.RequeueAfter, time.Second)}, nil
+	}
 	// An object that is someone else's, made since firstNotOwned looked or (for a cluster that is
 	// not accepted) never looked for, blocks the grant and is left alone.
 	if no := (*notOwnedError)(nil); errors.As(err, &no) {
@@ -241,7 +246,17 @@ func (r *ManagedClusterReconciler) grantNamespaced(ctx context.Context, mc *clus
 		return err
 	}
 	if !ns.DeletionTimestamp.IsZero() {
-		return fmt.Errorf("namespace %s is still being deleted from an earlier denial; retrying", mc.Name)
+		// Deleted by someone while the cluster is accepted, or left by an earlier denial: the
+		// agent's works go first, as on denial, then the agent's access, so that the deletion
+		// completes and the hub can grant access in a new namespace.
+		p, err := r.cleanUp(ctx, mc, ns.DeletionTimestamp.Time)
+		if err == nil && p.Done {
+			err = r.releaseAccess(ctx, mc)
+		}
+		if err != nil {
+			return err
+		}
+		return &terminatingError{Namespace: mc.Name, RequeueAfter: p.RequeueAfter}
 	}
 	name := clusteridentity.RoleName(mc.Name)
 	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: mc.Name}}
@@ -278,6 +293,17 @@ func (r *ManagedClusterReconciler) grantNamespaced(ctx context.Context, mc *clus
 		return fmt.Errorf("lease %s/%s: %w", mc.Name, lease.Name, err)
 	}
 	return nil
+}
+
+// terminatingError says that the cluster's namespace is being deleted: the hub grants nothing in
+// it, and grants access in a new one once it is gone.
+type terminatingError struct {
+	Namespace    string
+	RequeueAfter time.Duration
+}
+
+func (e *terminatingError) Error() string {
+	return fmt.Sprintf("namespace %s is being deleted; the hub grants the agent access in a new one once it is gone", e.Namespace)
 }
 
 func setLabel(obj metav1.Object, key, value string) {
