@@ -420,3 +420,27 @@ func TestNamespaceDeletedWhileAcceptedIsReleasedOnceWorksAreGone(t *testing.T) {
 		t.Errorf("namespace deleted, works gone (-want +got):\n%s", diff)
 	}
 }
+
+// The finalizer that keeps the agent's access during a cleanup must not keep a binding deleted
+// by mistake from being made again while the cluster is accepted.
+func TestBindingDeletedByMistakeIsMadeAgain(t *testing.T) {
+	e := newCleanupEnv(t)
+	key := client.ObjectKey{Namespace: "gpu-east", Name: clusteridentity.RoleName("gpu-east")}
+	old := &rbacv1.RoleBinding{}
+	if err := e.c.Get(context.Background(), key, old); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.c.Delete(context.Background(), old); err != nil {
+		t.Fatal(err)
+	}
+	e.reconcile() // lets it go
+	e.reconcile() // makes it again (its deletion event, in a running hub)
+	got := &rbacv1.RoleBinding{}
+	if err := e.c.Get(context.Background(), key, got); err != nil {
+		t.Fatal(err)
+	}
+	// (The fake API server gives no UIDs: a binding not being deleted is the new one.)
+	if !got.DeletionTimestamp.IsZero() || !controllerutil.ContainsFinalizer(got, AccessFinalizer) {
+		t.Errorf("binding deleting %v, finalizers %v: want a new one, held", !got.DeletionTimestamp.IsZero(), got.Finalizers)
+	}
+}

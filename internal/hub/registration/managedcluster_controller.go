@@ -274,6 +274,16 @@ func (r *ManagedClusterReconciler) grantNamespaced(ctx context.Context, mc *clus
 	}); err != nil {
 		return err
 	}
+	// A Role or RoleBinding deleted by mistake while the cluster is accepted would stay, held by
+	// AccessFinalizer: the hub lets it go, and its deletion brings the cluster back here to make
+	// it again.
+	for _, obj := range []client.Object{role, binding} {
+		if !obj.GetDeletionTimestamp().IsZero() && controllerutil.RemoveFinalizer(obj, AccessFinalizer) {
+			if err := r.Client.Update(ctx, obj); client.IgnoreNotFound(err) != nil {
+				return fmt.Errorf("releasing %s %s/%s to make it again: %w", kindOf(r.Client, obj), obj.GetNamespace(), obj.GetName(), err)
+			}
+		}
+	}
 	// The lease is created once; after that the agent renews it, and the namespace is the hub's,
 	// so whatever lease is there is the one to renew.
 	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: clusterv1.ManagedClusterLeaseName, Namespace: mc.Name}}
