@@ -95,6 +95,10 @@ type Options struct {
 	// KueueTokenResync is how often the hub reads a MultiKueue worker's reported token again, for
 	// the next one (kueue.TokenResync when zero).
 	KueueTokenResync time.Duration
+	// ClusterCleanupTimeout bounds how long the hub waits, after a cluster is denied or deleted,
+	// for its agent to remove what the cluster's ManifestWorks applied before it removes the
+	// works' finalizers itself (registration.DefaultCleanupTimeout when zero).
+	ClusterCleanupTimeout time.Duration
 }
 
 // DefaultWebhookAddress is the CLI's webhook address: loopback, on a free port, since only the
@@ -175,7 +179,7 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		clk = clock.RealClock{}
 	}
 	for _, r := range []interface{ SetupWithManager(ctrl.Manager) error }{
-		&registration.ManagedClusterReconciler{Client: mgr.GetClient(), Clock: clk},
+		&registration.ManagedClusterReconciler{Client: mgr.GetClient(), Clock: clk, CleanupTimeout: opts.ClusterCleanupTimeout},
 		&registration.RenewalReconciler{Client: mgr.GetClient(), Certificates: cs, Clock: clk},
 		&addonregistration.Reconciler{Client: mgr.GetClient(), Certificates: cs, Clock: clk},
 		&lease.Reconciler{Client: mgr.GetClient(), Clock: clk},

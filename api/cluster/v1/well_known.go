@@ -18,6 +18,16 @@ const (
 	ManagedClusterConditionClockSynced = "ManagedClusterConditionClockSynced"
 )
 
+// ManagedClusterConditionDeleting is OCM's condition of a ManagedCluster being deleted: False,
+// reason ConditionDeletingReasonResourceRemaining, while objects in the cluster's namespace (its
+// ManagedClusterAddOns and ManifestWorks) are still being removed; True, reason
+// ConditionDeletingReasonNoResource, once none is left.
+const (
+	ManagedClusterConditionDeleting          = "Deleting"
+	ConditionDeletingReasonResourceRemaining = "ResourceRemaining"
+	ConditionDeletingReasonNoResource        = "NoResource"
+)
+
 // ManagedClusterReasonLeaseUpdateStopped is the reason the hub gives when it sets
 // ManagedClusterConditionAvailable to Unknown because the agent stopped renewing its lease.
 const ManagedClusterReasonLeaseUpdateStopped = "ManagedClusterLeaseUpdateStopped"

@@ -23,8 +23,10 @@ import (
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
 )
 
-// Finalizer holds a ManifestWork on the hub until the agent has removed what it applied.
-const Finalizer = "cluster.open-cluster-management.io/manifest-work-cleanup"
+// Finalizer holds a ManifestWork on the hub until the agent has removed what it applied. The
+// hub's registration controller knows it too (it removes it from the works of a denied or deleted
+// cluster whose agent did not): both take it from the API package.
+const Finalizer = workv1.ManifestWorkFinalizer
 
 // crdRetry is how soon a work waiting for a CRD, or for its objects to be deleted, is looked at again.
 const crdRetry = time.Second

@@ -14,6 +14,7 @@ import (
 	"github.com/flotilla/flotilla/internal/cli/kubeflags"
 	"github.com/flotilla/flotilla/internal/cli/streams"
 	"github.com/flotilla/flotilla/internal/hub"
+	"github.com/flotilla/flotilla/internal/hub/registration"
 )
 
 // NewCommand returns `flotilla hub`.
@@ -83,6 +84,9 @@ func NewCommand(_ streams.IO) *cobra.Command {
 	f.StringVar(&opts.KueueNamespace, "kueue-namespace", opts.KueueNamespace, "Kueue's namespace on the hub (default kueue-system)")
 	f.BoolVar(&opts.KueueDispatcher, "kueue-dispatcher", opts.KueueDispatcher,
 		"nominate MultiKueue workers in placement order (set when Kueue on the hub runs with multiKueue.dispatcherName flotilla.io/placement-ranked)")
+	f.DurationVar(&opts.ClusterCleanupTimeout, "cluster-cleanup-timeout", registration.DefaultCleanupTimeout,
+		"how long the hub waits, after a cluster is denied or deleted, for its agent to remove what the cluster's ManifestWorks applied; "+
+			"after it the hub removes the works' finalizers itself, and what they applied may stay on the cluster (docs/registration.md)")
 	return cmd
 }
 

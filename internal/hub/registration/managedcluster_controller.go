@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -19,10 +21,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
+	workv1 "github.com/flotilla/flotilla/api/work/v1"
 	"github.com/flotilla/flotilla/internal/clusteridentity"
 	"github.com/flotilla/flotilla/internal/conditions"
 )
@@ -46,6 +51,9 @@ const (
 type ManagedClusterReconciler struct {
 	Client client.Client
 	Clock  clock.PassiveClock
+	// CleanupTimeout bounds the wait, after a denial or deletion, for the agent to remove what the
+	// cluster's ManifestWorks applied (see cleanup.go); DefaultCleanupTimeout when zero.
+	CleanupTimeout time.Duration
 }
 
 var _ reconcile.Reconciler = (*ManagedClusterReconciler)(nil)
@@ -60,6 +68,9 @@ func (r *ManagedClusterReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Owns(&corev1.Namespace{}).
 		Owns(&rbacv1.Role{}).
 		Owns(&rbacv1.RoleBinding{}).
+		// A denied or deleted cluster's cleanup goes on as its add-ons and works go (or come back).
+		Watches(&workv1.ManifestWork{}, inNamespace, builder.WithPredicates(createdOrDeleted)).
+		Watches(&addonv1alpha1.ManagedClusterAddOn{}, inNamespace, builder.WithPredicates(createdOrDeleted)).
 		// The agent renews its lease every period: only a deleted lease needs the hub.
 		Owns(&coordinationv1.Lease{}, builder.WithPredicates(predicate.Funcs{
 			CreateFunc: func(event.CreateEvent) bool { return false },
@@ -74,6 +85,19 @@ func (r *ManagedClusterReconciler) SetupWithManager(mgr ctrl.Manager) error {
 // +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=clusterroles;clusterrolebindings;roles;rolebindings,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create
+// +kubebuilder:rbac:groups=work.open-cluster-management.io,resources=manifestworks,verbs=get;list;watch;patch;delete
+// +kubebuilder:rbac:groups=addon.open-cluster-management.io,resources=managedclusteraddons,verbs=get;list;watch;delete
+
+// inNamespace maps an object in a cluster's namespace to the cluster of that name.
+var inNamespace = handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
+	return []reconcile.Request{{NamespacedName: client.ObjectKey{Name: o.GetNamespace()}}}
+})
+
+// createdOrDeleted passes creations and deletions only: a work's status changes matter not.
+var createdOrDeleted = predicate.Funcs{
+	UpdateFunc:  func(event.UpdateEvent) bool { return false },
+	GenericFunc: func(event.GenericEvent) bool { return false },
+}
 
 // Reconcile makes a cluster's access match its acceptance.
 func (r *ManagedClusterReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
@@ -82,10 +106,7 @@ func (r *ManagedClusterReconciler) Reconcile(ctx context.Context, req reconcile.
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
 	if !mc.DeletionTimestamp.IsZero() {
-		if err := r.revoke(ctx, mc, true); err != nil {
-			return reconcile.Result{}, err
-		}
-		return reconcile.Result{}, r.removeFinalizer(ctx, mc)
+		return r.finishDeletion(ctx, mc)
 	}
 
 	// blocked is why an accepted cluster gets no access: an object the hub would write for it
@@ -113,6 +134,11 @@ func (r *ManagedClusterReconciler) Reconcile(ctx context.Context, req reconcile.
 	if err == nil && granted {
 		err = r.grantNamespaced(ctx, mc)
 	}
+	if te := (*terminatingError)(nil); errors.As(err, &te) {
+		// Its deletion, or its works' cleanup, brings the cluster back here; the timeout too.
+		ctrl.LoggerFrom(ctx).Info(te.Error(), "cluster", mc.Name)
+		return reconcile.Result{RequeueAfter: cmp.Or(te.RequeueAfter, time.Second)}, nil
+	}
 	// An object that is someone else's, made since firstNotOwned looked or (for a cluster that is
 	// not accepted) never looked for, blocks the grant and is left alone.
 	if no := (*notOwnedError)(nil); errors.As(err, &no) {
@@ -121,15 +147,60 @@ func (r *ManagedClusterReconciler) Reconcile(ctx context.Context, req reconcile.
 	if err != nil {
 		return reconcile.Result{}, err
 	}
+	var cleanup cleanupPlan
 	if !granted {
-		if err := r.revoke(ctx, mc, false); err != nil {
+		// The agent keeps its work access until its works are gone (cleanup.go): only then are
+		// its access, the namespace and the finalizer taken away.
+		if cleanup, err = r.cleanUp(ctx, mc, deniedSince(mc, r.Clock.Now())); err != nil {
 			return reconcile.Result{}, err
 		}
-		if err := r.removeFinalizer(ctx, mc); err != nil {
+		if cleanup.Done {
+			if err := r.revoke(ctx, mc, false); err != nil {
+				return reconcile.Result{}, err
+			}
+			if err := r.removeFinalizer(ctx, mc); err != nil {
+				return reconcile.Result{}, err
+			}
+		}
+	}
+	return reconcile.Result{RequeueAfter: cleanup.RequeueAfter}, r.updateStatus(ctx, mc, blocked, cleanup)
+}
+
+// deniedSince is when the hub stopped granting mc access: when its HubAcceptedManagedCluster
+// condition turned False, or now for a cluster this pass denies.
+func deniedSince(mc *clusterv1.ManagedCluster, now time.Time) time.Time {
+	if c := meta.FindStatusCondition(mc.Status.Conditions, clusterv1.ManagedClusterConditionHubAccepted); c != nil && c.Status == metav1.ConditionFalse {
+		return c.LastTransitionTime.Time
+	}
+	return now
+}
+
+// finishDeletion cleans up a deleted cluster's namespace, then removes everything the hub made
+// for it and, last, the finalizer. OCM's Deleting condition says what the hub waits for.
+func (r *ManagedClusterReconciler) finishDeletion(ctx context.Context, mc *clusterv1.ManagedCluster) (reconcile.Result, error) {
+	cleanup, err := r.cleanUp(ctx, mc, mc.DeletionTimestamp.Time)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	if cleanup.Message != "" {
+		reason := clusterv1.ConditionDeletingReasonResourceRemaining
+		if len(cleanup.Release) > 0 {
+			reason = ReasonCleanupForced
+		}
+		if err := r.setCondition(ctx, mc, metav1.Condition{
+			Type: clusterv1.ManagedClusterConditionDeleting, Status: metav1.ConditionFalse, Reason: reason,
+			Message: cleanup.Message, ObservedGeneration: mc.Generation,
+		}); err != nil {
 			return reconcile.Result{}, err
 		}
 	}
-	return reconcile.Result{}, r.updateStatus(ctx, mc, blocked)
+	if !cleanup.Done {
+		return reconcile.Result{RequeueAfter: cleanup.RequeueAfter}, nil
+	}
+	if err := r.revoke(ctx, mc, true); err != nil {
+		return reconcile.Result{}, err
+	}
+	return reconcile.Result{}, r.removeFinalizer(ctx, mc)
 }
 
 // agentObjects are the objects the hub makes for a cluster's agent, by name, but for the lease
@@ -175,19 +246,43 @@ func (r *ManagedClusterReconciler) grantNamespaced(ctx context.Context, mc *clus
 		return err
 	}
 	if !ns.DeletionTimestamp.IsZero() {
-		return fmt.Errorf("namespace %s is still being deleted from an earlier denial; retrying", mc.Name)
+		// Deleted by someone while the cluster is accepted, or left by an earlier denial: the
+		// agent's works go first, as on denial, then the agent's access, so that the deletion
+		// completes and the hub can grant access in a new namespace.
+		p, err := r.cleanUp(ctx, mc, ns.DeletionTimestamp.Time)
+		if err == nil && p.Done {
+			err = r.releaseAccess(ctx, mc)
+		}
+		if err != nil {
+			return err
+		}
+		return &terminatingError{Namespace: mc.Name, RequeueAfter: p.RequeueAfter}
 	}
 	name := clusteridentity.RoleName(mc.Name)
 	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: mc.Name}}
-	if err := ensureOwned(ctx, r.Client, mc, role, func() { role.Rules = namespaceRules() }); err != nil {
+	if err := ensureOwned(ctx, r.Client, mc, role, func() {
+		role.Rules = namespaceRules()
+		controllerutil.AddFinalizer(role, AccessFinalizer)
+	}); err != nil {
 		return err
 	}
 	binding := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: mc.Name}}
 	if err := ensureOwned(ctx, r.Client, mc, binding, func() {
 		binding.RoleRef = rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: name}
 		binding.Subjects = groupSubject(mc.Name)
+		controllerutil.AddFinalizer(binding, AccessFinalizer)
 	}); err != nil {
 		return err
+	}
+	// A Role or RoleBinding deleted by mistake while the cluster is accepted would stay, held by
+	// AccessFinalizer: the hub lets it go, and its deletion brings the cluster back here to make
+	// it again.
+	for _, obj := range []client.Object{role, binding} {
+		if !obj.GetDeletionTimestamp().IsZero() && controllerutil.RemoveFinalizer(obj, AccessFinalizer) {
+			if err := r.Client.Update(ctx, obj); client.IgnoreNotFound(err) != nil {
+				return fmt.Errorf("releasing %s %s/%s to make it again: %w", kindOf(r.Client, obj), obj.GetNamespace(), obj.GetName(), err)
+			}
+		}
 	}
 	// The lease is created once; after that the agent renews it, and the namespace is the hub's,
 	// so whatever lease is there is the one to renew.
@@ -210,6 +305,17 @@ func (r *ManagedClusterReconciler) grantNamespaced(ctx context.Context, mc *clus
 	return nil
 }
 
+// terminatingError says that the cluster's namespace is being deleted: the hub grants nothing in
+// it, and grants access in a new one once it is gone.
+type terminatingError struct {
+	Namespace    string
+	RequeueAfter time.Duration
+}
+
+func (e *terminatingError) Error() string {
+	return fmt.Sprintf("namespace %s is being deleted; the hub grants the agent access in a new one once it is gone", e.Namespace)
+}
+
 func setLabel(obj metav1.Object, key, value string) {
 	labels := obj.GetLabels()
 	if labels == nil {
@@ -223,6 +329,9 @@ func setLabel(obj metav1.Object, key, value string) {
 // also the cluster-scoped role (deletion). The cluster's credentials then authorize nothing. Only
 // what the hub created for this cluster is deleted.
 func (r *ManagedClusterReconciler) revoke(ctx context.Context, mc *clusterv1.ManagedCluster, all bool) error {
+	if err := r.releaseAccess(ctx, mc); err != nil {
+		return fmt.Errorf("revoking the access of cluster %s: %w", mc.Name, err)
+	}
 	name := clusteridentity.RoleName(mc.Name)
 	objs := []client.Object{
 		// The binding first: access ends at once, before the namespace's slower deletion.
@@ -244,9 +353,14 @@ func (r *ManagedClusterReconciler) revoke(ctx context.Context, mc *clusterv1.Man
 	return nil
 }
 
-func (r *ManagedClusterReconciler) updateStatus(ctx context.Context, mc *clusterv1.ManagedCluster, blocked *notOwnedError) error {
+func (r *ManagedClusterReconciler) updateStatus(ctx context.Context, mc *clusterv1.ManagedCluster, blocked *notOwnedError, cleanup cleanupPlan) error {
+	return r.setCondition(ctx, mc, acceptanceConditions(mc, blocked, cleanup)...)
+}
+
+// setCondition writes conds into mc's status, if that changes it.
+func (r *ManagedClusterReconciler) setCondition(ctx context.Context, mc *clusterv1.ManagedCluster, conds ...metav1.Condition) error {
 	desired := mc.DeepCopy()
-	for _, c := range acceptanceConditions(mc, blocked) {
+	for _, c := range conds {
 		c.LastTransitionTime = metav1.NewTime(r.Clock.Now()) // kept by SetStatusCondition unless the status changes
 		meta.SetStatusCondition(&desired.Status.Conditions, c)
 	}
@@ -255,12 +369,16 @@ func (r *ManagedClusterReconciler) updateStatus(ctx context.Context, mc *cluster
 	}
 	// The optimistic lock makes a stale cached copy fail with a conflict (and a retry) instead of
 	// overwriting conditions other writers (the agent, the lease controller) set since.
-	return r.Client.Status().Patch(ctx, desired, client.MergeFromWithOptions(mc, client.MergeFromWithOptimisticLock{}))
+	if err := r.Client.Status().Patch(ctx, desired, client.MergeFromWithOptions(mc, client.MergeFromWithOptimisticLock{})); err != nil {
+		return err
+	}
+	*mc = *desired // the caller may write mc again (its finalizer)
+	return nil
 }
 
 // acceptanceConditions are the conditions the hub owns, computed from the spec and from blocked,
 // the object that kept the hub from granting an accepted cluster access.
-func acceptanceConditions(mc *clusterv1.ManagedCluster, blocked *notOwnedError) []metav1.Condition {
+func acceptanceConditions(mc *clusterv1.ManagedCluster, blocked *notOwnedError, cleanup cleanupPlan) []metav1.Condition {
 	if mc.Spec.HubAcceptsClient && blocked != nil {
 		return []metav1.Condition{{
 			Type: clusterv1.ManagedClusterConditionHubAccepted, Status: metav1.ConditionFalse,
@@ -275,12 +393,22 @@ func acceptanceConditions(mc *clusterv1.ManagedCluster, blocked *notOwnedError) 
 			ObservedGeneration: mc.Generation,
 		}}
 	}
-	if meta.FindStatusCondition(mc.Status.Conditions, clusterv1.ManagedClusterConditionHubAccepted) == nil {
+	old := meta.FindStatusCondition(mc.Status.Conditions, clusterv1.ManagedClusterConditionHubAccepted)
+	if old == nil {
 		return nil // never accepted: nothing to say yet
+	}
+	const again = "set spec.hubAcceptsClient to true to accept it again"
+	msg := "the hub no longer accepts the cluster: its agent's access was revoked; " + again
+	switch {
+	case !cleanup.Done:
+		msg = "the hub no longer accepts the cluster: " + cleanup.Message + "; then it revokes the agent's access and deletes namespace " + mc.Name
+	case len(cleanup.Release) > 0:
+		msg = "the hub no longer accepts the cluster: its agent's access was revoked, but " + cleanup.Message + "; " + again
+	case old.Reason == ReasonDenied && strings.Contains(old.Message, forcedMarker):
+		msg = old.Message // what was forced stays said until the cluster is accepted again
 	}
 	return []metav1.Condition{{
 		Type: clusterv1.ManagedClusterConditionHubAccepted, Status: metav1.ConditionFalse,
-		Reason: ReasonDenied, Message: "the hub no longer accepts the cluster: its agent's access was revoked; set spec.hubAcceptsClient to true to accept it again",
-		ObservedGeneration: mc.Generation,
+		Reason: ReasonDenied, Message: msg, ObservedGeneration: mc.Generation,
 	}}
 }

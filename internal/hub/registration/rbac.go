@@ -91,3 +91,12 @@ func namespaceRules() []rbacv1.PolicyRule {
 func groupSubject(cluster string) []rbacv1.Subject {
 	return []rbacv1.Subject{{Kind: rbacv1.GroupKind, APIGroup: rbacv1.GroupName, Name: clusteridentity.Group(cluster)}}
 }
+
+// workCleanupRules are what the agent of a denied or deleted cluster keeps in its namespace until
+// its works are gone: read its ManifestWorks, report their removal and remove its finalizer.
+func workCleanupRules() []rbacv1.PolicyRule {
+	return []rbacv1.PolicyRule{
+		{APIGroups: []string{workGroup}, Resources: []string{"manifestworks"}, Verbs: []string{"get", "list", "watch", "update", "patch"}},
+		{APIGroups: []string{workGroup}, Resources: []string{"manifestworks/status"}, Verbs: []string{"update", "patch"}},
+	}
+}
