@@ -1,9 +1,14 @@
 package testenv
 
 import (
+	"context"
 	"testing"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/flotilla/flotilla/internal/hub"
+	"github.com/flotilla/flotilla/internal/hub/webhook"
 )
 
 // TestHubOptions are the hub's options for a test: every controller, no leader election, no
@@ -29,4 +34,18 @@ func (e *Env) StartHub(t testing.TB, opts hub.Options) (stop func()) {
 		t.Fatal(err)
 	}
 	return run(t, mgr)
+}
+
+// DeleteWebhookConfigurationAtEnd deletes the hub's admission webhook configuration when the
+// test ends. The configuration outlives the hub and refuses writes while nothing answers, so a
+// test that starts a hub with its webhook calls this first: cleanups run last-in first-out, so
+// it runs after the hub has stopped and the package's other tests can write again.
+func (e *Env) DeleteWebhookConfigurationAtEnd(t testing.TB) {
+	t.Helper()
+	t.Cleanup(func() {
+		err := e.Hub.Client.AdmissionregistrationV1().ValidatingWebhookConfigurations().Delete(context.Background(), webhook.ConfigurationName, metav1.DeleteOptions{})
+		if err != nil && !apierrors.IsNotFound(err) {
+			t.Errorf("deleting the webhook configuration: %v", err)
+		}
+	})
 }

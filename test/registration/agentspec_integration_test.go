@@ -23,7 +23,6 @@ import (
 	"github.com/flotilla/flotilla/internal/clusteridentity"
 	"github.com/flotilla/flotilla/internal/hub"
 	hubreg "github.com/flotilla/flotilla/internal/hub/registration"
-	"github.com/flotilla/flotilla/internal/hub/webhook"
 	"github.com/flotilla/flotilla/internal/testenv"
 )
 
@@ -78,14 +77,7 @@ func TestAgentMayNotRewriteItsCluster(t *testing.T) {
 	env := testenv.Start(t, testenv.Options{Spokes: 2, CRDs: true})
 	ctx := context.Background()
 	c := hubClient(t, env)
-	// The webhook configuration outlives the hub: remove it after the hub stops (cleanups run
-	// last first), so the package's other tests can write.
-	t.Cleanup(func() {
-		err := env.Hub.Client.AdmissionregistrationV1().ValidatingWebhookConfigurations().Delete(context.Background(), webhook.ConfigurationName, metav1.DeleteOptions{})
-		if err != nil && !apierrors.IsNotFound(err) {
-			t.Errorf("removing the webhook configuration: %v", err)
-		}
-	})
+	env.DeleteWebhookConfigurationAtEnd(t) // after the hub stops, so the package's other tests can write
 	startHubWith(t, env, func(o *hub.Options) { o.WebhookAddress = "127.0.0.1:0" })
 	testenv.WaitFor(t, 30*time.Second, "the hub's webhook to answer", func(ctx context.Context) (bool, string, error) {
 		err := c.Create(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "kube-system"}}, client.DryRunAll)

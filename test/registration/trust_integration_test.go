@@ -22,7 +22,6 @@ import (
 	"github.com/flotilla/flotilla/api/scheme"
 	"github.com/flotilla/flotilla/internal/hub"
 	hubreg "github.com/flotilla/flotilla/internal/hub/registration"
-	"github.com/flotilla/flotilla/internal/hub/webhook"
 	"github.com/flotilla/flotilla/internal/testenv"
 )
 
@@ -33,14 +32,7 @@ func TestBootstrapIdentityCannotTakeOverNamespaces(t *testing.T) {
 	env := testenv.Start(t, testenv.Options{Spokes: 2, CRDs: true})
 	ctx := context.Background()
 	c := hubClient(t, env)
-	// The webhook configuration outlives the hub and refuses writes while nothing answers: remove
-	// it after the hub stops (cleanups run last first), so the package's other tests can write.
-	t.Cleanup(func() {
-		err := env.Hub.Client.AdmissionregistrationV1().ValidatingWebhookConfigurations().Delete(context.Background(), webhook.ConfigurationName, metav1.DeleteOptions{})
-		if err != nil && !apierrors.IsNotFound(err) {
-			t.Errorf("removing the webhook configuration: %v", err)
-		}
-	})
+	env.DeleteWebhookConfigurationAtEnd(t) // after the hub stops, so the package's other tests can write
 	startHubWith(t, env, func(o *hub.Options) { o.WebhookAddress = "127.0.0.1:0" })
 	bc, err := client.New(bootstrapConfig(t, env), client.Options{Scheme: scheme.Scheme})
 	if err != nil {

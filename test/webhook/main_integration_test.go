@@ -101,14 +101,7 @@ func (r *replica) waitElected(t *testing.T, timeout time.Duration) {
 
 // deleteConfigurationAtEnd deletes the webhook configuration when the test ends; called before
 // the hubs start, it runs after they stop (cleanups run last-in first-out).
-func deleteConfigurationAtEnd(t *testing.T, env *testenv.Env) {
-	t.Cleanup(func() {
-		err := env.Hub.Client.AdmissionregistrationV1().ValidatingWebhookConfigurations().Delete(context.Background(), webhook.ConfigurationName, metav1.DeleteOptions{})
-		if client.IgnoreNotFound(err) != nil {
-			t.Errorf("deleting the webhook configuration: %v", err)
-		}
-	})
-}
+func deleteConfigurationAtEnd(t *testing.T, env *testenv.Env) { env.DeleteWebhookConfigurationAtEnd(t) }
 
 // waitForWebhook returns once the API server sends ManagedCluster writes to a hub that answers.
 // The API server learns of the configuration a moment after it is written, and may still hold an

@@ -41,16 +41,9 @@ func TestDenialOfAGoneAgentIsForcedAfterTheTimeout(t *testing.T) {
 	createWork(t, hub, cleanupWorkload(t, j.Name))
 	waitWork(t, hub, j.Name, "cleanup", "every manifest applied", allApplied)
 	j.stopWork() // the agent is gone
-	mc := &clusterv1.ManagedCluster{}
-	if err := hub.Get(ctx, client.ObjectKey{Name: j.Name}, mc); err != nil {
-		t.Fatal(err)
-	}
-	patch := client.MergeFrom(mc.DeepCopy())
-	mc.Spec.HubAcceptsClient = false
-	if err := hub.Patch(ctx, mc, patch); err != nil {
-		t.Fatal(err)
-	}
+	deny(t, hub, j.Name)
 	waitHubNamespaceGone(t, hub, j.Name)
+	mc := &clusterv1.ManagedCluster{}
 	if err := hub.Get(ctx, client.ObjectKey{Name: j.Name}, mc); err != nil {
 		t.Fatal(err)
 	}

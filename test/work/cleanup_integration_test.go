@@ -96,6 +96,21 @@ func waitAgentAccess(t *testing.T, a *agentreg.Agent, cluster string) {
 	})
 }
 
+// deny sets the cluster's spec.hubAcceptsClient to false, as an administrator denying it.
+func deny(t *testing.T, hub client.Client, cluster string) {
+	t.Helper()
+	ctx := context.Background()
+	mc := &clusterv1.ManagedCluster{}
+	if err := hub.Get(ctx, client.ObjectKey{Name: cluster}, mc); err != nil {
+		t.Fatal(err)
+	}
+	patch := client.MergeFrom(mc.DeepCopy())
+	mc.Spec.HubAcceptsClient = false
+	if err := hub.Patch(ctx, mc, patch); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // The issue this guards against: the hub took the agent's access away before its works were
 // gone, so the agent could not remove what they applied, the works' finalizer kept the namespace
 // Terminating for ever, and the cluster's name could not be used again.
@@ -110,16 +125,9 @@ func TestDeniedOrDeletedClusterIsCleanedUp(t *testing.T) {
 
 	t.Run("denied: the agent removes what the works applied, then the namespace goes and the cluster can be accepted again", func(t *testing.T) {
 		j := clusters[0]
-		mc := &clusterv1.ManagedCluster{}
-		if err := hub.Get(ctx, client.ObjectKey{Name: j.Name}, mc); err != nil {
-			t.Fatal(err)
-		}
-		patch := client.MergeFrom(mc.DeepCopy())
-		mc.Spec.HubAcceptsClient = false
-		if err := hub.Patch(ctx, mc, patch); err != nil {
-			t.Fatal(err)
-		}
+		deny(t, hub, j.Name)
 		waitSpokeCleaned(t, j)
+		mc := &clusterv1.ManagedCluster{}
 		waitHubNamespaceGone(t, hub, j.Name)
 		if err := hub.Get(ctx, client.ObjectKey{Name: j.Name}, mc); err != nil {
 			t.Fatal(err)

@@ -24,6 +24,7 @@ import (
 	"k8s.io/client-go/rest"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/utils/clock"
 	clocktesting "k8s.io/utils/clock/testing"
 	ctrlclient "sigs.k8s.io/controller-runtime/pkg/client"
 	ctrlfake "sigs.k8s.io/controller-runtime/pkg/client/fake"
@@ -107,6 +108,29 @@ func (h *fakeHub) requests(t *testing.T) []certificatesv1.CertificateSigningRequ
 	return l.Items
 }
 
+// credentialsLoopFor is an agent of cluster gpu-east whose hub holds mca and hub's requests, its
+// hub client, and a step function that runs one round of its credentials loop and returns the wait until the next.
+func credentialsLoopFor(t *testing.T, clk clock.WithTicker, hub *fakeHub, spoke *fake.Clientset, mca *addonv1alpha1.ManagedClusterAddOn) (*Agent, ctrlclient.Client, func() time.Duration) {
+	t.Helper()
+	hubClient := ctrlfake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(mca).
+		WithStatusSubresource(&addonv1alpha1.ManagedClusterAddOn{}).Build()
+	a := &Agent{opts: Options{
+		ClusterName: "gpu-east", AgentID: "a1", Poll: time.Second, Resync: 2 * time.Hour, ApprovalTimeout: 10 * time.Minute,
+		InitialBackoff: time.Second, Clock: clk, Log: logr.Discard(),
+	}, spoke: spoke}
+	hubConfig := &rest.Config{Host: "https://hub.test:6443", TLSClientConfig: rest.TLSClientConfig{CAData: []byte("hub CA")}}
+	a.view.Set(&view{hub: &registration.HubClients{Config: hubConfig, Client: hubClient, Kube: hub}, reader: hubClient})
+	l := &credentialsLoop{a: a, states: map[regKey]*regState{}}
+	return a, hubClient, func() time.Duration {
+		t.Helper()
+		next, err := l.step(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return next
+	}
+}
+
 // TestCredentialsLoop runs the credentials loop against a fake hub and spoke: a registration
 // gets a request, its certificate lands in the Secret with a kubeconfig, ClusterCertificateRotated
 // is reported, the next request comes at 80% of the lifetime, and a removed registration loses
@@ -122,24 +146,8 @@ func TestCredentialsLoop(t *testing.T) {
 			{SignerName: addonv1alpha1.KubeAPIServerClientSignerName},
 		}},
 	}
-	hubClient := ctrlfake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(mca).
-		WithStatusSubresource(&addonv1alpha1.ManagedClusterAddOn{}).Build()
 	spoke := fake.NewClientset(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "scorer-ns"}})
-	a := &Agent{opts: Options{
-		ClusterName: "gpu-east", AgentID: "a1", Poll: time.Second, Resync: 2 * time.Hour, ApprovalTimeout: 10 * time.Minute,
-		InitialBackoff: time.Second, Clock: clk, Log: logr.Discard(),
-	}, spoke: spoke}
-	hubConfig := &rest.Config{Host: "https://hub.test:6443", TLSClientConfig: rest.TLSClientConfig{CAData: []byte("hub CA")}}
-	a.view.Set(&view{hub: &registration.HubClients{Config: hubConfig, Client: hubClient, Kube: hub}, reader: hubClient})
-	l := &credentialsLoop{a: a, states: map[regKey]*regState{}}
-	step := func() time.Duration {
-		t.Helper()
-		next, err := l.step(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return next
-	}
+	_, hubClient, step := credentialsLoopFor(t, clk, hub, spoke, mca)
 
 	if next := step(); next != time.Second {
 		t.Errorf("next round %s after filing a request, want the poll (1s)", next)

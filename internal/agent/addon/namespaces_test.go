@@ -12,14 +12,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
-	"k8s.io/client-go/rest"
 	clienttesting "k8s.io/client-go/testing"
 	clocktesting "k8s.io/utils/clock/testing"
-	ctrlfake "sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
-	"github.com/flotilla/flotilla/api/scheme"
-	"github.com/flotilla/flotilla/internal/agent/registration"
 )
 
 // woken says whether ch has closed.
@@ -116,8 +112,6 @@ func TestCredentialsWaitForNamespace(t *testing.T) {
 			{SignerName: addonv1alpha1.KubeAPIServerClientSignerName},
 		}},
 	}
-	hubClient := ctrlfake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(mca).
-		WithStatusSubresource(&addonv1alpha1.ManagedClusterAddOn{}).Build()
 	spoke := fake.NewClientset()
 	// As an API server does: no object in a namespace that does not exist.
 	spoke.PrependReactor("create", "secrets", func(act clienttesting.Action) (bool, runtime.Object, error) {
@@ -126,22 +120,8 @@ func TestCredentialsWaitForNamespace(t *testing.T) {
 		}
 		return false, nil, nil
 	})
-	a := &Agent{opts: Options{
-		ClusterName: "gpu-east", AgentID: "a1", Poll: time.Second, Resync: 2 * time.Hour, ApprovalTimeout: 10 * time.Minute,
-		InitialBackoff: time.Second, Clock: clk, Log: logr.Discard(),
-	}, spoke: spoke}
+	a, _, step := credentialsLoopFor(t, clk, hub, spoke, mca)
 	a.namespaces.setSynced()
-	hubConfig := &rest.Config{Host: "https://hub.test:6443", TLSClientConfig: rest.TLSClientConfig{CAData: []byte("hub CA")}}
-	a.view.Set(&view{hub: &registration.HubClients{Config: hubConfig, Client: hubClient, Kube: hub}, reader: hubClient})
-	l := &credentialsLoop{a: a, states: map[regKey]*regState{}}
-	step := func() time.Duration {
-		t.Helper()
-		next, err := l.step(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return next
-	}
 
 	step()
 	hub.sign(t, hub.requests(t)[0].Name, epoch, time.Hour)

@@ -8,7 +8,6 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
-	"math/big"
 	"testing"
 	"time"
 
@@ -154,26 +153,13 @@ func TestCheckCustomRequest(t *testing.T) {
 
 func TestSign(t *testing.T) {
 	now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	caTmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "gpu-ca"}, IsCA: true, BasicConstraintsValid: true,
-		KeyUsage: x509.KeyUsageCertSign, NotBefore: now.Add(-time.Hour), NotAfter: now.Add(365 * 24 * time.Hour)}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyDER, err := x509.MarshalPKCS8PrivateKey(caKey)
-	if err != nil {
-		t.Fatal(err)
-	}
+	caPEM, caKeyPEM := testCA(t, now)
 	block, _ := pem.Decode(requestPEM(t, pkix.Name{CommonName: "metrics", Organization: []string{"a"}}))
 	req, err := x509.ParseCertificateRequest(block.Bytes)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := sign(req, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}), pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}), now)
+	out, err := sign(req, caPEM, caKeyPEM, now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +168,8 @@ func TestSign(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ca, _ := x509.ParseCertificate(caDER)
+	caBlock, _ := pem.Decode(caPEM)
+	ca, _ := x509.ParseCertificate(caBlock.Bytes)
 	if err := cert.CheckSignatureFrom(ca); err != nil {
 		t.Errorf("not signed by the CA: %v", err)
 	}
