@@ -6,7 +6,7 @@
 //   - refuses cloud metadata addresses (169.254.169.254, fd00:ec2::254, metadata.google.internal)
 //     always, and loopback, unspecified and link-local ones (169.254.0.0/16, fe80::/10) unless
 //     allowLocal is set (a local fleet and tests whose scorers listen on 127.0.0.1 set it). The address is
-//     checked when the connection is dialled, after DNS, so a name that resolves (or re-resolves)
+//     checked when the connection is dialed, after DNS, so a name that resolves (or re-resolves)
 //     to a refused address is refused too;
 //   - follows no redirect: a 3xx is the answer, which callers treat as an error, so a scorer
 //     cannot send the request (and its token) elsewhere;

@@ -48,7 +48,7 @@ func CheckAddr(a netip.Addr, allowLocal bool) error {
 }
 
 // CheckURL refuses a URL that is not http(s), or whose host is a metadata name or a refused
-// literal address. Names are checked again, resolved, when dialled.
+// literal address. Names are checked again, resolved, when dialed.
 func CheckURL(raw string, allowLocal bool) error {
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -80,7 +80,7 @@ func Control(allowLocal bool) func(network, address string, _ syscall.RawConn) e
 		}
 		a, err := netip.ParseAddr(host)
 		if err != nil {
-			return fmt.Errorf("%w: dialling %s: not an IP address", ErrRefused, address)
+			return fmt.Errorf("%w: dialing %s: not an IP address", ErrRefused, address)
 		}
 		return CheckAddr(a, allowLocal)
 	}

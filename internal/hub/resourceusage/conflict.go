@@ -67,7 +67,7 @@ func writesStatus(e metav1.ManagedFieldsEntry) bool {
 		return false
 	}
 	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(e.FieldsV1.Raw, &fields); err != nil {
+	if err := json.Unmarshal(e.FieldsV1.GetRawBytes(), &fields); err != nil {
 		return false
 	}
 	_, ok := fields["f:status"]
@@ -84,7 +84,7 @@ func setsLabel(e metav1.ManagedFieldsEntry, key string) bool {
 			Labels map[string]json.RawMessage `json:"f:labels"`
 		} `json:"f:metadata"`
 	}
-	if err := json.Unmarshal(e.FieldsV1.Raw, &fields); err != nil {
+	if err := json.Unmarshal(e.FieldsV1.GetRawBytes(), &fields); err != nil {
 		return false
 	}
 	_, ok := fields.Metadata.Labels["f:"+key]

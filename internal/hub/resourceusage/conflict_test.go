@@ -27,7 +27,7 @@ func entry(manager, owns string) metav1.ManagedFieldsEntry {
 		"meta":   `{"f:metadata":{"f:labels":{"f:team":{}}}}`,
 	}[owns]
 	return metav1.ManagedFieldsEntry{Manager: manager, APIVersion: clusterv1alpha1.GroupVersion.String(), Operation: metav1.ManagedFieldsOperationUpdate,
-		FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(fields)}}
+		FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(fields)}
 }
 
 // score is the cluster c1's resource-usage-score with the hub's label (if hubs) and managedFields.
