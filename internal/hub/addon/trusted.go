@@ -71,10 +71,14 @@ func AllowedConfigs(ctx context.Context, c client.Reader, mca *addonv1alpha1.Man
 			continue
 		}
 		for j, ref := range p.ConfigReferences {
-			for name, spec := range map[string]*addonv1alpha1.ConfigSpecHash{"lastAppliedConfig": ref.LastAppliedConfig, "lastKnownGoodConfig": ref.LastKnownGoodConfig} {
-				if spec != nil {
-					a.add(configKey{ref.ConfigGroupResource, spec.ConfigReferent},
-						fmt.Sprintf("ClusterManagementAddOn %s status.installProgressions[%d].configReferences[%d].%s", cma.Name, k, j, name))
+			// In this order: the message that names them is compared when status is written.
+			for _, f := range []struct {
+				name string
+				spec *addonv1alpha1.ConfigSpecHash
+			}{{"lastAppliedConfig", ref.LastAppliedConfig}, {"lastKnownGoodConfig", ref.LastKnownGoodConfig}} {
+				if f.spec != nil {
+					a.add(configKey{ref.ConfigGroupResource, f.spec.ConfigReferent},
+						fmt.Sprintf("ClusterManagementAddOn %s status.installProgressions[%d].configReferences[%d].%s", cma.Name, k, j, f.name))
 				}
 			}
 		}
