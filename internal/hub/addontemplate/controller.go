@@ -173,7 +173,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		meta.SetStatusCondition(&st.Conditions, c)
 	}
 	// status.configReferences says which of the configurations the hub allows this add-on runs
-	// now (the rollout), but the agent may write it: what it names is used only if the hub chose it.
+	// now (the rollout decides), but the agent may write it too: what it names is used only if
+	// the hub allows it for this add-on on this cluster.
 	tmpl, refusal, err := allowedTemplate(ctx, r.Client, mca, ref)
 	if err != nil {
 		return reconcile.Result{}, err
