@@ -29,8 +29,8 @@ type Allowed struct {
 	// Managed: a ClusterManagementAddOn of that name exists; without one the hub chooses no
 	// configuration for the add-on, and none is allowed.
 	Managed bool
-	// Fields names, for each allowed configuration, where it is named.
-	Fields map[configKey][]string
+	// fields names, for each allowed configuration, where it is named.
+	fields map[configKey][]string
 }
 
 // AllowedConfigs reads what decides the configurations of mca and returns those the hub allows:
@@ -46,7 +46,7 @@ type Allowed struct {
 // An add-on still running a configuration that is neither (its spec.configs changed, or a second
 // change came before the first reached it) is refused until the rollout reaches it.
 func AllowedConfigs(ctx context.Context, c client.Reader, mca *addonv1alpha1.ManagedClusterAddOn) (*Allowed, error) {
-	a := &Allowed{Addon: mca.Name, Cluster: mca.Namespace, Fields: map[configKey][]string{}}
+	a := &Allowed{Addon: mca.Name, Cluster: mca.Namespace, fields: map[configKey][]string{}}
 	cma := &addonv1alpha1.ClusterManagementAddOn{}
 	if err := c.Get(ctx, client.ObjectKey{Name: mca.Name}, cma); err != nil {
 		if apierrors.IsNotFound(err) {
@@ -98,14 +98,14 @@ func servingPlacement(views []placementView, cluster string) int {
 }
 
 func (a *Allowed) add(k configKey, field string) {
-	if !slices.Contains(a.Fields[k], field) {
-		a.Fields[k] = append(a.Fields[k], field)
+	if !slices.Contains(a.fields[k], field) {
+		a.fields[k] = append(a.fields[k], field)
 	}
 }
 
 // Permits says whether the configuration of group and resource gr named ref is allowed.
 func (a *Allowed) Permits(gr addonv1alpha1.ConfigGroupResource, ref addonv1alpha1.ConfigReferent) bool {
-	return len(a.Fields[configKey{gr, ref}]) > 0
+	return len(a.fields[configKey{gr, ref}]) > 0
 }
 
 // Check returns an error naming each configuration in mca's status.configReferences (desired
@@ -135,7 +135,7 @@ func (a *Allowed) allowedOf(gr addonv1alpha1.ConfigGroupResource) string {
 		return fmt.Sprintf("no ClusterManagementAddOn %s names (there is none)", a.Addon)
 	}
 	var ok []string
-	for k, fields := range a.Fields {
+	for k, fields := range a.fields {
 		if k.ConfigGroupResource == gr {
 			ok = append(ok, fmt.Sprintf("%s (%s)", k, strings.Join(fields, ", ")))
 		}

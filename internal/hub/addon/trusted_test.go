@@ -75,7 +75,7 @@ func TestAllowedConfigs(t *testing.T) {
 
 // TestAllowedConfigsMessage: a refusal names the field, what the hub allows and where, and the fix.
 func TestAllowedConfigsMessage(t *testing.T) {
-	a := &Allowed{Addon: "gpu", Cluster: "spoke-1", Managed: true, Fields: map[configKey][]string{
+	a := &Allowed{Addon: "gpu", Cluster: "spoke-1", Managed: true, fields: map[configKey][]string{
 		{adc, ref("ns", "p0-adc")}: {"ClusterManagementAddOn gpu spec.installStrategy.placements[0].configs[0]"}}}
 	mca := &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: "spoke-1", Name: "gpu"},
 		Status: addonv1alpha1.ManagedClusterAddOnStatus{ConfigReferences: []addonv1alpha1.ConfigReference{{ConfigGroupResource: adc,
