@@ -168,7 +168,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 			return reconcile.Result{}, client.IgnoreNotFound(err)
 		}
 	}
-	views, err := r.readPlacements(ctx, cma)
+	views, err := readPlacements(ctx, r.Client, cma)
 	if err != nil {
 		return reconcile.Result{}, err
 	}

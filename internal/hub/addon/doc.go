@@ -33,6 +33,12 @@
 //     Installing/Upgrading "n/total ..." and then InstallSucceed/UpgradeSucceed, with what holds
 //     the rollout (failures, timeouts, conflicts, unresolved configs) added to the message.
 //
+// AllowedConfigs (trusted.go) is, for one MCA, the configurations the hub allows it to run with,
+// from what agents cannot write (the CMA and its status, the placements' decisions, the MCA's
+// spec): the desired ones and, during a rollout, the serving placement's lastAppliedConfig and
+// lastKnownGoodConfig. Agents may write their MCA's status, so whoever acts on a configuration
+// named in status.configReferences (internal/hub/addontemplate) checks it there first.
+//
 // ProgressingReconciler works per MCA: OCM's addon progressing controller. From the add-on's
 // ManifestWorks (label addon.open-cluster-management.io/addon-name, configurations in annotation
 // work.open-cluster-management.io/manifest-config-spec-hash) it sets the Progressing condition

@@ -32,8 +32,9 @@ type placementView struct {
 }
 
 // readPlacements reads the install placements of cma (none for Manual) and assigns each selected
-// cluster to the last entry that selects it.
-func (r *Reconciler) readPlacements(ctx context.Context, cma *addonv1alpha1.ClusterManagementAddOn) ([]placementView, error) {
+// cluster to the last entry that selects it. The lifecycle controller and AllowedConfigs both use
+// it, so that they agree on which entry serves a cluster.
+func readPlacements(ctx context.Context, c client.Reader, cma *addonv1alpha1.ClusterManagementAddOn) ([]placementView, error) {
 	if cma.Spec.InstallStrategy.Type != addonv1alpha1.InstallStrategyPlacements {
 		return nil, nil
 	}
@@ -42,7 +43,7 @@ func (r *Reconciler) readPlacements(ctx context.Context, cma *addonv1alpha1.Clus
 		v := &views[i]
 		v.PlacementRef = ps.PlacementRef
 		p := &clusterv1beta1.Placement{}
-		err := r.Client.Get(ctx, client.ObjectKey{Namespace: ps.Namespace, Name: ps.Name}, p)
+		err := c.Get(ctx, client.ObjectKey{Namespace: ps.Namespace, Name: ps.Name}, p)
 		if apierrors.IsNotFound(err) {
 			v.Missing = true
 			continue
@@ -51,7 +52,7 @@ func (r *Reconciler) readPlacements(ctx context.Context, cma *addonv1alpha1.Clus
 			return nil, err
 		}
 		v.Placement = p
-		cs, err := rollout.PlacementClusters(ctx, r.Client, ps.Namespace, ps.Name)
+		cs, err := rollout.PlacementClusters(ctx, c, ps.Namespace, ps.Name)
 		if err != nil {
 			v.Err = err.Error()
 			continue

@@ -166,11 +166,29 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if !meta.IsStatusConditionTrue(mca.Status.Conditions, addonv1alpha1.ManagedClusterAddOnConditionConfigured) {
 		return reconcile.Result{}, nil
 	}
-	tmpl := &addonv1alpha1.AddOnTemplate{}
-	if err := r.Client.Get(ctx, client.ObjectKey{Name: ref.Name}, tmpl); err != nil {
+	st := mca.Status.DeepCopy()
+	now := metav1.NewTime(r.Clock.Now())
+	set := func(c metav1.Condition) {
+		c.ObservedGeneration, c.LastTransitionTime = mca.Generation, now
+		meta.SetStatusCondition(&st.Conditions, c)
+	}
+	// status.configReferences says which of the configurations the hub allows this add-on runs
+	// now (the rollout decides), but the agent may write it too: what it names is used only if
+	// the hub allows it for this add-on on this cluster.
+	tmpl, refusal, err := allowedTemplate(ctx, r.Client, mca, ref)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	if refusal != "" {
+		// The add-on's work and bindings stay as the hub last made them from allowed configurations.
+		set(metav1.Condition{Type: addonv1alpha1.ManagedClusterAddOnManifestApplied, Status: metav1.ConditionFalse,
+			Reason: ReasonConfigurationNotAllowed, Message: refusal})
+		return reconcile.Result{}, r.writeStatus(ctx, mca, st)
+	}
+	if tmpl == nil {
 		// A missing template is reported by the lifecycle controller (Configured); it is
 		// watched, so its creation brings the add-on back here.
-		return reconcile.Result{}, client.IgnoreNotFound(err)
+		return reconcile.Result{}, nil
 	}
 	in := Input{Cluster: mca.Namespace, Addon: mca.Name, Template: tmpl}
 	if c := desiredConfig(mca, "addondeploymentconfigs"); c != nil {
@@ -180,12 +198,6 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		}
 	}
 
-	st := mca.Status.DeepCopy()
-	now := metav1.NewTime(r.Clock.Now())
-	set := func(c metav1.Condition) {
-		c.ObservedGeneration, c.LastTransitionTime = mca.Generation, now
-		meta.SetStatusCondition(&st.Conditions, c)
-	}
 	rendered, err := Render(in)
 	if err != nil {
 		set(metav1.Condition{Type: addonv1alpha1.ManagedClusterAddOnManifestApplied, Status: metav1.ConditionFalse,

@@ -4,7 +4,13 @@
 //
 // Reconciler works per ManagedClusterAddOn (MCA). An MCA is a template add-on when its
 // status.configReferences (written by the hub's lifecycle controller, internal/hub/addon) hold a
-// desired AddOnTemplate with its spec hash; like OCM it waits until the MCA is Configured. Then:
+// desired AddOnTemplate with its spec hash; like OCM it waits until the MCA is Configured. The
+// agent may write that status too, so (trust.go) the template and the AddOnDeploymentConfig named
+// there are used only if addon.AllowedConfigs allows them for that cluster's add-on (worked out,
+// as the lifecycle controller does, from the ClusterManagementAddOn, the placements, the MCA's
+// spec and the hub's rollout record) and the template's spec.addonName is the add-on's name;
+// otherwise ManifestApplied is False (ConfigurationNotAllowed) naming the field and the fix, and
+// nothing is rendered, bound or signed from it. Then:
 //
 //   - Render (render.go, decorate.go): the template's agentSpec becomes ManifestWork
 //     addon-<addon>-deploy-0 in the cluster's namespace. Each {{NAME}} in a manifest is replaced
@@ -43,7 +49,8 @@
 //   - CustomSigner certificates (signer.go): Signer approves the CertificateSigningRequests of a
 //     template's custom signer that an agent of the add-on's cluster filed for the subject the
 //     template gives that cluster's add-on (worked out from the template, never read from
-//     status.registrations, which the agent may write), and signs them with the CA in the Secret the template names (24 h, as OCM). The
+//     status.registrations, which the agent may write; the template itself is checked as above),
+//     and signs them with the CA in the Secret the template names (24 h, as OCM). The
 //     hub gets `approve`/`sign` on that signer and `get` on that Secret from whoever sets up the
 //     signer, not from its own roles.
 //

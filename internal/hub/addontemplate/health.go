@@ -18,6 +18,10 @@ const (
 	// ReasonTemplateInvalid is Flotilla's: the template cannot be rendered for this cluster (an
 	// undefined variable, a manifest that is not an object); the message names the manifest.
 	ReasonTemplateInvalid = "AddOnTemplateInvalid"
+	// ReasonConfigurationNotAllowed is Flotilla's: status.configReferences names a configuration
+	// the hub did not choose for this add-on (agents may write status), or an AddOnTemplate of
+	// another add-on; nothing is deployed from it and the add-on's work is left as it was.
+	ReasonConfigurationNotAllowed = "ConfigurationNotAllowed"
 )
 
 // Reasons of the Available condition of a template add-on (OCM's work-based health check).

@@ -95,9 +95,19 @@ func (s *Signer) Reconcile(ctx context.Context, req reconcile.Request) (reconcil
 	if ref == nil || !mca.DeletionTimestamp.IsZero() {
 		return reconcile.Result{}, nil
 	}
-	tmpl := &addonv1alpha1.AddOnTemplate{}
-	if err := s.Client.Get(ctx, client.ObjectKey{Name: ref.Name}, tmpl); err != nil {
-		return reconcile.Result{}, client.IgnoreNotFound(err)
+	log := ctrl.LoggerFrom(ctx).WithValues("request", csr.Name, "signer", csr.Spec.SignerName)
+	// Which template applies is read from status.configReferences, which the agent may write:
+	// only one the hub chose for this cluster's add-on, and made for this add-on, is used.
+	tmpl, refusal, err := allowedTemplate(ctx, s.Client, mca, ref)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	if refusal != "" {
+		log.Info("not approving a custom signer's request", "why", refusal)
+		return reconcile.Result{}, nil
+	}
+	if tmpl == nil {
+		return reconcile.Result{}, nil
 	}
 	var signer *addonv1alpha1.CustomSignerRegistrationConfig
 	for _, r := range tmpl.Spec.Registration {
@@ -108,7 +118,6 @@ func (s *Signer) Reconcile(ctx context.Context, req reconcile.Request) (reconcil
 	if signer == nil {
 		return reconcile.Result{}, nil
 	}
-	log := ctrl.LoggerFrom(ctx).WithValues("request", csr.Name, "signer", csr.Spec.SignerName)
 	x509Req, err := checkCustomRequest(csr, mca, tmpl)
 	if err != nil {
 		log.Info("not approving a custom signer's request", "why", err.Error())

@@ -75,11 +75,12 @@ func TestSignerReconcile(t *testing.T) {
 				Request: requestPEM(t, pkix.Name{CommonName: s.User, Organization: s.Groups})}}
 	}
 	stolen, mine := csr("stolen", spoke2), csr("mine", own)
+	cma := managingAddOn("gpu", tmpl.Name)
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "gpu-system", Name: "gpu-ca"},
 		Data: map[string][]byte{corev1.TLSCertKey: caPEM, corev1.TLSPrivateKeyKey: caKeyPEM}}
 	certs := kubefake.NewClientset(stolen.DeepCopy(), mine.DeepCopy())
 	s := &Signer{
-		Client:       fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(mca, tmpl, stolen, mine).Build(),
+		Client:       fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(cma, mca, tmpl, stolen, mine).Build(),
 		Reader:       fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(secret).Build(),
 		Certificates: certs, Clock: clocktesting.NewFakePassiveClock(now),
 	}
