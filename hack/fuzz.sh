@@ -23,6 +23,9 @@ targets=$(cat <<'LIST'
 ./internal/hub/webhook FuzzAdmissionReview
 ./internal/hub/webhook FuzzConvert
 ./internal/hub/explain FuzzDecodeBody
+./internal/agent/builtin/dynamicscoring FuzzParseScores
+./internal/agent/builtin/dynamicscoring FuzzParseMatrix
+./internal/agent/builtin/dynamicscoring FuzzResourceName
 LIST
 )
 
