@@ -26,6 +26,8 @@ targets=$(cat <<'LIST'
 ./internal/agent/builtin/dynamicscoring FuzzParseScores
 ./internal/agent/builtin/dynamicscoring FuzzParseMatrix
 ./internal/agent/builtin/dynamicscoring FuzzResourceName
+./internal/agent/builtin/dynamicscoring FuzzSummaries
+./internal/hub/dynamicscoring FuzzConfig
 LIST
 )
 

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	clusterv1alpha1 "github.com/flotilla/flotilla/api/cluster/v1alpha1"
+	"github.com/flotilla/flotilla/internal/dynamicscoring/wire"
 )
 
 // FuzzParseScores feeds the decoder of a scoring API's answer arbitrary bodies and dimension
@@ -110,6 +111,40 @@ func FuzzResourceName(f *testing.F) {
 		name := ResourceName(scoreName)
 		if errs := validation.IsDNS1123Subdomain(name); len(errs) > 0 {
 			t.Fatalf("ResourceName(%q) = %q, which the API server refuses as a name: %v", scoreName, name, errs)
+		}
+	})
+}
+
+// FuzzSummaries feeds the agent's reading of the hub's dynamic-scoring-config ConfigMap
+// arbitrary data. It must never panic, and every scorer it runs gets a positive interval whose
+// validity (ValidIntervals intervals) is positive too: a ticker panics on a non-positive one,
+// and a wrapped-around validUntil would expire a score as it is written.
+func FuzzSummaries(f *testing.F) {
+	for _, seed := range []string{
+		`[]`,
+		`[{"namespace":"ns","name":"s","scoreName":"gpu","sourceType":"None","scoringEndpoint":"http://scorer:8080/score","scoringInterval":30,"location":"External","scoreDestination":"AddOnPlacementScore","scoreDimensionFormat":"${node}"}]`,
+		`[{"name":"s","scoreName":"gpu","scoringInterval":0}]`,
+		`[{"name":"s","scoreName":"gpu","scoringInterval":-5}]`,
+		`[{"name":"s","scoreName":"gpu","scoringInterval":9223372036854775807}]`,
+		`[{"name":"s","scoreName":"gpu","scoringInterval":9223372037}]`,
+		`[{"name":"s","scoreName":"gpu","scoringInterval":3074457346}]`,
+		`[{"name":"s","scoringInterval":1e3}]`,
+		`[{"name":"s","sourceRange":9223372036854775807,"sourceStep":-1}]`,
+		`null`,
+		`{}`,
+		``,
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, data string) {
+		ss, err := wire.DecodeSummaries(map[string]string{wire.SummariesKey: data})
+		if err != nil {
+			return
+		}
+		for _, s := range ss {
+			if d := interval(s); d <= 0 || ValidIntervals*d <= 0 {
+				t.Fatalf("scoringInterval %d gives the interval %v and validity %v, want both positive", s.ScoringInterval, d, ValidIntervals*d)
+			}
 		}
 	})
 }
