@@ -28,6 +28,7 @@ targets=$(cat <<'LIST'
 ./internal/agent/builtin/dynamicscoring FuzzResourceName
 ./internal/agent/builtin/dynamicscoring FuzzSummaries
 ./internal/hub/dynamicscoring FuzzConfig
+./internal/cli/placement FuzzDecode
 LIST
 )
 
