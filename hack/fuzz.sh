@@ -29,6 +29,7 @@ targets=$(cat <<'LIST'
 ./internal/agent/builtin/dynamicscoring FuzzSummaries
 ./internal/hub/dynamicscoring FuzzConfig
 ./internal/cli/placement FuzzDecode
+./internal/scheduler/plugins/predicate FuzzCEL
 LIST
 )
 
