@@ -30,6 +30,7 @@ targets=$(cat <<'LIST'
 ./internal/hub/dynamicscoring FuzzConfig
 ./internal/cli/placement FuzzDecode
 ./internal/scheduler/plugins/predicate FuzzCEL
+./internal/kueueworker FuzzKubeconfig
 LIST
 )
 
