@@ -23,6 +23,14 @@ targets=$(cat <<'LIST'
 ./internal/hub/webhook FuzzAdmissionReview
 ./internal/hub/webhook FuzzConvert
 ./internal/hub/explain FuzzDecodeBody
+./internal/agent/builtin/dynamicscoring FuzzParseScores
+./internal/agent/builtin/dynamicscoring FuzzParseMatrix
+./internal/agent/builtin/dynamicscoring FuzzResourceName
+./internal/agent/builtin/dynamicscoring FuzzSummaries
+./internal/hub/dynamicscoring FuzzConfig
+./internal/cli/placement FuzzDecode
+./internal/scheduler/plugins/predicate FuzzCEL
+./internal/kueueworker FuzzKubeconfig
 LIST
 )
 

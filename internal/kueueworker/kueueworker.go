@@ -2,7 +2,10 @@ package kueueworker
 
 import (
 	"fmt"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -100,13 +103,24 @@ type Token struct {
 	CA            []byte
 }
 
-// FromSecret reads the token Secret, or says which key is missing.
+// FromSecret reads the token Secret, or says which key is missing or unusable. The agent writes
+// it, so the token must be a bearer token (visible ASCII, as a JWT is) and the server printable
+// UTF-8: a kubeconfig is text, and other bytes would reach MultiKueue altered (invalid UTF-8
+// becomes U+FFFD) or break its Authorization header.
 func FromSecret(s *corev1.Secret) (Token, error) {
 	t := Token{Token: string(s.Data[TokenKey]), Server: string(s.Data[ServerKey]), CA: s.Data[CAKey]}
 	for _, kv := range [][2]string{{TokenKey, t.Token}, {CAKey, string(t.CA)}, {ServerKey, t.Server}} {
 		if kv[1] == "" {
 			return Token{}, fmt.Errorf("the token Secret %s/%s has no key %s", s.Namespace, s.Name, kv[0])
 		}
+	}
+	if i := strings.IndexFunc(t.Token, func(r rune) bool { return r < '!' || r > '~' }); i >= 0 {
+		return Token{}, fmt.Errorf("the token Secret %s/%s key %s holds a byte that is no token's, at offset %d: "+
+			"the cluster's agent must report its ServiceAccount token as issued", s.Namespace, s.Name, TokenKey, i)
+	}
+	if !utf8.ValidString(t.Server) || strings.ContainsFunc(t.Server, unicode.IsControl) {
+		return Token{}, fmt.Errorf("the token Secret %s/%s key %s is not a printable URL (%q): "+
+			"the cluster's agent must report the address it reaches its API server at", s.Namespace, s.Name, ServerKey, t.Server)
 	}
 	return t, nil
 }

@@ -101,3 +101,20 @@ func TestRulesGrantNoSecretsOrRBAC(t *testing.T) {
 		t.Errorf("binding subjects (-want +got):\n%s, role %s", diff, binding.RoleRef.Name)
 	}
 }
+
+func TestFromSecretRefusesWhatNoKubeconfigCarries(t *testing.T) {
+	for name, data := range map[string]map[string][]byte{
+		"invalid UTF-8 token":   {TokenKey: []byte("\xcc"), CAKey: []byte("0"), ServerKey: []byte("0")},
+		"token with a space":    {TokenKey: []byte("a b"), CAKey: []byte("ca"), ServerKey: []byte("https://a")},
+		"token with a newline":  {TokenKey: []byte("t\nusers: []"), CAKey: []byte("ca"), ServerKey: []byte("https://a")},
+		"invalid UTF-8 server":  {TokenKey: []byte("t"), CAKey: []byte("ca"), ServerKey: []byte("https://\xff")},
+		"server with a control": {TokenKey: []byte("t"), CAKey: []byte("ca"), ServerKey: []byte("https://a\r\n")},
+	} {
+		t.Run(name, func(t *testing.T) {
+			s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "kueue-system", Name: "multikueue-token.a"}, Data: data}
+			if tok, err := FromSecret(s); err == nil {
+				t.Errorf("FromSecret() = %+v, want an error", tok)
+			}
+		})
+	}
+}

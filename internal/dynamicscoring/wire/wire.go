@@ -20,6 +20,11 @@ const ConfigMapName = "dynamic-scoring-config"
 // SummariesKey is the ConfigMap's key holding the JSON list of Summary.
 const SummariesKey = "summaries"
 
+// MaxSeconds bounds a scorer's interval, range and step, in seconds (one year). The agent turns
+// them into time.Durations, which wrap around past about 292 years (ValidIntervals intervals
+// sooner): a wrapped interval makes a ticker panic and a validUntil lie in the past.
+const MaxSeconds = 365 * 24 * 60 * 60
+
 // Summary is one active scorer as the agent runs it: OCM contrib's ScorerSummary, with the
 // DynamicScorer's namespace added so that conditions can name it. The hub resolves the spec and
 // the configuration the scorer serves (configSyncMode Full) into full endpoints.

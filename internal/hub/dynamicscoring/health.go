@@ -67,13 +67,23 @@ func Check(ctx context.Context, c *http.Client, s *dsv1alpha1.DynamicScorer, all
 	case status != http.StatusOK:
 		return inactive(ReasonConfigSyncFailed, "the configuration at spec.configURL %s answered HTTP %d, want 200; serve it there, or set spec.configSyncMode to None", s.Spec.ConfigURL, status)
 	}
-	cfg := &dsv1alpha1.SyncedConfig{}
-	if err := json.Unmarshal(body, cfg); err != nil {
+	cfg, err := decodeConfig(body)
+	if err != nil {
 		return inactive(ReasonConfigInvalid, "the configuration at spec.configURL %s is not the JSON {\"name\",\"description\",\"source\":{...},\"scoring\":{...}}: %v; "+
 			"fix the scorer's /config, or set spec.configSyncMode to None", s.Spec.ConfigURL, err)
 	}
 	h.Synced = cfg
 	return h
+}
+
+// decodeConfig reads what a scorer serves at its /config. The scorer is not trusted: Summarize
+// decides what of it the agents use, and never lets it move where a token goes.
+func decodeConfig(body []byte) (*dsv1alpha1.SyncedConfig, error) {
+	cfg := &dsv1alpha1.SyncedConfig{}
+	if err := json.Unmarshal(body, cfg); err != nil {
+		return nil, err
+	}
+	return cfg, nil
 }
 
 func get(ctx context.Context, c *http.Client, u string, allowLocal bool) (int, []byte, error) {

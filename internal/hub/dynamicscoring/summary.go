@@ -71,6 +71,11 @@ func Summarize(s *dsv1alpha1.DynamicScorer) (wire.Summary, error) {
 	if sum.ScoringInterval <= 0 {
 		return sum, fmt.Errorf("%s has no scoring interval: set spec.scoring.params.interval in seconds", ref)
 	}
+	// The scorer's /config is not trusted to keep the agent's Durations from wrapping around.
+	if sum.ScoringInterval > wire.MaxSeconds {
+		return sum, fmt.Errorf("%s: the scoring interval %d seconds is over a year: set %s to at most %d",
+			ref, sum.ScoringInterval, sum.Field("scoring.params.interval"), wire.MaxSeconds)
+	}
 	base := ""
 	if u, err := url.Parse(s.Spec.ConfigURL); err == nil && u.Scheme != "" && u.Host != "" {
 		base = u.Scheme + "://" + u.Host
@@ -87,6 +92,10 @@ func Summarize(s *dsv1alpha1.DynamicScorer) (wire.Summary, error) {
 		}
 		if sum.SourceRange <= 0 || sum.SourceStep <= 0 {
 			return sum, fmt.Errorf("%s: set spec.source.params.range and step (seconds, at least 1)", ref)
+		}
+		if sum.SourceRange > wire.MaxSeconds || sum.SourceStep > wire.MaxSeconds {
+			return sum, fmt.Errorf("%s: the source range %d or step %d seconds is over a year: set %s and step to at most %d",
+				ref, sum.SourceRange, sum.SourceStep, sum.Field("source.params.range"), wire.MaxSeconds)
 		}
 	}
 	ep, err := endpoint(firstSet(scHost, base), firstSet(scPath, dsv1alpha1.DefaultScoringPath))

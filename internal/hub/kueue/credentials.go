@@ -259,7 +259,8 @@ func (c *Credentials) compose(ctx context.Context, mc *clusterv1.ManagedCluster,
 	}
 	tok, err := kueueworker.FromSecret(ts)
 	if err != nil {
-		return false, nil // not reported yet
+		ctrl.LoggerFrom(ctx).V(1).Info("no usable token reported yet", "secret", client.ObjectKeyFromObject(ts), "reason", err.Error())
+		return false, nil
 	}
 	server, ca := endpoint(mc, tok)
 	data, err := kueueworker.Kubeconfig(mc.Name, server, ca, tok.Token)

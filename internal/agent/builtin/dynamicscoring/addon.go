@@ -212,9 +212,11 @@ func (r *runner) stopAll() {
 	}
 }
 
+// interval is the summary's scoring interval, at most wire.MaxSeconds: the hub refuses longer
+// ones, and the agent does not let a longer one wrap the Duration around and panic its ticker.
 func interval(s wire.Summary) time.Duration {
 	if s.ScoringInterval > 0 {
-		return time.Duration(s.ScoringInterval) * time.Second
+		return time.Duration(min(s.ScoringInterval, wire.MaxSeconds)) * time.Second
 	}
 	return DefaultInterval
 }

@@ -31,16 +31,30 @@ var (
 
 // ResourceName is the AddOnPlacementScore's name for a score name, as OCM contrib's agent: lower
 // case, runs of other characters than [a-z0-9.-] made one dash, trimmed to 253 characters that
-// begin and end alphanumeric; "score" when nothing is left.
+// begin and end alphanumeric; "score" when nothing is left. The name is a DNS subdomain, as the
+// API server requires of an object's name: every dot-separated label begins and ends
+// alphanumeric, so empty labels ("a..b") are dropped and dashes next to a dot ("a.-b") trimmed.
+// A name that already is a DNS subdomain is kept as it is.
 func ResourceName(scoreName string) string {
 	s := invalidName.ReplaceAllString(strings.ToLower(scoreName), "-")
 	s = dashes.ReplaceAllString(s, "-")
-	s = strings.Trim(s, "-.")
+	s = labels(s)
 	if len(s) > 253 {
-		s = strings.TrimRight(s[:253], "-.")
+		s = labels(s[:253])
 	}
 	if s == "" {
 		return "score"
 	}
 	return s
+}
+
+// labels joins the non-empty dot-separated labels of s, each trimmed of dashes.
+func labels(s string) string {
+	var out []string
+	for _, l := range strings.Split(s, ".") {
+		if l = strings.Trim(l, "-"); l != "" {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, ".")
 }

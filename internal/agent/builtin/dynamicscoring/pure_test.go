@@ -3,6 +3,7 @@ package dynamicscoring
 import (
 	"errors"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -33,7 +34,8 @@ func TestFormatDimension(t *testing.T) {
 
 func TestResourceName(t *testing.T) {
 	for in, want := range map[string]string{
-		"gpu-util": "gpu-util", "GPU_Util": "gpu-util", "--a..b--": "a..b", "___": "score", "": "score",
+		"gpu-util": "gpu-util", "GPU_Util": "gpu-util", "--a..b--": "a.b", "___": "score", "": "score",
+		"a.-b": "a.b", "a-.b": "a.b", "00a. 000": "00a.000", "x.y.z": "x.y.z", strings.Repeat("a", 252) + ".b": strings.Repeat("a", 252),
 	} {
 		if diff := cmp.Diff(want, ResourceName(in)); diff != "" {
 			t.Errorf("ResourceName(%q) (-want +got):\n%s", in, diff)
