@@ -14,13 +14,14 @@ const module = "github.com/flotilla/flotilla/"
 // The hub and the agent run in different places and are trusted differently: hub code must not
 // build in spoke code or the CLI, and the agent must not build in hub code. What both sides
 // share lives in a package of its own (internal/dynamicscoring/wire, internal/placementview).
-// Only the built graph counts (go list's Deps, transitive, without tests): a test may pin one
-// side's constant against the other's.
+// The built graph counts (go list's Deps, transitive) and so do the packages' tests (their direct
+// imports): a name both sides need lives in a shared package (internal/wellknown), not in one side
+// with a test pinning the other's copy.
 func TestLayering(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list")
 	}
-	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Deps " "}}`,
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Deps " "}} {{join .TestImports " "}} {{join .XTestImports " "}}`,
 		module+"internal/hub/...", module+"internal/agent/...").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go list: %v\n%s", err, out)

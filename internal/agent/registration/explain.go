@@ -23,6 +23,8 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+
+	"github.com/flotilla/flotilla/internal/wellknown"
 )
 
 // identity is the set of credentials a step used.
@@ -291,9 +293,8 @@ func rootCause(err error) string {
 	}
 }
 
-// hubWebhookConfiguration is the ValidatingWebhookConfiguration the hub keeps
-// (webhook.ConfigurationName; the agent does not import the hub's code).
-const hubWebhookConfiguration = "flotilla-hub"
+// hubWebhookConfiguration is the ValidatingWebhookConfiguration the hub keeps.
+const hubWebhookConfiguration = wellknown.HubWebhookConfiguration
 
 // ExplainWebhookFailure says what went wrong when the hub's API server refused a write because of
 // an admission webhook, and what would fix it; it returns "" for any other error. The webhook

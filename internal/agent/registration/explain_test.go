@@ -18,8 +18,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-
-	"github.com/flotilla/flotilla/internal/hub/webhook"
 )
 
 const (
@@ -258,12 +256,5 @@ func TestExplainWebhookFailure(t *testing.T) {
 				t.Errorf("ExplainWebhookFailure(%v) (-want +got):\n%s", tc.err, diff)
 			}
 		})
-	}
-}
-
-// The agent names the hub's webhook configuration without importing the hub.
-func TestWebhookConfigurationName(t *testing.T) {
-	if hubWebhookConfiguration != webhook.ConfigurationName {
-		t.Errorf("hubWebhookConfiguration = %q, want the hub's %q", hubWebhookConfiguration, webhook.ConfigurationName)
 	}
 }

@@ -11,7 +11,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	dsv1alpha1 "github.com/flotilla/flotilla/api/dynamicscoring/v1alpha1"
-	agentds "github.com/flotilla/flotilla/internal/agent/builtin/dynamicscoring"
 	"github.com/flotilla/flotilla/internal/dynamicscoring/wire"
 )
 
@@ -97,7 +96,7 @@ func FuzzConfig(f *testing.F) {
 		}
 		sameOriginAs(t, "scoring", req.URL, firstSet(specScoring, base))
 		if sum.SourceType == string(dsv1alpha1.SourceTypePrometheus) {
-			q, err := agentds.QueryURL(sum.SourceEndpoint, "up", now, sum.SourceRange, sum.SourceStep)
+			q, err := wire.QueryURL(sum.SourceEndpoint, "up", now, sum.SourceRange, sum.SourceStep)
 			if err != nil {
 				t.Fatalf("Summarize accepted source endpoint %q that the agent cannot query: %v", sum.SourceEndpoint, err)
 			}

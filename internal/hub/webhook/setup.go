@@ -22,10 +22,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/flotilla/flotilla/config/crd"
+	"github.com/flotilla/flotilla/internal/wellknown"
 )
 
-// ConfigurationName names the ValidatingWebhookConfiguration the hub keeps.
-const ConfigurationName = "flotilla-hub"
+// ConfigurationName names the ValidatingWebhookConfiguration the hub keeps (the agents name it
+// too, in their errors).
+const ConfigurationName = wellknown.HubWebhookConfiguration
 
 // Names of the webhooks in the configuration.
 const (

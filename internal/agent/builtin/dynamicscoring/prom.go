@@ -3,10 +3,7 @@ package dynamicscoring
 import (
 	"encoding/json"
 	"fmt"
-	"net/url"
-	"strconv"
 	"strings"
-	"time"
 )
 
 // Queries splits a source query at semicolons, as OCM contrib's agent, dropping empty parts.
@@ -18,21 +15,6 @@ func Queries(query string) []string {
 		}
 	}
 	return out
-}
-
-// QueryURL is the Prometheus range query of one query over [now-range, now] with step seconds.
-func QueryURL(endpoint, query string, now time.Time, rangeSeconds, step int64) (string, error) {
-	u, err := url.Parse(endpoint)
-	if err != nil || u.Scheme == "" || u.Host == "" {
-		return "", fmt.Errorf("%q is not an absolute URL", endpoint)
-	}
-	q := u.Query()
-	q.Set("query", query)
-	q.Set("start", strconv.FormatInt(now.Add(-time.Duration(rangeSeconds)*time.Second).Unix(), 10))
-	q.Set("end", strconv.FormatInt(now.Unix(), 10))
-	q.Set("step", strconv.FormatInt(step, 10))
-	u.RawQuery = q.Encode()
-	return u.String(), nil
 }
 
 // promResponse is the Prometheus HTTP API's answer.

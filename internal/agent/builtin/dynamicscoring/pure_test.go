@@ -2,10 +2,8 @@ package dynamicscoring
 
 import (
 	"errors"
-	"net/url"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -81,25 +79,6 @@ func TestParseScores(t *testing.T) {
 	}
 }
 
-func TestQueryURL(t *testing.T) {
-	now := time.Unix(1000, 0)
-	got, err := QueryURL("http://prom:9090/api/v1/query_range", "avg(x)", now, 300, 30)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u, _ := url.Parse(got)
-	want := url.Values{"query": {"avg(x)"}, "start": {"700"}, "end": {"1000"}, "step": {"30"}}
-	if diff := cmp.Diff(want, u.Query()); diff != "" || u.Path != "/api/v1/query_range" {
-		t.Errorf("query (-want +got):\n%s, path %q", diff, u.Path)
-	}
-	if _, err := QueryURL("prom:9090", "x", now, 1, 1); err == nil {
-		t.Error("a host without scheme: no error")
-	}
-	if diff := cmp.Diff([]string{"a", "b"}, Queries(" a ; ;b;")); diff != "" {
-		t.Errorf("Queries (-want +got):\n%s", diff)
-	}
-}
-
 func TestParseMatrix(t *testing.T) {
 	for name, tc := range map[string]struct {
 		status  int
@@ -122,5 +101,11 @@ func TestParseMatrix(t *testing.T) {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+func TestQueries(t *testing.T) {
+	if diff := cmp.Diff([]string{"a", "b"}, Queries(" a ; ;b;")); diff != "" {
+		t.Errorf("Queries (-want +got):\n%s", diff)
 	}
 }

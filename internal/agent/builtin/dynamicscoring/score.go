@@ -96,7 +96,7 @@ func (r *runner) score(ctx context.Context, s wire.Summary) outcome {
 
 // query runs one range query of the source.
 func (r *runner) query(ctx context.Context, s wire.Summary, q, token string) ([]Series, *outcome) {
-	u, err := QueryURL(s.SourceEndpoint, q, r.env.Clock.Now(), s.SourceRange, s.SourceStep)
+	u, err := wire.QueryURL(s.SourceEndpoint, q, r.env.Clock.Now(), s.SourceRange, s.SourceStep)
 	if err != nil {
 		o := failed(ReasonSourceUnreachable, "%s: the source endpoint %v; set %s to the Prometheus URL, such as http://prometheus.monitoring.svc:9090",
 			s.ScorerRef(), err, s.Field("source.host"))
