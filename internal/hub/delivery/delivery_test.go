@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	"github.com/flotilla/flotilla/api/scheme"
@@ -61,6 +62,37 @@ func TestCheck(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("reason (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestChanged(t *testing.T) {
+	deleting := cluster(true, true)
+	for _, tc := range []struct {
+		name     string
+		old, new client.Object
+		want     bool
+	}{
+		{"accepted", cluster(false, false), cluster(true, false), true},
+		{"denied", cluster(true, false), cluster(false, false), true},
+		{"deleted", cluster(true, false), deleting, true},
+		{"status only", cluster(true, false), func() client.Object {
+			mc := cluster(true, false)
+			mc.Status.Conditions = []metav1.Condition{{Type: clusterv1.ManagedClusterConditionAvailable, Status: metav1.ConditionTrue}}
+			return mc
+		}(), false},
+		{"namespace terminating", namespace(false), namespace(true), true},
+		{"namespace labelled", namespace(false), func() client.Object {
+			ns := namespace(false)
+			ns.Labels = map[string]string{"a": "b"}
+			return ns
+		}(), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Changed.Update(event.UpdateEvent{ObjectOld: tc.old, ObjectNew: tc.new})
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("Update (-want +got):\n%s", diff)
 			}
 		})
 	}
