@@ -4,7 +4,11 @@
 //
 // Reconciler works per ManagedClusterAddOn (MCA). An MCA is a template add-on when its
 // status.configReferences (written by the hub's lifecycle controller, internal/hub/addon) hold a
-// desired AddOnTemplate with its spec hash; like OCM it waits until the MCA is Configured. Then:
+// desired AddOnTemplate with its spec hash; like OCM it waits until the MCA is Configured. On a
+// cluster the hub does not accept, that is being deleted, or whose namespace is terminating
+// (internal/hub/delivery) it deploys nothing (OCM's add-on manager likewise deploys nothing on a
+// cluster being deleted) and says why in ManifestApplied (False, the rule's reason); the
+// registration controller is emptying that namespace. Then:
 //
 //   - Render (render.go, decorate.go): the template's agentSpec becomes ManifestWork
 //     addon-<addon>-deploy-0 in the cluster's namespace. Each {{NAME}} in a manifest is replaced
