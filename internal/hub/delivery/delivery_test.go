@@ -83,7 +83,7 @@ func TestChanged(t *testing.T) {
 			return mc
 		}(), false},
 		{"namespace terminating", namespace(false), namespace(true), true},
-		{"namespace labelled", namespace(false), func() client.Object {
+		{"namespace labeled", namespace(false), func() client.Object {
 			ns := namespace(false)
 			ns.Labels = map[string]string{"a": "b"}
 			return ns
