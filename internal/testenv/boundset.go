@@ -34,11 +34,24 @@ func (e *Env) NewBoundSet(t testing.TB, c client.Client, set string) *BoundSet {
 // Cluster makes a ManagedCluster in the set with the labels given; it goes when the test ends.
 func (b *BoundSet) Cluster(t testing.TB, name string, labels map[string]string) {
 	t.Helper()
+	b.cluster(t, name, labels, false)
+}
+
+// AcceptedCluster is Cluster with spec.hubAcceptsClient: the hub puts ManifestWorks and add-ons
+// only in the namespaces of clusters it accepts (internal/hub/delivery).
+func (b *BoundSet) AcceptedCluster(t testing.TB, name string, labels map[string]string) {
+	t.Helper()
+	b.cluster(t, name, labels, true)
+}
+
+func (b *BoundSet) cluster(t testing.TB, name string, labels map[string]string, accepted bool) {
+	t.Helper()
 	l := map[string]string{clusterv1beta2.ClusterSetLabel: b.Set}
 	for k, v := range labels {
 		l[k] = v
 	}
-	Create(t, b.Client, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: l}})
+	Create(t, b.Client, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: l},
+		Spec: clusterv1.ManagedClusterSpec{HubAcceptsClient: accepted}})
 }
 
 // Update reads obj, applies change and writes it back, again on conflicts.

@@ -51,11 +51,13 @@ func start(t *testing.T, set string) *fleet {
 	return &fleet{c: c, set: env.NewBoundSet(t, c, set)}
 }
 
-// cluster makes a ManagedCluster in the set with labels, and its namespace (no agent runs).
+// cluster makes an accepted ManagedCluster in the set with labels (the hub installs add-ons only
+// on accepted clusters), and its namespace first (no agent runs; a namespace the hub did not make
+// leaves the registration controller nothing to set up or clean).
 func (f *fleet) cluster(t *testing.T, name string, labels map[string]string) {
 	t.Helper()
 	testenv.Create(t, f.c, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}})
-	f.set.Cluster(t, name, labels)
+	f.set.AcceptedCluster(t, name, labels)
 }
 
 // placement makes a Placement of every cluster with the given labels, tolerating the taints of

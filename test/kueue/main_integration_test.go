@@ -100,7 +100,9 @@ func (f *fixture) cluster(t *testing.T, name string, labels map[string]string) {
 	for k, v := range labels {
 		l[k] = v
 	}
-	testenv.Create(t, f.c, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: l}})
+	// Accepted: the hub gives MultiKueue credentials only to clusters it accepts.
+	testenv.Create(t, f.c, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: l},
+		Spec: clusterv1.ManagedClusterSpec{HubAcceptsClient: true}})
 }
 
 // score gives cluster the AddOnPlacementScore "kueue"/"gpu" = v, in a namespace named after it.

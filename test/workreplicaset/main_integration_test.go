@@ -48,12 +48,13 @@ func start(t *testing.T, set string) *fleet {
 	return &fleet{c: c, set: env.NewBoundSet(t, c, set)}
 }
 
-// cluster makes a ManagedCluster in the set with labels, and its namespace (the registration
-// controller makes it only for accepted clusters; these have no agent).
+// cluster makes an accepted ManagedCluster in the set with labels (the hub puts works only in
+// accepted clusters' namespaces), and its namespace first: these clusters have no agent, and a
+// namespace the hub did not make leaves the registration controller nothing to set up or clean.
 func (f *fleet) cluster(t *testing.T, name string, labels map[string]string) {
 	t.Helper()
 	testenv.Create(t, f.c, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}})
-	f.set.Cluster(t, name, labels)
+	f.set.AcceptedCluster(t, name, labels)
 }
 
 // tolerateNoAgent tolerates the taints the hub puts on clusters without a running agent.

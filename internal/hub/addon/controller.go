@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -23,8 +24,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
+	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 	"github.com/flotilla/flotilla/internal/conditions"
+	"github.com/flotilla/flotilla/internal/hub/delivery"
 	"github.com/flotilla/flotilla/internal/rollout"
 )
 
@@ -112,6 +115,9 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		// Flotilla serves are watched; others are read again at every reconcile.
 		Watches(&addonv1alpha1.AddOnDeploymentConfig{}, handler.EnqueueRequestsFromMapFunc(r.allAddOns)).
 		Watches(&addonv1alpha1.AddOnTemplate{}, handler.EnqueueRequestsFromMapFunc(r.allAddOns)).
+		// A selected cluster accepted again, or its namespace made anew, gets its add-on.
+		Watches(&clusterv1.ManagedCluster{}, handler.EnqueueRequestsFromMapFunc(r.allAddOns), builder.WithPredicates(delivery.Changed)).
+		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(r.allAddOns), builder.WithPredicates(delivery.Changed)).
 		Complete(r)
 }
 
@@ -144,7 +150,8 @@ func requests(l *addonv1alpha1.ClusterManagementAddOnList) []reconcile.Request {
 // +kubebuilder:rbac:groups=addon.open-cluster-management.io,resources=managedclusteraddons,verbs=get;list;watch;create;delete
 // +kubebuilder:rbac:groups=addon.open-cluster-management.io,resources=managedclusteraddons/status,verbs=update;patch
 // +kubebuilder:rbac:groups=addon.open-cluster-management.io,resources=addondeploymentconfigs;addontemplates,verbs=get;list;watch
-// +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=placements;placementdecisions,verbs=get;list;watch
+// +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=placements;placementdecisions;managedclusters,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;list;watch
 
 // Reconcile installs one add-on where its placements say, and rolls its configurations out.
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {

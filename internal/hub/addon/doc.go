@@ -16,6 +16,11 @@
 //     An MCA without that reference is a user's: never deleted or adopted, reported in the
 //     install progression's message when it sits in a selected cluster. A missing Placement adds
 //     no cluster (as in OCM) and its install progression says so (PlacementNotFound).
+//     A selected cluster the hub does not accept, that is being deleted, or whose namespace is
+//     terminating (internal/hub/delivery) gets no MCA and takes no part in the rollout: its
+//     namespace is being emptied (OCM's add-on manager likewise installs nothing on a cluster
+//     being deleted). It gets the add-on once accepted again (ManagedClusters and Namespaces are
+//     watched for that).
 //   - Configurations, in OCM's order of precedence: spec.supportedConfigs[].defaultConfig, then
 //     the serving placement's configs, then the MCA's spec.configs, group and resource at a time
 //     (configs.go). A cluster several placements select is served by the last entry. Each

@@ -9,11 +9,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
 	clusterv1alpha1 "github.com/flotilla/flotilla/api/cluster/v1alpha1"
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
+	"github.com/flotilla/flotilla/internal/hub/delivery"
 	"github.com/flotilla/flotilla/internal/rollout"
 )
 
@@ -39,6 +41,7 @@ func readPlacements(ctx context.Context, c client.Reader, cma *addonv1alpha1.Clu
 		return nil, nil
 	}
 	views := make([]placementView, len(cma.Spec.InstallStrategy.Placements))
+	refused := map[string]*delivery.Refusal{}
 	for i, ps := range cma.Spec.InstallStrategy.Placements {
 		v := &views[i]
 		v.PlacementRef = ps.PlacementRef
@@ -57,7 +60,9 @@ func readPlacements(ctx context.Context, c client.Reader, cma *addonv1alpha1.Clu
 			v.Err = err.Error()
 			continue
 		}
-		v.Decided = cs
+		if v.Decided, err = deliverable(ctx, c, cs, refused); err != nil {
+			return nil, err
+		}
 	}
 	owner := map[string]int{}
 	for i, v := range views {
@@ -73,6 +78,33 @@ func readPlacements(ctx context.Context, c client.Reader, cma *addonv1alpha1.Clu
 		}
 	}
 	return views, nil
+}
+
+// deliverable drops from cs the clusters the hub puts no add-on on (package delivery: not
+// accepted, being deleted, or their namespace terminating), as OCM's add-on manager installs
+// nothing on a cluster being deleted. Such a cluster is not part of the rollout either: it would
+// hold a place in it that no add-on ever fills. Its add-on, if any, the registration controller
+// removes while it empties the namespace; the hub's own, no longer selected, goes here as well.
+// refused remembers each cluster's answer across the placements of one reconcile.
+func deliverable(ctx context.Context, r client.Reader, cs []rollout.Cluster, refused map[string]*delivery.Refusal) ([]rollout.Cluster, error) {
+	out := make([]rollout.Cluster, 0, len(cs))
+	for _, c := range cs {
+		why, seen := refused[c.Name]
+		if !seen {
+			var err error
+			if why, err = delivery.Check(ctx, r, c.Name); err != nil {
+				return nil, err
+			}
+			refused[c.Name] = why
+			if why != nil {
+				ctrl.LoggerFrom(ctx).V(1).Info("not installing the add-on on a selected cluster", "cluster", c.Name, "reason", why.Reason)
+			}
+		}
+		if why == nil {
+			out = append(out, c)
+		}
+	}
+	return out, nil
 }
 
 // strategyOf is entry i's rollout strategy with OCM's default for Progressive: no maxConcurrency

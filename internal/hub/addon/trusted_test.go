@@ -2,6 +2,7 @@ package addon
 
 import (
 	"context"
+	corev1 "k8s.io/api/core/v1"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -9,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
+	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 	"github.com/flotilla/flotilla/api/scheme"
 )
@@ -59,6 +61,9 @@ func TestAllowedConfigs(t *testing.T) {
 			&clusterv1beta1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "p0-1",
 				Labels: map[string]string{clusterv1beta1.PlacementLabel: "p0", clusterv1beta1.DecisionGroupIndexLabel: "0"}},
 				Status: clusterv1beta1.PlacementDecisionStatus{Decisions: []clusterv1beta1.ClusterDecision{{ClusterName: "spoke-1"}}}},
+			// spoke-1 is accepted: the hub delivers to it (internal/hub/delivery).
+			&clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "spoke-1"}, Spec: clusterv1.ManagedClusterSpec{HubAcceptsClient: true}},
+			&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "spoke-1"}},
 		).Build()
 		a, err := AllowedConfigs(context.Background(), c, mca)
 		if err != nil {

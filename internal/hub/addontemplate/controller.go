@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -20,7 +21,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
+	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
+	"github.com/flotilla/flotilla/internal/hub/delivery"
 )
 
 // Reconciler deploys the agents of template add-ons: per ManagedClusterAddOn whose resolved
@@ -107,7 +110,21 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&addonv1alpha1.AddOnDeploymentConfig{}, handler.EnqueueRequestsFromMapFunc(byIndex(configIndex))).
 		Watches(&rbacv1.ClusterRole{}, handler.EnqueueRequestsFromMapFunc(waitingForRole), builder.WithPredicates(created)).
 		Watches(&rbacv1.Role{}, handler.EnqueueRequestsFromMapFunc(waitingForRole), builder.WithPredicates(created)).
+		// A cluster accepted again, or its namespace made anew, gets its add-ons' agents.
+		Watches(&clusterv1.ManagedCluster{}, handler.EnqueueRequestsFromMapFunc(r.inCluster), builder.WithPredicates(delivery.Changed)).
+		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(r.inCluster), builder.WithPredicates(delivery.Changed)).
 		Complete(r)
+}
+
+// inCluster maps a ManagedCluster or a Namespace to the ManagedClusterAddOns in the namespace of
+// its name.
+func (r *Reconciler) inCluster(ctx context.Context, o client.Object) []reconcile.Request {
+	l := &addonv1alpha1.ManagedClusterAddOnList{}
+	if err := r.Client.List(ctx, l, client.InNamespace(o.GetName())); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "listing the ManagedClusterAddOns of a cluster", "cluster", o.GetName())
+		return nil
+	}
+	return addonRequests(l.Items, func(*addonv1alpha1.ManagedClusterAddOn) bool { return true })
 }
 
 func addonRequests(items []addonv1alpha1.ManagedClusterAddOn, keep func(*addonv1alpha1.ManagedClusterAddOn) bool) []reconcile.Request {
@@ -141,6 +158,8 @@ func WorkName(addon string) string { return "addon-" + addon + "-deploy-0" }
 // +kubebuilder:rbac:groups=work.open-cluster-management.io,resources=manifestworks,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=rolebindings,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=clusterroles;roles,verbs=get;list;watch
+// +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=managedclusters,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;list;watch
 
 // Reconcile deploys one template add-on's agent, or removes what the hub made for it.
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
@@ -171,6 +190,18 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	set := func(c metav1.Condition) {
 		c.ObservedGeneration, c.LastTransitionTime = mca.Generation, now
 		meta.SetStatusCondition(&st.Conditions, c)
+	}
+	// A cluster the hub does not accept, that is being deleted, or whose namespace terminates gets
+	// no agent: its namespace is being emptied, which a work made anew would undo on every pass
+	// (OCM's add-on manager likewise deploys nothing on a cluster being deleted). Its work, if
+	// any, is the registration controller's to remove; ManifestApplied says why.
+	if why, err := delivery.Check(ctx, r.Client, mca.Namespace); err != nil || why != nil {
+		if err != nil {
+			return reconcile.Result{}, err
+		}
+		set(metav1.Condition{Type: addonv1alpha1.ManagedClusterAddOnManifestApplied, Status: metav1.ConditionFalse,
+			Reason: why.Reason, Message: why.Message})
+		return reconcile.Result{}, r.writeStatus(ctx, mca, st)
 	}
 	// status.configReferences says which of the configurations the hub allows this add-on runs
 	// now (the rollout decides), but the agent may write it too: what it names is used only if

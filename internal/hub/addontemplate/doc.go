@@ -4,13 +4,17 @@
 //
 // Reconciler works per ManagedClusterAddOn (MCA). An MCA is a template add-on when its
 // status.configReferences (written by the hub's lifecycle controller, internal/hub/addon) hold a
-// desired AddOnTemplate with its spec hash; like OCM it waits until the MCA is Configured. The
-// agent may write that status too, so (trust.go) the template and the AddOnDeploymentConfig named
-// there are used only if addon.AllowedConfigs allows them for that cluster's add-on (worked out,
-// as the lifecycle controller does, from the ClusterManagementAddOn, the placements, the MCA's
-// spec and the hub's rollout record) and the template's spec.addonName is the add-on's name;
-// otherwise ManifestApplied is False (ConfigurationNotAllowed) naming the field and the fix, and
-// nothing is rendered, bound or signed from it. Then:
+// desired AddOnTemplate with its spec hash; like OCM it waits until the MCA is Configured. On a
+// cluster the hub does not accept, that is being deleted, or whose namespace is terminating
+// (internal/hub/delivery) it deploys nothing (OCM's add-on manager likewise deploys nothing on a
+// cluster being deleted) and says why in ManifestApplied (False, the rule's reason); the
+// registration controller is emptying that namespace. The agent may write status.configReferences
+// too, so (trust.go) the template and the AddOnDeploymentConfig named there are used only if
+// addon.AllowedConfigs allows them for that cluster's add-on (worked out, as the lifecycle
+// controller does, from the ClusterManagementAddOn, the placements, the MCA's spec and the hub's
+// rollout record) and the template's spec.addonName is the add-on's name; otherwise
+// ManifestApplied is False (ConfigurationNotAllowed) naming the field and the fix, and nothing is
+// rendered, bound or signed from it. Then:
 //
 //   - Render (render.go, decorate.go): the template's agentSpec becomes ManifestWork
 //     addon-<addon>-deploy-0 in the cluster's namespace. Each {{NAME}} in a manifest is replaced

@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
+	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 	"github.com/flotilla/flotilla/api/scheme"
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
@@ -97,6 +98,11 @@ func (tc trustCase) objects() []client.Object {
 		&clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "all"}},
 		&clusterv1beta1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "all-decision-1",
 			Labels: map[string]string{clusterv1beta1.PlacementLabel: "all", clusterv1beta1.DecisionGroupIndexLabel: "0"}}},
+	}
+	// Both spokes are accepted: the hub delivers to them (internal/hub/delivery).
+	for _, c := range []string{"spoke-1", "spoke-2"} {
+		objs = append(objs, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: c}, Spec: clusterv1.ManagedClusterSpec{HubAcceptsClient: true}},
+			&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: c}})
 	}
 	if tc.CMA != nil {
 		objs = append(objs, tc.CMA.DeepCopy())

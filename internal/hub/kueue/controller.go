@@ -18,7 +18,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
+	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
+	"github.com/flotilla/flotilla/internal/hub/delivery"
 )
 
 // Reconciler keeps the MultiKueueConfig, MultiKueueClusters and Active condition of each
@@ -65,6 +67,9 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		// Any of them, the hub's or not: someone else's object going away ends a name clash.
 		Watches(&kueuev1beta2.MultiKueueConfig{}, handler.EnqueueRequestsFromMapFunc(r.allChecks)).
 		Watches(&kueuev1beta2.MultiKueueCluster{}, handler.EnqueueRequestsFromMapFunc(r.allChecks)).
+		// A decided cluster accepted again (or denied) changes what the Active condition says.
+		Watches(&clusterv1.ManagedCluster{}, handler.EnqueueRequestsFromMapFunc(r.allChecks), builder.WithPredicates(delivery.Changed)).
+		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(r.allChecks), builder.WithPredicates(delivery.Changed)).
 		Complete(r)
 }
 
@@ -108,7 +113,8 @@ func (r *Reconciler) allChecks(ctx context.Context, _ client.Object) []reconcile
 // Reading the kubeconfig Secrets needs get on secrets in the Kueue namespace, which the hub's
 // generated roles do not grant (no Secrets in its ClusterRole): the installer grants it with a
 // Role there (docs/kueue.md); without it the check says so.
-// +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=placements;placementdecisions,verbs=get;list;watch
+// +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=placements;placementdecisions;managedclusters,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;list;watch
 
 // Reconcile brings one AdmissionCheck's MultiKueue objects and Active condition up to date.
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
@@ -177,7 +183,17 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		case err != nil:
 			return reconcile.Result{}, err
 		case !ok:
-			s.MissingSecrets = append(s.MissingSecrets, SecretName(name))
+			// The hub writes no kubeconfig for a cluster it does not accept: say so, rather than
+			// wait for one.
+			why, err := delivery.Check(ctx, r.Client, name)
+			if err != nil {
+				return reconcile.Result{}, err
+			}
+			if why != nil {
+				s.NotAccepted = append(s.NotAccepted, why.Message)
+			} else {
+				s.MissingSecrets = append(s.MissingSecrets, SecretName(name))
+			}
 		}
 	}
 	if err := r.setActive(ctx, ac, Active(s, ac.Generation)); err != nil {

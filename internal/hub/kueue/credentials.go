@@ -7,7 +7,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
@@ -22,6 +21,7 @@ import (
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
+	"github.com/flotilla/flotilla/internal/hub/delivery"
 	"github.com/flotilla/flotilla/internal/kueueworker"
 )
 
@@ -73,6 +73,8 @@ func (c *Credentials) SetupWithManager(mgr ctrl.Manager) error {
 		Named("kueue-credentials").
 		For(&kueuev1beta2.MultiKueueCluster{}).
 		Watches(&clusterv1.ManagedCluster{}, &handler.EnqueueRequestForObject{}).
+		// A namespace's phase is in the rule of package delivery; its name is the cluster's.
+		Watches(&corev1.Namespace{}, &handler.EnqueueRequestForObject{}, builder.WithPredicates(delivery.Changed)).
 		Watches(&workv1.ManifestWork{}, byNamespace, builder.WithPredicates(predicate.NewPredicateFuncs(func(o client.Object) bool {
 			return o.GetName() == kueueworker.WorkName
 		}))).
@@ -86,6 +88,7 @@ func (c *Credentials) SetupWithManager(mgr ctrl.Manager) error {
 // +kubebuilder:rbac:groups=addon.open-cluster-management.io,resources=managedclusteraddons,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=roles;rolebindings,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=managedclusters,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;list;watch
 // Secrets in the Kueue namespace (the token Secrets, the kubeconfigs): get, create, update, patch
 // and delete there only, granted by the installer's Role (docs/kueue.md), not by the ClusterRole.
 
@@ -125,11 +128,21 @@ func (c *Credentials) Reconcile(ctx context.Context, req reconcile.Request) (rec
 			return reconcile.Result{}, err
 		}
 	}
-	mc := &clusterv1.ManagedCluster{}
-	if err := c.Client.Get(ctx, client.ObjectKey{Name: cluster}, mc); apierrors.IsNotFound(err) {
-		return reconcile.Result{}, nil // no such cluster: its placement drops it soon
-	} else if err != nil {
+	// A cluster the hub does not accept, that is being deleted, or whose namespace terminates gets
+	// no credentials: its agent is no longer trusted with a token, and its namespace is being
+	// emptied, which a work or add-on made anew here would undo on every pass of the cleanup.
+	// What the hub made for it goes, as for a cluster that is no worker any more; the
+	// AdmissionCheck's Active condition says why (Reconciler).
+	switch why, err := delivery.Check(ctx, c.Client, cluster); {
+	case err != nil:
 		return reconcile.Result{}, err
+	case why != nil:
+		ctrl.LoggerFrom(ctx).V(1).Info("no MultiKueue credentials for the cluster", "cluster", cluster, "reason", why.Reason)
+		return reconcile.Result{}, c.remove(ctx, cluster)
+	}
+	mc := &clusterv1.ManagedCluster{}
+	if err := c.Client.Get(ctx, client.ObjectKey{Name: cluster}, mc); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err) // deleted since: its event comes back here
 	}
 	owner := metav1.OwnerReference{APIVersion: kueuev1beta2.GroupVersion.String(), Kind: "MultiKueueCluster",
 		Name: mkc.Name, UID: mkc.UID, BlockOwnerDeletion: ptr.To(false)}

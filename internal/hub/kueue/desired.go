@@ -40,6 +40,9 @@ const (
 	ReasonNoClusters         = "NoClustersDecided"
 	ReasonNameClash          = "NameClash"
 	ReasonCredentialsPending = "CredentialsPending"
+	// ReasonClusterNotAccepted: a decided cluster gets no credentials from the hub because the
+	// hub does not accept it, it is being deleted, or its namespace is terminating.
+	ReasonClusterNotAccepted = "ClusterNotAccepted"
 )
 
 // ParametersError says what is wrong with an AdmissionCheck's spec.parameters and how to fix it,
@@ -114,6 +117,9 @@ type State struct {
 	// SecretsForbidden.
 	MissingSecrets   []string
 	SecretsForbidden bool
+	// NotAccepted say, one per decided cluster without a kubeconfig Secret, why the hub gives it
+	// no credentials (package delivery); those clusters are not in MissingSecrets.
+	NotAccepted []string
 }
 
 // Active is the AdmissionCheck's Active condition for s, without LastTransitionTime.
@@ -137,6 +143,14 @@ func Active(s State, generation int64) metav1.Condition {
 		c.Reason = ReasonCredentialsPending
 		c.Message = fmt.Sprintf("the hub may not read kubeconfig Secrets %s in namespace %s: grant it get on secrets there with a Role (docs/kueue.md)",
 			strings.Join(s.MissingSecrets, ", "), s.Namespace)
+	case len(s.NotAccepted) > 0:
+		c.Reason = ReasonClusterNotAccepted
+		c.Message = fmt.Sprintf("%s decides clusters the hub gives no MultiKueue credentials: %s; "+
+			"accept them (spec.hubAcceptsClient: true), or have the placement leave them out",
+			p, strings.Join(s.NotAccepted, "; "))
+		if len(s.MissingSecrets) > 0 {
+			c.Message += fmt.Sprintf("; also waiting for kubeconfig Secrets %s", strings.Join(s.MissingSecrets, ", "))
+		}
 	case len(s.MissingSecrets) > 0:
 		c.Reason = ReasonCredentialsPending
 		c.Message = fmt.Sprintf("waiting for kubeconfig Secrets %s (key %s) in namespace %s: the hub writes each from the token "+

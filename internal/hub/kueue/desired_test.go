@@ -114,6 +114,12 @@ func TestActive(t *testing.T) {
 		"credentials pending": {state: with(func(s *State) { s.MissingSecrets = []string{"multikueue-a", "multikueue-b"} }),
 			want: result{metav1.ConditionFalse, ReasonCredentialsPending,
 				"waiting for kubeconfig Secrets multikueue-a, multikueue-b (key kubeconfig) in namespace kueue-system" + pending}},
+		"cluster not accepted, before pending credentials": {state: with(func(s *State) {
+			s.NotAccepted, s.MissingSecrets = []string{"ManagedCluster b is not accepted"}, []string{"multikueue-a"}
+		}),
+			want: result{metav1.ConditionFalse, ReasonClusterNotAccepted,
+				"Placement kueue-system/gpu decides clusters the hub gives no MultiKueue credentials: ManagedCluster b is not accepted; " +
+					"accept them (spec.hubAcceptsClient: true), or have the placement leave them out; also waiting for kubeconfig Secrets multikueue-a"}},
 		"secrets not readable": {state: with(func(s *State) { s.MissingSecrets, s.SecretsForbidden = []string{"multikueue-a"}, true }),
 			want: result{metav1.ConditionFalse, ReasonCredentialsPending,
 				"the hub may not read kubeconfig Secrets multikueue-a in namespace kueue-system: grant it get on secrets there with a Role (docs/kueue.md)"}},

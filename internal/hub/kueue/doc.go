@@ -15,7 +15,10 @@
 // never changed (the check says so), and the garbage collector removes an object when its last
 // check goes. The Secrets the credentials controller writes also say whose token or kubeconfig
 // they are (marks.go), and only such a Secret of the hub's is used as one. The controller does not write the kubeconfig Secrets (another part of the hub
-// will): until they all exist the check is Active=False, CredentialsPending, naming them. The
+// will): until they all exist the check is Active=False, CredentialsPending, naming them, or
+// ClusterNotAccepted for a cluster the hub gives no credentials (internal/hub/delivery: not
+// accepted, being deleted, or its namespace terminating; the credentials controller makes none
+// for it and removes what it made). The
 // hub neither caches nor watches Secrets: it reads each one from the API server, again every
 // SecretPoll while some are missing, with get on secrets granted in the Kueue namespace only
 // (docs/kueue.md; the hub's ClusterRole holds no Secrets).

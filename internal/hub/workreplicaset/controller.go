@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
@@ -19,10 +20,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
 	workv1alpha1 "github.com/flotilla/flotilla/api/work/v1alpha1"
 	"github.com/flotilla/flotilla/internal/conditions"
+	"github.com/flotilla/flotilla/internal/hub/delivery"
 	"github.com/flotilla/flotilla/internal/rollout"
 )
 
@@ -76,7 +79,24 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&clusterv1beta1.Placement{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []reconcile.Request {
 			return r.forPlacement(ctx, o.GetNamespace(), o.GetName())
 		})).
+		// A selected cluster accepted again, or its namespace made anew, gets its ManifestWork.
+		Watches(&clusterv1.ManagedCluster{}, handler.EnqueueRequestsFromMapFunc(r.allSets), builder.WithPredicates(delivery.Changed)).
+		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(r.allSets), builder.WithPredicates(delivery.Changed)).
 		Complete(r)
+}
+
+// allSets maps an object to every ManifestWorkReplicaSet: a cluster's acceptance changes seldom.
+func (r *Reconciler) allSets(ctx context.Context, _ client.Object) []reconcile.Request {
+	l := &workv1alpha1.ManifestWorkReplicaSetList{}
+	if err := r.Client.List(ctx, l); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "listing ManifestWorkReplicaSets")
+		return nil
+	}
+	reqs := make([]reconcile.Request, 0, len(l.Items))
+	for _, s := range l.Items {
+		reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&s)})
+	}
+	return reqs
 }
 
 // forWork maps a ManifestWork to the set its label names.
@@ -106,7 +126,8 @@ func (r *Reconciler) forPlacement(ctx context.Context, ns, placement string) []r
 // +kubebuilder:rbac:groups=work.open-cluster-management.io,resources=manifestworkreplicasets/status,verbs=update;patch
 // +kubebuilder:rbac:groups=work.open-cluster-management.io,resources=manifestworkreplicasets/finalizers,verbs=update
 // +kubebuilder:rbac:groups=work.open-cluster-management.io,resources=manifestworks,verbs=get;list;watch;create;update;patch;delete
-// +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=placements;placementdecisions,verbs=get;list;watch
+// +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=placements;placementdecisions;managedclusters,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;list;watch
 
 // Reconcile rolls one set out, or cleans up after it when it is deleted.
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
@@ -151,6 +172,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		}
 	}
 	outcomes, owner := r.decisions(ctx, set, v)
+	if err := r.holdBack(ctx, outcomes); err != nil {
+		return reconcile.Result{}, utilerrors.NewAggregate(append(errs, err))
+	}
 	bad := map[string]bool{}
 	for _, o := range outcomes {
 		bad[o.Name] = o.Err != ""
@@ -264,6 +288,36 @@ func (r *Reconciler) decisions(ctx context.Context, set *workv1alpha1.ManifestWo
 		}
 	}
 	return outcomes, owner
+}
+
+// holdBack moves out of each outcome's clusters those the hub puts no ManifestWork in (package
+// delivery: not accepted, being deleted, or their namespace terminating) into its Refused, which
+// the status reports. They take no part in the rollout, so that they hold up no other cluster;
+// their works, if any, are left to the registration controller, which is emptying their
+// namespaces (the set's would come back with every pass of it otherwise).
+func (r *Reconciler) holdBack(ctx context.Context, outcomes []refOutcome) error {
+	answers := map[string]*delivery.Refusal{}
+	for i := range outcomes {
+		o := &outcomes[i]
+		kept := o.Clusters[:0]
+		for _, c := range o.Clusters {
+			why, seen := answers[c.Name]
+			if !seen {
+				var err error
+				if why, err = delivery.Check(ctx, r.Client, c.Name); err != nil {
+					return err
+				}
+				answers[c.Name] = why
+			}
+			if why != nil {
+				o.Refused = append(o.Refused, why)
+				continue
+			}
+			kept = append(kept, c)
+		}
+		o.Clusters = kept
+	}
+	return nil
 }
 
 // apply creates or updates set's ManifestWork in cluster's namespace. existing is the set's own

@@ -8,7 +8,12 @@
 // work's generation; see clusterState). ManifestWorks of clusters no placement selects any more,
 // and of placements the set no longer names, are deleted. A missing Placement stops the set
 // (PlacementVerified=False, PlacementDecisionNotFound, naming it) without creating or deleting
-// anything. Status: summary and per-placement summaries (total, applied, available, progressing,
+// anything. A decided cluster the hub puts nothing in (internal/hub/delivery: not accepted, being
+// deleted, or its namespace terminating) gets no ManifestWork and takes no part in the rollout;
+// PlacementVerified's message names it with why (OCM's own controller relies on its placements
+// dropping deleted clusters; Flotilla's namespaces of denied clusters are being emptied too).
+// ManagedClusters and Namespaces are watched, so that such a cluster accepted again gets its
+// work. Status: summary and per-placement summaries (total, applied, available, progressing,
 // degraded, updated, desired, and available decision groups as "n/m"), and the conditions
 // PlacementVerified, PlacementRolledOut and ManifestworkApplied with OCM's reasons; written only
 // when it changes, with ObservedGeneration. The set is requeued when a soak time

@@ -10,6 +10,7 @@ import (
 
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
 	workv1alpha1 "github.com/flotilla/flotilla/api/work/v1alpha1"
+	"github.com/flotilla/flotilla/internal/hub/delivery"
 	"github.com/flotilla/flotilla/internal/rollout"
 )
 
@@ -21,7 +22,10 @@ type refOutcome struct {
 	// Clusters are the placement's decided clusters that this ref serves (a cluster two refs
 	// select is served by one).
 	Clusters []rollout.Cluster
-	Result   rollout.Result
+	// Refused are the placement's decided clusters the hub puts no ManifestWork in (package
+	// delivery), each with why; they are not in Clusters.
+	Refused []*delivery.Refusal
+	Result  rollout.Result
 	// Conflicts are ManifestWorks in the way that the set did not create (namespace/name).
 	Conflicts []string
 }
@@ -97,8 +101,10 @@ func desiredStatus(set *workv1alpha1.ManifestWorkReplicaSet, refs []refOutcome, 
 	st.PlacementsSummary = make([]workv1alpha1.PlacementSummary, 0, len(refs))
 	succeeded := 0
 	var errs, rollouts []string
+	var refused []*delivery.Refusal
 	for _, r := range refs {
 		clusters = append(clusters, r.Clusters...)
+		refused = append(refused, r.Refused...)
 		st.PlacementsSummary = append(st.PlacementsSummary, workv1alpha1.PlacementSummary{
 			Name: r.Name, AvailableDecisionGroups: v.availableGroups(r.Clusters), Summary: v.summarize(r.Name, r.Clusters),
 		})
@@ -125,12 +131,12 @@ func desiredStatus(set *workv1alpha1.ManifestWorkReplicaSet, refs []refOutcome, 
 	switch {
 	case len(errs) > 0:
 		set1(workv1alpha1.ManifestWorkReplicaSetConditionPlacementVerified, false, workv1alpha1.ReasonNotAsExpected, strings.Join(errs, "; "))
-	case len(clusters) == 0:
+	case len(clusters)+len(refused) == 0:
 		set1(workv1alpha1.ManifestWorkReplicaSetConditionPlacementVerified, false, workv1alpha1.ReasonPlacementDecisionEmpty,
 			fmt.Sprintf("placements %s select no cluster", refNames(refs)))
 	default:
 		set1(workv1alpha1.ManifestWorkReplicaSetConditionPlacementVerified, true, workv1alpha1.ReasonAsExpected,
-			fmt.Sprintf("%d clusters selected", len(clusters)))
+			fmt.Sprintf("%d clusters selected", len(clusters)+len(refused))+prefixed("; ", refusedMessage(refused)))
 	}
 	if succeeded == len(clusters) {
 		set1(workv1alpha1.ManifestWorkReplicaSetConditionPlacementRolledOut, true, workv1alpha1.ReasonComplete,
@@ -169,6 +175,28 @@ func notFoundStatus(set *workv1alpha1.ManifestWorkReplicaSet, placement string, 
 			placement, index, set.Namespace),
 	})
 	return st
+}
+
+// maxRefusedNamed is how many held-back clusters a status message names; the rest are counted.
+const maxRefusedNamed = 10
+
+// refusedMessage says which selected clusters get no ManifestWork and why, "" when none.
+func refusedMessage(refused []*delivery.Refusal) string {
+	if len(refused) == 0 {
+		return ""
+	}
+	rs := slices.Clone(refused)
+	slices.SortFunc(rs, func(a, b *delivery.Refusal) int { return strings.Compare(a.Cluster, b.Cluster) })
+	rs = slices.CompactFunc(rs, func(a, b *delivery.Refusal) bool { return a.Cluster == b.Cluster })
+	var parts []string
+	for i, r := range rs {
+		if i == maxRefusedNamed {
+			parts = append(parts, fmt.Sprintf("and %d more", len(rs)-i))
+			break
+		}
+		parts = append(parts, r.Message)
+	}
+	return fmt.Sprintf("%d of them get no ManifestWork: %s", len(rs), strings.Join(parts, "; "))
 }
 
 // rolloutMessage says what holds the rollout to one placement, "" when nothing does.

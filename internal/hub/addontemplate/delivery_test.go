@@ -1,0 +1,80 @@
+package addontemplate
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clocktesting "k8s.io/utils/clock/testing"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
+	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
+	"github.com/flotilla/flotilla/api/scheme"
+	workv1 "github.com/flotilla/flotilla/api/work/v1"
+	"github.com/flotilla/flotilla/internal/hub/delivery"
+)
+
+// A template add-on's agent is deployed (its ManifestWork made) only on a cluster the hub
+// accepts, not being deleted, whose namespace is not terminating; otherwise ManifestApplied says
+// why.
+func TestReconcileDeploysOnlyToAcceptedClusters(t *testing.T) {
+	now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	type result struct {
+		Work            bool
+		ManifestApplied string // status/reason, "" without the condition
+	}
+	cases := map[string]struct {
+		accepted, deleting, namespaceTerminating bool
+		want                                     result
+	}{
+		"accepted":              {accepted: true, want: result{Work: true}},
+		"not accepted":          {want: result{ManifestApplied: "False/" + delivery.ReasonNotAccepted}},
+		"being deleted":         {accepted: true, deleting: true, want: result{ManifestApplied: "False/" + delivery.ReasonDeleting}},
+		"namespace terminating": {accepted: true, namespaceTerminating: true, want: result{ManifestApplied: "False/" + delivery.ReasonNamespaceTerminating}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			hold := []string{"test/hold"}
+			mc := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "c1"}, Spec: clusterv1.ManagedClusterSpec{HubAcceptsClient: tc.accepted}}
+			if tc.deleting {
+				mc.DeletionTimestamp, mc.Finalizers = &metav1.Time{Time: now}, hold
+			}
+			ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "c1"}}
+			if tc.namespaceTerminating {
+				ns.DeletionTimestamp, ns.Finalizers, ns.Status.Phase = &metav1.Time{Time: now}, hold, corev1.NamespaceTerminating
+			}
+			tmpl := templateOf(kubeClient, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"gpu","namespace":"default"}}`)
+			mca := &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: "c1", Name: "gpu", UID: "mca-uid"},
+				Status: addonv1alpha1.ManagedClusterAddOnStatus{
+					Conditions: []metav1.Condition{{Type: addonv1alpha1.ManagedClusterAddOnConditionConfigured, Status: metav1.ConditionTrue, Reason: "R"}},
+					ConfigReferences: []addonv1alpha1.ConfigReference{{
+						ConfigGroupResource: addonv1alpha1.ConfigGroupResource{Group: addonv1alpha1.GroupVersion.Group, Resource: "addontemplates"},
+						DesiredConfig:       &addonv1alpha1.ConfigSpecHash{ConfigReferent: addonv1alpha1.ConfigReferent{Name: tmpl.Name}, SpecHash: "h1"}}}}}
+			c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(mc, ns, tmpl, mca, managingAddOn("gpu", tmpl.Name)).WithStatusSubresource(mca).Build()
+			r := &Reconciler{Client: c, Clock: clocktesting.NewFakePassiveClock(now)}
+			if _, err := r.Reconcile(ctx, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(mca)}); err != nil {
+				t.Fatal(err)
+			}
+			var got result
+			err := c.Get(ctx, client.ObjectKey{Namespace: "c1", Name: WorkName("gpu")}, &workv1.ManifestWork{})
+			got.Work = err == nil
+			if err := c.Get(ctx, client.ObjectKeyFromObject(mca), mca); err != nil {
+				t.Fatal(err)
+			}
+			if cond := meta.FindStatusCondition(mca.Status.Conditions, addonv1alpha1.ManagedClusterAddOnManifestApplied); cond != nil {
+				got.ManifestApplied = string(cond.Status) + "/" + cond.Reason
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -1,0 +1,145 @@
+package kueue
+
+import (
+	"context"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clocktesting "k8s.io/utils/clock/testing"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
+	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
+	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
+	"github.com/flotilla/flotilla/api/scheme"
+	workv1 "github.com/flotilla/flotilla/api/work/v1"
+	"github.com/flotilla/flotilla/internal/kueueworker"
+)
+
+var gone = &metav1.Time{Time: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}
+
+// clusterObjects are ManagedCluster name and its namespace, as the case says.
+func clusterObjects(name string, accepted, deleting, namespaceTerminating bool) []client.Object {
+	hold := []string{"test/hold"} // so that a delete leaves them deleting
+	mc := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name, Finalizers: hold}, Spec: clusterv1.ManagedClusterSpec{HubAcceptsClient: accepted}}
+	if deleting {
+		mc.DeletionTimestamp = gone
+	}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Finalizers: hold}}
+	if namespaceTerminating {
+		ns.DeletionTimestamp, ns.Status.Phase = gone, corev1.NamespaceTerminating
+	}
+	return []client.Object{mc, ns}
+}
+
+// The credentials controller makes the worker's ManifestWork, add-on and token Role only for a
+// cluster the hub accepts, not being deleted, whose namespace is not terminating; for the others
+// it removes what it made (a cluster denied after it was a worker).
+func TestCredentialsOnlyForAcceptedClusters(t *testing.T) {
+	type state struct{ accepted, deleting, namespaceTerminating bool }
+	cases := map[string]struct {
+		now  state
+		want []string
+	}{
+		"accepted":              {state{accepted: true}, []string{"ManagedClusterAddOn", "ManifestWork", "Role"}},
+		"not accepted":          {state{}, nil},
+		"being deleted":         {state{accepted: true, deleting: true}, nil},
+		"namespace terminating": {state{accepted: true, namespaceTerminating: true}, nil},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			mkc := &kueuev1beta2.MultiKueueCluster{ObjectMeta: metav1.ObjectMeta{Name: "a", UID: "mkc-uid",
+				Labels: map[string]string{ManagedLabel: ManagedValue}}, Spec: ClusterSpec("a")}
+			objs := append(clusterObjects("a", true, false, false), mkc)
+			c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(objs...).Build()
+			cr := &Credentials{Client: c, SecretReader: c, Namespace: DefaultNamespace, Resync: time.Minute}
+			req := reconcile.Request{NamespacedName: client.ObjectKey{Name: "a"}}
+			// First a worker the hub accepts, then as the case says.
+			if _, err := cr.Reconcile(ctx, req); err != nil {
+				t.Fatal(err)
+			}
+			mc := &clusterv1.ManagedCluster{}
+			if err := c.Get(ctx, client.ObjectKey{Name: "a"}, mc); err != nil {
+				t.Fatal(err)
+			}
+			if !tc.now.accepted {
+				mc.Spec.HubAcceptsClient = false
+				if err := c.Update(ctx, mc); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tc.now.deleting { // held by its finalizer
+				if err := c.Delete(ctx, mc); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tc.now.namespaceTerminating {
+				if err := c.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "a"}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := cr.Reconcile(ctx, req); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, o := range []client.Object{
+				&addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: kueueworker.AddOnName}},
+				&workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: kueueworker.WorkName}},
+				&rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: DefaultNamespace, Name: kueueworker.TokenRole("a")}},
+			} {
+				if exists(t, c, o) {
+					got = append(got, reflect.TypeOf(o).Elem().Name())
+				}
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("the hub's objects for cluster a (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// An AdmissionCheck whose placement decides a cluster the hub does not accept says so in its
+// Active condition, rather than waiting for that cluster's kubeconfig.
+func TestActiveSaysClusterNotAccepted(t *testing.T) {
+	ctx := context.Background()
+	ac := &kueuev1beta2.AdmissionCheck{ObjectMeta: metav1.ObjectMeta{Name: "check", UID: "ac-uid"},
+		Spec: kueuev1beta2.AdmissionCheckSpec{ControllerName: ControllerName, Parameters: &kueuev1beta2.AdmissionCheckParametersReference{
+			APIGroup: clusterv1beta1.GroupVersion.Group, Kind: "Placement", Name: "gpu"}}}
+	objs := []client.Object{ac,
+		&clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: DefaultNamespace, Name: "gpu"}},
+		&clusterv1beta1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{Namespace: DefaultNamespace, Name: "gpu-decision-1",
+			Labels: map[string]string{clusterv1beta1.PlacementLabel: "gpu"}},
+			Status: clusterv1beta1.PlacementDecisionStatus{Decisions: []clusterv1beta1.ClusterDecision{{ClusterName: "ok"}, {ClusterName: "denied"}}}},
+	}
+	objs = append(objs, clusterObjects("ok", true, false, false)...)
+	objs = append(objs, clusterObjects("denied", false, false, false)...)
+	c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(objs...).WithStatusSubresource(ac).Build()
+	r := &Reconciler{Client: c, SecretReader: c, Namespace: DefaultNamespace, Clock: clocktesting.NewFakePassiveClock(gone.Time)}
+	if _, err := r.Reconcile(ctx, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(ac)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Get(ctx, client.ObjectKeyFromObject(ac), ac); err != nil {
+		t.Fatal(err)
+	}
+	cond := meta.FindStatusCondition(ac.Status.Conditions, kueuev1beta2.AdmissionCheckActive)
+	if cond == nil {
+		t.Fatal("no Active condition")
+	}
+	type result struct{ Status, Reason, Message string }
+	want := result{"False", ReasonClusterNotAccepted, "Placement kueue-system/gpu decides clusters the hub gives no MultiKueue credentials: " +
+		"ManagedCluster denied is not accepted by the hub (spec.hubAcceptsClient is false): the hub puts nothing in its namespace until an administrator accepts it; " +
+		"accept them (spec.hubAcceptsClient: true), or have the placement leave them out; also waiting for kubeconfig Secrets multikueue-ok"}
+	if diff := cmp.Diff(want, result{string(cond.Status), cond.Reason, cond.Message}); diff != "" {
+		t.Errorf("Active (-want +got):\n%s", diff)
+	}
+}
