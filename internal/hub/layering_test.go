@@ -18,9 +18,6 @@ const module = "github.com/flotilla/flotilla/"
 // imports): a name both sides need lives in a shared package (internal/wellknown), not in one side
 // with a test pinning the other's copy.
 func TestLayering(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs go list")
-	}
 	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Deps " "}} {{join .TestImports " "}} {{join .XTestImports " "}}`,
 		module+"internal/hub/...", module+"internal/agent/...").CombinedOutput()
 	if err != nil {
