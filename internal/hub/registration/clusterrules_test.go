@@ -40,3 +40,16 @@ func TestClusterRulesGiveTheAgentStatusOnly(t *testing.T) {
 		})
 	}
 }
+
+// What a denied or deleted cluster's agent keeps while its works are removed: its namespace's
+// ManifestWorks, to read them, report their removal and drop its finalizer. Not create or delete
+// works, nothing else in the namespace (no Secrets, no leases, no add-ons), nothing cluster-wide.
+func TestWorkCleanupRulesKeepOnlyWhatRemovalNeeds(t *testing.T) {
+	want := []rbacv1.PolicyRule{
+		{APIGroups: []string{workGroup}, Resources: []string{"manifestworks"}, Verbs: []string{"get", "list", "watch", "update", "patch"}},
+		{APIGroups: []string{workGroup}, Resources: []string{"manifestworks/status"}, Verbs: []string{"update", "patch"}},
+	}
+	if diff := cmp.Diff(want, workCleanupRules()); diff != "" {
+		t.Errorf("workCleanupRules (-want +got):\n%s", diff)
+	}
+}
