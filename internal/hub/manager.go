@@ -67,6 +67,10 @@ type Options struct {
 	// WebhookCertDir holds the webhook's serving certificate (tls.crt, tls.key, optionally
 	// ca.crt); when empty the hub makes its own at every start.
 	WebhookCertDir string
+	// WebhookService, when set, is the Service in front of the hub's replicas (the hub runs in
+	// the cluster, as the Helm chart installs it): the webhook configurations name it, not the
+	// leader's address. It needs WebhookCertDir.
+	WebhookService *webhook.ServiceRef
 	// MirrorSIGDecisions mirrors each placement's PlacementDecisions into SIG Multicluster
 	// (multicluster.x-k8s.io/v1alpha1, KEP-5313) PlacementDecisions; see internal/hub/sigdecision.
 	MirrorSIGDecisions bool
@@ -231,7 +235,7 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		mgr.GetLogger().Info("Kueue integration is off", "why", missing)
 	}
 	if opts.WebhookAddress != "" && opts.WebhookAddress != "0" {
-		wo := webhook.Options{Address: opts.WebhookAddress, CertDir: opts.WebhookCertDir, Clock: clk}
+		wo := webhook.Options{Address: opts.WebhookAddress, CertDir: opts.WebhookCertDir, Service: opts.WebhookService, Clock: clk}
 		if err := webhook.Setup(mgr, cs, wo); err != nil {
 			return nil, err
 		}

@@ -72,7 +72,7 @@ func TestConfiguration(t *testing.T) {
 	// The leader rewrites the configuration when what it reads back differs from what it wants:
 	// the API server's defaults must not count as a difference.
 	base := strings.TrimSuffix(*got.Webhooks[0].ClientConfig.URL, webhook.ManagedClusterPath)
-	want := webhook.Configuration(base, got.Webhooks[0].ClientConfig.CABundle)
+	want := webhook.Configuration(webhook.Endpoint{URL: base}, got.Webhooks[0].ClientConfig.CABundle)
 	if diff := cmp.Diff(want.Webhooks, got.Webhooks); diff != "" {
 		t.Errorf("the configuration as the API server holds it differs from what the hub writes (-want +got):\n%s", diff)
 	}

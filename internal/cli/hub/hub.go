@@ -15,6 +15,7 @@ import (
 	"github.com/flotilla/flotilla/internal/cli/streams"
 	"github.com/flotilla/flotilla/internal/hub"
 	"github.com/flotilla/flotilla/internal/hub/registration"
+	"github.com/flotilla/flotilla/internal/hub/webhook"
 )
 
 // NewCommand returns `flotilla hub`.
@@ -23,6 +24,7 @@ func NewCommand(_ streams.IO) *cobra.Command {
 	opts.WebhookAddress = hub.DefaultWebhookAddress
 	opts.ExplainAddress = hub.DefaultExplainAddress
 	var kube kubeflags.Flags
+	var webhookService string
 	cmd := &cobra.Command{
 		Use:   "hub",
 		Short: "Run the hub's controllers against the hub's API server",
@@ -39,6 +41,13 @@ func NewCommand(_ streams.IO) *cobra.Command {
 			"election namespace.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if webhookService != "" {
+				ref, err := webhook.ParseServiceRef("--webhook-service", webhookService)
+				if err != nil {
+					return err
+				}
+				opts.WebhookService = ref
+			}
 			hubConfig, err := kube.Load()
 			if err != nil {
 				return err
@@ -68,6 +77,9 @@ func NewCommand(_ streams.IO) *cobra.Command {
 		"address of the validating admission webhook, which the API server calls on its own host (port 0 picks a free port; 0 disables)")
 	f.StringVar(&opts.WebhookCertDir, "webhook-cert-dir", opts.WebhookCertDir,
 		"directory with the webhook's tls.crt, tls.key and optionally ca.crt (default: a certificate made at start)")
+	f.StringVar(&webhookService, "webhook-service", "",
+		"NAMESPACE/NAME[:PORT] of the Service in front of the hub's replicas, when the hub runs in the cluster: the webhook configurations name it "+
+			"instead of the leader's address (needs --webhook-cert-dir with a certificate for NAME.NAMESPACE.svc and its ca.crt)")
 	f.StringVar(&opts.ExplainAddress, "explain-bind-address", opts.ExplainAddress,
 		"address of the HTTPS server that explains placements (GET /explain/namespaces/NS/placements/NAME) to callers with a bearer token "+
 			"allowed to get the placement (0 disables)")

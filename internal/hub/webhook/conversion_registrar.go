@@ -1,7 +1,6 @@
 package webhook
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,11 +9,13 @@ import (
 
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset/typed/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 )
@@ -28,8 +29,7 @@ import (
 type conversionRegistrar struct {
 	crds    apiextclient.CustomResourceDefinitionInterface
 	names   []string
-	url     string
-	ca      []byte
+	want    apiextv1.WebhookClientConfig
 	started func() error
 	clock   clock.WithTicker
 	resync  time.Duration
@@ -104,7 +104,7 @@ func (r *conversionRegistrar) ensure(ctx context.Context, name string, info func
 	if err != nil {
 		return "", err
 	}
-	info("wrote the conversion webhook of a CRD", "crd", name, "url", r.url, "previousURL", conversionURL(got))
+	info("wrote the conversion webhook of a CRD", "crd", name, "to", describeConversion(&r.want), "previous", conversionTarget(got))
 	return updated.ResourceVersion, nil
 }
 
@@ -114,16 +114,21 @@ func (r *conversionRegistrar) current(crd *apiextv1.CustomResourceDefinition) bo
 	if c == nil || c.Strategy != apiextv1.WebhookConverter || c.Webhook == nil || c.Webhook.ClientConfig == nil {
 		return false
 	}
-	cc := c.Webhook.ClientConfig
-	return cc.Service == nil && cc.URL != nil && *cc.URL == r.url && bytes.Equal(cc.CABundle, r.ca) &&
+	return equality.Semantic.DeepEqual(*c.Webhook.ClientConfig, r.want) &&
 		len(c.Webhook.ConversionReviewVersions) == 1 && c.Webhook.ConversionReviewVersions[0] == "v1"
 }
 
 // patch is the merge patch that makes a CRD's conversion this replica's webhook.
 func (r *conversionRegistrar) patch() ([]byte, error) {
-	clientConfig := map[string]any{"url": r.url, "service": nil, "caBundle": nil}
-	if len(r.ca) > 0 {
-		clientConfig["caBundle"] = r.ca // []byte: base64, as the API expects
+	clientConfig := map[string]any{"url": nil, "service": nil, "caBundle": nil}
+	if r.want.URL != nil {
+		clientConfig["url"] = *r.want.URL
+	}
+	if s := r.want.Service; s != nil {
+		clientConfig["service"] = s
+	}
+	if len(r.want.CABundle) > 0 {
+		clientConfig["caBundle"] = r.want.CABundle // []byte: base64, as the API expects
 	}
 	return json.Marshal(map[string]any{"spec": map[string]any{"conversion": map[string]any{
 		"strategy": apiextv1.WebhookConverter,
@@ -134,9 +139,21 @@ func (r *conversionRegistrar) patch() ([]byte, error) {
 	}}})
 }
 
-func conversionURL(crd *apiextv1.CustomResourceDefinition) string {
-	if c := crd.Spec.Conversion; c != nil && c.Webhook != nil && c.Webhook.ClientConfig != nil && c.Webhook.ClientConfig.URL != nil {
-		return *c.Webhook.ClientConfig.URL
+func conversionTarget(crd *apiextv1.CustomResourceDefinition) string {
+	if c := crd.Spec.Conversion; c != nil && c.Webhook != nil {
+		return describeConversion(c.Webhook.ClientConfig)
+	}
+	return "none"
+}
+
+func describeConversion(c *apiextv1.WebhookClientConfig) string {
+	switch {
+	case c == nil:
+		return "none"
+	case c.Service != nil:
+		return fmt.Sprintf("service %s/%s:%d%s", c.Service.Namespace, c.Service.Name, ptr.Deref(c.Service.Port, 443), ptr.Deref(c.Service.Path, ""))
+	case c.URL != nil:
+		return *c.URL
 	}
 	return "none"
 }

@@ -54,7 +54,7 @@ func TestConversionRegistrarEnsure(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			cs := fake.NewClientset(tc.existing...)
-			r := &conversionRegistrar{crds: cs.ApiextensionsV1().CustomResourceDefinitions(), url: url, ca: []byte("CA")}
+			r := &conversionRegistrar{crds: cs.ApiextensionsV1().CustomResourceDefinitions(), want: apiextv1.WebhookClientConfig{URL: ptr.To(url), CABundle: []byte("CA")}}
 			rv, err := r.ensure(context.Background(), testCRD, func(string, ...any) {})
 			if err != nil {
 				t.Fatal(err)
@@ -92,7 +92,7 @@ func TestConversionRegistrarKeeps(t *testing.T) {
 	cs := fake.NewClientset(crdConverting(crd.ConversionPlaceholderURL, nil))
 	api := cs.ApiextensionsV1().CustomResourceDefinitions()
 	clk := clocktesting.NewFakeClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
-	r := &conversionRegistrar{crds: api, names: []string{testCRD}, url: url, ca: []byte("CA"),
+	r := &conversionRegistrar{crds: api, names: []string{testCRD}, want: apiextv1.WebhookClientConfig{URL: ptr.To(url), CABundle: []byte("CA")},
 		started: func() error { return nil }, clock: clk, resync: DefaultResync}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

@@ -136,7 +136,7 @@ func waitForChange(ctx context.Context, clk clock.Clock, watchFn func(context.Co
 // It writes only when something differs, and says so through logf.
 func (r *registrar) ensure(ctx context.Context, logf func(msg string, kv ...any)) (string, error) {
 	api := r.cs.AdmissionregistrationV1().ValidatingWebhookConfigurations()
-	url := *r.want.Webhooks[0].ClientConfig.URL
+	url := describeAdmission(r.want.Webhooks[0].ClientConfig)
 	got, err := api.Get(ctx, r.want.Name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		created, err := api.Create(ctx, r.want.DeepCopy(), metav1.CreateOptions{})
@@ -153,8 +153,8 @@ func (r *registrar) ensure(ctx context.Context, logf func(msg string, kv ...any)
 		return got.ResourceVersion, nil
 	}
 	from := "none"
-	if len(got.Webhooks) > 0 && got.Webhooks[0].ClientConfig.URL != nil {
-		from = *got.Webhooks[0].ClientConfig.URL
+	if len(got.Webhooks) > 0 {
+		from = describeAdmission(got.Webhooks[0].ClientConfig)
 	}
 	got.Webhooks = r.want.DeepCopy().Webhooks
 	updated, err := api.Update(ctx, got, metav1.UpdateOptions{})

@@ -16,8 +16,8 @@ import (
 )
 
 func TestRegistrarEnsure(t *testing.T) {
-	want := Configuration("https://127.0.0.1:9443", []byte("CA"))
-	stale := Configuration("https://127.0.0.1:7777", []byte("old CA"))
+	want := Configuration(Endpoint{URL: "https://127.0.0.1:9443"}, []byte("CA"))
+	stale := Configuration(Endpoint{URL: "https://127.0.0.1:7777"}, []byte("old CA"))
 	cases := map[string]struct {
 		existing   []runtime.Object
 		wantWrites []string
@@ -55,7 +55,7 @@ func TestRegistrarEnsure(t *testing.T) {
 
 // TestRegistrarKeeps: while it runs, the registrar puts back a deleted or changed configuration.
 func TestRegistrarKeeps(t *testing.T) {
-	want := Configuration("https://127.0.0.1:9443", []byte("CA"))
+	want := Configuration(Endpoint{URL: "https://127.0.0.1:9443"}, []byte("CA"))
 	cs := fake.NewClientset()
 	clk := clocktesting.NewFakeClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
 	r := &registrar{cs: cs, want: want, started: func() error { return nil }, clock: clk, resync: DefaultResync}

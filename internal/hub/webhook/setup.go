@@ -59,6 +59,10 @@ type Options struct {
 	// Resync is how often the leader reads the configuration back besides watching it;
 	// zero is DefaultResync.
 	Resync time.Duration
+	// Service, when set, is the Service in front of every replica (a hub running in the
+	// cluster): the configurations name it instead of this replica's address, and CertDir must
+	// hold a certificate for its DNS name with the authority that signed it.
+	Service *ServiceRef
 }
 
 // Setup adds to mgr the webhook server, which every replica runs, and the registrars, which run
@@ -122,11 +126,14 @@ func Setup(mgr manager.Manager, cs kubernetes.Interface, opts Options) error {
 	if resync <= 0 {
 		resync = DefaultResync
 	}
-	baseURL := "https://" + net.JoinHostPort(urlHost(host), portText)
+	endpoint := Endpoint{URL: "https://" + net.JoinHostPort(urlHost(host), portText), Service: opts.Service}
+	if opts.Service != nil && opts.CertDir == "" {
+		return fmt.Errorf("a webhook behind Service %s/%s needs --webhook-cert-dir with a certificate for the Service's DNS name and its ca.crt", opts.Service.Namespace, opts.Service.Name)
+	}
 	started := func() error { return srv.StartedChecker()(nil) }
 	if err := mgr.Add(&registrar{
 		cs:      cs,
-		want:    Configuration(baseURL, caBundle),
+		want:    Configuration(endpoint, caBundle),
 		started: started,
 		clock:   clk,
 		resync:  resync,
@@ -140,8 +147,7 @@ func Setup(mgr manager.Manager, cs kubernetes.Interface, opts Options) error {
 	return mgr.Add(&conversionRegistrar{
 		crds:    crds.CustomResourceDefinitions(),
 		names:   crd.ConvertedByWebhook,
-		url:     baseURL + ConversionPath,
-		ca:      caBundle,
+		want:    endpoint.conversion(ConversionPath, caBundle),
 		started: started,
 		clock:   clk,
 		resync:  resync,
@@ -166,13 +172,13 @@ func urlHost(host string) string {
 	return host
 }
 
-// Configuration is the webhook configuration for a server at baseURL (https://host:port) whose
-// certificate caBundle vouches for.
-func Configuration(baseURL string, caBundle []byte) *admissionregistrationv1.ValidatingWebhookConfiguration {
+// Configuration is the webhook configuration for a server at endpoint whose certificate caBundle
+// vouches for.
+func Configuration(endpoint Endpoint, caBundle []byte) *admissionregistrationv1.ValidatingWebhookConfiguration {
 	hook := func(name, path, version, resource string, scope admissionregistrationv1.ScopeType) admissionregistrationv1.ValidatingWebhook {
 		return admissionregistrationv1.ValidatingWebhook{
 			Name:         name,
-			ClientConfig: admissionregistrationv1.WebhookClientConfig{URL: ptr.To(baseURL + path), CABundle: caBundle},
+			ClientConfig: endpoint.admission(path, caBundle),
 			Rules: []admissionregistrationv1.RuleWithOperations{{
 				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
 				Rule: admissionregistrationv1.Rule{

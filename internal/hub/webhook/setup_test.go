@@ -2,11 +2,13 @@ package webhook
 
 import (
 	"crypto/x509"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/utils/ptr"
 )
 
 func TestURLHost(t *testing.T) {
@@ -29,7 +31,7 @@ func TestURLHost(t *testing.T) {
 }
 
 func TestConfiguration(t *testing.T) {
-	c := Configuration("https://127.0.0.1:9443", []byte("CA"))
+	c := Configuration(Endpoint{URL: "https://127.0.0.1:9443"}, []byte("CA"))
 	type hook struct {
 		Name, URL, FailurePolicy, SideEffects string
 		CABundle                              string
@@ -99,5 +101,58 @@ func TestSelfSigned(t *testing.T) {
 	}
 	if _, err := leaf.Verify(x509.VerifyOptions{DNSName: "elsewhere.example.com", Roots: roots, CurrentTime: now}); err == nil {
 		t.Error("the serving certificate verifies for elsewhere.example.com, want only the hub's names")
+	}
+}
+
+func TestConfigurationBehindService(t *testing.T) {
+	svc := &ServiceRef{Namespace: "open-cluster-management-hub", Name: "flotilla-hub-webhook", Port: 443}
+	c := Configuration(Endpoint{Service: svc}, []byte("CA"))
+	for _, h := range c.Webhooks {
+		want := admissionregistrationv1.WebhookClientConfig{CABundle: []byte("CA"), Service: &admissionregistrationv1.ServiceReference{
+			Namespace: svc.Namespace, Name: svc.Name, Port: ptr.To[int32](443), Path: h.ClientConfig.Service.Path,
+		}}
+		if diff := cmp.Diff(want, h.ClientConfig); diff != "" {
+			t.Errorf("webhook %s: client config (-want +got):\n%s", h.Name, diff)
+		}
+		if h.ClientConfig.URL != nil || ptr.Deref(h.ClientConfig.Service.Path, "") == "" {
+			t.Errorf("webhook %s: want a Service with a path and no URL, got %+v", h.Name, h.ClientConfig)
+		}
+	}
+	conv := Endpoint{Service: svc}.conversion(ConversionPath, []byte("CA"))
+	if conv.URL != nil || conv.Service == nil || *conv.Service.Path != ConversionPath || *conv.Service.Port != 443 {
+		t.Errorf("conversion client config = %+v, want the Service at %s", conv, ConversionPath)
+	}
+}
+
+func TestParseServiceRef(t *testing.T) {
+	cases := map[string]struct {
+		in      string
+		want    *ServiceRef
+		wantErr string
+	}{
+		"default port":   {in: "ns/svc", want: &ServiceRef{Namespace: "ns", Name: "svc", Port: 443}},
+		"explicit port":  {in: "ns/svc:8443", want: &ServiceRef{Namespace: "ns", Name: "svc", Port: 8443}},
+		"no namespace":   {in: "svc", wantErr: "no namespace"},
+		"port too large": {in: "ns/svc:70000", wantErr: "not a number from 1 to 65535"},
+		"port zero":      {in: "ns/svc:0", wantErr: "not a number from 1 to 65535"},
+		"bad namespace":  {in: "Ns/svc", wantErr: "namespace is not a DNS label"},
+		"bad name":       {in: "ns/1svc", wantErr: "Service name is not a DNS-1035 label"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, err := ParseServiceRef("--webhook-service", tc.in)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !strings.Contains(err.Error(), "--webhook-service") {
+					t.Fatalf("error = %v, want one naming --webhook-service and %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
 	}
 }
