@@ -75,17 +75,18 @@ fmt:
 controller-gen:
 	@cd tools/controllergen && $(GO) build -o ../../bin/controller-gen sigs.k8s.io/controller-tools/cmd/controller-gen
 
-generate: controller-gen ## Regenerate deepcopy functions, the CRDs in config/crd and the hub's roles in config/rbac.
+generate: controller-gen ## Regenerate deepcopy functions, the CRDs in config/crd, the hub's roles in config/rbac and the charts' copies of both.
 	bin/controller-gen object paths=./api/...
 	rm -f config/crd/*.yaml
 	bin/controller-gen crd:crdVersions=v1 paths=./api/... output:crd:artifacts:config=config/crd
 	for r in addondeploymentconfigs clustermanagementaddons managedclusteraddons; do \
 	  sed -i '/^spec:$$/r config/crd/webhook-conversion.snippet' config/crd/addon.open-cluster-management.io_$$r.yaml; done
 	bin/controller-gen rbac:roleName=flotilla-hub paths=./internal/hub/... output:rbac:artifacts:config=config/rbac
+	$(GO) run ./hack/chartgen
 
 check-generated: generate ## Fail when generated files differ from what is committed.
-	@if [ -n "$$(git status --porcelain -- api config/crd config/rbac)" ]; then \
-	  echo "generated files are stale: run make generate and commit the result:"; git status --porcelain -- api config/crd config/rbac; exit 1; fi
+	@if [ -n "$$(git status --porcelain -- api config/crd config/rbac charts)" ]; then \
+	  echo "generated files are stale: run make generate and commit the result:"; git status --porcelain -- api config/crd config/rbac charts; exit 1; fi
 
 demo: build k8s-bin ## Start the default fleet and run a GPU Job on it.
 	hack/demo.sh

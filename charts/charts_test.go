@@ -1,0 +1,229 @@
+package charts
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
+
+	"helm.sh/helm/v4/pkg/chart/v2/lint"
+	"helm.sh/helm/v4/pkg/chart/v2/lint/support"
+
+	"github.com/flotilla/flotilla/config/rbac"
+)
+
+var agentValues = map[string]any{"clusterName": "gpu-east", "bootstrapKubeconfig": "apiVersion: v1\nkind: Config\n"}
+
+func TestLint(t *testing.T) {
+	for name, vals := range map[string]map[string]any{Hub: nil, Agent: agentValues} {
+		t.Run(name, func(t *testing.T) {
+			ns := "open-cluster-management-hub"
+			if name == Agent {
+				ns = "open-cluster-management-agent"
+			}
+			l := lint.RunAll(name, vals, ns)
+			for _, m := range l.Messages {
+				if m.Severity >= support.WarningSev { // INFO (such as "icon is recommended") does not fail `helm lint`
+					t.Errorf("helm lint %s: %s", name, m)
+				}
+			}
+		})
+	}
+}
+
+func render(t *testing.T, name string, rel Release, vals map[string]any) *Rendered {
+	t.Helper()
+	ch, err := Load(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Render(ch, rel, vals)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func find[T any](t *testing.T, objs []*unstructured.Unstructured, kind, name string) *T {
+	t.Helper()
+	for _, o := range objs {
+		if o.GetKind() == kind && o.GetName() == name {
+			out := new(T)
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(o.Object, out, true); err != nil {
+				t.Fatalf("%s %s: %v", kind, name, err)
+			}
+			return out
+		}
+	}
+	t.Fatalf("no %s %s rendered", kind, name)
+	return nil
+}
+
+// The hub chart grants exactly the generated roles.
+func TestHubRolesAreTheGeneratedOnes(t *testing.T) {
+	r := render(t, Hub, Release{Name: "flotilla", Namespace: "flotilla-system"}, nil)
+	wantCR, err := rbac.ClusterRole()
+	if err != nil {
+		t.Fatal(err)
+	}
+	gotCR := find[rbacv1.ClusterRole](t, r.Objects, "ClusterRole", "flotilla-hub")
+	if diff := cmp.Diff(wantCR.Rules, gotCR.Rules); diff != "" {
+		t.Errorf("ClusterRole rules differ from config/rbac (-want +got):\n%s", diff)
+	}
+	wantLE, err := rbac.LeaderElectionRole("flotilla-system")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gotLE := find[rbacv1.Role](t, r.Objects, "Role", "flotilla-hub")
+	if diff := cmp.Diff(wantLE.Rules, gotLE.Rules); diff != "" {
+		t.Errorf("leader election Role rules differ (-want +got):\n%s", diff)
+	}
+	if gotLE.Namespace != "flotilla-system" {
+		t.Errorf("leader election Role in %q, want the release namespace", gotLE.Namespace)
+	}
+	for _, o := range r.Objects {
+		if o.GetKind() == "ClusterRole" || o.GetKind() == "Role" {
+			for _, rule := range find[rbacv1.ClusterRole](t, []*unstructured.Unstructured{withKind(o, "ClusterRole")}, "ClusterRole", o.GetName()).Rules {
+				for _, v := range rule.Verbs {
+					if v == "escalate" || v == "bind" || v == "*" || v == "impersonate" {
+						t.Errorf("%s %s grants %q on %v", o.GetKind(), o.GetName(), v, rule.Resources)
+					}
+				}
+			}
+		}
+	}
+}
+
+func withKind(o *unstructured.Unstructured, kind string) *unstructured.Unstructured {
+	c := o.DeepCopy()
+	c.SetKind(kind)
+	return c
+}
+
+func TestHubDeployment(t *testing.T) {
+	r := render(t, Hub, Release{Name: "flotilla", Namespace: "ocm-hub"}, nil)
+	d := find[appsv1.Deployment](t, r.Objects, "Deployment", "flotilla-hub")
+	if got := ptr.Deref(d.Spec.Replicas, 0); got != 2 {
+		t.Errorf("replicas = %d, want 2 by default", got)
+	}
+	c := d.Spec.Template.Spec.Containers[0]
+	wantArgs := []string{
+		"hub", "--leader-elect=true", "--leader-election-namespace=ocm-hub",
+		"--health-probe-bind-address=:8081", "--metrics-bind-address=:8080",
+		"--webhook-bind-address=:9443", "--webhook-service=ocm-hub/flotilla-hub-webhook:443",
+		"--webhook-cert-dir=/var/run/flotilla/webhook-tls", "--explain-bind-address=:8444",
+		"--cluster-cleanup-timeout=5m", "--dynamic-scoring-namespace=open-cluster-management-hub",
+		"--kueue-namespace=kueue-system", "--kueue-dispatcher=false", "--v=0",
+	}
+	if diff := cmp.Diff(wantArgs, c.Args); diff != "" {
+		t.Errorf("args (-want +got):\n%s", diff)
+	}
+	wantSC := &corev1.SecurityContext{
+		ReadOnlyRootFilesystem: ptr.To(true), AllowPrivilegeEscalation: ptr.To(false),
+		Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+	}
+	if diff := cmp.Diff(wantSC, c.SecurityContext); diff != "" {
+		t.Errorf("container security context (-want +got):\n%s", diff)
+	}
+	psc := d.Spec.Template.Spec.SecurityContext
+	if !ptr.Deref(psc.RunAsNonRoot, false) || psc.SeccompProfile == nil || psc.SeccompProfile.Type != corev1.SeccompProfileTypeRuntimeDefault {
+		t.Errorf("pod security context = %+v, want runAsNonRoot and seccomp RuntimeDefault", psc)
+	}
+	if c.Resources.Limits.Memory().IsZero() || c.Resources.Requests.Cpu().IsZero() {
+		t.Errorf("resources = %+v, want requests and a memory limit", c.Resources)
+	}
+	if c.Image != "ghcr.io/flotilla/flotilla:0.1.0" {
+		t.Errorf("image = %q, want the chart's appVersion as tag", c.Image)
+	}
+	find[corev1.Secret](t, r.Objects, "Secret", "flotilla-hub-webhook-tls")
+	find[corev1.Service](t, r.Objects, "Service", "flotilla-hub-webhook")
+	if len(r.CRDs) < 15 {
+		t.Errorf("%d CRDs in crds/, want every CRD of config/crd", len(r.CRDs))
+	}
+}
+
+func TestWebhookCertificateNamesTheService(t *testing.T) {
+	r := render(t, Hub, Release{Name: "flotilla", Namespace: "ocm-hub"}, nil)
+	s := find[corev1.Secret](t, r.Objects, "Secret", "flotilla-hub-webhook-tls")
+	cert := parseCert(t, s.Data["tls.crt"])
+	want := []string{"flotilla-hub-webhook.ocm-hub.svc", "flotilla-hub-webhook.ocm-hub.svc.cluster.local"}
+	if diff := cmp.Diff(want, cert.DNSNames); diff != "" {
+		t.Errorf("certificate DNS names (-want +got):\n%s", diff)
+	}
+	ca := parseCert(t, s.Data["ca.crt"])
+	if err := cert.CheckSignatureFrom(ca); err != nil {
+		t.Errorf("the serving certificate is not signed by ca.crt: %v", err)
+	}
+}
+
+func TestBadValues(t *testing.T) {
+	cases := map[string]struct {
+		chart string
+		ns    string
+		vals  map[string]any
+		want  []string
+	}{
+		"negative replicas":   {chart: Hub, vals: map[string]any{"replicas": -1}, want: []string{"replicas", "minimum"}},
+		"unknown pull policy": {chart: Hub, vals: map[string]any{"image": map[string]any{"pullPolicy": "Sometimes"}}, want: []string{"pullPolicy", "Always"}},
+		"webhook port clash":  {chart: Hub, vals: map[string]any{"ports": map[string]any{"webhook": 8080}}, want: []string{"ports.metrics and ports.webhook are both 8080", "different number"}},
+		"port out of range":   {chart: Hub, vals: map[string]any{"ports": map[string]any{"explain": 70000}}, want: []string{"explain", "maximum"}},
+		"bad cleanup timeout": {chart: Hub, vals: map[string]any{"clusterCleanupTimeout": "five minutes"}, want: []string{"clusterCleanupTimeout"}},
+		"issuer without certManager": {chart: Hub, vals: map[string]any{"webhook": map[string]any{"certManager": map[string]any{"issuerRef": map[string]any{"name": "x"}}}},
+			want: []string{"webhook.certManager.issuerRef", "enabled: true"}},
+		"agent without cluster name": {chart: Agent, vals: map[string]any{"bootstrapKubeconfig": "x"}, want: []string{"clusterName is empty", "--set clusterName="}},
+		"agent bad cluster name":     {chart: Agent, vals: map[string]any{"clusterName": "GPU_East", "bootstrapKubeconfig": "x"}, want: []string{"clusterName"}},
+		"agent without kubeconfig":   {chart: Agent, vals: map[string]any{"clusterName": "gpu-east"}, want: []string{"bootstrapKubeconfig is empty", "flotilla init"}},
+		"agent in another namespace": {chart: Agent, ns: "default", vals: agentValues, want: []string{"open-cluster-management-agent"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			ch, err := Load(tc.chart)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ns := tc.ns
+			if ns == "" {
+				ns = map[string]string{Hub: "open-cluster-management-hub", Agent: "open-cluster-management-agent"}[tc.chart]
+			}
+			_, err = Render(ch, Release{Name: "x", Namespace: ns}, tc.vals)
+			if err == nil {
+				t.Fatalf("rendered, want an error naming %q", tc.want)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not say %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestAgentChart(t *testing.T) {
+	r := render(t, Agent, Release{Name: "agent", Namespace: "open-cluster-management-agent"}, agentValues)
+	s := find[corev1.Secret](t, r.Objects, "Secret", "bootstrap-hub-kubeconfig")
+	if got := string(s.Data["cluster-name"]); got != "gpu-east" {
+		t.Errorf("bootstrap Secret cluster-name = %q", got)
+	}
+	d := find[appsv1.Deployment](t, r.Objects, "Deployment", "flotilla-agent")
+	want := []string{"agent", "--cluster-name=gpu-east", "--agent-id=$(POD_NAME)", "--v=0"}
+	if diff := cmp.Diff(want, d.Spec.Template.Spec.Containers[0].Args); diff != "" {
+		t.Errorf("agent args (-want +got):\n%s", diff)
+	}
+	crb := find[rbacv1.ClusterRoleBinding](t, r.Objects, "ClusterRoleBinding", "flotilla-agent-work-execution")
+	if crb.RoleRef.Name != "admin" {
+		t.Errorf("work execution bound to %q, want admin by default", crb.RoleRef.Name)
+	}
+	var crds []string
+	for _, c := range r.CRDs {
+		crds = append(crds, c.GetName())
+	}
+	if diff := cmp.Diff([]string{"clusterclaims.cluster.open-cluster-management.io", "appliedmanifestworks.work.open-cluster-management.io"}, crds); diff != "" {
+		t.Errorf("agent CRDs (-want +got):\n%s", diff)
+	}
+}
