@@ -36,6 +36,10 @@ type processSpec struct {
 	// detach starts the process in its own session so that it outlives this program; otherwise it
 	// is killed when this program dies.
 	detach bool
+	// env is the whole environment of the process; nil inherits this program's.
+	env []string
+	// dir is the working directory; empty is this program's.
+	dir string
 }
 
 func startProcess(spec processSpec) (*Process, error) {
@@ -53,6 +57,8 @@ func startProcess(spec processSpec) (*Process, error) {
 	cmd.Stdout = logFile
 	cmd.Stderr = logFile
 	cmd.SysProcAttr = sysProcAttr(spec.detach)
+	cmd.Env = spec.env
+	cmd.Dir = spec.dir
 	if err := cmd.Start(); err != nil {
 		_ = logFile.Close()
 		return nil, fmt.Errorf("starting %s: %w", spec.name, err)
@@ -108,6 +114,22 @@ func (p *Process) ExitError() error {
 		how = err.Error()
 	}
 	return fmt.Errorf("%s (pid %d) %s; last lines of %s:\n%s", p.Name, p.PID(), how, p.LogPath, LogTail(p.LogPath, 20))
+}
+
+// ExitCode returns the exit code of an exited process and true, or false while it runs. A process
+// ended by a signal reports 128 plus the signal's number, as a shell and the kubelet do (143 after
+// SIGTERM, 137 after SIGKILL).
+func (p *Process) ExitCode() (int, bool) {
+	select {
+	case <-p.done:
+	default:
+		return 0, false
+	}
+	st := p.cmd.ProcessState
+	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal()), true
+	}
+	return st.ExitCode(), true
 }
 
 // Stop sends SIGTERM to the process group, waits up to grace, then sends SIGKILL. Stopping an
@@ -179,4 +201,29 @@ func errAddrInUse(logPath string) bool {
 // killed with this program.
 func StartProcess(name, binary string, args []string, logPath string, detach bool) (*Process, error) {
 	return startProcess(processSpec{name: name, binary: binary, args: args, logPath: logPath, detach: detach})
+}
+
+// ProcessOptions says how StartProcessWith starts a program.
+type ProcessOptions struct {
+	// Name identifies the process in messages.
+	Name string
+	// Binary is the executable's path.
+	Binary string
+	Args   []string
+	// LogPath receives the process's stdout and stderr (appended).
+	LogPath string
+	// Detach starts the process in its own session so that it outlives this program; otherwise
+	// it is killed when this program dies.
+	Detach bool
+	// Env is the whole environment of the process, "NAME=value" each; nil inherits this
+	// program's.
+	Env []string
+	// Dir is the working directory; empty is this program's.
+	Dir string
+}
+
+// StartProcessWith is StartProcess with the process's environment and working directory: for
+// programs that must not see this program's environment (a pod's container run locally).
+func StartProcessWith(o ProcessOptions) (*Process, error) {
+	return startProcess(processSpec{name: o.Name, binary: o.Binary, args: o.Args, logPath: o.LogPath, detach: o.Detach, env: o.Env, dir: o.Dir})
 }
