@@ -1,0 +1,155 @@
+//go:build integration
+
+package install
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"strconv"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/clock"
+
+	"github.com/flotilla/flotilla/charts"
+	"github.com/flotilla/flotilla/internal/install"
+	"github.com/flotilla/flotilla/internal/localk8s"
+	"github.com/flotilla/flotilla/internal/procruntime"
+	"github.com/flotilla/flotilla/internal/testenv"
+)
+
+// image is the repository the charts name by default; the runtime runs flotillaBin for it.
+const image = "ghcr.io/flotilla/flotilla"
+
+// renderChart renders an embedded chart.
+func renderChart(t *testing.T, name, ns string, vals map[string]any) *charts.Rendered {
+	t.Helper()
+	ch, err := charts.Load(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := charts.Render(ch, charts.Release{Name: name, Namespace: ns}, vals)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// applyChart does what `helm install --create-namespace` does with a rendered chart, as the
+// cluster's administrator: the namespace, the CRDs (until Established), then the objects.
+func applyChart(t *testing.T, c *testenv.Cluster, ns string, r *charts.Rendered) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	_, err := c.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	var crds []*apiextv1.CustomResourceDefinition
+	for _, u := range r.CRDs {
+		crd := &apiextv1.CustomResourceDefinition{}
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, crd); err != nil {
+			t.Fatal(err)
+		}
+		crds = append(crds, crd)
+	}
+	if _, err := install.CRDs(ctx, c.RESTConfig(), crds, install.Options{}); err != nil {
+		t.Fatalf("installing the chart's CRDs: %v", err)
+	}
+	if err := install.Objects(ctx, c.RESTConfig(), r.Objects, false, nil); err != nil {
+		t.Fatalf("applying the chart: %v", err)
+	}
+}
+
+func deployment(t *testing.T, r *charts.Rendered, name string) *appsv1.Deployment {
+	t.Helper()
+	for _, o := range r.Objects {
+		if o.GetKind() == "Deployment" && o.GetName() == name {
+			d := &appsv1.Deployment{}
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, d); err != nil {
+				t.Fatal(err)
+			}
+			return d
+		}
+	}
+	t.Fatalf("the chart renders no Deployment %s", name)
+	return nil
+}
+
+// runDeployment runs the first container of a rendered Deployment's pod template as a local
+// process, as a kubelet on the cluster would: its ServiceAccount's token, its env, its mounted
+// Secrets. The process stops with the test; its log is printed when the test fails.
+func runDeployment(t *testing.T, c *testenv.Cluster, d *appsv1.Deployment, pod string) *procruntime.Running {
+	t.Helper()
+	rt := &procruntime.Runtime{
+		Root:     t.TempDir(),
+		Commands: map[string]string{image: flotillaBin},
+		Client:   c.Client,
+		Server:   c.RESTConfig(),
+		Clock:    clock.RealClock{},
+	}
+	run, err := rt.Start(context.Background(), d.Namespace, pod, d.Spec.Template.Spec, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		run.Stop(10 * time.Second)
+		if t.Failed() {
+			t.Logf("%s's log (%s):\n%s", pod, run.LogPath(), localk8s.LogTail(run.LogPath(), 80))
+		}
+	})
+	return run
+}
+
+// ready waits until url answers 200, failing early when the process ends.
+func ready(t *testing.T, run *procruntime.Running, url string, timeout time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		resp, err := http.Get(url)
+		if err == nil {
+			_ = resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return
+			}
+		}
+		select {
+		case <-run.Done():
+			t.Fatalf("the process exited before %s answered", url)
+		case <-time.After(200 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s did not answer 200 within %s (last error %v)", url, timeout, err)
+		}
+	}
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = l.Close() }()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// hubValues are the values under which the hub chart runs here: ports of its own on loopback,
+// and the webhook advertised at its loopback address (the API server is not in a pod network).
+func hubValues(t *testing.T) (map[string]any, int) {
+	webhook, health := freePort(t), freePort(t)
+	return map[string]any{
+		"ports": map[string]any{"webhook": webhook, "metrics": freePort(t), "health": health, "explain": freePort(t)},
+		"webhook": map[string]any{"advertiseAddress": "127.0.0.1:" + strconv.Itoa(webhook)},
+		// The local fleet's clusters are on loopback.
+		"extraArgs": []any{"--dynamic-scoring-allow-local-addresses"},
+	}, health
+}
+
