@@ -100,4 +100,3 @@ func clean(dir string) error {
 	}
 	return nil
 }
-

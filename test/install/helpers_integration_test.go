@@ -146,10 +146,9 @@ func freePort(t *testing.T) int {
 func hubValues(t *testing.T) (map[string]any, int) {
 	webhook, health := freePort(t), freePort(t)
 	return map[string]any{
-		"ports": map[string]any{"webhook": webhook, "metrics": freePort(t), "health": health, "explain": freePort(t)},
+		"ports":   map[string]any{"webhook": webhook, "metrics": freePort(t), "health": health, "explain": freePort(t)},
 		"webhook": map[string]any{"advertiseAddress": "127.0.0.1:" + strconv.Itoa(webhook)},
 		// The local fleet's clusters are on loopback.
 		"extraArgs": []any{"--dynamic-scoring-allow-local-addresses"},
 	}, health
 }
-
