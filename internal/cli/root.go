@@ -19,6 +19,7 @@ import (
 	"github.com/flotilla/flotilla/internal/cli/join"
 	"github.com/flotilla/flotilla/internal/cli/placement"
 	"github.com/flotilla/flotilla/internal/cli/streams"
+	"github.com/flotilla/flotilla/internal/cli/uninstall"
 	"github.com/flotilla/flotilla/internal/cli/version"
 )
 
@@ -46,6 +47,7 @@ func NewRootCommand(io streams.IO, clk clock.PassiveClock) *cobra.Command {
 		version.NewCommand(io),
 		dev.NewCommand(io, clk),
 		install.NewCommand(io),
+		uninstall.NewCommand(io),
 		hubinit.NewCommand(io),
 		hub.NewCommand(io),
 		join.NewCommand(io),

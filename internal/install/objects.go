@@ -17,13 +17,15 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
 	"k8s.io/utils/ptr"
+
+	"github.com/flotilla/flotilla/internal/wellknown"
 )
 
 // PartOfLabel marks every object the charts render; Remove deletes nothing without it.
-const PartOfLabel = "app.kubernetes.io/part-of"
+const PartOfLabel = wellknown.PartOfLabel
 
 // PartOf is PartOfLabel's value on Flotilla's objects.
-const PartOf = "flotilla"
+const PartOf = wellknown.PartOf
 
 // InstanceLabel names the release (the install) an object belongs to.
 const InstanceLabel = "app.kubernetes.io/instance"
@@ -68,6 +70,16 @@ func Objects(ctx context.Context, cfg *rest.Config, objs []*unstructured.Unstruc
 // the same InstanceLabel as the rendered one: an object Flotilla did not install, even with the
 // same name, is left alone and reported. It returns the objects it left alone.
 func Remove(ctx context.Context, cfg *rest.Config, objs []*unstructured.Unstructured, out io.Writer) (kept []string, err error) {
+	return remove(ctx, cfg, objs, true, out)
+}
+
+// RemoveLabelled is Remove for objects Flotilla made outside a chart (no release): each is
+// deleted only when it carries PartOfLabel.
+func RemoveLabelled(ctx context.Context, cfg *rest.Config, objs []*unstructured.Unstructured, out io.Writer) (kept []string, err error) {
+	return remove(ctx, cfg, objs, false, out)
+}
+
+func remove(ctx context.Context, cfg *rest.Config, objs []*unstructured.Unstructured, sameRelease bool, out io.Writer) (kept []string, err error) {
 	dyn, mapper, err := clients(cfg)
 	if err != nil {
 		return nil, err
@@ -89,7 +101,7 @@ func Remove(ctx context.Context, cfg *rest.Config, objs []*unstructured.Unstruct
 			return kept, fmt.Errorf("reading %s %s: %w", o.GetKind(), objectName(o), err)
 		}
 		l := live.GetLabels()
-		if l[PartOfLabel] != PartOf || l[InstanceLabel] != o.GetLabels()[InstanceLabel] {
+		if l[PartOfLabel] != PartOf || (sameRelease && l[InstanceLabel] != o.GetLabels()[InstanceLabel]) {
 			kept = append(kept, o.GetKind()+" "+objectName(o))
 			if out != nil {
 				_, _ = fmt.Fprintf(out, "%s %s kept: Flotilla did not install it (no label %s=%s, %s=%s)\n",

@@ -11,6 +11,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/flotilla/flotilla/internal/agent/registration"
+	"github.com/flotilla/flotilla/internal/cli/chartflags"
 	"github.com/flotilla/flotilla/internal/cli/kubeflags"
 	"github.com/flotilla/flotilla/internal/cli/streams"
 )
@@ -19,11 +20,14 @@ import (
 func NewCommand(io streams.IO) *cobra.Command {
 	var clusterName, bootstrapKubeconfig string
 	var kube kubeflags.Flags
+	var inst bool
+	var chart chartflags.Flags
 	cmd := &cobra.Command{
 		Use:   "join",
 		Short: "Prepare this cluster to join a hub: check the bootstrap kubeconfig and store it on the cluster",
 		Example: "  flotilla join --cluster-name gpu-east --bootstrap-kubeconfig bootstrap.kubeconfig --kubeconfig spoke.kubeconfig\n" +
-			"  flotilla agent --kubeconfig spoke.kubeconfig",
+			"  flotilla agent --kubeconfig spoke.kubeconfig\n" +
+			"  flotilla join --install --cluster-name gpu-east --bootstrap-kubeconfig bootstrap.kubeconfig --context kind-gpu-east",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := registration.ValidateClusterName("--cluster-name", clusterName); err != nil {
@@ -65,6 +69,9 @@ func NewCommand(io streams.IO) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if inst {
+				return installAgent(cmd.Context(), io, spoke, cs, chart, clusterName, data, bootstrap.Host)
+			}
 			if err := registration.SaveBootstrap(cmd.Context(), cs, clusterName, data); err != nil {
 				return err
 			}
@@ -80,5 +87,7 @@ then accept it on the hub: flotilla accept %s --kubeconfig <hub kubeconfig>
 	cmd.Flags().StringVar(&clusterName, "cluster-name", "", "name of this cluster on the hub (a DNS label; required)")
 	cmd.Flags().StringVar(&bootstrapKubeconfig, "bootstrap-kubeconfig", "", "bootstrap kubeconfig from `flotilla init` (required)")
 	kube.AddFlags(cmd.Flags(), "the cluster that joins")
+	cmd.Flags().BoolVar(&inst, "install", false, "install the agent on the cluster (the flotilla-agent chart) and wait until it runs, instead of only storing the bootstrap kubeconfig")
+	chart.AddFlags(cmd.Flags(), "agent", registration.DefaultNamespace)
 	return cmd
 }

@@ -1,6 +1,8 @@
 package registration
 
 import (
+	"github.com/flotilla/flotilla/internal/wellknown"
+
 	"context"
 	"fmt"
 	"time"
@@ -48,10 +50,10 @@ func EnsureBootstrapIdentity(ctx context.Context, cs kubernetes.Interface) error
 		return err
 	}
 	if err := create("service account", ignoreResult(cs.CoreV1().ServiceAccounts(BootstrapNamespace).Create(ctx,
-		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: BootstrapServiceAccount}}, metav1.CreateOptions{}))); err != nil {
+		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: BootstrapServiceAccount, Labels: bootstrapLabels()}}, metav1.CreateOptions{}))); err != nil {
 		return err
 	}
-	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: BootstrapClusterRole}, Rules: bootstrapRules()}
+	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: BootstrapClusterRole, Labels: bootstrapLabels()}, Rules: bootstrapRules()}
 	if _, err := cs.RbacV1().ClusterRoles().Create(ctx, role, metav1.CreateOptions{}); apierrors.IsAlreadyExists(err) {
 		if _, err := cs.RbacV1().ClusterRoles().Update(ctx, role, metav1.UpdateOptions{}); err != nil {
 			return fmt.Errorf("updating the bootstrap cluster role: %w", err)
@@ -60,10 +62,16 @@ func EnsureBootstrapIdentity(ctx context.Context, cs kubernetes.Interface) error
 		return fmt.Errorf("creating the bootstrap cluster role: %w", err)
 	}
 	return create("cluster role binding", ignoreResult(cs.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: BootstrapClusterRole},
+		ObjectMeta: metav1.ObjectMeta{Name: BootstrapClusterRole, Labels: bootstrapLabels()},
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: BootstrapClusterRole},
 		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: BootstrapNamespace, Name: BootstrapServiceAccount}},
 	}, metav1.CreateOptions{})))
+}
+
+// bootstrapLabels mark the bootstrap identity as Flotilla's, so that `flotilla uninstall hub`
+// removes it (and no identity of the same name that someone else made).
+func bootstrapLabels() map[string]string {
+	return map[string]string{wellknown.PartOfLabel: wellknown.PartOf}
 }
 
 func ignoreResult[T any](_ T, err error) error { return err }

@@ -1,6 +1,8 @@
 package webhook
 
 import (
+	"github.com/flotilla/flotilla/internal/wellknown"
+
 	"context"
 	"fmt"
 	"time"
@@ -149,9 +151,13 @@ func (r *registrar) ensure(ctx context.Context, logf func(msg string, kv ...any)
 	if err != nil {
 		return "", err
 	}
-	if equality.Semantic.DeepEqual(got.Webhooks, r.want.Webhooks) {
+	if equality.Semantic.DeepEqual(got.Webhooks, r.want.Webhooks) && got.Labels[wellknown.PartOfLabel] == wellknown.PartOf {
 		return got.ResourceVersion, nil
 	}
+	if got.Labels == nil {
+		got.Labels = map[string]string{}
+	}
+	got.Labels[wellknown.PartOfLabel] = wellknown.PartOf
 	from := "none"
 	if len(got.Webhooks) > 0 {
 		from = describeAdmission(got.Webhooks[0].ClientConfig)

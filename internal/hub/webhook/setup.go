@@ -201,7 +201,8 @@ func Configuration(endpoint Endpoint, caBundle []byte) *admissionregistrationv1.
 		}
 	}
 	return &admissionregistrationv1.ValidatingWebhookConfiguration{
-		ObjectMeta: metav1.ObjectMeta{Name: ConfigurationName},
+		// Labelled, so that `flotilla uninstall hub` knows the hub made it.
+		ObjectMeta: metav1.ObjectMeta{Name: ConfigurationName, Labels: map[string]string{wellknown.PartOfLabel: wellknown.PartOf}},
 		Webhooks: []admissionregistrationv1.ValidatingWebhook{
 			hook(ManagedClusterWebhookName, ManagedClusterPath, "v1", "managedclusters", admissionregistrationv1.ClusterScope),
 			hook(BindingWebhookName, BindingPath, "v1beta2", "managedclustersetbindings", admissionregistrationv1.NamespacedScope),

@@ -1,0 +1,117 @@
+package install
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/clock"
+
+	"github.com/flotilla/flotilla/charts"
+)
+
+// Chart says which chart to install where, as `helm install NAME CHART -n NS --create-namespace
+// --set ...` would, and which Deployment must turn ready.
+type Chart struct {
+	Chart   string
+	Release charts.Release
+	Values  map[string]any
+	// Deployment is the Deployment whose readiness ends the install.
+	Deployment string
+	// Timeout bounds the wait for the Deployment; zero does not wait.
+	Timeout time.Duration
+	Out     io.Writer
+	Clock   clock.Clock
+}
+
+// InstallChart renders c's chart and installs it: the namespace, the chart's CRDs (server-side
+// apply, until Established), then its objects (server-side apply), and waits for the
+// Deployment. Values that do not render, and objects the API server refuses in a dry run, stop
+// it before anything is changed (a namespace it made for the dry run is removed again).
+func InstallChart(ctx context.Context, cfg *rest.Config, c Chart) (*charts.Rendered, error) {
+	ch, err := charts.Load(c.Chart)
+	if err != nil {
+		return nil, err
+	}
+	r, err := charts.Render(ch, c.Release, c.Values)
+	if err != nil {
+		return nil, fmt.Errorf("rendering %s: %w (nothing was installed)", c.Chart, err)
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	say := func(format string, args ...any) {
+		if c.Out != nil {
+			_, _ = fmt.Fprintf(c.Out, format+"\n", args...)
+		}
+	}
+	ns := c.Release.Namespace
+	created, err := ensureNamespace(ctx, cs, ns)
+	if err != nil {
+		return nil, err
+	}
+	if err := Objects(ctx, cfg, r.Objects, true, nil); err != nil {
+		if created {
+			_ = cs.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{})
+		}
+		return nil, fmt.Errorf("the API server refuses %s as rendered: %w (nothing was installed)", c.Chart, err)
+	}
+	crds := make([]*apiextv1.CustomResourceDefinition, 0, len(r.CRDs))
+	for _, u := range r.CRDs {
+		crd := &apiextv1.CustomResourceDefinition{}
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, crd); err != nil {
+			return nil, fmt.Errorf("chart %s: CRD %s: %w", c.Chart, u.GetName(), err)
+		}
+		crds = append(crds, crd)
+	}
+	say("installing %d CRDs", len(crds))
+	if _, err := CRDs(ctx, cfg, crds, Options{}); err != nil {
+		return nil, err
+	}
+	say("applying %d objects of %s in %s", len(r.Objects), c.Chart, ns)
+	if err := Objects(ctx, cfg, r.Objects, false, nil); err != nil {
+		return nil, err
+	}
+	if c.Timeout > 0 && c.Deployment != "" {
+		say("waiting up to %s for deployment %s/%s", c.Timeout, ns, c.Deployment)
+		if err := WaitDeployment(ctx, cs, ns, c.Deployment, c.Timeout, c.Out, c.Clock); err != nil {
+			return r, err
+		}
+	}
+	return r, nil
+}
+
+// UninstallChart removes what InstallChart installed for the same chart and release: every
+// rendered object that carries Flotilla's labels of that release. It keeps the CRDs (deleting
+// them would delete every object of their kinds, as Helm keeps them too) and the namespace.
+func UninstallChart(ctx context.Context, cfg *rest.Config, c Chart) ([]string, error) {
+	ch, err := charts.Load(c.Chart)
+	if err != nil {
+		return nil, err
+	}
+	r, err := charts.Render(ch, c.Release, c.Values)
+	if err != nil {
+		return nil, fmt.Errorf("rendering %s to know what it installed: %w", c.Chart, err)
+	}
+	return Remove(ctx, cfg, r.Objects, c.Out)
+}
+
+func ensureNamespace(ctx context.Context, cs kubernetes.Interface, ns string) (created bool, err error) {
+	_, err = cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
+	if apierrors.IsAlreadyExists(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("creating namespace %s: %w", ns, err)
+	}
+	return true, nil
+}

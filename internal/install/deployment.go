@@ -1,0 +1,133 @@
+package install
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/clock"
+)
+
+// WaitDeployment waits until Deployment ns/name has all its replicas updated and available,
+// printing to out a line whenever its state changes, and returns an error that says what is
+// wrong (pods not scheduled, an image that cannot be pulled or was not loaded, a crashing
+// container) when timeout passes first.
+func WaitDeployment(ctx context.Context, cs kubernetes.Interface, ns, name string, timeout time.Duration, out io.Writer, clk clock.Clock) error {
+	if clk == nil {
+		clk = clock.RealClock{}
+	}
+	deadline := clk.Now().Add(timeout)
+	last := ""
+	for {
+		state, done, err := deploymentState(ctx, cs, ns, name)
+		if err != nil {
+			return err
+		}
+		if state != last && out != nil {
+			_, _ = fmt.Fprintf(out, "  deployment %s/%s: %s\n", ns, name, state)
+			last = state
+		}
+		if done {
+			return nil
+		}
+		if !clk.Now().Before(deadline) {
+			return fmt.Errorf("deployment %s/%s is not ready after %s: %s", ns, name, timeout, state)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-clk.After(time.Second):
+		}
+	}
+}
+
+// deploymentState describes the Deployment and its pods in one line.
+func deploymentState(ctx context.Context, cs kubernetes.Interface, ns, name string) (string, bool, error) {
+	d, err := cs.AppsV1().Deployments(ns).Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return "not found", false, nil
+	}
+	if err != nil {
+		return "", false, err
+	}
+	want := int32(1)
+	if d.Spec.Replicas != nil {
+		want = *d.Spec.Replicas
+	}
+	s := d.Status
+	done := d.Generation <= s.ObservedGeneration && s.UpdatedReplicas == want && s.AvailableReplicas == want && s.Replicas == want
+	state := fmt.Sprintf("%d/%d ready", s.AvailableReplicas, want)
+	if done {
+		return state, true, nil
+	}
+	sel, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
+	if err != nil {
+		return "", false, err
+	}
+	pods, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: sel.String()})
+	if err != nil {
+		return "", false, err
+	}
+	if len(pods.Items) == 0 {
+		return state + "; no pods yet" + replicaFailure(d), false, nil
+	}
+	var why []string
+	for i := range pods.Items {
+		if w := podProblem(&pods.Items[i]); w != "" {
+			why = append(why, w)
+		}
+	}
+	sort.Strings(why)
+	if len(why) > 0 {
+		state += "; " + strings.Join(why, "; ")
+	}
+	return state, false, nil
+}
+
+func replicaFailure(d *appsv1.Deployment) string {
+	for _, c := range d.Status.Conditions {
+		if c.Type == appsv1.DeploymentReplicaFailure && c.Status == corev1.ConditionTrue {
+			return " (" + c.Message + ")"
+		}
+	}
+	return ""
+}
+
+// podProblem says why a pod is not ready, with the fix where one is known; "" when it is.
+func podProblem(p *corev1.Pod) string {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse {
+			return fmt.Sprintf("pod %s not scheduled: %s", p.Name, c.Message)
+		}
+	}
+	for _, cs := range p.Status.ContainerStatuses {
+		if w := cs.State.Waiting; w != nil {
+			switch w.Reason {
+			case "ErrImageNeverPull":
+				return fmt.Sprintf("pod %s: image %s is not on the node and imagePullPolicy is Never: load the image tarball first (kind load image-archive, ctr -n k8s.io images import; docs/install.md)", p.Name, cs.Image)
+			case "ErrImagePull", "ImagePullBackOff", "InvalidImageName":
+				return fmt.Sprintf("pod %s: image %s cannot be pulled (%s: %s): push it to a registry the nodes reach, or load the tarball and use --image-pull-policy Never", p.Name, cs.Image, w.Reason, w.Message)
+			case "CrashLoopBackOff", "CreateContainerConfigError", "CreateContainerError":
+				return fmt.Sprintf("pod %s: container %s %s: %s (kubectl -n %s logs %s)", p.Name, cs.Name, w.Reason, w.Message, p.Namespace, p.Name)
+			case "":
+			default:
+				return fmt.Sprintf("pod %s: container %s waiting: %s", p.Name, cs.Name, w.Reason)
+			}
+		}
+		if !cs.Ready && cs.State.Running != nil {
+			return fmt.Sprintf("pod %s: container %s running, not ready yet", p.Name, cs.Name)
+		}
+	}
+	if p.Status.Phase == corev1.PodPending {
+		return fmt.Sprintf("pod %s pending", p.Name)
+	}
+	return ""
+}
