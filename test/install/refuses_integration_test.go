@@ -65,6 +65,11 @@ func TestChartIdentitiesRefuse(t *testing.T) {
 		"clusterName": clusterName, "bootstrapKubeconfig": "apiVersion: v1\nkind: Config\n", "work": map[string]any{"executionClusterRole": ""},
 	})
 	applyChart(t, spoke, agentNamespace, agentChart)
+	// Applying leaves what an earlier install of other values made (helm upgrade would delete it).
+	err := spoke.Client.RbacV1().ClusterRoleBindings().Delete(ctx, "flotilla-agent-work-execution", metav1.DeleteOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
+		t.Fatal(err)
+	}
 
 	hubUser := "system:serviceaccount:" + hubNamespace + ":flotilla-hub"
 	hubGroups := []string{"system:serviceaccounts", "system:serviceaccounts:" + hubNamespace, "system:authenticated"}
@@ -88,7 +93,8 @@ func TestChartIdentitiesRefuse(t *testing.T) {
 	}
 
 	// The API server's own escalation check holds: binding cluster-admin fails as the hub.
-	hubAs, err := kubernetes.NewForConfig(as(hub.RESTConfig(), hubNamespace, "flotilla-hub"))
+	var hubAs *kubernetes.Clientset
+	hubAs, err = kubernetes.NewForConfig(as(hub.RESTConfig(), hubNamespace, "flotilla-hub"))
 	if err != nil {
 		t.Fatal(err)
 	}
