@@ -189,4 +189,3 @@ func TestStartErrors(t *testing.T) {
 		})
 	}
 }
-
