@@ -38,7 +38,7 @@
 // configuration the usual way (--kubeconfig, then $KUBECONFIG, then in-cluster) connect with
 // the pod's own service-account identity.
 //
-// PodRunner is the kubelet of the nodes labelled NodeLabel=true: it runs the pods bound to them
+// PodRunner is the kubelet of the nodes labeled NodeLabel=true: it runs the pods bound to them
 // through a Runtime (init containers first, restarts by restartPolicy with a back-off) and
 // writes their status; it confirms a pod's deletion once its processes have stopped. Those nodes
 // must not carry kwok's annotation, so that kwok neither simulates them nor writes their pods'

@@ -22,7 +22,7 @@ import (
 	"github.com/flotilla/flotilla/internal/testenv"
 )
 
-// TestPodRunner: pods bound to a node labelled for the process runtime run as processes with
+// TestPodRunner: pods bound to a node labeled for the process runtime run as processes with
 // their pod's identity (the API server's own kube-api-access volume, a token bound to the pod),
 // and their status follows: Running with the container started, then Failed with the exit code;
 // a deleted pod's process stops and the deletion is confirmed; a pod on another node is left
@@ -131,7 +131,7 @@ func TestPodRunner(t *testing.T) {
 		t.Fatal(err)
 	}
 	if untouched.Status.Phase != corev1.PodPending || len(untouched.Status.ContainerStatuses) != 0 {
-		t.Errorf("the pod on an unlabelled node has status %s with %d container statuses; want Pending and none", untouched.Status.Phase, len(untouched.Status.ContainerStatuses))
+		t.Errorf("the pod on an unlabeled node has status %s with %d container statuses; want Pending and none", untouched.Status.Phase, len(untouched.Status.ContainerStatuses))
 	}
 }
 
