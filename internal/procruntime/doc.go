@@ -38,6 +38,12 @@
 // configuration the usual way (--kubeconfig, then $KUBECONFIG, then in-cluster) connect with
 // the pod's own service-account identity.
 //
+// PodRunner is the kubelet of the nodes labeled NodeLabel=true: it runs the pods bound to them
+// through a Runtime (init containers first, restarts by restartPolicy with a back-off) and
+// writes their status; it confirms a pod's deletion once its processes have stopped. Those nodes
+// must not carry kwok's annotation, so that kwok neither simulates them nor writes their pods'
+// status; PodRunner does not yet keep the nodes themselves Ready (see the integrator's notes).
+//
 // Not enforced, only recorded (Running.Container): the security context (runAsUser,
 // runAsNonRoot, readOnlyRootFilesystem, capabilities: the process runs as this program's user
 // with a writable folder), resources (no cgroup limits), probes, ports (the process binds this

@@ -125,6 +125,9 @@ func underAny(p string, prefixes []string) bool {
 // first so that a mount inside another lands in the outer volume as it would be seen through a
 // kubelet's mounts. A link or file left by an earlier start is replaced.
 func (s *start) link(mounts []mount) error {
+	if err := os.MkdirAll(filepath.Join(s.dir, fsDir), 0o755); err != nil {
+		return err
+	}
 	sorted := slices.Clone(mounts)
 	slices.SortStableFunc(sorted, func(a, b mount) int { return len(a.path) - len(b.path) })
 	for _, m := range sorted {

@@ -73,7 +73,15 @@ func (r *Runtime) StartPod(ctx context.Context, pod *corev1.Pod, container strin
 	if err != nil {
 		return nil, fmt.Errorf("pod %s/%s: %w", pod.Namespace, pod.Name, err)
 	}
-	s := &start{
+	run, err := r.newStart(pod, c).run(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("pod %s/%s: container %s: %w", pod.Namespace, pod.Name, c.Name, err)
+	}
+	return run, nil
+}
+
+func (r *Runtime) newStart(pod *corev1.Pod, c *corev1.Container) *start {
+	return &start{
 		r:       r,
 		pod:     pod,
 		c:       c,
@@ -81,11 +89,6 @@ func (r *Runtime) StartPod(ctx context.Context, pod *corev1.Pod, container strin
 		dir:     r.podDir(pod.Namespace, pod.Name),
 		tokens:  &tokens{client: r.Client, clock: r.Clock},
 	}
-	run, err := s.run(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("pod %s/%s: container %s: %w", pod.Namespace, pod.Name, c.Name, err)
-	}
-	return run, nil
 }
 
 // PodDir is the folder of a pod's files: Root/<namespace>/<pod>.

@@ -19,7 +19,7 @@ const (
 	// defaultTokenSeconds is a projected token's lifetime when expirationSeconds is unset.
 	defaultTokenSeconds = 3600
 	// automountTokenSeconds is the lifetime the API server's admission gives the automounted
-	// token (3607, which it recognises as "automounted").
+	// token (3607, which it recognizes as "automounted").
 	automountTokenSeconds = 3607
 )
 
