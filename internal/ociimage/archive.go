@@ -6,8 +6,6 @@ import (
 
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
-	"github.com/google/go-containerregistry/pkg/v1/empty"
-	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 )
 
@@ -41,15 +39,15 @@ func writeImageArchive(out io.Writer, ref name.Tag, pi PlatformImage, mtime time
 	if err := w.file("oci-layout", []byte(ociLayout)); err != nil {
 		return err
 	}
-	index := mutate.AppendManifests(empty.Index, mutate.IndexAddendum{
-		Add:        pi.Image,
-		Descriptor: v1.Descriptor{Platform: pi.Platform.v1(), Annotations: refAnnotations(ref)},
-	})
-	rawIndex, err := index.RawManifest()
+	desc, err := imageDescriptor(pi.Image, pi.Platform, refAnnotations(ref))
 	if err != nil {
 		return err
 	}
-	if err := w.file("index.json", rawIndex); err != nil {
+	index, err := newIndex(desc)
+	if err != nil {
+		return err
+	}
+	if err := w.file("index.json", index.Raw); err != nil {
 		return err
 	}
 	docker, err := dockerManifest(ref, pi.Image)
@@ -90,15 +88,11 @@ func writeIndexArchive(out io.Writer, im *Images) error {
 	if err := w.file("oci-layout", []byte(ociLayout)); err != nil {
 		return err
 	}
-	top := mutate.AppendManifests(empty.Index, mutate.IndexAddendum{
-		Add:        im.Index,
-		Descriptor: v1.Descriptor{Annotations: refAnnotations(im.Ref)},
-	})
-	rawTop, err := top.RawManifest()
+	top, err := newIndex(im.Index.descriptor(refAnnotations(im.Ref)))
 	if err != nil {
 		return err
 	}
-	if err := w.file("index.json", rawTop); err != nil {
+	if err := w.file("index.json", top.Raw); err != nil {
 		return err
 	}
 	for _, pi := range im.Platforms {
@@ -106,11 +100,7 @@ func writeIndexArchive(out io.Writer, im *Images) error {
 			return err
 		}
 	}
-	rawIndex, err := im.Index.RawManifest()
-	if err != nil {
-		return err
-	}
-	if _, err := w.rawBlob(rawIndex); err != nil {
+	if _, err := w.rawBlob(im.Index.Raw); err != nil {
 		return err
 	}
 	return w.Close()

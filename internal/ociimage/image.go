@@ -42,7 +42,7 @@ type Images struct {
 	Ref       name.Tag
 	Created   time.Time
 	Platforms []PlatformImage
-	Index     v1.ImageIndex
+	Index     Index
 }
 
 // PlatformImage is one platform's image.
@@ -61,7 +61,7 @@ func Build(spec Spec) (*Images, error) {
 	}
 	created := spec.Created.UTC().Truncate(time.Second)
 	out := &Images{Ref: ref, Created: created}
-	var adds []mutate.IndexAddendum
+	var manifests []v1.Descriptor
 	for _, b := range spec.Binaries {
 		size, err := checkBinary(b.Path, b.Platform)
 		if err != nil {
@@ -76,9 +76,15 @@ func Build(spec Spec) (*Images, error) {
 			return nil, fmt.Errorf("image for %s: %w", b.Platform, err)
 		}
 		out.Platforms = append(out.Platforms, PlatformImage{Platform: b.Platform, Image: img, UncompressedSize: l.uncompressedSize})
-		adds = append(adds, mutate.IndexAddendum{Add: img, Descriptor: v1.Descriptor{Platform: b.Platform.v1()}})
+		desc, err := imageDescriptor(img, b.Platform, nil)
+		if err != nil {
+			return nil, err
+		}
+		manifests = append(manifests, desc)
 	}
-	out.Index = mutate.AppendManifests(empty.Index, adds...)
+	if out.Index, err = newIndex(manifests...); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 

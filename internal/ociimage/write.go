@@ -60,15 +60,9 @@ func (im *Images) Write(dir string) ([]Artifact, error) {
 		index.CompressedSize += a.CompressedSize
 		index.UncompressedSize += a.UncompressedSize
 	}
+	index.Digest = im.Index.Digest
+	index.CompressedSize += im.Index.Size
 	var err error
-	if index.Digest, err = im.Index.Digest(); err != nil {
-		return nil, err
-	}
-	size, err := im.Index.Size()
-	if err != nil {
-		return nil, err
-	}
-	index.CompressedSize += size
 	if index.FileSize, err = writeFile(index.Path, func(w io.Writer) error { return writeIndexArchive(w, im) }); err != nil {
 		return nil, err
 	}
