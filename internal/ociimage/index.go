@@ -8,7 +8,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/types"
 )
 
-// Index is an OCI image index as written. It is marshalled here rather than by
+// Index is an OCI image index as written. It is encoded here rather than by
 // mutate.AppendManifests, which names each image's config type in artifactType (allowed since OCI
 // 1.1): tools older than that, such as skopeo 1.9, drop the field when they copy an index and so
 // change its digest. Docker and BuildKit write no artifactType for images either.
