@@ -1,3 +1,5 @@
-// Package version holds Flotilla's version, set at build time by the Makefile with
-// -ldflags "-X github.com/flotilla/flotilla/internal/version.Version=$(git describe --always --dirty)".
+// Package version holds what a flotilla binary says about itself: its version, the commit it was
+// built from and the image reference it is published under. The Makefile sets all three with
+// -ldflags -X (see LDFLAGS there); a binary built without them reports "dev", the commit Go
+// recorded in its build info, and the default image reference for its version.
 package version

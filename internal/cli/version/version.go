@@ -15,12 +15,17 @@ import (
 func NewCommand(io streams.IO) *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
-		Short: "Print the version of flotilla and of the Kubernetes it runs locally",
+		Short: "Print the version, commit and image of flotilla and the Kubernetes it runs locally",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			_, err := fmt.Fprintf(io.Out, "flotilla %s (%s, %s/%s)\nlocal fleets: Kubernetes %s, kwok %s\n",
-				v.Version, runtime.Version(), runtime.GOOS, runtime.GOARCH, localk8s.KubernetesVersion, localk8s.KwokVersion)
+			_, err := fmt.Fprint(io.Out, text())
 			return err
 		},
 	}
+}
+
+func text() string {
+	return fmt.Sprintf("flotilla %s (%s, %s/%s)\ncommit: %s\nimage: %s\nlocal fleets: Kubernetes %s, kwok %s\n",
+		v.Version, runtime.Version(), runtime.GOOS, runtime.GOARCH, v.Revision(), v.ImageRef(),
+		localk8s.KubernetesVersion, localk8s.KwokVersion)
 }
