@@ -73,9 +73,9 @@ func Remove(ctx context.Context, cfg *rest.Config, objs []*unstructured.Unstruct
 	return remove(ctx, cfg, objs, true, out)
 }
 
-// RemoveLabelled is Remove for objects Flotilla made outside a chart (no release): each is
+// RemoveLabeled is Remove for objects Flotilla made outside a chart (no release): each is
 // deleted only when it carries PartOfLabel.
-func RemoveLabelled(ctx context.Context, cfg *rest.Config, objs []*unstructured.Unstructured, out io.Writer) (kept []string, err error) {
+func RemoveLabeled(ctx context.Context, cfg *rest.Config, objs []*unstructured.Unstructured, out io.Writer) (kept []string, err error) {
 	return remove(ctx, cfg, objs, false, out)
 }
 

@@ -61,7 +61,7 @@ func CheckInstalledVersion(ctx context.Context, cs kubernetes.Interface, ns, nam
 	}
 	l := d.GetLabels()
 	if l[PartOfLabel] != PartOf {
-		return fmt.Errorf("Deployment %s/%s exists and Flotilla did not install it (no label %s=%s): remove it or install into another namespace", ns, name, PartOfLabel, PartOf)
+		return fmt.Errorf("the Deployment %s/%s exists and Flotilla did not install it (no label %s=%s): remove it or install into another namespace", ns, name, PartOfLabel, PartOf)
 	}
 	if got := l[VersionLabel]; got != version {
 		return fmt.Errorf("a Flotilla %s of version %q runs here (Deployment %s/%s), and this is %q: %s", what, got, ns, name, version, upgrade)

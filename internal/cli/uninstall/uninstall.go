@@ -32,7 +32,7 @@ func NewCommand(io streams.IO) *cobra.Command {
 		Short: "Remove what `flotilla init --install` (hub) or `flotilla join --install` (agent) installed",
 		Long: "Deletes every object of the flotilla-hub or flotilla-agent chart that carries Flotilla's labels of that\n" +
 			"install; for the hub also the webhook configuration it wrote and the bootstrap identity `flotilla init`\n" +
-			"made, when labelled as Flotilla's. Objects of the same names that Flotilla did not install are kept and\n" +
+			"made, when labeled as Flotilla's. Objects of the same names that Flotilla did not install are kept and\n" +
 			"named. The CRDs stay (deleting them would delete every ManagedCluster, Placement and ManifestWork), as\n" +
 			"Helm keeps them; the namespace stays too.",
 		Args: cobra.ExactArgs(1),
@@ -93,7 +93,7 @@ func uninstall(ctx context.Context, io streams.IO, cfg *rest.Config, what, chart
 		object("rbac.authorization.k8s.io/v1", "ClusterRole", "", "open-cluster-management:bootstrap"),
 		object("v1", "ServiceAccount", "open-cluster-management", "cluster-bootstrap"),
 	}
-	k, err := install.RemoveLabelled(ctx, cfg, hubMade, io.Out)
+	k, err := install.RemoveLabeled(ctx, cfg, hubMade, io.Out)
 	return appendNew(kept, k...), err
 }
 

@@ -201,7 +201,7 @@ func Configuration(endpoint Endpoint, caBundle []byte) *admissionregistrationv1.
 		}
 	}
 	return &admissionregistrationv1.ValidatingWebhookConfiguration{
-		// Labelled, so that `flotilla uninstall hub` knows the hub made it.
+		// Labeled, so that `flotilla uninstall hub` knows the hub made it.
 		ObjectMeta: metav1.ObjectMeta{Name: ConfigurationName, Labels: map[string]string{wellknown.PartOfLabel: wellknown.PartOf}},
 		Webhooks: []admissionregistrationv1.ValidatingWebhook{
 			hook(ManagedClusterWebhookName, ManagedClusterPath, "v1", "managedclusters", admissionregistrationv1.ClusterScope),
