@@ -175,6 +175,11 @@ func endpoint(host, path string) (string, error) {
 	if err != nil || u.Scheme == "" || u.Host == "" {
 		return "", fmt.Errorf("%q is not an absolute URL", host)
 	}
+	// A host the agent's HTTP client would read otherwise than the hub does: "a://:" dials this
+	// machine, and "a://::" (an IPv6 address without brackets) becomes the host ":".
+	if u.Hostname() == "" || (strings.Count(u.Host, ":") > 1 && !strings.HasPrefix(u.Host, "[")) {
+		return "", fmt.Errorf("%q names no host name (an IPv6 address goes in brackets, such as http://[fd00::1]:9090)", host)
+	}
 	return url.JoinPath(host, path)
 }
 

@@ -34,6 +34,11 @@ func TestSummarize(t *testing.T) {
 	noName := scorer("no-name", "", dsv1alpha1.ScorerHealthActive)
 	badHost := scorer("bad-host", "s", dsv1alpha1.ScorerHealthActive)
 	badHost.Spec.Source.Host, badHost.Spec.ConfigURL = "prom", ""
+	// Hosts the agent's HTTP client reads otherwise (found by FuzzConfig): refused.
+	noHostName := scorer("no-host-name", "s", dsv1alpha1.ScorerHealthActive)
+	noHostName.Spec.Scoring.Host, noHostName.Spec.ConfigURL = "", "A://::"
+	emptyHost := scorer("empty-host", "s", dsv1alpha1.ScorerHealthActive)
+	emptyHost.Spec.Source.Host = "http://:9090"
 	// /config names other hosts for endpoints that carry a token: refused.
 	movedScoring := scorer("moved-scoring", "s", dsv1alpha1.ScorerHealthActive)
 	movedScoring.Spec.ConfigSyncMode = dsv1alpha1.ConfigSyncModeFull
@@ -69,6 +74,8 @@ func TestSummarize(t *testing.T) {
 		"/config moves the source token's host":  {in: movedSource, wantErr: "spec.source.auth.tokenSecretRef: the token would go to http://attacker:9090, not http://prom:9090"},
 		"no score name":                          {in: noName, wantErr: "spec.scoring.params.name"},
 		"bad host":                               {in: badHost, wantErr: "spec.source.host"},
+		"unbracketed IPv6 configURL":             {in: noHostName, wantErr: `spec.scoring.host: "a://::" names no host name`},
+		"a port and no host":                     {in: emptyHost, wantErr: `spec.source.host: "http://:9090" names no host name`},
 	} {
 		t.Run(name, func(t *testing.T) {
 			got, err := Summarize(&tc.in)
