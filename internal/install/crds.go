@@ -68,6 +68,7 @@ func CRDs(ctx context.Context, cfg *rest.Config, crds []*apiextv1.CustomResource
 	// One at a time, the API server takes about half a second to answer each apply of a large
 	// CRD, most of it waiting rather than working; in parallel all of ours take under a second.
 	applied := make([]Result, len(crds))
+	migrated := make([]int, len(crds))
 	errs := make([]error, len(crds))
 	var wg sync.WaitGroup
 	for i, crd := range crds {
@@ -75,6 +76,10 @@ func CRDs(ctx context.Context, cfg *rest.Config, crds []*apiextv1.CustomResource
 			applied[i], errs[i] = applyOne(ctx, client, crd, opts.DryRun)
 			if errs[i] == nil && !opts.DryRun {
 				errs[i] = waitEstablished(ctx, client, crd.Name, timeout)
+			}
+			if errs[i] == nil && !opts.DryRun {
+				// An upgrade may have changed the storage version: move the objects to it.
+				migrated[i], errs[i] = MigrateStorage(ctx, cfg, crd.Name)
 			}
 		})
 	}
@@ -87,6 +92,9 @@ func CRDs(ctx context.Context, cfg *rest.Config, crds []*apiextv1.CustomResource
 		results[crd.Name] = applied[i]
 		if opts.Out != nil {
 			_, _ = fmt.Fprintf(opts.Out, "customresourcedefinition/%s %s\n", crd.Name, applied[i])
+			if migrated[i] > 0 {
+				_, _ = fmt.Fprintf(opts.Out, "customresourcedefinition/%s: %d objects moved to storage version %s\n", crd.Name, migrated[i], storageVersion(crd))
+			}
 		}
 	}
 	return results, errors.Join(errs...)
