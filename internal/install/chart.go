@@ -6,10 +6,12 @@ import (
 	"io"
 	"time"
 
+	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
 	corev1 "k8s.io/api/core/v1"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -21,7 +23,10 @@ import (
 // Chart says which chart to install where, as `helm install NAME CHART -n NS --create-namespace
 // --set ...` would, and which Deployment must turn ready.
 type Chart struct {
-	Chart   string
+	Chart string
+	// Loaded, when set, is the chart to install instead of the embedded one named Chart (tests
+	// install an earlier version of it).
+	Loaded  *chartv2.Chart
 	Release charts.Release
 	Values  map[string]any
 	// Deployment is the Deployment whose readiness ends the install.
@@ -37,7 +42,7 @@ type Chart struct {
 // Deployment. Values that do not render, and objects the API server refuses in a dry run, stop
 // it before anything is changed (a namespace it made for the dry run is removed again).
 func InstallChart(ctx context.Context, cfg *rest.Config, c Chart) (*charts.Rendered, error) {
-	ch, err := charts.Load(c.Chart)
+	ch, err := c.load()
 	if err != nil {
 		return nil, err
 	}
@@ -77,8 +82,22 @@ func InstallChart(ctx context.Context, cfg *rest.Config, c Chart) (*charts.Rende
 	if _, err := CRDs(ctx, cfg, crds, Options{}); err != nil {
 		return nil, err
 	}
-	say("applying %d objects of %s in %s", len(r.Objects), c.Chart, ns)
+	old, oldVersion, err := readInventory(ctx, cs, ns, c.Release.Name)
+	if err != nil {
+		return nil, err
+	}
+	say("applying %d objects of %s %s in %s", len(r.Objects), c.Chart, ch.Metadata.Version, ns)
 	if err := Objects(ctx, cfg, r.Objects, false, nil); err != nil {
+		return nil, err
+	}
+	// What the installed version made and this one does not render goes, as with helm upgrade.
+	if gone := stale(old, r.Objects, c.Release.Name); len(gone) > 0 {
+		say("removing %d objects that %s %s had and %s does not", len(gone), c.Chart, oldVersion, ch.Metadata.Version)
+		if _, err := Remove(ctx, cfg, gone, c.Out); err != nil {
+			return nil, err
+		}
+	}
+	if err := writeInventory(ctx, cs, ns, c.Release.Name, ch.Metadata.Version, r.Objects); err != nil {
 		return nil, err
 	}
 	if c.Timeout > 0 && c.Deployment != "" {
@@ -94,7 +113,21 @@ func InstallChart(ctx context.Context, cfg *rest.Config, c Chart) (*charts.Rende
 // rendered object that carries Flotilla's labels of that release. It keeps the CRDs (deleting
 // them would delete every object of their kinds, as Helm keeps them too) and the namespace.
 func UninstallChart(ctx context.Context, cfg *rest.Config, c Chart) ([]string, error) {
-	ch, err := charts.Load(c.Chart)
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	old, _, err := readInventory(ctx, cs, c.Release.Namespace, c.Release.Name)
+	if err != nil {
+		return nil, err
+	}
+	if old != nil {
+		// Exactly what the last install applied, then the inventory itself.
+		objs := stale(old, nil, c.Release.Name)
+		inv := objectRef{"v1", "ConfigMap", c.Release.Namespace, c.Release.Name + inventorySuffix}
+		return Remove(ctx, cfg, append([]*unstructured.Unstructured{inv.object(c.Release.Name)}, objs...), c.Out)
+	}
+	ch, err := c.load()
 	if err != nil {
 		return nil, err
 	}
@@ -103,6 +136,13 @@ func UninstallChart(ctx context.Context, cfg *rest.Config, c Chart) ([]string, e
 		return nil, fmt.Errorf("rendering %s to know what it installed: %w", c.Chart, err)
 	}
 	return Remove(ctx, cfg, r.Objects, c.Out)
+}
+
+func (c Chart) load() (*chartv2.Chart, error) {
+	if c.Loaded != nil {
+		return c.Loaded, nil
+	}
+	return charts.Load(c.Chart)
 }
 
 func ensureNamespace(ctx context.Context, cs kubernetes.Interface, ns string) (created bool, err error) {
