@@ -37,7 +37,7 @@ func TestLint(t *testing.T) {
 	}
 }
 
-func render(t *testing.T, name string, rel Release, vals map[string]any) *Rendered {
+func renderChart(t *testing.T, name string, rel Release, vals map[string]any) *Rendered {
 	t.Helper()
 	ch, err := Load(name)
 	if err != nil {
@@ -67,7 +67,7 @@ func find[T any](t *testing.T, objs []*unstructured.Unstructured, kind, name str
 
 // The hub chart grants exactly the generated roles.
 func TestHubRolesAreTheGeneratedOnes(t *testing.T) {
-	r := render(t, Hub, Release{Name: "flotilla", Namespace: "flotilla-system"}, nil)
+	r := renderChart(t, Hub, Release{Name: "flotilla", Namespace: "flotilla-system"}, nil)
 	wantCR, err := rbac.ClusterRole()
 	if err != nil {
 		t.Fatal(err)
@@ -107,7 +107,7 @@ func withKind(o *unstructured.Unstructured, kind string) *unstructured.Unstructu
 }
 
 func TestHubDeployment(t *testing.T) {
-	r := render(t, Hub, Release{Name: "flotilla", Namespace: "ocm-hub"}, nil)
+	r := renderChart(t, Hub, Release{Name: "flotilla", Namespace: "ocm-hub"}, nil)
 	d := find[appsv1.Deployment](t, r.Objects, "Deployment", "flotilla-hub")
 	if got := ptr.Deref(d.Spec.Replicas, 0); got != 2 {
 		t.Errorf("replicas = %d, want 2 by default", got)
@@ -149,7 +149,7 @@ func TestHubDeployment(t *testing.T) {
 }
 
 func TestWebhookCertificateNamesTheService(t *testing.T) {
-	r := render(t, Hub, Release{Name: "flotilla", Namespace: "ocm-hub"}, nil)
+	r := renderChart(t, Hub, Release{Name: "flotilla", Namespace: "ocm-hub"}, nil)
 	s := find[corev1.Secret](t, r.Objects, "Secret", "flotilla-hub-webhook-tls")
 	cert := parseCert(t, s.Data["tls.crt"])
 	want := []string{"flotilla-hub-webhook.ocm-hub.svc", "flotilla-hub-webhook.ocm-hub.svc.cluster.local"}
@@ -205,7 +205,7 @@ func TestBadValues(t *testing.T) {
 }
 
 func TestAgentChart(t *testing.T) {
-	r := render(t, Agent, Release{Name: "agent", Namespace: "open-cluster-management-agent"}, agentValues)
+	r := renderChart(t, Agent, Release{Name: "agent", Namespace: "open-cluster-management-agent"}, agentValues)
 	s := find[corev1.Secret](t, r.Objects, "Secret", "bootstrap-hub-kubeconfig")
 	if got := string(s.Data["cluster-name"]); got != "gpu-east" {
 		t.Errorf("bootstrap Secret cluster-name = %q", got)

@@ -14,6 +14,7 @@ import (
 	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
 	"helm.sh/helm/v4/pkg/engine"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/rest"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 )
@@ -36,12 +37,27 @@ type Rendered struct {
 // values.schema.json) the way `helm template` does, without a cluster: templates that look up
 // live objects see none.
 func Render(ch *chartv2.Chart, rel Release, values map[string]any) (*Rendered, error) {
+	return render(ch, rel, values, nil)
+}
+
+// RenderIn is Render against the cluster cfg points at, as `helm install` and `helm upgrade` do:
+// templates that look up live objects see them (the hub chart keeps its webhook certificate so).
+func RenderIn(cfg *rest.Config, ch *chartv2.Chart, rel Release, values map[string]any) (*Rendered, error) {
+	return render(ch, rel, values, cfg)
+}
+
+func render(ch *chartv2.Chart, rel Release, values map[string]any, cfg *rest.Config) (*Rendered, error) {
 	opts := common.ReleaseOptions{Name: rel.Name, Namespace: rel.Namespace, Revision: 1, IsInstall: true}
 	vals, err := util.ToRenderValues(ch, values, opts, common.DefaultCapabilities)
 	if err != nil {
 		return nil, fmt.Errorf("chart %s: %w", ch.Name(), err)
 	}
-	out, err := engine.Render(ch, vals)
+	var out map[string]string
+	if cfg != nil {
+		out, err = engine.RenderWithClient(ch, vals, cfg)
+	} else {
+		out, err = engine.Render(ch, vals)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("chart %s: %w", ch.Name(), err)
 	}

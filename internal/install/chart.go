@@ -46,7 +46,8 @@ func InstallChart(ctx context.Context, cfg *rest.Config, c Chart) (*charts.Rende
 	if err != nil {
 		return nil, err
 	}
-	r, err := charts.Render(ch, c.Release, c.Values)
+	// Rendered against the cluster, so that what the chart keeps (the webhook certificate) is kept.
+	r, err := charts.RenderIn(cfg, ch, c.Release, c.Values)
 	if err != nil {
 		return nil, fmt.Errorf("rendering %s: %w (nothing was installed)", c.Chart, err)
 	}

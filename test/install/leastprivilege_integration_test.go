@@ -82,7 +82,7 @@ func TestChartsGrantEnough(t *testing.T) {
 		}
 		return len(res.Approved()) > 0 || res.PreviouslyApproved(), fmt.Sprintf("%+v", res), nil
 	})
-	waitCluster(t, admin, agentRun)
+	waitClusterNamed(t, admin, clusterName, agentRun)
 
 	// A placement decides the cluster.
 	const ns = "lp-demo"
@@ -137,8 +137,8 @@ func TestChartsGrantEnough(t *testing.T) {
 	})
 }
 
-// waitCluster waits until the accepted cluster is Joined and Available.
-func waitCluster(t *testing.T, admin client.Client, agent interface{ Done() <-chan struct{} }) {
+// waitClusterNamed waits until the accepted cluster is Joined and Available.
+func waitClusterNamed(t *testing.T, admin client.Client, clusterName string, agent interface{ Done() <-chan struct{} }) {
 	t.Helper()
 	testenv.WaitFor(t, 90*time.Second, "ManagedCluster "+clusterName+" Joined and Available", func(ctx context.Context) (bool, string, error) {
 		select {
