@@ -227,3 +227,18 @@ func TestAgentChart(t *testing.T) {
 		t.Errorf("agent CRDs (-want +got):\n%s", diff)
 	}
 }
+
+// A kept webhook certificate is reused only for the names it was made for; the rest of the
+// behaviour (lookup of the live Secret) is covered by test/install's upgrade test.
+func TestWebhookCertificateRecordsItsNames(t *testing.T) {
+	r := renderChart(t, Hub, Release{Name: "flotilla", Namespace: "ocm-hub"}, map[string]any{"webhook": map[string]any{"advertiseAddress": "127.0.0.1:9443"}})
+	s := find[corev1.Secret](t, r.Objects, "Secret", "flotilla-hub-webhook-tls")
+	want := "flotilla-hub-webhook.ocm-hub.svc,flotilla-hub-webhook.ocm-hub.svc.cluster.local,127.0.0.1"
+	if got := s.Annotations["flotilla.io/webhook-names"]; got != want {
+		t.Errorf("webhook-names annotation = %q, want %q", got, want)
+	}
+	cert := parseCert(t, s.Data["tls.crt"])
+	if len(cert.IPAddresses) != 1 || cert.IPAddresses[0].String() != "127.0.0.1" {
+		t.Errorf("certificate IP addresses = %v, want the advertised 127.0.0.1", cert.IPAddresses)
+	}
+}

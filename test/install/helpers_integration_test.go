@@ -6,6 +6,7 @@ import (
 	"context"
 	"net"
 	"net/http"
+	"os"
 	"strconv"
 	"testing"
 	"time"
@@ -102,7 +103,8 @@ func runDeployment(t *testing.T, c *testenv.Cluster, d *appsv1.Deployment, pod s
 	t.Cleanup(func() {
 		run.Stop(10 * time.Second)
 		if t.Failed() {
-			t.Logf("%s's log (%s):\n%s", pod, run.LogPath(), localk8s.LogTail(run.LogPath(), 80))
+			data, _ := os.ReadFile(run.LogPath())
+			t.Logf("%s's log (%s, %d bytes):\n%s", pod, run.LogPath(), len(data), localk8s.LogTail(run.LogPath(), 80))
 		}
 	})
 	return run

@@ -27,8 +27,8 @@ import (
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
 	"github.com/flotilla/flotilla/charts"
 	"github.com/flotilla/flotilla/internal/hub"
-	"github.com/flotilla/flotilla/internal/install"
 	"github.com/flotilla/flotilla/internal/hub/registration"
+	"github.com/flotilla/flotilla/internal/install"
 	"github.com/flotilla/flotilla/internal/testenv"
 	"github.com/flotilla/flotilla/internal/wellknown"
 )
