@@ -131,3 +131,19 @@ func TestInitInstall(t *testing.T) {
 		t.Errorf("uninstall removed the CRDs: %v", err)
 	}
 }
+
+// TestJoinInstallRefusesAHubWithoutCRDs: a kubeconfig for a cluster that serves no OCM APIs is
+// refused with the fix, and nothing is installed on the spoke.
+func TestJoinInstallRefusesAHubWithoutCRDs(t *testing.T) {
+	env := testenv.Start(t, testenv.Options{Spokes: 1})
+	spoke := env.Spokes[0]
+	// The spoke's own admin kubeconfig stands for a "hub" without Flotilla's CRDs.
+	_, err := flotilla(t, "join", "--install", "--cluster-name", "nocrd", "--bootstrap-kubeconfig", spoke.Kubeconfig,
+		"--kubeconfig", spoke.Kubeconfig, "--namespace", "flotilla-nocrd-test")
+	if err == nil || !strings.Contains(err.Error(), "does not serve ManagedClusters") || !strings.Contains(err.Error(), "flotilla init --install") {
+		t.Fatalf("join against a cluster without the CRDs: err = %v", err)
+	}
+	if _, err := spoke.Client.CoreV1().Namespaces().Get(context.Background(), "flotilla-nocrd-test", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("a refused join made the namespace (err %v)", err)
+	}
+}

@@ -58,6 +58,9 @@ func TestChartsGrantEnough(t *testing.T) {
 	if got := hubRun.Env(); !slices.ContainsFunc(got, func(e string) bool { return len(e) > 11 && e[:11] == "KUBECONFIG=" }) {
 		t.Fatalf("the hub process runs without the ServiceAccount's kubeconfig: env %v", got)
 	}
+	if got := hubRun.Env(); !slices.Contains(got, "GOMEMLIMIT=1073741824") {
+		t.Errorf("the hub runs without GOMEMLIMIT from its 1Gi memory limit: env %v", got)
+	}
 
 	// What `flotilla init` adds beside the chart: the bootstrap identity and its kubeconfig.
 	if err := registration.EnsureBootstrapIdentity(ctx, hub.Client); err != nil {

@@ -51,6 +51,11 @@ func installHub(ctx context.Context, io streams.IO, cfg *rest.Config, f chartfla
 	if err != nil {
 		return err
 	}
+	if f.Wait > 0 {
+		if err := install.WaitWebhook(ctx, cfg, f.Wait, io.Out, clock.RealClock{}); err != nil {
+			return err
+		}
+	}
 	_, err = fmt.Fprintf(io.Out, "The hub is installed in %s (%s).\n", f.Namespace, time.Since(start).Round(time.Second))
 	return err
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 	authorizationv1 "k8s.io/api/authorization/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
@@ -48,6 +49,13 @@ func NewCommand(io streams.IO) *cobra.Command {
 			hub, err := kubernetes.NewForConfig(bootstrap)
 			if err != nil {
 				return err
+			}
+			if _, err := hub.Discovery().ServerResourcesForGroupVersion("cluster.open-cluster-management.io/v1"); err != nil {
+				if apierrors.IsNotFound(err) {
+					return fmt.Errorf("the hub at %s does not serve ManagedClusters (cluster.open-cluster-management.io/v1): its CRDs are missing; run `flotilla init --install` (or `flotilla install crds`) on the hub", bootstrap.Host)
+				}
+				return fmt.Errorf("the hub at %s did not answer with the bootstrap kubeconfig %s: %w (is it the kubeconfig `flotilla init` wrote for this hub, and is its token still valid?)",
+					bootstrap.Host, bootstrapKubeconfig, err)
 			}
 			review, err := hub.AuthorizationV1().SelfSubjectAccessReviews().Create(cmd.Context(), &authorizationv1.SelfSubjectAccessReview{
 				Spec: authorizationv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &authorizationv1.ResourceAttributes{

@@ -1,0 +1,84 @@
+package install
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/clock"
+
+	"github.com/flotilla/flotilla/internal/wellknown"
+)
+
+var managedClusters = schema.GroupVersionResource{Group: "cluster.open-cluster-management.io", Version: "v1", Resource: "managedclusters"}
+
+// WaitWebhook waits until the API server reaches the hub's admission webhook: the hub has written
+// its webhook configuration and a dry-run create of a ManagedCluster, which the webhook reviews,
+// succeeds. It says what is wrong when timeout passes first.
+func WaitWebhook(ctx context.Context, cfg *rest.Config, timeout time.Duration, out io.Writer, clk clock.Clock) error {
+	if clk == nil {
+		clk = clock.RealClock{}
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	probe := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "cluster.open-cluster-management.io/v1", "kind": "ManagedCluster",
+		"metadata": map[string]any{"name": "flotilla-install-probe"},
+		"spec":     map[string]any{"hubAcceptsClient": false},
+	}}
+	deadline := clk.Now().Add(timeout)
+	last := ""
+	for {
+		state, ok := webhookState(ctx, cs, dyn, probe)
+		if ok {
+			return nil
+		}
+		if state != last && out != nil {
+			_, _ = fmt.Fprintf(out, "  admission webhook: %s\n", state)
+			last = state
+		}
+		if !clk.Now().Before(deadline) {
+			return fmt.Errorf("the hub runs but its admission webhook is not usable after %s: %s", timeout, state)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-clk.After(time.Second):
+		}
+	}
+}
+
+func webhookState(ctx context.Context, cs kubernetes.Interface, dyn dynamic.Interface, probe *unstructured.Unstructured) (string, bool) {
+	_, err := cs.AdmissionregistrationV1().ValidatingWebhookConfigurations().Get(ctx, wellknown.HubWebhookConfiguration, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return "the hub's leader has not written ValidatingWebhookConfiguration " + wellknown.HubWebhookConfiguration + " yet", false
+	}
+	if err != nil {
+		return err.Error(), false
+	}
+	_, err = dyn.Resource(managedClusters).Create(ctx, probe, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+	switch {
+	case err == nil, apierrors.IsAlreadyExists(err):
+		return "", true
+	case strings.Contains(err.Error(), "failed calling webhook"):
+		return "the API server cannot call it (" + err.Error() + "): check that Service flotilla-hub-webhook has ready endpoints and that " +
+			"network policies let the API server reach the hub's webhook port", false
+	default:
+		return "a dry-run ManagedCluster create failed: " + err.Error(), false
+	}
+}
