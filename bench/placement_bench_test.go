@@ -128,7 +128,7 @@ func runPlacementAtScale(b *testing.B, bins localk8s.Binaries, hubBin string, sz
 		b.Fatal(err)
 	}
 	hubLog := filepath.Join(dir, "hub", "logs", "flotilla-hub.log")
-	hub := startHubProcess(b, hubBin, c.Kubeconfig, hubLog+".setup")
+	hub, _ := startHub(b, hubBin, c, hubLog+".setup")
 	waitSettled(b, pr, hub, clk)
 	hub.Stop(5 * time.Second)
 	pr.printf("fleet set up; the hub stopped")
@@ -141,7 +141,7 @@ func runPlacementAtScale(b *testing.B, bins localk8s.Binaries, hubBin string, sz
 	defer tr.stop()
 	reqs0, reqErr := apiserverRequests(ctx, cs)
 	start := time.Now()
-	hub = startHubProcess(b, hubBin, c.Kubeconfig, hubLog)
+	hub, hubLog = startHub(b, hubBin, c, hubLog)
 	defer func() {
 		hub.Stop(5 * time.Second)
 		summarizeHubLog(pr, hubLog)
