@@ -39,7 +39,7 @@ func NewCommand(_ streams.IO) *cobra.Command {
 			"The hub serves placements' explanations over HTTPS (--explain-bind-address) to callers whose bearer token\n" +
 			"the API server accepts and who may get the placement; see docs/placement.md.\n\n" +
 			"The hub needs only the roles in config/rbac: ClusterRole flotilla-hub, and Role flotilla-hub in the leader\n" +
-			"election namespace (which also lets it impersonate "+addontemplate.OCMManagerServiceAccount+" there, for --addon-manager-identity).",
+			"election namespace (which also lets it impersonate " + addontemplate.OCMManagerServiceAccount + " there, for --addon-manager-identity).",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if webhookService != "" {

@@ -121,7 +121,9 @@ func TestApplyBindingsAsIdentity(t *testing.T) {
 			if tc.identity == nil {
 				// The hub binds as itself: its own client is the one refused.
 				r.Binder, r.Client = nil, interceptor.NewClient(hub.(client.WithWatch), interceptor.Funcs{
-					Create: func(context.Context, client.WithWatch, client.Object, ...client.CreateOption) error { return tc.createErr }})
+					Create: func(context.Context, client.WithWatch, client.Object, ...client.CreateOption) error {
+						return tc.createErr
+					}})
 			}
 			problems, err := r.applyBindings(ctx, mca, tmpl)
 			if err != nil {
