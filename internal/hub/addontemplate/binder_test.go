@@ -120,7 +120,7 @@ func TestApplyBindingsAsIdentity(t *testing.T) {
 			r := &Reconciler{Client: hub, Identity: tc.identity, Binder: writer}
 			if tc.identity == nil {
 				// The hub binds as itself: its own client is the one refused.
-				r.Binder, r.Client = nil, interceptor.NewClient(hub.(client.WithWatch), interceptor.Funcs{
+				r.Binder, r.Client = nil, interceptor.NewClient(hub, interceptor.Funcs{
 					Create: func(context.Context, client.WithWatch, client.Object, ...client.CreateOption) error {
 						return tc.createErr
 					}})
