@@ -1,6 +1,7 @@
 package charts
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -87,16 +88,57 @@ func TestHubRolesAreTheGeneratedOnes(t *testing.T) {
 	if gotLE.Namespace != "flotilla-system" {
 		t.Errorf("leader election Role in %q, want the release namespace", gotLE.Namespace)
 	}
+	// The one impersonation: OCM's add-on manager ServiceAccount, in the release namespace only.
+	impersonate := rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"serviceaccounts"},
+		ResourceNames: []string{"addon-manager-controller-sa"}, Verbs: []string{"impersonate"}}
 	for _, o := range r.Objects {
 		if o.GetKind() == "ClusterRole" || o.GetKind() == "Role" {
 			for _, rule := range find[rbacv1.ClusterRole](t, []*unstructured.Unstructured{withKind(o, "ClusterRole")}, "ClusterRole", o.GetName()).Rules {
 				for _, v := range rule.Verbs {
+					if v == "impersonate" && o.GetKind() == "Role" && o.GetName() == "flotilla-hub" && cmp.Equal(rule, impersonate) {
+						continue
+					}
 					if v == "escalate" || v == "bind" || v == "*" || v == "impersonate" {
 						t.Errorf("%s %s grants %q on %v", o.GetKind(), o.GetName(), v, rule.Resources)
 					}
 				}
 			}
 		}
+	}
+}
+
+// The add-on manager identity: OCM's ServiceAccount in the release namespace, allowed to write
+// RoleBindings and nothing it could bind to itself; off, the hub binds as itself.
+func TestHubAddonManagerIdentity(t *testing.T) {
+	on := render(t, Hub, Release{Name: "flotilla", Namespace: "open-cluster-management-hub"}, nil)
+	sa := find[corev1.ServiceAccount](t, on.Objects, "ServiceAccount", "addon-manager-controller-sa")
+	if sa.Namespace != "open-cluster-management-hub" || ptr.Deref(sa.AutomountServiceAccountToken, true) {
+		t.Errorf("ServiceAccount %s/%s automount %v, want the release namespace and no automount", sa.Namespace, sa.Name, sa.AutomountServiceAccountToken)
+	}
+	crb := find[rbacv1.ClusterRoleBinding](t, on.Objects, "ClusterRoleBinding", "flotilla-hub-addon-manager")
+	wantSubjects := []rbacv1.Subject{{Kind: "ServiceAccount", Name: "addon-manager-controller-sa", Namespace: "open-cluster-management-hub"}}
+	if diff := cmp.Diff(wantSubjects, crb.Subjects); diff != "" || crb.RoleRef.Name != "flotilla-hub-addon-manager" {
+		t.Errorf("ClusterRoleBinding role %s, subjects (-want +got):\n%s", crb.RoleRef.Name, diff)
+	}
+	cr := find[rbacv1.ClusterRole](t, on.Objects, "ClusterRole", "flotilla-hub-addon-manager")
+	for _, rule := range cr.Rules {
+		for _, res := range rule.Resources {
+			if res != "rolebindings" && res != "managedclusteraddons/finalizers" {
+				t.Errorf("ClusterRole flotilla-hub-addon-manager grants %v on %s: it needs only RoleBinding writes", rule.Verbs, res)
+			}
+		}
+	}
+
+	off := render(t, Hub, Release{Name: "flotilla", Namespace: "open-cluster-management-hub"},
+		map[string]any{"addonManagerIdentity": map[string]any{"enabled": false}})
+	for _, o := range off.Objects {
+		if o.GetName() == "addon-manager-controller-sa" || o.GetName() == "flotilla-hub-addon-manager" {
+			t.Errorf("addonManagerIdentity.enabled=false still renders %s %s", o.GetKind(), o.GetName())
+		}
+	}
+	args := find[appsv1.Deployment](t, off.Objects, "Deployment", "flotilla-hub").Spec.Template.Spec.Containers[0].Args
+	if slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "--addon-manager-identity") }) {
+		t.Errorf("addonManagerIdentity.enabled=false: args %v still name an identity", args)
 	}
 }
 
@@ -120,6 +162,7 @@ func TestHubDeployment(t *testing.T) {
 		"--webhook-cert-dir=/var/run/flotilla/webhook-tls", "--explain-bind-address=:8444",
 		"--cluster-cleanup-timeout=5m", "--dynamic-scoring-namespace=open-cluster-management-hub",
 		"--kueue-namespace=kueue-system", "--kueue-dispatcher=false", "--v=0",
+		"--addon-manager-identity=ocm-hub/addon-manager-controller-sa",
 	}
 	if diff := cmp.Diff(wantArgs, c.Args); diff != "" {
 		t.Errorf("args (-want +got):\n%s", diff)

@@ -13,7 +13,8 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// Name names the hub's ClusterRole and its leader election Role.
+// Name names the hub's ClusterRole and its Role (leader election, and impersonating OCM's add-on
+// manager ServiceAccount in that namespace).
 const Name = "flotilla-hub"
 
 // LeaderElectionNamespace is the namespace role.yaml puts the leader election Role in: the hub's
@@ -32,7 +33,8 @@ func ClusterRole() (*rbacv1.ClusterRole, error) {
 	return cr, err
 }
 
-// LeaderElectionRole returns the hub's leader election Role, placed in namespace (the hub's
+// LeaderElectionRole returns the hub's Role (leader election, and impersonating OCM's add-on
+// manager ServiceAccount of that namespace), placed in namespace (the hub's
 // --leader-election-namespace).
 func LeaderElectionRole(namespace string) (*rbacv1.Role, error) {
 	_, r, err := parse()

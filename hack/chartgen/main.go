@@ -68,8 +68,8 @@ func run(root string) error {
 		return err
 	}
 	files := map[string][]rbacv1.PolicyRule{
-		"charts/flotilla-hub/files/clusterrole-rules.yaml":     cr.Rules,
-		"charts/flotilla-hub/files/leader-election-rules.yaml": le.Rules,
+		"charts/flotilla-hub/files/clusterrole-rules.yaml": cr.Rules,
+		"charts/flotilla-hub/files/role-rules.yaml":        le.Rules,
 	}
 	for path, rules := range files {
 		data, err := yaml.Marshal(rules)

@@ -103,6 +103,11 @@ type Options struct {
 	// for its agent to remove what the cluster's ManifestWorks applied before it removes the
 	// works' finalizers itself (registration.DefaultCleanupTimeout when zero).
 	ClusterCleanupTimeout time.Duration
+	// AddonManagerIdentity, when set, is the ServiceAccount the hub acts as to create, update and
+	// delete the RoleBindings of template add-ons' hubPermissions (internal/hub/addontemplate):
+	// OCM add-ons grant their agents' roles to OCM's add-on manager ServiceAccount, which the
+	// hub chart makes. Nil: the hub binds as itself.
+	AddonManagerIdentity *addontemplate.Identity
 }
 
 // DefaultWebhookAddress is the CLI's webhook address: loopback, on a free port, since only the
@@ -182,6 +187,13 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 	if clk == nil {
 		clk = clock.RealClock{}
 	}
+	templates := &addontemplate.Reconciler{Client: mgr.GetClient(), Clock: clk}
+	if id := opts.AddonManagerIdentity; id != nil {
+		if templates.Binder, err = addontemplate.NewBinder(cfg, *id, scheme.Scheme, mgr.GetRESTMapper()); err != nil {
+			return nil, err
+		}
+		templates.Identity = id
+	}
 	for _, r := range []interface{ SetupWithManager(ctrl.Manager) error }{
 		&registration.ManagedClusterReconciler{Client: mgr.GetClient(), Clock: clk, CleanupTimeout: opts.ClusterCleanupTimeout},
 		&registration.RenewalReconciler{Client: mgr.GetClient(), Certificates: cs, Clock: clk},
@@ -199,7 +211,7 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		&addon.Reconciler{Client: mgr.GetClient(), Clock: clk},
 		&addon.ProgressingReconciler{Client: mgr.GetClient(), Clock: clk},
 		&addon.FeatureLabelReconciler{Client: mgr.GetClient()},
-		&addontemplate.Reconciler{Client: mgr.GetClient(), Clock: clk},
+		templates,
 		&addontemplate.Signer{Client: mgr.GetClient(), Certificates: cs, Clock: clk},
 		&builtins.Installer{Client: mgr.GetClient()},
 		&resourceusage.Reconciler{Client: mgr.GetClient(), MaxAcceleratorsPerNode: opts.ResourceUsageMaxAcceleratorsPerNode},

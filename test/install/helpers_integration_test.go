@@ -4,10 +4,14 @@ package install
 
 import (
 	"context"
+	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -18,8 +22,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flotilla/flotilla/charts"
+	"github.com/flotilla/flotilla/internal/hub/registration"
 	"github.com/flotilla/flotilla/internal/install"
 	"github.com/flotilla/flotilla/internal/localk8s"
 	"github.com/flotilla/flotilla/internal/procruntime"
@@ -153,4 +159,62 @@ func hubValues(t *testing.T) (map[string]any, int) {
 		// The local fleet's clusters are on loopback.
 		"extraArgs": []any{"--dynamic-scoring-allow-local-addresses"},
 	}, health
+}
+
+// installedFleet is the package's hub and spoke with both charts applied, the hub and the agent
+// running as their Deployments with only the charts' ServiceAccounts, and the spoke joined,
+// accepted and Available.
+type installedFleet struct {
+	env              *testenv.Env
+	hub, spoke       *testenv.Cluster
+	admin            client.Client
+	hubRun, agentRun *procruntime.Running
+}
+
+// installFleet installs and joins as `flotilla init` and `flotilla join` would, the hub chart
+// with hubValues and then set (top-level keys replace hubValues'). Whatever the package's earlier
+// tests left (the charts' objects, the accepted cluster) is applied over or taken as it is.
+func installFleet(t *testing.T, set map[string]any) *installedFleet {
+	t.Helper()
+	env := testenv.Start(t, testenv.Options{Spokes: 1})
+	f := &installedFleet{env: env, hub: env.Hub, spoke: env.Spokes[0], admin: env.HubClient(t)}
+	ctx := context.Background()
+	// The hub's webhook configuration fails writes once the hub is gone: remove it at the end.
+	env.DeleteWebhookConfigurationAtEnd(t)
+
+	vals, health := hubValues(t)
+	maps.Copy(vals, set)
+	hubChart := renderChart(t, charts.Hub, hubNamespace, vals)
+	applyChart(t, f.hub, hubNamespace, hubChart)
+	f.hubRun = runDeployment(t, f.hub, deployment(t, hubChart, "flotilla-hub"), "flotilla-hub-0")
+	ready(t, f.hubRun, "http://127.0.0.1:"+strconv.Itoa(health)+"/readyz", 90*time.Second)
+	if got := f.hubRun.Env(); !slices.ContainsFunc(got, func(e string) bool { return strings.HasPrefix(e, "KUBECONFIG=") }) {
+		t.Fatalf("the hub process runs without the ServiceAccount's kubeconfig: env %v", got)
+	}
+
+	// What `flotilla init` adds beside the chart: the bootstrap identity and its kubeconfig.
+	if err := registration.EnsureBootstrapIdentity(ctx, f.hub.Client); err != nil {
+		t.Fatal(err)
+	}
+	bootstrap, err := registration.BootstrapKubeconfig(ctx, f.hub.Client, f.hub.RESTConfig(), time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	agentChart := renderChart(t, charts.Agent, agentNamespace, map[string]any{
+		"clusterName": clusterName, "bootstrapKubeconfig": string(bootstrap),
+	})
+	applyChart(t, f.spoke, agentNamespace, agentChart)
+	f.agentRun = runDeployment(t, f.spoke, deployment(t, agentChart, "flotilla-agent"), "flotilla-agent-0")
+
+	// The administrator accepts the cluster, as `flotilla accept` does.
+	testenv.WaitFor(t, 60*time.Second, "the agent's ManagedCluster and certificate request, then acceptance", func(ctx context.Context) (bool, string, error) {
+		res, err := registration.Accept(ctx, f.admin, f.hub.Client, clusterName, registration.AcceptOptions{Clock: clock.RealClock{}})
+		if err != nil {
+			return false, err.Error(), nil
+		}
+		return len(res.Approved()) > 0 || res.PreviouslyApproved(), fmt.Sprintf("%+v", res), nil
+	})
+	waitClusterNamed(t, f.admin, clusterName, f.agentRun)
+	return f
 }

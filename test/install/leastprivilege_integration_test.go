@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strconv"
 	"testing"
 	"time"
 
@@ -16,7 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
@@ -24,9 +22,7 @@ import (
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
-	"github.com/flotilla/flotilla/charts"
 	"github.com/flotilla/flotilla/internal/agent/builtin/resourceusage"
-	"github.com/flotilla/flotilla/internal/hub/registration"
 	"github.com/flotilla/flotilla/internal/testenv"
 )
 
@@ -43,49 +39,12 @@ const (
 // chart fails one of these steps (remove the ClusterRole flotilla-hub's rule on leases and the
 // cluster never turns Available; see the closing note of issue 20).
 func TestChartsGrantEnough(t *testing.T) {
-	env := testenv.Start(t, testenv.Options{Spokes: 1})
-	hub, spoke := env.Hub, env.Spokes[0]
-	admin := env.HubClient(t)
+	f := installFleet(t, nil)
+	admin, spoke := f.admin, f.spoke
 	ctx := context.Background()
-	// The hub's webhook configuration fails writes once the hub is gone: remove it at the end.
-	env.DeleteWebhookConfigurationAtEnd(t)
-
-	vals, health := hubValues(t)
-	hubChart := renderChart(t, charts.Hub, hubNamespace, vals)
-	applyChart(t, hub, hubNamespace, hubChart)
-	hubRun := runDeployment(t, hub, deployment(t, hubChart, "flotilla-hub"), "flotilla-hub-0")
-	ready(t, hubRun, "http://127.0.0.1:"+strconv.Itoa(health)+"/readyz", 90*time.Second)
-	if got := hubRun.Env(); !slices.ContainsFunc(got, func(e string) bool { return len(e) > 11 && e[:11] == "KUBECONFIG=" }) {
-		t.Fatalf("the hub process runs without the ServiceAccount's kubeconfig: env %v", got)
-	}
-	if got := hubRun.Env(); !slices.Contains(got, "GOMEMLIMIT=1073741824") {
+	if got := f.hubRun.Env(); !slices.Contains(got, "GOMEMLIMIT=1073741824") {
 		t.Errorf("the hub runs without GOMEMLIMIT from its 1Gi memory limit: env %v", got)
 	}
-
-	// What `flotilla init` adds beside the chart: the bootstrap identity and its kubeconfig.
-	if err := registration.EnsureBootstrapIdentity(ctx, hub.Client); err != nil {
-		t.Fatal(err)
-	}
-	bootstrap, err := registration.BootstrapKubeconfig(ctx, hub.Client, hub.RESTConfig(), time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	agentChart := renderChart(t, charts.Agent, agentNamespace, map[string]any{
-		"clusterName": clusterName, "bootstrapKubeconfig": string(bootstrap),
-	})
-	applyChart(t, spoke, agentNamespace, agentChart)
-	agentRun := runDeployment(t, spoke, deployment(t, agentChart, "flotilla-agent"), "flotilla-agent-0")
-
-	// The administrator accepts the cluster, as `flotilla accept` does.
-	testenv.WaitFor(t, 60*time.Second, "the agent's ManagedCluster and certificate request, then acceptance", func(ctx context.Context) (bool, string, error) {
-		res, err := registration.Accept(ctx, admin, hub.Client, clusterName, registration.AcceptOptions{Clock: clock.RealClock{}})
-		if err != nil {
-			return false, err.Error(), nil
-		}
-		return len(res.Approved()) > 0 || res.PreviouslyApproved(), fmt.Sprintf("%+v", res), nil
-	})
-	waitClusterNamed(t, admin, clusterName, agentRun)
 
 	// A placement decides the cluster.
 	const ns = "lp-demo"

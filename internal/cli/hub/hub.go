@@ -14,6 +14,7 @@ import (
 	"github.com/flotilla/flotilla/internal/cli/kubeflags"
 	"github.com/flotilla/flotilla/internal/cli/streams"
 	"github.com/flotilla/flotilla/internal/hub"
+	"github.com/flotilla/flotilla/internal/hub/addontemplate"
 	"github.com/flotilla/flotilla/internal/hub/registration"
 	"github.com/flotilla/flotilla/internal/hub/webhook"
 )
@@ -24,7 +25,7 @@ func NewCommand(_ streams.IO) *cobra.Command {
 	opts.WebhookAddress = hub.DefaultWebhookAddress
 	opts.ExplainAddress = hub.DefaultExplainAddress
 	var kube kubeflags.Flags
-	var webhookService string
+	var webhookService, addonManagerIdentity string
 	cmd := &cobra.Command{
 		Use:   "hub",
 		Short: "Run the hub's controllers against the hub's API server",
@@ -38,7 +39,7 @@ func NewCommand(_ streams.IO) *cobra.Command {
 			"The hub serves placements' explanations over HTTPS (--explain-bind-address) to callers whose bearer token\n" +
 			"the API server accepts and who may get the placement; see docs/placement.md.\n\n" +
 			"The hub needs only the roles in config/rbac: ClusterRole flotilla-hub, and Role flotilla-hub in the leader\n" +
-			"election namespace.",
+			"election namespace (which also lets it impersonate " + addontemplate.OCMManagerServiceAccount + " there, for --addon-manager-identity).",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if webhookService != "" {
@@ -48,6 +49,11 @@ func NewCommand(_ streams.IO) *cobra.Command {
 				}
 				opts.WebhookService = ref
 			}
+			id, err := addontemplate.ParseIdentity("--addon-manager-identity", addonManagerIdentity)
+			if err != nil {
+				return err
+			}
+			opts.AddonManagerIdentity = id
 			hubConfig, err := kube.Load()
 			if err != nil {
 				return err
@@ -99,6 +105,10 @@ func NewCommand(_ streams.IO) *cobra.Command {
 	f.DurationVar(&opts.ClusterCleanupTimeout, "cluster-cleanup-timeout", registration.DefaultCleanupTimeout,
 		"how long the hub waits, after a cluster is denied or deleted, for its agent to remove what the cluster's ManifestWorks applied; "+
 			"after it the hub removes the works' finalizers itself, and what they applied may stay on the cluster (docs/registration.md)")
+	f.StringVar(&addonManagerIdentity, "addon-manager-identity", "",
+		"NAMESPACE/NAME of the ServiceAccount the hub acts as (impersonates) to bind template add-ons' hubPermissions; the roles OCM add-ons "+
+			"grant to OCM's add-on manager are then the ones it may bind (the hub chart sets "+addontemplate.OCMManagerNamespace+"/"+addontemplate.OCMManagerServiceAccount+
+			"; empty: the hub binds as itself)")
 	return cmd
 }
 

@@ -120,7 +120,8 @@ func (r *Reconciler) removeWork(ctx context.Context, mca *addonv1alpha1.ManagedC
 }
 
 // applyBindings makes the RoleBindings of the template's hubPermissions and removes those the
-// hub made for mca that are no longer asked for. Problems the user must fix (a role that does
+// hub made for mca that are no longer asked for. It reads as the hub and writes as the binder
+// (Reconciler.Binder). Problems the user must fix (a role that does
 // not exist, a binding the hub did not make) are returned, each naming its field.
 func (r *Reconciler) applyBindings(ctx context.Context, mca *addonv1alpha1.ManagedClusterAddOn, tmpl *addonv1alpha1.AddOnTemplate) ([]string, error) {
 	var problems []string
@@ -140,9 +141,9 @@ func (r *Reconciler) applyBindings(ctx context.Context, mca *addonv1alpha1.Manag
 		err := r.Client.Get(ctx, client.ObjectKeyFromObject(want), got)
 		switch {
 		case apierrors.IsNotFound(err):
-			err := r.Client.Create(ctx, want)
+			err := r.binder().Create(ctx, want)
 			if apierrors.IsForbidden(err) {
-				problems = append(problems, b.Field+": "+mayNotBind(want))
+				problems = append(problems, b.Field+": "+r.refusedBinding(want, err))
 				continue
 			}
 			errs = append(errs, err)
@@ -152,9 +153,14 @@ func (r *Reconciler) applyBindings(ctx context.Context, mca *addonv1alpha1.Manag
 			problems = append(problems, fmt.Sprintf("%s: RoleBinding %s/%s exists and was not made by the hub for this add-on: delete or rename it", b.Field, got.Namespace, got.Name))
 		case got.RoleRef != want.RoleRef:
 			// The role of a binding cannot change: a new one replaces it.
-			errs = append(errs, client.IgnoreNotFound(r.Client.Delete(ctx, got, client.Preconditions{UID: &got.UID})))
-			if err := r.Client.Create(ctx, want); apierrors.IsForbidden(err) {
-				problems = append(problems, b.Field+": "+mayNotBind(want))
+			err := r.binder().Delete(ctx, got, client.Preconditions{UID: &got.UID})
+			if apierrors.IsForbidden(err) {
+				problems = append(problems, b.Field+": "+r.refusedBinding(got, err))
+				continue
+			}
+			errs = append(errs, client.IgnoreNotFound(err))
+			if err := r.binder().Create(ctx, want); apierrors.IsForbidden(err) {
+				problems = append(problems, b.Field+": "+r.refusedBinding(want, err))
 			} else {
 				errs = append(errs, err)
 			}
@@ -162,7 +168,12 @@ func (r *Reconciler) applyBindings(ctx context.Context, mca *addonv1alpha1.Manag
 			!equality.Semantic.DeepEqual(got.OwnerReferences, want.OwnerReferences):
 			upd := got.DeepCopy()
 			upd.Subjects, upd.Labels, upd.OwnerReferences = want.Subjects, want.Labels, want.OwnerReferences
-			errs = append(errs, r.Client.Update(ctx, upd))
+			// An update is checked as a creation: whoever writes it must hold the role too.
+			if err := r.binder().Update(ctx, upd); apierrors.IsForbidden(err) {
+				problems = append(problems, b.Field+": "+r.refusedBinding(upd, err))
+			} else {
+				errs = append(errs, err)
+			}
 		}
 	}
 	errs = append(errs, r.removeBindings(ctx, mca.Namespace, mca.Name, keep))
@@ -205,7 +216,7 @@ func (r *Reconciler) roleExists(ctx context.Context, b *rbacv1.RoleBinding) (str
 }
 
 // removeBindings deletes the RoleBindings the hub made for the add-on of that cluster and name,
-// except those in keep (nil: all). Bindings carry the cluster and add-on labels wherever they
+// except those in keep (nil: all), as the binder. Bindings carry the cluster and add-on labels wherever they
 // are; those in the cluster's namespace are also removed by the garbage collector.
 func (r *Reconciler) removeBindings(ctx context.Context, cluster, name string, keep map[client.ObjectKey]bool) error {
 	l := &rbacv1.RoleBindingList{}
@@ -218,7 +229,11 @@ func (r *Reconciler) removeBindings(ctx context.Context, cluster, name string, k
 		if b.Labels[OwnerLabel] == "" || keep[client.ObjectKeyFromObject(b)] {
 			continue
 		}
-		errs = append(errs, client.IgnoreNotFound(r.Client.Delete(ctx, b, client.Preconditions{UID: &b.UID})))
+		err := r.binder().Delete(ctx, b, client.Preconditions{UID: &b.UID})
+		if apierrors.IsForbidden(err) {
+			err = fmt.Errorf("removing RoleBinding %s/%s: %s", b.Namespace, b.Name, r.refusedBinding(b, err))
+		}
+		errs = append(errs, client.IgnoreNotFound(err))
 	}
 	return errors.Join(errs...)
 }

@@ -32,6 +32,13 @@ import (
 type Reconciler struct {
 	Client client.Client
 	Clock  clock.PassiveClock
+	// Binder creates, updates and deletes the RoleBindings of hubPermissions; nil: Client. With
+	// Identity, it acts as that ServiceAccount (NewBinder), so that the roles OCM add-ons grant
+	// to OCM's add-on manager are the ones it may bind.
+	Binder client.Client
+	// Identity is the ServiceAccount Binder acts as, named in errors and fixes; nil when the
+	// hub binds as itself.
+	Identity *Identity
 	// MaxConcurrentReconciles bounds how many add-ons are reconciled at once (default 16: an
 	// add-on enabled on 1,000 clusters is 1,000 reconciles of a few requests each).
 	MaxConcurrentReconciles int
@@ -78,16 +85,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		CreateFunc: func(event.CreateEvent) bool { return true }, UpdateFunc: func(event.UpdateEvent) bool { return false },
 		DeleteFunc: func(event.DeleteEvent) bool { return false }, GenericFunc: func(event.GenericEvent) bool { return false },
 	}
-	waitingForRole := func(ctx context.Context, _ client.Object) []reconcile.Request {
-		l := &addonv1alpha1.ManagedClusterAddOnList{}
-		if err := r.Client.List(ctx, l); err != nil {
-			return nil
-		}
-		return addonRequests(l.Items, func(m *addonv1alpha1.ManagedClusterAddOn) bool {
-			c := meta.FindStatusCondition(m.Status.Conditions, addonv1alpha1.ManagedClusterAddOnRegistrationApplied)
-			return c != nil && c.Reason == ReasonSetPermissionFailed
-		})
-	}
+	waitingForRole := func(ctx context.Context, _ client.Object) []reconcile.Request { return r.waitingForRole(ctx) }
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("addontemplate").
 		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
@@ -99,12 +97,16 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 			}
 			return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: o.GetNamespace(), Name: name}}}
 		})).
-		Watches(&rbacv1.RoleBinding{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
+		Watches(&rbacv1.RoleBinding{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []reconcile.Request {
 			l := o.GetLabels()
 			if l[OwnerLabel] == "" || l[ClusterLabel] == "" || l[AddonLabel] == "" {
-				return nil
+				return r.grantingIdentity(ctx, o.(*rbacv1.RoleBinding).Subjects)
 			}
 			return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: l[ClusterLabel], Name: l[AddonLabel]}}}
+		})).
+		// A role granted to the add-on manager identity may be the one a failed hubPermission waits for.
+		Watches(&rbacv1.ClusterRoleBinding{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []reconcile.Request {
+			return r.grantingIdentity(ctx, o.(*rbacv1.ClusterRoleBinding).Subjects)
 		})).
 		Watches(&addonv1alpha1.AddOnTemplate{}, handler.EnqueueRequestsFromMapFunc(byIndex(templateIndex))).
 		Watches(&addonv1alpha1.AddOnDeploymentConfig{}, handler.EnqueueRequestsFromMapFunc(byIndex(configIndex))).
@@ -114,6 +116,27 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&clusterv1.ManagedCluster{}, handler.EnqueueRequestsFromMapFunc(r.inCluster), builder.WithPredicates(delivery.Changed)).
 		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(r.inCluster), builder.WithPredicates(delivery.Changed)).
 		Complete(r)
+}
+
+// waitingForRole are the ManagedClusterAddOns whose hubPermissions could not all be bound.
+func (r *Reconciler) waitingForRole(ctx context.Context) []reconcile.Request {
+	l := &addonv1alpha1.ManagedClusterAddOnList{}
+	if err := r.Client.List(ctx, l); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "listing the ManagedClusterAddOns waiting for a role")
+		return nil
+	}
+	return addonRequests(l.Items, func(m *addonv1alpha1.ManagedClusterAddOn) bool {
+		c := meta.FindStatusCondition(m.Status.Conditions, addonv1alpha1.ManagedClusterAddOnRegistrationApplied)
+		return c != nil && c.Reason == ReasonSetPermissionFailed
+	})
+}
+
+// grantingIdentity is waitingForRole when a binding's subjects name the add-on manager identity.
+func (r *Reconciler) grantingIdentity(ctx context.Context, subjects []rbacv1.Subject) []reconcile.Request {
+	if !grantsIdentity(r.Identity, subjects) {
+		return nil
+	}
+	return r.waitingForRole(ctx)
 }
 
 // inCluster maps a ManagedCluster or a Namespace to the ManagedClusterAddOns in the namespace of
@@ -157,7 +180,7 @@ func WorkName(addon string) string { return "addon-" + addon + "-deploy-0" }
 // +kubebuilder:rbac:groups=addon.open-cluster-management.io,resources=addontemplates;addondeploymentconfigs,verbs=get;list;watch
 // +kubebuilder:rbac:groups=work.open-cluster-management.io,resources=manifestworks,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=rolebindings,verbs=get;list;watch;create;update;delete
-// +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=clusterroles;roles,verbs=get;list;watch
+// +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=clusterroles;roles;clusterrolebindings,verbs=get;list;watch
 // +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=managedclusters,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;list;watch
 

@@ -46,7 +46,12 @@
 //     exist, or a binding of that name the hub did not make, is RegistrationApplied=False
 //     (SetPermissionFailed) naming the field, and so is a role the API server will not let the
 //     hub bind: as OCM's addon manager, the hub holds no `bind` or `escalate`, so it binds only
-//     roles whose permissions it holds or that an administrator lets it bind (docs/addons.md).
+//     roles whose permissions the binding identity holds or that an administrator lets it bind
+//     (docs/addons.md). With Reconciler.Identity (--addon-manager-identity, binder.go) the
+//     bindings are written acting as that ServiceAccount, OCM's addon-manager-controller-sa in
+//     the chart: OCM add-ons grant it their agents' roles, so their manifests work unchanged;
+//     a refusal names the grant that is missing, and a binding that names the identity requeues
+//     the add-ons waiting for one. The hub reads as itself.
 //   - Status from the work (health.go): ManifestApplied from its Applied condition, Available
 //     from its status feedback (OCM's WorkloadAvailability check: a ready replica per
 //     Deployment and DaemonSet), with OCM's reasons.
