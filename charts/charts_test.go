@@ -110,7 +110,7 @@ func TestHubRolesAreTheGeneratedOnes(t *testing.T) {
 // The add-on manager identity: OCM's ServiceAccount in the release namespace, allowed to write
 // RoleBindings and nothing it could bind to itself; off, the hub binds as itself.
 func TestHubAddonManagerIdentity(t *testing.T) {
-	on := render(t, Hub, Release{Name: "flotilla", Namespace: "open-cluster-management-hub"}, nil)
+	on := renderChart(t, Hub, Release{Name: "flotilla", Namespace: "open-cluster-management-hub"}, nil)
 	sa := find[corev1.ServiceAccount](t, on.Objects, "ServiceAccount", "addon-manager-controller-sa")
 	if sa.Namespace != "open-cluster-management-hub" || ptr.Deref(sa.AutomountServiceAccountToken, true) {
 		t.Errorf("ServiceAccount %s/%s automount %v, want the release namespace and no automount", sa.Namespace, sa.Name, sa.AutomountServiceAccountToken)
@@ -129,7 +129,7 @@ func TestHubAddonManagerIdentity(t *testing.T) {
 		}
 	}
 
-	off := render(t, Hub, Release{Name: "flotilla", Namespace: "open-cluster-management-hub"},
+	off := renderChart(t, Hub, Release{Name: "flotilla", Namespace: "open-cluster-management-hub"},
 		map[string]any{"addonManagerIdentity": map[string]any{"enabled": false}})
 	for _, o := range off.Objects {
 		if o.GetName() == "addon-manager-controller-sa" || o.GetName() == "flotilla-hub-addon-manager" {
