@@ -11,7 +11,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/klog/v2"
@@ -185,17 +184,4 @@ func (k *NodeKeeper) renewLease(ctx context.Context) error {
 	}
 	_, err = leases.Update(ctx, renewedLease(l, node, secs, now), metav1.UpdateOptions{})
 	return err
-}
-
-// NodeRunner is the kubelet of one process-runtime node: a PodRunner that runs that node's pods
-// only (NodeLabel=true and kubernetes.io/hostname=node), with a NodeKeeper that registers the
-// node with this machine's capacity (HostCapacity of rt.Root) and keeps it Ready.
-func NodeRunner(rt *Runtime, node string, clk clock.Clock) *PodRunner {
-	return &PodRunner{
-		Runtime: rt,
-		Nodes:   labels.SelectorFromSet(labels.Set{NodeLabel: "true", corev1.LabelHostname: node}),
-		Keep: []*NodeKeeper{{
-			Client: rt.Client, Name: node, Register: true, Capacity: HostCapacity(rt.Root), Clock: clk,
-		}},
-	}
 }
