@@ -26,6 +26,9 @@ type ClusterOptions struct {
 	// Workloads adds kube-scheduler and kwok, so that Pods are scheduled onto simulated nodes and
 	// run (spokes). Without it the cluster has an API server and a controller manager (the hub).
 	Workloads bool
+	// Scheduler adds kube-scheduler without kwok: for a cluster whose nodes are process-runtime
+	// nodes (internal/procruntime), such as a hub that runs its own charts' pods.
+	Scheduler bool
 	// APIServerOnly starts the API server alone, without kube-controller-manager: for
 	// benchmarks that measure an API server by itself.
 	APIServerOnly bool
@@ -46,7 +49,7 @@ type Cluster struct {
 
 	APIServer         *Process
 	ControllerManager *Process
-	Scheduler         *Process // nil without Workloads
+	Scheduler         *Process // nil without Workloads or Scheduler
 	Kwok              *Process // nil without Workloads
 
 	// apiServerSpec is how the API server was started, for StartAPIServer.
@@ -91,7 +94,7 @@ func StartCluster(ctx context.Context, opts ClusterOptions) (_ *Cluster, err err
 	if err != nil {
 		return nil, err
 	}
-	if opts.Workloads {
+	if opts.Workloads || opts.Scheduler {
 		schedKubeconfig, err := c.componentKubeconfig(pki, "kube-scheduler", "system:kube-scheduler")
 		if err != nil {
 			return nil, err
@@ -100,6 +103,8 @@ func StartCluster(ctx context.Context, opts ClusterOptions) (_ *Cluster, err err
 		if err != nil {
 			return nil, err
 		}
+	}
+	if opts.Workloads {
 		// kwok writes node and pod status for every simulated kubelet: it needs an administrator.
 		stages, err := writeKwokStages(opts.Binaries, c.Dir)
 		if err != nil {

@@ -23,7 +23,10 @@ type FleetOptions struct {
 	// EtcdPerCluster gives each cluster its own etcd instead of one shared etcd with a prefix
 	// per cluster. Benchmarks compare the two; the shared etcd is the default.
 	EtcdPerCluster bool
-	Detach         bool
+	// HubScheduler runs kube-scheduler on the hub too (ClusterOptions.Scheduler), for a hub with
+	// process-runtime nodes; without it the hub has no scheduler.
+	HubScheduler bool
+	Detach       bool
 	// Progress, when set, receives a line per step.
 	Progress io.Writer
 }
@@ -92,6 +95,7 @@ func StartFleet(ctx context.Context, opts FleetOptions) (_ *Fleet, err error) {
 				Binaries:  opts.Binaries,
 				EtcdURL:   e.URL,
 				Workloads: name != HubName,
+				Scheduler: name == HubName && opts.HubScheduler,
 				Detach:    opts.Detach,
 			})
 			if errs[i] == nil {

@@ -42,7 +42,19 @@
 // through a Runtime (init containers first, restarts by restartPolicy with a back-off) and
 // writes their status; it confirms a pod's deletion once its processes have stopped. Those nodes
 // must not carry kwok's annotation, so that kwok neither simulates them nor writes their pods'
-// status; PodRunner does not yet keep the nodes themselves Ready (see the integrator's notes).
+// status.
+//
+// NodeKeeper keeps such a node alive as a kubelet does, with an injected clock: it registers the
+// Node if asked (NodeLabel=true, the hostname, OS and architecture labels, capacity and
+// allocatable from this machine, HostCapacity, or given), renews its Lease in kube-node-lease
+// every 10 s (40 s lease), writes Ready and the pressure conditions when they change and every
+// 5 minutes, and once Ready removes the not-ready and unreachable taints as the node lifecycle
+// controller would; when it stops it marks the node NotReady. So kube-scheduler places pods on
+// the node by their requests and kube-controller-manager neither taints it nor evicts its pods.
+// NodeRunner combines the two for one node (a PodRunner selecting only that node, with its
+// NodeKeeper in PodRunner.Keep); StartNode runs it and waits until the node is schedulable. It
+// uses the client it is given, in tests the administrator's, not a node identity restricted by
+// the Node authorizer as a kubelet's is.
 //
 // Not enforced, only recorded (Running.Container): the security context (runAsUser,
 // runAsNonRoot, readOnlyRootFilesystem, capabilities: the process runs as this program's user

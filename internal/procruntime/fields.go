@@ -3,6 +3,8 @@ package procruntime
 import (
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -125,6 +127,14 @@ func hostAllocatable(dir string) corev1.ResourceList {
 	var si syscall.Sysinfo_t
 	if syscall.Sysinfo(&si) == nil {
 		out[corev1.ResourceMemory] = *resource.NewQuantity(int64(si.Totalram)*int64(si.Unit), resource.BinarySI)
+	}
+	// The folder may not exist yet: its nearest existing parent is on the same file system, most
+	// likely.
+	for dir != filepath.Dir(dir) {
+		if _, err := os.Stat(dir); err == nil {
+			break
+		}
+		dir = filepath.Dir(dir)
 	}
 	var fs syscall.Statfs_t
 	if syscall.Statfs(dir, &fs) == nil {

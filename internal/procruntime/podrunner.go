@@ -36,6 +36,9 @@ type PodRunner struct {
 	Runtime *Runtime
 	// Nodes selects the nodes whose pods run; NodeLabel=true when nil.
 	Nodes labels.Selector
+	// Keep lists the nodes this runner is the kubelet of: Run runs their NodeKeepers beside the
+	// pods, so that the nodes are registered, Ready and their Leases fresh (NodeRunner sets one).
+	Keep []*NodeKeeper
 	// Backoff is the first delay before a container is restarted (10 s when zero); it doubles
 	// up to 5 minutes.
 	Backoff time.Duration
@@ -51,6 +54,18 @@ type PodRunner struct {
 func (p *PodRunner) Run(ctx context.Context) error {
 	if err := p.Runtime.check(); err != nil {
 		return fmt.Errorf("pod runner: %w", err)
+	}
+	for _, k := range p.Keep {
+		if err := k.check(); err != nil {
+			return fmt.Errorf("pod runner: %w", err)
+		}
+	}
+	var keepers sync.WaitGroup
+	defer keepers.Wait()
+	keepCtx, stopKeepers := context.WithCancel(ctx)
+	defer stopKeepers()
+	for _, k := range p.Keep {
+		keepers.Go(func() { _ = k.Run(keepCtx) })
 	}
 	sel := p.Nodes
 	if sel == nil {

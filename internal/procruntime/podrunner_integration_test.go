@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/utils/clock"
 
@@ -34,7 +35,7 @@ func TestPodRunner(t *testing.T) {
 	ns := env.Namespace(t, hub)
 	create(t, hub, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "worker"}})
 	node := "proc-" + ns[len(ns)-5:]
-	create(t, hub, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: node, Labels: map[string]string{procruntime.NodeLabel: "true"}}})
+	create(t, hub, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: node, Labels: map[string]string{procruntime.NodeLabel: "true", corev1.LabelHostname: node}}})
 	other := "plain-" + ns[len(ns)-5:]
 	create(t, hub, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: other}})
 	t.Cleanup(func() {
@@ -57,6 +58,8 @@ func TestPodRunner(t *testing.T) {
 			Server:   hub.RESTConfig(),
 			Clock:    clock.RealClock{},
 		},
+		// This node's pods only: the fleet's own runtime node has a runner of its own.
+		Nodes:   labels.SelectorFromSet(labels.Set{procruntime.NodeLabel: "true", corev1.LabelHostname: node}),
 		Backoff: 200 * time.Millisecond,
 	}
 	done := make(chan error, 1)

@@ -14,4 +14,10 @@
 // One fleet per package keeps CI fast (an API server is ready in about 2 s, a spoke's
 // controllers take a few more); tests share it, so each works in namespaces of its own. The
 // fleet's folder, with every process's log, is kept when a test fails and removed otherwise.
+//
+// Options.HubRuntime gives the hub kube-scheduler and a process-runtime node, RuntimeNode, whose
+// pods run as local processes of the test binary (procruntime.NodeRunner, with the images of
+// Options.Commands): Deployments applied to the hub, such as the hub chart's, really run.
+// Options.SpokeRuntime does the same on every spoke, beside its kwok nodes. The default fleet has
+// neither: its hub has no scheduler and no node.
 package testenv

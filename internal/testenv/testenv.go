@@ -17,6 +17,7 @@ import (
 
 	"github.com/flotilla/flotilla/internal/install"
 	"github.com/flotilla/flotilla/internal/localk8s"
+	"github.com/flotilla/flotilla/internal/procruntime"
 )
 
 // Options says what fleet a test package needs.
@@ -25,6 +26,16 @@ type Options struct {
 	Spokes int
 	// CRDs installs Flotilla's CRDs (config/crd) on every cluster before the tests run.
 	CRDs bool
+	// HubRuntime gives the hub kube-scheduler and a process-runtime node, RuntimeNode, whose pods
+	// run as local processes of the test binary (procruntime.NodeRunner, started by Main and
+	// stopped before the fleet): Deployments on the hub really run. Without it the hub has no
+	// scheduler and no node.
+	HubRuntime bool
+	// SpokeRuntime gives every spoke a process-runtime node too, beside its kwok nodes.
+	SpokeRuntime bool
+	// Commands maps images (or repositories) to the local programs the runtime nodes run for
+	// them (procruntime.Runtime.Commands). A pod with another image stays Pending.
+	Commands map[string]string
 }
 
 // Env is a running fleet.
@@ -37,12 +48,17 @@ type Env struct {
 	// Binaries are the Kubernetes binaries the fleet runs.
 	Binaries localk8s.Binaries
 	opts     Options
+
+	runtimeStops []func()
 }
 
 // Cluster is one control plane of the fleet with a ready client.
 type Cluster struct {
 	*localk8s.Cluster
 	Client kubernetes.Interface
+	// Runtime runs the pods of the cluster's process-runtime node, RuntimeNode (its PodDir holds
+	// their files and logs); nil without one.
+	Runtime *procruntime.Runtime
 }
 
 // RESTConfig returns a copy of the administrator's client configuration, with client-side rate
@@ -79,12 +95,14 @@ func Main(m *testing.M, opts Options) int {
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		<-sigs
+		env.stopRuntimes()
 		env.Fleet.Stop()
 		os.Exit(1)
 	}()
 
 	code := m.Run()
 	signal.Stop(sigs)
+	env.stopRuntimes()
 	env.Fleet.Stop()
 	if code == 0 {
 		_ = os.RemoveAll(dir)
@@ -105,7 +123,9 @@ func startFleet(dir string, opts Options) (*Env, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	fleet, err := localk8s.StartFleet(ctx, localk8s.FleetOptions{Dir: dir, Binaries: bins, Spokes: spokes, Progress: os.Stderr})
+	fleet, err := localk8s.StartFleet(ctx, localk8s.FleetOptions{
+		Dir: dir, Binaries: bins, Spokes: spokes, HubScheduler: opts.HubRuntime, Progress: os.Stderr,
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -130,6 +150,10 @@ func startFleet(dir string, opts Options) (*Env, error) {
 			env.Spokes = append(env.Spokes, tc)
 		}
 	}
+	if err := env.startRuntimes(ctx, opts); err != nil {
+		fleet.Stop()
+		return nil, err
+	}
 	return env, nil
 }
 
@@ -143,6 +167,9 @@ func Start(t testing.TB, opts Options) *Env {
 	}
 	if opts.CRDs && !env.opts.CRDs {
 		t.Fatalf("testenv.Start: test wants CRDs but TestMain did not install them; set Options.CRDs in TestMain")
+	}
+	if (opts.HubRuntime && !env.opts.HubRuntime) || (opts.SpokeRuntime && !env.opts.SpokeRuntime) {
+		t.Fatalf("testenv.Start: test wants process-runtime nodes (HubRuntime %v, SpokeRuntime %v) that TestMain did not start; set them in TestMain's Options", opts.HubRuntime, opts.SpokeRuntime)
 	}
 	if opts.Spokes > env.opts.Spokes {
 		t.Fatalf("testenv.Start: test wants %d spokes but TestMain started %d; raise Options.Spokes in TestMain", opts.Spokes, env.opts.Spokes)
