@@ -272,7 +272,7 @@ func TestAgentChart(t *testing.T) {
 }
 
 // A kept webhook certificate is reused only for the names it was made for; the rest of the
-// behaviour (lookup of the live Secret) is covered by test/install's upgrade test.
+// behavior (lookup of the live Secret) is covered by test/install's upgrade test.
 func TestWebhookCertificateRecordsItsNames(t *testing.T) {
 	r := renderChart(t, Hub, Release{Name: "flotilla", Namespace: "ocm-hub"}, map[string]any{"webhook": map[string]any{"advertiseAddress": "127.0.0.1:9443"}})
 	s := find[corev1.Secret](t, r.Objects, "Secret", "flotilla-hub-webhook-tls")
