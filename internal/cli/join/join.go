@@ -78,7 +78,7 @@ func NewCommand(io streams.IO) *cobra.Command {
 				return err
 			}
 			if inst {
-				return installAgent(cmd.Context(), io, spoke, cs, chart, clusterName, data, bootstrap.Host)
+				return installAgent(cmd.Context(), io, spoke, chart, clusterName, data, bootstrap.Host)
 			}
 			if err := registration.SaveBootstrap(cmd.Context(), cs, clusterName, data); err != nil {
 				return err
