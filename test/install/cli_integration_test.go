@@ -103,6 +103,11 @@ func TestInitInstall(t *testing.T) {
 	if _, err := hub.Client.CoreV1().ServiceAccounts("open-cluster-management-hub").Create(ctx, mine, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	// Nor is a bootstrap ServiceAccount someone else made under the name `flotilla init` uses.
+	bootstrapSA := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: "open-cluster-management", Name: "cluster-bootstrap"}}
+	if _, err := hub.Client.CoreV1().ServiceAccounts("open-cluster-management").Create(ctx, bootstrapSA, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
 	out, err := flotilla(t, "uninstall", "hub", "--kubeconfig", kc)
 	if err != nil {
 		t.Fatalf("uninstall: %v\n%s", err, out)
@@ -126,6 +131,11 @@ func TestInitInstall(t *testing.T) {
 	}
 	if _, err := hub.Client.CoreV1().ServiceAccounts("open-cluster-management-hub").Get(ctx, "someone-elses", metav1.GetOptions{}); err != nil {
 		t.Errorf("uninstall removed a ServiceAccount Flotilla did not install: %v", err)
+	}
+	if got, err := hub.Client.CoreV1().ServiceAccounts("open-cluster-management").Get(ctx, "cluster-bootstrap", metav1.GetOptions{}); err != nil {
+		t.Errorf("uninstall removed a bootstrap ServiceAccount Flotilla did not label: %v", err)
+	} else if got.Labels["app.kubernetes.io/part-of"] == "flotilla" {
+		t.Errorf("the unlabeled bootstrap ServiceAccount was taken over: labels %v", got.Labels)
 	}
 	if _, err := hub.Client.Discovery().ServerResourcesForGroupVersion("cluster.open-cluster-management.io/v1"); err != nil {
 		t.Errorf("uninstall removed the CRDs: %v", err)

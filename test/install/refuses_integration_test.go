@@ -81,6 +81,9 @@ func TestChartIdentitiesRefuse(t *testing.T) {
 		{verb: "escalate", group: "rbac.authorization.k8s.io", resource: "clusterroles"},
 		{verb: "bind", group: "rbac.authorization.k8s.io", resource: "clusterroles", name: "cluster-admin"},
 		{verb: "impersonate", resource: "users"},
+		// The add-on manager identity, and only in the hub's namespace (no other account).
+		{verb: "impersonate", resource: "serviceaccounts", namespace: hubNamespace, name: "default"},
+		{verb: "impersonate", resource: "serviceaccounts", namespace: "kube-system", name: "addon-manager-controller-sa"},
 		{verb: "create", group: "apiextensions.k8s.io", resource: "customresourcedefinitions"},
 		{verb: "delete", resource: "nodes"},
 	} {
