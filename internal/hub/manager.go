@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
@@ -27,6 +30,7 @@ import (
 	"github.com/flotilla/flotilla/internal/hub/clusterset"
 	"github.com/flotilla/flotilla/internal/hub/dynamicscoring"
 	"github.com/flotilla/flotilla/internal/hub/explain"
+	"github.com/flotilla/flotilla/internal/hub/federatedlearning"
 	"github.com/flotilla/flotilla/internal/hub/kueue"
 	"github.com/flotilla/flotilla/internal/hub/lease"
 	"github.com/flotilla/flotilla/internal/hub/placement"
@@ -142,6 +146,15 @@ func DefaultOptions() Options {
 // +kubebuilder:rbac:groups=coordination.k8s.io,namespace=open-cluster-management-hub,resources=leases,verbs=get;create;update
 // +kubebuilder:rbac:groups="";events.k8s.io,namespace=open-cluster-management-hub,resources=events,verbs=create;patch;update
 
+// flOwned selects what the federated-learning controller made (internal/hub/federatedlearning).
+var flOwned = func() labels.Selector {
+	r, err := labels.NewRequirement(federatedlearning.NameLabel, selection.Exists, nil)
+	if err != nil {
+		panic(err)
+	}
+	return labels.NewSelector().Add(*r)
+}()
+
 // LeaderElectionID names the Lease the hub's replicas contend for.
 const LeaderElectionID = "flotilla-hub"
 
@@ -164,6 +177,11 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 			// The hub reads only the ConfigMaps it writes for built-in add-ons; a cluster's
 			// namespace holds others (kube-root-ca.crt in every one) that it need not keep.
 			&corev1.ConfigMap{}: {Label: labels.SelectorFromSet(labels.Set{builtinaddon.Label: wire.Name})},
+			// The federated-learning controller reads only the workloads it made.
+			&appsv1.Deployment{}:            {Label: flOwned},
+			&batchv1.Job{}:                  {Label: flOwned},
+			&corev1.Service{}:               {Label: flOwned},
+			&corev1.PersistentVolumeClaim{}: {Label: flOwned},
 		}},
 	}
 	if opts.LeaseDuration > 0 {
@@ -217,6 +235,7 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		&resourceusage.Reconciler{Client: mgr.GetClient(), MaxAcceleratorsPerNode: opts.ResourceUsageMaxAcceleratorsPerNode},
 		&dynamicscoring.ScorerReconciler{Client: mgr.GetClient(), Clock: clk, Namespace: opts.DynamicScoringNamespace, AllowLocal: opts.DynamicScoringAllowLocal},
 		&dynamicscoring.ConfigReconciler{Client: mgr.GetClient(), Namespace: opts.DynamicScoringNamespace},
+		&federatedlearning.Reconciler{Client: mgr.GetClient(), Logs: federatedlearning.APILogs{Client: cs}, Clock: clk},
 	} {
 		if err := r.SetupWithManager(mgr); err != nil {
 			return nil, err

@@ -15,6 +15,8 @@ import (
 // +kubebuilder:resource:scope=Namespaced,shortName=fl
 // +kubebuilder:subresource:status
 // +kubebuilder:printcolumn:name="Phase",type="string",JSONPath=".status.phase",description="The current phase of the FederatedLearning process"
+// +kubebuilder:printcolumn:name="Round",type="integer",JSONPath=".status.progress.round",description="The last aggregated round"
+// +kubebuilder:printcolumn:name="Rounds",type="integer",JSONPath=".spec.server.rounds",description="Rounds to run"
 // +kubebuilder:printcolumn:name="Age",type="date",JSONPath=".metadata.creationTimestamp"
 type FederatedLearning struct {
 	metav1.TypeMeta   `json:",inline"`
@@ -95,6 +97,121 @@ type FederatedLearningStatus struct {
 	// +optional
 	// +kubebuilder:validation:MaxItems=8
 	Listeners []ListenerStatus `json:"listeners,omitempty"`
+
+	// Conditions say, beyond OCM's phase, what holds the training up: ServerReady, ClientsReady,
+	// Training, Succeeded and Failed (Flotilla's; OCM's controller writes none).
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	// +kubebuilder:validation:MaxItems=16
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// Clients are the clusters the placement decided and what became of each: Running (its
+	// client is delivered), Pending, Excluded (it may not get one; reason says why) or Lost.
+	// +optional
+	// +listType=map
+	// +listMapKey=cluster
+	// +kubebuilder:validation:MaxItems=1000
+	Clients []ClientStatus `json:"clients,omitempty"`
+
+	// Progress is the training's progress as the server reported it, when it reports it.
+	// +optional
+	Progress *TrainingProgress `json:"progress,omitempty"`
+
+	// Timeline records what happened to the federation and its clients, oldest first; it keeps
+	// the last 64 entries.
+	// +optional
+	// +kubebuilder:validation:MaxItems=64
+	Timeline []TimelineEntry `json:"timeline,omitempty"`
+}
+
+// ClientState is what became of one decided cluster.
+type ClientState string
+
+const (
+	// ClientPending: the cluster is decided and its client is being delivered.
+	ClientPending ClientState = "Pending"
+	// ClientRunning: the cluster's client is delivered and applied there.
+	ClientRunning ClientState = "Running"
+	// ClientExcluded: the cluster may not get a client (reason says why); nothing is sent to it.
+	ClientExcluded ClientState = "Excluded"
+	// ClientLost: the cluster's client was running and the cluster is no longer available or
+	// decided.
+	ClientLost ClientState = "Lost"
+)
+
+// ClientStatus is one client cluster.
+type ClientStatus struct {
+	// Cluster is the ManagedCluster's name.
+	// +required
+	// +kubebuilder:validation:MaxLength=253
+	Cluster string `json:"cluster"`
+	// State is Pending, Running, Excluded or Lost.
+	// +optional
+	// +kubebuilder:validation:MaxLength=16
+	State ClientState `json:"state,omitempty"`
+	// Reason is a CamelCase word for the state; Message explains it.
+	// +optional
+	// +kubebuilder:validation:MaxLength=64
+	Reason string `json:"reason,omitempty"`
+	// +optional
+	// +kubebuilder:validation:MaxLength=1024
+	Message string `json:"message,omitempty"`
+	// Since is when the cluster entered this state.
+	// +optional
+	Since *metav1.Time `json:"since,omitempty"`
+}
+
+// TrainingProgress is how far the training went, as its server reported it.
+type TrainingProgress struct {
+	// Round is the last aggregated round; Rounds is how many the server runs.
+	// +optional
+	Round int32 `json:"round,omitempty"`
+	// +optional
+	Rounds int32 `json:"rounds,omitempty"`
+	// Metrics are the last aggregated metrics (name to value, as the server printed them).
+	// +optional
+	// +kubebuilder:validation:MaxProperties=32
+	Metrics map[string]string `json:"metrics,omitempty"`
+	// RoundClients lists, per aggregated round (the last 100), the clusters whose updates it took.
+	// +optional
+	// +kubebuilder:validation:MaxItems=100
+	RoundClients []RoundClients `json:"roundClients,omitempty"`
+	// UpdatedAt is when the controller last read progress from the server.
+	// +optional
+	UpdatedAt *metav1.Time `json:"updatedAt,omitempty"`
+}
+
+// RoundClients is the clusters that took part in one round.
+type RoundClients struct {
+	// Round is the round's number, from 1.
+	// +required
+	Round int32 `json:"round"`
+	// Clusters are the names of the clusters whose updates the round aggregated, sorted.
+	// +optional
+	// +kubebuilder:validation:MaxItems=1000
+	// +listType=atomic
+	Clusters []string `json:"clusters,omitempty"`
+}
+
+// TimelineEntry is one thing that happened.
+type TimelineEntry struct {
+	// Time is when it happened.
+	// +required
+	Time metav1.Time `json:"time"`
+	// Event is a CamelCase word: PlacementDecided, ClientDelivered, ClientLost, ClientReplaced,
+	// QuorumLost, QuorumKept, Running, RoundAggregated, Completed, Failed.
+	// +required
+	// +kubebuilder:validation:MaxLength=64
+	Event string `json:"event"`
+	// Cluster is the cluster it concerns, if one.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	Cluster string `json:"cluster,omitempty"`
+	// Message says it in words.
+	// +optional
+	// +kubebuilder:validation:MaxLength=1024
+	Message string `json:"message,omitempty"`
 }
 
 // ListenerStatus is where one server listener can be reached.

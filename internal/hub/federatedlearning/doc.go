@@ -1,0 +1,36 @@
+// Package federatedlearning is the hub's FederatedLearning controller
+// (federation-ai.open-cluster-management.io/v1alpha1), as OCM's addon-contrib controller runs it,
+// with what that controller leaves out: conditions, per-client state, training progress, a
+// timeline, and clean-up.
+//
+// For each FederatedLearning the Reconciler keeps, as OCM's does:
+//
+//   - a Placement named after it, from spec.client.placement, and a ManagedClusterSetBinding for
+//     each set it names (both owned by it, so they go with it; OCM's bindings leak);
+//   - for framework flower: the Deployment <name>-serverapp on the hub (the ServerApp, talking to
+//     the SuperLink of the flower-addon), and the ManifestWorkReplicaSet <name>-clientapp over the
+//     placement, whose Deployment <name>-clientapp runs the ClientApp beside each cluster's
+//     SuperNode. Flotilla adds to the Placement the requirement that flower-addon is available
+//     on the cluster (label feature.open-cluster-management.io/addon-flower-addon=available), so
+//     a client is never sent where no SuperNode runs;
+//   - for openfl and other: the PersistentVolumeClaim of spec.server.storage, the Service
+//     <name>-server for listeners[0], the Job <name>-server on the hub, and per decided cluster a
+//     ManifestWork <name> with the client Job <name>-client. ManifestWorks of clusters no longer
+//     decided are removed (OCM's are left behind).
+//
+// Data stays where it is. Each client is told the data path that its own cluster's claim names
+// (the claim of the last Exists claim selector): OpenFL clients as --data-path, Flower clients as
+// FLOTILLA_DATA_PATH from a ConfigMap the hub delivers to that cluster only. The hub's webhook
+// lets no one but a cluster's own agent change its status.clusterClaims, so a claim the
+// placement selects by was reported by the cluster itself.
+//
+// Phases and messages are OCM's (Waiting, Running, Completed, Failed); a spec the controller
+// cannot carry out is Failed with the field and the fix, and is tried again when the spec
+// changes. Unlike OCM's controller, a transient error never fails a federation, and a Flower
+// federation completes when its ServerApp reports the last round.
+//
+// Progress: the controller reads the ServerApp's log (pods/log of the serverapp pod, or of the
+// server Job's pod) and takes Flower's "[ROUND N]" lines and the FLOTILLA_PROGRESS JSON lines an
+// app may print (round, rounds, the clusters whose updates the round took, metrics); see
+// progress.go.
+package federatedlearning

@@ -1,0 +1,79 @@
+package federatedlearning
+
+import (
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	clusterv1alpha1 "github.com/flotilla/flotilla/api/cluster/v1alpha1"
+	flv1alpha1 "github.com/flotilla/flotilla/api/federationai/v1alpha1"
+	workv1 "github.com/flotilla/flotilla/api/work/v1"
+	workv1alpha1 "github.com/flotilla/flotilla/api/work/v1alpha1"
+)
+
+// deployment is a one-replica Deployment running image with args, as OCM's controller writes
+// the ServerApp and the ClientApp.
+func deployment(meta metav1.ObjectMeta, container, image string, args []string, env []corev1.EnvVar) *appsv1.Deployment {
+	one := int32(1)
+	sel := map[string]string{NameLabel: meta.Labels[NameLabel], ComponentLabel: meta.Labels[ComponentLabel]}
+	return &appsv1.Deployment{
+		ObjectMeta: meta,
+		Spec: appsv1.DeploymentSpec{
+			Replicas: &one,
+			Selector: &metav1.LabelSelector{MatchLabels: sel},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: sel},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{
+					Name: container, Image: image, Args: args, Env: env,
+				}}},
+			},
+		},
+	}
+}
+
+// desiredServerApp is the hub's ServerApp: `--insecure --appio-api-address=<superlink>
+// --plugin-type=serverapp`, as in OCM (the ServerAppIo API stays inside the hub cluster).
+func desiredServerApp(fl *flv1alpha1.FederatedLearning) *appsv1.Deployment {
+	meta := owned(fl, "serverapp")
+	meta.Name = serverAppName(fl)
+	return deployment(meta, "serverapp", fl.Spec.Server.Image, []string{
+		"--insecure", "--appio-api-address=" + superLinkOrDefault(fl.Spec.Server.SuperLink), "--plugin-type=serverapp",
+	}, nil)
+}
+
+// desiredClientApp is the ManifestWorkReplicaSet <name>-clientapp over the placement: a
+// Deployment <name>-clientapp in the SuperNode's namespace on each cluster. With a data claim,
+// the ClientApp reads its data path from the ConfigMap that only its own cluster gets
+// (desiredDataWork); the reference is not optional, so a client never starts without it.
+func desiredClientApp(fl *flv1alpha1.FederatedLearning) (*workv1alpha1.ManifestWorkReplicaSet, error) {
+	supernode := superNodeOrDefault(fl.Spec.Client.SuperNode)
+	ns, err := supernodeNamespace(supernode)
+	if err != nil {
+		return nil, err
+	}
+	var env []corev1.EnvVar
+	if dataClaim(&fl.Spec) != "" {
+		env = []corev1.EnvVar{{Name: DataPathEnv, ValueFrom: &corev1.EnvVarSource{ConfigMapKeyRef: &corev1.ConfigMapKeySelector{
+			LocalObjectReference: corev1.LocalObjectReference{Name: dataConfigMapName(fl)}, Key: DataPathKey,
+		}}}}
+	}
+	d := deployment(metav1.ObjectMeta{Name: clientAppName(fl), Namespace: ns, Labels: labels(fl, "clientapp")},
+		"clientapp", fl.Spec.Client.Image,
+		[]string{"--insecure", "--appio-api-address=" + supernode, "--plugin-type=clientapp"}, env)
+	set := &workv1alpha1.ManifestWorkReplicaSet{ObjectMeta: owned(fl, "clientapp")}
+	set.Name = clientAppName(fl)
+	set.Spec.PlacementRefs = []workv1alpha1.LocalPlacementReference{{Name: fl.Name, RolloutStrategy: clusterv1alpha1.RolloutStrategy{Type: clusterv1alpha1.All}}}
+	set.Spec.ManifestWorkTemplate.Workload.Manifests = []workv1.Manifest{manifest(appsv1.SchemeGroupVersion.WithKind("Deployment"), d)}
+	set.Spec.CascadeDeletionPolicy = workv1alpha1.Background
+	return set, nil
+}
+
+// desiredDataWork delivers a client cluster's data path to that cluster only.
+func desiredDataWork(fl *flv1alpha1.FederatedLearning, cluster, path string) (*workv1.ManifestWork, error) {
+	ns, err := supernodeNamespace(superNodeOrDefault(fl.Spec.Client.SuperNode))
+	if err != nil {
+		return nil, err
+	}
+	return clusterWork(fl, dataWorkName(fl), cluster, "client",
+		manifest(corev1.SchemeGroupVersion.WithKind("ConfigMap"), dataConfigMap(fl, ns, path))), nil
+}

@@ -1,0 +1,223 @@
+package federatedlearning
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
+	flv1alpha1 "github.com/flotilla/flotilla/api/federationai/v1alpha1"
+	workv1 "github.com/flotilla/flotilla/api/work/v1"
+	workv1alpha1 "github.com/flotilla/flotilla/api/work/v1alpha1"
+	"github.com/flotilla/flotilla/internal/hub/addon"
+	"github.com/flotilla/flotilla/internal/hub/workreplicaset"
+)
+
+// flower runs the Flower path: the ServerApp on the hub, the ClientApps through the
+// ManifestWorkReplicaSet, the data paths through per-cluster works.
+func (r *Reconciler) flower(ctx context.Context, fl *flv1alpha1.FederatedLearning, o *observed, conflict func(error) error) error {
+	d := &appsv1.Deployment{}
+	if err := conflict(r.ensure(ctx, fl, "Deployment", desiredServerApp(fl), d, true)); err != nil {
+		return err
+	}
+	o.ServerReady = d.Status.AvailableReplicas > 0
+	o.ServerReason, o.ServerMessage = "ServerAppNotAvailable", fmt.Sprintf("Deployment %s has no available replica yet", serverAppName(fl))
+	if o.ServerReady {
+		o.ServerMessage = fmt.Sprintf("Deployment %s is available; it talks to the SuperLink at %s", serverAppName(fl), superLinkOrDefault(fl.Spec.Server.SuperLink))
+	}
+	if len(o.Decided) < minClients(fl) {
+		hint, err := r.flowerHint(ctx)
+		if err != nil {
+			return err
+		}
+		o.Hint = hint
+	}
+	set := &workv1alpha1.ManifestWorkReplicaSet{}
+	exists := r.Client.Get(ctx, client.ObjectKey{Namespace: fl.Namespace, Name: clientAppName(fl)}, set) == nil
+	if exists || len(o.Decided) >= minClients(fl) {
+		desired, err := desiredClientApp(fl)
+		if err != nil {
+			return err
+		}
+		desired.Labels[NamespaceLabel] = fl.Namespace // copied to its works, so their events find fl
+		if err := conflict(r.ensure(ctx, fl, "ManifestWorkReplicaSet", desired, set, true)); err != nil {
+			return err
+		}
+	}
+	paths, err := r.dataPaths(ctx, fl, o)
+	if err != nil {
+		return err
+	}
+	if dataClaim(&fl.Spec) != "" {
+		for _, c := range sortedKeys(paths) {
+			w, err := desiredDataWork(fl, c, paths[c])
+			if err != nil {
+				return err
+			}
+			if err := r.ensure(ctx, fl, "ManifestWork", w, &workv1.ManifestWork{}, true); isConflict(err) {
+				o.Clients[c] = clientState{Excluded: true, Reason: ReasonNameConflict, Message: err.Error()}
+			} else if err != nil {
+				return err
+			}
+		}
+	}
+	// Data works of clusters no longer decided go.
+	if err := r.deleteWorks(ctx, fl, func(w *workv1.ManifestWork) bool {
+		_, ok := paths[w.Namespace]
+		return ok && w.Name == dataWorkName(fl)
+	}); err != nil {
+		return err
+	}
+	for _, c := range o.Decided {
+		cs := o.Clients[c]
+		if cs.Excluded {
+			continue
+		}
+		w := &workv1.ManifestWork{}
+		err := r.Client.Get(ctx, client.ObjectKey{Namespace: c, Name: clientAppName(fl)}, w)
+		if client.IgnoreNotFound(err) != nil {
+			return err
+		}
+		if err == nil && w.Labels[workreplicaset.SetLabel] == fl.Namespace+"."+clientAppName(fl) {
+			cs.Delivered = true
+			cs.Applied = meta.IsStatusConditionTrue(w.Status.Conditions, workv1.WorkApplied)
+		}
+		o.Clients[c] = cs
+	}
+	o.Progress = r.progress(ctx, fl, "serverapp")
+	return nil
+}
+
+// flowerHint names clusters where flower-addon is not available, since the placement only
+// chooses clusters where it is.
+func (r *Reconciler) flowerHint(ctx context.Context) (string, error) {
+	l := &clusterv1.ManagedClusterList{}
+	if err := r.Client.List(ctx, l); err != nil {
+		return "", err
+	}
+	var off []string
+	for _, mc := range l.Items {
+		if mc.Labels[addon.FeatureLabelPrefix+FlowerAddOn] != "available" {
+			off = append(off, mc.Name)
+		}
+	}
+	if len(off) == 0 {
+		return "", nil
+	}
+	sort.Strings(off)
+	shown := off[:min(len(off), 5)]
+	return fmt.Sprintf("flower-addon is not available on %d clusters (%s), and a Flower client goes only where it is: enable it with `flotilla addon enable %s --clusters %s`",
+		len(off), strings.Join(shown, ", "), FlowerAddOn, strings.Join(shown, ",")), nil
+}
+
+// openFL runs the OpenFL (and other) path: storage, Service and server Job on the hub, a
+// ManifestWork with the client Job per decided cluster.
+func (r *Reconciler) openFL(ctx context.Context, fl *flv1alpha1.FederatedLearning, o *observed, conflict func(error) error) error {
+	if fl.Spec.Server.Storage.Type == flv1alpha1.StorageTypePersistentVolumeClaim {
+		if err := conflict(r.ensure(ctx, fl, "PersistentVolumeClaim", desiredPVC(fl), &corev1.PersistentVolumeClaim{}, false)); err != nil {
+			return err
+		}
+	}
+	svc := &corev1.Service{}
+	if err := conflict(r.ensure(ctx, fl, "Service", desiredService(fl), svc, true)); err != nil {
+		return err
+	}
+	if len(o.Conflicts) > 0 {
+		return nil
+	}
+	nodeIP, err := r.hubNodeIP(ctx)
+	if err != nil {
+		return err
+	}
+	ep := listenerEndpoint(fl, svc, nodeIP)
+	if ep.Address != "" {
+		l := fl.Spec.Server.Listeners[0]
+		o.ServerListener = &flv1alpha1.ListenerStatus{Name: l.Name, Type: l.Type, Address: ep.Address, Port: ep.Port}
+	}
+	paths, err := r.dataPaths(ctx, fl, o)
+	if err != nil {
+		return err
+	}
+	j := &batchv1.Job{}
+	jobErr := r.Client.Get(ctx, client.ObjectKey{Namespace: fl.Namespace, Name: serverName(fl)}, j)
+	if client.IgnoreNotFound(jobErr) != nil {
+		return jobErr
+	}
+	haveJob := jobErr == nil
+	switch {
+	case ep.Address == "":
+		o.ServerReason, o.ServerMessage = "ListenerPending", fmt.Sprintf("Service %s has no address yet for spec.server.listeners[0]", serverName(fl))
+	case !haveJob && len(paths) < minClients(fl):
+		o.ServerReason, o.ServerMessage = "WaitingForClients", "the server Job starts once enough clusters are decided"
+	default:
+		if err := conflict(r.ensure(ctx, fl, "Job", desiredServerJob(fl, ep, sortedKeys(paths)), j, false)); err != nil {
+			return err
+		}
+		o.ServerReady, o.ServerMessage = true, fmt.Sprintf("Job %s serves at %s:%d", serverName(fl), ep.Address, ep.Port)
+		o.ServerSucceeded, o.ServerFailed, o.ServerFailure = serverJobState(j)
+	}
+	if o.ServerReady {
+		for _, c := range sortedKeys(paths) {
+			w := &workv1.ManifestWork{}
+			err := r.ensure(ctx, fl, "ManifestWork", desiredClientWork(fl, c, paths[c], ep), w, true)
+			if isConflict(err) {
+				o.Clients[c] = clientState{Excluded: true, Reason: ReasonNameConflict, Message: err.Error()}
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			cs := o.Clients[c]
+			cs.Delivered, cs.Applied = true, meta.IsStatusConditionTrue(w.Status.Conditions, workv1.WorkApplied)
+			o.Clients[c] = cs
+		}
+		// Works of clusters no longer decided go (OCM's stay).
+		if err := r.deleteWorks(ctx, fl, func(w *workv1.ManifestWork) bool { _, ok := paths[w.Namespace]; return ok }); err != nil {
+			return err
+		}
+	}
+	o.Progress = r.progress(ctx, fl, "server")
+	return nil
+}
+
+// hubNodeIP is the InternalIP of a Ready hub node (the first by name), which OCM's controller
+// gives NodePort listeners without an ip; "" when there is none.
+func (r *Reconciler) hubNodeIP(ctx context.Context) (string, error) {
+	l := &corev1.NodeList{}
+	if err := r.Reader.List(ctx, l); err != nil {
+		if apierrors.IsForbidden(err) {
+			return "", nil
+		}
+		return "", err
+	}
+	sort.Slice(l.Items, func(i, j int) bool { return l.Items[i].Name < l.Items[j].Name })
+	for _, n := range l.Items {
+		ready := false
+		for _, c := range n.Status.Conditions {
+			ready = ready || (c.Type == corev1.NodeReady && c.Status == corev1.ConditionTrue)
+		}
+		for _, a := range n.Status.Addresses {
+			if ready && a.Type == corev1.NodeInternalIP {
+				return a.Address, nil
+			}
+		}
+	}
+	return "", nil
+}
+
+func sortedKeys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

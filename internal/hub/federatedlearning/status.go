@@ -1,0 +1,327 @@
+package federatedlearning
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	flv1alpha1 "github.com/flotilla/flotilla/api/federationai/v1alpha1"
+)
+
+// Condition types (Flotilla's; OCM's controller writes only the phase).
+const (
+	ConditionServerReady  = "ServerReady"
+	ConditionClientsReady = "ClientsReady"
+	ConditionTraining     = "Training"
+	ConditionSucceeded    = "Succeeded"
+	ConditionFailed       = "Failed"
+)
+
+// Reasons.
+const (
+	ReasonInvalidSpec       = "InvalidSpec"
+	ReasonNameConflict      = "NameConflict"
+	ReasonNotEnoughClusters = "NotEnoughClusters"
+	ReasonQuorumLost        = "QuorumLost"
+	ReasonServerFailed      = "ServerFailed"
+	ReasonMissingClaim      = "MissingClaim"
+)
+
+// maxTimeline bounds status.timeline (the CRD's MaxItems).
+const maxTimeline = 64
+
+// client is what the controller found of one decided cluster's client.
+type clientState struct {
+	// Delivered: its client objects exist on the hub (ManifestWorks); Applied: the cluster
+	// applied them.
+	Delivered, Applied bool
+	// Excluded, with Reason and Message: it may not get a client.
+	Excluded        bool
+	Reason, Message string
+}
+
+// observed is everything the status is computed from; computeStatus has no other input.
+type observed struct {
+	Now        metav1.Time
+	SpecErrors []string
+	// Decided are the clusters the placement chose, sorted; Clients what became of each.
+	Decided []string
+	Clients map[string]clientState
+	// ServerReady with ServerMessage: the server runs (Flower: the ServerApp is available;
+	// OpenFL: its Job is created and its listener has an address).
+	ServerReady   bool
+	ServerReason  string
+	ServerMessage string
+	// ServerSucceeded / ServerFailed: the OpenFL server Job ended (ServerFailure says how).
+	ServerSucceeded, ServerFailed bool
+	ServerFailure                 string
+	// Conflicts name objects of the controller's names that are not the FederatedLearning's.
+	Conflicts []string
+	// Hint is appended to the not-enough-clusters message (clusters where flower-addon is off).
+	Hint     string
+	Progress *Progress
+	// ServerListener is where listeners[0] is reached, once known (OpenFL).
+	ServerListener *flv1alpha1.ListenerStatus
+}
+
+// minClients is spec.server.minAvailableClients, at least 1.
+func minClients(fl *flv1alpha1.FederatedLearning) int {
+	return max(int(fl.Spec.Server.MinAvailableClients), 1)
+}
+
+// computeStatus is the FederatedLearning's next status: OCM's phase and message, Flotilla's
+// conditions, clients, progress and timeline. It is pure: the previous status is read from fl.
+func computeStatus(fl *flv1alpha1.FederatedLearning, o observed) flv1alpha1.FederatedLearningStatus {
+	prev := fl.Status
+	st := *prev.DeepCopy()
+	gen := fl.Generation
+	set := func(t string, ok bool, reason, msg string) {
+		s := metav1.ConditionFalse
+		if ok {
+			s = metav1.ConditionTrue
+		}
+		meta.SetStatusCondition(&st.Conditions, metav1.Condition{Type: t, Status: s, Reason: reason, Message: msg, ObservedGeneration: gen, LastTransitionTime: o.Now})
+	}
+	event := func(ev, cluster, msg string) {
+		st.Timeline = append(st.Timeline, flv1alpha1.TimelineEntry{Time: o.Now, Event: ev, Cluster: cluster, Message: msg})
+	}
+
+	// A terminal phase stays, except a spec error once the spec has changed.
+	if terminal(fl) {
+		return st
+	}
+
+	clients, lost, delivered := clientStatuses(prev.Clients, o)
+	st.Clients = clients
+	running := 0
+	for _, c := range st.Clients {
+		if c.State == flv1alpha1.ClientRunning {
+			running++
+		}
+	}
+	want := minClients(fl)
+	for _, c := range delivered {
+		event("ClientDelivered", c, "client applied on "+c)
+	}
+	for _, c := range lost {
+		if running >= want {
+			event("ClientLost", c, fmt.Sprintf("%s is no longer decided or available; %d clients remain, the quorum of %d is met: training goes on", c, running, want))
+		} else {
+			event("ClientLost", c, fmt.Sprintf("%s is no longer decided or available; %d clients remain, below the quorum of %d: waiting for the placement to choose a replacement", c, running, want))
+		}
+	}
+
+	if o.ServerListener != nil {
+		st.Listeners = []flv1alpha1.ListenerStatus{*o.ServerListener}
+	}
+
+	// Progress.
+	if p := o.Progress; p != nil && p.Seen {
+		prog := &flv1alpha1.TrainingProgress{Round: p.Round, Rounds: p.Rounds, Metrics: p.Metrics, UpdatedAt: &o.Now}
+		if prog.Rounds == 0 {
+			prog.Rounds = fl.Spec.Server.Rounds
+		}
+		rounds := make([]int32, 0, len(p.RoundClients))
+		for r := range p.RoundClients {
+			rounds = append(rounds, r)
+		}
+		sort.Slice(rounds, func(i, j int) bool { return rounds[i] < rounds[j] })
+		for _, r := range rounds {
+			prog.RoundClients = append(prog.RoundClients, flv1alpha1.RoundClients{Round: r, Clusters: p.RoundClients[r]})
+		}
+		if prev.Progress == nil || prev.Progress.Round < prog.Round {
+			msg := fmt.Sprintf("round %d of %d aggregated", prog.Round, prog.Rounds)
+			if cs := p.RoundClients[prog.Round]; len(cs) > 0 {
+				msg += " with updates from " + strings.Join(cs, ", ")
+			}
+			event("RoundAggregated", "", msg)
+		} else if prev.Progress != nil && prev.Progress.Round == prog.Round && prev.Progress.UpdatedAt != nil {
+			prog.UpdatedAt = prev.Progress.UpdatedAt
+		}
+		st.Progress = prog
+	}
+
+	// Conditions and phase.
+	var phase flv1alpha1.FederatedLearningPhase
+	var msg string
+	switch {
+	case len(o.SpecErrors) > 0:
+		phase, msg = flv1alpha1.PhaseFailed, strings.Join(o.SpecErrors, "; ")
+		set(ConditionFailed, true, ReasonInvalidSpec, msg)
+	case o.ServerFailed:
+		phase, msg = flv1alpha1.PhaseFailed, o.ServerFailure
+		set(ConditionFailed, true, ReasonServerFailed, msg)
+	case o.ServerSucceeded || (o.Progress != nil && o.Progress.Finished):
+		phase, msg = flv1alpha1.PhaseCompleted, "Model training successful. Check storage for details"
+		set(ConditionFailed, false, "NotFailed", "")
+	case len(o.Conflicts) > 0:
+		phase, msg = flv1alpha1.PhaseWaiting, strings.Join(o.Conflicts, "; ")
+	case len(o.Decided) < want && prev.Phase != flv1alpha1.PhaseRunning:
+		phase, msg = flv1alpha1.PhaseWaiting, fmt.Sprintf("Expected %d clusters, but only %d meet the criteria", want, len(o.Decided))
+		if o.Hint != "" {
+			msg += "; " + o.Hint
+		}
+	case allDelivered(o) && len(o.Decided) >= want || prev.Phase == flv1alpha1.PhaseRunning:
+		phase, msg = flv1alpha1.PhaseRunning, fmt.Sprintf("Assigned %d clusters for client execution in model training", len(o.Decided))
+	default:
+		phase, msg = flv1alpha1.PhaseWaiting, "Awaiting server and client readiness"
+	}
+	if phase != flv1alpha1.PhaseFailed {
+		set(ConditionFailed, false, "NotFailed", "")
+	}
+
+	switch {
+	case len(o.Conflicts) > 0:
+		set(ConditionServerReady, false, ReasonNameConflict, strings.Join(o.Conflicts, "; "))
+	case o.ServerReady:
+		set(ConditionServerReady, true, "ServerRunning", o.ServerMessage)
+	default:
+		set(ConditionServerReady, false, nonEmpty(o.ServerReason, "ServerNotReady"), o.ServerMessage)
+	}
+
+	switch {
+	case running >= want:
+		set(ConditionClientsReady, true, "QuorumMet", fmt.Sprintf("%d clients running (%s), at least %d needed", running, strings.Join(clientsIn(st.Clients, flv1alpha1.ClientRunning), ", "), want))
+	case len(o.Decided) < want:
+		m := fmt.Sprintf("Expected %d clusters, but only %d meet the criteria: spec.server.minAvailableClients is %d; widen spec.client.placement or lower minAvailableClients", want, len(o.Decided), want)
+		if o.Hint != "" {
+			m += "; " + o.Hint
+		}
+		set(ConditionClientsReady, false, ReasonNotEnoughClusters, m)
+	default:
+		set(ConditionClientsReady, false, "ClientsPending", fmt.Sprintf("%d of %d clients running, %d needed", running, len(o.Decided), want))
+	}
+
+	switch {
+	case phase == flv1alpha1.PhaseCompleted:
+		set(ConditionTraining, false, "TrainingEnded", "training ended")
+		set(ConditionSucceeded, true, "ModelTrained", msg)
+	case phase == flv1alpha1.PhaseFailed:
+		set(ConditionTraining, false, "TrainingEnded", "training stopped: "+msg)
+		set(ConditionSucceeded, false, "Failed", msg)
+	case phase == flv1alpha1.PhaseRunning && running < want:
+		set(ConditionTraining, false, ReasonQuorumLost, fmt.Sprintf("%d clients running, below spec.server.minAvailableClients %d: rounds wait until the placement chooses a replacement", running, want))
+		set(ConditionSucceeded, false, "NotFinished", "training has not finished")
+	case phase == flv1alpha1.PhaseRunning:
+		m := "training"
+		if st.Progress != nil {
+			m = fmt.Sprintf("round %d of %d aggregated", st.Progress.Round, st.Progress.Rounds)
+		}
+		set(ConditionTraining, true, "Training", m)
+		set(ConditionSucceeded, false, "NotFinished", "training has not finished")
+	default:
+		set(ConditionTraining, false, "NotStarted", msg)
+		set(ConditionSucceeded, false, "NotFinished", "training has not started")
+	}
+
+	if phase != prev.Phase {
+		event(string(phase), "", msg)
+	}
+	st.Phase, st.Message = phase, msg
+	if n := len(st.Timeline); n > maxTimeline {
+		st.Timeline = st.Timeline[n-maxTimeline:]
+	}
+	return st
+}
+
+// terminal says whether fl's phase is final: Completed, or Failed other than by a spec error
+// that the current generation may have fixed.
+func terminal(fl *flv1alpha1.FederatedLearning) bool {
+	switch fl.Status.Phase {
+	case flv1alpha1.PhaseCompleted:
+		return true
+	case flv1alpha1.PhaseFailed:
+		c := meta.FindStatusCondition(fl.Status.Conditions, ConditionFailed)
+		return c == nil || c.Reason != ReasonInvalidSpec || c.ObservedGeneration == fl.Generation
+	}
+	return false
+}
+
+// clientStatuses merges the decided clusters into the previous client list: clusters that ran a
+// client and are no longer decided are Lost; it returns the clusters that became Lost and those
+// whose client became Running.
+func clientStatuses(prev []flv1alpha1.ClientStatus, o observed) (out []flv1alpha1.ClientStatus, lost, delivered []string) {
+	old := map[string]flv1alpha1.ClientStatus{}
+	for _, c := range prev {
+		old[c.Cluster] = c
+	}
+	decided := map[string]bool{}
+	for _, name := range o.Decided {
+		decided[name] = true
+		c := o.Clients[name]
+		s := flv1alpha1.ClientStatus{Cluster: name, State: flv1alpha1.ClientPending, Reason: "Delivering", Message: "client being delivered"}
+		switch {
+		case c.Excluded:
+			s.State, s.Reason, s.Message = flv1alpha1.ClientExcluded, c.Reason, c.Message
+		case c.Applied:
+			s.State, s.Reason, s.Message = flv1alpha1.ClientRunning, "Applied", "client applied on the cluster"
+		case c.Delivered:
+			s.Reason, s.Message = "Delivered", "client delivered; the cluster has not applied it yet"
+		}
+		if p, ok := old[name]; ok && p.State == s.State && p.Since != nil {
+			s.Since = p.Since
+		} else {
+			s.Since = &o.Now
+			if s.State == flv1alpha1.ClientRunning {
+				delivered = append(delivered, name)
+			}
+		}
+		out = append(out, s)
+	}
+	for _, p := range prev {
+		if decided[p.Cluster] {
+			continue
+		}
+		switch p.State {
+		case flv1alpha1.ClientRunning, flv1alpha1.ClientPending:
+			if p.State == flv1alpha1.ClientRunning {
+				lost = append(lost, p.Cluster)
+			}
+			out = append(out, flv1alpha1.ClientStatus{Cluster: p.Cluster, State: flv1alpha1.ClientLost, Reason: "NotDecided",
+				Message: "the placement no longer chooses this cluster (lost, unavailable or no longer matching); its client is removed", Since: &o.Now})
+		case flv1alpha1.ClientLost:
+			out = append(out, p)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Cluster < out[j].Cluster })
+	if len(out) > 1000 {
+		out = out[:1000]
+	}
+	return out, lost, delivered
+}
+
+// allDelivered: every decided cluster that may have a client has one.
+func allDelivered(o observed) bool {
+	n := 0
+	for _, name := range o.Decided {
+		c := o.Clients[name]
+		if c.Excluded {
+			continue
+		}
+		if !c.Delivered {
+			return false
+		}
+		n++
+	}
+	return n > 0
+}
+
+func clientsIn(cs []flv1alpha1.ClientStatus, state flv1alpha1.ClientState) []string {
+	var out []string
+	for _, c := range cs {
+		if c.State == state {
+			out = append(out, c.Cluster)
+		}
+	}
+	return out
+}
+
+func nonEmpty(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
