@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"reflect"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -65,7 +66,8 @@ func (r *Reconciler) ensure(ctx context.Context, fl *flv1alpha1.FederatedLearnin
 		} else if err != nil {
 			return fmt.Errorf("creating %s %s: %w", kind, key, err)
 		}
-		return r.Client.Get(ctx, key, existing)
+		// The cache may not hold it yet: the API server's answer is the live object.
+		return copyInto(existing, desired)
 	}
 	if err != nil {
 		return err
@@ -80,5 +82,15 @@ func (r *Reconciler) ensure(ctx context.Context, fl *flv1alpha1.FederatedLearnin
 	if err := r.Client.Update(ctx, desired); err != nil {
 		return fmt.Errorf("updating %s %s: %w", kind, key, err)
 	}
-	return r.Client.Get(ctx, key, existing)
+	return copyInto(existing, desired)
+}
+
+// copyInto sets *dst to *src; both are pointers to the same type.
+func copyInto(dst, src client.Object) error {
+	d, sv := reflect.ValueOf(dst), reflect.ValueOf(src)
+	if d.Type() != sv.Type() {
+		return fmt.Errorf("internal error: %T is not %T", src, dst)
+	}
+	d.Elem().Set(sv.Elem())
+	return nil
 }

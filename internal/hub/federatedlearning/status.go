@@ -253,7 +253,14 @@ func clientStatuses(prev []flv1alpha1.ClientStatus, o observed) (out []flv1alpha
 		decided[name] = true
 		c := o.Clients[name]
 		s := flv1alpha1.ClientStatus{Cluster: name, State: flv1alpha1.ClientPending, Reason: "Delivering", Message: "client being delivered"}
+		p, hadPrev := old[name]
 		switch {
+		case c.Excluded && hadPrev && (p.State == flv1alpha1.ClientRunning || p.State == flv1alpha1.ClientLost):
+			// A client that ran here and may no longer (its claim is gone, say) is lost.
+			s.State, s.Reason, s.Message = flv1alpha1.ClientLost, c.Reason, c.Message
+			if p.State == flv1alpha1.ClientRunning {
+				lost = append(lost, name)
+			}
 		case c.Excluded:
 			s.State, s.Reason, s.Message = flv1alpha1.ClientExcluded, c.Reason, c.Message
 		case c.Applied:
@@ -261,7 +268,7 @@ func clientStatuses(prev []flv1alpha1.ClientStatus, o observed) (out []flv1alpha
 		case c.Delivered:
 			s.Reason, s.Message = "Delivered", "client delivered; the cluster has not applied it yet"
 		}
-		if p, ok := old[name]; ok && p.State == s.State && p.Since != nil {
+		if hadPrev && p.State == s.State && p.Since != nil {
 			s.Since = p.Since
 		} else {
 			s.Since = &o.Now

@@ -94,6 +94,15 @@ func TestComputeStatus(t *testing.T) {
 				Clients:    map[string]flv1alpha1.ClientState{"a": flv1alpha1.ClientRunning, "b": flv1alpha1.ClientRunning, "c": flv1alpha1.ClientLost, "d": flv1alpha1.ClientRunning},
 				Events:     []string{"ClientDelivered:d", "ClientLost:c"}},
 		},
+		"a running client's claim gone before the placement drops it: Lost, not Excluded": {
+			fl: makeFL("x").status(runningStatus).obj(),
+			o: observed{Decided: []string{"a", "b", "c"}, ServerReady: true, Clients: map[string]clientState{
+				"a": {Delivered: true, Applied: true}, "b": {Delivered: true, Applied: true}, "c": {Excluded: true, Reason: ReasonMissingClaim}}},
+			want: statusSummary{Phase: flv1alpha1.PhaseRunning, Message: "Assigned 3 clusters for client execution in model training",
+				Conditions: map[string]string{"ClientsReady": "True/QuorumMet", "Failed": "False/NotFailed", "ServerReady": "True/ServerRunning", "Succeeded": "False/NotFinished", "Training": "True/Training"},
+				Clients:    map[string]flv1alpha1.ClientState{"a": flv1alpha1.ClientRunning, "b": flv1alpha1.ClientRunning, "c": flv1alpha1.ClientLost},
+				Events:     []string{"ClientLost:c"}},
+		},
 		"spec error: Failed naming the field": {
 			fl: makeFL("x").obj(),
 			o:  observed{SpecErrors: []string{"spec.server.image is empty: set the server's container image"}},

@@ -1,0 +1,5 @@
+// Package federatedlearning tests the hub's FederatedLearning controller against a real API
+// server: OCM's objects and phases for Flower and OpenFL, clients only on clusters that report the
+// data claim, a client cluster lost and replaced, bad specs, objects it did not make left alone,
+// and clean-up.
+package federatedlearning

@@ -1,0 +1,196 @@
+//go:build integration
+
+package federatedlearning
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
+	flv1alpha1 "github.com/flotilla/flotilla/api/federationai/v1alpha1"
+	workv1 "github.com/flotilla/flotilla/api/work/v1"
+	workv1alpha1 "github.com/flotilla/flotilla/api/work/v1alpha1"
+	"github.com/flotilla/flotilla/internal/hub/federatedlearning"
+	"github.com/flotilla/flotilla/internal/testenv"
+)
+
+// TestFlowerFederation runs OCM's Flower sample: the ServerApp on the hub, a ClientApp on each
+// cluster that reports the data claim and runs flower-addon, told only its own data path; a
+// client cluster lost with the quorum kept, then below it, then replaced; and clean-up.
+func TestFlowerFederation(t *testing.T) {
+	f := start(t, "fl-flower")
+	ctx := context.Background()
+	f.cluster(t, "hospital-a", map[string]string{dataClaim: "/data/hospital-a"}, true)
+	f.cluster(t, "hospital-b", map[string]string{dataClaim: "/data/hospital-b"}, true)
+	f.cluster(t, "hospital-c", map[string]string{dataClaim: "/data/hospital-c"}, true)
+	f.cluster(t, "edge-1", nil, true)                                                  // holds no data
+	f.cluster(t, "no-flower", map[string]string{dataClaim: "/data/no-flower"}, false) // no SuperNode
+
+	fl := f.flower("mnist", 2)
+	testenv.Create(t, f.c, fl)
+
+	clientApp := "mnist-clientapp"
+	f.waitWorks(t, clientApp, "hospital-a", "hospital-b", "hospital-c")
+	f.waitWorks(t, "mnist-client-data", "hospital-a", "hospital-b", "hospital-c")
+
+	// The placement is the spec's, plus the requirement that flower-addon is available, and it
+	// belongs to the FederatedLearning.
+	p := &clusterv1beta1.Placement{}
+	if err := f.c.Get(ctx, client.ObjectKey{Namespace: fl.Namespace, Name: "mnist"}, p); err != nil {
+		t.Fatal(err)
+	}
+	if !metav1.IsControlledBy(p, mustGet(t, f, fl)) {
+		t.Errorf("placement %s is not controlled by the FederatedLearning: %+v", p.Name, p.OwnerReferences)
+	}
+	wantExpr := []metav1.LabelSelectorRequirement{{Key: "feature.open-cluster-management.io/addon-flower-addon", Operator: metav1.LabelSelectorOpIn, Values: []string{"available"}}}
+	if diff := cmp.Diff(wantExpr, p.Spec.Predicates[0].RequiredClusterSelector.LabelSelector.MatchExpressions); diff != "" {
+		t.Errorf("placement's label requirements (-want +got):\n%s", diff)
+	}
+
+	// OCM's ServerApp.
+	d := &appsv1.Deployment{}
+	if err := f.c.Get(ctx, client.ObjectKey{Namespace: fl.Namespace, Name: "mnist-serverapp"}, d); err != nil {
+		t.Fatal(err)
+	}
+	wantArgs := []string{"--insecure", "--appio-api-address=superlink.flower-system:9091", "--plugin-type=serverapp"}
+	if diff := cmp.Diff(wantArgs, d.Spec.Template.Spec.Containers[0].Args); diff != "" {
+		t.Errorf("ServerApp args (-want +got):\n%s", diff)
+	}
+
+	// OCM's ClientApp, told its data path through the ConfigMap only its own cluster gets.
+	set := &workv1alpha1.ManifestWorkReplicaSet{}
+	if err := f.c.Get(ctx, client.ObjectKey{Namespace: fl.Namespace, Name: clientApp}, set); err != nil {
+		t.Fatal(err)
+	}
+	client0 := decode[appsv1.Deployment](t, set.Spec.ManifestWorkTemplate.Workload.Manifests[0])
+	if client0.Namespace != "flower-addon" || client0.Name != clientApp {
+		t.Errorf("ClientApp Deployment is %s/%s, want flower-addon/%s", client0.Namespace, client0.Name, clientApp)
+	}
+	c0 := client0.Spec.Template.Spec.Containers[0]
+	if diff := cmp.Diff([]string{"--insecure", "--appio-api-address=flower-supernode.flower-addon:9094", "--plugin-type=clientapp"}, c0.Args); diff != "" {
+		t.Errorf("ClientApp args (-want +got):\n%s", diff)
+	}
+	if len(c0.Env) != 1 || c0.Env[0].Name != federatedlearning.DataPathEnv || c0.Env[0].ValueFrom.ConfigMapKeyRef.Name != "mnist-data" {
+		t.Errorf("ClientApp env = %+v, want %s from ConfigMap mnist-data", c0.Env, federatedlearning.DataPathEnv)
+	}
+	for _, c := range []string{"hospital-a", "hospital-b", "hospital-c"} {
+		w := &workv1.ManifestWork{}
+		if err := f.c.Get(ctx, client.ObjectKey{Namespace: c, Name: "mnist-client-data"}, w); err != nil {
+			t.Fatal(err)
+		}
+		cm := decode[corev1.ConfigMap](t, w.Spec.Workload.Manifests[0])
+		if got := cm.Data[federatedlearning.DataPathKey]; got != "/data/"+c {
+			t.Errorf("cluster %s is told data path %q, want its own claim's /data/%s", c, got, c)
+		}
+	}
+
+	got := f.waitStatus(t, fl, "Running with 3 clients", func(st *flv1alpha1.FederatedLearningStatus) bool {
+		return st.Phase == flv1alpha1.PhaseRunning && st.Message == "Assigned 3 clusters for client execution in model training"
+	})
+	if c := condition(&got.Status, federatedlearning.ConditionFailed); c == nil || c.ObservedGeneration != got.Generation {
+		t.Errorf("conditions lack observedGeneration %d: %+v", got.Generation, got.Status.Conditions)
+	}
+	for _, c := range []string{"hospital-a", "hospital-b", "hospital-c"} {
+		f.applied(t, c, clientApp)
+	}
+	f.waitStatus(t, fl, "three clients running", func(st *flv1alpha1.FederatedLearningStatus) bool {
+		return len(clientsIn(st, flv1alpha1.ClientRunning)) == 3
+	})
+
+	// hospital-c is lost (its claim is gone): two clients remain, the quorum of two holds.
+	f.setClaims(t, "hospital-c", nil)
+	f.waitWorks(t, clientApp, "hospital-a", "hospital-b")
+	f.waitWorks(t, "mnist-client-data", "hospital-a", "hospital-b")
+	got = f.waitStatus(t, fl, "hospital-c lost, quorum kept", func(st *flv1alpha1.FederatedLearningStatus) bool {
+		c := condition(st, federatedlearning.ConditionTraining)
+		return slices.Equal(clientsIn(st, flv1alpha1.ClientLost), []string{"hospital-c"}) && c != nil && c.Status == metav1.ConditionTrue
+	})
+	if !hasEvent(got, "ClientLost", "hospital-c") {
+		t.Errorf("the timeline does not record hospital-c's loss: %+v", got.Status.Timeline)
+	}
+
+	// hospital-b too: below the quorum, training waits.
+	f.setClaims(t, "hospital-b", nil)
+	f.waitStatus(t, fl, "below the quorum", func(st *flv1alpha1.FederatedLearningStatus) bool {
+		c := condition(st, federatedlearning.ConditionTraining)
+		return c != nil && c.Reason == federatedlearning.ReasonQuorumLost && st.Phase == flv1alpha1.PhaseRunning
+	})
+
+	// A new cluster with data and flower-addon: the placement chooses it, it gets the client.
+	f.cluster(t, "hospital-d", map[string]string{dataClaim: "/data/hospital-d"}, true)
+	f.waitWorks(t, clientApp, "hospital-a", "hospital-d")
+	f.applied(t, "hospital-d", clientApp)
+	f.waitStatus(t, fl, "hospital-d replaces the lost clients", func(st *flv1alpha1.FederatedLearningStatus) bool {
+		c := condition(st, federatedlearning.ConditionTraining)
+		return slices.Equal(clientsIn(st, flv1alpha1.ClientRunning), []string{"hospital-a", "hospital-d"}) && c != nil && c.Status == metav1.ConditionTrue
+	})
+
+	// edge-1 (no claim) and no-flower (no SuperNode) never got a client.
+	for _, name := range []string{clientApp, "mnist-client-data"} {
+		l, err := f.worksNamed(ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if slices.Contains(l, "edge-1") || slices.Contains(l, "no-flower") {
+			t.Errorf("ManifestWork %s went to %v, which includes a cluster without the claim or without flower-addon", name, l)
+		}
+	}
+
+	// Deleting the FederatedLearning removes everything it made, on the hub and in the
+	// clusters' namespaces.
+	if err := f.c.Delete(ctx, fl); err != nil {
+		t.Fatal(err)
+	}
+	f.waitWorks(t, clientApp)
+	f.waitWorks(t, "mnist-client-data")
+	testenv.WaitFor(t, wait, "the FederatedLearning and its placement gone", func(ctx context.Context) (bool, string, error) {
+		err1 := f.c.Get(ctx, client.ObjectKeyFromObject(fl), &flv1alpha1.FederatedLearning{})
+		err2 := f.c.Get(ctx, client.ObjectKey{Namespace: fl.Namespace, Name: "mnist"}, &clusterv1beta1.Placement{})
+		return client.IgnoreNotFound(err1) == nil && err1 != nil && err2 != nil, "", nil
+	})
+}
+
+func mustGet(t *testing.T, f *fleet, fl *flv1alpha1.FederatedLearning) *flv1alpha1.FederatedLearning {
+	t.Helper()
+	cur, err := f.get(context.Background(), fl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cur
+}
+
+func decode[T any](t *testing.T, m workv1.Manifest) *T {
+	t.Helper()
+	var out T
+	if err := json.Unmarshal(m.Raw, &out); err != nil {
+		t.Fatal(err)
+	}
+	return &out
+}
+
+func clientsIn(st *flv1alpha1.FederatedLearningStatus, state flv1alpha1.ClientState) []string {
+	var out []string
+	for _, c := range st.Clients {
+		if c.State == state {
+			out = append(out, c.Cluster)
+		}
+	}
+	return out
+}
+
+func hasEvent(fl *flv1alpha1.FederatedLearning, event, cluster string) bool {
+	for _, e := range fl.Status.Timeline {
+		if e.Event == event && e.Cluster == cluster {
+			return true
+		}
+	}
+	return false
+}
