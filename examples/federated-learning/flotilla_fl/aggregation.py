@@ -20,7 +20,8 @@ def fedavg(results: Sequence[tuple[Sequence[FloatArray], int]]) -> list[FloatArr
         raise ValueError("fedavg needs at least one client result")
     total = sum(n for _, n in results)
     if total <= 0 or any(n < 0 for _, n in results):
-        raise ValueError(f"sample counts must be >= 0 and sum to > 0, got {[n for _, n in results]}")
+        counts = [n for _, n in results]
+        raise ValueError(f"sample counts must be >= 0 and sum to > 0, got {counts}")
     first = results[0][0]
     for arrays, _ in results[1:]:
         if len(arrays) != len(first) or any(

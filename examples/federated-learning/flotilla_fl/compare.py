@@ -110,7 +110,9 @@ def format_table(rows: list[Row], test_samples: int) -> str:
     width = max(len(r.model) for r in rows)
     lines = [f"{'model':<{width}}  {'train samples':>13}  {'test accuracy':>13}  {'test loss':>9}"]
     for r in rows:
-        lines.append(f"{r.model:<{width}}  {r.train_samples:>13}  {r.accuracy:>13.4f}  {r.loss:>9.4f}")
+        lines.append(
+            f"{r.model:<{width}}  {r.train_samples:>13}  {r.accuracy:>13.4f}  {r.loss:>9.4f}"
+        )
     lines.append(f"(held-out test set: {test_samples} samples, balanced over classes)")
     return "\n".join(lines)
 

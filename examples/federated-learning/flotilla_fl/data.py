@@ -74,7 +74,8 @@ def class_weights(index: int, n_classes: int, skew: float) -> FloatArray:
     weights = np.full(n_classes, (1.0 - skew) / others if others else 0.0)
     for c in set(home):
         weights[c] = skew / len(set(home))
-    return weights / weights.sum()
+    normalised: FloatArray = weights / weights.sum()
+    return normalised
 
 
 def _class_means(spec: Spec) -> FloatArray:
