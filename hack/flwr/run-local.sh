@@ -79,7 +79,11 @@ start() {
   while [[ $1 != -- ]]; do envs+=("$1"); shift; done
   shift
   mkdir -p "$work/home/$name"
-  printf '%s: FLWR_HOME=%s %s %s\n' "$name" "$work/home/$name" "${envs[*]-}" "$*" >>"$work/cmdlines.txt"
+  {
+    printf '# %s\n' "$name"
+    printf '%q ' env FLWR_HOME="$work/home/$name" "${envs[@]}" "$@"
+    printf '\n'
+  } >>"$work/cmdlines.txt"
   setsid env FLWR_HOME="$work/home/$name" "${envs[@]}" "$@" >"$work/logs/$name.log" 2>&1 </dev/null &
   pids+=("$!")
 }
@@ -156,10 +160,15 @@ address = "$link"
 root-certificates = "$certs/ca.crt"
 EOF
 flwr_cli() { FLWR_HOME="$cli_home" flwr "$@"; }
-echo "flwr: FLWR_HOME=$cli_home flwr run $app flotilla --format json --run-config num-server-rounds=$rounds min-available-clients=$n" >>"$work/cmdlines.txt"
-run_json=$(flwr_cli run "$app" flotilla --format json \
+run_args=(run "$app" flotilla --format json
   --run-config "num-server-rounds=$rounds min-available-clients=$n")
-run_id=$("$py" -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["success"], d; print(d["run-id"])' "$run_json")
+{
+  printf '# flwr run\n'
+  printf '%q ' env FLWR_HOME="$cli_home" flwr "${run_args[@]}"
+  printf '\n'
+} >>"$work/cmdlines.txt"
+run_json=$(flwr_cli "${run_args[@]}")
+run_id=$("$py" -c 'import json, sys; print(json.loads(sys.argv[1])["run-id"])' "$run_json")
 t_run=$(date +%s.%N)
 say "submitted run $run_id"
 
@@ -167,7 +176,8 @@ status=""
 deadline=$((SECONDS + timeout))
 while ((SECONDS < deadline)); do
   flwr_cli ls flotilla --run-id "$run_id" --format json >"$work/out/status.json"
-  status=$("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["runs"][0]["status"])' "$work/out/status.json")
+  status=$("$py" -c 'import json, sys; print(json.load(open(sys.argv[1]))["runs"][0]["status"])' \
+    "$work/out/status.json")
   [[ $status == finished:* ]] && break
   sleep 1
 done
@@ -176,7 +186,8 @@ flwr_cli log "$run_id" flotilla --show >"$work/logs/run.log" 2>&1 || true
 say "run $run_id: $status after ${run_s}s"
 
 if [[ $status != finished:completed ]]; then
-  echo "run-local.sh: run $run_id ended as '${status:-unknown}' (timeout ${timeout}s); logs in $work/logs" >&2
+  echo "run-local.sh: run $run_id ended as '${status:-unknown}' (timeout ${timeout}s);" \
+    "logs in $work/logs" >&2
   keep=1
   grep -h -E "ERROR|Error|Traceback" "$work"/logs/*.log | head -n 20 >&2 || true
   exit 1
@@ -191,4 +202,5 @@ cmp_args=(--data "$work/data" --clusters "$clusters" --model "$work/out/global_m
 (cd "$app" && "$py" -m flotilla_fl.compare "${cmp_args[@]}" --json >"$work/out/compare.json")
 (cd "$app" && "$py" -m flotilla_fl.compare "${cmp_args[@]}")
 echo
-echo "run $run_id: $status; ${rounds} rounds x ${n} clients in ${run_s}s (submit to finished), $(elapsed)s total"
+echo "run $run_id: $status; ${rounds} rounds x ${n} clients in ${run_s}s" \
+  "(submit to finished), $(elapsed)s total"

@@ -24,7 +24,8 @@ if [[ -z $python ]]; then
   if [[ -x /usr/bin/python3 ]]; then python=/usr/bin/python3; else python=$(command -v python3); fi
 fi
 "$python" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else 1)' || {
-  echo "venv.sh: $python is $("$python" --version 2>&1); flwr 1.42 needs Python 3.10 or newer (set FLOTILLA_PYTHON)" >&2
+  echo "venv.sh: $python is $("$python" --version 2>&1); flwr 1.42 needs Python 3.10 or newer" \
+    "(set FLOTILLA_PYTHON)" >&2
   exit 1
 }
 
