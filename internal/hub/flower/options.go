@@ -101,8 +101,7 @@ func checkHost(host string) error {
 		return nil
 	}
 	if errs := validation.IsDNS1123Subdomain(host); len(errs) > 0 {
-		return fmt.Errorf("host %q is neither an IP address nor a DNS name (%s): give the name or address the clusters reach the SuperLink at, without scheme or path",
-			host, strings.Join(errs, "; "))
+		return fmt.Errorf("host %q is neither an IP address nor a lower-case DNS name: give the name or address the clusters reach the SuperLink at, without scheme, port or path", host)
 	}
 	return nil
 }
