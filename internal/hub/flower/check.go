@@ -13,8 +13,10 @@ import (
 // Check is the add-on's check of what its agent is rendered from (addontemplate.Reconciler.Checks),
 // for the hub's own template: in the AddOnDeploymentConfig, SUPERLINK_ADDRESS must be a DNS name
 // or an IP address (IPv6 in brackets) and, with TLS, one the SuperLink's certificate names;
-// SUPERLINK_PORT a port; IMAGE an image reference. The values are substituted into the
-// SuperNode's arguments as they are. A missing variable is the renderer's to report.
+// SUPERLINK_PORT a port; IMAGE an image reference (the values are substituted into the
+// SuperNode's arguments as they are); and spec.agentInstallNamespace must be flower-addon, where
+// FederatedLearning's ClientApps reach the SuperNode (the CRD's default is another namespace). A
+// missing variable is the renderer's to report.
 func Check(o Options) addontemplate.Check {
 	o = o.withDefaults()
 	return func(in addontemplate.Input) error {
@@ -37,6 +39,10 @@ func Check(o Options) addontemplate.Check {
 				return fmt.Errorf("AddOnDeploymentConfig %s/%s spec.customizedVariables[%d] %s=%q: %w",
 					in.Config.Namespace, in.Config.Name, i, v.Name, v.Value, err)
 			}
+		}
+		if ns := in.Config.Spec.AgentInstallNamespace; ns != "" && ns != SuperNodeNamespace {
+			return fmt.Errorf("AddOnDeploymentConfig %s/%s spec.agentInstallNamespace %q: the SuperNode runs in %s, where FederatedLearning's ClientApps reach it "+
+				"(%s.%s:%d): set it to %s", in.Config.Namespace, in.Config.Name, ns, SuperNodeNamespace, SuperNodeName, SuperNodeNamespace, PortClientAppIo, SuperNodeNamespace)
 		}
 		return nil
 	}

@@ -85,6 +85,12 @@ func TestCheck(t *testing.T) {
 			wantErr: `AddOnDeploymentConfig fl/east spec.customizedVariables[0] SUPERLINK_PORT="fleet": not a port: give the port of the SuperLink's Fleet API as the clusters reach it, from 1 to 65535 (the Service's is 9092)`},
 		"bad image": {in: addontemplate.Input{Template: tmpl, Config: config(VarImage, `x" y`)},
 			wantErr: `AddOnDeploymentConfig fl/east spec.customizedVariables[0] IMAGE="x\" y": not an image reference: give one such as flwr/supernode:1.42.0`},
+		"another install namespace": {in: addontemplate.Input{Template: tmpl, Config: func() *addonv1alpha1.AddOnDeploymentConfig {
+			c := config(VarPort, "9092")
+			c.Spec.AgentInstallNamespace = "open-cluster-management-agent-addon"
+			return c
+		}()}, wantErr: `AddOnDeploymentConfig fl/east spec.agentInstallNamespace "open-cluster-management-agent-addon": the SuperNode runs in flower-addon, ` +
+			`where FederatedLearning's ClientApps reach it (flower-supernode.flower-addon:9094): set it to flower-addon`},
 		"someone else's template": {in: addontemplate.Input{Template: theirs, Config: config(VarPort, "fleet")}},
 		"no config":               {in: addontemplate.Input{Template: tmpl}},
 	}

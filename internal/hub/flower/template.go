@@ -95,7 +95,9 @@ func deploymentConfig(o Options) *addonv1alpha1.AddOnDeploymentConfig {
 	return &addonv1alpha1.AddOnDeploymentConfig{
 		TypeMeta:   metav1.TypeMeta{APIVersion: addonv1alpha1.GroupVersion.String(), Kind: "AddOnDeploymentConfig"},
 		ObjectMeta: metav1.ObjectMeta{Namespace: Namespace, Name: builtinaddon.FlowerDeploymentConfig, Labels: ownerLabels()},
-		Spec: addonv1alpha1.AddOnDeploymentConfigSpec{CustomizedVariables: []addonv1alpha1.CustomizedVariable{
+		// Without it the CRD's default, open-cluster-management-agent-addon, would move the
+		// SuperNode out of flower-addon, where FederatedLearning's ClientApps look for it.
+		Spec: addonv1alpha1.AddOnDeploymentConfigSpec{AgentInstallNamespace: SuperNodeNamespace, CustomizedVariables: []addonv1alpha1.CustomizedVariable{
 			{Name: VarAddress, Value: host},
 			{Name: VarPort, Value: strconv.Itoa(port)},
 			{Name: VarImage, Value: o.SuperNodeImage},
