@@ -62,7 +62,9 @@ func waitAddOn(t *testing.T, c client.Client, cluster, what string, cond func(*a
 }
 
 func hasPrefix(typ, prefix string) func(*addonv1alpha1.ManagedClusterAddOn) bool {
-	return func(m *addonv1alpha1.ManagedClusterAddOn) bool { return strings.HasPrefix(conditionState(m, typ), prefix) }
+	return func(m *addonv1alpha1.ManagedClusterAddOn) bool {
+		return strings.HasPrefix(conditionState(m, typ), prefix)
+	}
 }
 
 // waitGone waits until get finds nothing.

@@ -134,7 +134,7 @@ func (r *Reconciler) ensureNamespace(ctx context.Context) error {
 		return fmt.Errorf("reading Namespace %s: %w", Namespace, err)
 	}
 	if !ns.DeletionTimestamp.IsZero() {
-		return fmt.Errorf("Namespace %s is being deleted: the hub makes it again once it is gone", Namespace)
+		return fmt.Errorf("namespace %s is being deleted: the hub makes it again once it is gone", Namespace)
 	}
 	return nil
 }

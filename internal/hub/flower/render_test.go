@@ -250,4 +250,3 @@ func TestSuperLinkDeployment(t *testing.T) {
 		})
 	}
 }
-
