@@ -127,7 +127,8 @@ func InstallChart(ctx context.Context, cfg *rest.Config, c Chart) (*charts.Rende
 
 // UninstallChart removes what InstallChart installed for the same chart and release: every
 // rendered object that carries Flotilla's labels of that release. It keeps the CRDs (deleting
-// them would delete every object of their kinds, as Helm keeps them too) and the namespace.
+// them would delete every object of their kinds, as Helm keeps them too) and the namespaces, the
+// release's and those the chart renders (the hub chart's flower-system).
 func UninstallChart(ctx context.Context, cfg *rest.Config, c Chart) ([]string, error) {
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
