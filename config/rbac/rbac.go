@@ -24,7 +24,11 @@ const LeaderElectionNamespace = "open-cluster-management-hub"
 //go:embed role.yaml
 var roleYAML []byte
 
-// YAML returns role.yaml as generated: the ClusterRole, then the leader election Role.
+// FlowerNamespace is the namespace of the hub's Role for the built-in add-on flower-addon: the
+// SuperLink, its certificates and the add-on's AddOnDeploymentConfig (internal/hub/flower).
+const FlowerNamespace = "flower-system"
+
+// YAML returns role.yaml as generated: the ClusterRole, then the Roles.
 func YAML() []byte { return bytes.Clone(roleYAML) }
 
 // ClusterRole returns the hub's ClusterRole.
@@ -33,22 +37,35 @@ func ClusterRole() (*rbacv1.ClusterRole, error) {
 	return cr, err
 }
 
+// FlowerRole returns the hub's Role in FlowerNamespace: Secrets, ConfigMaps, Services and
+// Deployments there, for the SuperLink of flower-addon. An installer makes the namespace and
+// binds it, as it binds the ClusterRole.
+func FlowerRole() (*rbacv1.Role, error) {
+	_, roles, err := parse()
+	if err != nil {
+		return nil, err
+	}
+	return roles[FlowerNamespace], nil
+}
+
 // LeaderElectionRole returns the hub's Role (leader election, and impersonating OCM's add-on
 // manager ServiceAccount of that namespace), placed in namespace (the hub's
 // --leader-election-namespace).
 func LeaderElectionRole(namespace string) (*rbacv1.Role, error) {
-	_, r, err := parse()
+	_, roles, err := parse()
 	if err != nil {
 		return nil, err
 	}
+	r := roles[LeaderElectionNamespace]
 	r.Namespace = namespace
 	return r, nil
 }
 
-// parse reads the two objects of role.yaml, refusing anything else in it.
-func parse() (*rbacv1.ClusterRole, *rbacv1.Role, error) {
+// parse reads role.yaml: the ClusterRole, and the Roles by namespace, which must be the leader
+// election Role and the flower Role; it refuses anything else.
+func parse() (*rbacv1.ClusterRole, map[string]*rbacv1.Role, error) {
 	var cr *rbacv1.ClusterRole
-	var r *rbacv1.Role
+	roles := map[string]*rbacv1.Role{}
 	rd := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(roleYAML)))
 	for {
 		doc, err := rd.Read()
@@ -70,8 +87,13 @@ func parse() (*rbacv1.ClusterRole, *rbacv1.Role, error) {
 			cr = &rbacv1.ClusterRole{}
 			err = yaml.UnmarshalStrict(doc, cr)
 		case "Role":
-			r = &rbacv1.Role{}
-			err = yaml.UnmarshalStrict(doc, r)
+			r := &rbacv1.Role{}
+			if err = yaml.UnmarshalStrict(doc, r); err == nil {
+				if r.Namespace != LeaderElectionNamespace && r.Namespace != FlowerNamespace {
+					err = fmt.Errorf("a Role in namespace %q, which is neither %s nor %s", r.Namespace, LeaderElectionNamespace, FlowerNamespace)
+				}
+				roles[r.Namespace] = r
+			}
 		default:
 			err = fmt.Errorf("unexpected kind %q", kind.Kind)
 		}
@@ -79,8 +101,8 @@ func parse() (*rbacv1.ClusterRole, *rbacv1.Role, error) {
 			return nil, nil, fmt.Errorf("config/rbac/role.yaml: %w", err)
 		}
 	}
-	if cr == nil || r == nil {
-		return nil, nil, fmt.Errorf("config/rbac/role.yaml: want a ClusterRole and a Role; run make generate")
+	if cr == nil || roles[LeaderElectionNamespace] == nil || roles[FlowerNamespace] == nil {
+		return nil, nil, fmt.Errorf("config/rbac/role.yaml: want a ClusterRole and Roles in %s and %s; run make generate", LeaderElectionNamespace, FlowerNamespace)
 	}
-	return cr, r, nil
+	return cr, roles, nil
 }

@@ -67,9 +67,14 @@ func run(root string) error {
 	if err != nil {
 		return err
 	}
+	fr, err := rbac.FlowerRole()
+	if err != nil {
+		return err
+	}
 	files := map[string][]rbacv1.PolicyRule{
 		"charts/flotilla-hub/files/clusterrole-rules.yaml": cr.Rules,
 		"charts/flotilla-hub/files/role-rules.yaml":        le.Rules,
+		"charts/flotilla-hub/files/flower-role-rules.yaml": fr.Rules,
 	}
 	for path, rules := range files {
 		data, err := yaml.Marshal(rules)

@@ -1,5 +1,7 @@
 package builtinaddon
 
+import addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
+
 // Label marks what Flotilla made for a built-in add-on (its ClusterManagementAddOn on the hub,
 // the objects the add-on writes); its value is the add-on's name. Flotilla updates and deletes
 // only objects that carry it.
@@ -8,6 +10,9 @@ const Label = "addon.flotilla.io/built-in"
 // Info describes a built-in add-on.
 type Info struct {
 	Name, DisplayName, Description string
+	// Configs are the ClusterManagementAddOn's spec.supportedConfigs: a built-in add-on that is an
+	// AddOnTemplate (FlowerAddon) names its template and AddOnDeploymentConfig there.
+	Configs []addonv1alpha1.ConfigMeta
 }
 
 // ResourceUsage writes OCM's AddOnPlacementScore resource-usage-score.
@@ -46,8 +51,35 @@ var KueueQueues = Info{
 		"and the LocalQueue default/user-queue. Needs Kueue installed on the cluster.",
 }
 
+// Flower add-on: names the hub (internal/hub/flower) and users share. The add-on's agent is an
+// AddOnTemplate the hub keeps, not code of flotilla agent.
+const (
+	// FlowerNamespace is the hub's namespace of the SuperLink, its certificates and the add-on's
+	// default AddOnDeploymentConfig (OCM's flower-addon uses it for the SuperLink too).
+	FlowerNamespace = "flower-system"
+	// FlowerTemplate is the AddOnTemplate, FlowerDeploymentConfig the AddOnDeploymentConfig in
+	// FlowerNamespace, that the hub keeps and the ClusterManagementAddOn names as defaults.
+	FlowerTemplate         = "flower-addon"
+	FlowerDeploymentConfig = "flower-addon"
+)
+
+// FlowerAddon deploys a Flower SuperNode on the cluster, connected to the SuperLink the hub runs,
+// as OCM addon-contrib's flower-addon does (used by OCM's FederatedLearning).
+var FlowerAddon = Info{
+	Name:        "flower-addon",
+	DisplayName: "Flower federated learning",
+	Description: "Flower SuperNode on the cluster (namespace flower-addon), connected over TLS to the SuperLink the hub " +
+		"runs in " + FlowerNamespace + ". An AddOnTemplate the hub keeps; the hub runs the SuperLink while the add-on is enabled on a cluster.",
+	Configs: []addonv1alpha1.ConfigMeta{
+		{ConfigGroupResource: addonv1alpha1.ConfigGroupResource{Group: addonv1alpha1.GroupVersion.Group, Resource: "addontemplates"},
+			DefaultConfig: &addonv1alpha1.ConfigReferent{Name: FlowerTemplate}},
+		{ConfigGroupResource: addonv1alpha1.ConfigGroupResource{Group: addonv1alpha1.GroupVersion.Group, Resource: "addondeploymentconfigs"},
+			DefaultConfig: &addonv1alpha1.ConfigReferent{Namespace: FlowerNamespace, Name: FlowerDeploymentConfig}},
+	},
+}
+
 // Catalog is every built-in add-on.
-var Catalog = []Info{ResourceUsage, DynamicScoring, MultiKueueWorker, KueueQueues}
+var Catalog = []Info{ResourceUsage, DynamicScoring, MultiKueueWorker, KueueQueues, FlowerAddon}
 
 // ScoreConflictCondition is the condition of the ManagedClusterAddOn resource-usage that says
 // another writer writes AddOnPlacementScore resource-usage-score in the cluster's namespace, and

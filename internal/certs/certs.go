@@ -91,3 +91,40 @@ func serial() *big.Int {
 	}
 	return n
 }
+
+// ParseCA reads a certificate authority from its certificate and ECDSA key in PEM (as CertPEM and
+// KeyPEM write them), checking that the key is the certificate's and that it may sign.
+func ParseCA(certPEM, keyPEM []byte) (*CA, error) {
+	cb, _ := pem.Decode(certPEM)
+	if cb == nil || cb.Type != "CERTIFICATE" {
+		return nil, fmt.Errorf("no PEM CERTIFICATE block")
+	}
+	cert, err := x509.ParseCertificate(cb.Bytes)
+	if err != nil {
+		return nil, err
+	}
+	if !cert.IsCA {
+		return nil, fmt.Errorf("certificate %q is not a certificate authority", cert.Subject.CommonName)
+	}
+	kb, _ := pem.Decode(keyPEM)
+	if kb == nil || kb.Type != "EC PRIVATE KEY" {
+		return nil, fmt.Errorf("no PEM EC PRIVATE KEY block")
+	}
+	key, err := x509.ParseECPrivateKey(kb.Bytes)
+	if err != nil {
+		return nil, err
+	}
+	if !key.PublicKey.Equal(cert.PublicKey) {
+		return nil, fmt.Errorf("the key is not that of certificate %q", cert.Subject.CommonName)
+	}
+	return &CA{Cert: cert, Key: key}, nil
+}
+
+// KeyPEM is the authority's key in PEM (an ECDSA key, as NewCA and ParseCA make).
+func (ca *CA) KeyPEM() ([]byte, error) {
+	key, ok := ca.Key.(*ecdsa.PrivateKey)
+	if !ok {
+		return nil, fmt.Errorf("the key of %q is a %T, not an ECDSA key", ca.Cert.Subject.CommonName, ca.Key)
+	}
+	return KeyPEM(key)
+}

@@ -40,3 +40,49 @@ func TestIssuedCertificateVerifiesAgainstTheCA(t *testing.T) {
 		t.Errorf("certificate still valid after its lifetime")
 	}
 }
+
+// TestParseCA: a CA written as PEM reads back as itself; a key of another CA, a leaf certificate
+// or garbage is refused.
+func TestParseCA(t *testing.T) {
+	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	ca, err := NewCA("a", now, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := NewCA("b", now, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyA, err := ca.KeyPEM()
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyB, err := other.KeyPEM()
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaf, leafKey, err := ca.Issue(x509.Certificate{Subject: pkix.Name{CommonName: "leaf"}}, now, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, tc := range map[string]struct {
+		cert, key []byte
+		wantErr   bool
+	}{
+		"round trip":       {cert: ca.CertPEM(), key: keyA},
+		"another CA's key": {cert: ca.CertPEM(), key: keyB, wantErr: true},
+		"a leaf":           {cert: leaf, key: leafKey, wantErr: true},
+		"not PEM":          {cert: []byte("x"), key: keyA, wantErr: true},
+		"key not PEM":      {cert: ca.CertPEM(), key: []byte("x"), wantErr: true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			got, err := ParseCA(tc.cert, tc.key)
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("err = %v, want error %t", err, tc.wantErr)
+			}
+			if err == nil && !got.Cert.Equal(ca.Cert) {
+				t.Errorf("read back a different certificate")
+			}
+		})
+	}
+}

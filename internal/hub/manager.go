@@ -31,6 +31,7 @@ import (
 	"github.com/flotilla/flotilla/internal/hub/dynamicscoring"
 	"github.com/flotilla/flotilla/internal/hub/explain"
 	"github.com/flotilla/flotilla/internal/hub/federatedlearning"
+	"github.com/flotilla/flotilla/internal/hub/flower"
 	"github.com/flotilla/flotilla/internal/hub/kueue"
 	"github.com/flotilla/flotilla/internal/hub/lease"
 	"github.com/flotilla/flotilla/internal/hub/placement"
@@ -112,6 +113,9 @@ type Options struct {
 	// OCM add-ons grant their agents' roles to OCM's add-on manager ServiceAccount, which the
 	// hub chart makes. Nil: the hub binds as itself.
 	AddonManagerIdentity *addontemplate.Identity
+	// Flower configures the built-in add-on flower-addon: the SuperLink the hub runs and the
+	// address, TLS and image its SuperNodes get (internal/hub/flower).
+	Flower flower.Options
 }
 
 // DefaultWebhookAddress is the CLI's webhook address: loopback, on a free port, since only the
@@ -205,7 +209,11 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 	if clk == nil {
 		clk = clock.RealClock{}
 	}
-	templates := &addontemplate.Reconciler{Client: mgr.GetClient(), Clock: clk}
+	if err := opts.Flower.Validate(); err != nil {
+		return nil, err
+	}
+	templates := &addontemplate.Reconciler{Client: mgr.GetClient(), Clock: clk,
+		Checks: map[string]addontemplate.Check{flower.AddonName: flower.Check(opts.Flower)}}
 	if id := opts.AddonManagerIdentity; id != nil {
 		if templates.Binder, err = addontemplate.NewBinder(cfg, *id, scheme.Scheme, mgr.GetRESTMapper()); err != nil {
 			return nil, err
@@ -232,6 +240,7 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		templates,
 		&addontemplate.Signer{Client: mgr.GetClient(), Certificates: cs, Clock: clk},
 		&builtins.Installer{Client: mgr.GetClient()},
+		&flower.Reconciler{Client: mgr.GetClient(), Clock: clk, Options: opts.Flower},
 		&resourceusage.Reconciler{Client: mgr.GetClient(), MaxAcceleratorsPerNode: opts.ResourceUsageMaxAcceleratorsPerNode},
 		&dynamicscoring.ScorerReconciler{Client: mgr.GetClient(), Clock: clk, Namespace: opts.DynamicScoringNamespace, AllowLocal: opts.DynamicScoringAllowLocal},
 		&dynamicscoring.ConfigReconciler{Client: mgr.GetClient(), Namespace: opts.DynamicScoringNamespace},

@@ -40,7 +40,8 @@ type Chart struct {
 // InstallChart renders c's chart and installs it: the namespace, the chart's CRDs (server-side
 // apply, until Established), then its objects (server-side apply), and waits for the
 // Deployment. Values that do not render, and objects the API server refuses in a dry run, stop
-// it before anything is changed (a namespace it made for the dry run is removed again).
+// it before anything is changed (the namespaces it made for the dry run, the release's and those
+// the chart renders, are removed again).
 func InstallChart(ctx context.Context, cfg *rest.Config, c Chart) (*charts.Rendered, error) {
 	ch, err := c.load()
 	if err != nil {
@@ -61,13 +62,27 @@ func InstallChart(ctx context.Context, cfg *rest.Config, c Chart) (*charts.Rende
 		}
 	}
 	ns := c.Release.Namespace
-	created, err := ensureNamespace(ctx, cs, ns)
-	if err != nil {
-		return nil, err
+	// The dry run of objects in a namespace needs the namespace: the release's, and those the
+	// chart renders (the hub chart's flower-system), which the apply then labels as the chart's.
+	namespaces := []string{ns}
+	for _, o := range r.Objects {
+		if o.GetKind() == "Namespace" && o.GetAPIVersion() == "v1" && o.GetName() != ns {
+			namespaces = append(namespaces, o.GetName())
+		}
+	}
+	var made []string
+	for _, name := range namespaces {
+		created, err := ensureNamespace(ctx, cs, name)
+		if err != nil {
+			return nil, err
+		}
+		if created {
+			made = append(made, name)
+		}
 	}
 	if err := Objects(ctx, cfg, r.Objects, true, nil); err != nil {
-		if created {
-			_ = cs.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{})
+		for _, name := range made {
+			_ = cs.CoreV1().Namespaces().Delete(ctx, name, metav1.DeleteOptions{})
 		}
 		return nil, fmt.Errorf("the API server refuses %s as rendered: %w (nothing was installed)", c.Chart, err)
 	}
@@ -112,7 +127,8 @@ func InstallChart(ctx context.Context, cfg *rest.Config, c Chart) (*charts.Rende
 
 // UninstallChart removes what InstallChart installed for the same chart and release: every
 // rendered object that carries Flotilla's labels of that release. It keeps the CRDs (deleting
-// them would delete every object of their kinds, as Helm keeps them too) and the namespace.
+// them would delete every object of their kinds, as Helm keeps them too) and the namespaces, the
+// release's and those the chart renders (the hub chart's flower-system).
 func UninstallChart(ctx context.Context, cfg *rest.Config, c Chart) ([]string, error) {
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {

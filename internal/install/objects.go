@@ -86,6 +86,15 @@ func remove(ctx context.Context, cfg *rest.Config, objs []*unstructured.Unstruct
 	}
 	for i := len(objs) - 1; i >= 0; i-- {
 		o := objs[i]
+		if sameRelease && o.GetKind() == "Namespace" && o.GetAPIVersion() == "v1" {
+			// A namespace outlives the release, as the release's own does (and Helm keeps the
+			// chart's, helm.sh/resource-policy: keep): what others put in it goes with it otherwise.
+			kept = append(kept, "Namespace "+o.GetName())
+			if out != nil {
+				_, _ = fmt.Fprintf(out, "Namespace %s kept: namespaces outlive the release\n", o.GetName())
+			}
+			continue
+		}
 		ri, err := resource(dyn, mapper, o)
 		if meta.IsNoMatchError(err) {
 			continue // the kind is gone: so is the object

@@ -24,9 +24,9 @@ import (
 const HubServiceAccount = "flotilla-hub"
 
 // HubIdentity returns a client configuration for the hub cluster that authenticates as a service
-// account bound to the hub's generated roles (config/rbac) and nothing else: the ClusterRole, and,
-// when leaderElectionNamespace is not "", the leader election Role in that namespace, which it
-// creates if missing. A hub manager started with it (hub.NewManager) shows that the roles are
+// account bound to the hub's generated roles (config/rbac) and nothing else: the ClusterRole, the
+// flower Role in flower-system, and, when leaderElectionNamespace is not "", the leader election
+// Role in that namespace; it creates the namespaces if missing. A hub manager started with it (hub.NewManager) shows that the roles are
 // enough; a client made from it shows what they refuse.
 //
 // The service account lives in a namespace made for the test, and the bindings go when the test
@@ -61,6 +61,18 @@ func (e *Env) HubIdentity(t testing.TB, leaderElectionNamespace string) *rest.Co
 	}
 	t.Cleanup(func() {
 		_ = cs.RbacV1().ClusterRoleBindings().Delete(context.Background(), bindingName, metav1.DeleteOptions{})
+	})
+
+	// The flower Role, in its namespace, as the hub chart installs it.
+	flowerRole, err := rbac.FlowerRole()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := bindRole(ctx, cs, flowerRole, bindingName, subjects); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cs.RbacV1().RoleBindings(flowerRole.Namespace).Delete(context.Background(), bindingName, metav1.DeleteOptions{})
 	})
 
 	if leaderElectionNamespace != "" {
@@ -126,13 +138,20 @@ func applyClusterRole(ctx context.Context, cs kubernetes.Interface, cr *rbacv1.C
 // bindLeaderElectionRole puts the hub's leader election Role in namespace ns (made if missing) and
 // binds it to subjects with a RoleBinding named binding.
 func bindLeaderElectionRole(ctx context.Context, cs kubernetes.Interface, ns, binding string, subjects []rbacv1.Subject) error {
-	_, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
-	if err != nil && !apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("creating the leader election namespace %s: %w", ns, err)
-	}
 	role, err := rbac.LeaderElectionRole(ns)
 	if err != nil {
 		return err
+	}
+	return bindRole(ctx, cs, role, binding, subjects)
+}
+
+// bindRole puts role in its namespace (made if missing) and binds it to subjects with a
+// RoleBinding named binding.
+func bindRole(ctx context.Context, cs kubernetes.Interface, role *rbacv1.Role, binding string, subjects []rbacv1.Subject) error {
+	ns := role.Namespace
+	_, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("creating namespace %s: %w", ns, err)
 	}
 	api := cs.RbacV1().Roles(ns)
 	got, err := api.Get(ctx, role.Name, metav1.GetOptions{})

@@ -15,6 +15,7 @@ import (
 	"github.com/flotilla/flotilla/internal/cli/streams"
 	"github.com/flotilla/flotilla/internal/hub"
 	"github.com/flotilla/flotilla/internal/hub/addontemplate"
+	"github.com/flotilla/flotilla/internal/hub/flower"
 	"github.com/flotilla/flotilla/internal/hub/registration"
 	"github.com/flotilla/flotilla/internal/hub/webhook"
 )
@@ -26,6 +27,7 @@ func NewCommand(_ streams.IO) *cobra.Command {
 	opts.ExplainAddress = hub.DefaultExplainAddress
 	var kube kubeflags.Flags
 	var webhookService, addonManagerIdentity string
+	flowerTLS := true
 	cmd := &cobra.Command{
 		Use:   "hub",
 		Short: "Run the hub's controllers against the hub's API server",
@@ -54,6 +56,10 @@ func NewCommand(_ streams.IO) *cobra.Command {
 				return err
 			}
 			opts.AddonManagerIdentity = id
+			opts.Flower.Insecure = !flowerTLS
+			if err := opts.Flower.Validate(); err != nil {
+				return err
+			}
 			hubConfig, err := kube.Load()
 			if err != nil {
 				return err
@@ -109,6 +115,16 @@ func NewCommand(_ streams.IO) *cobra.Command {
 		"NAMESPACE/NAME of the ServiceAccount the hub acts as (impersonates) to bind template add-ons' hubPermissions; the roles OCM add-ons "+
 			"grant to OCM's add-on manager are then the ones it may bind (the hub chart sets "+addontemplate.OCMManagerNamespace+"/"+addontemplate.OCMManagerServiceAccount+
 			"; empty: the hub binds as itself)")
+	f.StringVar(&opts.Flower.SuperLinkImage, "flower-superlink-image", flower.DefaultSuperLinkImage,
+		"image of the Flower SuperLink the hub runs in "+flower.Namespace+" while the add-on flower-addon is enabled on a cluster")
+	f.StringVar(&opts.Flower.SuperNodeImage, "flower-supernode-image", flower.DefaultSuperNodeImage,
+		"image of the Flower SuperNodes of flower-addon (IMAGE of AddOnDeploymentConfig "+flower.Namespace+"/flower-addon)")
+	f.StringVar(&opts.Flower.Address, "flower-superlink-address", flower.DefaultAddress,
+		"HOST[:PORT] where the clusters reach the SuperLink's Fleet API (port 9092 if left out): the SuperNodes' --superlink, and a name "+
+			"of the SuperLink's TLS certificate besides its Service's; route it to Service "+flower.Namespace+"/superlink port fleet")
+	f.BoolVar(&flowerTLS, "flower-tls", true,
+		"TLS between SuperNodes and the SuperLink, with certificates the hub issues from its CA (Secret "+flower.Namespace+"/flower-ca); "+
+			"false runs both with --insecure, as OCM's flower-addon does by default")
 	return cmd
 }
 

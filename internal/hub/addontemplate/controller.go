@@ -39,12 +39,20 @@ type Reconciler struct {
 	// Identity is the ServiceAccount Binder acts as, named in errors and fixes; nil when the
 	// hub binds as itself.
 	Identity *Identity
+	// Checks are add-ons' own checks of what their agents are rendered from, by add-on name (the
+	// built-in flower-addon's, internal/hub/flower): an error is ManifestApplied=False
+	// (ConfigurationInvalid) with its message, which names the field and the fix, and nothing is
+	// rendered; the add-on's existing work is left as it was.
+	Checks map[string]Check
 	// MaxConcurrentReconciles bounds how many add-ons are reconciled at once (default 16: an
 	// add-on enabled on 1,000 clusters is 1,000 reconciles of a few requests each).
 	MaxConcurrentReconciles int
 }
 
 var _ reconcile.Reconciler = (*Reconciler)(nil)
+
+// Check is an add-on's check of the input its agent is rendered from (Reconciler.Checks).
+type Check func(Input) error
 
 // Indexes of ManagedClusterAddOns by the configurations their status resolves to.
 const (
@@ -249,6 +257,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		in.Config = &addonv1alpha1.AddOnDeploymentConfig{}
 		if err := r.Client.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: c.Name}, in.Config); err != nil {
 			return reconcile.Result{}, client.IgnoreNotFound(err)
+		}
+	}
+	if check := r.Checks[mca.Name]; check != nil {
+		if err := check(in); err != nil {
+			set(metav1.Condition{Type: addonv1alpha1.ManagedClusterAddOnManifestApplied, Status: metav1.ConditionFalse,
+				Reason: ReasonConfigurationInvalid, Message: err.Error()})
+			return reconcile.Result{}, r.writeStatus(ctx, mca, st)
 		}
 	}
 

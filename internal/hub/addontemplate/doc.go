@@ -26,6 +26,9 @@
 //     environment, the credential volumes of the registrations, nodePlacement and registries;
 //     agentInstallNamespace moves namespaced objects. Each Deployment and DaemonSet gets a
 //     WellKnownStatus feedback rule: the health probe.
+//   - An add-on may have a check of its own (Reconciler.Checks, by add-on name: the built-in
+//     flower-addon's checks its variables): what it refuses is ManifestApplied=False
+//     (ConfigurationInvalid) with its message, before anything is rendered.
 //   - The work carries OCM's labels, the template's name (label
 //     open-cluster-management.io/addon-template-name), the configurations' spec hashes (the
 //     lifecycle controller's progressing reads them), the hash of the rendered spec (the work is

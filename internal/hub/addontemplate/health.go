@@ -22,6 +22,10 @@ const (
 	// the hub did not choose for this add-on (agents may write status), or an AddOnTemplate of
 	// another add-on; nothing is deployed from it and the add-on's work is left as it was.
 	ReasonConfigurationNotAllowed = "ConfigurationNotAllowed"
+	// ReasonConfigurationInvalid is Flotilla's: the add-on's own check (Reconciler.Checks)
+	// refused what its agent would be rendered from; the message names the field and the fix,
+	// and the add-on's work is left as it was.
+	ReasonConfigurationInvalid = "ConfigurationInvalid"
 )
 
 // Reasons of the Available condition of a template add-on (OCM's work-based health check).

@@ -3,6 +3,7 @@ package builtins
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -55,8 +56,9 @@ func Desired(info builtinaddon.Info) *addonv1alpha1.ClusterManagementAddOn {
 	return &addonv1alpha1.ClusterManagementAddOn{
 		ObjectMeta: metav1.ObjectMeta{Name: info.Name, Labels: map[string]string{builtinaddon.Label: info.Name}},
 		Spec: addonv1alpha1.ClusterManagementAddOnSpec{
-			AddOnMeta:       addonv1alpha1.AddOnMeta{DisplayName: info.DisplayName, Description: info.Description},
-			InstallStrategy: addonv1alpha1.InstallStrategy{Type: addonv1alpha1.InstallStrategyManual},
+			AddOnMeta:        addonv1alpha1.AddOnMeta{DisplayName: info.DisplayName, Description: info.Description},
+			InstallStrategy:  addonv1alpha1.InstallStrategy{Type: addonv1alpha1.InstallStrategyManual},
+			SupportedConfigs: slices.Clone(info.Configs),
 		},
 	}
 }
