@@ -31,7 +31,7 @@ func TestFlowerFederation(t *testing.T) {
 	f.cluster(t, "hospital-a", map[string]string{dataClaim: "/data/hospital-a"}, true)
 	f.cluster(t, "hospital-b", map[string]string{dataClaim: "/data/hospital-b"}, true)
 	f.cluster(t, "hospital-c", map[string]string{dataClaim: "/data/hospital-c"}, true)
-	f.cluster(t, "edge-1", nil, true)                                                  // holds no data
+	f.cluster(t, "edge-1", nil, true)                                                // holds no data
 	f.cluster(t, "no-flower", map[string]string{dataClaim: "/data/no-flower"}, false) // no SuperNode
 
 	fl := f.flower("mnist", 2)
@@ -60,9 +60,21 @@ func TestFlowerFederation(t *testing.T) {
 	if err := f.c.Get(ctx, client.ObjectKey{Namespace: fl.Namespace, Name: "mnist-serverapp"}, d); err != nil {
 		t.Fatal(err)
 	}
-	wantArgs := []string{"--insecure", "--appio-api-address=superlink.flower-system:9091", "--plugin-type=serverapp"}
+	// OCM's arguments, with the SuperLink's CA for --insecure: flower-addon's SuperLink serves TLS
+	// (Flotilla's default), on the port where Flower 1.42 also serves the ServerApps' API.
+	wantArgs := []string{"--root-certificates=/etc/flower/superlink-ca/ca.crt", "--appio-api-address=superlink.flower-system:9091", "--plugin-type=serverapp"}
 	if diff := cmp.Diff(wantArgs, d.Spec.Template.Spec.Containers[0].Args); diff != "" {
 		t.Errorf("ServerApp args (-want +got):\n%s", diff)
+	}
+	hubCA, ours := &corev1.ConfigMap{}, &corev1.ConfigMap{}
+	if err := f.c.Get(ctx, client.ObjectKey{Namespace: "flower-system", Name: "flower-ca"}, hubCA); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.c.Get(ctx, client.ObjectKey{Namespace: fl.Namespace, Name: "mnist-superlink-ca"}, ours); err != nil {
+		t.Fatal(err)
+	}
+	if ours.Data["ca.crt"] == "" || ours.Data["ca.crt"] != hubCA.Data["ca.crt"] || len(ours.Data) != 1 {
+		t.Errorf("ConfigMap mnist-superlink-ca holds %v, want only the SuperLink's CA certificate", ours.Data)
 	}
 
 	// OCM's ClientApp, told its data path through the ConfigMap only its own cluster gets.

@@ -84,20 +84,36 @@ func (f *fleet) setClaims(t *testing.T, name string, claims map[string]string) {
 	}
 }
 
-// addonAvailable reports flower-addon's Available condition on a cluster, as its agent would.
+// addonAvailable plays the work agent of flower-addon on a cluster: the hub renders the add-on
+// (an AddOnTemplate) as ManifestWork addon-flower-addon-deploy-0, and the add-on is Available
+// once that work reports its SuperNode Deployment ready.
 func (f *fleet) addonAvailable(t *testing.T, cluster string, ok bool) {
 	t.Helper()
+	ready := int64(0)
+	if ok {
+		ready = 1
+	}
+	one := int64(1)
+	testenv.WaitFor(t, wait, "flower-addon's ManifestWork on "+cluster, func(ctx context.Context) (bool, string, error) {
+		w := &workv1.ManifestWork{}
+		err := f.c.Get(ctx, client.ObjectKey{Namespace: cluster, Name: "addon-flower-addon-deploy-0"}, w)
+		return err == nil, "", client.IgnoreNotFound(err)
+	})
 	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
-		mca := &addonv1alpha1.ManagedClusterAddOn{}
-		if err := f.c.Get(context.Background(), client.ObjectKey{Namespace: cluster, Name: federatedlearning.FlowerAddOn}, mca); err != nil {
+		w := &workv1.ManifestWork{}
+		if err := f.c.Get(context.Background(), client.ObjectKey{Namespace: cluster, Name: "addon-flower-addon-deploy-0"}, w); err != nil {
 			return err
 		}
-		s := metav1.ConditionFalse
-		if ok {
-			s = metav1.ConditionTrue
-		}
-		meta.SetStatusCondition(&mca.Status.Conditions, metav1.Condition{Type: addonv1alpha1.ManagedClusterAddOnConditionAvailable, Status: s, Reason: "Test"})
-		return f.c.Status().Update(context.Background(), mca)
+		meta.SetStatusCondition(&w.Status.Conditions, metav1.Condition{Type: workv1.WorkApplied, Status: metav1.ConditionTrue, Reason: "Test", ObservedGeneration: w.Generation})
+		w.Status.ResourceStatus.Manifests = []workv1.ManifestCondition{{
+			ResourceMeta: workv1.ManifestResourceMeta{Group: "apps", Version: "v1", Kind: "Deployment", Resource: "deployments", Namespace: "flower-addon", Name: "flower-supernode"},
+			Conditions: []metav1.Condition{{Type: workv1.ManifestApplied, Status: metav1.ConditionTrue, Reason: "Test", LastTransitionTime: metav1.Now()}},
+			StatusFeedbacks: workv1.StatusFeedbackResult{Values: []workv1.FeedbackValue{
+				{Name: "ReadyReplicas", Value: workv1.FieldValue{Type: workv1.Integer, Integer: &ready}},
+				{Name: "Replicas", Value: workv1.FieldValue{Type: workv1.Integer, Integer: &one}},
+			}},
+		}}
+		return f.c.Status().Update(context.Background(), w)
 	})
 	if err != nil {
 		t.Fatalf("reporting flower-addon on %s: %v", cluster, err)

@@ -41,7 +41,7 @@ func TestOpenFLFederation(t *testing.T) {
 	ctx := context.Background()
 	f.cluster(t, "site-a", map[string]string{dataClaim: "/data/a"}, false)
 	f.cluster(t, "site-b", map[string]string{dataClaim: "/data/b"}, false)
-	f.cluster(t, "edge-1", nil, false)
+	f.cluster(t, "open-edge", nil, false)
 	fl := f.openFL("brain", 2, 30089)
 	testenv.Create(t, f.c, fl)
 

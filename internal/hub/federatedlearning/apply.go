@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"reflect"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -58,7 +59,12 @@ func (r *Reconciler) ensure(ctx context.Context, fl *flv1alpha1.FederatedLearnin
 	ann[HashAnnotation] = h
 	desired.SetAnnotations(ann)
 	key := client.ObjectKeyFromObject(desired)
-	err := r.Client.Get(ctx, key, existing)
+	// The hub caches only some ConfigMaps (internal/hub/manager.go): read these from the API server.
+	var get client.Reader = r.Client
+	if _, ok := desired.(*corev1.ConfigMap); ok {
+		get = r.Reader
+	}
+	err := get.Get(ctx, key, existing)
 	if apierrors.IsNotFound(err) {
 		if err := r.Client.Create(ctx, desired); apierrors.IsAlreadyExists(err) {
 			// The cache holds only objects with the controller's labels: this one has none.

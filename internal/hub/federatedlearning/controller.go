@@ -37,6 +37,9 @@ type Reconciler struct {
 	Client client.Client
 	// Reader reads what the cache does not hold: the hub's Nodes and the server's pods.
 	Reader client.Reader
+	// FlowerTLS: flower-addon's SuperLink serves TLS (the hub's default), so ServerApps that use
+	// it get its CA.
+	FlowerTLS bool
 	// Logs reads the server's log for its progress; nil reads none.
 	Logs  LogReader
 	Clock clock.PassiveClock
@@ -104,7 +107,7 @@ func (r *Reconciler) all(ctx context.Context, _ client.Object) []reconcile.Reque
 // +kubebuilder:rbac:groups=work.open-cluster-management.io,resources=manifestworkreplicasets;manifestworks,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;create;delete
-// +kubebuilder:rbac:groups="",resources=services;persistentvolumeclaims,verbs=get;list;watch;create;update;delete
+// +kubebuilder:rbac:groups="",resources=services;persistentvolumeclaims;configmaps,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups="",resources=pods;nodes,verbs=get;list
 // +kubebuilder:rbac:groups="",resources=pods/log,verbs=get
 

@@ -1,6 +1,8 @@
 package federatedlearning
 
 import (
+	"strings"
+
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -31,14 +33,39 @@ func deployment(meta metav1.ObjectMeta, container, image string, args []string, 
 	}
 }
 
+// serverCAPath is where the ServerApp finds the SuperLink's CA certificate.
+const serverCADir = "/etc/flower/superlink-ca"
+
 // desiredServerApp is the hub's ServerApp: `--insecure --appio-api-address=<superlink>
-// --plugin-type=serverapp`, as in OCM (the ServerAppIo API stays inside the hub cluster).
-func desiredServerApp(fl *flv1alpha1.FederatedLearning) *appsv1.Deployment {
+// --plugin-type=serverapp`, as in OCM. When the SuperLink is flower-addon's with TLS (caPEM set),
+// --insecure becomes --root-certificates with the CA from ConfigMap <name>-superlink-ca: Flower
+// 1.42 serves the ServerAppIo (Runtime) API on the SuperLink's TLS port, where an --insecure
+// ServerApp never connects.
+func desiredServerApp(fl *flv1alpha1.FederatedLearning, caPEM string) (*appsv1.Deployment, *corev1.ConfigMap) {
 	meta := owned(fl, "serverapp")
 	meta.Name = serverAppName(fl)
-	return deployment(meta, "serverapp", fl.Spec.Server.Image, []string{
-		"--insecure", "--appio-api-address=" + superLinkOrDefault(fl.Spec.Server.SuperLink), "--plugin-type=serverapp",
+	if caPEM == "" {
+		return deployment(meta, "serverapp", fl.Spec.Server.Image, []string{
+			"--insecure", "--appio-api-address=" + superLinkOrDefault(fl.Spec.Server.SuperLink), "--plugin-type=serverapp",
+		}, nil), nil
+	}
+	cm := &corev1.ConfigMap{ObjectMeta: owned(fl, "serverapp"), Data: map[string]string{"ca.crt": caPEM}}
+	cm.Name = caConfigMapName(fl)
+	d := deployment(meta, "serverapp", fl.Spec.Server.Image, []string{
+		"--root-certificates=" + serverCADir + "/ca.crt", "--appio-api-address=" + superLinkOrDefault(fl.Spec.Server.SuperLink), "--plugin-type=serverapp",
 	}, nil)
+	pod := &d.Spec.Template.Spec
+	pod.Volumes = []corev1.Volume{{Name: "superlink-ca", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
+		LocalObjectReference: corev1.LocalObjectReference{Name: cm.Name}}}}}
+	pod.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: "superlink-ca", MountPath: serverCADir, ReadOnly: true}}
+	return d, cm
+}
+
+// usesFlowerAddOn says whether a SuperLink address names flower-addon's SuperLink on the hub
+// (the Service superlink in flower-system).
+func usesFlowerAddOn(superlink string) bool {
+	host, _, _ := strings.Cut(superLinkOrDefault(superlink), ":")
+	return host == "superlink.flower-system" || strings.HasPrefix(host, "superlink.flower-system.")
 }
 
 // desiredClientApp is the ManifestWorkReplicaSet <name>-clientapp over the placement: a

@@ -17,15 +17,36 @@ import (
 	flv1alpha1 "github.com/flotilla/flotilla/api/federationai/v1alpha1"
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
 	workv1alpha1 "github.com/flotilla/flotilla/api/work/v1alpha1"
+	"github.com/flotilla/flotilla/internal/builtinaddon"
 	"github.com/flotilla/flotilla/internal/hub/addon"
+	"github.com/flotilla/flotilla/internal/hub/flower"
 	"github.com/flotilla/flotilla/internal/hub/workreplicaset"
 )
 
 // flower runs the Flower path: the ServerApp on the hub, the ClientApps through the
 // ManifestWorkReplicaSet, the data paths through per-cluster works.
 func (r *Reconciler) flower(ctx context.Context, fl *flv1alpha1.FederatedLearning, o *observed, conflict func(error) error) error {
+	caPEM := ""
+	if r.FlowerTLS && usesFlowerAddOn(fl.Spec.Server.SuperLink) {
+		pem, err := r.superLinkCA(ctx)
+		if err != nil {
+			return err
+		}
+		if pem == "" {
+			o.ServerReason, o.ServerMessage = "SuperLinkNotRunning", "flower-addon's SuperLink has no CA yet (ConfigMap flower-system/flower-ca): enable flower-addon on a cluster with `flotilla addon enable flower-addon --clusters NAME`"
+			o.Progress = nil
+			return nil
+		}
+		caPEM = pem
+	}
+	desired, cm := desiredServerApp(fl, caPEM)
+	if cm != nil {
+		if err := conflict(r.ensure(ctx, fl, "ConfigMap", cm, &corev1.ConfigMap{}, true)); err != nil {
+			return err
+		}
+	}
 	d := &appsv1.Deployment{}
-	if err := conflict(r.ensure(ctx, fl, "Deployment", desiredServerApp(fl), d, true)); err != nil {
+	if err := conflict(r.ensure(ctx, fl, "Deployment", desired, d, true)); err != nil {
 		return err
 	}
 	o.ServerReady = d.Status.AvailableReplicas > 0
@@ -220,4 +241,21 @@ func sortedKeys(m map[string]string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// superLinkCA is the CA certificate of flower-addon's SuperLink, from the ConfigMap the hub
+// keeps in flower-system (only if the hub made it); "" when there is none.
+func (r *Reconciler) superLinkCA(ctx context.Context) (string, error) {
+	cm := &corev1.ConfigMap{}
+	err := r.Reader.Get(ctx, client.ObjectKey{Namespace: flower.Namespace, Name: flower.CAConfigMap}, cm)
+	if apierrors.IsNotFound(err) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	if cm.Labels[builtinaddon.Label] != flower.AddonName {
+		return "", nil
+	}
+	return cm.Data["ca.crt"], nil
 }

@@ -15,11 +15,12 @@ const (
 )
 
 // SuperLinkArgs are flower-superlink's arguments: process isolation (ServerApps run in their own
-// pods and connect to the ServerAppIo API), and TLS on the Fleet and Control APIs with the
-// serving certificate of ServingSecret, or --insecure. The APIs listen on Flower's default
-// addresses (0.0.0.0:9091, 9092, 9093).
+// pods and connect to the ServerAppIo, in 1.42 Runtime, API), on 0.0.0.0:PortFleet, where
+// Flower 1.42 serves every API (Fleet, Control, Runtime) on one port; TLS with the serving
+// certificate of ServingSecret, or --insecure. With TLS on, ServerApps need the CA too: the
+// Runtime API shares the TLS port.
 func SuperLinkArgs(tls bool) []string {
-	args := []string{"--isolation", "process"}
+	args := []string{"--isolation", "process", "--host", "0.0.0.0", "--port", strconv.Itoa(PortFleet)}
 	if !tls {
 		return append(args, "--insecure")
 	}
@@ -32,13 +33,13 @@ func SuperLinkArgs(tls bool) []string {
 
 // SuperNodeArgs are flower-supernode's arguments, with the template's variables: the SuperLink's
 // Fleet API at SUPERLINK_ADDRESS:SUPERLINK_PORT, process isolation (ClientApps connect to the
-// ClientAppIo API on 9094), the node config cluster-name="<cluster>" (OCM's), and the CA
+// ClientAppIo API on 0.0.0.0:9094; Flower 1.42 has no --clientappio-api-address), the node config cluster-name="<cluster>" (OCM's), and the CA
 // certificate of CAConfigMap as root certificates, or --insecure.
 func SuperNodeArgs(tls bool) []string {
 	args := []string{
 		"--isolation", "process",
 		"--superlink", "{{" + VarAddress + "}}:{{" + VarPort + "}}",
-		"--clientappio-api-address", "0.0.0.0:" + strconv.Itoa(PortClientAppIo),
+		"--host", "0.0.0.0", "--port", strconv.Itoa(PortClientAppIo),
 		"--node-config", `cluster-name="{{CLUSTER_NAME}}"`,
 	}
 	if !tls {

@@ -24,14 +24,14 @@ func TestCommands(t *testing.T) {
 	cases := map[string]struct {
 		got, want []string
 	}{
-		"superlink, TLS": {got: SuperLinkArgs(true), want: []string{"--isolation", "process",
+		"superlink, TLS": {got: SuperLinkArgs(true), want: []string{"--isolation", "process", "--host", "0.0.0.0", "--port", "9092",
 			"--ssl-ca-certfile", "/etc/flower/tls/ca.crt", "--ssl-certfile", "/etc/flower/tls/tls.crt", "--ssl-keyfile", "/etc/flower/tls/tls.key"}},
-		"superlink, insecure": {got: SuperLinkArgs(false), want: []string{"--isolation", "process", "--insecure"}},
+		"superlink, insecure": {got: SuperLinkArgs(false), want: []string{"--isolation", "process", "--host", "0.0.0.0", "--port", "9092", "--insecure"}},
 		"supernode, TLS": {got: SuperNodeArgs(true), want: []string{"--isolation", "process",
-			"--superlink", "{{SUPERLINK_ADDRESS}}:{{SUPERLINK_PORT}}", "--clientappio-api-address", "0.0.0.0:9094",
+			"--superlink", "{{SUPERLINK_ADDRESS}}:{{SUPERLINK_PORT}}", "--host", "0.0.0.0", "--port", "9094",
 			"--node-config", `cluster-name="{{CLUSTER_NAME}}"`, "--root-certificates", "/etc/flower/ca/ca.crt"}},
 		"supernode, insecure": {got: SuperNodeArgs(false), want: []string{"--isolation", "process",
-			"--superlink", "{{SUPERLINK_ADDRESS}}:{{SUPERLINK_PORT}}", "--clientappio-api-address", "0.0.0.0:9094",
+			"--superlink", "{{SUPERLINK_ADDRESS}}:{{SUPERLINK_PORT}}", "--host", "0.0.0.0", "--port", "9094",
 			"--node-config", `cluster-name="{{CLUSTER_NAME}}"`, "--insecure"}},
 	}
 	for name, tc := range cases {
@@ -85,19 +85,19 @@ func TestSuperNodeRendered(t *testing.T) {
 		wantConfigMap bool
 	}{
 		"defaults: TLS, the Service's name": {
-			wantArgs: []string{"--isolation", "process", "--superlink", "superlink.flower-system.svc:9092", "--clientappio-api-address", "0.0.0.0:9094",
+			wantArgs: []string{"--isolation", "process", "--superlink", "superlink.flower-system.svc:9092", "--host", "0.0.0.0", "--port", "9094",
 				"--node-config", `cluster-name="gpu-east"`, "--root-certificates", "/etc/flower/ca/ca.crt"},
 			wantImage: DefaultSuperNodeImage, wantConfigMap: true,
 		},
 		"external address and image, insecure": {
 			opts: Options{Address: "10.0.0.5:30092", SuperNodeImage: "registry.local/flwr/supernode:1.42.0", Insecure: true},
-			wantArgs: []string{"--isolation", "process", "--superlink", "10.0.0.5:30092", "--clientappio-api-address", "0.0.0.0:9094",
+			wantArgs: []string{"--isolation", "process", "--superlink", "10.0.0.5:30092", "--host", "0.0.0.0", "--port", "9094",
 				"--node-config", `cluster-name="gpu-east"`, "--insecure"},
 			wantImage: "registry.local/flwr/supernode:1.42.0",
 		},
 		"IPv6 address": {
 			opts: Options{Address: "[2001:db8::1]:9092", Insecure: true},
-			wantArgs: []string{"--isolation", "process", "--superlink", "[2001:db8::1]:9092", "--clientappio-api-address", "0.0.0.0:9094",
+			wantArgs: []string{"--isolation", "process", "--superlink", "[2001:db8::1]:9092", "--host", "0.0.0.0", "--port", "9094",
 				"--node-config", `cluster-name="gpu-east"`, "--insecure"},
 			wantImage: DefaultSuperNodeImage,
 		},

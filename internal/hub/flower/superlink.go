@@ -27,11 +27,8 @@ func superLinkDeployment(o Options, servingHash string) *appsv1.Deployment {
 	tls := !o.Insecure
 	c := corev1.Container{
 		Name: "superlink", Image: o.SuperLinkImage, Args: SuperLinkArgs(tls),
-		Ports: []corev1.ContainerPort{
-			{Name: "appio", ContainerPort: PortServerAppIo, Protocol: corev1.ProtocolTCP},
-			{Name: "fleet", ContainerPort: PortFleet, Protocol: corev1.ProtocolTCP},
-			{Name: "control", ContainerPort: PortControl, Protocol: corev1.ProtocolTCP},
-		},
+		// Flower 1.42 serves the Fleet, Control and ServerAppIo (Runtime) APIs on one port.
+		Ports:           []corev1.ContainerPort{{Name: "superlink", ContainerPort: PortFleet, Protocol: corev1.ProtocolTCP}},
 		ReadinessProbe:  tcpProbe(PortFleet, 5),
 		LivenessProbe:   tcpProbe(PortFleet, 30),
 		SecurityContext: containerSecurity(),
@@ -57,10 +54,13 @@ func superLinkDeployment(o Options, servingHash string) *appsv1.Deployment {
 	}
 }
 
-// superLinkService is the SuperLink's Service on the hub: ServerAppIo, Fleet and Control APIs.
+// superLinkService is the SuperLink's Service on the hub: OCM's three ports (ServerAppIo, Fleet
+// and Control), which Flower 1.42 all serves on its one port, so that OCM's addresses
+// (superlink.flower-system:9091 in a FederatedLearning, :9092 for SuperNodes, :9093 for flwr)
+// still reach it.
 func superLinkService() *corev1.Service {
 	port := func(name string, p int32) corev1.ServicePort {
-		return corev1.ServicePort{Name: name, Port: p, TargetPort: intstr.FromInt32(p), Protocol: corev1.ProtocolTCP}
+		return corev1.ServicePort{Name: name, Port: p, TargetPort: intstr.FromInt32(PortFleet), Protocol: corev1.ProtocolTCP}
 	}
 	return &corev1.Service{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
