@@ -31,7 +31,7 @@ func TestFlowerFederation(t *testing.T) {
 	f.cluster(t, "hospital-a", map[string]string{dataClaim: "/data/hospital-a"}, true)
 	f.cluster(t, "hospital-b", map[string]string{dataClaim: "/data/hospital-b"}, true)
 	f.cluster(t, "hospital-c", map[string]string{dataClaim: "/data/hospital-c"}, true)
-	f.cluster(t, "edge-1", nil, true)                                                // holds no data
+	f.cluster(t, "edge-1", nil, true)                                                 // holds no data
 	f.cluster(t, "no-flower", map[string]string{dataClaim: "/data/no-flower"}, false) // no SuperNode
 
 	fl := f.flower("mnist", 2)

@@ -107,7 +107,7 @@ func (f *fleet) addonAvailable(t *testing.T, cluster string, ok bool) {
 		meta.SetStatusCondition(&w.Status.Conditions, metav1.Condition{Type: workv1.WorkApplied, Status: metav1.ConditionTrue, Reason: "Test", ObservedGeneration: w.Generation})
 		w.Status.ResourceStatus.Manifests = []workv1.ManifestCondition{{
 			ResourceMeta: workv1.ManifestResourceMeta{Group: "apps", Version: "v1", Kind: "Deployment", Resource: "deployments", Namespace: "flower-addon", Name: "flower-supernode"},
-			Conditions: []metav1.Condition{{Type: workv1.ManifestApplied, Status: metav1.ConditionTrue, Reason: "Test", LastTransitionTime: metav1.Now()}},
+			Conditions:   []metav1.Condition{{Type: workv1.ManifestApplied, Status: metav1.ConditionTrue, Reason: "Test", LastTransitionTime: metav1.Now()}},
 			StatusFeedbacks: workv1.StatusFeedbackResult{Values: []workv1.FeedbackValue{
 				{Name: "ReadyReplicas", Value: workv1.FieldValue{Type: workv1.Integer, Integer: &ready}},
 				{Name: "Replicas", Value: workv1.FieldValue{Type: workv1.Integer, Integer: &one}},
