@@ -102,7 +102,7 @@ func (s *start) envFrom(ctx context.Context, v *vars, from corev1.EnvFromSource,
 func (s *start) valueFrom(ctx context.Context, from *corev1.EnvVarSource) (val string, set bool, err error) {
 	switch {
 	case from.FieldRef != nil:
-		val, err := fieldValue(s.pod, from.FieldRef.FieldPath)
+		val, err := fieldValue(s.pod, from.FieldRef.FieldPath, s.r.address())
 		if err != nil {
 			return "", false, fmt.Errorf("valueFrom.fieldRef: %w", err)
 		}
@@ -187,6 +187,7 @@ func (s *start) processEnv(v *vars, mounts []mount) ([]string, error) {
 		out[k] = s.rewrite(val, prefixes)
 	}
 	defaults := map[string]string{"PATH": os.Getenv("PATH"), "HOME": s.dir, "HOSTNAME": s.pod.Name}
+	maps.Copy(defaults, s.r.Env)
 	maps.Copy(defaults, v.service)
 	if kc, ok, err := s.kubeconfig(mounts); err != nil {
 		return nil, err

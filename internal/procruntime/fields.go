@@ -15,15 +15,24 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 )
 
-// localIP is the pod's and the node's address: a local process shares this machine's network.
+// localIP is the pod's and the node's address when Runtime.Address is empty: a local process
+// shares this machine's network.
 const localIP = "127.0.0.1"
+
+// address is the node's and its pods' IP address.
+func (r *Runtime) address() string {
+	if r.Address == "" {
+		return localIP
+	}
+	return r.Address
+}
 
 // localNode is spec.nodeName of a pod that names no node (a Deployment's pod template).
 const localNode = "local"
 
 // fieldValue is the downward API's value of fieldPath for pod, as the kubelet computes it for env
 // (fieldRef) and downwardAPI files.
-func fieldValue(pod *corev1.Pod, fieldPath string) (string, error) {
+func fieldValue(pod *corev1.Pod, fieldPath, ip string) (string, error) {
 	if key, ok := subscript(fieldPath, "metadata.labels"); ok {
 		return pod.Labels[key], nil
 	}
@@ -49,7 +58,7 @@ func fieldValue(pod *corev1.Pod, fieldPath string) (string, error) {
 	case "spec.serviceAccountName":
 		return serviceAccountName(&pod.Spec), nil
 	case "status.podIP", "status.podIPs", "status.hostIP", "status.hostIPs":
-		return localIP, nil
+		return ip, nil
 	}
 	return "", fmt.Errorf("fieldPath %q is not supported (supported: metadata.name, metadata.namespace, metadata.uid, metadata.labels, metadata.annotations, metadata.labels['key'], metadata.annotations['key'], spec.nodeName, spec.serviceAccountName, status.podIP(s), status.hostIP(s))", fieldPath)
 }

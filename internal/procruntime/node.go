@@ -51,6 +51,8 @@ type NodeKeeper struct {
 	Capacity corev1.ResourceList
 	// Clock decides when the Lease is renewed and stamps the status and the Lease.
 	Clock clock.Clock
+	// Address is the node's InternalIP (127.0.0.1 when empty).
+	Address string
 
 	lastReport time.Time
 }
@@ -135,7 +137,11 @@ func (k *NodeKeeper) writeStatus(ctx context.Context, ready bool) error {
 			return err
 		}
 		now := k.Clock.Now()
-		want := nodeStatus(node.Status, k.Name, capacity, ready, metav1.NewTime(now))
+		ip := k.Address
+		if ip == "" {
+			ip = localIP
+		}
+		want := nodeStatus(node.Status, k.Name, ip, capacity, ready, metav1.NewTime(now))
 		if !statusChanged(node.Status, want) && now.Sub(k.lastReport) < nodeStatusReportPeriod {
 			return nil
 		}

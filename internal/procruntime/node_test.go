@@ -84,7 +84,7 @@ func TestNodeStatus(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got := nodeStatus(corev1.NodeStatus{Conditions: tc.old}, "proc-1", testCapacity, tc.ready, metav1.NewTime(now))
+			got := nodeStatus(corev1.NodeStatus{Conditions: tc.old}, "proc-1", localIP, testCapacity, tc.ready, metav1.NewTime(now))
 			if diff := cmp.Diff(tc.want, got.Conditions); diff != "" {
 				t.Errorf("conditions (-want +got):\n%s", diff)
 			}
@@ -100,14 +100,14 @@ func TestNodeStatus(t *testing.T) {
 }
 
 func TestStatusChanged(t *testing.T) {
-	base := nodeStatus(corev1.NodeStatus{}, "proc-1", testCapacity, true, metav1.NewTime(testNow))
+	base := nodeStatus(corev1.NodeStatus{}, "proc-1", localIP, testCapacity, true, metav1.NewTime(testNow))
 	cases := map[string]struct {
 		next corev1.NodeStatus
 		want bool
 	}{
-		"only a later heartbeat": {next: nodeStatus(base, "proc-1", testCapacity, true, metav1.NewTime(testNow.Add(time.Minute))), want: false},
-		"not ready":              {next: nodeStatus(base, "proc-1", testCapacity, false, metav1.NewTime(testNow.Add(time.Minute))), want: true},
-		"less memory": {next: nodeStatus(base, "proc-1", corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("1Gi")}, true,
+		"only a later heartbeat": {next: nodeStatus(base, "proc-1", localIP, testCapacity, true, metav1.NewTime(testNow.Add(time.Minute))), want: false},
+		"not ready":              {next: nodeStatus(base, "proc-1", localIP, testCapacity, false, metav1.NewTime(testNow.Add(time.Minute))), want: true},
+		"less memory": {next: nodeStatus(base, "proc-1", localIP, corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("1Gi")}, true,
 			metav1.NewTime(testNow.Add(time.Minute))), want: true},
 	}
 	for name, tc := range cases {

@@ -24,7 +24,7 @@ func NodeRunner(rt *Runtime, node string, clk clock.Clock) *PodRunner {
 		Runtime: rt,
 		Nodes:   labels.SelectorFromSet(labels.Set{NodeLabel: "true", corev1.LabelHostname: node}),
 		Keep: []*NodeKeeper{{
-			Client: rt.Client, Name: node, Register: true, Capacity: HostCapacity(rt.Root), Clock: clk,
+			Client: rt.Client, Name: node, Register: true, Capacity: HostCapacity(rt.Root), Clock: clk, Address: rt.Address,
 		}},
 	}
 }

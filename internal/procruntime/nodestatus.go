@@ -58,12 +58,12 @@ var nodeConditions = []struct {
 // ready, else False with the reason why the node stopped. A condition keeps its transition time
 // while its status stays; conditions the kubelet does not own are kept as they are. No side
 // effects: the NodeKeeper writes the result when it differs (statusChanged).
-func nodeStatus(old corev1.NodeStatus, name string, capacity corev1.ResourceList, ready bool, now metav1.Time) corev1.NodeStatus {
+func nodeStatus(old corev1.NodeStatus, name, ip string, capacity corev1.ResourceList, ready bool, now metav1.Time) corev1.NodeStatus {
 	st := *old.DeepCopy()
 	st.Capacity = capacity.DeepCopy()
 	st.Allocatable = capacity.DeepCopy()
 	st.Phase = ""
-	st.Addresses = []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: localIP}, {Type: corev1.NodeHostName, Address: name}}
+	st.Addresses = []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: ip}, {Type: corev1.NodeHostName, Address: name}}
 	st.NodeInfo = corev1.NodeSystemInfo{
 		KubeletVersion:          localk8s.KubernetesVersion,
 		OperatingSystem:         runtime.GOOS,

@@ -33,13 +33,13 @@ func terminated(code int, started, finished metav1.Time) corev1.ContainerState {
 // container's state. A condition keeps its transition time from pod.Status while its status
 // stays; a changed one moves at now. It has no side effects; the PodRunner writes it when it
 // changed.
-func podStatus(pod *corev1.Pod, runs []*containerRun, startTime, now metav1.Time) corev1.PodStatus {
+func podStatus(pod *corev1.Pod, runs []*containerRun, startTime, now metav1.Time, ip string) corev1.PodStatus {
 	st := corev1.PodStatus{
 		Phase:     podPhase(pod.Spec.RestartPolicy, runs),
-		HostIP:    localIP,
-		HostIPs:   []corev1.HostIP{{IP: localIP}},
-		PodIP:     localIP,
-		PodIPs:    []corev1.PodIP{{IP: localIP}},
+		HostIP:    ip,
+		HostIPs:   []corev1.HostIP{{IP: ip}},
+		PodIP:     ip,
+		PodIPs:    []corev1.PodIP{{IP: ip}},
 		StartTime: &startTime,
 		QOSClass:  pod.Status.QOSClass,
 	}

@@ -86,7 +86,7 @@ func TestPodStatus(t *testing.T) {
 			LastTerminationState: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 137, Reason: "Error", StartedAt: start, FinishedAt: start}},
 		}},
 	}
-	if diff := cmp.Diff(want, podStatus(pod, runs, start, now)); diff != "" {
+	if diff := cmp.Diff(want, podStatus(pod, runs, start, now, localIP)); diff != "" {
 		t.Errorf("podStatus (-want +got):\n%s", diff)
 	}
 }

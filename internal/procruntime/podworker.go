@@ -157,7 +157,7 @@ func (w *podWorker) report(ctx context.Context) {
 	w.pubMu.Lock()
 	defer w.pubMu.Unlock()
 	w.mu.Lock()
-	st := podStatus(w.pod, w.runs, w.startTime, metav1.NewTime(w.runner.Runtime.Clock.Now()))
+	st := podStatus(w.pod, w.runs, w.startTime, metav1.NewTime(w.runner.Runtime.Clock.Now()), w.runner.Runtime.address())
 	w.pod.Status.Conditions = st.Conditions
 	w.mu.Unlock()
 	w.publish(ctx, w.pod, st)

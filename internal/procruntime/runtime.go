@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -32,6 +33,12 @@ type Runtime struct {
 	Server *rest.Config
 	// Clock decides when projected tokens are renewed.
 	Clock clock.PassiveClock
+	// Address is the node's and its pods' IP address, a loopback address (127.0.0.1 when
+	// empty). Giving each cluster's runtime its own (127.0.2.1, 127.0.2.2, ...) lets the same
+	// port be served once per cluster, as on separate machines; see network.go.
+	Address string
+	// Env is set in every process, as an image's ENV would be, unless the container sets it.
+	Env map[string]string
 
 	// allocatable, when set, replaces this machine's resources as the node's allocatable ones
 	// (unset limits in resourceFieldRef); tests set it.
@@ -150,8 +157,14 @@ func (s *start) run(ctx context.Context) (*Running, error) {
 		return nil, err
 	}
 	prefixes := mountPaths(mounts)
+	net := s.r.network(ctx)
 	for i := 1; i < len(argv); i++ {
-		argv[i] = s.rewrite(argv[i], prefixes)
+		argv[i] = net.rewrite(s.rewrite(argv[i], prefixes))
+	}
+	for i, kv := range env {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			env[i] = k + "=" + net.rewrite(v)
+		}
 	}
 	workDir, err := s.workingDir()
 	if err != nil {

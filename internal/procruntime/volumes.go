@@ -164,7 +164,7 @@ func (s *start) downwardAPIFiles(files map[string]file, items []corev1.DownwardA
 		var err error
 		switch {
 		case it.FieldRef != nil:
-			val, err = fieldValue(s.pod, it.FieldRef.FieldPath)
+			val, err = fieldValue(s.pod, it.FieldRef.FieldPath, s.r.address())
 		case it.ResourceFieldRef != nil:
 			var c *corev1.Container
 			if c, err = findContainer(&s.pod.Spec, it.ResourceFieldRef.ContainerName); err == nil {
