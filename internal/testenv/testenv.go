@@ -36,6 +36,12 @@ type Options struct {
 	// Commands maps images (or repositories) to the local programs the runtime nodes run for
 	// them (procruntime.Runtime.Commands). A pod with another image stays Pending.
 	Commands map[string]string
+	// RuntimeEnv is set in every runtime process (procruntime.Runtime.Env).
+	RuntimeEnv map[string]string
+	// RuntimeAddresses gives each cluster's runtime node its own loopback address
+	// (RuntimeAddress), so that servers of different clusters may use the same port; without it
+	// every node is 127.0.0.1.
+	RuntimeAddresses bool
 }
 
 // Env is a running fleet.
