@@ -230,9 +230,11 @@ func (c *Client) post(ctx context.Context, method, path, accept string, body []b
 func (c *Client) transportHint(err error) string {
 	msg := err.Error()
 	switch {
-	case c.TLS == nil && strings.Contains(msg, "malformed HTTP"):
-		return "the SuperLink seems to speak TLS (started with --ssl-*): set Client.TLS with its CA"
-	case c.TLS != nil && strings.Contains(msg, "does not look like a TLS handshake"):
+	case c.TLS == nil && (errors.Is(err, io.EOF) || strings.Contains(msg, "malformed HTTP")):
+		// A TLS SuperLink (uvicorn) closes a plain HTTP connection without an answer.
+		return "request failed; if the SuperLink serves TLS (started with --ssl-*), set Client.TLS with its CA"
+	case c.TLS != nil && (strings.Contains(msg, "HTTP response to HTTPS client") ||
+		strings.Contains(msg, "does not look like a TLS handshake")):
 		return "the SuperLink speaks plain HTTP (started with --insecure): leave Client.TLS nil"
 	}
 	return "request failed"
