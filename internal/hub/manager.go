@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -116,6 +117,11 @@ type Options struct {
 	// Flower configures the built-in add-on flower-addon: the SuperLink the hub runs and the
 	// address, TLS and image its SuperNodes get (internal/hub/flower).
 	Flower flower.Options
+	// ResolveHubService maps the address of a Service of the hub's cluster (host:port) to where
+	// this process reaches it; nil keeps it, for a hub that runs in its cluster and resolves
+	// cluster DNS. A local fleet's hub, a process beside the cluster, sets it (the federated-
+	// learning controller reads Flower's SuperLink through it).
+	ResolveHubService func(ctx context.Context, hostport string) string
 }
 
 // DefaultWebhookAddress is the CLI's webhook address: loopback, on a free port, since only the
@@ -244,7 +250,8 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		&resourceusage.Reconciler{Client: mgr.GetClient(), MaxAcceleratorsPerNode: opts.ResourceUsageMaxAcceleratorsPerNode},
 		&dynamicscoring.ScorerReconciler{Client: mgr.GetClient(), Clock: clk, Namespace: opts.DynamicScoringNamespace, AllowLocal: opts.DynamicScoringAllowLocal},
 		&dynamicscoring.ConfigReconciler{Client: mgr.GetClient(), Namespace: opts.DynamicScoringNamespace},
-		&federatedlearning.Reconciler{Client: mgr.GetClient(), Logs: federatedlearning.APILogs{Client: cs}, Clock: clk, FlowerTLS: !opts.Flower.Insecure},
+		&federatedlearning.Reconciler{Client: mgr.GetClient(), Logs: federatedlearning.APILogs{Client: cs}, Clock: clk, FlowerTLS: !opts.Flower.Insecure,
+			Flower: &federatedlearning.FlowerRuns{Resolve: opts.ResolveHubService}},
 	} {
 		if err := r.SetupWithManager(mgr); err != nil {
 			return nil, err

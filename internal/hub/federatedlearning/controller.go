@@ -40,6 +40,9 @@ type Reconciler struct {
 	// FlowerTLS: flower-addon's SuperLink serves TLS (the hub's default), so ServerApps that use
 	// it get its CA.
 	FlowerTLS bool
+	// Flower reads Flower federations' runs from their SuperLink; nil reads the ServerApp pod's
+	// log instead.
+	Flower *FlowerRuns
 	// Logs reads the server's log for its progress; nil reads none.
 	Logs  LogReader
 	Clock clock.PassiveClock
@@ -118,6 +121,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
 	if !fl.DeletionTimestamp.IsZero() {
+		if r.Flower != nil {
+			r.Flower.Forget(fl.UID)
+		}
 		return reconcile.Result{}, r.finalize(ctx, fl)
 	}
 	if controllerutil.AddFinalizer(fl, Finalizer) {

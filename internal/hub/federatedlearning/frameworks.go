@@ -113,8 +113,35 @@ func (r *Reconciler) flower(ctx context.Context, fl *flv1alpha1.FederatedLearnin
 		}
 		o.Clients[c] = cs
 	}
-	o.Progress = r.progress(ctx, fl, "serverapp")
+	o.Progress = r.flowerProgress(ctx, fl, caPEM)
 	return nil
+}
+
+// flowerProgress reads the newest Flower run through the SuperLink (the ServerApp's output is
+// only there), else the ServerApp pod's log. A finished run ends the federation: completed is
+// Completed, failed or stopped is Failed with Flower's details.
+func (r *Reconciler) flowerProgress(ctx context.Context, fl *flv1alpha1.FederatedLearning, caPEM string) *Progress {
+	if r.Flower == nil {
+		return r.progress(ctx, fl, "serverapp")
+	}
+	run, err := r.Flower.Read(ctx, fl, caPEM)
+	if err != nil {
+		ctrlLog(ctx).V(1).Info("reading the Flower run", "error", err.Error())
+		return nil
+	}
+	if run == nil {
+		return nil
+	}
+	p := ParseProgress(run.Log)
+	if run.Status == "finished" {
+		p.Seen = true
+		if run.SubStatus == "completed" {
+			p.Finished = true
+		} else {
+			p.Failed = fmt.Sprintf("Flower run %d finished %s: %s", run.ID, run.SubStatus, nonEmpty(run.Details, "no details"))
+		}
+	}
+	return &p
 }
 
 // flowerHint names clusters where flower-addon is not available, since the placement only

@@ -13,7 +13,7 @@ import (
 //
 //	FLOTILLA_PROGRESS {"round":2,"rounds":5,"clients":["cluster-a","cluster-b"],"metrics":{"accuracy":0.83}}
 //
-// Flower's own log gives the round being run ("[ROUND 3]") and the end ("Run finished 5
+// Flower's own log gives the round being run ("[ROUND 3/5]", "[ROUND 3]" before 1.2x) and the end ("Run finished 5
 // round(s)"), but neither the clusters that took part nor, in a stable form, the metrics; the
 // example app (examples/federated-learning) prints this line after each aggregation.
 const ProgressMarker = "FLOTILLA_PROGRESS "
@@ -29,14 +29,15 @@ type Progress struct {
 	Metrics map[string]string
 	// RoundClients are, per reported round, the clusters that took part, sorted.
 	RoundClients map[int32][]string
-	// Finished: the server said the run is over.
+	// Finished: the server said the run is over; Failed, when set, says it failed and how.
 	Finished bool
+	Failed   string
 	// Seen: the log held a line about rounds at all.
 	Seen bool
 }
 
 var (
-	flowerRound    = regexp.MustCompile(`\[ROUND (\d+)\]`)
+	flowerRound    = regexp.MustCompile(`\[ROUND (\d+)(?:/(\d+))?\]`)
 	flowerFinished = regexp.MustCompile(`Run finished (\d+) round\(s\)`)
 )
 
@@ -89,6 +90,9 @@ func ParseProgress(log string) Progress {
 			if n, err := strconv.ParseInt(m[1], 10, 32); err == nil && n >= 1 {
 				p.Seen = true
 				p.Round = max(p.Round, int32(n)-1)
+				if total, err := strconv.ParseInt(m[2], 10, 32); err == nil && total >= n {
+					p.Rounds = int32(total)
+				}
 			}
 		}
 	}

@@ -16,6 +16,10 @@ func TestParseProgress(t *testing.T) {
 			log:  "INFO : Starting Flower ServerApp\n",
 			want: Progress{RoundClients: map[int32][]string{}},
 		},
+		"flower 1.42's lines": {
+			log:  "INFO :      [ROUND 1/5]\nINFO :      [ROUND 2/5]\n",
+			want: Progress{Round: 1, Rounds: 5, Seen: true, RoundClients: map[int32][]string{}},
+		},
 		"flower's own lines": {
 			log:  "INFO :      [ROUND 1]\nINFO :      configure_train: Sampled 3 nodes\nINFO :      [ROUND 2]\n",
 			want: Progress{Round: 1, Seen: true, RoundClients: map[int32][]string{}},

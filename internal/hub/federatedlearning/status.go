@@ -151,8 +151,11 @@ func computeStatus(fl *flv1alpha1.FederatedLearning, o observed) flv1alpha1.Fede
 	case len(o.SpecErrors) > 0:
 		phase, msg = flv1alpha1.PhaseFailed, strings.Join(o.SpecErrors, "; ")
 		set(ConditionFailed, true, ReasonInvalidSpec, msg)
-	case o.ServerFailed:
+	case o.ServerFailed || (o.Progress != nil && o.Progress.Failed != ""):
 		phase, msg = flv1alpha1.PhaseFailed, o.ServerFailure
+		if msg == "" {
+			msg = o.Progress.Failed
+		}
 		set(ConditionFailed, true, ReasonServerFailed, msg)
 	case o.ServerSucceeded || (o.Progress != nil && o.Progress.Finished):
 		phase, msg = flv1alpha1.PhaseCompleted, "Model training successful. Check storage for details"

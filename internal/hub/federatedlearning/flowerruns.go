@@ -1,0 +1,127 @@
+package federatedlearning
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+
+	flv1alpha1 "github.com/flotilla/flotilla/api/federationai/v1alpha1"
+	"github.com/flotilla/flotilla/internal/flowerctl"
+)
+
+// FlowerRun is the newest Flower run of a federation, as its SuperLink reports it.
+type FlowerRun struct {
+	ID                         uint64
+	Status, SubStatus, Details string
+	// Log is the ServerApp's output so far (Flower runs it in a child process whose output only
+	// the SuperLink keeps).
+	Log string
+}
+
+// FlowerRuns reads a Flower federation's newest run and its log through the Control API of the
+// SuperLink that spec.server.superlink names (Flower 1.42 serves it on the same port). A run
+// belongs to the federation when it was submitted after the FederatedLearning was created;
+// one SuperLink serves one federation at a time, as in OCM's Flower sample.
+type FlowerRuns struct {
+	// Resolve maps a Service address (host:port) to where the hub reaches it; nil keeps it (the
+	// hub resolves cluster DNS). A local fleet, whose hub runs outside the cluster, sets it.
+	Resolve func(ctx context.Context, hostport string) string
+	// LogWait bounds each read of a running run's log (default 1 s).
+	LogWait time.Duration
+
+	mu   sync.Mutex
+	logs map[types.UID]*runLog
+}
+
+type runLog struct {
+	id       uint64
+	text     strings.Builder
+	latest   float64
+	complete bool
+}
+
+// maxRunLog bounds the log kept per federation: the newest output is what progress needs.
+const maxRunLog = 4 << 20
+
+// Read returns fl's newest run with its log, or nil when there is none yet. caPEM is the
+// SuperLink's CA ("" for a SuperLink without TLS).
+func (f *FlowerRuns) Read(ctx context.Context, fl *flv1alpha1.FederatedLearning, caPEM string) (*FlowerRun, error) {
+	addr := superLinkOrDefault(fl.Spec.Server.SuperLink)
+	host, _, _ := strings.Cut(addr, ":")
+	c := &flowerctl.Client{Address: addr}
+	if f.Resolve != nil {
+		c.Address = f.Resolve(ctx, addr)
+	}
+	if caPEM != "" {
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM([]byte(caPEM)) {
+			return nil, fmt.Errorf("the SuperLink's CA certificate is not PEM")
+		}
+		c.TLS = &tls.Config{RootCAs: pool, ServerName: host, MinVersion: tls.VersionTLS12}
+	}
+	runs, err := c.ListRuns(ctx, flowerctl.ListRunsOptions{Limit: 20})
+	if err != nil {
+		return nil, err
+	}
+	var run *flowerctl.Run
+	for i := range runs {
+		r := &runs[i]
+		if submittedAfter(r.PendingAt, fl.CreationTimestamp.Time) && (run == nil || r.ID > run.ID) {
+			run = r
+		}
+	}
+	if run == nil {
+		return nil, nil
+	}
+	f.mu.Lock()
+	if f.logs == nil {
+		f.logs = map[types.UID]*runLog{}
+	}
+	l := f.logs[fl.UID]
+	if l == nil || l.id != run.ID {
+		l = &runLog{id: run.ID}
+		f.logs[fl.UID] = l
+	}
+	f.mu.Unlock()
+	if !l.complete {
+		wait := f.LogWait
+		if wait <= 0 {
+			wait = time.Second
+		}
+		lctx, cancel := context.WithTimeout(ctx, wait)
+		got, err := c.Logs(lctx, run.ID, l.latest)
+		cancel()
+		if err != nil && lctx.Err() == nil {
+			return nil, err
+		}
+		if l.text.Len()+len(got.Text) <= maxRunLog {
+			l.text.WriteString(got.Text)
+		}
+		l.latest, l.complete = got.Latest, got.Complete
+	}
+	return &FlowerRun{ID: run.ID, Status: run.Status, SubStatus: run.SubStatus, Details: run.Details, Log: l.text.String()}, nil
+}
+
+// Forget drops what is kept of a deleted federation's run.
+func (f *FlowerRuns) Forget(uid types.UID) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.logs, uid)
+}
+
+// submittedAfter parses the SuperLink's ISO 8601 time (Python's isoformat); an unreadable one
+// counts as after, so that a format change does not hide every run.
+func submittedAfter(iso string, t time.Time) bool {
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02 15:04:05.999999999Z07:00", "2006-01-02T15:04:05.999999999"} {
+		if at, err := time.Parse(layout, iso); err == nil {
+			return !at.Before(t.Truncate(time.Second))
+		}
+	}
+	return true
+}
