@@ -24,9 +24,9 @@ func NewCommand(io streams.IO, clk clock.PassiveClock) *cobra.Command {
 func newCommand(io streams.IO, clk clock.PassiveClock, newClient kubeflags.ReaderFunc) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "describe",
-		Short: "Show one object of the hub in detail",
+		Short: "Show one object of the hub in detail: a ManifestWork or a FederatedLearning",
 	}
-	cmd.AddCommand(newWorkCommand(io, clk, newClient))
+	cmd.AddCommand(newWorkCommand(io, clk, newClient), newFederatedLearningCommand(io, clk, newClient))
 	return cmd
 }
 

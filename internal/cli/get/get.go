@@ -37,16 +37,19 @@ func newCommand(io streams.IO, clk clock.PassiveClock, newClient kubeflags.Reade
 		validArgs[i] = r.name
 	}
 	cmd := &cobra.Command{
-		Use:   "get clusters|clustersets|bindings|placements|works|addons",
-		Short: "List the hub's managed clusters, cluster sets, cluster set bindings, placements, ManifestWorks or add-ons",
-		Long: "Lists ManagedClusters, ManagedClusterSets, ManagedClusterSetBindings, Placements, ManifestWorks or\n" +
-			"ManagedClusterAddOns on a hub as a table, or as a List with -o yaml or -o json. Bindings, placements,\n" +
-			"works and add-ons are listed in the namespace of -n, else of the kubeconfig's context, or in every\n" +
-			"namespace with -A. A cluster's works and add-ons are in the namespace named after it, which -c CLUSTER\n" +
-			"selects. A placement's row shows how many clusters it\n" +
+		Use:   "get clusters|clustersets|bindings|placements|works|addons|federatedlearnings",
+		Short: "List the hub's managed clusters, cluster sets, cluster set bindings, placements, ManifestWorks, add-ons or FederatedLearnings",
+		Long: "Lists ManagedClusters, ManagedClusterSets, ManagedClusterSetBindings, Placements, ManifestWorks,\n" +
+			"ManagedClusterAddOns or FederatedLearnings on a hub as a table, or as a List with -o yaml or -o json.\n" +
+			"Bindings, placements, works, add-ons and FederatedLearnings are listed in the namespace of -n, else of\n" +
+			"the kubeconfig's context, or in every namespace with -A. A cluster's works and add-ons are in the\n" +
+			"namespace named after it, which -c CLUSTER selects. A placement's row shows how many clusters it\n" +
 			"selected, its decision groups and its conditions; `flotilla explain placement NS/NAME` says why. A\n" +
 			"work's row shows its manifest count, its Applied, Available and Complete conditions and the\n" +
-			"ManifestWorkReplicaSet that made it; `flotilla describe work CLUSTER/NAME` shows each manifest.\n\n" +
+			"ManifestWorkReplicaSet that made it; `flotilla describe work CLUSTER/NAME` shows each manifest. A\n" +
+			"FederatedLearning's row shows its framework, phase, last aggregated round of all, running clients of\n" +
+			"those decided and its last metrics; -o wide adds its message, and `flotilla describe fl NAME` shows\n" +
+			"its clients, rounds and timeline.\n\n" +
 			"Accepted names: " + resourceNames() + ".",
 		Example: `  flotilla get clusters                  # the hub of $KUBECONFIG or ~/.kube/config, as kubectl
   flotilla get clusters --kubeconfig "$(flotilla dev kubeconfig hub)"
@@ -55,7 +58,8 @@ func newCommand(io streams.IO, clk clock.PassiveClock, newClient kubeflags.Reade
   flotilla get placements -A
   flotilla get works -c gpu-east
   flotilla get works -A -o yaml
-  flotilla get addons -c gpu-east`,
+  flotilla get addons -c gpu-east
+  flotilla get fl -n research -o wide`,
 		ValidArgs: validArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			r, err := o.validate(args)
@@ -67,10 +71,10 @@ func newCommand(io streams.IO, clk clock.PassiveClock, newClient kubeflags.Reade
 	}
 	f := cmd.Flags()
 	o.kube.AddFlags(f, "the hub")
-	f.StringVarP(&o.namespace, "namespace", "n", "", "namespace of the bindings, placements, works or add-ons to list (default: the kubeconfig context's namespace)")
-	f.BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "list bindings, placements, works or add-ons in every namespace")
+	f.StringVarP(&o.namespace, "namespace", "n", "", "namespace of the bindings, placements, works, add-ons or FederatedLearnings to list (default: the kubeconfig context's namespace)")
+	f.BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "list bindings, placements, works, add-ons or FederatedLearnings in every namespace")
 	f.StringVarP(&o.cluster, "cluster", "c", "", "list the works or add-ons of this managed cluster (those in the namespace named after it)")
-	f.StringVarP(&o.output, "output", "o", "", "output format: yaml or json; a table when empty")
+	f.StringVarP(&o.output, "output", "o", "", "output format: yaml, json, or wide (a table with more columns, for "+wideNames()+"); a table when empty")
 	return cmd
 }
 
@@ -86,8 +90,12 @@ func (o options) validate(args []string) (resourceType, error) {
 	}
 	switch o.output {
 	case "", "yaml", "json":
+	case "wide":
+		if r.printWideTable == nil {
+			return resourceType{}, fmt.Errorf("--output (-o) %q is not supported for %s: use -o yaml or -o json, or leave it out for a table (-o wide is for %s)", o.output, r.name, wideNames())
+		}
 	default:
-		return resourceType{}, fmt.Errorf("--output (-o) %q is not supported: use -o yaml or -o json, or leave it out for a table", o.output)
+		return resourceType{}, fmt.Errorf("--output (-o) %q is not supported: use -o yaml or -o json, -o wide for %s, or leave it out for a table", o.output, wideNames())
 	}
 	if o.cluster != "" {
 		switch {
@@ -131,7 +139,7 @@ func run(ctx context.Context, io streams.IO, clk clock.PassiveClock, newClient k
 	if err := sortByNamespaceAndName(list); err != nil {
 		return err
 	}
-	if o.output != "" {
+	if o.output == "yaml" || o.output == "json" {
 		return printObjects(io.Out, list, o.output)
 	}
 	if meta.LenList(list) == 0 {
@@ -150,7 +158,11 @@ func run(ctx context.Context, io streams.IO, clk clock.PassiveClock, newClient k
 			related = nil // an older hub, or a user who may not read them: the table does without
 		}
 	}
-	return r.printTable(io.Out, list, related, clk, r.namespaced && o.allNamespaces)
+	table := r.printTable
+	if o.output == "wide" {
+		table = r.printWideTable
+	}
+	return table(io.Out, list, related, clk, r.namespaced && o.allNamespaces)
 }
 
 // sortByNamespaceAndName orders list as the API server does, so the output does not depend on

@@ -269,7 +269,7 @@ func TestGetRejectsBadInput(t *testing.T) {
 		},
 		"unknown output": {
 			args:      []string{"clusters", "-o", "wide", "--kubeconfig", "hub.kubeconfig"},
-			wantErrs:  []string{`--output (-o) "wide" is not supported`, "-o yaml or -o json"},
+			wantErrs:  []string{`--output (-o) "wide" is not supported for clusters`, "-o yaml or -o json", "-o wide is for federatedlearnings"},
 			wantNoHub: true,
 		},
 		"CRDs not installed": {

@@ -12,6 +12,7 @@ import (
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
+	flv1alpha1 "github.com/flotilla/flotilla/api/federationai/v1alpha1"
 	usagev1alpha1 "github.com/flotilla/flotilla/api/usage/v1alpha1"
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
 )
@@ -30,10 +31,16 @@ type resourceType struct {
 	// related, when set, is another kind the table reads (of every namespace); the table does
 	// without it when the caller may not list it.
 	related func() client.ObjectList
-	// printTable writes list, a list from newList, as a table; related is the list of related or
-	// nil. allNamespaces adds a NAMESPACE column; it is only ever true for namespaced kinds.
-	printTable func(w io.Writer, list, related client.ObjectList, clk clock.PassiveClock, allNamespaces bool) error
+	// printTable writes the table of the kind.
+	printTable tablePrinter
+	// printWideTable, when set, is printTable for -o wide: the table with more columns. Kinds
+	// without it refuse -o wide.
+	printWideTable tablePrinter
 }
+
+// tablePrinter writes list, a list from newList, as a table; related is the list of related or
+// nil. allNamespaces adds a NAMESPACE column; it is only ever true for namespaced kinds.
+type tablePrinter func(w io.Writer, list, related client.ObjectList, clk clock.PassiveClock, allNamespaces bool) error
 
 // resources is every kind the command lists, in the order help and errors name them.
 var resources = []resourceType{
@@ -93,6 +100,18 @@ var resources = []resourceType{
 			return printAddOns(w, list.(*addonv1alpha1.ManagedClusterAddOnList), clk, allNamespaces)
 		},
 	},
+	{
+		name:       "federatedlearnings",
+		aliases:    []string{"federatedlearning", "fl", "fls"},
+		namespaced: true,
+		newList:    func() client.ObjectList { return &flv1alpha1.FederatedLearningList{} },
+		printTable: func(w io.Writer, list, _ client.ObjectList, clk clock.PassiveClock, allNamespaces bool) error {
+			return printFederatedLearnings(w, list.(*flv1alpha1.FederatedLearningList), clk, allNamespaces, false)
+		},
+		printWideTable: func(w io.Writer, list, _ client.ObjectList, clk clock.PassiveClock, allNamespaces bool) error {
+			return printFederatedLearnings(w, list.(*flv1alpha1.FederatedLearningList), clk, allNamespaces, true)
+		},
+	},
 }
 
 // lookupResource finds the kind a user named, ignoring case as kubectl does.
@@ -109,6 +128,17 @@ func lookupResource(arg string) (resourceType, error) {
 		}
 	}
 	return resourceType{}, fmt.Errorf("unknown resource %q: flotilla get lists %s", arg, resourceNames())
+}
+
+// wideNames lists the kinds -o wide prints, for messages: "federatedlearnings".
+func wideNames() string {
+	var names []string
+	for _, r := range resources {
+		if r.printWideTable != nil {
+			names = append(names, r.name)
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 // resourceNames lists the accepted names for messages: "clusters (cluster, ...), ...".

@@ -179,7 +179,7 @@ func TestGetWorksRejectsBadInput(t *testing.T) {
 		},
 		"unknown output": {
 			args:    []string{"works", "-A", "-o", "wide"},
-			wantErr: `--output (-o) "wide" is not supported: use -o yaml or -o json, or leave it out for a table`,
+			wantErr: `--output (-o) "wide" is not supported for works: use -o yaml or -o json, or leave it out for a table (-o wide is for federatedlearnings)`,
 		},
 	}
 	for name, tc := range cases {
