@@ -18,7 +18,7 @@ COMMIT_TIME ?= $(shell git log -1 --format=%cI 2>/dev/null)
 # Integration tests start several control planes per package; keep parallel packages at 2 on 2 cores.
 TEST_P ?= 2
 
-.PHONY: all build k8s-bin bench bench-addon bench-hub bench-install bench-placement bench-gpu-placement bench-multikueue bench-resourceusage bench-work controller-gen check-generated fuzz image test test-unit lint lint-bin fmt vet generate demo demo-kueue down clean
+.PHONY: all build k8s-bin bench bench-addon bench-hub bench-install bench-placement bench-gpu-placement bench-multikueue bench-resourceusage bench-work controller-gen check-generated fuzz image test test-python test-unit lint lint-bin fmt vet generate demo demo-fl demo-kueue down clean
 
 all: build
 
@@ -42,6 +42,8 @@ test: k8s-bin ## Every test: unit and integration (real API servers).
 	$(GO) vet -tags integration ./...
 	@echo "== go test (unit and integration)"
 	FLOTILLA_K8S_BIN="$$(tools/build.sh --print)" $(GO) test -tags integration -p $(TEST_P) -timeout 30m ./...
+	@echo "== the federated-learning example (pytest, mypy --strict)"
+	$(MAKE) test-python
 	@echo "== fuzz targets, $(FUZZTIME_TEST) each"
 	FUZZTIME=$(FUZZTIME_TEST) hack/fuzz.sh
 
@@ -49,6 +51,9 @@ test: k8s-bin ## Every test: unit and integration (real API servers).
 FUZZTIME_TEST ?= 10s
 fuzz: ## Every fuzz target (decoders of untrusted input) for FUZZTIME each (default 2m).
 	FUZZTIME=$${FUZZTIME:-2m} hack/fuzz.sh
+
+test-python: ## The federated-learning example's tests (pytest, one with real Flower processes) and mypy --strict, in Flower's venv (hack/flwr).
+	cd examples/federated-learning && venv="$$(../../hack/flwr/venv.sh)" && "$$venv/bin/python" -m pytest -q && "$$venv/bin/mypy"
 
 test-unit: ## Unit tests only: no binaries, no processes; seconds.
 	$(GO) test ./...
@@ -111,6 +116,9 @@ check-generated: generate ## Fail when generated files differ from what is commi
 
 demo: build k8s-bin ## Start the default fleet and run a GPU Job on it.
 	hack/demo.sh
+
+demo-fl: k8s-bin ## Federated learning that really trains: Flower (PyPI) on a local fleet of a hub and four spokes; a client cluster lost.
+	hack/demo-fl.sh
 
 demo-kueue: build k8s-bin ## Start the default fleet with Kueue and submit GPU Jobs once to the hub's MultiKueue queue.
 	hack/demo-kueue.sh

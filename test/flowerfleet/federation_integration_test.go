@@ -1,0 +1,290 @@
+//go:build integration
+
+package flowerfleet
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
+	flv1alpha1 "github.com/flotilla/flotilla/api/federationai/v1alpha1"
+	"github.com/flotilla/flotilla/internal/testenv"
+)
+
+const rounds = 5
+
+// TestFederationTrains runs OCM's Flower sample, applied as OCM users write it, in a local fleet
+// where Flower really runs: the placement chooses the three spokes that hold data (not spoke-4,
+// an edge site without any), the rounds advance in the FederatedLearning's status, one client
+// cluster is lost after the second round and the federation goes on with the quorum, and the
+// federated model beats every client trained alone on its own data.
+func TestFederationTrains(t *testing.T) {
+	f := start(t)
+	ctx := context.Background()
+	data := filepath.Join(f.dir, "data")
+	clusters := []string{"spoke-1", "spoke-2", "spoke-3", "spoke-4"}
+
+	f.show(t, "Data stays where it is: spoke-1..3 each hold a skewed data set of their own; spoke-4 (an edge site) holds none")
+	f.python(t, "-m", "flotilla_fl.data", "generate", "--out", data, "--clusters", "spoke-1,spoke-2,spoke-3", "--seed", "7")
+	for i, c := range clusters[:3] {
+		f.claim(t, i, DataClaim, filepath.Join(data, c))
+		f.print(t, fmt.Sprintf("  %s: ClusterClaim %s = %s", c, DataClaim, filepath.Join(data, c)))
+	}
+
+	f.show(t, "flower-addon on every cluster: the SuperLink on the hub, a SuperNode per cluster, TLS with the hub's CA")
+	for _, c := range clusters {
+		f.enableFlower(t, c)
+	}
+	f.waitFlowerAvailable(t, clusters...)
+	f.print(t, "  flower-addon is available on "+strings.Join(clusters, ", ")+f.pods(ctx))
+
+	f.show(t, "OCM's Flower sample: a FederatedLearning whose clients go where the data claim is")
+	ns := "federated-learning"
+	testenv.Create(t, f.c, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
+	fl := &flv1alpha1.FederatedLearning{
+		ObjectMeta: metav1.ObjectMeta{Name: "skewed-softmax", Namespace: ns},
+		Spec: flv1alpha1.FederatedLearningSpec{
+			Framework: flv1alpha1.FrameworkFlower,
+			Server:    flv1alpha1.ServerSpec{Image: AppImage, Rounds: rounds, MinAvailableClients: 2},
+			Client: flv1alpha1.ClientSpec{Image: AppImage, Placement: clusterv1beta1.PlacementSpec{
+				ClusterSets: []string{"default"},
+				Predicates: []clusterv1beta1.ClusterPredicate{{RequiredClusterSelector: clusterv1beta1.ClusterSelector{
+					ClaimSelector: clusterv1beta1.ClusterClaimSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: DataClaim, Operator: metav1.LabelSelectorOpExists}}},
+				}}},
+			}},
+		},
+	}
+	testenv.Create(t, f.c, fl)
+	cur := f.waitFL(t, fl, "three clients running", func(st *flv1alpha1.FederatedLearningStatus) bool {
+		return slices.Equal(clientsIn(st, flv1alpha1.ClientRunning), []string{"spoke-1", "spoke-2", "spoke-3"}) && ready(st, "ServerReady")
+	})
+	f.print(t, describe(cur))
+	f.waitPods(t, "the ServerApp on the hub and a ClientApp on spoke-1..3", map[string]string{
+		"hub": "skewed-softmax-serverapp", "spoke-1": "skewed-softmax-clientapp", "spoke-2": "skewed-softmax-clientapp", "spoke-3": "skewed-softmax-clientapp"})
+
+	f.show(t, "Submit the example app with flwr run (Flower's CLI, to the hub's SuperLink over TLS)")
+	model := filepath.Join(f.dir, "model")
+	runID := f.flwrRun(t, fmt.Sprintf(`num-server-rounds=%d min-available-clients=2 test-path=%q output-path=%q`, rounds, filepath.Join(data, "test"), model))
+	f.print(t, fmt.Sprintf("  Flower run %d submitted", runID))
+
+	f.show(t, "The rounds advance in the FederatedLearning's status")
+	lost := false
+	cur = f.waitFL(t, fl, "training completed", func(st *flv1alpha1.FederatedLearningStatus) bool {
+		f.printProgress(t, st)
+		if !lost && st.Progress != nil && st.Progress.Round >= 2 {
+			lost = true
+			f.show(t, "spoke-3 is lost (its SuperNode and ClientApp stop): the quorum of 2 holds, training goes on")
+			if err := f.c.Delete(ctx, addonOf("spoke-3")); err != nil {
+				t.Errorf("losing spoke-3: %v", err)
+			}
+		}
+		return st.Phase == flv1alpha1.PhaseCompleted || st.Phase == flv1alpha1.PhaseFailed
+	})
+	f.print(t, describe(cur))
+	if cur.Status.Phase != flv1alpha1.PhaseCompleted {
+		t.Fatalf("federation ended %s: %s", cur.Status.Phase, cur.Status.Message)
+	}
+
+	// Per round, which clusters took part: never spoke-4; spoke-3 until it was lost; at least
+	// the quorum in every round.
+	p := cur.Status.Progress
+	if p == nil || p.Round != rounds || len(p.RoundClients) != rounds {
+		t.Fatalf("progress = %+v, want %d rounds with their clusters", p, rounds)
+	}
+	for _, rc := range p.RoundClients {
+		if slices.Contains(rc.Clusters, "spoke-4") || len(rc.Clusters) < 2 {
+			t.Errorf("round %d took updates from %v: want at least 2 clusters, never spoke-4", rc.Round, rc.Clusters)
+		}
+	}
+	if first := p.RoundClients[0].Clusters; !slices.Equal(first, []string{"spoke-1", "spoke-2", "spoke-3"}) {
+		t.Errorf("round 1 took updates from %v, want spoke-1..3", first)
+	}
+	if last := p.RoundClients[rounds-1].Clusters; slices.Contains(last, "spoke-3") {
+		t.Errorf("round %d took an update from spoke-3, which was lost before it", rounds)
+	}
+	if !hasEvent(cur, "ClientLost", "spoke-3") {
+		t.Errorf("the timeline does not record spoke-3's loss")
+	}
+	if _, ok := p.Metrics["accuracy"]; !ok {
+		t.Errorf("no aggregated accuracy in the status: %v", p.Metrics)
+	}
+
+	f.show(t, "The federated model against each client trained alone on its own data (held-out test set)")
+	out := f.python(t, "-m", "flotilla_fl.compare", "--data", data, "--clusters", "spoke-1,spoke-2,spoke-3", "--model", filepath.Join(model, "global_model.npz"))
+	f.print(t, out)
+	var rows []struct {
+		Model    string  `json:"model"`
+		Accuracy float64 `json:"accuracy"`
+	}
+	js := f.python(t, "-m", "flotilla_fl.compare", "--data", data, "--clusters", "spoke-1,spoke-2,spoke-3", "--model", filepath.Join(model, "global_model.npz"), "--json")
+	if err := json.Unmarshal([]byte(js), &rows); err != nil || len(rows) != 4 {
+		t.Fatalf("compare --json: %v: %s", err, js)
+	}
+	for _, r := range rows[1:] {
+		if rows[0].Accuracy <= r.Accuracy {
+			t.Errorf("the federated model (accuracy %.3f) does not beat %s (%.3f)", rows[0].Accuracy, r.Model, r.Accuracy)
+		}
+	}
+}
+
+// waitFL waits until cond holds of fl's status.
+func (f *fleet) waitFL(t *testing.T, fl *flv1alpha1.FederatedLearning, what string, cond func(*flv1alpha1.FederatedLearningStatus) bool) *flv1alpha1.FederatedLearning {
+	t.Helper()
+	cur := &flv1alpha1.FederatedLearning{}
+	testenv.WaitFor(t, 5*time.Minute, what, func(ctx context.Context) (bool, string, error) {
+		if err := f.c.Get(ctx, client.ObjectKeyFromObject(fl), cur); err != nil {
+			return false, "", err
+		}
+		return cond(&cur.Status), describe(cur) + f.pods(ctx), nil
+	})
+	return cur
+}
+
+// waitPods waits until the named pods (by prefix) run on their clusters' runtime nodes.
+func (f *fleet) waitPods(t *testing.T, what string, want map[string]string) {
+	t.Helper()
+	testenv.WaitFor(t, wait, what, func(ctx context.Context) (bool, string, error) {
+		for _, c := range append([]*testenv.Cluster{f.env.Hub}, f.env.Spokes...) {
+			prefix, ok := want[c.Name]
+			if !ok {
+				continue
+			}
+			l, err := c.Client.CoreV1().Pods("").List(ctx, metav1.ListOptions{})
+			if err != nil {
+				return false, "", err
+			}
+			found := false
+			for _, p := range l.Items {
+				found = found || (strings.HasPrefix(p.Name, prefix) && p.Status.Phase == corev1.PodRunning && p.Spec.NodeName == testenv.RuntimeNode)
+			}
+			if !found {
+				return false, c.Name + " has no running " + prefix + f.pods(ctx), nil
+			}
+		}
+		return true, "", nil
+	})
+}
+
+// flwrRun submits the example app to the hub's SuperLink with Flower's CLI and returns the run.
+func (f *fleet) flwrRun(t *testing.T, runConfig string) uint64 {
+	t.Helper()
+	home := filepath.Join(f.dir, "flwr-cli")
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ca := &corev1.ConfigMap{}
+	if err := f.c.Get(context.Background(), client.ObjectKey{Namespace: "flower-system", Name: "flower-ca"}, ca); err != nil {
+		t.Fatal(err)
+	}
+	caFile := filepath.Join(home, "ca.crt")
+	// Flower 1.42 serves the Control API on the SuperLink's one port (the Service also maps 9093 to it).
+	cfg := fmt.Sprintf("[superlink]\ndefault = \"flotilla\"\n\n[superlink.flotilla]\naddress = \"%s:9092\"\nroot-certificates = %q\n", f.hubIP, caFile)
+	for name, content := range map[string]string{caFile: ca.Data["ca.crt"], filepath.Join(home, "config.toml"): cfg} {
+		if err := os.WriteFile(name, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	app, err := filepath.Abs("../../examples/federated-learning")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(filepath.Join(venv, "bin", "flwr"), "run", app, "flotilla", "--format", "json", "--run-config", runConfig)
+	cmd.Env = append(os.Environ(), "FLWR_HOME="+home, "FLWR_TELEMETRY_ENABLED=0", "FLWR_DISABLE_UPDATE_CHECK=1")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("flwr run: %v\n%s", err, out)
+	}
+	var res struct {
+		Success bool   `json:"success"`
+		RunID   uint64 `json:"run-id,string"` // Flower prints it as a string
+	}
+	if err := json.Unmarshal(out, &res); err != nil || !res.Success {
+		t.Fatalf("flwr run answered %s (%v)", out, err)
+	}
+	return res.RunID
+}
+
+// printProgress prints each newly aggregated round once.
+func (f *fleet) printProgress(t *testing.T, st *flv1alpha1.FederatedLearningStatus) {
+	p := st.Progress
+	if p == nil {
+		return
+	}
+	for _, rc := range p.RoundClients {
+		if rc.Round <= f.lastRound {
+			continue
+		}
+		f.lastRound = rc.Round
+		var metrics []string
+		if rc.Round == p.Round {
+			for _, k := range sortedKeys(p.Metrics) {
+				metrics = append(metrics, k+"="+p.Metrics[k])
+			}
+		}
+		f.print(t, fmt.Sprintf("  round %d of %d aggregated, updates from %s  %s", rc.Round, p.Rounds, strings.Join(rc.Clusters, ", "), strings.Join(metrics, " ")))
+	}
+}
+
+func sortedKeys(m map[string]string) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func clientsIn(st *flv1alpha1.FederatedLearningStatus, state flv1alpha1.ClientState) []string {
+	var out []string
+	for _, c := range st.Clients {
+		if c.State == state {
+			out = append(out, c.Cluster)
+		}
+	}
+	return out
+}
+
+func ready(st *flv1alpha1.FederatedLearningStatus, typ string) bool {
+	for _, c := range st.Conditions {
+		if c.Type == typ {
+			return c.Status == metav1.ConditionTrue
+		}
+	}
+	return false
+}
+
+func hasEvent(fl *flv1alpha1.FederatedLearning, event, cluster string) bool {
+	for _, e := range fl.Status.Timeline {
+		if e.Event == event && e.Cluster == cluster {
+			return true
+		}
+	}
+	return false
+}
+
+func describe(fl *flv1alpha1.FederatedLearning) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "  FederatedLearning %s: %s: %s\n", fl.Name, fl.Status.Phase, fl.Status.Message)
+	for _, c := range fl.Status.Conditions {
+		fmt.Fprintf(&b, "    %-13s %-6s %s: %s\n", c.Type, c.Status, c.Reason, c.Message)
+	}
+	for _, c := range fl.Status.Clients {
+		fmt.Fprintf(&b, "    client %-8s %-8s %s\n", c.Cluster, c.State, c.Reason)
+	}
+	for _, e := range fl.Status.Timeline {
+		fmt.Fprintf(&b, "    %s %-16s %-8s %s\n", e.Time.Format("15:04:05"), e.Event, e.Cluster, e.Message)
+	}
+	return b.String()
+}
