@@ -43,12 +43,15 @@ func TestFederationTrains(t *testing.T) {
 		f.print(t, fmt.Sprintf("  %s: ClusterClaim %s = %s", c, DataClaim, filepath.Join(data, c)))
 	}
 
-	f.show(t, "flower-addon on every cluster: the SuperLink on the hub, a SuperNode per cluster, TLS with the hub's CA")
-	for _, c := range clusters {
+	// A Flower ServerApp samples every SuperNode connected to the SuperLink and waits for each
+	// one's reply: a SuperNode without a ClientApp (on a cluster the placement does not choose)
+	// would stall every round. So flower-addon goes where the data is, as in OCM's sample.
+	f.show(t, "flower-addon on the clusters with data: the SuperLink on the hub, a SuperNode on spoke-1..3, TLS with the hub's CA")
+	for _, c := range clusters[:3] {
 		f.enableFlower(t, c)
 	}
-	f.waitFlowerAvailable(t, clusters...)
-	f.print(t, "  flower-addon is available on "+strings.Join(clusters, ", ")+f.pods(ctx))
+	f.waitFlowerAvailable(t, clusters[:3]...)
+	f.print(t, "  flower-addon is available on "+strings.Join(clusters[:3], ", ")+f.pods(ctx))
 
 	f.show(t, "OCM's Flower sample: a FederatedLearning whose clients go where the data claim is")
 	ns := "federated-learning"
