@@ -18,7 +18,7 @@ COMMIT_TIME ?= $(shell git log -1 --format=%cI 2>/dev/null)
 # Integration tests start several control planes per package; keep parallel packages at 2 on 2 cores.
 TEST_P ?= 2
 
-.PHONY: all build k8s-bin bench bench-addon bench-hub bench-install bench-placement bench-gpu-placement bench-multikueue bench-resourceusage bench-work controller-gen check-generated fuzz image test test-python test-unit lint lint-bin fmt vet generate demo demo-fl demo-kueue down clean
+.PHONY: all build k8s-bin bench bench-addon bench-fl bench-hub bench-install bench-placement bench-gpu-placement bench-multikueue bench-resourceusage bench-work controller-gen check-generated fuzz image test test-python test-unit lint lint-bin fmt vet generate demo demo-fl demo-kueue down clean
 
 all: build
 
@@ -87,6 +87,10 @@ bench-install: k8s-bin ## flotilla init --install to a ready hub and join --inst
 
 bench-addon: k8s-bin ## One template add-on on 1,000 clusters: ClusterManagementAddOn to all Available, the hub's CPU and memory.
 	FLOTILLA_K8S_BIN="$$(tools/build.sh --print)" $(GO) test -tags integration -run '^$$' -bench '^BenchmarkAddOnInstall$$' -benchtime 1x -timeout 60m ./bench/
+
+# Federated learning (issue 21): test/flowerfleet's real federation, timed; about 4 minutes.
+bench-fl: k8s-bin ## A Flower federation on a local fleet: created to clients running and to round 1, rounds per minute with the control plane's CPU, a client cluster lost.
+	FLOTILLA_BENCH_OUT=$${FLOTILLA_BENCH_OUT:-$$(mktemp -t flotilla-bench-fl.XXXXXX.json)} hack/demo-fl.sh
 
 lint-bin:
 	@cd tools/lint && $(GO) build -o ../../bin/golangci-lint github.com/golangci/golangci-lint/v2/cmd/golangci-lint

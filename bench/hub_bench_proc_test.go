@@ -6,7 +6,6 @@ import (
 	"bufio"
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -60,23 +59,11 @@ func cpuTicksOf(b *testing.B, p *localk8s.Process) int64 { return cpuTicksOfPID(
 
 // cpuTicksOfPID is cpuTicksOf for any process; name is for errors.
 func cpuTicksOfPID(b *testing.B, pid int, name string) int64 {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	ticks, err := localk8s.CPUTicks(pid)
 	if err != nil {
 		b.Fatalf("%s: %v", name, err)
 	}
-	// The command name in parentheses may hold spaces; the fields after it start with the state
-	// (field 3), so utime and stime (fields 14 and 15) are the 12th and 13th.
-	i := strings.LastIndexByte(string(data), ')')
-	f := strings.Fields(string(data[i+1:]))
-	if len(f) < 13 {
-		b.Fatalf("%s: short /proc stat: %q", name, data)
-	}
-	utime, err1 := strconv.ParseInt(f[11], 10, 64)
-	stime, err2 := strconv.ParseInt(f[12], 10, 64)
-	if err := errors.Join(err1, err2); err != nil {
-		b.Fatalf("%s: /proc stat: %v", name, err)
-	}
-	return utime + stime
+	return ticks
 }
 
 // cpuPercent samples a process's CPU use over d, as a percentage of one core.

@@ -3,8 +3,8 @@
 # process-runtime node) where Flower really runs. flower-addon puts the SuperLink on the hub and
 # a SuperNode on every spoke (TLS, the hub's CA); OCM's Flower sample, applied unchanged, places
 # its clients on the three spokes whose claim names a data set (not spoke-4, an edge site with
-# none); the example app (examples/federated-learning, numpy) trains for five rounds, which
-# advance in the FederatedLearning's status; spoke-3 is lost after round two and the federation
+# none); the example app (examples/federated-learning, numpy) trains for six rounds, which
+# advance in the FederatedLearning's status; spoke-3 is lost after round three and the federation
 # goes on with the quorum; last, the federated model against each client trained alone.
 #
 # It is the integration test test/flowerfleet run with FLOTILLA_DEMO=1, which prints each step:

@@ -2,11 +2,13 @@ package localk8s
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -226,4 +228,26 @@ type ProcessOptions struct {
 // programs that must not see this program's environment (a pod's container run locally).
 func StartProcessWith(o ProcessOptions) (*Process, error) {
 	return startProcess(processSpec{name: o.Name, binary: o.Binary, args: o.Args, logPath: o.LogPath, detach: o.Detach, env: o.Env, dir: o.Dir})
+}
+
+// CPUTicks is a process's user plus system CPU time, in clock ticks (getconf CLK_TCK, 100 on
+// Linux), from /proc/<pid>/stat.
+func CPUTicks(pid int) (int64, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// The command name in parentheses may hold spaces; the fields after it start with the state
+	// (field 3), so utime and stime (fields 14 and 15) are the 12th and 13th.
+	i := strings.LastIndexByte(string(data), ')')
+	f := strings.Fields(string(data[i+1:]))
+	if len(f) < 13 {
+		return 0, fmt.Errorf("short /proc/%d/stat: %q", pid, data)
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err := errors.Join(err1, err2); err != nil {
+		return 0, fmt.Errorf("/proc/%d/stat: %w", pid, err)
+	}
+	return utime + stime, nil
 }

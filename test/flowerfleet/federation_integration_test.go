@@ -23,12 +23,16 @@ import (
 	"github.com/flotilla/flotilla/internal/testenv"
 )
 
-const rounds = 5
+const (
+	rounds = 6
+	// lostAfter is the round after which spoke-3 is lost.
+	lostAfter = 3
+)
 
 // TestFederationTrains runs OCM's Flower sample, applied as OCM users write it, in a local fleet
 // where Flower really runs: the placement chooses the three spokes that hold data (not spoke-4,
 // an edge site without any), the rounds advance in the FederatedLearning's status, one client
-// cluster is lost after the second round and the federation goes on with the quorum, and the
+// cluster is lost after the third round and the federation goes on with the quorum, and the
 // federated model beats every client trained alone on its own data.
 func TestFederationTrains(t *testing.T) {
 	f := start(t)
@@ -69,16 +73,19 @@ func TestFederationTrains(t *testing.T) {
 			}},
 		},
 	}
+	m := &measurements{rounds: map[int32]time.Time{}, created: time.Now()}
 	testenv.Create(t, f.c, fl)
 	cur := f.waitFL(t, fl, "three clients running", func(st *flv1alpha1.FederatedLearningStatus) bool {
 		return slices.Equal(clientsIn(st, flv1alpha1.ClientRunning), []string{"spoke-1", "spoke-2", "spoke-3"}) && ready(st, "ServerReady")
 	})
+	m.clientsRunning = time.Now()
 	f.print(t, describe(cur))
 	f.waitPods(t, "the ServerApp on the hub and a ClientApp on spoke-1..3", map[string]string{
 		"hub": "skewed-softmax-serverapp", "spoke-1": "skewed-softmax-clientapp", "spoke-2": "skewed-softmax-clientapp", "spoke-3": "skewed-softmax-clientapp"})
 
 	f.show(t, "Submit the example app with flwr run (Flower's CLI, to the hub's SuperLink over TLS)")
 	model := filepath.Join(f.dir, "model")
+	m.submitted, m.cpuStart = time.Now(), f.cpu(t)
 	runID := f.flwrRun(t, fmt.Sprintf(`num-server-rounds=%d min-available-clients=2 test-path=%q output-path=%q`, rounds, filepath.Join(data, "test"), model))
 	f.print(t, fmt.Sprintf("  Flower run %d submitted", runID))
 
@@ -86,8 +93,16 @@ func TestFederationTrains(t *testing.T) {
 	lost := false
 	cur = f.waitFL(t, fl, "training completed", func(st *flv1alpha1.FederatedLearningStatus) bool {
 		f.printProgress(t, st)
-		if !lost && st.Progress != nil && st.Progress.Round >= 2 {
-			lost = true
+		if p := st.Progress; p != nil && p.Round >= 1 {
+			if _, seen := m.rounds[p.Round]; !seen {
+				m.rounds[p.Round] = time.Now()
+			}
+		}
+		if lost && m.lostReported.IsZero() && slices.Contains(clientsIn(st, flv1alpha1.ClientLost), "spoke-3") {
+			m.lostReported = time.Now()
+		}
+		if !lost && st.Progress != nil && st.Progress.Round >= lostAfter {
+			lost, m.lost = true, time.Now()
 			f.show(t, "spoke-3 is lost (its SuperNode and ClientApp stop): the quorum of 2 holds, training goes on")
 			if err := f.c.Delete(ctx, addonOf("spoke-3")); err != nil {
 				t.Errorf("losing spoke-3: %v", err)
@@ -95,6 +110,7 @@ func TestFederationTrains(t *testing.T) {
 		}
 		return st.Phase == flv1alpha1.PhaseCompleted || st.Phase == flv1alpha1.PhaseFailed
 	})
+	m.cpuEnd = f.cpu(t)
 	f.print(t, describe(cur))
 	if cur.Status.Phase != flv1alpha1.PhaseCompleted {
 		t.Fatalf("federation ended %s: %s", cur.Status.Phase, cur.Status.Message)
@@ -140,6 +156,7 @@ func TestFederationTrains(t *testing.T) {
 			t.Errorf("the federated model (accuracy %.3f) does not beat %s (%.3f)", rows[0].Accuracy, r.Model, r.Accuracy)
 		}
 	}
+	m.report(t, f, lostAfter)
 }
 
 // waitFL waits until cond holds of fl's status.

@@ -162,8 +162,12 @@ func (r *Reconciler) flowerHint(ctx context.Context) (string, error) {
 	}
 	sort.Strings(off)
 	shown := off[:min(len(off), 5)]
-	return fmt.Sprintf("flower-addon is not available on %d clusters (%s), and a Flower client goes only where it is: enable it with `flotilla addon enable %s --clusters %s`",
-		len(off), strings.Join(shown, ", "), FlowerAddOn, strings.Join(shown, ",")), nil
+	what := fmt.Sprintf("%d clusters", len(off))
+	if len(off) == 1 {
+		what = "1 cluster"
+	}
+	return fmt.Sprintf("flower-addon is not available on %s (%s), and a Flower client goes only where it is: enable it with `flotilla addon enable %s --clusters %s`",
+		what, strings.Join(shown, ", "), FlowerAddOn, strings.Join(shown, ",")), nil
 }
 
 // openFL runs the OpenFL (and other) path: storage, Service and server Job on the hub, a

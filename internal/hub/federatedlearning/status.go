@@ -132,7 +132,7 @@ func computeStatus(fl *flv1alpha1.FederatedLearning, o observed) flv1alpha1.Fede
 		for _, r := range rounds {
 			prog.RoundClients = append(prog.RoundClients, flv1alpha1.RoundClients{Round: r, Clusters: p.RoundClients[r]})
 		}
-		if prev.Progress == nil || prev.Progress.Round < prog.Round {
+		if prog.Round >= 1 && (prev.Progress == nil || prev.Progress.Round < prog.Round) {
 			msg := fmt.Sprintf("round %d of %d aggregated", prog.Round, prog.Rounds)
 			if cs := p.RoundClients[prog.Round]; len(cs) > 0 {
 				msg += " with updates from " + strings.Join(cs, ", ")

@@ -55,9 +55,9 @@ func TestComputeStatus(t *testing.T) {
 	}{
 		"too few clusters: OCM's message": {
 			fl: makeFL("x").min(3).obj(),
-			o:  observed{Decided: []string{"a"}, Clients: running(), Hint: "flower-addon is not available on 1 clusters (z)"},
+			o:  observed{Decided: []string{"a"}, Clients: running(), Hint: "flower-addon is not available on 1 cluster (z)"},
 			want: statusSummary{Phase: flv1alpha1.PhaseWaiting,
-				Message:    "Expected 3 clusters, but only 1 meet the criteria; flower-addon is not available on 1 clusters (z)",
+				Message:    "Expected 3 clusters, but only 1 meet the criteria; flower-addon is not available on 1 cluster (z)",
 				Conditions: map[string]string{"ClientsReady": "False/NotEnoughClusters", "Failed": "False/NotFailed", "ServerReady": "False/ServerNotReady", "Succeeded": "False/NotFinished", "Training": "False/NotStarted"},
 				Clients:    map[string]flv1alpha1.ClientState{"a": flv1alpha1.ClientPending},
 				Events:     []string{"Waiting:"}},

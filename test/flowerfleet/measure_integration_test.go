@@ -1,0 +1,101 @@
+//go:build integration
+
+package flowerfleet
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/flotilla/flotilla/internal/localk8s"
+)
+
+// measurements are the timings `make bench-fl` reports (FLOTILLA_BENCH_OUT): they are recorded,
+// never asserted. Times are when the test saw the status change (it polls every 200 ms).
+type measurements struct {
+	created, clientsRunning, submitted time.Time
+	rounds                             map[int32]time.Time
+	lost, lostReported                 time.Time
+	cpuStart, cpuEnd                   cpuSample
+}
+
+// cpuSample is the CPU time, in seconds, of the hub's kube-apiserver, the fleet's etcd and this
+// process (the hub's controllers, the spokes' agents and the process runtimes), and when.
+type cpuSample struct {
+	at                       time.Time
+	apiserver, etcd, process float64
+}
+
+func (f *fleet) cpu(t *testing.T) cpuSample {
+	t.Helper()
+	ticks := func(p *localk8s.Process) float64 {
+		n, err := localk8s.CPUTicks(p.PID())
+		if err != nil {
+			t.Logf("CPU of %s: %v", p.Name, err)
+		}
+		return float64(n) / 100 // CLK_TCK on Linux
+	}
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	self := time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+	return cpuSample{at: time.Now(), apiserver: ticks(f.env.Hub.APIServer), etcd: ticks(f.env.Fleet.Etcds[0].Process), process: self}
+}
+
+// report prints the measurements and writes them to FLOTILLA_BENCH_OUT as JSON when it is set.
+func (m *measurements) report(t *testing.T, f *fleet, lostAfter int32) {
+	t.Helper()
+	sec := func(d time.Duration) float64 { return d.Round(10 * time.Millisecond).Seconds() }
+	var rs []int32
+	for r := range m.rounds {
+		rs = append(rs, r)
+	}
+	sort.Slice(rs, func(i, j int) bool { return rs[i] < rs[j] })
+	// Rounds with three clients: from round 1 to the round the loss came after.
+	var threeClient []float64
+	for _, r := range rs {
+		if r > 1 && r <= lostAfter {
+			threeClient = append(threeClient, m.rounds[r].Sub(m.rounds[r-1]).Seconds())
+		}
+	}
+	mean := 0.0
+	for _, d := range threeClient {
+		mean += d / float64(len(threeClient))
+	}
+	window := m.cpuEnd.at.Sub(m.cpuStart.at).Minutes()
+	per := func(a, b float64) float64 { return (b - a) / window / 60 * 100 } // % of one core
+	out := map[string]any{
+		"created_to_clients_running_s":    sec(m.clientsRunning.Sub(m.created)),
+		"created_to_first_round_s":        sec(m.rounds[1].Sub(m.created)),
+		"submitted_to_first_round_s":      sec(m.rounds[1].Sub(m.submitted)),
+		"round_seconds_3_clients":         threeClient,
+		"rounds_per_minute_3_clients":     60 / mean,
+		"lost_to_reported_s":              sec(m.lostReported.Sub(m.lost)),
+		"lost_to_next_round_s":            sec(m.rounds[lostAfter+1].Sub(m.lost)),
+		"hub_apiserver_cpu_percent":       per(m.cpuStart.apiserver, m.cpuEnd.apiserver),
+		"etcd_cpu_percent":                per(m.cpuStart.etcd, m.cpuEnd.etcd),
+		"hub_agents_runtimes_cpu_percent": per(m.cpuStart.process, m.cpuEnd.process),
+		"training_window_s":               sec(m.cpuEnd.at.Sub(m.cpuStart.at)),
+	}
+	var b strings.Builder
+	keys := make([]string, 0, len(out))
+	for k := range out {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(&b, "  %-34s %v\n", k, out[k])
+	}
+	f.show(t, "Measured (one run; times as the test saw the status change)")
+	f.print(t, b.String())
+	if path := os.Getenv("FLOTILLA_BENCH_OUT"); path != "" {
+		data, _ := json.MarshalIndent(out, "", "  ")
+		if err := os.WriteFile(path, append(data, '\n'), 0o644); err != nil {
+			t.Errorf("writing %s: %v", path, err)
+		}
+	}
+}
