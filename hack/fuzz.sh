@@ -31,6 +31,9 @@ targets=$(cat <<'LIST'
 ./internal/cli/placement FuzzDecode
 ./internal/scheduler/plugins/predicate FuzzCEL
 ./internal/kueueworker FuzzKubeconfig
+./internal/flowerctl FuzzDecodeListRuns
+./internal/flowerctl FuzzDecodeLogs
+./internal/hub/federatedlearning FuzzParseProgress
 LIST
 )
 

@@ -18,6 +18,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 	flv1alpha1 "github.com/flotilla/flotilla/api/federationai/v1alpha1"
 	"github.com/flotilla/flotilla/internal/testenv"
@@ -46,6 +47,8 @@ func TestFederationTrains(t *testing.T) {
 		f.claim(t, i, DataClaim, filepath.Join(data, c))
 		f.print(t, fmt.Sprintf("  %s: ClusterClaim %s = %s", c, DataClaim, filepath.Join(data, c)))
 	}
+	// Each agent reports its cluster's claims to the hub on its status period (up to a minute).
+	f.waitClaims(t, clusters[:3]...)
 
 	// A Flower ServerApp samples every SuperNode connected to the SuperLink and waits for each
 	// one's reply: a SuperNode without a ClientApp (on a cluster the placement does not choose)
@@ -307,4 +310,21 @@ func describe(fl *flv1alpha1.FederatedLearning) string {
 		fmt.Fprintf(&b, "    %s %-16s %-8s %s\n", e.Time.Format("15:04:05"), e.Event, e.Cluster, e.Message)
 	}
 	return b.String()
+}
+
+// waitClaims waits until the hub has each cluster's data claim, as its agent reports it.
+func (f *fleet) waitClaims(t *testing.T, clusters ...string) {
+	t.Helper()
+	testenv.WaitFor(t, wait, fmt.Sprintf("the agents of %v to report the data claim", clusters), func(ctx context.Context) (bool, string, error) {
+		for _, c := range clusters {
+			mc := &clusterv1.ManagedCluster{}
+			if err := f.c.Get(ctx, client.ObjectKey{Name: c}, mc); err != nil {
+				return false, "", err
+			}
+			if !slices.ContainsFunc(mc.Status.ClusterClaims, func(cl clusterv1.ManagedClusterClaim) bool { return cl.Name == DataClaim }) {
+				return false, c + " has not reported it yet", nil
+			}
+		}
+		return true, "", nil
+	})
 }
