@@ -95,7 +95,7 @@ func (p *flPrinter) spec(s *flv1alpha1.FederatedLearningSpec) {
 	if pl.NumberOfClusters != nil {
 		p.subfield("Clusters:", strconv.Itoa(int(*pl.NumberOfClusters))+" (numberOfClusters)")
 	}
-	if claim := dataClaim(s); claim != "" {
+	if claim := s.DataClaim(); claim != "" {
 		p.subfield("Data claim:", claim+" (each client's data path is its cluster's value of it)")
 	} else {
 		p.subfield("Data claim:", "none (no claim selector with operator Exists): clients get no data path")
@@ -308,21 +308,6 @@ func (p *flPrinter) timeline(entries []flv1alpha1.TimelineEntry, clk clock.Passi
 func isEmptyStatus(st *flv1alpha1.FederatedLearningStatus) bool {
 	return st.Phase == "" && st.Message == "" && len(st.Conditions) == 0 && len(st.Clients) == 0 &&
 		st.Progress == nil && len(st.Listeners) == 0 && len(st.Timeline) == 0
-}
-
-// dataClaim is the key of the last claim selector with operator Exists in the client's
-// placement, the claim whose value is each client's data path (as the hub's controller and
-// OCM's pick it); "" when there is none.
-func dataClaim(s *flv1alpha1.FederatedLearningSpec) string {
-	claim := ""
-	for _, pr := range s.Client.Placement.Predicates {
-		for _, e := range pr.RequiredClusterSelector.ClaimSelector.MatchExpressions {
-			if e.Operator == metav1.LabelSelectorOpExists {
-				claim = e.Key
-			}
-		}
-	}
-	return claim
 }
 
 // specListeners is "server NodePort 31000 (ip 192.0.2.10), ..." for spec.server.listeners.

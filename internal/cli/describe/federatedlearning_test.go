@@ -383,11 +383,11 @@ func TestFederatedLearningSpecCells(t *testing.T) {
 		got, want string
 	}{
 		"the last Exists claim": {
-			got:  dataClaim(&makeFL("ns", "a", "", 0).claim("a", metav1.LabelSelectorOpExists).claim("b", metav1.LabelSelectorOpExists).claim("c", metav1.LabelSelectorOpDoesNotExist).obj().Spec),
+			got:  (&makeFL("ns", "a", "", 0).claim("a", metav1.LabelSelectorOpExists).claim("b", metav1.LabelSelectorOpExists).claim("c", metav1.LabelSelectorOpDoesNotExist).obj().Spec).DataClaim(),
 			want: "b",
 		},
 		"no Exists claim": {
-			got:  dataClaim(&makeFL("ns", "a", "", 0).claim("a", metav1.LabelSelectorOpIn, "x").obj().Spec),
+			got:  (&makeFL("ns", "a", "", 0).claim("a", metav1.LabelSelectorOpIn, "x").obj().Spec).DataClaim(),
 			want: "",
 		},
 		"S3 storage": {

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	flv1alpha1 "github.com/flotilla/flotilla/api/federationai/v1alpha1"
 )
@@ -38,19 +37,8 @@ const (
 	MaxNodePort = 32767
 )
 
-// dataClaim is the claim whose value is each client's data path: the last claim selector with
-// operator Exists in spec.client.placement, as OCM's controller picks it; "" when there is none.
-func dataClaim(spec *flv1alpha1.FederatedLearningSpec) string {
-	claim := ""
-	for _, p := range spec.Client.Placement.Predicates {
-		for _, e := range p.RequiredClusterSelector.ClaimSelector.MatchExpressions {
-			if e.Operator == metav1.LabelSelectorOpExists {
-				claim = e.Key
-			}
-		}
-	}
-	return claim
-}
+// dataClaim is the claim whose value is each client's data path (FederatedLearningSpec.DataClaim).
+func dataClaim(spec *flv1alpha1.FederatedLearningSpec) string { return spec.DataClaim() }
 
 // supernodeNamespace is the namespace of spec.client.supernode (<service>.<namespace>:<port>):
 // the part between the first '.' and the ':', where OCM's controller puts the ClientApp.
