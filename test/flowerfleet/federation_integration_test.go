@@ -159,7 +159,7 @@ func TestFederationTrains(t *testing.T) {
 			t.Errorf("the federated model (accuracy %.3f) does not beat %s (%.3f)", rows[0].Accuracy, r.Model, r.Accuracy)
 		}
 	}
-	m.report(t, f, lostAfter)
+	m.report(t, f, lostAfter, p.RoundClients)
 }
 
 // waitFL waits until cond holds of fl's status.

@@ -6,12 +6,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	flv1alpha1 "github.com/flotilla/flotilla/api/federationai/v1alpha1"
 	"github.com/flotilla/flotilla/internal/localk8s"
 )
 
@@ -47,7 +49,7 @@ func (f *fleet) cpu(t *testing.T) cpuSample {
 }
 
 // report prints the measurements and writes them to FLOTILLA_BENCH_OUT as JSON when it is set.
-func (m *measurements) report(t *testing.T, f *fleet, lostAfter int32) {
+func (m *measurements) report(t *testing.T, f *fleet, lostAfter int32, roundClients []flv1alpha1.RoundClients) {
 	t.Helper()
 	sec := func(d time.Duration) float64 { return d.Round(10 * time.Millisecond).Seconds() }
 	var rs []int32
@@ -98,4 +100,15 @@ func (m *measurements) report(t *testing.T, f *fleet, lostAfter int32) {
 			t.Errorf("writing %s: %v", path, err)
 		}
 	}
+}
+
+// firstRoundWithout is when the first round after lostAfter that took no update from cluster was
+// seen aggregated (the round under way when the cluster was lost may still take its update).
+func (m *measurements) firstRoundWithout(rcs []flv1alpha1.RoundClients, lostAfter int32, cluster string) time.Time {
+	for _, rc := range rcs {
+		if rc.Round > lostAfter && !slices.Contains(rc.Clusters, cluster) {
+			return m.rounds[rc.Round]
+		}
+	}
+	return m.lost
 }
