@@ -163,12 +163,6 @@ func (f *fleet) pods(ctx context.Context) string {
 	return b.String()
 }
 
-// podLog reads a runtime pod's container log from its folder (the runtime keeps it there).
-func (f *fleet) podLog(c *testenv.Cluster, ns, pod, container string) string {
-	data, _ := os.ReadFile(filepath.Join(c.Runtime.Root, ns, pod, "logs", container+".log"))
-	return string(data)
-}
-
 // addonOf is a cluster's flower-addon ManagedClusterAddOn.
 func addonOf(cluster string) *addonv1alpha1.ManagedClusterAddOn {
 	return &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Name: "flower-addon", Namespace: cluster}}

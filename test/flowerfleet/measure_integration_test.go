@@ -71,17 +71,18 @@ func (m *measurements) report(t *testing.T, f *fleet, lostAfter int32, roundClie
 	window := m.cpuEnd.at.Sub(m.cpuStart.at).Minutes()
 	per := func(a, b float64) float64 { return (b - a) / window / 60 * 100 } // % of one core
 	out := map[string]any{
-		"created_to_clients_running_s":    sec(m.clientsRunning.Sub(m.created)),
-		"created_to_first_round_s":        sec(m.rounds[1].Sub(m.created)),
-		"submitted_to_first_round_s":      sec(m.rounds[1].Sub(m.submitted)),
-		"round_seconds_3_clients":         threeClient,
-		"rounds_per_minute_3_clients":     60 / mean,
-		"lost_to_reported_s":              sec(m.lostReported.Sub(m.lost)),
-		"lost_to_next_round_s":            sec(m.rounds[lostAfter+1].Sub(m.lost)),
-		"hub_apiserver_cpu_percent":       per(m.cpuStart.apiserver, m.cpuEnd.apiserver),
-		"etcd_cpu_percent":                per(m.cpuStart.etcd, m.cpuEnd.etcd),
-		"hub_agents_runtimes_cpu_percent": per(m.cpuStart.process, m.cpuEnd.process),
-		"training_window_s":               sec(m.cpuEnd.at.Sub(m.cpuStart.at)),
+		"created_to_clients_running_s":     sec(m.clientsRunning.Sub(m.created)),
+		"created_to_first_round_s":         sec(m.rounds[1].Sub(m.created)),
+		"submitted_to_first_round_s":       sec(m.rounds[1].Sub(m.submitted)),
+		"round_seconds_3_clients":          threeClient,
+		"rounds_per_minute_3_clients":      60 / mean,
+		"lost_to_reported_s":               sec(m.lostReported.Sub(m.lost)),
+		"lost_to_next_round_s":             sec(m.rounds[lostAfter+1].Sub(m.lost)),
+		"lost_to_first_round_without_it_s": sec(m.firstRoundWithout(roundClients, lostAfter, "spoke-3").Sub(m.lost)),
+		"hub_apiserver_cpu_percent":        per(m.cpuStart.apiserver, m.cpuEnd.apiserver),
+		"etcd_cpu_percent":                 per(m.cpuStart.etcd, m.cpuEnd.etcd),
+		"hub_agents_runtimes_cpu_percent":  per(m.cpuStart.process, m.cpuEnd.process),
+		"training_window_s":                sec(m.cpuEnd.at.Sub(m.cpuStart.at)),
 	}
 	var b strings.Builder
 	keys := make([]string, 0, len(out))
