@@ -229,7 +229,7 @@ func TestFlowerAddOn(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		wantArgs := []string{"--isolation", "process", "--superlink", flower.DefaultAddress, "--clientappio-api-address", "0.0.0.0:9094",
+		wantArgs := []string{"--isolation", "process", "--superlink", flower.DefaultAddress, "--host", "0.0.0.0", "--port", "9094",
 			"--node-config", `cluster-name="` + spoke1.Name + `"`, "--root-certificates", "/etc/flower/ca/ca.crt"}
 		if c := d.Spec.Template.Spec.Containers[0]; !slices.Equal(c.Args, wantArgs) || c.Image != flower.DefaultSuperNodeImage {
 			t.Errorf("the SuperNode on %s runs %s %v, want %s %v", spoke1.Name, c.Image, c.Args, flower.DefaultSuperNodeImage, wantArgs)

@@ -33,7 +33,7 @@ func SuperLinkArgs(tls bool) []string {
 
 // SuperNodeArgs are flower-supernode's arguments, with the template's variables: the SuperLink's
 // Fleet API at SUPERLINK_ADDRESS:SUPERLINK_PORT, process isolation (ClientApps connect to the
-// ClientAppIo API on 0.0.0.0:9094; Flower 1.42 has no --clientappio-api-address), the node config cluster-name="<cluster>" (OCM's), and the CA
+// ClientAppIo API on 0.0.0.0:9094: Flower 1.42 has no --clientappio-api-address), the node config cluster-name="<cluster>" (OCM's), and the CA
 // certificate of CAConfigMap as root certificates, or --insecure.
 func SuperNodeArgs(tls bool) []string {
 	args := []string{
