@@ -5,6 +5,7 @@ package webhook
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -16,6 +17,7 @@ import (
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	"github.com/flotilla/flotilla/internal/clusteridentity"
+	"github.com/flotilla/flotilla/internal/hub"
 	"github.com/flotilla/flotilla/internal/hub/webhook"
 	"github.com/flotilla/flotilla/internal/testenv"
 )
@@ -136,5 +138,48 @@ func TestClaimsOnlyFromTheClusterAgent(t *testing.T) {
 	// The agent still may.
 	if err := writeStatus(ctx, agent, name, setClaim(data, "/data/cifar")); err != nil {
 		t.Errorf("the agent changing its own claim: %v", err)
+	}
+}
+
+// TestClaimsWithoutAHub: the configuration outlives a stopped hub. A status write that leaves
+// the claims alone still goes through, since the API server does not call the webhook for it;
+// one that changes them, even the cluster's own agent's, is refused until a hub answers
+// (failure policy Fail).
+func TestClaimsWithoutAHub(t *testing.T) {
+	env := testenv.Start(t, testenv.Options{CRDs: true})
+	deleteConfigurationAtEnd(t, env)
+	opts := hub.DefaultOptions()
+	opts.LeaderElection, opts.HealthProbeAddress, opts.MetricsAddress = false, "0", "0"
+	opts.SkipNameValidation = true
+	opts.WebhookAddress = "127.0.0.1:0"
+	r := startReplica(t, env.HubIdentity(t, ""), opts)
+	waitForWebhook(t, env)
+	ctx := context.Background()
+	const name = "wh-claims-nohub"
+	adm := admin(t, env)
+	// Not accepted, so that the hub puts no finalizer on it and the test can delete it hubless.
+	mc := cluster(name, nil, false)
+	if err := adm.Create(ctx, mc); err != nil {
+		t.Fatal(err)
+	}
+	deleteAtEnd(t, adm, mc)
+	agentUser := clusteridentity.User(name, "a1")
+	agent := as(t, env, agentUser, clusteridentity.Groups(name)...)
+	grant(t, env, agentUser, rbacv1.PolicyRule{
+		APIGroups: []string{webhook.ClusterGroup}, Resources: []string{"managedclusters", "managedclusters/status"}, Verbs: []string{"get", "update"},
+	})
+	eventually(t, "the agent to report a claim while the hub runs", func(ctx context.Context) error {
+		return writeStatus(ctx, agent, name, setClaim("region.open-cluster-management.io", "eu"))
+	})
+	r.stop()
+
+	if err := writeStatus(ctx, adm, name, func(mc *clusterv1.ManagedCluster) {
+		meta.SetStatusCondition(&mc.Status.Conditions, metav1.Condition{Type: "example.com/Checked", Status: metav1.ConditionTrue, Reason: "Test"})
+	}); err != nil {
+		t.Errorf("a status write that leaves the claims alone, with no hub: %v; want it to go through", err)
+	}
+	err := writeStatus(ctx, agent, name, setClaim("region.open-cluster-management.io", "us"))
+	if err == nil || !strings.Contains(err.Error(), `failed calling webhook "`+webhook.ClaimsWebhookName+`"`) {
+		t.Errorf("the agent changing a claim with no hub: %v; want the API server's refusal for a webhook that does not answer", err)
 	}
 }
