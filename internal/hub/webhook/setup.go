@@ -189,8 +189,8 @@ func Configuration(endpoint Endpoint, caBundle []byte) *admissionregistrationv1.
 			}},
 			// Requests in other served versions are converted to this one.
 			MatchPolicy: ptr.To(admissionregistrationv1.Equivalent),
-			// Unchecked writes would hand out acceptance and set membership: refuse while the hub
-			// cannot answer.
+			// Unchecked writes would hand out acceptance and set membership, put words in a
+			// cluster's mouth (claims) and run images as the hub: refuse while the hub cannot answer.
 			FailurePolicy:           ptr.To(admissionregistrationv1.Fail),
 			SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
 			AdmissionReviewVersions: []string{"v1"},
