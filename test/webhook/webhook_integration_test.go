@@ -66,7 +66,8 @@ func TestConfiguration(t *testing.T) {
 			t.Errorf("webhook %s: failurePolicy %s, sideEffects %s, want Fail and None", w.Name, *w.FailurePolicy, *w.SideEffects)
 		}
 	}
-	if want := []string{webhook.ManagedClusterWebhookName, webhook.BindingWebhookName, webhook.ManifestWorkWebhookName}; !slices.Equal(names, want) {
+	if want := []string{webhook.ManagedClusterWebhookName, webhook.BindingWebhookName, webhook.ManifestWorkWebhookName,
+		webhook.ClaimsWebhookName, webhook.FederatedLearningWebhookName}; !slices.Equal(names, want) {
 		t.Errorf("webhooks %v, want %v", names, want)
 	}
 	// The leader rewrites the configuration when what it reads back differs from what it wants:

@@ -104,6 +104,8 @@ func ReviewManagedCluster(ctx context.Context, can Authorizer, user authenticati
 	default:
 		denials = append(denials, agentEdits(subject, user, old, cur)...)
 	}
+	// On create the API server has dropped status already; a status write changes nothing else.
+	denials = append(denials, claimEdits(subject, user, old, cur)...)
 	return denials, nil
 }
 

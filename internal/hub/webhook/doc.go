@@ -13,6 +13,24 @@
 //     (agent.go): the hub trusts them (taints, labels placements select by, the API server
 //     addresses the Kueue controller connects to, the lease period). RBAC already gives the agent
 //     only the status; this holds where an administrator granted it more, as OCM's role does.
+//   - A ManagedCluster's status.clusterClaims may be changed (a claim added, removed, its value
+//     changed, the list reordered) only by that cluster's own registration agent: a user name of
+//     its agents with its cluster's group, as the certificates the hub approves say (claims.go).
+//     Administrators, other clusters' agents, add-on agents and the hub are refused, naming the
+//     claims and the fix (a ClusterClaim on the cluster, which its agent reports). Claims are the
+//     cluster's own word: placements select by them, and the FederatedLearning controller gives a
+//     client only to a cluster that reports the data claim, with the data path the claim names.
+//     RBAC cannot say it, since status is one subresource and the hub writes conditions there.
+//     OCM lets whoever may update the status write them.
+//   - Creating a FederatedLearning, or changing its spec, makes the hub act for the writer
+//     (federatedlearning.go), so the writer needs what the hub will do: create on
+//     managedclustersets/bind for every set in spec.client.placement.clusterSets (as for a
+//     ManagedClusterSetBinding), create on deployments (framework flower) or jobs (openfl,
+//     other) in the FederatedLearning's namespace, where the hub starts the server with the
+//     writer's image, and create on manifestworkreplicasets there, since the hub runs the
+//     client image on the clusters bound to that namespace. OCM's controller binds and runs
+//     whatever the FederatedLearning says. The hub holds managedclustersets/bind itself (its own
+//     bindings pass through this webhook too), which is why the writer is asked first.
 //   - A ManifestWork (ReviewManifestWork, in work.go) must hold at most 500 KiB of manifests, each
 //     a whole object with apiVersion, kind and metadata.name, none twice, and manifestConfigs that
 //     name its manifests; a work with an executor needs execute-as on manifestworks named
@@ -29,7 +47,8 @@
 //
 // The permissions are asked of the API server by SubjectAccessReviews made as the requesting user
 // (name, groups, uid and extra from the admission request), so they are granted with ordinary
-// RBAC roles. The decisions (ReviewManagedCluster, ReviewBinding) are functions of the old and new
+// RBAC roles. The decisions (ReviewManagedCluster, ReviewBinding, ReviewManifestWork,
+// ReviewFederatedLearning) are functions of the old and new
 // objects, the user and an Authorizer; the HTTP and TLS plumbing, and the
 // ValidatingWebhookConfiguration that points the API server at the hub, are around them.
 //
@@ -44,10 +63,17 @@
 // leaves it alone.
 //
 // The configuration outlives the hub. Its failure policy is Fail: while no hub runs, writes to
-// ManagedClusters and ManagedClusterSetBindings, and creates and spec changes of ManifestWorks,
-// are refused rather than let through unchecked (the API server does not call the hub for a
-// ManifestWork update that leaves spec alone, so agents' finalizers and status go through), and when the leader stops they are refused until the next leader has written its address (at
-// most a lease duration). To write them without a hub, delete ValidatingWebhookConfiguration
-// flotilla-hub; the next leader writes it again. A hub run without the webhook (address "" or
-// "0") neither serves nor writes it.
+// ManagedClusters and ManagedClusterSetBindings, creates and spec changes of ManifestWorks and
+// FederatedLearnings, and status writes that change a ManagedCluster's status.clusterClaims are
+// refused rather than let through unchecked; when the leader stops they are refused until the
+// next leader has written its address (at most a lease duration). The API server does not call
+// the hub for a ManifestWork or FederatedLearning update that leaves spec alone, nor for a
+// ManagedCluster status write that leaves clusterClaims alone (match conditions), so finalizers,
+// the controllers' status, and the agents' and the hub's conditions, capacity and leases go
+// through without a hub. The consequence for claims: while no hub answers, an agent's status
+// write that carries a changed claim is refused whole (its conditions with it), and the agent
+// tries again until a hub answers. A claim change waits for the
+// hub, which is the only one to act on it. To write without a hub, delete
+// ValidatingWebhookConfiguration flotilla-hub; the next leader writes it again. A hub run without
+// the webhook (address "" or "0") neither serves nor writes it, and then enforces none of this.
 package webhook

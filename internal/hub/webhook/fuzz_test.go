@@ -35,6 +35,7 @@ func fuzzHandlers(s *runtime.Scheme) map[string]admission.Handler {
 		ManagedClusterPath: clusterHandler(s, fuzzAuthorizer),
 		BindingPath:        BindingHandler(s, fuzzAuthorizer),
 		"/validate-works":  ManifestWorkHandler(s, fuzzAuthorizer),
+		"/validate-fl":     FederatedLearningHandler(s, fuzzAuthorizer),
 	}
 }
 
@@ -47,7 +48,9 @@ func FuzzAdmissionReview(f *testing.F) {
 	cluster := `{"apiVersion":"cluster.open-cluster-management.io/v1","kind":"ManagedCluster","metadata":{"name":"gpu-east","labels":{"cluster.open-cluster-management.io/clusterset":"team"}},"spec":{"hubAcceptsClient":true,"taints":[{"key":"k","effect":"NoSelect"}]}}`
 	binding := `{"apiVersion":"cluster.open-cluster-management.io/v1beta2","kind":"ManagedClusterSetBinding","metadata":{"name":"team","namespace":"ns"},"spec":{"clusterSet":"team"}}`
 	work := `{"apiVersion":"work.open-cluster-management.io/v1","kind":"ManifestWork","metadata":{"name":"w","namespace":"gpu-east"},"spec":{"executor":{"subject":{"type":"ServiceAccount","serviceAccount":{"namespace":"a","name":"b"}}}}}`
-	for _, obj := range []string{cluster, binding, work, `{}`, `null`, `{"metadata":7}`} {
+	claimed := `{"apiVersion":"cluster.open-cluster-management.io/v1","kind":"ManagedCluster","metadata":{"name":"gpu-east"},"status":{"clusterClaims":[{"name":"a","value":"1"},{"name":"a","value":"2"}]}}`
+	fl := `{"apiVersion":"federation-ai.open-cluster-management.io/v1alpha1","kind":"FederatedLearning","metadata":{"name":"m","namespace":"ns"},"spec":{"framework":"flower","server":{"image":"s"},"client":{"image":"c","placement":{"clusterSets":["a","b","a"]}}}}`
+	for _, obj := range []string{cluster, claimed, binding, work, fl, `{}`, `null`, `{"metadata":7}`} {
 		for _, op := range []admissionv1.Operation{admissionv1.Create, admissionv1.Update, admissionv1.Delete} {
 			for _, user := range []string{"admin", "broken", "system:open-cluster-management:gpu-east:agent"} {
 				review := admissionv1.AdmissionReview{Request: &admissionv1.AdmissionRequest{

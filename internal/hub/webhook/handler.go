@@ -69,8 +69,9 @@ func handler[T any, PT interface {
 	})
 }
 
-// ManagedClusterHandler validates writes to ManagedClusters: the name of a new one
-// (ReviewClusterName) and the permissions a write needs (ReviewManagedCluster).
+// ManagedClusterHandler validates writes to ManagedClusters and to their status (the claims
+// webhook): the name of a new one (ReviewClusterName) and what a write needs
+// (ReviewManagedCluster).
 func ManagedClusterHandler(s *runtime.Scheme, can Authorizer, namespaces NamespaceLookup) admission.Handler {
 	return handler(admission.NewDecoder(s), can, func(ctx context.Context, can Authorizer, user authenticationv1.UserInfo, old, cur *clusterv1.ManagedCluster) ([]string, error) {
 		var denials []string

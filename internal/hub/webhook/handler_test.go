@@ -98,6 +98,28 @@ func TestHandlers(t *testing.T) {
 			old:  binding("team-a", "red"),
 			want: result{Allowed: true, Code: 200},
 		},
+		"a status write that changes claims": {
+			handler: clusterHandler, op: admissionv1.Update,
+			old: makeCluster("gpu-east").claim("a.example.com", "1").obj(), cur: makeCluster("gpu-east").obj(),
+			want: result{Code: 403, Message: `managedclusters "gpu-east": status.clusterClaims is reported by the cluster's own ` +
+				`agent only (from the ClusterClaims on the cluster), and alice is not that agent; this write would remove claim ` +
+				`a.example.com; create, change or delete the ClusterClaim on cluster gpu-east instead, and its agent reports it`},
+		},
+		"federated learning allowed": {
+			handler: FederatedLearningHandler, op: admissionv1.Create,
+			cur:    makeFL("team-a", "mnist").framework("flower").sets("gpu").obj(),
+			grants: []Permission{BindPermission("gpu"), ServerPermission("flower", "team-a"), ClientPermission("team-a")},
+			want:   result{Allowed: true, Code: 200},
+		},
+		"federated learning denied": {
+			handler: FederatedLearningHandler, op: admissionv1.Create,
+			cur:    makeFL("team-a", "mnist").framework("flower").obj(),
+			grants: []Permission{ServerPermission("flower", "team-a")},
+			want: result{Code: 403, Message: `federatedlearnings "mnist" in namespace "team-a": spec.client.image ` +
+				`("ghcr.io/team/client:1") makes the hub run the client on the clusters spec.client.placement chooses from ` +
+				`the sets bound to namespace "team-a", which needs permission to create manifestworkreplicasets in namespace ` +
+				`"team-a" in group work.open-cluster-management.io; ask a hub administrator to bind a role with it`},
+		},
 		"undecodable object": {
 			handler: clusterHandler, op: admissionv1.Create,
 			want: result{Code: 400, Message: "decoding the object: there is no content to decode"},

@@ -115,6 +115,7 @@ func Setup(mgr manager.Manager, cs kubernetes.Interface, opts Options) error {
 	srv.Register(ManagedClusterPath, &admission.Webhook{Handler: ManagedClusterHandler(mgr.GetScheme(), can, Namespaces(cs))})
 	srv.Register(BindingPath, &admission.Webhook{Handler: BindingHandler(mgr.GetScheme(), can)})
 	srv.Register(ManifestWorkPath, &admission.Webhook{Handler: ManifestWorkHandler(mgr.GetScheme(), can)})
+	srv.Register(FederatedLearningPath, &admission.Webhook{Handler: FederatedLearningHandler(mgr.GetScheme(), can)})
 	srv.Register(ConversionPath, ConversionHandler())
 	if err := mgr.Add(srv); err != nil {
 		return err
@@ -188,8 +189,8 @@ func Configuration(endpoint Endpoint, caBundle []byte) *admissionregistrationv1.
 			}},
 			// Requests in other served versions are converted to this one.
 			MatchPolicy: ptr.To(admissionregistrationv1.Equivalent),
-			// Unchecked writes would hand out acceptance and set membership: refuse while the hub
-			// cannot answer.
+			// Unchecked writes would hand out acceptance and set membership, put words in a
+			// cluster's mouth (claims) and run images as the hub: refuse while the hub cannot answer.
 			FailurePolicy:           ptr.To(admissionregistrationv1.Fail),
 			SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
 			AdmissionReviewVersions: []string{"v1"},
@@ -207,6 +208,8 @@ func Configuration(endpoint Endpoint, caBundle []byte) *admissionregistrationv1.
 			hook(ManagedClusterWebhookName, ManagedClusterPath, "v1", "managedclusters", admissionregistrationv1.ClusterScope),
 			hook(BindingWebhookName, BindingPath, "v1beta2", "managedclustersetbindings", admissionregistrationv1.NamespacedScope),
 			manifestWorkHook(hook(ManifestWorkWebhookName, ManifestWorkPath, "v1", "manifestworks", admissionregistrationv1.NamespacedScope)),
+			claimsHook(hook(ClaimsWebhookName, ManagedClusterPath, "v1", "managedclusters/status", admissionregistrationv1.ClusterScope)),
+			federatedLearningHook(hook(FederatedLearningWebhookName, FederatedLearningPath, "v1alpha1", "federatedlearnings", admissionregistrationv1.NamespacedScope)),
 		},
 	}
 }

@@ -67,6 +67,16 @@ func TestConfiguration(t *testing.T) {
 			FailurePolicy: "Fail", SideEffects: "None", Operations: []string{"CREATE", "UPDATE"},
 			Groups: []string{"work.open-cluster-management.io"}, Versions: []string{"v1"}, Res: []string{"manifestworks"},
 		},
+		{
+			Name: ClaimsWebhookName, URL: "https://127.0.0.1:9443/validate-managedclusters", CABundle: "CA",
+			FailurePolicy: "Fail", SideEffects: "None", Operations: []string{"UPDATE"},
+			Groups: []string{"cluster.open-cluster-management.io"}, Versions: []string{"v1"}, Res: []string{"managedclusters/status"},
+		},
+		{
+			Name: FederatedLearningWebhookName, URL: "https://127.0.0.1:9443/validate-federatedlearnings", CABundle: "CA",
+			FailurePolicy: "Fail", SideEffects: "None", Operations: []string{"CREATE", "UPDATE"},
+			Groups: []string{"federation-ai.open-cluster-management.io"}, Versions: []string{"v1alpha1"}, Res: []string{"federatedlearnings"},
+		},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("webhooks (-want +got):\n%s", diff)

@@ -1,0 +1,122 @@
+//go:build integration
+
+package webhook
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
+	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
+	flv1alpha1 "github.com/flotilla/flotilla/api/federationai/v1alpha1"
+	"github.com/flotilla/flotilla/internal/hub/webhook"
+	"github.com/flotilla/flotilla/internal/testenv"
+)
+
+func federatedLearning(ns, name string, fw flv1alpha1.Framework, sets ...string) *flv1alpha1.FederatedLearning {
+	return &flv1alpha1.FederatedLearning{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: flv1alpha1.FederatedLearningSpec{
+			Framework: fw,
+			Server:    flv1alpha1.ServerSpec{Image: "quay.io/example/server:1", Rounds: 3, MinAvailableClients: 1},
+			Client:    flv1alpha1.ClientSpec{Image: "quay.io/example/client:1", Placement: clusterv1beta1.PlacementSpec{ClusterSets: sets}},
+		},
+	}
+}
+
+// TestFederatedLearningNeedsTheRequestersPermissions: a FederatedLearning makes the hub bind its
+// sets and run its images, so whoever creates one, or changes its spec, needs bind on every set,
+// create on the server's workload kind (deployments for flower, jobs for openfl) and create on
+// manifestworkreplicasets in its namespace, and is refused naming each missing one. With them
+// the hub carries it out, its own bindings passing the same webhook (the hub's role holds
+// managedclustersets/bind).
+func TestFederatedLearningNeedsTheRequestersPermissions(t *testing.T) {
+	env := testenv.Start(t, testenv.Options{CRDs: true})
+	startHub(t, env)
+	ctx := context.Background()
+	ns := env.Namespace(t, env.Hub)
+	const user = "wh-fl-user"
+	writeFL := rbacv1.PolicyRule{
+		APIGroups: []string{webhook.FederationGroup}, Resources: []string{"federatedlearnings"},
+		Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"},
+	}
+	grant(t, env, user, writeFL)
+	c := as(t, env, user)
+	eventually(t, "RBAC for the user", func(ctx context.Context) error {
+		return c.List(ctx, &flv1alpha1.FederatedLearningList{}, client.InNamespace(ns))
+	})
+
+	subject := fmt.Sprintf("federatedlearnings %q in namespace %q: ", "mnist", ns)
+	bindRefusal := func(i int, set string) string {
+		return fmt.Sprintf(`%sspec.client.placement.clusterSets[%d] makes the hub bind set %q to namespace %q, which needs `+
+			`permission to create managedclustersets/bind on %q in group cluster.open-cluster-management.io; ask a hub `+
+			`administrator to bind a role with it`, subject, i, set, ns, set)
+	}
+	serverRefusal := func(kind, fw, perm string) string {
+		return fmt.Sprintf(`%sspec.server.image ("quay.io/example/server:1") makes the hub run the server in namespace %q as a %s `+
+			`(spec.framework %s), which needs permission to %s in namespace %q`, subject, ns, kind, fw, perm, ns)
+	}
+	clientRefusal := fmt.Sprintf(`%sspec.client.image ("quay.io/example/client:1") makes the hub run the client on the clusters `+
+		`spec.client.placement chooses from the sets bound to namespace %q, which needs permission to create `+
+		`manifestworkreplicasets in namespace %q in group work.open-cluster-management.io`, subject, ns, ns)
+
+	fl := federatedLearning(ns, "mnist", flv1alpha1.FrameworkFlower, "wh-fl-gpu", "wh-fl-cpu")
+	err := c.Create(ctx, fl.DeepCopy())
+	for _, want := range []string{bindRefusal(0, "wh-fl-gpu"), bindRefusal(1, "wh-fl-cpu"),
+		serverRefusal("Deployment", "flower", "create deployments"), clientRefusal} {
+		denied(t, "creating a flower FederatedLearning with no permission", err, want)
+	}
+
+	// The sets are cluster-wide; the server and the clients need permissions in the namespace only.
+	grant(t, env, user, subresource(webhook.ClusterGroup, "managedclustersets/bind", "create", "wh-fl-gpu"))
+	grantIn(t, env, ns, user,
+		rbacv1.PolicyRule{APIGroups: []string{"apps"}, Resources: []string{"deployments"}, Verbs: []string{"create"}},
+		rbacv1.PolicyRule{APIGroups: []string{webhook.WorkGroup}, Resources: []string{"manifestworkreplicasets"}, Verbs: []string{"create"}})
+	testenv.WaitFor(t, wait, "the refusal to name only the second set", func(ctx context.Context) (bool, string, error) {
+		err := c.Create(ctx, fl.DeepCopy(), client.DryRunAll)
+		msg := fmt.Sprint(err)
+		return err != nil && strings.Contains(msg, bindRefusal(1, "wh-fl-cpu")) && !strings.Contains(msg, "clusterSets[0]") &&
+			!strings.Contains(msg, "spec.server.image") && !strings.Contains(msg, "spec.client.image"), "dry-run create: " + msg, nil
+	})
+	// OpenFL runs its server as a Job: deployments do not cover it.
+	denied(t, "creating an openfl FederatedLearning without create on jobs",
+		c.Create(ctx, federatedLearning(ns, "mnist", flv1alpha1.FrameworkOpenFL, "wh-fl-gpu")),
+		serverRefusal("Job", "openfl", "create jobs"))
+
+	grant(t, env, user, subresource(webhook.ClusterGroup, "managedclustersets/bind", "create", "wh-fl-cpu"))
+	eventually(t, "the user to create the FederatedLearning with every permission", func(ctx context.Context) error {
+		return c.Create(ctx, fl.DeepCopy())
+	})
+	deleteAtEnd(t, admin(t, env), fl)
+
+	// The hub binds both sets to the namespace: its own bindings pass the webhook.
+	testenv.WaitFor(t, wait, "the hub to bind both sets to the namespace", func(ctx context.Context) (bool, string, error) {
+		l := &clusterv1beta2.ManagedClusterSetBindingList{}
+		if err := admin(t, env).List(ctx, l, client.InNamespace(ns)); err != nil {
+			return false, "", err
+		}
+		var got []string
+		for _, b := range l.Items {
+			got = append(got, b.Spec.ClusterSet)
+		}
+		return len(got) == 2, fmt.Sprintf("bindings of %v", got), nil
+	})
+
+	// Another user who may edit FederatedLearnings, but holds none of the rest, may change labels
+	// but not spec: the hub would act on the new spec as theirs.
+	const editor = "wh-fl-editor"
+	grant(t, env, editor, writeFL)
+	e := as(t, env, editor)
+	eventually(t, "the editor to label the FederatedLearning", func(ctx context.Context) error {
+		return update(ctx, e, fl, func() { fl.Labels = map[string]string{"team": "a"} })
+	})
+	denied(t, "the editor changing the rounds", update(ctx, e, fl, func() { fl.Spec.Server.Rounds = 5 }), bindRefusal(0, "wh-fl-gpu"))
+	denied(t, "the editor changing the server image", update(ctx, e, fl, func() { fl.Spec.Server.Image = "quay.io/attacker/server:1" }),
+		fmt.Sprintf(`%sspec.server.image ("quay.io/attacker/server:1") makes the hub run the server in namespace %q as a Deployment`, subject, ns))
+}
