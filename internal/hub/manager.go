@@ -250,7 +250,7 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		&resourceusage.Reconciler{Client: mgr.GetClient(), MaxAcceleratorsPerNode: opts.ResourceUsageMaxAcceleratorsPerNode},
 		&dynamicscoring.ScorerReconciler{Client: mgr.GetClient(), Clock: clk, Namespace: opts.DynamicScoringNamespace, AllowLocal: opts.DynamicScoringAllowLocal},
 		&dynamicscoring.ConfigReconciler{Client: mgr.GetClient(), Namespace: opts.DynamicScoringNamespace},
-		&federatedlearning.Reconciler{Client: mgr.GetClient(), Logs: federatedlearning.APILogs{Client: cs}, Clock: clk, FlowerTLS: !opts.Flower.Insecure,
+		&federatedlearning.Reconciler{Client: mgr.GetClient(), Clock: clk, FlowerTLS: !opts.Flower.Insecure,
 			Flower: &federatedlearning.FlowerRuns{Resolve: opts.ResolveHubService}},
 	} {
 		if err := r.SetupWithManager(mgr); err != nil {

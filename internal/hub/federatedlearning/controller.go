@@ -35,17 +35,14 @@ type Reconciler struct {
 	// Client reads from the manager's cache (which holds only the Deployments, Jobs, Services
 	// and claims that carry NameLabel) and writes.
 	Client client.Client
-	// Reader reads what the cache does not hold: the hub's Nodes and the server's pods.
+	// Reader reads what the cache does not hold: the hub's Nodes and the SuperLink's CA.
 	Reader client.Reader
 	// FlowerTLS: flower-addon's SuperLink serves TLS (the hub's default), so ServerApps that use
 	// it get its CA.
 	FlowerTLS bool
-	// Flower reads Flower federations' runs from their SuperLink; nil reads the ServerApp pod's
-	// log instead.
+	// Flower reads Flower federations' runs from their SuperLink; nil reads no progress.
 	Flower *FlowerRuns
-	// Logs reads the server's log for its progress; nil reads none.
-	Logs  LogReader
-	Clock clock.PassiveClock
+	Clock  clock.PassiveClock
 	// ProgressInterval is how often a running server's log is read (DefaultProgressInterval
 	// when zero).
 	ProgressInterval time.Duration
@@ -112,8 +109,7 @@ func (r *Reconciler) all(ctx context.Context, _ client.Object) []reconcile.Reque
 // +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;create;delete
 // +kubebuilder:rbac:groups="",resources=services;persistentvolumeclaims;configmaps,verbs=get;list;watch;create;update;delete
-// +kubebuilder:rbac:groups="",resources=pods;nodes,verbs=get;list
-// +kubebuilder:rbac:groups="",resources=pods/log,verbs=get
+// +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list
 
 // Reconcile brings one FederatedLearning forward, or cleans up after it.
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {

@@ -29,8 +29,9 @@
 // changes. Unlike OCM's controller, a transient error never fails a federation, and a Flower
 // federation completes when its ServerApp reports the last round.
 //
-// Progress: the controller reads the ServerApp's log (pods/log of the serverapp pod, or of the
-// server Job's pod) and takes Flower's "[ROUND N]" lines and the FLOTILLA_PROGRESS JSON lines an
-// app may print (round, rounds, the clusters whose updates the round took, metrics); see
-// progress.go.
+// Progress: for Flower the controller reads the newest run through the SuperLink's Control API
+// (FlowerRuns, internal/flowerctl): its status, and the ServerApp's log, which only the SuperLink
+// keeps, where it takes Flower's "[ROUND r/R]" lines and the FLOTILLA_PROGRESS JSON lines an app
+// may print (progress.go). OpenFL reports no progress; its server Job's end completes it. The hub
+// reads no pod or log: its role has no business with pods.
 package federatedlearning

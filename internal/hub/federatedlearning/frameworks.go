@@ -3,6 +3,8 @@ package federatedlearning
 import (
 	"context"
 	"fmt"
+	"github.com/go-logr/logr"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sort"
 	"strings"
 
@@ -118,11 +120,11 @@ func (r *Reconciler) flower(ctx context.Context, fl *flv1alpha1.FederatedLearnin
 }
 
 // flowerProgress reads the newest Flower run through the SuperLink (the ServerApp's output is
-// only there), else the ServerApp pod's log. A finished run ends the federation: completed is
+// only there). A finished run ends the federation: completed is
 // Completed, failed or stopped is Failed with Flower's details.
 func (r *Reconciler) flowerProgress(ctx context.Context, fl *flv1alpha1.FederatedLearning, caPEM string) *Progress {
 	if r.Flower == nil {
-		return r.progress(ctx, fl, "serverapp")
+		return nil
 	}
 	run, err := r.Flower.Read(ctx, fl, caPEM)
 	if err != nil {
@@ -236,7 +238,6 @@ func (r *Reconciler) openFL(ctx context.Context, fl *flv1alpha1.FederatedLearnin
 			return err
 		}
 	}
-	o.Progress = r.progress(ctx, fl, "server")
 	return nil
 }
 
@@ -290,3 +291,5 @@ func (r *Reconciler) superLinkCA(ctx context.Context) (string, error) {
 	}
 	return cm.Data["ca.crt"], nil
 }
+
+func ctrlLog(ctx context.Context) logr.Logger { return ctrl.LoggerFrom(ctx) }
