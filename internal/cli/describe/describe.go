@@ -2,6 +2,7 @@ package describe
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -75,20 +76,8 @@ func runWork(ctx context.Context, io streams.IO, clk clock.PassiveClock, newClie
 	}
 	var mw workv1.ManifestWork
 	if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &mw); err != nil {
-		switch {
-		case apierrors.IsNotFound(err):
-			return fmt.Errorf("no ManifestWork %s/%s on the hub of kubeconfig %s: list them with `%s`",
-				ns, name, hub.Source, command("flotilla get works -A", kube))
-		case meta.IsNoMatchError(err):
-			return fmt.Errorf("the hub of kubeconfig %s does not serve ManifestWorks: %w; install the CRDs with `%s`",
-				hub.Source, err, command("flotilla install crds", kube))
-		case apierrors.IsForbidden(err):
-			return fmt.Errorf("reading ManifestWork %s/%s on the hub of kubeconfig %s: %w; use a kubeconfig whose user may get manifestworks in namespace %s",
-				ns, name, hub.Source, err, ns)
-		default:
-			return fmt.Errorf("reading ManifestWork %s/%s on the hub of kubeconfig %s: %w; check that the hub's API server%s is up and reachable, or pass the hub's kubeconfig with --kubeconfig",
-				ns, name, hub.Source, err, server(hub))
-		}
+		return getError(err, hub, kube, "ManifestWork", "manifestworks", ns, name,
+			fmt.Sprintf("no ManifestWork %s/%s on the hub of kubeconfig %s: list them with `%s`", ns, name, hub.Source, command("flotilla get works -A", kube)))
 	}
 	return writeWork(io.Out, &mw, clk)
 }
@@ -104,4 +93,22 @@ func server(hub *kubeflags.Loaded) string {
 		return ""
 	}
 	return " at " + hub.Config.Host
+}
+
+// getError explains a failed read of one object on the hub: notFound when it does not exist,
+// else the CRDs missing, the user not allowed, or the hub not reachable, each with the fix.
+func getError(err error, hub *kubeflags.Loaded, kube kubeflags.Flags, kind, plural, ns, name, notFound string) error {
+	switch {
+	case apierrors.IsNotFound(err):
+		return errors.New(notFound)
+	case meta.IsNoMatchError(err):
+		return fmt.Errorf("the hub of kubeconfig %s does not serve %ss: %w; install the CRDs with `%s`",
+			hub.Source, kind, err, command("flotilla install crds", kube))
+	case apierrors.IsForbidden(err):
+		return fmt.Errorf("reading %s %s/%s on the hub of kubeconfig %s: %w; use a kubeconfig whose user may get %s in namespace %s",
+			kind, ns, name, hub.Source, err, plural, ns)
+	default:
+		return fmt.Errorf("reading %s %s/%s on the hub of kubeconfig %s: %w; check that the hub's API server%s is up and reachable, or pass the hub's kubeconfig with --kubeconfig",
+			kind, ns, name, hub.Source, err, server(hub))
+	}
 }

@@ -6,8 +6,6 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -66,20 +64,9 @@ func runFederatedLearning(ctx context.Context, io streams.IO, clk clock.PassiveC
 	}
 	var fl flv1alpha1.FederatedLearning
 	if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &fl); err != nil {
-		switch {
-		case apierrors.IsNotFound(err):
-			return fmt.Errorf("no FederatedLearning %s in namespace %s on the hub of kubeconfig %s: list them with `%s` (or in every namespace with -A)",
-				name, ns, hub.Source, command("flotilla get fl -n "+ns, kube))
-		case meta.IsNoMatchError(err):
-			return fmt.Errorf("the hub of kubeconfig %s does not serve FederatedLearnings: %w; install the CRDs with `%s`",
-				hub.Source, err, command("flotilla install crds", kube))
-		case apierrors.IsForbidden(err):
-			return fmt.Errorf("reading FederatedLearning %s/%s on the hub of kubeconfig %s: %w; use a kubeconfig whose user may get federatedlearnings in namespace %s",
-				ns, name, hub.Source, err, ns)
-		default:
-			return fmt.Errorf("reading FederatedLearning %s/%s on the hub of kubeconfig %s: %w; check that the hub's API server%s is up and reachable, or pass the hub's kubeconfig with --kubeconfig",
-				ns, name, hub.Source, err, server(hub))
-		}
+		return getError(err, hub, kube, "FederatedLearning", "federatedlearnings", ns, name,
+			fmt.Sprintf("no FederatedLearning %s in namespace %s on the hub of kubeconfig %s: list them with `%s` (or in every namespace with -A)",
+				name, ns, hub.Source, command("flotilla get fl -n "+ns, kube)))
 	}
 	return writeFederatedLearning(io.Out, &fl, clk)
 }
