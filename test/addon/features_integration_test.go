@@ -22,12 +22,15 @@ import (
 )
 
 // TestFeatureLabelsSelectClusters: a placement written for OCM, selecting clusters by the label
-// feature.open-cluster-management.io/addon-flower-addon=available (as OCM's federated-learning
-// sample does), picks a cluster once its add-on is available, and drops it when the add-on turns
-// unhealthy or is deleted. The hub labels the clusters; nothing else does.
+// feature.open-cluster-management.io/addon-<name>=available (as OCM's federated-learning sample
+// does for flower-addon), picks a cluster once its add-on is available, and drops it when the
+// add-on turns unhealthy or is deleted. The hub labels the clusters; nothing else does. The
+// add-on is one without a ClusterManagementAddOn, whose Available condition the test writes as
+// its agent would: flower-addon itself is built in now, its Available follows its SuperNode's
+// work (test/floweraddon, test/federatedlearning).
 func TestFeatureLabelsSelectClusters(t *testing.T) {
 	f := start(t, "addon-feature")
-	const name = "flower-addon"
+	const name = "sample-fl-addon"
 	key := addon.FeatureLabelPrefix + name
 	c1, c2 := "addon-feature-1", "addon-feature-2"
 	for _, c := range []string{c1, c2} {
