@@ -17,7 +17,7 @@ import (
 // log both as one stream held open across the run and in short incremental reads.
 func TestSuperLink(t *testing.T) {
 	if findPython() == "" {
-		t.Skip("no python3 (nor $FLOTILLA_PYTHON): hack/flwr/venv.sh cannot build the Flower venv")
+		t.Fatal("no python3 (nor $FLOTILLA_PYTHON): hack/flwr/venv.sh cannot build the Flower venv that this test runs; install Python 3.10+ with venv (Debian: python3-venv, which .ci/run installs) or set FLOTILLA_PYTHON")
 	}
 	start := time.Now()
 	clusters := []string{"cluster-a", "cluster-b"}
