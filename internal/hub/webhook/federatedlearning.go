@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -55,21 +54,6 @@ func ClientPermission(ns string) Permission {
 // FederatedLearningHandler validates writes to FederatedLearnings (ReviewFederatedLearning).
 func FederatedLearningHandler(s *runtime.Scheme, can Authorizer) admission.Handler {
 	return handler[flv1alpha1.FederatedLearning](admission.NewDecoder(s), can, ReviewFederatedLearning)
-}
-
-// federatedLearningHook turns a webhook built for the cluster group into the FederatedLearning
-// webhook: its rules name the federation group, and the API server calls it only for a create
-// or an update that changes spec, so the controller's finalizer and status writes go through
-// without a call.
-func federatedLearningHook(w admissionregistrationv1.ValidatingWebhook) admissionregistrationv1.ValidatingWebhook {
-	for i := range w.Rules {
-		w.Rules[i].APIGroups = []string{FederationGroup}
-	}
-	w.MatchConditions = []admissionregistrationv1.MatchCondition{{
-		Name:       "spec-changed",
-		Expression: "request.operation != 'UPDATE' || !has(oldObject.spec) || !has(object.spec) || object.spec != oldObject.spec",
-	}}
-	return w
 }
 
 // ReviewFederatedLearning decides whether user may write the FederatedLearning cur over old

@@ -207,9 +207,9 @@ func Configuration(endpoint Endpoint, caBundle []byte) *admissionregistrationv1.
 		Webhooks: []admissionregistrationv1.ValidatingWebhook{
 			hook(ManagedClusterWebhookName, ManagedClusterPath, "v1", "managedclusters", admissionregistrationv1.ClusterScope),
 			hook(BindingWebhookName, BindingPath, "v1beta2", "managedclustersetbindings", admissionregistrationv1.NamespacedScope),
-			manifestWorkHook(hook(ManifestWorkWebhookName, ManifestWorkPath, "v1", "manifestworks", admissionregistrationv1.NamespacedScope)),
+			specChangedHook(WorkGroup, hook(ManifestWorkWebhookName, ManifestWorkPath, "v1", "manifestworks", admissionregistrationv1.NamespacedScope)),
 			claimsHook(hook(ClaimsWebhookName, ManagedClusterPath, "v1", "managedclusters/status", admissionregistrationv1.ClusterScope)),
-			federatedLearningHook(hook(FederatedLearningWebhookName, FederatedLearningPath, "v1alpha1", "federatedlearnings", admissionregistrationv1.NamespacedScope)),
+			specChangedHook(FederationGroup, hook(FederatedLearningWebhookName, FederatedLearningPath, "v1alpha1", "federatedlearnings", admissionregistrationv1.NamespacedScope)),
 		},
 	}
 }

@@ -49,14 +49,14 @@ func ManifestWorkHandler(s *runtime.Scheme, can Authorizer) admission.Handler {
 	return handler[workv1.ManifestWork](admission.NewDecoder(s), can, ReviewManifestWork)
 }
 
-// manifestWorkHook turns a webhook built for the cluster group into the ManifestWork webhook:
-// its rules name the work group, and the API server calls it only for a create or an update
-// that changes spec. Agents write finalizers and status (a subresource the rules do not name)
-// without a call, so they keep working while no hub answers, and ReviewManifestWork allows such
-// updates anyway.
-func manifestWorkHook(w admissionregistrationv1.ValidatingWebhook) admissionregistrationv1.ValidatingWebhook {
+// specChangedHook turns a webhook built for the cluster group into one for group, which the API
+// server calls only for a create or an update that changes spec. For ManifestWorks, agents then
+// write finalizers and status (a subresource the rules do not name) without a call, so they keep
+// working while no hub answers, and ReviewManifestWork allows such updates anyway; for
+// FederatedLearnings, the controller's finalizer and status writes go through likewise.
+func specChangedHook(group string, w admissionregistrationv1.ValidatingWebhook) admissionregistrationv1.ValidatingWebhook {
 	for i := range w.Rules {
-		w.Rules[i].APIGroups = []string{WorkGroup}
+		w.Rules[i].APIGroups = []string{group}
 	}
 	w.MatchConditions = []admissionregistrationv1.MatchCondition{{
 		Name:       "spec-changed",
