@@ -4,6 +4,7 @@ package federatedlearning
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -171,6 +173,9 @@ func TestBadInput(t *testing.T) {
 				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "theirs:1"}}}}}}
 	testenv.Create(t, f.c, theirs)
 	taken := f.flower("taken", 1)
+	// A SuperLink of the user's own, not flower-addon's: the ServerApp needs no hub CA, so this
+	// holds whichever tests ran before.
+	taken.Spec.Server.SuperLink = "superlink.ml-team:9091"
 	testenv.Create(t, f.c, taken)
 	f.waitStatus(t, taken, "a name conflict reported", func(st *flv1alpha1.FederatedLearningStatus) bool {
 		c := condition(st, federatedlearning.ConditionServerReady)
@@ -182,6 +187,38 @@ func TestBadInput(t *testing.T) {
 	if theirs.Spec.Template.Spec.Containers[0].Image != "theirs:1" || len(theirs.OwnerReferences) != 0 {
 		t.Errorf("the controller changed a Deployment it did not make: %+v", theirs)
 	}
+
+	// A ManifestWork of the client work's name in a cluster's namespace that someone else made:
+	// that cluster gets no client (NameConflict), and the work is neither changed nor deleted,
+	// not while the federation runs and not when it goes.
+	otherWork := &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: "bad-site", Name: "taken-work"},
+		Spec: workv1.ManifestWorkSpec{Workload: workv1.ManifestsTemplate{Manifests: []workv1.Manifest{{RawExtension: runtime.RawExtension{
+			Raw: []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"theirs","namespace":"default"}}`)}}}}}}
+	testenv.Create(t, f.c, otherWork)
+	takenWork := f.openFL("taken-work", 1, 30092)
+	testenv.Create(t, f.c, takenWork)
+	f.waitStatus(t, takenWork, "bad-site excluded by the name conflict", func(st *flv1alpha1.FederatedLearningStatus) bool {
+		for _, c := range st.Clients {
+			if c.Cluster == "bad-site" {
+				return c.State == flv1alpha1.ClientExcluded && c.Reason == federatedlearning.ReasonNameConflict
+			}
+		}
+		return false
+	})
+	if err := f.c.Delete(ctx, takenWork); err != nil {
+		t.Fatal(err)
+	}
+	testenv.WaitFor(t, wait, "the FederatedLearning gone, the other's ManifestWork kept as it was", func(ctx context.Context) (bool, string, error) {
+		gone := f.c.Get(ctx, client.ObjectKeyFromObject(takenWork), &flv1alpha1.FederatedLearning{}) != nil
+		cur := &workv1.ManifestWork{}
+		if err := f.c.Get(ctx, client.ObjectKeyFromObject(otherWork), cur); err != nil {
+			return false, "", fmt.Errorf("the other's ManifestWork: %w", err)
+		}
+		if string(cur.Spec.Workload.Manifests[0].Raw) != string(otherWork.Spec.Workload.Manifests[0].Raw) || len(cur.Labels) != 0 {
+			return false, "", fmt.Errorf("the controller changed a ManifestWork it did not make: %+v", cur)
+		}
+		return gone, "", nil
+	})
 
 	// Flower with flower-addon available nowhere: the message says where to switch it on.
 	off := f.flower("no-addon", 1)

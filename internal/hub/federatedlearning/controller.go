@@ -142,7 +142,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if err != nil {
 		return reconcile.Result{}, err
 	}
-	if fl.Status.Phase == flv1alpha1.PhaseRunning || fl.Status.Phase == flv1alpha1.PhaseWaiting {
+	// Only a Flower federation waits on what no watch brings: its run on the SuperLink, and the
+	// SuperLink's CA in flower-system (not cached). OpenFL's objects are all watched.
+	phase := fl.Status.Phase
+	if (phase == flv1alpha1.PhaseRunning || phase == flv1alpha1.PhaseWaiting) && framework(&fl.Spec) == flv1alpha1.FrameworkFlower {
 		return reconcile.Result{RequeueAfter: r.interval()}, nil
 	}
 	return reconcile.Result{}, nil
@@ -229,7 +232,7 @@ func (r *Reconciler) checkClaims(ctx context.Context, fl *flv1alpha1.FederatedLe
 		}
 		cs := clientState{}
 		if claim != "" {
-			if v := claimValue(mc, claim); v == "" {
+			if cs.DataPath = claimValue(mc, claim); cs.DataPath == "" {
 				cs.Excluded, cs.Reason = true, ReasonMissingClaim
 				cs.Message = "cluster " + name + " does not report the claim " + claim + " (spec.client.placement's last Exists claim selector), so it gets no client: create the ClusterClaim " + claim + " on that cluster, naming its data path"
 			}
@@ -248,24 +251,16 @@ func claimValue(mc *clusterv1.ManagedCluster, claim string) string {
 	return ""
 }
 
-// dataPaths are the data paths of the clusters that may get a client.
-func (r *Reconciler) dataPaths(ctx context.Context, fl *flv1alpha1.FederatedLearning, o *observed) (map[string]string, error) {
-	claim := dataClaim(&fl.Spec)
+// dataPaths are the data paths of the decided clusters that may get a client ("" without a
+// data claim), as checkClaims read them.
+func dataPaths(o *observed) map[string]string {
 	out := map[string]string{}
 	for _, name := range o.Decided {
-		if o.Clients[name].Excluded {
-			continue
-		}
-		mc := &clusterv1.ManagedCluster{}
-		if err := r.Client.Get(ctx, client.ObjectKey{Name: name}, mc); client.IgnoreNotFound(err) != nil {
-			return nil, err
-		}
-		out[name] = ""
-		if claim != "" {
-			out[name] = claimValue(mc, claim)
+		if c := o.Clients[name]; !c.Excluded {
+			out[name] = c.DataPath
 		}
 	}
-	return out, nil
+	return out
 }
 
 // writeStatus writes the status computed from o when it differs from the stored one.
@@ -284,28 +279,56 @@ func (r *Reconciler) finalize(ctx context.Context, fl *flv1alpha1.FederatedLearn
 	if !controllerutil.ContainsFinalizer(fl, Finalizer) {
 		return nil
 	}
-	if err := r.deleteWorks(ctx, fl, nil); err != nil {
+	if err := r.deleteWorks(ctx, fl); err != nil {
 		return err
 	}
 	controllerutil.RemoveFinalizer(fl, Finalizer)
 	return client.IgnoreNotFound(r.Client.Update(ctx, fl))
 }
 
-// deleteWorks deletes fl's own ManifestWorks except those keep says to keep.
-func (r *Reconciler) deleteWorks(ctx context.Context, fl *flv1alpha1.FederatedLearning, keep func(*workv1.ManifestWork) bool) error {
+// deleteWorks deletes every ManifestWork of fl's, found by its UID label (when fl goes).
+func (r *Reconciler) deleteWorks(ctx context.Context, fl *flv1alpha1.FederatedLearning) error {
 	l := &workv1.ManifestWorkList{}
 	if err := r.Client.List(ctx, l, client.MatchingLabels{UIDLabel: string(fl.UID)}); err != nil {
 		return err
 	}
 	var errs []error
 	for i := range l.Items {
-		w := &l.Items[i]
-		if !mine(fl, w) || (keep != nil && keep(w)) {
-			continue
-		}
-		if err := r.Client.Delete(ctx, w); client.IgnoreNotFound(err) != nil {
-			errs = append(errs, err)
-		}
+		errs = append(errs, r.deleteMine(ctx, fl, &l.Items[i]))
 	}
 	return errors.Join(errs...)
+}
+
+// deleteStaleWorks deletes fl's ManifestWork name in the namespace of every cluster that may
+// hold one (those of fl's status and those decided now) and that keep does not name. It reads
+// each by name, so a reconcile costs one cached read per client, not a list of every work.
+func (r *Reconciler) deleteStaleWorks(ctx context.Context, fl *flv1alpha1.FederatedLearning, o *observed, name string, keep map[string]string) error {
+	candidates := map[string]bool{}
+	for _, c := range fl.Status.Clients {
+		candidates[c.Cluster] = true
+	}
+	for _, c := range o.Decided {
+		candidates[c] = true
+	}
+	var errs []error
+	for c := range candidates {
+		if _, ok := keep[c]; ok {
+			continue
+		}
+		w := &workv1.ManifestWork{}
+		if err := r.Client.Get(ctx, client.ObjectKey{Namespace: c, Name: name}, w); err != nil {
+			errs = append(errs, client.IgnoreNotFound(err))
+			continue
+		}
+		errs = append(errs, r.deleteMine(ctx, fl, w))
+	}
+	return errors.Join(errs...)
+}
+
+// deleteMine deletes w if fl made it (its UID label), and leaves anyone else's alone.
+func (r *Reconciler) deleteMine(ctx context.Context, fl *flv1alpha1.FederatedLearning, w *workv1.ManifestWork) error {
+	if !mine(fl, w) {
+		return nil
+	}
+	return client.IgnoreNotFound(r.Client.Delete(ctx, w))
 }

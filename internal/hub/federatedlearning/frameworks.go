@@ -28,6 +28,13 @@ import (
 // flower runs the Flower path: the ServerApp on the hub, the ClientApps through the
 // ManifestWorkReplicaSet, the data paths through per-cluster works.
 func (r *Reconciler) flower(ctx context.Context, fl *flv1alpha1.FederatedLearning, o *observed, conflict func(error) error) error {
+	if len(o.Decided) < minClients(fl) {
+		hint, err := r.flowerHint(ctx)
+		if err != nil {
+			return err
+		}
+		o.Hint = hint
+	}
 	caPEM := ""
 	if r.FlowerTLS && usesFlowerAddOn(fl.Spec.Server.SuperLink) {
 		pem, err := r.superLinkCA(ctx)
@@ -56,13 +63,6 @@ func (r *Reconciler) flower(ctx context.Context, fl *flv1alpha1.FederatedLearnin
 	if o.ServerReady {
 		o.ServerMessage = fmt.Sprintf("Deployment %s is available; it talks to the SuperLink at %s", serverAppName(fl), superLinkOrDefault(fl.Spec.Server.SuperLink))
 	}
-	if len(o.Decided) < minClients(fl) {
-		hint, err := r.flowerHint(ctx)
-		if err != nil {
-			return err
-		}
-		o.Hint = hint
-	}
 	set := &workv1alpha1.ManifestWorkReplicaSet{}
 	exists := r.Client.Get(ctx, client.ObjectKey{Namespace: fl.Namespace, Name: clientAppName(fl)}, set) == nil
 	if exists || len(o.Decided) >= minClients(fl) {
@@ -75,10 +75,7 @@ func (r *Reconciler) flower(ctx context.Context, fl *flv1alpha1.FederatedLearnin
 			return err
 		}
 	}
-	paths, err := r.dataPaths(ctx, fl, o)
-	if err != nil {
-		return err
-	}
+	paths := dataPaths(o)
 	if dataClaim(&fl.Spec) != "" {
 		for _, c := range sortedKeys(paths) {
 			w, err := desiredDataWork(fl, c, paths[c])
@@ -93,10 +90,7 @@ func (r *Reconciler) flower(ctx context.Context, fl *flv1alpha1.FederatedLearnin
 		}
 	}
 	// Data works of clusters no longer decided go.
-	if err := r.deleteWorks(ctx, fl, func(w *workv1.ManifestWork) bool {
-		_, ok := paths[w.Namespace]
-		return ok && w.Name == dataWorkName(fl)
-	}); err != nil {
+	if err := r.deleteStaleWorks(ctx, fl, o, dataWorkName(fl), paths); err != nil {
 		return err
 	}
 	for _, c := range o.Decided {
@@ -196,10 +190,7 @@ func (r *Reconciler) openFL(ctx context.Context, fl *flv1alpha1.FederatedLearnin
 		l := fl.Spec.Server.Listeners[0]
 		o.ServerListener = &flv1alpha1.ListenerStatus{Name: l.Name, Type: l.Type, Address: ep.Address, Port: ep.Port}
 	}
-	paths, err := r.dataPaths(ctx, fl, o)
-	if err != nil {
-		return err
-	}
+	paths := dataPaths(o)
 	j := &batchv1.Job{}
 	jobErr := r.Client.Get(ctx, client.ObjectKey{Namespace: fl.Namespace, Name: serverName(fl)}, j)
 	if client.IgnoreNotFound(jobErr) != nil {
@@ -234,7 +225,7 @@ func (r *Reconciler) openFL(ctx context.Context, fl *flv1alpha1.FederatedLearnin
 			o.Clients[c] = cs
 		}
 		// Works of clusters no longer decided go (OCM's stay).
-		if err := r.deleteWorks(ctx, fl, func(w *workv1.ManifestWork) bool { _, ok := paths[w.Namespace]; return ok }); err != nil {
+		if err := r.deleteStaleWorks(ctx, fl, o, fl.Name, paths); err != nil {
 			return err
 		}
 	}

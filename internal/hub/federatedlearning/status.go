@@ -41,6 +41,8 @@ type clientState struct {
 	// Excluded, with Reason and Message: it may not get a client.
 	Excluded        bool
 	Reason, Message string
+	// DataPath is the value of the cluster's data claim ("" without one).
+	DataPath string
 }
 
 // observed is everything the status is computed from; computeStatus has no other input.
