@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
+	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
 	flv1alpha1 "github.com/flotilla/flotilla/api/federationai/v1alpha1"
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
 	workv1alpha1 "github.com/flotilla/flotilla/api/work/v1alpha1"
@@ -168,6 +169,14 @@ func TestFlowerFederation(t *testing.T) {
 		err2 := f.c.Get(ctx, client.ObjectKey{Namespace: fl.Namespace, Name: "mnist"}, &clusterv1beta1.Placement{})
 		return client.IgnoreNotFound(err1) == nil && err1 != nil && err2 != nil, "", nil
 	})
+	// The set's binding was the test's own (the FederatedLearning's spec names the set, and the
+	// controller creates a binding only where none is): it is neither adopted nor deleted.
+	b := &clusterv1beta2.ManagedClusterSetBinding{}
+	if err := f.c.Get(ctx, client.ObjectKey{Namespace: fl.Namespace, Name: f.set.Set}, b); err != nil {
+		t.Errorf("the binding the FederatedLearning did not make is gone: %v", err)
+	} else if len(b.OwnerReferences) != 0 {
+		t.Errorf("the controller adopted a binding it did not make: owners %+v", b.OwnerReferences)
+	}
 }
 
 func mustGet(t *testing.T, f *fleet, fl *flv1alpha1.FederatedLearning) *flv1alpha1.FederatedLearning {
