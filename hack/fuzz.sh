@@ -34,6 +34,8 @@ targets=$(cat <<'LIST'
 ./internal/flowerctl FuzzDecodeListRuns
 ./internal/flowerctl FuzzDecodeLogs
 ./internal/hub/federatedlearning FuzzParseProgress
+./internal/fencing FuzzParseTiming
+./internal/fencing FuzzStoppedRecord
 LIST
 )
 
