@@ -31,6 +31,7 @@ import (
 	"github.com/flotilla/flotilla/internal/hub/clusterset"
 	"github.com/flotilla/flotilla/internal/hub/dynamicscoring"
 	"github.com/flotilla/flotilla/internal/hub/explain"
+	"github.com/flotilla/flotilla/internal/hub/failover"
 	"github.com/flotilla/flotilla/internal/hub/federatedlearning"
 	"github.com/flotilla/flotilla/internal/hub/flower"
 	"github.com/flotilla/flotilla/internal/hub/kueue"
@@ -232,6 +233,8 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		&addonregistration.Reconciler{Client: mgr.GetClient(), Certificates: cs, Clock: clk},
 		&lease.Reconciler{Client: mgr.GetClient(), Clock: clk},
 		&lease.TaintReconciler{Client: mgr.GetClient(), Clock: clk},
+		&failover.ClusterReconciler{Client: mgr.GetClient(), Clock: clk},
+		&failover.PolicyReconciler{Client: mgr.GetClient(), Clock: clk},
 		&clusterset.SetReconciler{Client: mgr.GetClient(), Clock: clk},
 		&clusterset.BindingReconciler{Client: mgr.GetClient(), Clock: clk},
 		&clusterset.DefaultLabelReconciler{Client: mgr.GetClient()},

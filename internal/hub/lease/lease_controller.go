@@ -86,6 +86,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 			return reconcile.Result{RequeueAfter: requeueAfter}, nil
 		}
 	}
+	if err := r.raiseEpoch(ctx, mc, lease, desired); err != nil {
+		return reconcile.Result{}, err
+	}
 	patched := mc.DeepCopy()
 	patched.Status.Conditions = desired
 	// Conditions are one JSON list in a merge patch: the lock keeps a stale copy from
@@ -100,6 +103,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 // long until they would next change (zero once the lease has expired: only a renewal, which is an
 // event, changes anything then).
 func leaseConditions(mc *clusterv1.ManagedCluster, lease *coordinationv1.Lease, now time.Time) ([]metav1.Condition, time.Duration) {
+	if t, ok := fencedTiming(mc, lease); ok {
+		return lostConditions(mc, lease, t, now)
+	}
 	period := mc.LeaseDuration()
 	// The agent records in the Lease the period it renews at. Right after an administrator
 	// shortens the cluster's period the agent still renews at the old one until it reads the

@@ -1,0 +1,50 @@
+package failover
+
+import (
+	"sort"
+
+	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
+	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
+	failoverv1alpha1 "github.com/flotilla/flotilla/api/failover/v1alpha1"
+	workv1 "github.com/flotilla/flotilla/api/work/v1"
+	"github.com/flotilla/flotilla/internal/fencing"
+	"github.com/flotilla/flotilla/internal/hub/clusterset"
+)
+
+// desiredTiming is the Timing cluster should run under, and the policies it comes from (sorted);
+// ok is false when the cluster is not fenced. works are the ManifestWorks in its namespace.
+func desiredTiming(mc *clusterv1.ManagedCluster, policies []failoverv1alpha1.FailoverPolicy, sets []clusterv1beta2.ManagedClusterSet, works []workv1.ManifestWork) (fencing.Timing, []string, bool) {
+	setsByName := map[string]*clusterv1beta2.ManagedClusterSet{}
+	for i := range sets {
+		setsByName[sets[i].Name] = &sets[i]
+	}
+	var ts []fencing.Timing
+	var from []string
+	for i := range policies {
+		p := &policies[i]
+		set, found := setsByName[p.Spec.ClusterSet]
+		if !found || !p.DeletionTimestamp.IsZero() {
+			continue
+		}
+		if member, err := clusterset.IsMember(set, mc); err != nil || !member {
+			continue
+		}
+		t := fencing.FromSpec(p.Spec)
+		// The API server checks the rule; a policy written before the CRD had it does not count.
+		if t.Validate() != nil {
+			continue
+		}
+		ts = append(ts, t)
+		from = append(from, p.Name)
+	}
+	sort.Strings(from)
+	if t, ok := fencing.Combine(ts); ok {
+		return t, from, true
+	}
+	for i := range works {
+		if fencing.WorkFenced(works[i].Annotations) && works[i].DeletionTimestamp.IsZero() {
+			return fencing.Default, nil, true
+		}
+	}
+	return fencing.Timing{}, nil, false
+}

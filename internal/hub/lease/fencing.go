@@ -1,0 +1,79 @@
+package lease
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
+	"github.com/flotilla/flotilla/internal/fencing"
+)
+
+// fencedTiming is the cluster's fencing Timing (internal/hub/failover writes it) once its agent
+// renews at the Timing's period: until the agent has read the Timing it may renew at the
+// cluster's longer period, and judging it by the Timing's LostAfter would declare a healthy
+// cluster lost. The agent records the period it renews at in the Lease.
+func fencedTiming(mc *clusterv1.ManagedCluster, lease *coordinationv1.Lease) (fencing.Timing, bool) {
+	t, ok, _ := fencing.OfCluster(mc.Annotations)
+	if !ok {
+		return fencing.Timing{}, false
+	}
+	d := lease.Spec.LeaseDurationSeconds
+	if d == nil || time.Duration(*d)*time.Second > t.Lease {
+		return fencing.Timing{}, false
+	}
+	return t, true
+}
+
+// lostConditions are leaseConditions for a fenced cluster: lost LostAfter after the last
+// renewal, when its agent has stopped its fenced workloads.
+func lostConditions(mc *clusterv1.ManagedCluster, lease *coordinationv1.Lease, t fencing.Timing, now time.Time) ([]metav1.Condition, time.Duration) {
+	renewed := renewTime(lease)
+	expiry := renewed.Add(t.LostAfter)
+	if now.Before(expiry) {
+		return mc.Status.Conditions, expiry.Sub(now)
+	}
+	desired := append([]metav1.Condition(nil), mc.Status.Conditions...)
+	meta.SetStatusCondition(&desired, metav1.Condition{
+		Type:   clusterv1.ManagedClusterConditionAvailable,
+		Status: metav1.ConditionUnknown,
+		Reason: clusterv1.ManagedClusterReasonLeaseUpdateStopped,
+		Message: fmt.Sprintf("the cluster is declared lost: Lease %s/%s was last renewed at %s, more than %s ago (annotation %s: %s); its agent stopped its fenced workloads after %s, and they may start elsewhere now",
+			lease.Namespace, lease.Name, renewed.UTC().Format(time.RFC3339), t.LostAfter, fencing.AnnotationTiming, t, t.FenceAfter),
+		ObservedGeneration: mc.Generation,
+		LastTransitionTime: metav1.NewTime(now),
+	})
+	return desired, 0
+}
+
+// raiseEpoch adds one to the cluster's fencing epoch when desired declares a fenced cluster lost
+// that was not: before the status write, so that no one can see the cluster lost under the old
+// epoch, and an agent coming back knows its fenced workloads may run elsewhere.
+func (r *Reconciler) raiseEpoch(ctx context.Context, mc *clusterv1.ManagedCluster, lease *coordinationv1.Lease, desired []metav1.Condition) error {
+	if _, ok := fencedTiming(mc, lease); !ok {
+		return nil
+	}
+	was := meta.FindStatusCondition(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable)
+	now := meta.FindStatusCondition(desired, clusterv1.ManagedClusterConditionAvailable)
+	if now == nil || now.Status != metav1.ConditionUnknown || (was != nil && was.Status == metav1.ConditionUnknown) {
+		return nil
+	}
+	patched := mc.DeepCopy()
+	if patched.Annotations == nil {
+		patched.Annotations = map[string]string{}
+	}
+	patched.Annotations[fencing.AnnotationEpoch] = strconv.FormatInt(fencing.Epoch(mc.Annotations)+1, 10)
+	if err := r.Client.Patch(ctx, patched, client.MergeFromWithOptions(mc, client.MergeFromWithOptimisticLock{})); err != nil {
+		return fmt.Errorf("raising ManagedCluster %s annotation %s: %w", mc.Name, fencing.AnnotationEpoch, err)
+	}
+	// The status write below must not undo the metadata write: carry the new resourceVersion.
+	mc.ResourceVersion = patched.ResourceVersion
+	mc.Annotations = patched.Annotations
+	return nil
+}
