@@ -30,7 +30,7 @@ func (a *Agent) acceptanceStep(ctx context.Context) (time.Duration, error) {
 		o.Log.V(1).Info("waiting for the hub to accept the cluster", "cluster", o.ClusterName)
 		return o.Poll, nil
 	}
-	return leaseInterval(mc.LeaseDuration()), nil
+	return leaseInterval(renewPeriod(mc)), nil
 }
 
 // shareCluster stores mc for the other loops; if notify, it wakes them when mc is a new version.
@@ -38,7 +38,7 @@ func (a *Agent) acceptanceStep(ctx context.Context) (time.Duration, error) {
 func (a *Agent) shareCluster(mc *clusterv1.ManagedCluster, notify bool) {
 	old := a.cluster.Get()
 	a.cluster.store(mc, notify && (old == nil || old.ResourceVersion != mc.ResourceVersion))
-	if p := mc.LeaseDuration(); p != a.period.Get() {
+	if p := renewPeriod(mc); p != a.period.Get() {
 		a.period.Set(p)
 	}
 }

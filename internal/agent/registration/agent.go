@@ -95,6 +95,8 @@ type Agent struct {
 	// period is the lease period of the last ManagedCluster read. It signals a change, so that
 	// the lease loop renews at a new period at once rather than after a round of the old one.
 	period shared[time.Duration]
+	// renewed is the RenewTime of the last renewal the hub took (LastRenewed).
+	renewed shared[time.Time]
 }
 
 // New checks the options and returns an agent.

@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
+	"github.com/flotilla/flotilla/internal/fencing"
 )
 
 // LeaseJitterFactor spreads the agent's periodic work: each round comes after the lease period
@@ -30,7 +31,7 @@ func leaseRequestTimeout(period time.Duration) time.Duration { return min(2*peri
 // before it has read it.
 func (a *Agent) leasePeriod() time.Duration {
 	if mc := a.cluster.Get(); mc != nil {
-		return mc.LeaseDuration()
+		return renewPeriod(mc)
 	}
 	return time.Duration(a.opts.LeaseDurationSeconds) * time.Second
 }
@@ -43,7 +44,7 @@ func (a *Agent) leaseStep(ctx context.Context) (time.Duration, error) {
 	if cur == nil || mc == nil {
 		return a.opts.Poll, nil
 	}
-	period := mc.LeaseDuration()
+	period := renewPeriod(mc)
 	ctx, cancel := context.WithTimeout(ctx, leaseRequestTimeout(period))
 	defer cancel()
 	key := client.ObjectKey{Namespace: mc.Name, Name: clusterv1.ManagedClusterLeaseName}
@@ -51,12 +52,31 @@ func (a *Agent) leaseStep(ctx context.Context) (time.Duration, error) {
 	if err := cur.Client.Get(ctx, key, lease); err != nil {
 		return 0, a.hubErr(cur, "renew Lease "+key.String(), err)
 	}
-	lease.Spec.RenewTime = &metav1.MicroTime{Time: a.opts.Clock.Now()}
+	stamp := a.opts.Clock.Now()
+	lease.Spec.RenewTime = &metav1.MicroTime{Time: stamp}
 	// The period of this renewal: the hub judges it by the longer of this and the cluster's,
 	// which may have just changed.
 	lease.Spec.LeaseDurationSeconds = ptr.To(int32(period / time.Second))
 	if err := cur.Client.Update(ctx, lease); err != nil {
 		return 0, a.hubErr(cur, "renew Lease "+key.String(), err)
 	}
+	a.renewed.Set(stamp)
 	return leaseInterval(period), nil
 }
+
+// renewPeriod is how often the agent renews the cluster's lease: the cluster's lease period,
+// shortened by the fencing Timing the hub set on the cluster (internal/fencing), if any.
+func renewPeriod(mc *clusterv1.ManagedCluster) time.Duration {
+	p := mc.LeaseDuration()
+	if t, ok, _ := fencing.OfCluster(mc.Annotations); ok && t.Lease < p {
+		p = t.Lease
+	}
+	return p
+}
+
+// LastRenewed is the time, by the agent's clock, of the last renewal the hub took: the
+// RenewTime the hub judges the cluster by. Zero before the first.
+func (a *Agent) LastRenewed() time.Time { return a.renewed.Get() }
+
+// Cluster is the ManagedCluster the agent last read from the hub; nil before the first read.
+func (a *Agent) Cluster() *clusterv1.ManagedCluster { return a.cluster.Get() }

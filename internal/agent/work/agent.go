@@ -64,6 +64,18 @@ type Options struct {
 	HubHash string
 	Clock   clock.Clock
 	Log     logr.Logger
+	// Fence, when set, holds back fenced works while it is raised (internal/agent/fencing).
+	Fence Fence
+}
+
+// Fence is the agent's fence as the work agent sees it.
+type Fence interface {
+	// Fenced says whether the fence is raised: no fenced work is applied then.
+	Fenced() bool
+	// Episodes counts the fences lowered: after each, a fenced work is read from the hub past
+	// the cache before it is applied again, so that a work the hub removed during the outage is
+	// not applied from a stale cache.
+	Episodes() int64
 }
 
 // Agent applies the ManifestWorks of its cluster to the spoke.
@@ -174,6 +186,7 @@ func (a *Agent) run(ctx context.Context, hubConfig *rest.Config) error {
 		HubHash: cmp.Or(a.opts.HubHash, HubHash(hubConfig.Host)), AgentID: a.opts.AgentID,
 		Resync: a.opts.Resync, Clock: a.opts.Clock, Log: a.opts.Log,
 		feedback: newWatcher(ctx, ap.agent, events),
+		Fence:    a.opts.Fence, HubReader: mgr.GetAPIReader(),
 	}
 	err = ctrl.NewControllerManagedBy(mgr).
 		Named("manifestwork-agent").

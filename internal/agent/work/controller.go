@@ -49,6 +49,11 @@ type Reconciler struct {
 	// rounds remembers the works applied in full (round).
 	rounds rounds
 	Log    logr.Logger
+	// Fence holds back fenced works while raised; nil for none. HubReader reads works past the
+	// cache after a fence (fenceGate).
+	Fence     Fence
+	HubReader client.Reader
+	verified  verified
 }
 
 var _ reconcile.Reconciler = (*Reconciler)(nil)
@@ -72,6 +77,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		if err := r.Hub.Patch(ctx, work, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
 			return ctrl.Result{}, err
 		}
+	}
+	if wait, err := r.fenceGate(ctx, work); wait || err != nil {
+		return ctrl.Result{RequeueAfter: time.Second}, err
 	}
 	if expired, _ := ttlExpired(work, r.Clock.Now()); expired {
 		r.Log.Info("deleting a finished work: ttlSecondsAfterFinished has passed", "work", req.NamespacedName)
@@ -194,6 +202,7 @@ func (r *Reconciler) ensureApplied(ctx context.Context, work *workv1.ManifestWor
 // and whether some wait for a CRD.
 func (r *Reconciler) applyAll(ctx context.Context, work *workv1.ManifestWork, amw *workv1.AppliedManifestWork, cached bool) ([]outcome, bool) {
 	ms := decode(work.Spec.Workload.Manifests)
+	markFenced(work, ms)
 	outcomes := make([]outcome, len(ms))
 	crds := map[schema.GroupKind]bool{}
 	user := executorUser(work.Spec.Executor)

@@ -20,6 +20,7 @@ import (
 	"github.com/flotilla/flotilla/internal/agent/builtin/multikueueworker"
 	"github.com/flotilla/flotilla/internal/agent/builtin/resourceusage"
 	"github.com/flotilla/flotilla/internal/agent/registration"
+	"github.com/flotilla/flotilla/internal/agent/fencing"
 	"github.com/flotilla/flotilla/internal/agent/work"
 	"github.com/flotilla/flotilla/internal/cli/kubeflags"
 	"github.com/flotilla/flotilla/internal/cli/streams"
@@ -87,9 +88,15 @@ func NewCommand(_ streams.IO) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			fence, err := fencing.New(fencing.Options{
+				ClusterName: clusterName, Agent: a, Hub: a.Hub(), Spoke: spoke, Log: ctrl.Log.WithName("fence"),
+			})
+			if err != nil {
+				return err
+			}
 			w, err := work.New(work.Options{
 				ClusterName: clusterName, AgentID: agentID, Hub: a.Hub(), Spoke: spoke,
-				Log: ctrl.Log.WithName("work"),
+				Log: ctrl.Log.WithName("work"), Fence: fence,
 			})
 			if err != nil {
 				return err
@@ -113,7 +120,8 @@ func NewCommand(_ streams.IO) *cobra.Command {
 			for _, run := range others {
 				go func() { done <- run(ctx) }()
 			}
-			err = a.Run(ctx)
+			// The fence is one more loop of the registration agent's (internal/agent/fencing).
+			err = a.Runner().Run(ctx, append(a.Loops(), fence.Loop())...)
 			cancel()
 			for range others {
 				if oerr := <-done; err == nil && oerr != nil && !errors.Is(oerr, context.Canceled) {

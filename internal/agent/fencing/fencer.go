@@ -1,0 +1,195 @@
+package fencing
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-logr/logr"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/clock"
+
+	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
+	"github.com/flotilla/flotilla/internal/agent/registration"
+	"github.com/flotilla/flotilla/internal/fencing"
+)
+
+// DefaultInterval is how often the fencer looks.
+const DefaultInterval = time.Second
+
+// Agent is what the fencer reads from the registration agent.
+type Agent interface {
+	// LastRenewed is the RenewTime of the last renewal the hub took, by the agent's clock.
+	LastRenewed() time.Time
+	// Cluster is the ManagedCluster last read from the hub.
+	Cluster() *clusterv1.ManagedCluster
+}
+
+// Options configures a Fencer.
+type Options struct {
+	ClusterName string
+	Agent       Agent
+	// Hub is the agent's hub credentials: the fencer reads its ManagedCluster and the cluster's
+	// ManifestWorks with them and reports WorkloadsFenced.
+	Hub registration.Credentials
+	// Spoke reaches the cluster; its identity updates and deletes the fenced workloads.
+	Spoke    *rest.Config
+	Clock    clock.PassiveClock
+	Log      logr.Logger
+	Interval time.Duration
+}
+
+// Fencer stops the cluster's fenced workloads while the agent cannot renew its lease.
+type Fencer struct {
+	opts    Options
+	dyn     dynamic.Interface
+	kube    kubernetes.Interface
+	started time.Time
+
+	mu sync.Mutex
+	// raised is the current fence; nil while none is.
+	raised *episode
+	// sweep asks for a look at what is stopped once the lease is fresh: after a fence, and at
+	// start (a previous agent may have fenced and stopped).
+	sweep bool
+	// fenced mirrors raised != nil for readers outside the loop.
+	fenced   atomic.Bool
+	episodes atomic.Int64
+}
+
+// episode is one fence, from raised to lowered.
+type episode struct {
+	At time.Time
+	// LastRenewed is the renewal before the outage, which the hub counts LostAfter from.
+	LastRenewed time.Time
+	Timing      fencing.Timing
+	Epoch       int64
+	Stopped     int
+}
+
+// New returns a fencer.
+func New(opts Options) (*Fencer, error) {
+	if opts.ClusterName == "" || opts.Agent == nil || opts.Hub == nil || opts.Spoke == nil {
+		return nil, errors.New("the fencer needs a cluster name, the registration agent, its hub credentials and a spoke kubeconfig")
+	}
+	if opts.Clock == nil {
+		opts.Clock = clock.RealClock{}
+	}
+	if opts.Interval <= 0 {
+		opts.Interval = DefaultInterval
+	}
+	dyn, err := dynamic.NewForConfig(opts.Spoke)
+	if err != nil {
+		return nil, err
+	}
+	kube, err := kubernetes.NewForConfig(opts.Spoke)
+	if err != nil {
+		return nil, err
+	}
+	return &Fencer{opts: opts, dyn: dyn, kube: kube, started: opts.Clock.Now(), sweep: true}, nil
+}
+
+// Fenced says whether the fence is raised: the work agent applies no fenced work then.
+func (f *Fencer) Fenced() bool { return f.fenced.Load() }
+
+// Episodes is how many fences were lowered: the work agent reads a fenced work from the hub
+// again, past its cache, after each.
+func (f *Fencer) Episodes() int64 { return f.episodes.Load() }
+
+// Loop is the fencer as a loop of the agent.
+func (f *Fencer) Loop() registration.Loop {
+	return registration.Loop{Name: "fence", Step: f.Step}
+}
+
+// Step looks once: raises the fence, keeps stopping while it is raised, or lowers it.
+func (f *Fencer) Step(ctx context.Context) (time.Duration, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	now := f.opts.Clock.Now()
+	mc := f.opts.Agent.Cluster()
+	if mc == nil {
+		return f.opts.Interval, nil
+	}
+	last := f.opts.Agent.LastRenewed()
+	if last.IsZero() {
+		// Not renewed since this agent started: count from the start. The hub counts from the
+		// last renewal before, which may be earlier (docs/failover.md).
+		last = f.started
+	}
+	t, timed, _ := fencing.OfCluster(mc.Annotations)
+	if f.raised == nil {
+		switch {
+		case timed && now.Sub(last) >= t.FenceAfter:
+			f.raise(now, last, t, fencing.Epoch(mc.Annotations))
+		case f.sweep && (!timed || now.Sub(last) < t.Lease*2):
+			// A fresh lease (or no fencing at all): look at what an earlier fence stopped.
+			if err := f.lower(ctx, nil); err != nil {
+				return 0, err
+			}
+			f.sweep = false
+			return f.opts.Interval, nil
+		default:
+			return f.opts.Interval, nil
+		}
+	}
+	e := f.raised
+	if !last.After(e.LastRenewed) {
+		// Still cut off: stop what is fenced, including what appeared since.
+		n, err := f.stopAll(ctx, e)
+		e.Stopped += n
+		return f.opts.Interval, err
+	}
+	// A renewal went through. If it came so late that the hub may be declaring the cluster lost
+	// right now, wait until that is settled before reading the epoch.
+	settled := e.LastRenewed.Add(e.Timing.LostAfter + fencing.ClockSkew)
+	if last.After(e.LastRenewed.Add(e.Timing.LostAfter-fencing.ClockSkew)) && now.Before(settled) {
+		return settled.Sub(now), nil
+	}
+	if err := f.lower(ctx, e); err != nil {
+		return 0, err
+	}
+	return f.opts.Interval, nil
+}
+
+func (f *Fencer) raise(now, last time.Time, t fencing.Timing, epoch int64) {
+	f.raised = &episode{At: now, LastRenewed: last, Timing: t, Epoch: epoch}
+	f.fenced.Store(true)
+	f.sweep = true
+	f.opts.Log.Info("fence raised: the hub has not taken a lease renewal for the fence period; stopping fenced workloads",
+		"cluster", f.opts.ClusterName, "lastRenewed", last.UTC().Format(time.RFC3339), "fenceAfter", t.FenceAfter.String(), "epoch", epoch)
+}
+
+// lower reads the epoch from the hub, resumes or removes what was stopped, reports the episode e
+// (nil for a sweep at start) and lowers the fence.
+func (f *Fencer) lower(ctx context.Context, e *episode) error {
+	cur := f.opts.Hub.Current()
+	if cur == nil {
+		return errors.New("no hub credentials to read the cluster's epoch with")
+	}
+	live := &clusterv1.ManagedCluster{}
+	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	err := cur.Client.Get(rctx, clientKey(f.opts.ClusterName), live)
+	cancel()
+	if err != nil {
+		return fmt.Errorf("reading ManagedCluster %s for its fencing epoch: %w", f.opts.ClusterName, err)
+	}
+	res, err := f.resolve(ctx, cur, fencing.Epoch(live.Annotations))
+	if err != nil {
+		return err
+	}
+	if e != nil {
+		if err := f.report(ctx, cur, live, e, res); err != nil {
+			return err
+		}
+		f.opts.Log.Info("fence lowered", "cluster", f.opts.ClusterName, "stopped", e.Stopped, "resumed", res.Resumed, "removed", res.Removed, "kept", res.Kept)
+	}
+	f.raised = nil
+	f.fenced.Store(false)
+	f.episodes.Add(1)
+	return nil
+}

@@ -1,0 +1,215 @@
+package fencing
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
+	workv1 "github.com/flotilla/flotilla/api/work/v1"
+	"github.com/flotilla/flotilla/internal/agent/registration"
+	"github.com/flotilla/flotilla/internal/fencing"
+)
+
+// ConditionWorkloadsFenced is the ManagedCluster condition the agent reports after a fence.
+const ConditionWorkloadsFenced = "WorkloadsFenced"
+
+func clientKey(name string) client.ObjectKey { return client.ObjectKey{Name: name} }
+
+// fenced is one fenced object on the spoke.
+type fenced struct {
+	Kind fencing.Kind
+	Obj  *unstructured.Unstructured
+}
+
+// multiKueue says whether MultiKueue created obj.
+func (x fenced) multiKueue() bool {
+	_, ok := x.Obj.GetLabels()[fencing.LabelMultiKueueOrigin]
+	return ok
+}
+
+// list returns every fenced object on the spoke: the objects of fenced works, and the Jobs and
+// JobSets MultiKueue created. Kinds the spoke does not serve (JobSet without its CRD) are skipped.
+func (f *Fencer) list(ctx context.Context) ([]fenced, error) {
+	var out []fenced
+	seen := map[types.UID]bool{}
+	for _, k := range fencing.Kinds {
+		selectors := []string{fencing.LabelFenced + "=true"}
+		if k.Suspend {
+			selectors = append(selectors, fencing.LabelMultiKueueOrigin)
+		}
+		for _, sel := range selectors {
+			l, err := f.dyn.Resource(k.GroupVersionResource).List(ctx, metav1.ListOptions{LabelSelector: sel})
+			if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
+				break
+			}
+			if err != nil {
+				return nil, fmt.Errorf("listing fenced %s on the spoke: %w", k.Resource, err)
+			}
+			for i := range l.Items {
+				if o := &l.Items[i]; !seen[o.GetUID()] {
+					seen[o.GetUID()] = true
+					out = append(out, fenced{Kind: k, Obj: o})
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// stopAll stops every fenced object not stopped yet, and says how many it stopped. One that fails
+// does not keep the others from stopping.
+func (f *Fencer) stopAll(ctx context.Context, e *episode) (int, error) {
+	all, err := f.list(ctx)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	var firstErr error
+	for _, x := range all {
+		changed, err := fencing.Stop(x.Obj, x.Kind, f.opts.Clock.Now(), e.Epoch)
+		if err == nil && changed {
+			_, err = f.dyn.Resource(x.Kind.GroupVersionResource).Namespace(x.Obj.GetNamespace()).Update(ctx, x.Obj, metav1.UpdateOptions{})
+		}
+		if err != nil {
+			if firstErr == nil {
+				firstErr = fmt.Errorf("stopping %s %s/%s: %w", x.Obj.GetKind(), x.Obj.GetNamespace(), x.Obj.GetName(), err)
+			}
+			continue
+		}
+		if changed {
+			n++
+			f.event(ctx, x.Obj, "Fenced", fmt.Sprintf("stopped by the fence: the agent of cluster %s has not renewed its lease with the hub since %s (fence after %s); the hub may start this workload elsewhere from %s",
+				f.opts.ClusterName, e.LastRenewed.UTC().Format(time.RFC3339), e.Timing.FenceAfter, e.LastRenewed.Add(e.Timing.LostAfter).UTC().Format(time.RFC3339)))
+		}
+	}
+	return n, firstErr
+}
+
+// resolution counts what lowering a fence did.
+type resolution struct{ Resumed, Removed, Kept int }
+
+// resolve resumes or removes each stopped object, given the cluster's epoch on the hub now.
+func (f *Fencer) resolve(ctx context.Context, cur *registration.HubClients, epoch int64) (resolution, error) {
+	var res resolution
+	all, err := f.list(ctx)
+	if err != nil {
+		return res, err
+	}
+	for _, x := range all {
+		rec, stopped, err := fencing.StoppedOf(x.Obj)
+		if err != nil {
+			f.opts.Log.Error(err, "a stopped object's record does not read; leaving it as it is")
+			res.Kept++
+			continue
+		}
+		if !stopped {
+			continue
+		}
+		action, why, err := f.decide(ctx, cur, x, rec, epoch)
+		if err != nil {
+			return res, err
+		}
+		ri := f.dyn.Resource(x.Kind.GroupVersionResource).Namespace(x.Obj.GetNamespace())
+		switch action {
+		case "resume":
+			if _, err := fencing.Resume(x.Obj); err != nil {
+				return res, err
+			}
+			if _, err := ri.Update(ctx, x.Obj, metav1.UpdateOptions{}); err != nil {
+				return res, fmt.Errorf("resuming %s %s/%s: %w", x.Obj.GetKind(), x.Obj.GetNamespace(), x.Obj.GetName(), err)
+			}
+			res.Resumed++
+			f.event(ctx, x.Obj, "Resumed", "resumed after the fence: "+why)
+		case "remove":
+			err := ri.Delete(ctx, x.Obj.GetName(), metav1.DeleteOptions{
+				Preconditions: &metav1.Preconditions{UID: ptr.To(x.Obj.GetUID())}, PropagationPolicy: ptr.To(metav1.DeletePropagationBackground)})
+			if client.IgnoreNotFound(err) != nil {
+				return res, fmt.Errorf("removing %s %s/%s: %w", x.Obj.GetKind(), x.Obj.GetNamespace(), x.Obj.GetName(), err)
+			}
+			res.Removed++
+			f.event(ctx, x.Obj, "RemovedStale", "removed after the fence: "+why)
+		default:
+			res.Kept++
+		}
+	}
+	return res, nil
+}
+
+// decide says what becomes of one stopped object: resume when the hub never declared the cluster
+// lost since it was stopped; otherwise remove what MultiKueue created (it dispatches it again)
+// and resume a work's object only while the work is still on the hub.
+func (f *Fencer) decide(ctx context.Context, cur *registration.HubClients, x fenced, rec fencing.Stopped, epoch int64) (string, string, error) {
+	if epoch <= rec.Epoch {
+		return "resume", fmt.Sprintf("the hub did not declare cluster %s lost (epoch %d)", f.opts.ClusterName, epoch), nil
+	}
+	lost := fmt.Sprintf("the hub declared cluster %s lost while it was stopped (epoch %d, stopped under %d)", f.opts.ClusterName, epoch, rec.Epoch)
+	if x.multiKueue() {
+		if fencing.Finished(x.Obj) {
+			return "keep", "", nil
+		}
+		return "remove", lost + ", and MultiKueue dispatches it again", nil
+	}
+	name := x.Obj.GetAnnotations()[fencing.AnnotationWork]
+	if name == "" {
+		return "keep", "", nil
+	}
+	w := &workv1.ManifestWork{}
+	err := cur.Client.Get(ctx, client.ObjectKey{Namespace: f.opts.ClusterName, Name: name}, w)
+	switch {
+	case apierrors.IsNotFound(err):
+		return "keep", "", nil // the work agent removes the objects of a deleted work
+	case err != nil:
+		return "", "", fmt.Errorf("reading ManifestWork %s/%s: %w", f.opts.ClusterName, name, err)
+	case !w.DeletionTimestamp.IsZero():
+		return "keep", "", nil
+	}
+	return "resume", lost + fmt.Sprintf(", but ManifestWork %s is still the cluster's", name), nil
+}
+
+// report writes the episode into the ManagedCluster's WorkloadsFenced condition.
+func (f *Fencer) report(ctx context.Context, cur *registration.HubClients, live *clusterv1.ManagedCluster, e *episode, res resolution) error {
+	now := f.opts.Clock.Now()
+	patched := live.DeepCopy()
+	meta.SetStatusCondition(&patched.Status.Conditions, metav1.Condition{
+		Type: ConditionWorkloadsFenced, Status: metav1.ConditionFalse, Reason: "Healed", ObservedGeneration: live.Generation,
+		LastTransitionTime: metav1.NewTime(now),
+		Message: fmt.Sprintf("last renewal %s; fenced at %s (fence after %s); healed at %s: %d workloads stopped, %d resumed, %d removed, %d kept; epoch %d at the fence, %d now",
+			e.LastRenewed.UTC().Format(time.RFC3339), e.At.UTC().Format(time.RFC3339), e.Timing.FenceAfter, now.UTC().Format(time.RFC3339),
+			e.Stopped, res.Resumed, res.Removed, res.Kept, e.Epoch, fencing.Epoch(live.Annotations)),
+	})
+	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := cur.Client.Status().Patch(rctx, patched, client.MergeFromWithOptions(live, client.MergeFromWithOptimisticLock{})); err != nil {
+		return fmt.Errorf("reporting %s on ManagedCluster %s: %w", ConditionWorkloadsFenced, f.opts.ClusterName, err)
+	}
+	return nil
+}
+
+// event records what the fence did beside the object on the spoke; a failure is only logged.
+func (f *Fencer) event(ctx context.Context, obj *unstructured.Unstructured, reason, msg string) {
+	now := metav1.NewTime(f.opts.Clock.Now())
+	ev := &corev1.Event{
+		ObjectMeta: metav1.ObjectMeta{GenerateName: obj.GetName() + ".", Namespace: obj.GetNamespace()},
+		InvolvedObject: corev1.ObjectReference{APIVersion: obj.GetAPIVersion(), Kind: obj.GetKind(), Namespace: obj.GetNamespace(),
+			Name: obj.GetName(), UID: obj.GetUID()},
+		Reason: reason, Message: msg, Type: corev1.EventTypeWarning, Count: 1,
+		FirstTimestamp: now, LastTimestamp: now, Source: corev1.EventSource{Component: "flotilla-agent"},
+		ReportingController: "flotilla.io/agent", ReportingInstance: f.opts.ClusterName,
+	}
+	if reason == "Resumed" {
+		ev.Type = corev1.EventTypeNormal
+	}
+	if _, err := f.kube.CoreV1().Events(obj.GetNamespace()).Create(ctx, ev, metav1.CreateOptions{}); err != nil {
+		f.opts.Log.Error(err, "recording an event", "object", obj.GetNamespace()+"/"+obj.GetName(), "reason", reason)
+	}
+}
