@@ -91,7 +91,11 @@ func New(opts Options) (*Fencer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Fencer{opts: opts, dyn: dyn, kube: kube, started: opts.Clock.Now(), sweep: true}, nil
+	return newFencer(opts, dyn, kube), nil
+}
+
+func newFencer(opts Options, dyn dynamic.Interface, kube kubernetes.Interface) *Fencer {
+	return &Fencer{opts: opts, dyn: dyn, kube: kube, started: opts.Clock.Now(), sweep: true}
 }
 
 // Fenced says whether the fence is raised: the work agent applies no fenced work then.

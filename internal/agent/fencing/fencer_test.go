@@ -1,0 +1,252 @@
+package fencing
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr/testr"
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	kubefake "k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/rest"
+	clocktesting "k8s.io/utils/clock/testing"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
+	"github.com/flotilla/flotilla/api/scheme"
+	workv1 "github.com/flotilla/flotilla/api/work/v1"
+	"github.com/flotilla/flotilla/internal/agent/registration"
+	"github.com/flotilla/flotilla/internal/fencing"
+)
+
+var t0 = time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
+
+// fakeAgent is the registration agent as the fencer sees it.
+type fakeAgent struct {
+	renewed time.Time
+	mc      *clusterv1.ManagedCluster
+}
+
+func (a *fakeAgent) LastRenewed() time.Time             { return a.renewed }
+func (a *fakeAgent) Cluster() *clusterv1.ManagedCluster { return a.mc }
+
+type fakeHub struct{ c *registration.HubClients }
+
+func (h fakeHub) Current() *registration.HubClients { return h.c }
+func (h fakeHub) Changed() <-chan struct{}          { return make(chan struct{}) }
+
+func object(apiVersion, kind, name string, labels, annotations map[string]string, spec map[string]any) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": apiVersion, "kind": kind, "spec": spec}}
+	u.SetName(name)
+	u.SetNamespace("ml")
+	u.SetUID(types.UID("uid-" + typesUID(name)))
+	u.SetLabels(labels)
+	u.SetAnnotations(annotations)
+	return u
+}
+
+func typesUID(s string) string { return strings.ReplaceAll(s, "/", "-") }
+
+// fleet is one spoke's objects and its hub, as the fencer reaches them.
+type fleet struct {
+	clk   *clocktesting.FakeClock
+	agent *fakeAgent
+	hub   client.Client
+	dyn   *dynamicfake.FakeDynamicClient
+	f     *Fencer
+}
+
+var (
+	jobs        = schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "jobs"}
+	deployments = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
+)
+
+func newFleet(t *testing.T, works ...*workv1.ManifestWork) *fleet {
+	t.Helper()
+	mc := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "gpu-1",
+		Annotations: map[string]string{fencing.AnnotationTiming: fencing.Default.String(), fencing.AnnotationEpoch: "2"}}}
+	b := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(mc.DeepCopy()).WithStatusSubresource(&clusterv1.ManagedCluster{})
+	for _, w := range works {
+		b = b.WithObjects(w)
+	}
+	hub := b.Build()
+	fenced := map[string]string{fencing.LabelFenced: "true"}
+	mk := map[string]string{fencing.LabelMultiKueueOrigin: "flotilla"}
+	objs := []runtime.Object{
+		object("batch/v1", "Job", "train", fenced, map[string]string{fencing.AnnotationWork: "train"}, map[string]any{}),
+		object("batch/v1", "Job", "orphan", fenced, map[string]string{fencing.AnnotationWork: "gone"}, map[string]any{}),
+		object("batch/v1", "Job", "mk-job", mk, nil, map[string]any{}),
+		object("batch/v1", "Job", "not-fenced", nil, nil, map[string]any{}),
+		object("apps/v1", "Deployment", "trainer", fenced, map[string]string{fencing.AnnotationWork: "train"}, map[string]any{"replicas": int64(2)}),
+		object("apps/v1", "Deployment", "serve", nil, nil, map[string]any{"replicas": int64(3)}),
+	}
+	finished := object("batch/v1", "Job", "mk-done", mk, nil, map[string]any{})
+	finished.Object["status"] = map[string]any{"conditions": []any{map[string]any{"type": "Complete", "status": "True"}}}
+	objs = append(objs, finished)
+	listKinds := map[schema.GroupVersionResource]string{}
+	for _, k := range fencing.Kinds {
+		listKinds[k.GroupVersionResource] = strings.TrimSuffix(strings.ToUpper(k.Resource[:1])+k.Resource[1:], "s") + "List"
+	}
+	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), listKinds, objs...)
+	clk := clocktesting.NewFakeClock(t0)
+	agent := &fakeAgent{renewed: t0, mc: mc}
+	f := newFencer(Options{ClusterName: "gpu-1", Agent: agent, Hub: fakeHub{c: &registration.HubClients{Client: hub}},
+		Spoke: &rest.Config{}, Clock: clk, Log: testr.New(t)}, dyn, kubefake.NewClientset())
+	return &fleet{clk: clk, agent: agent, hub: hub, dyn: dyn, f: f}
+}
+
+func (fl *fleet) step(t *testing.T) time.Duration {
+	t.Helper()
+	next, err := fl.f.Step(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return next
+}
+
+// state is what the spoke's objects look like: suspend for Jobs, replicas for Deployments, or
+// "gone".
+func (fl *fleet) state(t *testing.T) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, r := range []schema.GroupVersionResource{jobs, deployments} {
+		l, err := fl.dyn.Resource(r).Namespace("ml").List(context.Background(), metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range l.Items {
+			s := "running"
+			if sus, _, _ := unstructured.NestedBool(o.Object, "spec", "suspend"); sus {
+				s = "suspended"
+			}
+			if n, found, _ := unstructured.NestedInt64(o.Object, "spec", "replicas"); found && n == 0 {
+				s = "scaled to 0"
+			}
+			out[o.GetName()] = s
+		}
+	}
+	return out
+}
+
+var allRunning = map[string]string{"train": "running", "orphan": "running", "mk-job": "running", "mk-done": "running",
+	"not-fenced": "running", "trainer": "running", "serve": "running"}
+
+var fencedState = map[string]string{"train": "suspended", "orphan": "suspended", "mk-job": "suspended", "mk-done": "running",
+	"not-fenced": "running", "trainer": "scaled to 0", "serve": "running"}
+
+func TestShortOutageChangesNothing(t *testing.T) {
+	fl := newFleet(t)
+	fl.step(t) // the sweep at start finds nothing stopped
+	fl.clk.SetTime(t0.Add(19 * time.Second))
+	fl.step(t)
+	if fl.f.Fenced() {
+		t.Fatal("fenced 19s after the last renewal; the fence is at 20s")
+	}
+	fl.agent.renewed = t0.Add(19 * time.Second)
+	fl.clk.SetTime(t0.Add(38 * time.Second))
+	fl.step(t)
+	if diff := cmp.Diff(allRunning, fl.state(t)); diff != "" {
+		t.Errorf("after an outage shorter than the fence (-want +got):\n%s", diff)
+	}
+}
+
+func TestFenceBetweenFAndLResumesInPlace(t *testing.T) {
+	fl := newFleet(t)
+	fl.step(t)
+	fl.clk.SetTime(t0.Add(20 * time.Second))
+	fl.step(t)
+	if !fl.f.Fenced() {
+		t.Fatal("not fenced 20s after the last renewal")
+	}
+	if diff := cmp.Diff(fencedState, fl.state(t)); diff != "" {
+		t.Errorf("fenced (-want +got):\n%s", diff)
+	}
+	// The link returns 22s in: the hub, at 30s, has not declared the cluster lost.
+	fl.clk.SetTime(t0.Add(22 * time.Second))
+	fl.agent.renewed = fl.clk.Now()
+	fl.step(t)
+	if fl.f.Fenced() {
+		t.Fatal("still fenced after a renewal")
+	}
+	if diff := cmp.Diff(allRunning, fl.state(t)); diff != "" {
+		t.Errorf("after the link returned with the epoch unchanged (-want +got):\n%s", diff)
+	}
+	mc := &clusterv1.ManagedCluster{}
+	if err := fl.hub.Get(context.Background(), client.ObjectKey{Name: "gpu-1"}, mc); err != nil {
+		t.Fatal(err)
+	}
+	c := meta.FindStatusCondition(mc.Status.Conditions, ConditionWorkloadsFenced)
+	if c == nil || c.Reason != "Healed" || !strings.Contains(c.Message, "4 workloads stopped, 4 resumed, 0 removed") {
+		t.Errorf("WorkloadsFenced = %+v, want Healed with 4 stopped and 4 resumed", c)
+	}
+}
+
+func TestDeclaredLostRemovesWhatRunsElsewhere(t *testing.T) {
+	train := &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Name: "train", Namespace: "gpu-1"}}
+	fl := newFleet(t, train)
+	fl.step(t)
+	fl.clk.SetTime(t0.Add(20 * time.Second))
+	fl.step(t)
+	// The hub declares the cluster lost at 30s and raises the epoch.
+	mc := &clusterv1.ManagedCluster{}
+	if err := fl.hub.Get(context.Background(), client.ObjectKey{Name: "gpu-1"}, mc); err != nil {
+		t.Fatal(err)
+	}
+	mc.Annotations[fencing.AnnotationEpoch] = "3"
+	if err := fl.hub.Update(context.Background(), mc); err != nil {
+		t.Fatal(err)
+	}
+	fl.clk.SetTime(t0.Add(90 * time.Second))
+	fl.agent.renewed = fl.clk.Now()
+	fl.step(t)
+	want := map[string]string{
+		"train": "running", "trainer": "running", // their work is still the cluster's
+		"orphan":     "suspended", // its work is gone: the work agent removes it
+		"mk-done":    "running",   // finished: its status must reach the hub
+		"not-fenced": "running", "serve": "running",
+	} // mk-job is gone: MultiKueue dispatched it elsewhere
+	if diff := cmp.Diff(want, fl.state(t)); diff != "" {
+		t.Errorf("after the link returned with the epoch raised (-want +got):\n%s", diff)
+	}
+}
+
+func TestRenewalNearLostWaitsForTheHub(t *testing.T) {
+	fl := newFleet(t)
+	fl.step(t)
+	fl.clk.SetTime(t0.Add(20 * time.Second))
+	fl.step(t)
+	// A renewal at 27s: within the skew bound of the hub's 30s, which may be declaring right now.
+	fl.clk.SetTime(t0.Add(27 * time.Second))
+	fl.agent.renewed = fl.clk.Now()
+	if next := fl.step(t); next != 8*time.Second || !fl.f.Fenced() {
+		t.Fatalf("step = %s, fenced %v; want to wait 8s (until 35s) still fenced", next, fl.f.Fenced())
+	}
+	fl.clk.SetTime(t0.Add(35 * time.Second))
+	fl.step(t)
+	if fl.f.Fenced() {
+		t.Fatal("still fenced after the hub's decision settled")
+	}
+	if diff := cmp.Diff(allRunning, fl.state(t)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestNoTimingNoFence(t *testing.T) {
+	fl := newFleet(t)
+	delete(fl.agent.mc.Annotations, fencing.AnnotationTiming)
+	fl.step(t)
+	fl.clk.SetTime(t0.Add(time.Hour))
+	fl.step(t)
+	if fl.f.Fenced() {
+		t.Fatal("fenced a cluster without a Timing")
+	}
+}
