@@ -19,6 +19,9 @@ const (
 	// applied. An agent that finds it raised after a partition knows its fenced workloads may run
 	// elsewhere now.
 	AnnotationEpoch = "failover.flotilla.io/epoch"
+	// AnnotationLostAt is when the hub last declared the cluster lost under a Timing (RFC 3339),
+	// written with the epoch.
+	AnnotationLostAt = "failover.flotilla.io/lost-at"
 )
 
 // ClockSkew is the clock-skew bound of the rule LostAfter >= FenceAfter + Lease + ClockSkew.
@@ -142,4 +145,10 @@ func Epoch(annotations map[string]string) int64 {
 		return 0
 	}
 	return n
+}
+
+// LostAt is the time in AnnotationLostAt; ok is false when unset or unreadable.
+func LostAt(annotations map[string]string) (time.Time, bool) {
+	t, err := time.Parse(time.RFC3339, annotations[AnnotationLostAt])
+	return t, err == nil
 }

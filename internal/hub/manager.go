@@ -233,7 +233,6 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		&addonregistration.Reconciler{Client: mgr.GetClient(), Certificates: cs, Clock: clk},
 		&lease.Reconciler{Client: mgr.GetClient(), Clock: clk},
 		&lease.TaintReconciler{Client: mgr.GetClient(), Clock: clk},
-		&failover.ClusterReconciler{Client: mgr.GetClient(), Clock: clk},
 		&failover.PolicyReconciler{Client: mgr.GetClient(), Clock: clk},
 		&clusterset.SetReconciler{Client: mgr.GetClient(), Clock: clk},
 		&clusterset.BindingReconciler{Client: mgr.GetClient(), Clock: clk},
@@ -267,9 +266,18 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 	}
 	// Kueue's CRDs are not Flotilla's: the integration runs where someone installed them (a hub
 	// started first needs a restart to take it up).
-	if ok, missing, err := kueue.Served(cs.Discovery()); err != nil {
+	kueueServed, missing, err := kueue.Served(cs.Discovery())
+	if err != nil {
 		return nil, err
-	} else if ok {
+	}
+	// MultiKueue's workers run fenced work (their Jobs) when Kueue is installed.
+	if err := (&failover.ClusterReconciler{Client: mgr.GetClient(), Clock: clk, KueueWorkers: kueueServed}).SetupWithManager(mgr); err != nil {
+		return nil, err
+	}
+	if kueueServed {
+		if err := (&kueue.Requeuer{Client: mgr.GetClient(), Clock: clk}).SetupWithManager(mgr); err != nil {
+			return nil, err
+		}
 		if err := (&kueue.Reconciler{Client: mgr.GetClient(), Clock: clk, Namespace: opts.KueueNamespace}).SetupWithManager(mgr); err != nil {
 			return nil, err
 		}

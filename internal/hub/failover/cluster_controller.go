@@ -13,18 +13,23 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
 	failoverv1alpha1 "github.com/flotilla/flotilla/api/failover/v1alpha1"
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
 	"github.com/flotilla/flotilla/internal/fencing"
+	"github.com/flotilla/flotilla/internal/hub/kueue"
 )
 
 // ClusterReconciler writes each ManagedCluster's fencing Timing annotation.
 type ClusterReconciler struct {
 	Client client.Client
 	Clock  clock.PassiveClock
+	// KueueWorkers counts a cluster the hub made a MultiKueueCluster for as one that runs fenced
+	// work (MultiKueue's Jobs are fenced). Set it only when the API server serves Kueue's kinds.
+	KueueWorkers bool
 }
 
 var _ reconcile.Reconciler = (*ClusterReconciler)(nil)
@@ -34,7 +39,13 @@ var _ reconcile.Reconciler = (*ClusterReconciler)(nil)
 // its fenced annotation changes.
 func (r *ClusterReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	all := handler.EnqueueRequestsFromMapFunc(r.allClusters)
-	return ctrl.NewControllerManagedBy(mgr).
+	b := ctrl.NewControllerManagedBy(mgr)
+	if r.KueueWorkers {
+		b = b.Watches(&kueuev1beta2.MultiKueueCluster{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
+			return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: o.GetName()}}}
+		}), builder.WithPredicates(predicate.LabelChangedPredicate{}))
+	}
+	return b.
 		Named("failover-timing").
 		For(&clusterv1.ManagedCluster{}, builder.WithPredicates(predicate.Or(predicate.LabelChangedPredicate{}, predicate.AnnotationChangedPredicate{}, predicate.GenerationChangedPredicate{}))).
 		Watches(&failoverv1alpha1.FailoverPolicy{}, all, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
@@ -68,6 +79,20 @@ func (r *ClusterReconciler) allClusters(ctx context.Context, _ client.Object) []
 // +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=managedclustersets,verbs=get;list;watch
 // +kubebuilder:rbac:groups=work.open-cluster-management.io,resources=manifestworks,verbs=get;list;watch
 
+// +kubebuilder:rbac:groups=kueue.x-k8s.io,resources=multikueueclusters,verbs=get;list;watch
+
+// kueueWorker says whether the hub made a MultiKueueCluster for the cluster.
+func (r *ClusterReconciler) kueueWorker(ctx context.Context, cluster string) (bool, error) {
+	if !r.KueueWorkers {
+		return false, nil
+	}
+	mkc := &kueuev1beta2.MultiKueueCluster{}
+	if err := r.Client.Get(ctx, client.ObjectKey{Name: cluster}, mkc); err != nil {
+		return false, client.IgnoreNotFound(err)
+	}
+	return mkc.Labels[kueue.ManagedLabel] == kueue.ManagedValue, nil
+}
+
 // Reconcile sets or removes the cluster's Timing annotation.
 func (r *ClusterReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	mc := &clusterv1.ManagedCluster{}
@@ -88,7 +113,11 @@ func (r *ClusterReconciler) Reconcile(ctx context.Context, req reconcile.Request
 			return reconcile.Result{}, err
 		}
 	}
-	t, _, ok := desiredTiming(mc, policies.Items, sets.Items, works.Items)
+	worker, err := r.kueueWorker(ctx, mc.Name)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	t, _, ok := desiredTiming(mc, policies.Items, sets.Items, works.Items, worker)
 	want := ""
 	if ok {
 		want = t.String()

@@ -12,8 +12,9 @@ import (
 )
 
 // desiredTiming is the Timing cluster should run under, and the policies it comes from (sorted);
-// ok is false when the cluster is not fenced. works are the ManifestWorks in its namespace.
-func desiredTiming(mc *clusterv1.ManagedCluster, policies []failoverv1alpha1.FailoverPolicy, sets []clusterv1beta2.ManagedClusterSet, works []workv1.ManifestWork) (fencing.Timing, []string, bool) {
+// ok is false when the cluster is not fenced. works are the ManifestWorks in its namespace;
+// kueueWorker says whether it is a MultiKueue worker of the hub's.
+func desiredTiming(mc *clusterv1.ManagedCluster, policies []failoverv1alpha1.FailoverPolicy, sets []clusterv1beta2.ManagedClusterSet, works []workv1.ManifestWork, kueueWorker bool) (fencing.Timing, []string, bool) {
 	setsByName := map[string]*clusterv1beta2.ManagedClusterSet{}
 	for i := range sets {
 		setsByName[sets[i].Name] = &sets[i]
@@ -40,6 +41,9 @@ func desiredTiming(mc *clusterv1.ManagedCluster, policies []failoverv1alpha1.Fai
 	sort.Strings(from)
 	if t, ok := fencing.Combine(ts); ok {
 		return t, from, true
+	}
+	if kueueWorker {
+		return fencing.Default, nil, true
 	}
 	for i := range works {
 		if fencing.WorkFenced(works[i].Annotations) && works[i].DeletionTimestamp.IsZero() {

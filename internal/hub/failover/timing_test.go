@@ -41,9 +41,11 @@ func TestDesiredTiming(t *testing.T) {
 		want     fencing.Timing
 		wantFrom []string
 		wantOK   bool
+		worker   bool
 	}{
-		"nothing fenced":          {sets: []clusterv1beta2.ManagedClusterSet{set("gpus")}, works: []workv1.ManifestWork{work("serve", false)}},
-		"a fenced work, defaults": {works: []workv1.ManifestWork{work("serve", false), work("train", true)}, want: fencing.Default, wantOK: true},
+		"a MultiKueue worker, defaults": {worker: true, want: fencing.Default, wantOK: true},
+		"nothing fenced":                {sets: []clusterv1beta2.ManagedClusterSet{set("gpus")}, works: []workv1.ManifestWork{work("serve", false)}},
+		"a fenced work, defaults":       {works: []workv1.ManifestWork{work("serve", false), work("train", true)}, want: fencing.Default, wantOK: true},
 		"the set's policy": {policies: []failoverv1alpha1.FailoverPolicy{policy("p", "gpus", 2, 10, 20)}, sets: []clusterv1beta2.ManagedClusterSet{set("gpus")},
 			want: fencing.Timing{Lease: 2 * sec, FenceAfter: 10 * sec, LostAfter: 20 * sec}, wantFrom: []string{"p"}, wantOK: true},
 		"another set's policy": {policies: []failoverv1alpha1.FailoverPolicy{policy("p", "cpus", 2, 10, 20)}, sets: []clusterv1beta2.ManagedClusterSet{set("gpus"), set("cpus")}},
@@ -57,7 +59,7 @@ func TestDesiredTiming(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			got, from, ok := desiredTiming(mc, tc.policies, tc.sets, tc.works)
+			got, from, ok := desiredTiming(mc, tc.policies, tc.sets, tc.works, tc.worker)
 			if diff := cmp.Diff(tc.want, got); diff != "" || ok != tc.wantOK {
 				t.Errorf("timing ok=%v want %v (-want +got):\n%s", ok, tc.wantOK, diff)
 			}

@@ -121,8 +121,13 @@ func (d *Dispatcher) Reconcile(ctx context.Context, req reconcile.Request) (reco
 
 // multiKueueChecks names the AdmissionChecks of Kueue's MultiKueue controller.
 func (d *Dispatcher) multiKueueChecks(ctx context.Context) (map[string]bool, error) {
+	return multiKueueChecks(ctx, d.Client)
+}
+
+// multiKueueChecks are the names of the AdmissionChecks of Kueue's MultiKueue controller.
+func multiKueueChecks(ctx context.Context, c client.Reader) (map[string]bool, error) {
 	l := &kueuev1beta2.AdmissionCheckList{}
-	if err := d.Client.List(ctx, l); err != nil {
+	if err := c.List(ctx, l); err != nil {
 		return nil, err
 	}
 	out := map[string]bool{}

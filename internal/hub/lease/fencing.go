@@ -69,6 +69,7 @@ func (r *Reconciler) raiseEpoch(ctx context.Context, mc *clusterv1.ManagedCluste
 		patched.Annotations = map[string]string{}
 	}
 	patched.Annotations[fencing.AnnotationEpoch] = strconv.FormatInt(fencing.Epoch(mc.Annotations)+1, 10)
+	patched.Annotations[fencing.AnnotationLostAt] = now.LastTransitionTime.UTC().Format(time.RFC3339)
 	if err := r.Client.Patch(ctx, patched, client.MergeFromWithOptions(mc, client.MergeFromWithOptimisticLock{})); err != nil {
 		return fmt.Errorf("raising ManagedCluster %s annotation %s: %w", mc.Name, fencing.AnnotationEpoch, err)
 	}

@@ -1,0 +1,110 @@
+package kueue
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
+	"github.com/flotilla/flotilla/internal/fencing"
+)
+
+// Requeuer puts back in the hub's queue the workloads admitted on a worker that the hub declared
+// lost under its fencing Timing (internal/fencing): by then the worker's agent has stopped them
+// (MultiKueue's Jobs are fenced), so they may start elsewhere. It sets their MultiKueue check to
+// Retry, which is what Kueue itself does after multiKueue.workerLostTimeout; Kueue then evicts
+// the workload, releases its quota and queues it again, and the dispatcher offers it to the next
+// worker.
+//
+// Kueue's timeout cannot do this safely: it counts from the workload's admission, not from the
+// loss, so a job older than the timeout is requeued the moment the hub's Kueue loses its
+// connection to the worker, before the worker's agent can know it is cut off. Keep
+// workerLostTimeout long (Kueue's 15 minutes) on fleets whose workers are fenced, and let the
+// hub requeue at the declared loss (docs/failover.md).
+type Requeuer struct {
+	Client client.Client
+	Clock  clock.PassiveClock
+}
+
+var _ reconcile.Reconciler = (*Requeuer)(nil)
+
+// RequeueRetry is how often the Requeuer looks again at a lost worker that still holds workloads.
+const RequeueRetry = 2 * time.Second
+
+// SetupWithManager registers the requeuer.
+func (r *Requeuer) SetupWithManager(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("kueue-lost-worker").
+		For(&clusterv1.ManagedCluster{}).
+		Complete(r)
+}
+
+// DeclaredLost says whether the hub declared the cluster lost under a fencing Timing, and when:
+// Available is Unknown since the time the lease controller recorded with the raised epoch.
+func DeclaredLost(mc *clusterv1.ManagedCluster) (time.Time, bool) {
+	if _, ok, _ := fencing.OfCluster(mc.Annotations); !ok {
+		return time.Time{}, false
+	}
+	at, ok := fencing.LostAt(mc.Annotations)
+	c := meta.FindStatusCondition(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable)
+	if !ok || c == nil || c.Status != metav1.ConditionUnknown || at.Before(c.LastTransitionTime.Add(-time.Second)) {
+		return time.Time{}, false
+	}
+	return at, true
+}
+
+// +kubebuilder:rbac:groups=kueue.x-k8s.io,resources=admissionchecks,verbs=get;list;watch
+
+// Reconcile requeues the workloads admitted on the cluster while it is declared lost.
+func (r *Requeuer) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	mc := &clusterv1.ManagedCluster{}
+	if err := r.Client.Get(ctx, req.NamespacedName, mc); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	lostAt, lost := DeclaredLost(mc)
+	if !lost {
+		return reconcile.Result{}, nil
+	}
+	checks, err := multiKueueChecks(ctx, r.Client)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	wls := &kueuev1beta2.WorkloadList{}
+	if err := r.Client.List(ctx, wls); err != nil {
+		return reconcile.Result{}, err
+	}
+	held := 0
+	for i := range wls.Items {
+		wl := &wls.Items[i]
+		if wl.Status.ClusterName == nil || *wl.Status.ClusterName != mc.Name {
+			continue
+		}
+		held++
+		check := MultiKueueCheck(wl, checks)
+		if check == nil || check.State != kueuev1beta2.CheckStateReady {
+			continue
+		}
+		orig := wl.DeepCopy()
+		check = MultiKueueCheck(wl, checks)
+		check.State = kueuev1beta2.CheckStateRetry
+		check.LastTransitionTime = metav1.NewTime(r.Clock.Now())
+		check.Message = fmt.Sprintf("requeued at %s: worker %s was declared lost at %s (epoch %d) after its agent stopped the workload (failover.flotilla.io)",
+			r.Clock.Now().UTC().Format(time.RFC3339), mc.Name, lostAt.UTC().Format(time.RFC3339), fencing.Epoch(mc.Annotations))
+		if err := r.Client.Status().Patch(ctx, wl, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
+			return reconcile.Result{}, fmt.Errorf("requeueing Workload %s/%s of lost worker %s: %w", wl.Namespace, wl.Name, mc.Name, err)
+		}
+		ctrl.LoggerFrom(ctx).Info("requeued a workload of a lost worker", "workload", client.ObjectKeyFromObject(wl), "cluster", mc.Name)
+	}
+	if held > 0 {
+		return reconcile.Result{RequeueAfter: RequeueRetry}, nil
+	}
+	return reconcile.Result{}, nil
+}

@@ -1,0 +1,79 @@
+package kueue
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	clocktesting "k8s.io/utils/clock/testing"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
+	"github.com/flotilla/flotilla/api/scheme"
+	"github.com/flotilla/flotilla/internal/fencing"
+)
+
+func TestRequeuer(t *testing.T) {
+	at := time.Date(2026, 12, 2, 10, 0, 30, 0, time.UTC)
+	lostCluster := func(name, lostAt string, status metav1.ConditionStatus) *clusterv1.ManagedCluster {
+		mc := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name, Annotations: map[string]string{
+			fencing.AnnotationTiming: fencing.Default.String(), fencing.AnnotationEpoch: "1"}}}
+		if lostAt != "" {
+			mc.Annotations[fencing.AnnotationLostAt] = lostAt
+		}
+		mc.Status.Conditions = []metav1.Condition{{Type: clusterv1.ManagedClusterConditionAvailable, Status: status,
+			Reason: clusterv1.ManagedClusterReasonLeaseUpdateStopped, LastTransitionTime: metav1.NewTime(at)}}
+		return mc
+	}
+	workload := func(name, cluster string, state kueuev1beta2.CheckState) *kueuev1beta2.Workload {
+		wl := &kueuev1beta2.Workload{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "team"}}
+		if cluster != "" {
+			wl.Status.ClusterName = ptr.To(cluster)
+		}
+		wl.Status.AdmissionChecks = []kueuev1beta2.AdmissionCheckState{{Name: "mk", State: state, LastTransitionTime: metav1.NewTime(at.Add(-time.Hour))}}
+		return wl
+	}
+	tests := map[string]struct {
+		cluster *clusterv1.ManagedCluster
+		want    map[string]kueuev1beta2.CheckState
+	}{
+		"declared lost": {cluster: lostCluster("gpu-1", at.Format(time.RFC3339), metav1.ConditionUnknown),
+			want: map[string]kueuev1beta2.CheckState{"on-lost": kueuev1beta2.CheckStateRetry, "elsewhere": kueuev1beta2.CheckStateReady, "waiting": kueuev1beta2.CheckStatePending}},
+		"unknown, but not by the fencing timing": {cluster: lostCluster("gpu-1", "", metav1.ConditionUnknown),
+			want: map[string]kueuev1beta2.CheckState{"on-lost": kueuev1beta2.CheckStateReady, "elsewhere": kueuev1beta2.CheckStateReady, "waiting": kueuev1beta2.CheckStatePending}},
+		"an old loss, available again": {cluster: lostCluster("gpu-1", at.Add(-time.Hour).Format(time.RFC3339), metav1.ConditionTrue),
+			want: map[string]kueuev1beta2.CheckState{"on-lost": kueuev1beta2.CheckStateReady, "elsewhere": kueuev1beta2.CheckStateReady, "waiting": kueuev1beta2.CheckStatePending}},
+		"unknown again since, by OCM's rule": {cluster: lostCluster("gpu-1", at.Add(-time.Hour).Format(time.RFC3339), metav1.ConditionUnknown),
+			want: map[string]kueuev1beta2.CheckState{"on-lost": kueuev1beta2.CheckStateReady, "elsewhere": kueuev1beta2.CheckStateReady, "waiting": kueuev1beta2.CheckStatePending}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			check := &kueuev1beta2.AdmissionCheck{ObjectMeta: metav1.ObjectMeta{Name: "mk"}, Spec: kueuev1beta2.AdmissionCheckSpec{ControllerName: kueuev1beta2.MultiKueueControllerName}}
+			c := fake.NewClientBuilder().WithScheme(scheme.Scheme).
+				WithObjects(tc.cluster, check, workload("on-lost", "gpu-1", kueuev1beta2.CheckStateReady),
+					workload("elsewhere", "gpu-2", kueuev1beta2.CheckStateReady), workload("waiting", "", kueuev1beta2.CheckStatePending)).
+				WithStatusSubresource(&kueuev1beta2.Workload{}).Build()
+			r := &Requeuer{Client: c, Clock: clocktesting.NewFakePassiveClock(at.Add(time.Second))}
+			if _, err := r.Reconcile(context.Background(), reconcile.Request{NamespacedName: client.ObjectKey{Name: "gpu-1"}}); err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]kueuev1beta2.CheckState{}
+			l := &kueuev1beta2.WorkloadList{}
+			if err := c.List(context.Background(), l); err != nil {
+				t.Fatal(err)
+			}
+			for _, wl := range l.Items {
+				got[wl.Name] = wl.Status.AdmissionChecks[0].State
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("check states (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
