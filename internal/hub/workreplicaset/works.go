@@ -12,6 +12,7 @@ import (
 
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
 	workv1alpha1 "github.com/flotilla/flotilla/api/work/v1alpha1"
+	"github.com/flotilla/flotilla/internal/fencing"
 	"github.com/flotilla/flotilla/internal/rollout"
 )
 
@@ -51,7 +52,8 @@ func owns(set *workv1alpha1.ManifestWorkReplicaSet, w *workv1.ManifestWork) bool
 }
 
 // desiredWork is the ManifestWork set wants in cluster's namespace for placement: the template,
-// the set's labels plus OCM's two, and the UID annotation. A controller reference is legal only
+// the set's labels plus OCM's two, the UID annotation, and the fenced annotation when the set
+// has it. A controller reference is legal only
 // in the set's own namespace (an owner in another namespace would make the garbage collector
 // delete the ManifestWork at once), so only there does the set become the controller; elsewhere
 // the label, the annotation and the set's finalizer cascade the deletion.
@@ -68,6 +70,11 @@ func desiredWork(set *workv1alpha1.ManifestWorkReplicaSet, cluster, placement st
 			Annotations: map[string]string{SetUIDAnnotation: string(set.UID)},
 		},
 		Spec: *set.Spec.ManifestWorkTemplate.DeepCopy(),
+	}
+	// A fenced set's works are fenced (internal/fencing): stopped on a cluster cut off from the
+	// hub before the placement moves them.
+	if fencing.WorkFenced(set.Annotations) {
+		w.Annotations[fencing.AnnotationWorkFenced] = "true"
 	}
 	if cluster == set.Namespace {
 		w.OwnerReferences = []metav1.OwnerReference{*metav1.NewControllerRef(set, workv1alpha1.GroupVersion.WithKind("ManifestWorkReplicaSet"))}

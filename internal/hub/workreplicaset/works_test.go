@@ -1,6 +1,7 @@
 package workreplicaset
 
 import (
+	"github.com/flotilla/flotilla/internal/fencing"
 	"testing"
 	"time"
 
@@ -124,5 +125,16 @@ func TestUpToDate(t *testing.T) {
 	relabeled.Labels[PlacementLabel] = "other"
 	if upToDate(relabeled, want) {
 		t.Error("a ManifestWork labeled for another placement is up to date")
+	}
+}
+
+func TestDesiredWorkFenced(t *testing.T) {
+	set := testSet()
+	if w := desiredWork(set, "c1", "p"); fencing.WorkFenced(w.Annotations) {
+		t.Errorf("a set without the fenced annotation made a fenced work: %v", w.Annotations)
+	}
+	set.Annotations = map[string]string{fencing.AnnotationWorkFenced: "true"}
+	if w := desiredWork(set, "c1", "p"); !fencing.WorkFenced(w.Annotations) {
+		t.Errorf("a fenced set made a work without the fenced annotation: %v", w.Annotations)
 	}
 }
