@@ -1,0 +1,381 @@
+//go:build integration
+
+package chaos
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr/testr"
+	batchv1 "k8s.io/api/batch/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
+	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
+	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
+	failoverv1alpha1 "github.com/flotilla/flotilla/api/failover/v1alpha1"
+	workv1 "github.com/flotilla/flotilla/api/work/v1"
+	workv1alpha1 "github.com/flotilla/flotilla/api/work/v1alpha1"
+	agentfencing "github.com/flotilla/flotilla/internal/agent/fencing"
+	"github.com/flotilla/flotilla/internal/agent/registration"
+	"github.com/flotilla/flotilla/internal/agent/work"
+	"github.com/flotilla/flotilla/internal/fencing"
+	"github.com/flotilla/flotilla/internal/hub/clusterset"
+	"github.com/flotilla/flotilla/internal/localk8s"
+	"github.com/flotilla/flotilla/internal/testenv"
+)
+
+// The fencing timing of these tests: short enough to run in a minute, with the rule's margin
+// (30 >= 8 + 2 + 5) and a wide window between the fence and the loss, so that a healed link's
+// first renewal (TCP retransmits with back-off once the packets pass again) lands inside it.
+const (
+	fenceLease = 2
+	fenceAfter = 8
+	lostAfter  = 30
+)
+
+// fenced is a spoke joined through its link, with a work agent and a fence.
+type fenced struct {
+	*testenv.Joined
+	fence *agentfencing.Fencer
+}
+
+func TestFencing(t *testing.T) {
+	env := testenv.Start(t, testenv.Options{Spokes: 2, CRDs: true})
+	env.StartHub(t, testenv.TestHubOptions())
+	hub := env.HubClient(t)
+	ctx := context.Background()
+
+	t.Run("bad policies are refused with the rule", func(t *testing.T) {
+		for name, tc := range map[string]struct {
+			spec failoverv1alpha1.FailoverPolicySpec
+			want string
+		}{
+			"L below F + lease + skew": {spec: failoverv1alpha1.FailoverPolicySpec{ClusterSet: "global", LeaseDurationSeconds: 5, FenceAfterSeconds: 20, LostAfterSeconds: 29},
+				want: "spec.lostAfterSeconds must be at least spec.fenceAfterSeconds + spec.leaseDurationSeconds + 5"},
+			"negative F": {spec: failoverv1alpha1.FailoverPolicySpec{ClusterSet: "global", FenceAfterSeconds: -1},
+				want: "spec.fenceAfterSeconds: Invalid value: -1: spec.fenceAfterSeconds in body should be greater than or equal to 1"},
+			"no set": {spec: failoverv1alpha1.FailoverPolicySpec{FenceAfterSeconds: 20},
+				want: "spec.clusterSet"},
+		} {
+			p := &failoverv1alpha1.FailoverPolicy{ObjectMeta: metav1.ObjectMeta{Name: "bad-" + strings.ReplaceAll(strings.ToLower(name), " ", "-")}, Spec: tc.spec}
+			p.Name = strings.NewReplacer("+", "", "--", "-").Replace(p.Name)
+			err := hub.Create(ctx, p)
+			if err == nil {
+				_ = hub.Delete(ctx, p)
+				t.Errorf("%s: the API server took %+v", name, tc.spec)
+				continue
+			}
+			if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("%s: error = %v, want Invalid containing %q", name, err, tc.want)
+			}
+		}
+	})
+
+	testenv.Create(t, hub, &failoverv1alpha1.FailoverPolicy{ObjectMeta: metav1.ObjectMeta{Name: "chaos"},
+		Spec: failoverv1alpha1.FailoverPolicySpec{ClusterSet: clusterset.GlobalSetName, LeaseDurationSeconds: fenceLease, FenceAfterSeconds: fenceAfter, LostAfterSeconds: lostAfter}})
+	var spokes []*fenced
+	for _, j := range env.JoinSpokesLinked(t) {
+		spokes = append(spokes, startAgents(t, j))
+	}
+	want := fencing.Timing{Lease: fenceLease * time.Second, FenceAfter: fenceAfter * time.Second, LostAfter: lostAfter * time.Second}
+	for _, s := range spokes {
+		waitTiming(t, hub, s.Name, want)
+	}
+	p := &failoverv1alpha1.FailoverPolicy{}
+	if err := hub.Get(ctx, client.ObjectKey{Name: "chaos"}, p); err != nil {
+		t.Fatal(err)
+	}
+	if p.Status.Clusters != int32(len(spokes)) {
+		t.Errorf("FailoverPolicy status.clusters = %d, want %d", p.Status.Clusters, len(spokes))
+	}
+
+	for _, s := range spokes {
+		env.AddNodes(t, s.Spoke, localk8s.NodePool{Name: "gpu", Count: 1, GPUModel: h100, GPUs: 8,
+			CPU: resource.MustParse("32"), Memory: resource.MustParse("256Gi")})
+	}
+	one := spokes[0]
+
+	t.Run("a partition shorter than F changes nothing", func(t *testing.T) {
+		w := fencedWork(one.Name, "short")
+		testenv.Create(t, hub, w)
+		waitRunning(t, one, "short")
+		one.Link.Cut(t)
+		time.Sleep(3 * time.Second)
+		one.Link.Heal(t)
+		waitRenewed(t, hub, one.Name, time.Now(), 60*time.Second)
+		if one.fence.Episodes() > 0 || one.fence.Fenced() {
+			t.Errorf("the fence was raised by a %ds partition (F = %ds)", 3, fenceAfter)
+		}
+		j := job(t, one, "short")
+		if ptr.Deref(j.Spec.Suspend, false) || j.Annotations[fencing.AnnotationStopped] != "" {
+			t.Errorf("job short was stopped by a partition shorter than F: suspend %v, %s", ptr.Deref(j.Spec.Suspend, false), j.Annotations[fencing.AnnotationStopped])
+		}
+		if e := epoch(t, hub, one.Name); e != 0 {
+			t.Errorf("epoch %d after a short partition, want 0", e)
+		}
+	})
+
+	t.Run("a partition between F and L stops the fenced work and resumes it in place", func(t *testing.T) {
+		w := fencedWork(one.Name, "mid")
+		testenv.Create(t, hub, w)
+		waitRunning(t, one, "mid")
+		plain := plainWork(one.Name, "serve")
+		testenv.Create(t, hub, plain)
+		waitRunning(t, one, "serve")
+		episodes := one.fence.Episodes()
+		cut := time.Now()
+		one.Link.Cut(t)
+		testenv.WaitFor(t, (fenceAfter+5)*time.Second, "job mid to be suspended by the fence", func(ctx context.Context) (bool, string, error) {
+			j := job(t, one, "mid")
+			return ptr.Deref(j.Spec.Suspend, false), j.Annotations[fencing.AnnotationStopped], nil
+		})
+		fencedAfter := time.Since(cut)
+		waitNoPods(t, one, "mid")
+		if j := job(t, one, "serve"); ptr.Deref(j.Spec.Suspend, false) {
+			t.Error("job serve, of a work that is not fenced, was suspended")
+		}
+		one.Link.Heal(t)
+		testenv.WaitFor(t, 90*time.Second, "the fence to be lowered", func(context.Context) (bool, string, error) {
+			return one.fence.Episodes() > episodes, fmt.Sprintf("fenced %v", one.fence.Fenced()), nil
+		})
+		waitRunning(t, one, "mid")
+		if e := epoch(t, hub, one.Name); e != 0 {
+			t.Errorf("epoch %d: the hub declared the cluster lost during a partition shorter than L", e)
+		}
+		c := condition(t, hub, one.Name, agentfencing.ConditionWorkloadsFenced)
+		if c == nil || c.Reason != "Healed" || !strings.Contains(c.Message, "resumed") {
+			t.Errorf("WorkloadsFenced = %+v, want Healed", c)
+		}
+		t.Logf("fenced %s after the cut (F = %ds); %s", fencedAfter.Round(time.Millisecond), fenceAfter, c.Message)
+	})
+
+	t.Run("a partition beyond L: declared lost, moved by its placement, the stale copy removed, never two at once", func(t *testing.T) {
+		ns := env.Namespace(t, env.Hub)
+		testenv.Create(t, hub, &clusterv1beta2.ManagedClusterSetBinding{ObjectMeta: metav1.ObjectMeta{Name: clusterset.GlobalSetName, Namespace: ns},
+			Spec: clusterv1beta2.ManagedClusterSetBindingSpec{ClusterSet: clusterset.GlobalSetName}})
+		testenv.Create(t, hub, &clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Name: "one", Namespace: ns},
+			Spec: clusterv1beta1.PlacementSpec{NumberOfClusters: ptr.To[int32](1)}})
+		set := &workv1alpha1.ManifestWorkReplicaSet{ObjectMeta: metav1.ObjectMeta{Name: "moves", Namespace: ns,
+			Annotations: map[string]string{fencing.AnnotationWorkFenced: "true"}},
+			Spec: workv1alpha1.ManifestWorkReplicaSetSpec{
+				ManifestWorkTemplate: workv1.ManifestWorkSpec{Workload: workv1.ManifestsTemplate{Manifests: []workv1.Manifest{trainJob("moves")}}},
+				PlacementRefs:        []workv1alpha1.LocalPlacementReference{{Name: "one"}},
+			}}
+		testenv.Create(t, hub, set)
+		var from, to *fenced
+		testenv.WaitFor(t, 60*time.Second, "job moves to run on one cluster", func(ctx context.Context) (bool, string, error) {
+			for i, s := range spokes {
+				if running(t, s, "moves") {
+					from, to = s, spokes[1-i]
+					return true, "", nil
+				}
+			}
+			return false, "", nil
+		})
+		cut := time.Now()
+		from.Link.Cut(t)
+		// Watch the lost cluster's pods until they are gone: the last time one was seen.
+		lastSeen := waitNoPods(t, from, "moves")
+		testenv.WaitFor(t, (lostAfter+10)*time.Second, from.Name+" to be declared lost", func(ctx context.Context) (bool, string, error) {
+			return epoch(t, hub, from.Name) == 1, "", nil
+		})
+		lost := time.Since(cut)
+		var started time.Time
+		testenv.WaitFor(t, 60*time.Second, "job moves to run on "+to.Name, func(ctx context.Context) (bool, string, error) {
+			pods := pods(t, to, "moves")
+			for _, p := range pods {
+				if p.Status.StartTime != nil {
+					started = p.Status.StartTime.Time
+					return true, "", nil
+				}
+			}
+			return false, fmt.Sprintf("%d pods", len(pods)), nil
+		})
+		elsewhere := time.Since(cut)
+		// Zero overlap, from the pods' own records: the new pod started (kube's second precision)
+		// after the last moment a pod of the stale copy was seen.
+		if !started.After(lastSeen.Truncate(time.Second)) {
+			t.Errorf("overlap: job moves started on %s at %s, but a pod of it was still on %s at %s", to.Name, started, from.Name, lastSeen)
+		}
+		from.Link.Heal(t)
+		// The stale copy never runs again: it stays suspended until the work agent removes it.
+		testenv.WaitFor(t, 120*time.Second, "the stale copy on "+from.Name+" to be removed", func(ctx context.Context) (bool, string, error) {
+			j, err := from.Spoke.Client.BatchV1().Jobs("default").Get(ctx, "moves", metav1.GetOptions{})
+			if apierrors.IsNotFound(err) {
+				return true, "", nil
+			}
+			if err != nil {
+				return false, "", err
+			}
+			if !ptr.Deref(j.Spec.Suspend, false) {
+				t.Errorf("the stale copy of job moves on %s was resumed after the hub declared the cluster lost", from.Name)
+				return true, "", nil
+			}
+			if n := len(pods(t, from, "moves")); n > 0 {
+				t.Errorf("the stale copy of job moves on %s has %d pods again", from.Name, n)
+				return true, "", nil
+			}
+			return false, "suspended", nil
+		})
+		removed := time.Since(cut)
+		waitAvailable(t, hub, from.Name, metav1.ConditionTrue, 60*time.Second)
+		c := condition(t, hub, from.Name, agentfencing.ConditionWorkloadsFenced)
+		if c == nil || !strings.Contains(c.Message, "epoch 0 at the fence, 1 now") {
+			t.Errorf("WorkloadsFenced = %+v, want the raised epoch reported", c)
+		}
+		t.Logf("partition of %s: pods gone %s after the cut; declared lost after %s (L = %ds); running on %s after %s; stale copy removed after %s",
+			from.Name, lastSeen.Sub(cut).Round(time.Millisecond), lost.Round(time.Millisecond), lostAfter, to.Name, elsewhere.Round(time.Millisecond), removed.Round(time.Millisecond))
+	})
+}
+
+// h100 is the GPU model of the spokes' simulated node.
+const h100 = "NVIDIA-H100-80GB-HBM3"
+
+// trainJob is a Job of one 8-GPU pod that runs for ten minutes on a simulated node.
+func trainJob(name string) workv1.Manifest {
+	return workv1.Manifest{RawExtension: runtime.RawExtension{Raw: fmt.Appendf(nil, `{"apiVersion":"batch/v1","kind":"Job",
+"metadata":{"name":%q,"namespace":"default"},
+"spec":{"backoffLimit":0,"template":{"metadata":{"labels":{"job":%q},"annotations":{"pod-complete.stage.kwok.x-k8s.io/delay":"10m"}},
+"spec":{"restartPolicy":"Never","nodeSelector":{"nvidia.com/gpu.product":%q},
+"containers":[{"name":"train","image":"trainer","resources":{"requests":{"nvidia.com/gpu":"1","cpu":"1"},"limits":{"nvidia.com/gpu":"1"}}}]}}}}`, name, name, h100)}}
+}
+
+// fencedWork is a fenced ManifestWork of trainJob(name) for cluster.
+func fencedWork(cluster, name string) *workv1.ManifestWork {
+	w := plainWork(cluster, name)
+	w.Annotations = map[string]string{fencing.AnnotationWorkFenced: "true"}
+	return w
+}
+
+// plainWork is a ManifestWork of trainJob(name) for cluster that is not fenced.
+func plainWork(cluster, name string) *workv1.ManifestWork {
+	return &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: cluster},
+		Spec: workv1.ManifestWorkSpec{Workload: workv1.ManifestsTemplate{Manifests: []workv1.Manifest{trainJob(name)}}}}
+}
+
+func job(t *testing.T, s *fenced, name string) *batchv1.Job {
+	t.Helper()
+	j, err := s.Spoke.Client.BatchV1().Jobs("default").Get(context.Background(), name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("job %s on %s: %v", name, s.Name, err)
+	}
+	return j
+}
+
+// pods are the pods of job name on s, not being deleted.
+func pods(t *testing.T, s *fenced, name string) []corev1.Pod {
+	t.Helper()
+	l, err := s.Spoke.Client.CoreV1().Pods("default").List(context.Background(), metav1.ListOptions{LabelSelector: "job=" + name})
+	if err != nil {
+		t.Fatalf("pods of job %s on %s: %v", name, s.Name, err)
+	}
+	var out []corev1.Pod
+	for _, p := range l.Items {
+		if p.DeletionTimestamp == nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// running says whether a pod of job name runs on s.
+func running(t *testing.T, s *fenced, name string) bool {
+	t.Helper()
+	for _, p := range pods(t, s, name) {
+		if p.Status.Phase == corev1.PodRunning {
+			return true
+		}
+	}
+	return false
+}
+
+func waitRunning(t *testing.T, s *fenced, name string) {
+	t.Helper()
+	testenv.WaitFor(t, 60*time.Second, "job "+name+" to run on "+s.Name, func(context.Context) (bool, string, error) {
+		return running(t, s, name), "", nil
+	})
+}
+
+// waitNoPods waits until job name has no pod on s, and returns the last time one was seen.
+func waitNoPods(t *testing.T, s *fenced, name string) time.Time {
+	t.Helper()
+	var last time.Time
+	testenv.WaitFor(t, (lostAfter)*time.Second, "the pods of job "+name+" on "+s.Name+" to stop", func(context.Context) (bool, string, error) {
+		n := len(pods(t, s, name))
+		if n > 0 {
+			last = time.Now()
+		}
+		return n == 0, fmt.Sprintf("%d pods", n), nil
+	})
+	return last
+}
+
+// waitTiming waits until cluster runs under want: the hub's annotation, and the agent renewing at
+// its period.
+func waitTiming(t *testing.T, hub client.Client, cluster string, want fencing.Timing) {
+	t.Helper()
+	testenv.WaitFor(t, 2*clusterv1.DefaultLeaseDurationSeconds*time.Second, cluster+" to run under "+want.String(), func(ctx context.Context) (bool, string, error) {
+		mc := &clusterv1.ManagedCluster{}
+		if err := hub.Get(ctx, client.ObjectKey{Name: cluster}, mc); err != nil {
+			return false, "", err
+		}
+		l := &coordinationv1.Lease{}
+		if err := hub.Get(ctx, client.ObjectKey{Namespace: cluster, Name: clusterv1.ManagedClusterLeaseName}, l); err != nil {
+			return false, "", client.IgnoreNotFound(err)
+		}
+		d := ptr.Deref(l.Spec.LeaseDurationSeconds, 0)
+		return mc.Annotations[fencing.AnnotationTiming] == want.String() && d == fenceLease,
+			fmt.Sprintf("annotation %q, lease period %ds", mc.Annotations[fencing.AnnotationTiming], d), nil
+	})
+}
+
+func epoch(t *testing.T, hub client.Client, cluster string) int64 {
+	t.Helper()
+	mc := &clusterv1.ManagedCluster{}
+	if err := hub.Get(context.Background(), client.ObjectKey{Name: cluster}, mc); err != nil {
+		t.Fatal(err)
+	}
+	return fencing.Epoch(mc.Annotations)
+}
+
+func condition(t *testing.T, hub client.Client, cluster, typ string) *metav1.Condition {
+	t.Helper()
+	mc := &clusterv1.ManagedCluster{}
+	if err := hub.Get(context.Background(), client.ObjectKey{Name: cluster}, mc); err != nil {
+		t.Fatal(err)
+	}
+	return meta.FindStatusCondition(mc.Status.Conditions, typ)
+}
+
+// startAgents runs the work agent and the fence of a joined spoke until the test ends.
+func startAgents(t *testing.T, j *testenv.Joined) *fenced {
+	t.Helper()
+	f, err := agentfencing.New(agentfencing.Options{ClusterName: j.Name, Agent: j.Agent, Hub: j.Agent.Hub(), Spoke: j.Spoke.RESTConfig(),
+		Log: testr.New(t).WithName("fence-" + j.Name)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runner := registration.Runner{Clock: clock.RealClock{}, Log: testr.New(t).WithName("fence-" + j.Name), InitialBackoff: 200 * time.Millisecond, MaxBackoff: time.Second}
+	testenv.RunUntilCleanup(t, func(ctx context.Context) error { return runner.Run(ctx, f.Loop()) })
+	w, err := work.New(work.Options{ClusterName: j.Name, AgentID: "agent-" + j.Name, Hub: j.Agent.Hub(), Spoke: j.Spoke.RESTConfig(),
+		Resync: 2 * time.Second, Fence: f, Log: testr.New(t).WithName("work-" + j.Name)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	testenv.RunUntilCleanup(t, w.Run)
+	return &fenced{Joined: j, fence: f}
+}
+
