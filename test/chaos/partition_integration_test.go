@@ -53,6 +53,16 @@ func TestPartitionStopsLeaseAndSpokeAccess(t *testing.T) {
 	}
 
 	t.Run("joined: the lease is renewed and the spoke answers through the link", func(t *testing.T) {
+		// The agent learns the new period when it next reads the ManagedCluster: within one of
+		// the default periods.
+		testenv.WaitFor(t, 2*clusterv1.DefaultLeaseDurationSeconds*time.Second, "renewals with the short period", func(ctx context.Context) (bool, string, error) {
+			l := &coordinationv1.Lease{}
+			if err := hub.Get(ctx, client.ObjectKey{Namespace: j.Name, Name: clusterv1.ManagedClusterLeaseName}, l); err != nil {
+				return false, "", client.IgnoreNotFound(err)
+			}
+			d := l.Spec.LeaseDurationSeconds
+			return d != nil && *d == leaseSeconds, fmt.Sprintf("leaseDurationSeconds %v", d), nil
+		})
 		waitRenewed(t, hub, j.Name, renewTime(t, hub, j.Name), 30*time.Second)
 		if _, err := spokeViaLink.CoreV1().Namespaces().List(ctx, metav1.ListOptions{}); err != nil {
 			t.Fatalf("listing the spoke's namespaces through the link: %v", err)
