@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-logr/logr/testr"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -25,6 +26,9 @@ type Joined struct {
 	Spoke *Cluster
 	// Agent is the registration agent; Agent.Hub() gives its hub credentials to the other agents.
 	Agent *agentreg.Agent
+	// Link is the spoke's path to and from the hub, which the test may cut (JoinSpokesLinked);
+	// nil for JoinSpokes, whose agents reach the hub directly.
+	Link *Link
 }
 
 // JoinSpokes runs a registration agent on every spoke (agent id "agent-<spoke>"), accepts the
@@ -32,6 +36,23 @@ type Joined struct {
 // credentials that can read its cluster's namespace. The hub must run (StartHub). The agents run
 // until the test ends.
 func (e *Env) JoinSpokes(t *testing.T) []*Joined {
+	t.Helper()
+	return e.join(t, false)
+}
+
+// JoinSpokesLinked is JoinSpokes through a Link per spoke (Joined.Link), which the test may cut
+// and heal: each agent's bootstrap configuration, and so the hub kubeconfig it builds, names the
+// link's HubURL, and each ManagedCluster's spec.managedClusterClientConfigs names the link's
+// SpokeURL with the spoke's CA. Stored hub credentials name the address they were issued for, so
+// each spoke's are deleted before its agent starts (it registers again, through the link) and when
+// the test ends (a later join does not reuse a closed link). It fails the test if this machine
+// cannot cut ports (netchaos.Check: iptables, as root).
+func (e *Env) JoinSpokesLinked(t *testing.T) []*Joined {
+	t.Helper()
+	return e.join(t, true)
+}
+
+func (e *Env) join(t *testing.T, linked bool) []*Joined {
 	t.Helper()
 	ctx := context.Background()
 	hub := e.HubClient(t)
@@ -48,15 +69,25 @@ func (e *Env) JoinSpokes(t *testing.T) []*Joined {
 	}
 	var out []*Joined
 	for _, s := range e.Spokes {
+		j := &Joined{Name: s.Name, Spoke: s}
+		cfg := bootstrap
+		if linked {
+			j.Link = e.NewLink(t, s)
+			cfg = rest.CopyConfig(bootstrap)
+			cfg.Host = j.Link.HubURL()
+			forgetHubCredentials(t, s)
+			t.Cleanup(func() { forgetHubCredentials(t, s) })
+		}
 		a, err := agentreg.New(agentreg.Options{
-			ClusterName: s.Name, AgentID: "agent-" + s.Name, Bootstrap: bootstrap, Spoke: s.RESTConfig(),
+			ClusterName: s.Name, AgentID: "agent-" + s.Name, Bootstrap: cfg, Spoke: s.RESTConfig(),
 			Poll: 200 * time.Millisecond, Log: testr.New(t).WithName(s.Name),
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
 		RunUntilCleanup(t, a.Run)
-		out = append(out, &Joined{Name: s.Name, Spoke: s, Agent: a})
+		j.Agent = a
+		out = append(out, j)
 	}
 	for _, j := range out {
 		WaitFor(t, 60*time.Second, "a certificate request from "+j.Name, func(ctx context.Context) (bool, string, error) {
@@ -68,10 +99,20 @@ func (e *Env) JoinSpokes(t *testing.T) []*Joined {
 			if err := hub.Get(ctx, client.ObjectKey{Name: j.Name}, &clusterv1.ManagedCluster{}); err != nil {
 				return false, "no ManagedCluster", client.IgnoreNotFound(err)
 			}
-			return len(l.Items) > 0, fmt.Sprintf("%d requests", len(l.Items)), nil
+			n := len(l.Items)
+			if linked {
+				// The agent registers again: wait for its new request, not one of an earlier join.
+				n = pending(l.Items)
+			}
+			return n > 0, fmt.Sprintf("%d requests, %d pending", len(l.Items), pending(l.Items)), nil
 		})
 		if _, err := hubreg.Accept(ctx, hub, e.Hub.Client, j.Name, hubreg.AcceptOptions{}); err != nil {
 			t.Fatal(err)
+		}
+		if j.Link != nil {
+			if err := j.Link.setClientConfig(ctx, hub, j.Name); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	for _, j := range out {
