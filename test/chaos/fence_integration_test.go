@@ -112,11 +112,12 @@ func TestFencing(t *testing.T) {
 		w := fencedWork(one.Name, "short")
 		testenv.Create(t, hub, w)
 		waitRunning(t, one, "short")
+		episodes := one.fence.Episodes()
 		one.Link.Cut(t)
 		time.Sleep(3 * time.Second)
 		one.Link.Heal(t)
 		waitRenewed(t, hub, one.Name, time.Now(), 60*time.Second)
-		if one.fence.Episodes() > 0 || one.fence.Fenced() {
+		if one.fence.Episodes() != episodes || one.fence.Fenced() {
 			t.Errorf("the fence was raised by a %ds partition (F = %ds)", 3, fenceAfter)
 		}
 		j := job(t, one, "short")
@@ -171,8 +172,9 @@ func TestFencing(t *testing.T) {
 		set := &workv1alpha1.ManifestWorkReplicaSet{ObjectMeta: metav1.ObjectMeta{Name: "moves", Namespace: ns,
 			Annotations: map[string]string{fencing.AnnotationWorkFenced: "true"}},
 			Spec: workv1alpha1.ManifestWorkReplicaSetSpec{
-				ManifestWorkTemplate: workv1.ManifestWorkSpec{Workload: workv1.ManifestsTemplate{Manifests: []workv1.Manifest{trainJob("moves")}}},
-				PlacementRefs:        []workv1alpha1.LocalPlacementReference{{Name: "one"}},
+				ManifestWorkTemplate:  workv1.ManifestWorkSpec{Workload: workv1.ManifestsTemplate{Manifests: []workv1.Manifest{trainJob("moves")}}},
+				PlacementRefs:         []workv1alpha1.LocalPlacementReference{{Name: "one"}},
+				CascadeDeletionPolicy: workv1alpha1.Background,
 			}}
 		testenv.Create(t, hub, set)
 		var from, to *fenced
@@ -378,4 +380,3 @@ func startAgents(t *testing.T, j *testenv.Joined) *fenced {
 	testenv.RunUntilCleanup(t, w.Run)
 	return &fenced{Joined: j, fence: f}
 }
-

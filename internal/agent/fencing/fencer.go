@@ -194,6 +194,8 @@ func (f *Fencer) lower(ctx context.Context, e *episode) error {
 	}
 	f.raised = nil
 	f.fenced.Store(false)
-	f.episodes.Add(1)
+	if e != nil {
+		f.episodes.Add(1)
+	}
 	return nil
 }
