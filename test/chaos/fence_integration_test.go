@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -50,6 +52,19 @@ const (
 type fenced struct {
 	*testenv.Joined
 	fence *agentfencing.Fencer
+	// stopWork stops the spoke's work agent; startWork starts a new one.
+	stopWork func()
+}
+
+// startWork runs a work agent on s, with s's fence, until stopWork or the test's end.
+func (s *fenced) startWork(t *testing.T) {
+	t.Helper()
+	w, err := work.New(work.Options{ClusterName: s.Name, AgentID: "agent-" + s.Name, Hub: s.Agent.Hub(), Spoke: s.Spoke.RESTConfig(),
+		Resync: 2 * time.Second, Fence: s.fence, Log: testr.New(t).WithName("work-" + s.Name)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.stopWork = testenv.RunUntilCleanup(t, w.Run)
 }
 
 func TestFencing(t *testing.T) {
@@ -187,8 +202,17 @@ func TestFencing(t *testing.T) {
 			}
 			return false, "", nil
 		})
+		// Every change to the stale copy from the cut on, as the spoke's API server records it: a
+		// resumed Job or a new pod lasts only until the work agent removes the copy, too short to
+		// be sure to catch by polling.
+		stale := watchStale(t, from, "moves")
+		episodes := from.fence.Episodes()
 		cut := time.Now()
 		from.Link.Cut(t)
+		// The work agent, which removes the copy once it learns that the work left the cluster,
+		// is stopped until the fence has been lowered: the fence alone must keep the copy from
+		// running again, whichever of the two acts first when the link returns.
+		from.stopWork()
 		// Watch the lost cluster's pods until they are gone: the last time one was seen.
 		lastSeen := waitNoPods(t, from, "moves")
 		testenv.WaitFor(t, (lostAfter+10)*time.Second, from.Name+" to be declared lost", func(ctx context.Context) (bool, string, error) {
@@ -213,6 +237,13 @@ func TestFencing(t *testing.T) {
 			t.Errorf("overlap: job moves started on %s at %s, but a pod of it was still on %s at %s", to.Name, started, from.Name, lastSeen)
 		}
 		from.Link.Heal(t)
+		testenv.WaitFor(t, 120*time.Second, from.Name+"'s fence to be lowered", func(context.Context) (bool, string, error) {
+			return from.fence.Episodes() > episodes, fmt.Sprintf("fenced %v", from.fence.Fenced()), nil
+		})
+		if j := job(t, from, "moves"); !ptr.Deref(j.Spec.Suspend, false) {
+			t.Errorf("the fence resumed the stale copy of job moves on %s after the hub declared the cluster lost", from.Name)
+		}
+		from.startWork(t)
 		// The stale copy never runs again: it stays suspended until the work agent removes it.
 		testenv.WaitFor(t, 120*time.Second, "the stale copy on "+from.Name+" to be removed", func(ctx context.Context) (bool, string, error) {
 			j, err := from.Spoke.Client.BatchV1().Jobs("default").Get(ctx, "moves", metav1.GetOptions{})
@@ -233,14 +264,85 @@ func TestFencing(t *testing.T) {
 			return false, "suspended", nil
 		})
 		removed := time.Since(cut)
-		waitAvailable(t, hub, from.Name, metav1.ConditionTrue, 60*time.Second)
-		c := condition(t, hub, from.Name, agentfencing.ConditionWorkloadsFenced)
-		if c == nil || !strings.Contains(c.Message, "epoch 0 at the fence, 1 now") {
-			t.Errorf("WorkloadsFenced = %+v, want the raised epoch reported", c)
+		if resumed, created := stale(); resumed > 0 || created > 0 {
+			t.Errorf("the stale copy of job moves on %s ran again after the cut: resumed %d times, %d pods created", from.Name, resumed, created)
 		}
+		waitAvailable(t, hub, from.Name, metav1.ConditionTrue, 60*time.Second)
+		testenv.WaitFor(t, 60*time.Second, from.Name+"'s fence to report the raised epoch", func(context.Context) (bool, string, error) {
+			c := condition(t, hub, from.Name, agentfencing.ConditionWorkloadsFenced)
+			if c == nil {
+				return false, "no WorkloadsFenced condition", nil
+			}
+			return strings.Contains(c.Message, "epoch 0 at the fence, 1 now"), c.Message, nil
+		})
 		t.Logf("partition of %s: pods gone %s after the cut; declared lost after %s (L = %ds); running on %s after %s; stale copy removed after %s",
 			from.Name, lastSeen.Sub(cut).Round(time.Millisecond), lost.Round(time.Millisecond), lostAfter, to.Name, elsewhere.Round(time.Millisecond), removed.Round(time.Millisecond))
 	})
+}
+
+// watchStale watches job name and its pods on s from now on, and returns a function that stops
+// the watch and says how many times the Job was resumed (spec.suspend false after true) and how
+// many pods were created.
+func watchStale(t *testing.T, s *fenced, name string) func() (resumed, created int) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	jobs, err := s.Spoke.Client.BatchV1().Jobs("default").Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=" + name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	podsW, err := s.Spoke.Client.CoreV1().Pods("default").Watch(ctx, metav1.ListOptions{LabelSelector: "job=" + name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var resumed, created int
+	done := make(chan struct{}, 2)
+	go func() {
+		defer func() { done <- struct{}{} }()
+		suspended := false
+		for ev := range jobs.ResultChan() {
+			j, ok := ev.Object.(*batchv1.Job)
+			if !ok {
+				continue
+			}
+			mu.Lock()
+			if ptr.Deref(j.Spec.Suspend, false) {
+				suspended = true
+			} else if suspended && ev.Type == watch.Modified {
+				resumed++
+				suspended = false
+			}
+			mu.Unlock()
+		}
+	}()
+	go func() {
+		defer func() { done <- struct{}{} }()
+		for ev := range podsW.ResultChan() {
+			if ev.Type == watch.Added {
+				mu.Lock()
+				created++
+				mu.Unlock()
+			}
+		}
+	}()
+	// The watches list nothing first (no resourceVersion means "from now"), but a pod that exists
+	// now is sent as Added: count only what is created after the cut.
+	existing := len(pods(t, s, name))
+	var once sync.Once
+	stop := func() (int, int) {
+		once.Do(func() {
+			cancel()
+			jobs.Stop()
+			podsW.Stop()
+			<-done
+			<-done
+		})
+		mu.Lock()
+		defer mu.Unlock()
+		return resumed, max(0, created-existing)
+	}
+	t.Cleanup(func() { stop() })
+	return stop
 }
 
 // h100 is the GPU model of the spokes' simulated node.
@@ -372,11 +474,7 @@ func startAgents(t *testing.T, j *testenv.Joined) *fenced {
 	}
 	runner := registration.Runner{Clock: clock.RealClock{}, Log: testr.New(t).WithName("fence-" + j.Name), InitialBackoff: 200 * time.Millisecond, MaxBackoff: time.Second}
 	testenv.RunUntilCleanup(t, func(ctx context.Context) error { return runner.Run(ctx, f.Loop()) })
-	w, err := work.New(work.Options{ClusterName: j.Name, AgentID: "agent-" + j.Name, Hub: j.Agent.Hub(), Spoke: j.Spoke.RESTConfig(),
-		Resync: 2 * time.Second, Fence: f, Log: testr.New(t).WithName("work-" + j.Name)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	testenv.RunUntilCleanup(t, w.Run)
-	return &fenced{Joined: j, fence: f}
+	s := &fenced{Joined: j, fence: f}
+	s.startWork(t)
+	return s
 }
