@@ -56,7 +56,7 @@ func get(client *http.Client, url string, timeout time.Duration) (reused bool, e
 	if err != nil {
 		return reused, err
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	body, err := io.ReadAll(resp.Body)
 	if err == nil && string(body) != "pong" {
 		err = io.ErrUnexpectedEOF

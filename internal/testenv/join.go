@@ -37,7 +37,7 @@ type Joined struct {
 // until the test ends.
 func (e *Env) JoinSpokes(t *testing.T) []*Joined {
 	t.Helper()
-	return e.join(t, false)
+	return e.join(t, false, nil)
 }
 
 // JoinSpokesLinked is JoinSpokes through a Link per spoke (Joined.Link), which the test may cut
@@ -46,13 +46,15 @@ func (e *Env) JoinSpokes(t *testing.T) []*Joined {
 // SpokeURL with the spoke's CA. Stored hub credentials name the address they were issued for, so
 // each spoke's are deleted before its agent starts (it registers again, through the link) and when
 // the test ends (a later join does not reuse a closed link). It fails the test if this machine
-// cannot cut ports (netchaos.Check: iptables, as root).
-func (e *Env) JoinSpokesLinked(t *testing.T) []*Joined {
+// cannot cut ports (netchaos.Check: iptables, as root). mutate, if not nil, changes each agent's
+// options before it starts (a short LeaseDurationSeconds, say, for a ManagedCluster the agent
+// creates).
+func (e *Env) JoinSpokesLinked(t *testing.T, mutate func(*agentreg.Options)) []*Joined {
 	t.Helper()
-	return e.join(t, true)
+	return e.join(t, true, mutate)
 }
 
-func (e *Env) join(t *testing.T, linked bool) []*Joined {
+func (e *Env) join(t *testing.T, linked bool, mutate func(*agentreg.Options)) []*Joined {
 	t.Helper()
 	ctx := context.Background()
 	hub := e.HubClient(t)
@@ -78,10 +80,14 @@ func (e *Env) join(t *testing.T, linked bool) []*Joined {
 			forgetHubCredentials(t, s)
 			t.Cleanup(func() { forgetHubCredentials(t, s) })
 		}
-		a, err := agentreg.New(agentreg.Options{
+		opts := agentreg.Options{
 			ClusterName: s.Name, AgentID: "agent-" + s.Name, Bootstrap: cfg, Spoke: s.RESTConfig(),
 			Poll: 200 * time.Millisecond, Log: testr.New(t).WithName(s.Name),
-		})
+		}
+		if mutate != nil {
+			mutate(&opts)
+		}
+		a, err := agentreg.New(opts)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
+	agentreg "github.com/flotilla/flotilla/internal/agent/registration"
 	"github.com/flotilla/flotilla/internal/testenv"
 )
 
@@ -24,7 +25,9 @@ const leaseSeconds = 1
 func TestPartitionStopsLeaseAndSpokeAccess(t *testing.T) {
 	env := testenv.Start(t, testenv.Options{Spokes: 1, CRDs: true})
 	env.StartHub(t, testenv.TestHubOptions())
-	j := env.JoinSpokesLinked(t)[0]
+	// The agent creates the ManagedCluster with the short period; a ManagedCluster left by an
+	// earlier join is given it below.
+	j := env.JoinSpokesLinked(t, func(o *agentreg.Options) { o.LeaseDurationSeconds = leaseSeconds })[0]
 	hub := env.HubClient(t)
 	ctx := context.Background()
 
@@ -53,8 +56,8 @@ func TestPartitionStopsLeaseAndSpokeAccess(t *testing.T) {
 	}
 
 	t.Run("joined: the lease is renewed and the spoke answers through the link", func(t *testing.T) {
-		// The agent learns the new period when it next reads the ManagedCluster: within one of
-		// the default periods.
+		// An agent that created the ManagedCluster renews with the short period at once; one
+		// that found it learns the new period when it next reads it, within a default period.
 		testenv.WaitFor(t, 2*clusterv1.DefaultLeaseDurationSeconds*time.Second, "renewals with the short period", func(ctx context.Context) (bool, string, error) {
 			l := &coordinationv1.Lease{}
 			if err := hub.Get(ctx, client.ObjectKey{Namespace: j.Name, Name: clusterv1.ManagedClusterLeaseName}, l); err != nil {
