@@ -102,7 +102,9 @@ func TestFencing(t *testing.T) {
 	testenv.Create(t, hub, &failoverv1alpha1.FailoverPolicy{ObjectMeta: metav1.ObjectMeta{Name: "chaos"},
 		Spec: failoverv1alpha1.FailoverPolicySpec{ClusterSet: clusterset.GlobalSetName, LeaseDurationSeconds: fenceLease, FenceAfterSeconds: fenceAfter, LostAfterSeconds: lostAfter}})
 	var spokes []*fenced
-	for _, j := range env.JoinSpokesLinked(t) {
+	// The agents ask for the policy's lease when they register, so that they read their
+	// ManagedCluster, and the timing on it, at that period from the start.
+	for _, j := range env.JoinSpokesLinked(t, func(o *registration.Options) { o.LeaseDurationSeconds = fenceLease }) {
 		spokes = append(spokes, startAgents(t, j))
 	}
 	want := fencing.Timing{Lease: fenceLease * time.Second, FenceAfter: fenceAfter * time.Second, LostAfter: lostAfter * time.Second}
