@@ -34,6 +34,7 @@ targets=$(cat <<'LIST'
 ./internal/flowerctl FuzzDecodeListRuns
 ./internal/flowerctl FuzzDecodeLogs
 ./internal/hub/federatedlearning FuzzParseProgress
+./internal/mcpserver FuzzWorkloads
 LIST
 )
 

@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
@@ -191,7 +192,7 @@ func workloads(items []unstructured.Unstructured, now time.Time) []Workload {
 			}
 			ps := PodSet{}
 			ps.Name, _ = pm["name"].(string)
-			ps.Count, _ = pm["count"].(int64)
+			ps.Count = integer(pm["count"])
 			w.PodSets = append(w.PodSets, ps)
 		}
 		ts := items[i].GetCreationTimestamp()
@@ -205,4 +206,19 @@ func workloads(items []unstructured.Unstructured, now time.Time) []Workload {
 		return out[i].Name < out[j].Name
 	})
 	return out
+}
+
+// integer is v as a whole number: Kubernetes' JSON decoder gives int64, encoding/json float64.
+// Anything else is 0.
+func integer(v any) int64 {
+	switch n := v.(type) {
+	case int64:
+		return n
+	case float64:
+		return int64(n)
+	case json.Number:
+		i, _ := n.Int64()
+		return i
+	}
+	return 0
 }

@@ -109,6 +109,10 @@ func (s *server) patchPlacement(ctx context.Context, _ *mcp.CallToolRequest, in 
 	if err := checkName("name", in.Name, true); err != nil {
 		return nil, PatchPlacementOutput{}, err
 	}
+	patch, err := placementPatch(in)
+	if err != nil {
+		return nil, PatchPlacementOutput{}, err
+	}
 	ns := s.namespaceOf(in.Namespace)
 	p := &clusterv1beta1.Placement{}
 	if err := s.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: in.Name}, p); err != nil {
@@ -116,10 +120,6 @@ func (s *server) patchPlacement(ctx context.Context, _ *mcp.CallToolRequest, in 
 			return nil, PatchPlacementOutput{}, argError("name", "no placement %q in namespace %s: list them with list_placements (namespace %q)", in.Name, ns, ns)
 		}
 		return nil, PatchPlacementOutput{}, hubError(err, "reading placement "+ns+"/"+in.Name, "")
-	}
-	patch, err := placementPatch(in)
-	if err != nil {
-		return nil, PatchPlacementOutput{}, err
 	}
 	opts := []client.PatchOption{client.FieldValidation(metav1.FieldValidationStrict)}
 	if in.DryRun {
