@@ -310,7 +310,7 @@ func TestMCP(t *testing.T) {
 		got := out.Clusters[slices.IndexFunc(out.Clusters, func(c mcpserver.Cluster) bool { return c.Name == gpuCluster })]
 		if got.Available != "True" || !slices.Contains(got.Sets, set) || got.Labels["gpu"] != "h100" ||
 			!cmp.Equal(got.GPUs, map[string]int64{"NVIDIA-H100-80GB-HBM3": 16}) {
-			t.Errorf("cluster %+v: want Available, in set %s, labelled gpu=h100, with 16 H100s", got, set)
+			t.Errorf("cluster %+v: want Available, in set %s, labeled gpu=h100, with 16 H100s", got, set)
 		}
 		if got.LeaseRenewedSecondsAgo == nil || *got.LeaseRenewedSecondsAgo < 5 || *got.LeaseRenewedSecondsAgo > 120 {
 			t.Errorf("heartbeat %v seconds ago, want the lease's age (renewed 5 s before the test read it)", got.LeaseRenewedSecondsAgo)

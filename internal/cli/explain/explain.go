@@ -130,7 +130,7 @@ type Explanation struct {
 
 // Compute reads placement ns/name and the fleet with c and schedules it, as `flotilla explain
 // placement` and `flotilla mcp` explain it. A missing placement is an error apierrors.IsNotFound
-// recognises, a hub without the Placement CRD one meta.IsNoMatchError does.
+// recognizes, a hub without the Placement CRD one meta.IsNoMatchError does.
 func Compute(ctx context.Context, c client.Reader, clk clock.PassiveClock, ns, name string) (*Explanation, error) {
 	var p clusterv1beta1.Placement
 	if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &p); err != nil {
