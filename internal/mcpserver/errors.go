@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -35,6 +36,10 @@ func hubError(err error, what, notFound string) error {
 	case meta.IsNoMatchError(err):
 		return fmt.Errorf("%s: the hub does not serve this kind (%v); install Flotilla's CRDs with `flotilla install crds`", what, err)
 	case apierrors.IsInvalid(err), apierrors.IsBadRequest(err):
+		// A strictly decoded patch's error quotes the whole patched object before the field.
+		if _, field, ok := strings.Cut(msg, "strict decoding error: "); ok {
+			msg = "strict decoding error: " + field
+		}
 		return fmt.Errorf("%s: the hub refused it as invalid: %s; fix the fields the message names and call again", what, msg)
 	case apierrors.IsConflict(err):
 		return fmt.Errorf("%s: the object changed while it was written (%s); call again", what, msg)
