@@ -36,6 +36,7 @@ targets=$(cat <<'LIST'
 ./internal/hub/federatedlearning FuzzParseProgress
 ./internal/fencing FuzzParseTiming
 ./internal/fencing FuzzStoppedRecord
+./internal/mcpserver FuzzWorkloads
 LIST
 )
 

@@ -17,6 +17,7 @@ import (
 	"github.com/flotilla/flotilla/internal/cli/hubinit"
 	"github.com/flotilla/flotilla/internal/cli/install"
 	"github.com/flotilla/flotilla/internal/cli/join"
+	"github.com/flotilla/flotilla/internal/cli/mcp"
 	"github.com/flotilla/flotilla/internal/cli/placement"
 	"github.com/flotilla/flotilla/internal/cli/streams"
 	"github.com/flotilla/flotilla/internal/cli/uninstall"
@@ -58,6 +59,7 @@ func NewRootCommand(io streams.IO, clk clock.PassiveClock) *cobra.Command {
 		placement.NewCommand(io, clk),
 		explain.NewCommand(io, clk),
 		addon.NewCommand(io),
+		mcp.NewCommand(io, clk),
 	)
 	return root
 }

@@ -39,7 +39,7 @@ func TestEveryClusterCommandFindsItsKubeconfigAsKubectl(t *testing.T) {
 	sort.Strings(got)
 	want := []string{
 		"flotilla accept", "flotilla addon disable", "flotilla addon enable", "flotilla agent", "flotilla describe federatedlearning", "flotilla describe work", "flotilla explain placement", "flotilla get", "flotilla hub", "flotilla init",
-		"flotilla install crds", "flotilla join", "flotilla uninstall",
+		"flotilla install crds", "flotilla join", "flotilla mcp", "flotilla uninstall",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("commands with --kubeconfig (-want +got):\n%s", diff)

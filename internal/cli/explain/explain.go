@@ -88,58 +88,90 @@ func run(ctx context.Context, io streams.IO, clk clock.PassiveClock, newClient k
 	if o.viaHub != "" {
 		return runViaHub(ctx, io, hub, o, ns, name)
 	}
-	var p clusterv1beta1.Placement
-	if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &p); err != nil {
-		if apierrors.IsNotFound(err) {
+	e, err := Compute(ctx, c, clk, ns, name)
+	if err != nil {
+		switch {
+		case apierrors.IsNotFound(err):
 			return fmt.Errorf("placement %s/%s is not on the hub of kubeconfig %s: list them with `%s`",
 				ns, name, hub.Source, strings.TrimSpace("flotilla get placements -n "+ns+" "+o.kube.Args()))
-		}
-		if meta.IsNoMatchError(err) {
+		case meta.IsNoMatchError(err):
 			return fmt.Errorf("the hub of kubeconfig %s does not serve placements: %w; install the CRDs with `%s`",
 				hub.Source, err, strings.TrimSpace("flotilla install crds "+o.kube.Args()))
 		}
-		return fmt.Errorf("reading placement %s/%s on the hub of kubeconfig %s: %w", ns, name, hub.Source, err)
+		return fmt.Errorf("%w, on the hub of kubeconfig %s", err, hub.Source)
 	}
-	objs, err := placementview.ListFleet(ctx, c, ns)
-	if err != nil {
-		return fmt.Errorf("reading the fleet on the hub of kubeconfig %s: %w", hub.Source, err)
-	}
-	snap := placementview.SnapshotFrom(objs, ns, name)
-	res := scheduler.New(clk).Schedule(&p, snap)
 	if o.output == "json" {
-		b, err := json.MarshalIndent(placementview.NewOutput(ns, name, &res), "", "  ")
+		b, err := json.MarshalIndent(placementview.NewOutput(ns, name, &e.Result), "", "  ")
 		if err != nil {
 			return err
 		}
 		_, err = fmt.Fprintf(io.Out, "%s\n", b)
 		return err
 	}
-	if err := placementview.WriteTable(io.Out, ns, name, &res); err != nil {
+	if err := placementview.WriteTable(io.Out, ns, name, &e.Result); err != nil {
 		return err
 	}
-	if p.Annotations[clusterv1beta1.PlacementDisableAnnotation] == "true" {
+	for _, n := range e.Notes() {
+		if _, err := fmt.Fprintf(io.Out, "\n%s\n", n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Explanation is a placement scheduled now, with the hub's scheduling core, against the hub's
+// objects, and the decisions the hub holds for it.
+type Explanation struct {
+	Placement *clusterv1beta1.Placement
+	Result    scheduler.Result
+	// CurrentDecisions are the clusters of the hub's PlacementDecisions of the placement, sorted.
+	CurrentDecisions []string
+}
+
+// Compute reads placement ns/name and the fleet with c and schedules it, as `flotilla explain
+// placement` and `flotilla mcp` explain it. A missing placement is an error apierrors.IsNotFound
+// recognizes, a hub without the Placement CRD one meta.IsNoMatchError does.
+func Compute(ctx context.Context, c client.Reader, clk clock.PassiveClock, ns, name string) (*Explanation, error) {
+	var p clusterv1beta1.Placement
+	if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &p); err != nil {
+		return nil, fmt.Errorf("reading placement %s/%s: %w", ns, name, err)
+	}
+	objs, err := placementview.ListFleet(ctx, c, ns)
+	if err != nil {
+		return nil, fmt.Errorf("reading the fleet: %w", err)
+	}
+	snap := placementview.SnapshotFrom(objs, ns, name)
+	return &Explanation{Placement: &p, Result: scheduler.New(clk).Schedule(&p, snap), CurrentDecisions: snap.CurrentDecisions}, nil
+}
+
+// Notes say what a reader of the explanation must also know: that scheduling is disabled on the
+// placement, or that the hub's PlacementDecisions select other clusters than scheduling now does.
+func (e *Explanation) Notes() []string {
+	if e.Placement.Annotations[clusterv1beta1.PlacementDisableAnnotation] == "true" {
 		// The controller leaves such a placement alone, so its decisions are never "stale".
-		_, err := fmt.Fprintf(io.Out, "\nScheduling is disabled by the annotation %s=true: the hub keeps the PlacementDecisions it has (%s).\n",
-			clusterv1beta1.PlacementDisableAnnotation, list(snap.CurrentDecisions))
-		return err
+		return []string{fmt.Sprintf("Scheduling is disabled by the annotation %s=true: the hub keeps the PlacementDecisions it has (%s).",
+			clusterv1beta1.PlacementDisableAnnotation, list(e.CurrentDecisions))}
 	}
-	return noteStale(io, snap.CurrentDecisions, &res)
+	if n := noteStale(e.CurrentDecisions, &e.Result); n != "" {
+		return []string{n}
+	}
+	return nil
 }
 
 // noteStale says when the hub's PlacementDecisions select other clusters than scheduling now
-// does: the controller has not caught up yet, or keeps the decisions of a misconfigured placement.
-func noteStale(io streams.IO, current []string, res *scheduler.Result) error {
+// does: the controller has not caught up yet. It says nothing of a misconfigured placement, whose
+// decisions the controller keeps.
+func noteStale(current []string, res *scheduler.Result) string {
 	now := make([]string, 0, len(res.Decisions))
 	for _, d := range res.Decisions {
 		now = append(now, d.ClusterName)
 	}
 	slices.Sort(now)
 	if res.Misconfigured || slices.Equal(current, now) {
-		return nil
+		return ""
 	}
-	_, err := fmt.Fprintf(io.Out, "\nThe hub's PlacementDecisions select %s; scheduling now selects %s: the placement controller has not caught up yet.\n",
+	return fmt.Sprintf("The hub's PlacementDecisions select %s; scheduling now selects %s: the placement controller has not caught up yet.",
 		list(current), list(now))
-	return err
 }
 
 func list(names []string) string {

@@ -9,13 +9,14 @@ import (
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	usagev1alpha1 "github.com/flotilla/flotilla/api/usage/v1alpha1"
+	"github.com/flotilla/flotilla/internal/gpuview"
 )
 
 // gpus is a cluster's GPUS cell: the allocatable GPUs by model ("16 NVIDIA-A100-SXM4-80GB, 8
 // NVIDIA-L4") when the cluster reports count claims, else the total nvidia.com/gpu allocatable
 // ("24"), else "-".
 func gpus(c *clusterv1.ManagedCluster) string {
-	byModel := gpusByModel(c.Status.ClusterClaims)
+	byModel := gpuview.ByModel(c.Status.ClusterClaims)
 	if len(byModel) > 0 {
 		models := make([]string, 0, len(byModel))
 		for m := range byModel {
@@ -28,33 +29,10 @@ func gpus(c *clusterv1.ManagedCluster) string {
 		}
 		return strings.Join(cells, ", ")
 	}
-	if q, ok := c.Status.Allocatable[clusterv1.ResourceNvidiaGPU]; ok && q.Sign() > 0 {
-		return strconv.FormatInt(q.Value(), 10)
+	if n := gpuview.Allocatable(c); n > 0 {
+		return strconv.FormatInt(n, 10)
 	}
 	return "-"
-}
-
-// gpusByModel reads the agent's GPU claims: the models claim names the models as the nodes spell
-// them, and each model's count claim its allocatable GPUs. It skips a model whose count is missing
-// or not a positive whole number, so a bad claim hides a model rather than printing a count
-// nobody can allocate.
-func gpusByModel(claims []clusterv1.ManagedClusterClaim) map[string]int64 {
-	values := map[string]string{}
-	for _, c := range claims {
-		values[c.Name] = c.Value
-	}
-	byModel := map[string]int64{}
-	for _, model := range strings.Split(values[clusterv1.GPUModelsClaim], ",") {
-		if model = strings.TrimSpace(model); model == "" {
-			continue
-		}
-		n, err := strconv.ParseInt(strings.TrimSpace(values[clusterv1.GPUCountClaimName(model)]), 10, 64)
-		if err != nil || n <= 0 {
-			continue
-		}
-		byModel[model] = n
-	}
-	return byModel
 }
 
 // freeGPUs is a cluster's FREE-GPUS cell, from its ResourceUsage (the built-in add-on
@@ -62,24 +40,19 @@ func gpusByModel(claims []clusterv1.ManagedClusterClaim) map[string]int64 {
 // (4 on one node)"), "0" when none is free, "expired" when the figures are out of date and "-"
 // when there are none (the add-on is off on the cluster).
 func freeGPUs(u *usagev1alpha1.ResourceUsage, now time.Time) string {
-	switch {
-	case u == nil:
+	switch gpuview.Usage(u, now) {
+	case gpuview.UsageNone:
 		return "-"
-	case !u.Status.Valid(now):
+	case gpuview.UsageExpired:
 		return "expired"
 	}
-	var cells []string
-	for _, f := range u.Status.Resources {
-		if f.Name == usagev1alpha1.ResourceNvidiaGPU && f.Model != "" {
-			cells = append(cells, freeCell(f))
-		}
+	figures := gpuview.FreeFigures(u)
+	if len(figures) == 0 {
+		return "-"
 	}
-	if len(cells) == 0 {
-		f := u.Status.Figures(usagev1alpha1.ResourceNvidiaGPU, "")
-		if f == nil {
-			return "-"
-		}
-		cells = append(cells, freeCell(*f))
+	cells := make([]string, len(figures))
+	for i, f := range figures {
+		cells[i] = freeCell(f)
 	}
 	return strings.Join(cells, ", ")
 }

@@ -16,18 +16,15 @@ import (
 	"github.com/flotilla/flotilla/api/scheme"
 	usagev1alpha1 "github.com/flotilla/flotilla/api/usage/v1alpha1"
 	"github.com/flotilla/flotilla/internal/cli/printing"
+	"github.com/flotilla/flotilla/internal/gpuview"
 )
 
 // printClusters writes NAME ACCEPTED JOINED AVAILABLE GPUS FREE-GPUS AGE; usages (nil when
 // unknown) are the clusters' ResourceUsages.
 func printClusters(w io.Writer, list *clusterv1.ManagedClusterList, usages *usagev1alpha1.ResourceUsageList, clk clock.PassiveClock) error {
-	byCluster := map[string]*usagev1alpha1.ResourceUsage{}
+	var byCluster map[string]*usagev1alpha1.ResourceUsage
 	if usages != nil {
-		for i := range usages.Items {
-			if u := &usages.Items[i]; u.Name == usagev1alpha1.ResourceUsageName {
-				byCluster[u.Namespace] = u
-			}
-		}
+		byCluster = gpuview.ByCluster(usages.Items)
 	}
 	t := printing.NewTable(w, "NAME", "ACCEPTED", "JOINED", "AVAILABLE", "GPUS", "FREE-GPUS", "AGE")
 	for i := range list.Items {

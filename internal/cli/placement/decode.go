@@ -38,15 +38,16 @@ var kinds = []schema.GroupVersionKind{
 	clusterv1beta1.GroupVersion.WithKind("PlacementDecision"),
 }
 
-// add adds obj, decoded from a document, to objs.
-func add(objs *placementview.Objects, obj runtime.Object) error {
+// add adds obj, decoded from a document, to objs; ns is the namespace of namespaced objects that
+// name none.
+func add(objs *placementview.Objects, obj runtime.Object, ns string) error {
 	switch v := obj.(type) {
 	case *clusterv1.ManagedCluster:
 		objs.Clusters = append(objs.Clusters, *v)
 	case *clusterv1beta2.ManagedClusterSet:
 		objs.Sets = append(objs.Sets, *v)
 	case *clusterv1beta2.ManagedClusterSetBinding:
-		defaultNS(&v.Namespace)
+		defaultNS(&v.Namespace, ns)
 		objs.Bindings = append(objs.Bindings, *v)
 	case *clusterv1alpha1.AddOnPlacementScore:
 		if v.Namespace == "" {
@@ -59,10 +60,10 @@ func add(objs *placementview.Objects, obj runtime.Object) error {
 		}
 		objs.ResourceUsages = append(objs.ResourceUsages, *v)
 	case *clusterv1beta1.Placement:
-		defaultNS(&v.Namespace)
+		defaultNS(&v.Namespace, ns)
 		objs.Placements = append(objs.Placements, *v)
 	case *clusterv1beta1.PlacementDecision:
-		defaultNS(&v.Namespace)
+		defaultNS(&v.Namespace, ns)
 		objs.Decisions = append(objs.Decisions, *v)
 	default:
 		return fmt.Errorf("kind %T is not used to schedule placements; use one of %s", obj, kindNames())
@@ -70,9 +71,9 @@ func add(objs *placementview.Objects, obj runtime.Object) error {
 	return nil
 }
 
-func defaultNS(ns *string) {
+func defaultNS(ns *string, def string) {
 	if *ns == "" {
-		*ns = defaultNamespace
+		*ns = def
 	}
 }
 
@@ -95,19 +96,40 @@ func loadFile(path string, objs *placementview.Objects) error {
 	return decodeInto(path, data, objs)
 }
 
-// decodeInto decodes every document of data, a multi-document YAML file named source, into objs.
+// Decode decodes data, multi-document YAML (or JSON) named source in messages, into the objects a
+// simulation reads, as `flotilla placement simulate` reads its files; namespace is the namespace
+// of the namespaced objects that name none ("default" when empty). `flotilla mcp` decodes what an
+// assistant sends with it.
+func Decode(source string, data []byte, namespace string) (*placementview.Objects, error) {
+	if namespace == "" {
+		namespace = defaultNamespace
+	}
+	var objs placementview.Objects
+	if err := decode(source, data, &objs, namespace); err != nil {
+		return nil, err
+	}
+	return &objs, nil
+}
+
+// decodeInto decodes every document of data, a multi-document YAML file named source, into objs,
+// with namespaced objects that name no namespace in "default".
+func decodeInto(source string, data []byte, objs *placementview.Objects) error {
+	return decode(source, data, objs, defaultNamespace)
+}
+
+// decode decodes every document of data into objs, namespaced objects without a namespace in ns.
 // An empty document (only blanks and comments) is skipped but still counted, so numbers match
 // the separators a reader counts.
-func decodeInto(source string, data []byte, objs *placementview.Objects) error {
+func decode(source string, data []byte, objs *placementview.Objects, ns string) error {
 	for _, doc := range splitDocuments(data) {
-		if err := decodeDocument(doc.data, objs); err != nil {
+		if err := decodeDocument(doc.data, objs, ns); err != nil {
 			return fmt.Errorf("%s: document %d (line %d): %w", source, doc.number, doc.line, err)
 		}
 	}
 	return nil
 }
 
-func decodeDocument(data []byte, objs *placementview.Objects) error {
+func decodeDocument(data []byte, objs *placementview.Objects, ns string) error {
 	js, err := yaml.YAMLToJSONStrict(data)
 	if err != nil {
 		return fmt.Errorf("malformed YAML: %w", err)
@@ -148,7 +170,7 @@ func decodeDocument(data []byte, objs *placementview.Objects) error {
 		}
 		return fmt.Errorf("%s: %w%s", tm.Kind, err, hint)
 	}
-	return add(objs, obj)
+	return add(objs, obj, ns)
 }
 
 // decodeStrict decodes js as the API server does: field names are case-sensitive, and unknown

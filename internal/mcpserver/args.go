@@ -1,0 +1,82 @@
+package mcpserver
+
+import (
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/validation"
+)
+
+// checkName checks a metadata.name argument: a DNS subdomain, as the API server requires of
+// every kind the tools name. required says whether it may be empty.
+func checkName(arg, value string, required bool) error {
+	if value == "" {
+		if required {
+			return argError(arg, "is required: give the object's name")
+		}
+		return nil
+	}
+	if errs := validation.IsDNS1123Subdomain(value); len(errs) > 0 {
+		return argError(arg, "%q is not a valid name (%s): give the name as `kubectl get` prints it", value, strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// checkNamespace checks a namespace argument (or a cluster name, which is its namespace): a DNS
+// label. An empty one is allowed; callers put the default in its place.
+func checkNamespace(arg, value string) error {
+	if value == "" {
+		return nil
+	}
+	if errs := validation.IsDNS1123Label(value); len(errs) > 0 {
+		return argError(arg, "%q is not a valid namespace (%s): give a namespace as `kubectl get namespaces` prints it, or leave it out", value, strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// parseSelector parses a label selector argument; empty selects everything.
+func parseSelector(arg, value string) (labels.Selector, error) {
+	if value == "" {
+		return labels.Everything(), nil
+	}
+	s, err := labels.Parse(value)
+	if err != nil {
+		return nil, argError(arg, "%q is not a label selector (%v): write it as kubectl -l takes it, such as region=us-east,gpu or 'tier in (a,b)'", value, err)
+	}
+	return s, nil
+}
+
+// namespaceOf is ns, or the server's default namespace when empty.
+func (s *server) namespaceOf(ns string) string {
+	if ns == "" {
+		return s.Namespace
+	}
+	return ns
+}
+
+// reargue renames the argument an argError names, for a tool that calls a helper written for
+// another tool's arguments.
+func reargue(err error, from, to string) error {
+	msg := err.Error()
+	if prefix := "argument \"" + from + "\": "; strings.HasPrefix(msg, prefix) {
+		return argError(to, "%s", strings.TrimPrefix(msg, prefix))
+	}
+	return err
+}
+
+// plural is "1 cluster has" or "3 clusters have".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+// plural2 is one when n is 1, else many.
+func plural2(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
