@@ -79,10 +79,9 @@ func writeCluster(w io.Writer, mc *clusterv1.ManagedCluster, lease *coordination
 	if set := mc.Labels[clusterv1beta2.ClusterSetLabel]; set != "" {
 		p.field("Set:", set)
 	}
-	switch {
-	case lease == nil:
+	if lease == nil {
 		p.field("Heartbeat:", "no Lease "+clusterv1.ManagedClusterLeaseName+" readable in namespace "+mc.Name)
-	default:
+	} else {
 		renewed := lease.CreationTimestamp.Time
 		if lease.Spec.RenewTime != nil {
 			renewed = lease.Spec.RenewTime.Time
