@@ -131,7 +131,11 @@ func (f *Fencer) Step(ctx context.Context) (time.Duration, error) {
 		case timed && now.Sub(last) >= t.FenceAfter:
 			f.raise(now, last, t, fencing.Epoch(mc.Annotations))
 		case f.sweep && (!timed || now.Sub(last) < t.Lease*2):
-			// A fresh lease (or no fencing at all): look at what an earlier fence stopped.
+			// A fresh lease (or no fencing at all): look at what an earlier fence stopped, once
+			// the agent holds hub credentials.
+			if f.opts.Hub.Current() == nil {
+				return f.opts.Interval, nil
+			}
 			if err := f.lower(ctx, nil); err != nil {
 				return 0, err
 			}
