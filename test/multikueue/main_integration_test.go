@@ -3,7 +3,6 @@
 package multikueue
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"testing"
@@ -11,9 +10,6 @@ import (
 
 	"github.com/go-logr/logr/funcr"
 	"github.com/go-logr/logr/testr"
-	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -26,7 +22,6 @@ import (
 	"github.com/flotilla/flotilla/internal/agent/builtin/multikueueworker"
 	"github.com/flotilla/flotilla/internal/agent/builtin/resourceusage"
 	"github.com/flotilla/flotilla/internal/agent/work"
-	"github.com/flotilla/flotilla/internal/hub"
 	"github.com/flotilla/flotilla/internal/hub/kueue"
 	"github.com/flotilla/flotilla/internal/localk8s"
 	"github.com/flotilla/flotilla/internal/testenv"
@@ -40,9 +35,6 @@ func TestMain(m *testing.M) {
 const (
 	ns   = kueue.DefaultNamespace
 	wait = 60 * time.Second
-	// hubSecrets is the Role in the Kueue namespace that docs/kueue.md tells an installer to grant
-	// the hub.
-	hubSecrets = "flotilla-hub-kueue-secrets"
 )
 
 // fleet is a hub running as its generated roles plus the Kueue namespace Role, and its spokes,
@@ -66,43 +58,12 @@ const (
 func startFleet(t *testing.T, clk clock.WithTicker, builtIns func() []builtin.AddOn) *fleet {
 	t.Helper()
 	env := testenv.Start(t, testenv.Options{Spokes: 2, CRDs: true})
-	env.InstallKueueCRDs(t)
-	bins, err := localk8s.FindKueue()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	for _, c := range env.Fleet.Clusters() {
-		o := localk8s.KueueOptions{Cluster: c, Binaries: bins}
-		if c == env.Hub.Cluster {
-			o.MultiKueue = &localk8s.MultiKueueOptions{DispatcherName: kueue.DispatcherName, WorkerLostTimeout: workerLostTimeout}
-		}
-		k, err := localk8s.StartKueue(ctx, o)
-		if err != nil {
-			t.Fatalf("starting Kueue on %s: %v", c.Name, err)
-		}
-		t.Cleanup(k.Stop)
-		t.Logf("Kueue on %s: log %s", c.Name, k.Process.LogPath)
-	}
-	c := env.HubClient(t)
-	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatal(err)
-	}
-	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: hubSecrets, Namespace: ns},
-		Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"secrets"},
-			Verbs: []string{"get", "create", "update", "patch", "delete"}}}}
-	testenv.Create(t, c, role)
-	cfg := env.HubIdentity(t, "")
-	testenv.BindToHub(t, c, cfg, ns, hubSecrets)
+	env.StartKueue(t, &localk8s.MultiKueueOptions{DispatcherName: kueue.DispatcherName, WorkerLostTimeout: workerLostTimeout})
 	opts := testenv.TestHubOptions()
 	opts.KueueTokenResync = time.Second
 	opts.KueueDispatcher = true
-	mgr, err := hub.NewManager(cfg, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	testenv.RunUntilCleanup(t, mgr.Start)
+	env.StartKueueHub(t, opts)
+	c := env.HubClient(t)
 	f := &fleet{env: env, c: c, joined: env.JoinSpokes(t)}
 	// Fast failover is the administrator's choice of a short lease: the agent reports every
 	// period whether its API server answers, and a silent cluster is lost after five.
