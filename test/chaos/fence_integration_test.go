@@ -288,11 +288,11 @@ func TestFencing(t *testing.T) {
 func watchStale(t *testing.T, s *fenced, name string) func() (resumed, created int) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	jobs, err := s.Spoke.Client.BatchV1().Jobs("default").Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=" + name})
+	jobs, err := s.Spoke.Client.BatchV1().Jobs("").Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=" + name})
 	if err != nil {
 		t.Fatal(err)
 	}
-	podsW, err := s.Spoke.Client.CoreV1().Pods("default").Watch(ctx, metav1.ListOptions{LabelSelector: "job=" + name})
+	podsW, err := s.Spoke.Client.CoreV1().Pods("").Watch(ctx, metav1.ListOptions{LabelSelector: "job=" + name})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -381,10 +381,10 @@ func job(t *testing.T, s *fenced, name string) *batchv1.Job {
 	return j
 }
 
-// pods are the pods of job name on s, not being deleted.
+// pods are the pods of job name on s (in any namespace), not being deleted.
 func pods(t *testing.T, s *fenced, name string) []corev1.Pod {
 	t.Helper()
-	l, err := s.Spoke.Client.CoreV1().Pods("default").List(context.Background(), metav1.ListOptions{LabelSelector: "job=" + name})
+	l, err := s.Spoke.Client.CoreV1().Pods("").List(context.Background(), metav1.ListOptions{LabelSelector: "job=" + name})
 	if err != nil {
 		t.Fatalf("pods of job %s on %s: %v", name, s.Name, err)
 	}

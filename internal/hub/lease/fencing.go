@@ -31,25 +31,12 @@ func fencedTiming(mc *clusterv1.ManagedCluster, lease *coordinationv1.Lease) (fe
 	return t, true
 }
 
-// lostConditions are leaseConditions for a fenced cluster: lost LostAfter after the last
-// renewal, when its agent has stopped its fenced workloads.
-func lostConditions(mc *clusterv1.ManagedCluster, lease *coordinationv1.Lease, t fencing.Timing, now time.Time) ([]metav1.Condition, time.Duration) {
+// lostExpiry is when a fenced cluster is declared lost, LostAfter after the last renewal, when
+// its agent has stopped its fenced workloads; and the message that says so.
+func lostExpiry(lease *coordinationv1.Lease, t fencing.Timing) (time.Time, string) {
 	renewed := renewTime(lease)
-	expiry := renewed.Add(t.LostAfter)
-	if now.Before(expiry) {
-		return mc.Status.Conditions, expiry.Sub(now)
-	}
-	desired := append([]metav1.Condition(nil), mc.Status.Conditions...)
-	meta.SetStatusCondition(&desired, metav1.Condition{
-		Type:   clusterv1.ManagedClusterConditionAvailable,
-		Status: metav1.ConditionUnknown,
-		Reason: clusterv1.ManagedClusterReasonLeaseUpdateStopped,
-		Message: fmt.Sprintf("the cluster is declared lost: Lease %s/%s was last renewed at %s, more than %s ago (annotation %s: %s); its agent stopped its fenced workloads after %s, and they may start elsewhere now",
-			lease.Namespace, lease.Name, renewed.UTC().Format(time.RFC3339), t.LostAfter, fencing.AnnotationTiming, t, t.FenceAfter),
-		ObservedGeneration: mc.Generation,
-		LastTransitionTime: metav1.NewTime(now),
-	})
-	return desired, 0
+	return renewed.Add(t.LostAfter), fmt.Sprintf("the cluster is declared lost: Lease %s/%s was last renewed at %s, more than %s ago (annotation %s: %s); its agent stopped its fenced workloads after %s, and they may start elsewhere now",
+		lease.Namespace, lease.Name, renewed.UTC().Format(time.RFC3339), t.LostAfter, fencing.AnnotationTiming, t, t.FenceAfter)
 }
 
 // raiseEpoch adds one to the cluster's fencing epoch when desired declares a fenced cluster lost

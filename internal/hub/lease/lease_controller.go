@@ -103,9 +103,28 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 // long until they would next change (zero once the lease has expired: only a renewal, which is an
 // event, changes anything then).
 func leaseConditions(mc *clusterv1.ManagedCluster, lease *coordinationv1.Lease, now time.Time) ([]metav1.Condition, time.Duration) {
+	expiry, message := ocmExpiry(mc, lease)
 	if t, ok := fencedTiming(mc, lease); ok {
-		return lostConditions(mc, lease, t, now)
+		expiry, message = lostExpiry(lease, t)
 	}
+	if now.Before(expiry) {
+		return mc.Status.Conditions, expiry.Sub(now)
+	}
+	desired := append([]metav1.Condition(nil), mc.Status.Conditions...)
+	meta.SetStatusCondition(&desired, metav1.Condition{
+		Type:               clusterv1.ManagedClusterConditionAvailable,
+		Status:             metav1.ConditionUnknown,
+		Reason:             clusterv1.ManagedClusterReasonLeaseUpdateStopped,
+		Message:            message,
+		ObservedGeneration: mc.Generation,
+		LastTransitionTime: metav1.NewTime(now), // kept by SetStatusCondition unless the status changes
+	})
+	return desired, 0
+}
+
+// ocmExpiry is OCM's rule: the cluster is Unknown LeaseGraceFactor lease periods after the last
+// renewal; and the message that says so.
+func ocmExpiry(mc *clusterv1.ManagedCluster, lease *coordinationv1.Lease) (time.Time, string) {
 	period := mc.LeaseDuration()
 	// The agent records in the Lease the period it renews at. Right after an administrator
 	// shortens the cluster's period the agent still renews at the old one until it reads the
@@ -115,21 +134,8 @@ func leaseConditions(mc *clusterv1.ManagedCluster, lease *coordinationv1.Lease, 
 		period = time.Duration(*d) * time.Second
 	}
 	renewed := renewTime(lease)
-	expiry := renewed.Add(clusterv1.LeaseGraceFactor * period)
-	if now.Before(expiry) {
-		return mc.Status.Conditions, expiry.Sub(now)
-	}
-	desired := append([]metav1.Condition(nil), mc.Status.Conditions...)
-	meta.SetStatusCondition(&desired, metav1.Condition{
-		Type:   clusterv1.ManagedClusterConditionAvailable,
-		Status: metav1.ConditionUnknown,
-		Reason: clusterv1.ManagedClusterReasonLeaseUpdateStopped,
-		Message: fmt.Sprintf("the cluster's agent stopped renewing its lease: Lease %s/%s was last renewed at %s, more than %d x %ds ago",
-			lease.Namespace, lease.Name, renewed.UTC().Format(time.RFC3339), clusterv1.LeaseGraceFactor, int(period.Seconds())),
-		ObservedGeneration: mc.Generation,
-		LastTransitionTime: metav1.NewTime(now), // kept by SetStatusCondition unless the status changes
-	})
-	return desired, 0
+	return renewed.Add(clusterv1.LeaseGraceFactor * period), fmt.Sprintf("the cluster's agent stopped renewing its lease: Lease %s/%s was last renewed at %s, more than %d x %ds ago",
+		lease.Namespace, lease.Name, renewed.UTC().Format(time.RFC3339), clusterv1.LeaseGraceFactor, int(period.Seconds()))
 }
 
 // clockSkewTolerance is how far ahead of the hub's clock an agent's renewal time may be before

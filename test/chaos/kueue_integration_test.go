@@ -1,0 +1,291 @@
+//go:build integration
+
+package chaos
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr/testr"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
+	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
+	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
+	failoverv1alpha1 "github.com/flotilla/flotilla/api/failover/v1alpha1"
+	"github.com/flotilla/flotilla/internal/agent/addon"
+	"github.com/flotilla/flotilla/internal/agent/builtin"
+	"github.com/flotilla/flotilla/internal/agent/builtin/kueuequeues"
+	"github.com/flotilla/flotilla/internal/agent/builtin/multikueueworker"
+	"github.com/flotilla/flotilla/internal/agent/builtin/resourceusage"
+	"github.com/flotilla/flotilla/internal/agent/registration"
+	"github.com/flotilla/flotilla/internal/fencing"
+	"github.com/flotilla/flotilla/internal/hub/clusterset"
+	"github.com/flotilla/flotilla/internal/hub/kueue"
+	"github.com/flotilla/flotilla/internal/kueuesetup"
+	"github.com/flotilla/flotilla/internal/localk8s"
+	"github.com/flotilla/flotilla/internal/testenv"
+)
+
+const (
+	mkPlacement = "chaos-gpu"
+	mkCheck     = "chaos-multikueue"
+	// kueueJobs is how many GPU jobs run when a worker is cut off.
+	kueueJobs = 6
+)
+
+// TestKueueFailover cuts a MultiKueue worker holding running GPU jobs off the hub, for real, with
+// Kueue's workerLostTimeout at its 15-minute default: the worker's fence stops the jobs, the hub
+// declares the worker lost at L and requeues them, the other worker runs them, and when the link
+// returns the stopped copies are deleted without running again. For every job, its last pod on
+// the lost worker is gone before its pod on the other starts.
+func TestKueueFailover(t *testing.T) {
+	env := testenv.Start(t, testenv.Options{Spokes: 2, CRDs: true})
+	env.StartKueue(t, &localk8s.MultiKueueOptions{DispatcherName: kueue.DispatcherName, WorkerLostTimeout: 15 * time.Minute})
+	opts := testenv.TestHubOptions()
+	opts.KueueTokenResync = time.Second
+	opts.KueueDispatcher = true
+	env.StartKueueHub(t, opts)
+	hub := env.HubClient(t)
+
+	testenv.Create(t, hub, &failoverv1alpha1.FailoverPolicy{ObjectMeta: metav1.ObjectMeta{Name: "kueue-chaos"},
+		Spec: failoverv1alpha1.FailoverPolicySpec{ClusterSet: clusterset.GlobalSetName, LeaseDurationSeconds: fenceLease, FenceAfterSeconds: fenceAfter, LostAfterSeconds: lostAfter}})
+	var spokes []*fenced
+	for _, j := range env.JoinSpokesLinked(t, func(o *registration.Options) { o.LeaseDurationSeconds = fenceLease }) {
+		s := startAgents(t, j)
+		ad, err := addon.New(addon.Options{
+			ClusterName: j.Name, AgentID: "agent-" + j.Name, Hub: j.Agent.Hub(), Spoke: j.Spoke.RESTConfig(),
+			BuiltIns: builtin.NewManager(j.Name, j.Spoke.RESTConfig(), clock.RealClock{}, testr.New(t).WithName("builtin-"+j.Name),
+				multikueueworker.AddOn{Check: 200 * time.Millisecond}, kueuequeues.AddOn{Debounce: 200 * time.Millisecond},
+				resourceusage.AddOn{Interval: 2 * time.Second, Debounce: 200 * time.Millisecond}),
+			InitialBackoff: 200 * time.Millisecond, MaxBackoff: 2 * time.Second,
+			Log: testr.New(t).WithName("addon-" + j.Name),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		testenv.RunUntilCleanup(t, ad.Run)
+		env.AddNodes(t, j.Spoke, localk8s.NodePool{Name: "h100", Count: 2, GPUModel: h100, GPUs: 8,
+			CPU: resource.MustParse("64"), Memory: resource.MustParse("512Gi")})
+		for _, name := range []string{kueuequeues.Name, resourceusage.Name} {
+			testenv.Create(t, hub, &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: j.Name, Name: name}})
+		}
+		spokes = append(spokes, s)
+	}
+	testenv.Create(t, hub, &clusterv1beta2.ManagedClusterSetBinding{ObjectMeta: metav1.ObjectMeta{Name: clusterset.GlobalSetName, Namespace: kueue.DefaultNamespace},
+		Spec: clusterv1beta2.ManagedClusterSetBindingSpec{ClusterSet: clusterset.GlobalSetName}})
+	testenv.Create(t, hub, &clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Name: mkPlacement, Namespace: kueue.DefaultNamespace}})
+	for _, o := range kueuesetup.Hub(mkPlacement, mkCheck, 1000) {
+		testenv.Create(t, hub, o)
+	}
+	testenv.WaitFor(t, 2*time.Minute, "Kueue on the hub to find both workers active", func(ctx context.Context) (bool, string, error) {
+		for _, s := range spokes {
+			mkc := &kueuev1beta2.MultiKueueCluster{}
+			if err := hub.Get(ctx, client.ObjectKey{Name: s.Name}, mkc); err != nil {
+				return false, "", client.IgnoreNotFound(err)
+			}
+			if !meta.IsStatusConditionTrue(mkc.Status.Conditions, kueuev1beta2.MultiKueueClusterActive) {
+				return false, s.Name + " not active", nil
+			}
+		}
+		return true, "", nil
+	})
+	want := fencing.Timing{Lease: fenceLease * time.Second, FenceAfter: fenceAfter * time.Second, LostAfter: lostAfter * time.Second}
+	for _, s := range spokes {
+		waitTiming(t, hub, s.Name, want)
+	}
+
+	var names []string
+	for i := range kueueJobs {
+		j := kueueJob(fmt.Sprintf("chaos-%d", i))
+		testenv.Create(t, hub, j)
+		names = append(names, j.Name)
+	}
+	where := map[string]string{}
+	testenv.WaitFor(t, 2*time.Minute, "every job admitted on a worker and running there", func(ctx context.Context) (bool, string, error) {
+		for _, n := range names {
+			wl, err := workloadOf(ctx, hub, n)
+			if err != nil || wl == nil || wl.Status.ClusterName == nil {
+				return false, n + " not admitted on a worker", client.IgnoreNotFound(err)
+			}
+			where[n] = *wl.Status.ClusterName
+		}
+		for _, n := range names {
+			if !running(t, spokeNamed(spokes, where[n]), n) {
+				return false, n + " not running on " + where[n], nil
+			}
+		}
+		return true, fmt.Sprint(where), nil
+	})
+	// The worker holding most jobs is cut off; the other must have room for all of them.
+	count := map[string]int{}
+	for _, w := range where {
+		count[w]++
+	}
+	from := slices.MaxFunc(spokes, func(a, b *fenced) int { return count[a.Name] - count[b.Name] })
+	var to *fenced
+	for _, s := range spokes {
+		if s != from {
+			to = s
+		}
+	}
+	var held []string
+	for n, w := range where {
+		if w == from.Name {
+			held = append(held, n)
+		}
+	}
+	sort.Strings(held)
+
+	stale := map[string]func() (int, int){}
+	lastSeen := map[string]time.Time{}
+	var mu sync.Mutex
+	for _, n := range held {
+		stale[n] = watchStale(t, from, n)
+	}
+	stopPods := watchPods(t, from, func(job string, at time.Time) {
+		mu.Lock()
+		defer mu.Unlock()
+		lastSeen[job] = at
+	})
+	episodes := from.fence.Episodes()
+	cut := time.Now()
+	from.Link.Cut(t)
+	t.Logf("cut %s off the hub: it runs %d jobs %v", from.Name, len(held), held)
+
+	testenv.WaitFor(t, (lostAfter+15)*time.Second, from.Name+" to be declared lost", func(ctx context.Context) (bool, string, error) {
+		return epoch(t, hub, from.Name) >= 1, "", nil
+	})
+	declared := time.Since(cut)
+	elsewhere := map[string]time.Duration{}
+	started := map[string]time.Time{}
+	testenv.WaitFor(t, 3*time.Minute, "every job of "+from.Name+" to run on "+to.Name, func(ctx context.Context) (bool, string, error) {
+		for _, n := range held {
+			if _, ok := elsewhere[n]; ok {
+				continue
+			}
+			for _, p := range pods(t, to, n) {
+				if p.Status.StartTime != nil && p.Status.Phase == corev1.PodRunning {
+					elsewhere[n], started[n] = time.Since(cut), p.Status.StartTime.Time
+				}
+			}
+		}
+		return len(elsewhere) == len(held), fmt.Sprintf("%d of %d", len(elsewhere), len(held)), nil
+	})
+	stopPods()
+	overlaps := 0
+	for _, n := range held {
+		mu.Lock()
+		last := lastSeen[n]
+		mu.Unlock()
+		if !started[n].After(last.Truncate(time.Second)) {
+			overlaps++
+			t.Errorf("overlap: job %s started on %s at %s, but its pod was still on %s at %s", n, to.Name, started[n], from.Name, last)
+		}
+	}
+	var took []time.Duration
+	for _, n := range held {
+		took = append(took, elsewhere[n])
+	}
+	slices.Sort(took)
+	t.Logf("%d jobs of %s: declared lost after %s (L = %ds); running on %s after min %s, median %s, max %s (of %d jobs); overlapping runs: %d",
+		len(held), from.Name, declared.Round(time.Millisecond), lostAfter, to.Name, took[0].Round(time.Millisecond),
+		took[len(took)/2].Round(time.Millisecond), took[len(took)-1].Round(time.Millisecond), len(took), overlaps)
+	if took[len(took)-1] > 60*time.Second {
+		t.Errorf("the last job ran elsewhere %s after the partition; the target is 60 s", took[len(took)-1].Round(time.Millisecond))
+	}
+
+	from.Link.Heal(t)
+	testenv.WaitFor(t, 2*time.Minute, from.Name+"'s fence to be lowered", func(context.Context) (bool, string, error) {
+		return from.fence.Episodes() > episodes, fmt.Sprintf("fenced %v", from.fence.Fenced()), nil
+	})
+	testenv.WaitFor(t, 2*time.Minute, "the stopped copies on "+from.Name+" to be deleted", func(ctx context.Context) (bool, string, error) {
+		var left []string
+		for _, n := range held {
+			_, err := from.Spoke.Client.BatchV1().Jobs(kueuequeues.LocalQueueNS).Get(ctx, n, metav1.GetOptions{})
+			if err == nil {
+				left = append(left, n)
+			}
+		}
+		return len(left) == 0, strings.Join(left, ","), nil
+	})
+	for _, n := range held {
+		if resumed, created := stale[n](); resumed > 0 || created > 0 {
+			t.Errorf("the stale copy of %s on %s ran again: resumed %d times, %d pods created", n, from.Name, resumed, created)
+		}
+	}
+	c := condition(t, hub, from.Name, "WorkloadsFenced")
+	t.Logf("%s's fence: %+v", from.Name, c)
+}
+
+// kueueJob is a Job for the hub's LocalQueue: one pod of 2 H100s that runs ten minutes on a
+// worker's simulated node.
+func kueueJob(name string) *batchv1.Job {
+	q := *resource.NewQuantity(2, resource.DecimalSI)
+	return &batchv1.Job{
+		ObjectMeta: metav1.ObjectMeta{Namespace: kueuequeues.LocalQueueNS, Name: name, Labels: map[string]string{kueuesetup.QueueLabel: kueuequeues.LocalQueueName}},
+		Spec: batchv1.JobSpec{
+			BackoffLimit: ptr.To[int32](0),
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"job": name}, Annotations: map[string]string{"pod-complete.stage.kwok.x-k8s.io/delay": "10m"}},
+				Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever, NodeSelector: map[string]string{"nvidia.com/gpu.product": h100},
+					Containers: []corev1.Container{{Name: "train", Image: "trainer", Resources: corev1.ResourceRequirements{
+						Requests: corev1.ResourceList{localk8s.GPUResource: q, corev1.ResourceCPU: resource.MustParse("1")},
+						Limits:   corev1.ResourceList{localk8s.GPUResource: q}}}}},
+			},
+		},
+	}
+}
+
+// workloadOf is the hub's Workload of the Job named name in the LocalQueue's namespace.
+func workloadOf(ctx context.Context, hub client.Client, name string) (*kueuev1beta2.Workload, error) {
+	return testenv.JobWorkload(ctx, hub, &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Namespace: kueuequeues.LocalQueueNS, Name: name}})
+}
+
+func spokeNamed(spokes []*fenced, name string) *fenced {
+	for _, s := range spokes {
+		if s.Name == name {
+			return s
+		}
+	}
+	return nil
+}
+
+// watchPods calls seen(job, now) for every event of a pod of a job on s, its deletion included,
+// until stopped: the last call for a job is when its last pod was last there.
+func watchPods(t *testing.T, s *fenced, seen func(job string, at time.Time)) (stop func()) {
+	t.Helper()
+	w, err := s.Spoke.Client.CoreV1().Pods(kueuequeues.LocalQueueNS).Watch(context.Background(), metav1.ListOptions{LabelSelector: "job"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for ev := range w.ResultChan() {
+			p, ok := ev.Object.(*corev1.Pod)
+			if !ok {
+				continue
+			}
+			seen(p.Labels["job"], time.Now())
+		}
+	}()
+	var once sync.Once
+	stop = func() { once.Do(func() { w.Stop(); <-done }) }
+	t.Cleanup(stop)
+	return stop
+}
