@@ -99,7 +99,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	return reconcile.Result{RequeueAfter: requeueAfter}, nil
 }
 
-// desiredConditions returns mc's conditions as they should be at now given its lease, and how
+// leaseConditions returns mc's conditions as they should be at now given its lease, and how
 // long until they would next change (zero once the lease has expired: only a renewal, which is an
 // event, changes anything then).
 func leaseConditions(mc *clusterv1.ManagedCluster, lease *coordinationv1.Lease, now time.Time) ([]metav1.Condition, time.Duration) {
