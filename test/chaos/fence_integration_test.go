@@ -119,6 +119,33 @@ func TestFencing(t *testing.T) {
 		t.Errorf("FailoverPolicy status.clusters = %d, want %d", p.Status.Clusters, len(spokes))
 	}
 
+	t.Run("an agent cannot change its own timing or epoch", func(t *testing.T) {
+		s := spokes[0]
+		agent := s.Agent.Hub().Current().Client
+		mc := &clusterv1.ManagedCluster{}
+		if err := agent.Get(ctx, client.ObjectKey{Name: s.Name}, mc); err != nil {
+			t.Fatal(err)
+		}
+		longer := fencing.Timing{Lease: time.Hour, FenceAfter: time.Hour, LostAfter: 3 * time.Hour}.String()
+		edited := mc.DeepCopy()
+		edited.Annotations[fencing.AnnotationTiming] = longer
+		edited.Annotations[fencing.AnnotationEpoch] = "0"
+		if err := agent.Patch(ctx, edited, client.MergeFrom(mc)); !apierrors.IsForbidden(err) {
+			t.Errorf("the agent patched its ManagedCluster's annotations: %v, want Forbidden", err)
+		}
+		// Through the status subresource, which it may write, the API server drops the rest.
+		if err := agent.Status().Patch(ctx, edited, client.MergeFrom(mc)); err != nil {
+			t.Fatalf("the agent's own status write: %v", err)
+		}
+		got := &clusterv1.ManagedCluster{}
+		if err := hub.Get(ctx, client.ObjectKey{Name: s.Name}, got); err != nil {
+			t.Fatal(err)
+		}
+		if got.Annotations[fencing.AnnotationTiming] == longer {
+			t.Errorf("the agent's status write changed the timing annotation to %q", longer)
+		}
+	})
+
 	for _, s := range spokes {
 		env.AddNodes(t, s.Spoke, localk8s.NodePool{Name: "gpu", Count: 1, GPUModel: h100, GPUs: 8,
 			CPU: resource.MustParse("32"), Memory: resource.MustParse("256Gi")})
