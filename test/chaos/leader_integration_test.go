@@ -65,7 +65,10 @@ func TestHubLeaderKilled(t *testing.T) {
 		set.AcceptedCluster(t, name, map[string]string{"zone": zones[i%len(zones)]})
 		clusters = append(clusters, name)
 	}
-	// The joined clusters must stay available throughout.
+	// The joined clusters must stay available throughout, once their agents have said so.
+	for _, j := range joined {
+		waitAvailable(t, hubc, j.Name, metav1.ConditionTrue, 2*time.Minute)
+	}
 	lost := watchAvailable(t, hubc, joined[0].Name, joined[1].Name)
 
 	// A progressive rollout over every cluster of the set, three at a time; the test reports each
