@@ -311,6 +311,59 @@ func TestFencing(t *testing.T) {
 		t.Logf("partition of %s: pods gone %s after the cut; declared lost after %s (L = %ds); running on %s after %s; stale copy removed after %s",
 			from.Name, lastSeen.Sub(cut).Round(time.Millisecond), lost.Round(time.Millisecond), lostAfter, to.Name, elsewhere.Round(time.Millisecond), removed.Round(time.Millisecond))
 	})
+	restarts(t, env, hub, one)
+}
+
+// restarts are the outages that are not partitions: the hub's API server restarted, a spoke's
+// API server stopped for a while. Neither may declare a cluster lost or run a fenced job twice.
+func restarts(t *testing.T, env *testenv.Env, hub client.Client, one *fenced) {
+	t.Run("the hub's API server restarted: nothing is declared lost, the fenced job runs on", func(t *testing.T) {
+		testenv.Create(t, hub, fencedWork(one.Name, "hub-restart"))
+		waitRunning(t, one, "hub-restart")
+		before := epoch(t, hub, one.Name)
+		stale := watchStale(t, one, "hub-restart")
+		down := time.Now()
+		env.Hub.StopAPIServer()
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		if err := env.Hub.StartAPIServer(ctx); err != nil {
+			t.Fatalf("starting the hub's API server again: %v", err)
+		}
+		t.Logf("the hub's API server was down %s (F = %ds)", time.Since(down).Round(time.Millisecond), fenceAfter)
+		waitRenewed(t, hub, one.Name, time.Now(), 90*time.Second)
+		testenv.WaitFor(t, 60*time.Second, "the fence to be down", func(context.Context) (bool, string, error) {
+			return !one.fence.Fenced(), "", nil
+		})
+		waitRunning(t, one, "hub-restart")
+		if after := epoch(t, hub, one.Name); after != before {
+			t.Errorf("epoch %d -> %d: the hub declared %s lost over its own restart", before, after, one.Name)
+		}
+		// A restart longer than F stops the fenced job and resumes it in place: one run at a time.
+		resumed, created := stale()
+		t.Logf("over the restart the fenced job was resumed %d times, %d pods created", resumed, created)
+	})
+
+	t.Run("a spoke's API server stopped: the hub says it is unavailable, and moves nothing", func(t *testing.T) {
+		testenv.Create(t, hub, fencedWork(one.Name, "spoke-down"))
+		waitRunning(t, one, "spoke-down")
+		before := epoch(t, hub, one.Name)
+		one.Spoke.StopAPIServer()
+		waitAvailable(t, hub, one.Name, metav1.ConditionFalse, 60*time.Second)
+		time.Sleep(5 * time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		if err := one.Spoke.StartAPIServer(ctx); err != nil {
+			t.Fatalf("starting %s's API server again: %v", one.Name, err)
+		}
+		waitAvailable(t, hub, one.Name, metav1.ConditionTrue, 90*time.Second)
+		waitRunning(t, one, "spoke-down")
+		if after := epoch(t, hub, one.Name); after != before {
+			t.Errorf("epoch %d -> %d: the hub declared %s lost while its agent renewed the lease", before, after, one.Name)
+		}
+		if one.fence.Fenced() {
+			t.Errorf("the fence of %s was raised while its agent could renew its lease", one.Name)
+		}
+	})
 }
 
 // watchStale watches job name and its pods on s from now on, and returns a function that stops
