@@ -20,16 +20,35 @@ var chainSeq atomic.Uint32
 
 // Check says whether this machine can cut ports: iptables must be installed and usable, which
 // needs root (CAP_NET_ADMIN). Its error says what to install or how to run.
+//
+// A process that is not root uses `sudo -n iptables` when sudo needs no password (a CI user with
+// sudo rights); otherwise it must run as root.
 func Check() error {
-	path, err := exec.LookPath("iptables")
-	if err != nil {
-		return errors.New("netchaos: iptables is not installed; network partitions need it (Debian: apt-get install iptables)")
+	if !viaSudo() {
+		if _, err := exec.LookPath("iptables"); err != nil {
+			return errors.New("netchaos: iptables is not installed; network partitions need it (Debian: apt-get install iptables)")
+		}
 	}
-	if out, err := exec.Command(path, "-w", "-S", "INPUT").CombinedOutput(); err != nil {
-		return fmt.Errorf("netchaos: %s -S INPUT failed (%v: %s); network partitions change iptables rules, which needs root (CAP_NET_ADMIN): run the test as root",
-			path, err, strings.TrimSpace(string(out)))
+	if out, err := iptablesCmd("-S", "INPUT").CombinedOutput(); err != nil {
+		return fmt.Errorf("netchaos: iptables -S INPUT failed (%v: %s); network partitions change iptables rules, which needs root (CAP_NET_ADMIN): install iptables and run the test as root, or as a user with passwordless sudo",
+			err, strings.TrimSpace(string(out)))
 	}
 	return nil
+}
+
+// viaSudo says whether iptables runs through `sudo -n`: this process is not root and sudo asks
+// it for no password.
+var viaSudo = sync.OnceValue(func() bool {
+	return os.Geteuid() != 0 && exec.Command("sudo", "-n", "true").Run() == nil
+})
+
+// iptablesCmd is iptables with args, waiting for the lock other iptables commands hold.
+func iptablesCmd(args ...string) *exec.Cmd {
+	args = append([]string{"-w"}, args...)
+	if viaSudo() {
+		return exec.Command("sudo", append([]string{"-n", "iptables"}, args...)...)
+	}
+	return exec.Command("iptables", args...)
 }
 
 // Partition drops every TCP packet entering the loopback interface to or from its ports while
@@ -127,9 +146,9 @@ func healCommands(chain string) [][]string {
 	return [][]string{append([]string{"-D"}, jump(chain)...), {"-F", chain}, {"-X", chain}}
 }
 
-// iptables runs iptables, waiting for the lock other iptables commands hold.
+// iptables runs iptables (iptablesCmd).
 func iptables(args ...string) error {
-	out, err := exec.Command("iptables", append([]string{"-w"}, args...)...).CombinedOutput()
+	out, err := iptablesCmd(args...).CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("netchaos: iptables %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(string(out)))
 	}
