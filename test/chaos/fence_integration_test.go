@@ -54,10 +54,15 @@ type fenced struct {
 	fence *agentfencing.Fencer
 	// stopWork stops the spoke's work agent; startWork starts a new one.
 	stopWork func()
+	// t is the test that started the agents: a work agent started again runs until it ends, not
+	// until the end of the subtest that started it again.
+	t *testing.T
 }
 
-// startWork runs a work agent on s, with s's fence, until stopWork or the test's end.
-func (s *fenced) startWork(t *testing.T) {
+// startWork runs a work agent on s, with s's fence, until stopWork or the end of the test that
+// started s's agents.
+func (s *fenced) startWork() {
+	t := s.t
 	t.Helper()
 	w, err := work.New(work.Options{ClusterName: s.Name, AgentID: "agent-" + s.Name, Hub: s.Agent.Hub(), Spoke: s.Spoke.RESTConfig(),
 		Resync: 2 * time.Second, Fence: s.fence, Log: testr.New(t).WithName("work-" + s.Name)})
@@ -276,7 +281,7 @@ func TestFencing(t *testing.T) {
 		if j := job(t, from, "moves"); !ptr.Deref(j.Spec.Suspend, false) {
 			t.Errorf("the fence resumed the stale copy of job moves on %s after the hub declared the cluster lost", from.Name)
 		}
-		from.startWork(t)
+		from.startWork()
 		// The stale copy never runs again: it stays suspended until the work agent removes it.
 		testenv.WaitFor(t, 120*time.Second, "the stale copy on "+from.Name+" to be removed", func(ctx context.Context) (bool, string, error) {
 			j, err := from.Spoke.Client.BatchV1().Jobs("default").Get(ctx, "moves", metav1.GetOptions{})
@@ -560,7 +565,7 @@ func startAgents(t *testing.T, j *testenv.Joined) *fenced {
 	}
 	runner := registration.Runner{Clock: clock.RealClock{}, Log: testr.New(t).WithName("fence-" + j.Name), InitialBackoff: 200 * time.Millisecond, MaxBackoff: time.Second}
 	testenv.RunUntilCleanup(t, func(ctx context.Context) error { return runner.Run(ctx, f.Loop()) })
-	s := &fenced{Joined: j, fence: f}
-	s.startWork(t)
+	s := &fenced{Joined: j, fence: f, t: t}
+	s.startWork()
 	return s
 }
