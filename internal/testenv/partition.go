@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strconv"
 	"testing"
+	"time"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -151,6 +152,17 @@ func forgetHubCredentials(t *testing.T, spoke *Cluster) {
 }
 
 // pending counts the requests neither approved nor denied.
+// madeSince counts the requests created at since or later.
+func madeSince(items []certificatesv1.CertificateSigningRequest, since time.Time) int {
+	n := 0
+	for i := range items {
+		if !items[i].CreationTimestamp.Time.Before(since.Truncate(time.Second)) {
+			n++
+		}
+	}
+	return n
+}
+
 func pending(items []certificatesv1.CertificateSigningRequest) int {
 	n := 0
 	for i := range items {

@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -171,51 +172,43 @@ func TestKueueFailover(t *testing.T) {
 	sort.Strings(held)
 
 	stale := map[string]func() (int, int){}
-	lastSeen := map[string]time.Time{}
-	var mu sync.Mutex
 	for _, n := range held {
 		stale[n] = watchStale(t, from, n)
 	}
-	stopPods := watchPods(t, from, func(job string, at time.Time) {
-		mu.Lock()
-		defer mu.Unlock()
-		lastSeen[job] = at
-	})
+	alive := watchAlive(t, from)
 	episodes := from.fence.Episodes()
+	before := epoch(t, hub, from.Name)
+	waitRenewed(t, hub, from.Name, time.Now(), 10*time.Second)
 	cut := time.Now()
 	from.Link.Cut(t)
 	t.Logf("cut %s off the hub: it runs %d jobs %v", from.Name, len(held), held)
 
 	testenv.WaitFor(t, (lostAfter+15)*time.Second, from.Name+" to be declared lost", func(ctx context.Context) (bool, string, error) {
-		return epoch(t, hub, from.Name) >= 1, "", nil
+		return epoch(t, hub, from.Name) > before, "", nil
 	})
 	declared := time.Since(cut)
 	elsewhere := map[string]time.Duration{}
-	started := map[string]time.Time{}
+	overlaps := 0
 	testenv.WaitFor(t, 3*time.Minute, "every job of "+from.Name+" to run on "+to.Name, func(ctx context.Context) (bool, string, error) {
 		for _, n := range held {
 			if _, ok := elsewhere[n]; ok {
 				continue
 			}
 			for _, p := range pods(t, to, n) {
-				if p.Status.StartTime != nil && p.Status.Phase == corev1.PodRunning {
-					elsewhere[n], started[n] = time.Since(cut), p.Status.StartTime.Time
+				if p.Status.StartTime == nil || p.Status.Phase != corev1.PodRunning {
+					continue
+				}
+				elsewhere[n] = time.Since(cut)
+				// Zero overlap, from the pods' own records: when the new pod started (to the
+				// second), no pod of the job was left on the lost worker.
+				if live, gone := alive(n); live > 0 || !p.Status.StartTime.After(gone.Truncate(time.Second)) {
+					overlaps++
+					t.Errorf("overlap: job %s started on %s at %s, while %d of its pods were on %s (last gone at %s)", n, to.Name, p.Status.StartTime.Time, live, from.Name, gone)
 				}
 			}
 		}
 		return len(elsewhere) == len(held), fmt.Sprintf("%d of %d", len(elsewhere), len(held)), nil
 	})
-	stopPods()
-	overlaps := 0
-	for _, n := range held {
-		mu.Lock()
-		last := lastSeen[n]
-		mu.Unlock()
-		if !started[n].After(last.Truncate(time.Second)) {
-			overlaps++
-			t.Errorf("overlap: job %s started on %s at %s, but its pod was still on %s at %s", n, to.Name, started[n], from.Name, last)
-		}
-	}
 	var took []time.Duration
 	for _, n := range held {
 		took = append(took, elsewhere[n])
@@ -224,9 +217,7 @@ func TestKueueFailover(t *testing.T) {
 	pct := func(p float64) time.Duration { return took[int(p*float64(len(took)-1))].Round(time.Millisecond) }
 	t.Logf("%d jobs of %s: declared lost after %s (L = %ds); running on %s after p50 %s, p99 %s, max %s (of %d jobs); overlapping runs: %d",
 		len(held), from.Name, declared.Round(time.Millisecond), lostAfter, to.Name, pct(0.5), pct(0.99), took[len(took)-1].Round(time.Millisecond), len(took), overlaps)
-	if took[len(took)-1] > 60*time.Second {
-		t.Errorf("the last job ran elsewhere %s after the partition; the target is 60 s", took[len(took)-1].Round(time.Millisecond))
-	}
+	// The 60 s target is the benchmark's to report (make bench-failover), not a test's to assert.
 
 	from.Link.Heal(t)
 	testenv.WaitFor(t, 2*time.Minute, from.Name+"'s fence to be lowered", func(context.Context) (bool, string, error) {
@@ -284,14 +275,17 @@ func spokeNamed(spokes []*fenced, name string) *fenced {
 	return nil
 }
 
-// watchPods calls seen(job, now) for every event of a pod of a job on s, its deletion included,
-// until stopped: the last call for a job is when its last pod was last there.
-func watchPods(t *testing.T, s *fenced, seen func(job string, at time.Time)) (stop func()) {
+// watchAlive follows the pods of jobs on s until the test ends; alive(job) says how many of the
+// job's pods exist now and when the last one went.
+func watchAlive(t *testing.T, s *fenced) (alive func(job string) (int, time.Time)) {
 	t.Helper()
-	w, err := s.Spoke.Client.CoreV1().Pods(kueuequeues.LocalQueueNS).Watch(context.Background(), metav1.ListOptions{LabelSelector: "job"})
+	w, err := s.Spoke.Client.CoreV1().Pods("").Watch(context.Background(), metav1.ListOptions{LabelSelector: "job"})
 	if err != nil {
 		t.Fatal(err)
 	}
+	var mu sync.Mutex
+	pods := map[string]map[string]bool{} // job -> pod UIDs that exist
+	gone := map[string]time.Time{}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -300,11 +294,26 @@ func watchPods(t *testing.T, s *fenced, seen func(job string, at time.Time)) (st
 			if !ok {
 				continue
 			}
-			seen(p.Labels["job"], time.Now())
+			job := p.Labels["job"]
+			mu.Lock()
+			if pods[job] == nil {
+				pods[job] = map[string]bool{}
+			}
+			if ev.Type == watch.Deleted {
+				delete(pods[job], string(p.UID))
+				if len(pods[job]) == 0 {
+					gone[job] = time.Now()
+				}
+			} else {
+				pods[job][string(p.UID)] = true
+			}
+			mu.Unlock()
 		}
 	}()
-	var once sync.Once
-	stop = func() { once.Do(func() { w.Stop(); <-done }) }
-	t.Cleanup(stop)
-	return stop
+	t.Cleanup(func() { w.Stop(); <-done })
+	return func(job string) (int, time.Time) {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(pods[job]), gone[job]
+	}
 }

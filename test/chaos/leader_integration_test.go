@@ -16,7 +16,6 @@ import (
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -61,7 +60,6 @@ func TestHubLeaderKilled(t *testing.T) {
 	var clusters []string
 	for i := range leaderClusters {
 		name := fmt.Sprintf("leader-%02d", i)
-		testenv.Create(t, hubc, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}})
 		set.AcceptedCluster(t, name, map[string]string{"zone": zones[i%len(zones)]})
 		clusters = append(clusters, name)
 	}

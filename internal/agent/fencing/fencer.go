@@ -70,6 +70,8 @@ type episode struct {
 	Timing      fencing.Timing
 	Epoch       int64
 	Stopped     int
+	// Removed counts MultiKueue's copies deleted while still cut off (removeStale).
+	Removed int
 }
 
 // New returns a fencer.
@@ -150,7 +152,17 @@ func (f *Fencer) Step(ctx context.Context) (time.Duration, error) {
 		// Still cut off: stop what is fenced, including what appeared since.
 		n, err := f.stopAll(ctx, e)
 		e.Stopped += n
-		return f.opts.Interval, err
+		if err != nil {
+			return f.opts.Interval, err
+		}
+		// Past LostAfter and the skew bound, the hub has declared the cluster lost (if it runs):
+		// MultiKueue's copies are stale, whatever comes next, and go before the link returns.
+		if now.Sub(e.LastRenewed) >= e.Timing.LostAfter+fencing.ClockSkew {
+			n, err := f.removeStale(ctx, e)
+			e.Removed += n
+			return f.opts.Interval, err
+		}
+		return f.opts.Interval, nil
 	}
 	// A renewal went through. If it came so late that the hub may be declaring the cluster lost
 	// right now, wait until that is settled before reading the epoch.

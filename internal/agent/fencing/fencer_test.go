@@ -250,3 +250,25 @@ func TestNoTimingNoFence(t *testing.T) {
 		t.Fatal("fenced a cluster without a Timing")
 	}
 }
+
+func TestCutOffPastLossRemovesMultiKueueCopies(t *testing.T) {
+	fl := newFleet(t)
+	fl.step(t)
+	fl.clk.SetTime(t0.Add(20 * time.Second))
+	fl.step(t)
+	fl.clk.SetTime(t0.Add(34 * time.Second))
+	fl.step(t)
+	if diff := cmp.Diff(fencedState, fl.state(t)); diff != "" {
+		t.Errorf("before L + the skew bound (-want +got):\n%s", diff)
+	}
+	fl.clk.SetTime(t0.Add(35 * time.Second))
+	fl.step(t)
+	want := map[string]string{"train": "suspended", "orphan": "suspended", "mk-done": "running",
+		"not-fenced": "running", "trainer": "scaled to 0", "serve": "running"} // mk-job is gone
+	if diff := cmp.Diff(want, fl.state(t)); diff != "" {
+		t.Errorf("still cut off at L + the skew bound (-want +got):\n%s", diff)
+	}
+	if !fl.f.Fenced() {
+		t.Error("the fence came down without a renewal")
+	}
+}

@@ -95,6 +95,30 @@ func (f *Fencer) stopAll(ctx context.Context, e *episode) (int, error) {
 	return n, firstErr
 }
 
+// removeStale deletes the stopped, unfinished objects MultiKueue created, and says how many: the
+// hub's Kueue holds their workloads, and runs them again wherever it dispatches them.
+func (f *Fencer) removeStale(ctx context.Context, e *episode) (int, error) {
+	all, err := f.list(ctx)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, x := range all {
+		if _, stopped, _ := fencing.StoppedOf(x.Obj); !stopped || !x.multiKueue() || fencing.Finished(x.Obj) {
+			continue
+		}
+		err := f.dyn.Resource(x.Kind.GroupVersionResource).Namespace(x.Obj.GetNamespace()).Delete(ctx, x.Obj.GetName(), metav1.DeleteOptions{
+			Preconditions: &metav1.Preconditions{UID: ptr.To(x.Obj.GetUID())}, PropagationPolicy: ptr.To(metav1.DeletePropagationBackground)})
+		if client.IgnoreNotFound(err) != nil {
+			return n, fmt.Errorf("removing %s %s/%s: %w", x.Obj.GetKind(), x.Obj.GetNamespace(), x.Obj.GetName(), err)
+		}
+		n++
+		f.event(ctx, x.Obj, "RemovedStale", fmt.Sprintf("removed while cut off from the hub: no lease renewal since %s, past the %s after which the hub declares cluster %s lost and MultiKueue runs this job elsewhere",
+			e.LastRenewed.UTC().Format(time.RFC3339), e.Timing.LostAfter+fencing.ClockSkew, f.opts.ClusterName))
+	}
+	return n, nil
+}
+
 // resolution counts what lowering a fence did.
 type resolution struct{ Resumed, Removed, Kept int }
 
@@ -185,7 +209,7 @@ func (f *Fencer) report(ctx context.Context, cur *registration.HubClients, live 
 		LastTransitionTime: metav1.NewTime(now),
 		Message: fmt.Sprintf("last renewal %s; fenced at %s (fence after %s); healed at %s: %d workloads stopped, %d resumed, %d removed, %d kept; epoch %d at the fence, %d now",
 			e.LastRenewed.UTC().Format(time.RFC3339), e.At.UTC().Format(time.RFC3339), e.Timing.FenceAfter, now.UTC().Format(time.RFC3339),
-			e.Stopped, res.Resumed, res.Removed, res.Kept, e.Epoch, fencing.Epoch(live.Annotations)),
+			e.Stopped, res.Resumed, res.Removed+e.Removed, res.Kept, e.Epoch, fencing.Epoch(live.Annotations)),
 	})
 	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
