@@ -9,22 +9,38 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
+// Mode is how a kind of workload is stopped.
+type Mode int
+
+const (
+	// Suspend sets spec.suspend (Jobs, JobSets).
+	Suspend Mode = iota
+	// Scale sets spec.replicas to zero (Deployments, StatefulSets, ReplicaSets).
+	Scale
+	// Deactivate sets spec.active to false (Kueue's Workloads): Kueue then evicts the workload
+	// and keeps its Job suspended. Suspending a Kueue-managed Job alone does not hold: Kueue
+	// starts a suspended Job again while its Workload stays admitted.
+	Deactivate
+)
+
 // Kind is a kind of workload the agent can stop, and how.
 type Kind struct {
 	schema.GroupVersionResource
-	// Suspend kinds are stopped with spec.suspend; the others are scaled to zero replicas.
-	Suspend bool
+	Mode Mode
+	// MultiKueue says that objects of the kind which MultiKueue created are fenced, not only those
+	// of fenced works.
+	MultiKueue bool
 }
 
-// Kinds are the workloads the agent stops: Jobs and JobSets are suspended (their pods are
-// deleted and the Job keeps its progress), Deployments, StatefulSets and ReplicaSets are scaled
-// to zero.
+// Kinds are the workloads the agent stops, Kueue's Workloads first, so that Kueue stops the Jobs
+// it manages rather than start them again when they are suspended.
 var Kinds = []Kind{
-	{GroupVersionResource: schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "jobs"}, Suspend: true},
-	{GroupVersionResource: schema.GroupVersionResource{Group: "jobset.x-k8s.io", Version: "v1alpha2", Resource: "jobsets"}, Suspend: true},
-	{GroupVersionResource: schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}},
-	{GroupVersionResource: schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "statefulsets"}},
-	{GroupVersionResource: schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "replicasets"}},
+	{GroupVersionResource: schema.GroupVersionResource{Group: "kueue.x-k8s.io", Version: "v1beta2", Resource: "workloads"}, Mode: Deactivate, MultiKueue: true},
+	{GroupVersionResource: schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "jobs"}, Mode: Suspend, MultiKueue: true},
+	{GroupVersionResource: schema.GroupVersionResource{Group: "jobset.x-k8s.io", Version: "v1alpha2", Resource: "jobsets"}, Mode: Suspend, MultiKueue: true},
+	{GroupVersionResource: schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}, Mode: Scale},
+	{GroupVersionResource: schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "statefulsets"}, Mode: Scale},
+	{GroupVersionResource: schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "replicasets"}, Mode: Scale},
 }
 
 // Stopped is what AnnotationStopped records: when and under which epoch the agent stopped the
@@ -32,10 +48,12 @@ var Kinds = []Kind{
 type Stopped struct {
 	At    time.Time `json:"at"`
 	Epoch int64     `json:"epoch"`
-	// Suspend is spec.suspend before (suspend kinds).
+	// Suspend is spec.suspend before (Suspend kinds).
 	Suspend *bool `json:"suspend,omitempty"`
-	// Replicas is spec.replicas before (scaled kinds).
+	// Replicas is spec.replicas before (Scale kinds).
 	Replicas *int64 `json:"replicas,omitempty"`
+	// Active is spec.active before (Deactivate kinds).
+	Active *bool `json:"active,omitempty"`
 }
 
 // StoppedOf reads obj's AnnotationStopped; ok is false when it has none.
@@ -47,13 +65,20 @@ func StoppedOf(obj *unstructured.Unstructured) (s Stopped, ok bool, err error) {
 	if err := json.Unmarshal([]byte(v), &s); err != nil {
 		return Stopped{}, false, fmt.Errorf("%s %s/%s: annotation %s: %w", obj.GetKind(), obj.GetNamespace(), obj.GetName(), AnnotationStopped, err)
 	}
-	if (s.Suspend == nil) == (s.Replicas == nil) {
-		return Stopped{}, false, fmt.Errorf("%s %s/%s: annotation %s must record exactly one of suspend and replicas", obj.GetKind(), obj.GetNamespace(), obj.GetName(), AnnotationStopped)
+	recorded := 0
+	for _, set := range []bool{s.Suspend != nil, s.Replicas != nil, s.Active != nil} {
+		if set {
+			recorded++
+		}
+	}
+	if recorded != 1 {
+		return Stopped{}, false, fmt.Errorf("%s %s/%s: annotation %s must record exactly one of suspend, replicas and active", obj.GetKind(), obj.GetNamespace(), obj.GetName(), AnnotationStopped)
 	}
 	return s, true, nil
 }
 
-// Finished says whether a Job or JobSet has ended (a Complete or Failed condition that is True):
+// Finished says whether a Job, JobSet or Workload has ended (a Complete, Failed or Finished
+// condition that is True):
 // it has nothing left to stop, and its status must reach the hub before anything removes it.
 func Finished(obj *unstructured.Unstructured) bool {
 	conds, _, _ := unstructured.NestedSlice(obj.Object, "status", "conditions")
@@ -63,7 +88,7 @@ func Finished(obj *unstructured.Unstructured) bool {
 			continue
 		}
 		switch m["type"] {
-		case "Complete", "Completed", "Failed":
+		case "Complete", "Completed", "Failed", "Finished":
 			if m["status"] == "True" {
 				return true
 			}
@@ -73,26 +98,38 @@ func Finished(obj *unstructured.Unstructured) bool {
 }
 
 // Stop changes obj in memory so that it runs nothing, and records what it changed. It returns
-// false for an object already stopped, a finished Job or JobSet, or one already suspended or at
+// false for an object already stopped, a finished one, or one already suspended, inactive or at
 // zero replicas by its owner's wish (there is nothing to restore then).
 func Stop(obj *unstructured.Unstructured, k Kind, at time.Time, epoch int64) (bool, error) {
 	if _, ok, err := StoppedOf(obj); ok || err != nil {
 		return false, err
 	}
 	rec := Stopped{At: at.UTC().Truncate(time.Second), Epoch: epoch}
-	if k.Suspend {
-		if Finished(obj) {
+	if Finished(obj) {
+		return false, nil
+	}
+	switch k.Mode {
+	case Suspend, Deactivate:
+		field, stopped := "suspend", true
+		if k.Mode == Deactivate {
+			field, stopped = "active", false
+		}
+		v, found, _ := unstructured.NestedBool(obj.Object, "spec", field)
+		if !found {
+			v = !stopped // the APIs' defaults: not suspended, active
+		}
+		if v == stopped {
 			return false, nil
 		}
-		suspended, _, _ := unstructured.NestedBool(obj.Object, "spec", "suspend")
-		if suspended {
-			return false, nil
+		if k.Mode == Deactivate {
+			rec.Active = &v
+		} else {
+			rec.Suspend = &v
 		}
-		rec.Suspend = &suspended
-		if err := unstructured.SetNestedField(obj.Object, true, "spec", "suspend"); err != nil {
+		if err := unstructured.SetNestedField(obj.Object, stopped, "spec", field); err != nil {
 			return false, err
 		}
-	} else {
+	default:
 		replicas, found, err := unstructured.NestedInt64(obj.Object, "spec", "replicas")
 		if err != nil {
 			return false, err
@@ -131,6 +168,8 @@ func Resume(obj *unstructured.Unstructured) (bool, error) {
 	switch {
 	case rec.Suspend != nil:
 		err = unstructured.SetNestedField(obj.Object, *rec.Suspend, "spec", "suspend")
+	case rec.Active != nil:
+		err = unstructured.SetNestedField(obj.Object, *rec.Active, "spec", "active")
 	default:
 		err = unstructured.SetNestedField(obj.Object, *rec.Replicas, "spec", "replicas")
 	}

@@ -19,6 +19,24 @@ func job(spec, status map[string]any) *unstructured.Unstructured {
 	return &unstructured.Unstructured{Object: o}
 }
 
+func workload(spec, status map[string]any) *unstructured.Unstructured {
+	u := job(spec, status)
+	u.SetAPIVersion("kueue.x-k8s.io/v1beta2")
+	u.SetKind("Workload")
+	return u
+}
+
+func kind(t *testing.T, resource string) Kind {
+	t.Helper()
+	for _, k := range Kinds {
+		if k.Resource == resource {
+			return k
+		}
+	}
+	t.Fatalf("no kind %s", resource)
+	return Kind{}
+}
+
 func deployment(spec map[string]any) *unstructured.Unstructured {
 	return &unstructured.Unstructured{Object: map[string]any{"apiVersion": "apps/v1", "kind": "Deployment",
 		"metadata": map[string]any{"name": "serve", "namespace": "ml"}, "spec": spec}}
@@ -26,7 +44,7 @@ func deployment(spec map[string]any) *unstructured.Unstructured {
 
 func TestStopResume(t *testing.T) {
 	at := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
-	suspendKind, scaleKind := Kinds[0], Kinds[2]
+	suspendKind, scaleKind, deactivateKind := kind(t, "jobs"), kind(t, "deployments"), kind(t, "workloads")
 	complete := map[string]any{"conditions": []any{map[string]any{"type": "Complete", "status": "True"}}}
 	tests := map[string]struct {
 		obj         *unstructured.Unstructured
@@ -41,6 +59,9 @@ func TestStopResume(t *testing.T) {
 		"deployment":             {obj: deployment(map[string]any{"replicas": int64(3)}), kind: scaleKind, wantStopped: true, wantSpec: map[string]any{"replicas": int64(0)}, wantRecord: `{"at":"2026-12-02T10:00:00Z","epoch":4,"replicas":3}`},
 		"deployment default one": {obj: deployment(map[string]any{}), kind: scaleKind, wantStopped: true, wantSpec: map[string]any{"replicas": int64(0)}, wantRecord: `{"at":"2026-12-02T10:00:00Z","epoch":4,"replicas":1}`},
 		"deployment at zero":     {obj: deployment(map[string]any{"replicas": int64(0)}), kind: scaleKind, wantSpec: map[string]any{"replicas": int64(0)}},
+		"admitted workload":      {obj: workload(map[string]any{"queueName": "q"}, nil), kind: deactivateKind, wantStopped: true, wantSpec: map[string]any{"queueName": "q", "active": false}, wantRecord: `{"at":"2026-12-02T10:00:00Z","epoch":4,"active":true}`},
+		"inactive workload":      {obj: workload(map[string]any{"active": false}, nil), kind: deactivateKind, wantSpec: map[string]any{"active": false}},
+		"finished workload":      {obj: workload(map[string]any{}, map[string]any{"conditions": []any{map[string]any{"type": "Finished", "status": "True"}}}), kind: deactivateKind, wantSpec: map[string]any{}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -70,13 +91,10 @@ func TestStopResume(t *testing.T) {
 				return
 			}
 			// A stopped object gets its value back, explicitly, and loses the record.
-			field := "replicas"
-			if tc.kind.Suspend {
-				field = "suspend"
-			}
+			field := map[Mode]string{Suspend: "suspend", Scale: "replicas", Deactivate: "active"}[tc.kind.Mode]
 			want, found, _ := unstructured.NestedFieldNoCopy(before.Object, "spec", field)
 			if !found {
-				want = map[string]any{"suspend": false, "replicas": int64(1)}[field]
+				want = map[string]any{"suspend": false, "replicas": int64(1), "active": true}[field]
 			}
 			got, _, _ := unstructured.NestedFieldNoCopy(tc.obj.Object, "spec", field)
 			if diff := cmp.Diff(want, got); diff != "" {
@@ -91,9 +109,10 @@ func TestStopResume(t *testing.T) {
 
 func TestStoppedOfRefusesBadRecords(t *testing.T) {
 	for name, rec := range map[string]string{
-		"not json": "yes",
-		"neither":  `{"at":"2026-12-02T10:00:00Z","epoch":1}`,
-		"both":     `{"at":"2026-12-02T10:00:00Z","epoch":1,"suspend":false,"replicas":2}`,
+		"not json":  "yes",
+		"neither":   `{"at":"2026-12-02T10:00:00Z","epoch":1}`,
+		"both":      `{"at":"2026-12-02T10:00:00Z","epoch":1,"suspend":false,"replicas":2}`,
+		"all three": `{"at":"2026-12-02T10:00:00Z","epoch":1,"suspend":false,"replicas":2,"active":true}`,
 	} {
 		obj := job(nil, nil)
 		obj.SetAnnotations(map[string]string{AnnotationStopped: rec})

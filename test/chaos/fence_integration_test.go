@@ -74,6 +74,7 @@ func (s *fenced) startWork() {
 
 func TestFencing(t *testing.T) {
 	env := testenv.Start(t, testenv.Options{Spokes: 2, CRDs: true})
+	env.DeleteWebhookConfigurationAtEnd(t)
 	env.StartHub(t, testenv.TestHubOptions())
 	hub := env.HubClient(t)
 	ctx := context.Background()

@@ -77,6 +77,7 @@ func TestKueueFailover(t *testing.T) {
 	opts := testenv.TestHubOptions()
 	opts.KueueTokenResync = time.Second
 	opts.KueueDispatcher = true
+	env.DeleteWebhookConfigurationAtEnd(t)
 	env.StartKueueHub(t, opts)
 	hub := env.HubClient(t)
 	jobs := kueueJobs(t)

@@ -49,9 +49,13 @@ func TestHubLeaderKilled(t *testing.T) {
 	hubc := env.HubClient(t)
 	bin := buildFlotilla(t)
 
+	// The replicas serve the admission webhook; its configuration names the last leader's address
+	// and must not outlive the test.
+	env.DeleteWebhookConfigurationAtEnd(t)
 	a := startHubProcess(t, bin, env.Hub.Kubeconfig, "a")
 	leaderA := waitLeader(t, hubc, "")
-	joined := env.JoinSpokes(t)
+	// Linked, as the package's other tests join: a join takes the request the agent files now.
+	joined := env.JoinSpokesLinked(t, nil)
 	startHubProcess(t, bin, env.Hub.Kubeconfig, "b")
 
 	// Clusters without agents: accepted, in a set bound into the test's namespace.

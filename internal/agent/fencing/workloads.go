@@ -44,7 +44,7 @@ func (f *Fencer) list(ctx context.Context) ([]fenced, error) {
 	seen := map[types.UID]bool{}
 	for _, k := range fencing.Kinds {
 		selectors := []string{fencing.LabelFenced + "=true"}
-		if k.Suspend {
+		if k.MultiKueue {
 			selectors = append(selectors, fencing.LabelMultiKueueOrigin)
 		}
 		for _, sel := range selectors {
