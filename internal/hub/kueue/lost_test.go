@@ -77,3 +77,42 @@ func TestRequeuer(t *testing.T) {
 		})
 	}
 }
+
+// TestRequeuerNudgesOnceTheWorkerHasLeft: a requeued workload is updated once, when the lost
+// worker's MultiKueueCluster is gone, so that Kueue retries it at once rather than after the
+// back-off its failed attempts on the lost worker built up.
+func TestRequeuerNudgesOnceTheWorkerHasLeft(t *testing.T) {
+	at := time.Date(2026, 12, 2, 10, 0, 30, 0, time.UTC)
+	mc := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "gpu-1", Annotations: map[string]string{
+		fencing.AnnotationTiming: fencing.Default.String(), fencing.AnnotationEpoch: "1", fencing.AnnotationLostAt: at.Format(time.RFC3339)}}}
+	mc.Status.Conditions = []metav1.Condition{{Type: clusterv1.ManagedClusterConditionAvailable, Status: metav1.ConditionUnknown,
+		Reason: clusterv1.ManagedClusterReasonLeaseUpdateStopped, LastTransitionTime: metav1.NewTime(at)}}
+	wl := &kueuev1beta2.Workload{ObjectMeta: metav1.ObjectMeta{Name: "w", Namespace: "team", Annotations: map[string]string{AnnotationRequeuedFrom: "gpu-1"}}}
+	mkc := &kueuev1beta2.MultiKueueCluster{ObjectMeta: metav1.ObjectMeta{Name: "gpu-1"}}
+	c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(mc, wl, mkc).WithStatusSubresource(&kueuev1beta2.Workload{}).Build()
+	r := &Requeuer{Client: c, Clock: clocktesting.NewFakePassiveClock(at.Add(5 * time.Second))}
+	req := reconcile.Request{NamespacedName: client.ObjectKey{Name: "gpu-1"}}
+	nudged := func() string {
+		got := &kueuev1beta2.Workload{}
+		if err := c.Get(context.Background(), client.ObjectKeyFromObject(wl), got); err != nil {
+			t.Fatal(err)
+		}
+		return got.Annotations[AnnotationNudged]
+	}
+	res, err := r.Reconcile(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := nudged(); n != "" || res.RequeueAfter != RequeueRetry {
+		t.Fatalf("with the worker's MultiKueueCluster still there: nudged %q, requeue after %s; want none, and a look again in %s", n, res.RequeueAfter, RequeueRetry)
+	}
+	if err := c.Delete(context.Background(), mkc); err != nil {
+		t.Fatal(err)
+	}
+	if res, err = r.Reconcile(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	if n := nudged(); n != "2026-12-02T10:00:35Z" || res.RequeueAfter != 0 {
+		t.Errorf("with the worker gone: nudged %q, requeue after %s; want the time, and no more looks", n, res.RequeueAfter)
+	}
+}
