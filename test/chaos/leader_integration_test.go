@@ -302,8 +302,12 @@ func fakeAgents(t *testing.T, hubc client.Client, clusters []string, name string
 					if meta.IsStatusConditionTrue(w.Status.Conditions, workv1.WorkAvailable) {
 						return nil
 					}
-					for _, typ := range []string{workv1.WorkApplied, workv1.WorkAvailable} {
-						meta.SetStatusCondition(&w.Status.Conditions, metav1.Condition{Type: typ, Status: metav1.ConditionTrue, Reason: "Test", ObservedGeneration: w.Generation})
+					for typ, ok := range map[string]bool{workv1.WorkApplied: true, workv1.WorkAvailable: true, workv1.WorkProgressing: false, workv1.WorkDegraded: false} {
+						st := metav1.ConditionFalse
+						if ok {
+							st = metav1.ConditionTrue
+						}
+						meta.SetStatusCondition(&w.Status.Conditions, metav1.Condition{Type: typ, Status: st, Reason: "Test", ObservedGeneration: w.Generation})
 					}
 					return hubc.Status().Update(ctx, w)
 				})

@@ -198,7 +198,12 @@ func (f *Fencer) lower(ctx context.Context, e *episode) error {
 	if err != nil {
 		return fmt.Errorf("reading ManagedCluster %s for its fencing epoch: %w", f.opts.ClusterName, err)
 	}
-	res, err := f.resolve(ctx, cur, fencing.Epoch(live.Annotations))
+	epoch := fencing.Epoch(live.Annotations)
+	fencedUnder := epoch // a sweep at start knows no fence: only recorded stops count
+	if e != nil {
+		fencedUnder = e.Epoch
+	}
+	res, err := f.resolve(ctx, cur, epoch, fencedUnder)
 	if err != nil {
 		return err
 	}

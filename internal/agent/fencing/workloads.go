@@ -95,7 +95,7 @@ func (f *Fencer) stopAll(ctx context.Context, e *episode) (int, error) {
 	return n, firstErr
 }
 
-// removeStale deletes the stopped, unfinished objects MultiKueue created, and says how many: the
+// removeStale deletes the unfinished objects MultiKueue created, and says how many: the
 // hub's Kueue holds their workloads, and runs them again wherever it dispatches them.
 func (f *Fencer) removeStale(ctx context.Context, e *episode) (int, error) {
 	all, err := f.list(ctx)
@@ -104,7 +104,8 @@ func (f *Fencer) removeStale(ctx context.Context, e *episode) (int, error) {
 	}
 	n := 0
 	for _, x := range all {
-		if _, stopped, _ := fencing.StoppedOf(x.Obj); !stopped || !x.multiKueue() || fencing.Finished(x.Obj) {
+		// Stopped by the fence, or by Kueue once the fence deactivated the Workload.
+		if !x.multiKueue() || fencing.Finished(x.Obj) {
 			continue
 		}
 		err := f.dyn.Resource(x.Kind.GroupVersionResource).Namespace(x.Obj.GetNamespace()).Delete(ctx, x.Obj.GetName(), metav1.DeleteOptions{
@@ -122,8 +123,9 @@ func (f *Fencer) removeStale(ctx context.Context, e *episode) (int, error) {
 // resolution counts what lowering a fence did.
 type resolution struct{ Resumed, Removed, Kept int }
 
-// resolve resumes or removes each stopped object, given the cluster's epoch on the hub now.
-func (f *Fencer) resolve(ctx context.Context, cur *registration.HubClients, epoch int64) (resolution, error) {
+// resolve resumes or removes each stopped object, given the cluster's epoch on the hub now and
+// the one the fence was raised under.
+func (f *Fencer) resolve(ctx context.Context, cur *registration.HubClients, epoch, fencedUnder int64) (resolution, error) {
 	var res resolution
 	all, err := f.list(ctx)
 	if err != nil {
@@ -137,7 +139,12 @@ func (f *Fencer) resolve(ctx context.Context, cur *registration.HubClients, epoc
 			continue
 		}
 		if !stopped {
-			continue
+			// Kueue suspends a Job itself once the fence deactivates its Workload: such a
+			// copy of MultiKueue's carries no record, and goes when the cluster was lost.
+			if !x.multiKueue() || epoch <= fencedUnder || fencing.Finished(x.Obj) {
+				continue
+			}
+			rec = fencing.Stopped{Epoch: fencedUnder}
 		}
 		action, why, err := f.decide(ctx, cur, x, rec, epoch)
 		if err != nil {
