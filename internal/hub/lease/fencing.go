@@ -51,6 +51,10 @@ func (r *Reconciler) raiseEpoch(ctx context.Context, mc *clusterv1.ManagedCluste
 	if now == nil || now.Status != metav1.ConditionUnknown || (was != nil && was.Status == metav1.ConditionUnknown) {
 		return nil
 	}
+	// Raised already for this outage, and the status write after it failed: raise it once only.
+	if at, ok := fencing.LostAt(mc.Annotations); ok && at.After(renewTime(lease)) {
+		return nil
+	}
 	patched := mc.DeepCopy()
 	if patched.Annotations == nil {
 		patched.Annotations = map[string]string{}

@@ -28,6 +28,8 @@ func TestFencedClusterDeclaredLost(t *testing.T) {
 		agentPeriod int32 // what the agent recorded in the Lease
 		since       time.Duration
 		epochBefore string
+		// lostAt is the lost-at annotation already there: an earlier raise whose status write failed.
+		lostAt      *time.Time
 		wantStatus  metav1.ConditionStatus
 		wantEpoch   string
 		wantRequeue time.Duration
@@ -35,6 +37,8 @@ func TestFencedClusterDeclaredLost(t *testing.T) {
 		"renewed 29s ago":                  {agentPeriod: 5, since: 29 * time.Second, wantStatus: metav1.ConditionTrue, wantRequeue: time.Second},
 		"renewed 30s ago":                  {agentPeriod: 5, since: 30 * time.Second, wantStatus: metav1.ConditionUnknown, wantEpoch: "1"},
 		"epoch counts on":                  {agentPeriod: 5, since: 31 * time.Second, epochBefore: "6", wantStatus: metav1.ConditionUnknown, wantEpoch: "7"},
+		"raised already for this outage":   {agentPeriod: 5, since: 31 * time.Second, epochBefore: "7", lostAt: ago(time.Second), wantStatus: metav1.ConditionUnknown, wantEpoch: "7"},
+		"raised for an earlier outage":     {agentPeriod: 5, since: 31 * time.Second, epochBefore: "7", lostAt: ago(time.Hour), wantStatus: metav1.ConditionUnknown, wantEpoch: "8"},
 		"agent still at the cluster's 60s": {agentPeriod: 60, since: 31 * time.Second, wantStatus: metav1.ConditionTrue, wantRequeue: 5*time.Minute - 31*time.Second},
 	}
 	for name, tc := range tests {
@@ -45,6 +49,9 @@ func TestFencedClusterDeclaredLost(t *testing.T) {
 			mc.Annotations = map[string]string{fencing.AnnotationTiming: fencing.Default.String()}
 			if tc.epochBefore != "" {
 				mc.Annotations[fencing.AnnotationEpoch] = tc.epochBefore
+			}
+			if tc.lostAt != nil {
+				mc.Annotations[fencing.AnnotationLostAt] = tc.lostAt.UTC().Format(time.RFC3339)
 			}
 			c := fake.NewClientBuilder().WithScheme(scheme.Scheme).
 				WithObjects(mc, withPeriod(lease("a", ago(tc.since), now.Add(-time.Hour)), tc.agentPeriod)).
