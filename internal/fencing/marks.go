@@ -17,6 +17,11 @@ const (
 	LabelMultiKueueOrigin = "kueue.x-k8s.io/multikueue-origin"
 )
 
+// ConditionWorkloadsFenced is the ManagedCluster condition in which the agent reports a fence
+// once the link to the hub returns: when it was raised and lowered, and what it stopped,
+// resumed and removed.
+const ConditionWorkloadsFenced = "WorkloadsFenced"
+
 // WorkFenced says whether a ManifestWork with these annotations asks for fencing.
 func WorkFenced(annotations map[string]string) bool {
 	return strings.EqualFold(annotations[AnnotationWorkFenced], "true")

@@ -210,7 +210,7 @@ func TestFencing(t *testing.T) {
 		if e := epoch(t, hub, one.Name); e != 0 {
 			t.Errorf("epoch %d: the hub declared the cluster lost during a partition shorter than L", e)
 		}
-		c := condition(t, hub, one.Name, agentfencing.ConditionWorkloadsFenced)
+		c := condition(t, hub, one.Name, fencing.ConditionWorkloadsFenced)
 		if c == nil || c.Reason != "Healed" || !strings.Contains(c.Message, "resumed") {
 			t.Errorf("WorkloadsFenced = %+v, want Healed", c)
 		}
@@ -308,7 +308,7 @@ func TestFencing(t *testing.T) {
 		}
 		waitAvailable(t, hub, from.Name, metav1.ConditionTrue, 60*time.Second)
 		testenv.WaitFor(t, 60*time.Second, from.Name+"'s fence to report the raised epoch", func(context.Context) (bool, string, error) {
-			c := condition(t, hub, from.Name, agentfencing.ConditionWorkloadsFenced)
+			c := condition(t, hub, from.Name, fencing.ConditionWorkloadsFenced)
 			if c == nil {
 				return false, "no WorkloadsFenced condition", nil
 			}

@@ -239,7 +239,7 @@ func TestKueueFailover(t *testing.T) {
 			t.Errorf("the stale copy of %s on %s ran again: resumed %d times, %d pods created", n, from.Name, resumed, created)
 		}
 	}
-	c := condition(t, hub, from.Name, "WorkloadsFenced")
+	c := condition(t, hub, from.Name, fencing.ConditionWorkloadsFenced)
 	t.Logf("%s's fence: %+v", from.Name, c)
 }
 

@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	"github.com/flotilla/flotilla/internal/agent/registration"
@@ -193,7 +194,7 @@ func (f *Fencer) lower(ctx context.Context, e *episode) error {
 	}
 	live := &clusterv1.ManagedCluster{}
 	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	err := cur.Client.Get(rctx, clientKey(f.opts.ClusterName), live)
+	err := cur.Client.Get(rctx, client.ObjectKey{Name: f.opts.ClusterName}, live)
 	cancel()
 	if err != nil {
 		return fmt.Errorf("reading ManagedCluster %s for its fencing epoch: %w", f.opts.ClusterName, err)

@@ -184,7 +184,7 @@ func TestFenceBetweenFAndLResumesInPlace(t *testing.T) {
 	if err := fl.hub.Get(context.Background(), client.ObjectKey{Name: "gpu-1"}, mc); err != nil {
 		t.Fatal(err)
 	}
-	c := meta.FindStatusCondition(mc.Status.Conditions, ConditionWorkloadsFenced)
+	c := meta.FindStatusCondition(mc.Status.Conditions, fencing.ConditionWorkloadsFenced)
 	if c == nil || c.Reason != "Healed" || !strings.Contains(c.Message, "4 workloads stopped, 4 resumed, 0 removed") {
 		t.Errorf("WorkloadsFenced = %+v, want Healed with 4 stopped and 4 resumed", c)
 	}

@@ -20,11 +20,6 @@ import (
 	"github.com/flotilla/flotilla/internal/fencing"
 )
 
-// ConditionWorkloadsFenced is the ManagedCluster condition the agent reports after a fence.
-const ConditionWorkloadsFenced = "WorkloadsFenced"
-
-func clientKey(name string) client.ObjectKey { return client.ObjectKey{Name: name} }
-
 // fenced is one fenced object on the spoke.
 type fenced struct {
 	Kind fencing.Kind
@@ -212,7 +207,7 @@ func (f *Fencer) report(ctx context.Context, cur *registration.HubClients, live 
 	now := f.opts.Clock.Now()
 	patched := live.DeepCopy()
 	meta.SetStatusCondition(&patched.Status.Conditions, metav1.Condition{
-		Type: ConditionWorkloadsFenced, Status: metav1.ConditionFalse, Reason: "Healed", ObservedGeneration: live.Generation,
+		Type: fencing.ConditionWorkloadsFenced, Status: metav1.ConditionFalse, Reason: "Healed", ObservedGeneration: live.Generation,
 		LastTransitionTime: metav1.NewTime(now),
 		Message: fmt.Sprintf("last renewal %s; fenced at %s (fence after %s); healed at %s: %d workloads stopped, %d resumed, %d removed, %d kept; epoch %d at the fence, %d now",
 			e.LastRenewed.UTC().Format(time.RFC3339), e.At.UTC().Format(time.RFC3339), e.Timing.FenceAfter, now.UTC().Format(time.RFC3339),
@@ -221,7 +216,7 @@ func (f *Fencer) report(ctx context.Context, cur *registration.HubClients, live 
 	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if err := cur.Client.Status().Patch(rctx, patched, client.MergeFromWithOptions(live, client.MergeFromWithOptimisticLock{})); err != nil {
-		return fmt.Errorf("reporting %s on ManagedCluster %s: %w", ConditionWorkloadsFenced, f.opts.ClusterName, err)
+		return fmt.Errorf("reporting %s on ManagedCluster %s: %w", fencing.ConditionWorkloadsFenced, f.opts.ClusterName, err)
 	}
 	return nil
 }

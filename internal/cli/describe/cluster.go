@@ -23,10 +23,6 @@ import (
 	"github.com/flotilla/flotilla/internal/fencing"
 )
 
-// conditionWorkloadsFenced is the condition the agent's fence reports (internal/agent/fencing;
-// the CLI does not import agent code).
-const conditionWorkloadsFenced = "WorkloadsFenced"
-
 func newClusterCommand(io streams.IO, clk clock.PassiveClock, newClient kubeflags.ReaderFunc) *cobra.Command {
 	var kube kubeflags.Flags
 	cmd := &cobra.Command{
@@ -137,7 +133,7 @@ func timeline(mc *clusterv1.ManagedCluster, lease *coordinationv1.Lease) []event
 			out = append(out, event{tn.TimeAdded.Time, "tainted " + tn.Key + ": placements choose it no more"})
 		}
 	}
-	if c := meta.FindStatusCondition(mc.Status.Conditions, conditionWorkloadsFenced); c != nil {
+	if c := meta.FindStatusCondition(mc.Status.Conditions, fencing.ConditionWorkloadsFenced); c != nil {
 		out = append(out, event{c.LastTransitionTime.Time, "the agent's fence reported: " + strings.TrimSpace(c.Message)})
 	}
 	if c := meta.FindStatusCondition(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable); c != nil {

@@ -25,7 +25,7 @@ func lostAndBack() (*clusterv1.ManagedCluster, *coordinationv1.Lease) {
 		Spec: clusterv1.ManagedClusterSpec{HubAcceptsClient: true}}
 	mc.Status.Conditions = []metav1.Condition{
 		{Type: clusterv1.ManagedClusterConditionAvailable, Status: metav1.ConditionTrue, Reason: "ManagedClusterAvailable", Message: "ok", LastTransitionTime: metav1.NewTime(at(30 * time.Second))},
-		{Type: conditionWorkloadsFenced, Status: metav1.ConditionFalse, Reason: "Healed", Message: "fenced at X; healed at Y: 2 workloads stopped, 0 resumed, 1 removed, 1 kept", LastTransitionTime: metav1.NewTime(at(29 * time.Second))},
+		{Type: fencing.ConditionWorkloadsFenced, Status: metav1.ConditionFalse, Reason: "Healed", Message: "fenced at X; healed at Y: 2 workloads stopped, 0 resumed, 1 removed, 1 kept", LastTransitionTime: metav1.NewTime(at(29 * time.Second))},
 	}
 	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: clusterv1.ManagedClusterLeaseName, Namespace: "gpu-east"},
 		Spec: coordinationv1.LeaseSpec{RenewTime: &metav1.MicroTime{Time: at(3 * time.Second)}, LeaseDurationSeconds: ptr.To(int32(5))}}
