@@ -103,16 +103,24 @@ func (f *Fencer) removeStale(ctx context.Context, e *episode) (int, error) {
 		if !x.multiKueue() || fencing.Finished(x.Obj) {
 			continue
 		}
-		err := f.dyn.Resource(x.Kind.GroupVersionResource).Namespace(x.Obj.GetNamespace()).Delete(ctx, x.Obj.GetName(), metav1.DeleteOptions{
-			Preconditions: &metav1.Preconditions{UID: ptr.To(x.Obj.GetUID())}, PropagationPolicy: ptr.To(metav1.DeletePropagationBackground)})
-		if client.IgnoreNotFound(err) != nil {
-			return n, fmt.Errorf("removing %s %s/%s: %w", x.Obj.GetKind(), x.Obj.GetNamespace(), x.Obj.GetName(), err)
+		if err := f.remove(ctx, x, fmt.Sprintf("removed while cut off from the hub: no lease renewal since %s, past the %s after which the hub declares cluster %s lost and MultiKueue runs this job elsewhere",
+			e.LastRenewed.UTC().Format(time.RFC3339), e.Timing.LostAfter+fencing.ClockSkew, f.opts.ClusterName)); err != nil {
+			return n, err
 		}
 		n++
-		f.event(ctx, x.Obj, "RemovedStale", fmt.Sprintf("removed while cut off from the hub: no lease renewal since %s, past the %s after which the hub declares cluster %s lost and MultiKueue runs this job elsewhere",
-			e.LastRenewed.UTC().Format(time.RFC3339), e.Timing.LostAfter+fencing.ClockSkew, f.opts.ClusterName))
 	}
 	return n, nil
+}
+
+// remove deletes one fenced object, that very object (its UID), and records why beside it.
+func (f *Fencer) remove(ctx context.Context, x fenced, why string) error {
+	err := f.dyn.Resource(x.Kind.GroupVersionResource).Namespace(x.Obj.GetNamespace()).Delete(ctx, x.Obj.GetName(), metav1.DeleteOptions{
+		Preconditions: &metav1.Preconditions{UID: ptr.To(x.Obj.GetUID())}, PropagationPolicy: ptr.To(metav1.DeletePropagationBackground)})
+	if client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("removing %s %s/%s: %w", x.Obj.GetKind(), x.Obj.GetNamespace(), x.Obj.GetName(), err)
+	}
+	f.event(ctx, x.Obj, "RemovedStale", why)
+	return nil
 }
 
 // resolution counts what lowering a fence did.
@@ -157,13 +165,10 @@ func (f *Fencer) resolve(ctx context.Context, cur *registration.HubClients, epoc
 			res.Resumed++
 			f.event(ctx, x.Obj, "Resumed", "resumed after the fence: "+why)
 		case "remove":
-			err := ri.Delete(ctx, x.Obj.GetName(), metav1.DeleteOptions{
-				Preconditions: &metav1.Preconditions{UID: ptr.To(x.Obj.GetUID())}, PropagationPolicy: ptr.To(metav1.DeletePropagationBackground)})
-			if client.IgnoreNotFound(err) != nil {
-				return res, fmt.Errorf("removing %s %s/%s: %w", x.Obj.GetKind(), x.Obj.GetNamespace(), x.Obj.GetName(), err)
+			if err := f.remove(ctx, x, "removed after the fence: "+why); err != nil {
+				return res, err
 			}
 			res.Removed++
-			f.event(ctx, x.Obj, "RemovedStale", "removed after the fence: "+why)
 		default:
 			res.Kept++
 		}
