@@ -81,19 +81,9 @@ func (r *Requeuer) Reconcile(ctx context.Context, req reconcile.Request) (reconc
 	if err := r.Client.List(ctx, wls); err != nil {
 		return reconcile.Result{}, err
 	}
-	held, waiting := 0, 0
+	held := 0
 	for i := range wls.Items {
 		wl := &wls.Items[i]
-		if wl.Annotations[AnnotationRequeuedFrom] == mc.Name && wl.Status.ClusterName == nil {
-			nudged, err := r.nudge(ctx, wl, mc.Name)
-			if err != nil {
-				return reconcile.Result{}, err
-			}
-			if !nudged {
-				waiting++
-			}
-			continue
-		}
 		if wl.Status.ClusterName == nil || *wl.Status.ClusterName != mc.Name {
 			continue
 		}
@@ -101,9 +91,6 @@ func (r *Requeuer) Reconcile(ctx context.Context, req reconcile.Request) (reconc
 		check := MultiKueueCheck(wl, checks)
 		if check == nil || check.State != kueuev1beta2.CheckStateReady {
 			continue
-		}
-		if err := r.mark(ctx, wl, AnnotationRequeuedFrom, mc.Name); err != nil {
-			return reconcile.Result{}, err
 		}
 		orig := wl.DeepCopy()
 		check = MultiKueueCheck(wl, checks)
@@ -116,53 +103,8 @@ func (r *Requeuer) Reconcile(ctx context.Context, req reconcile.Request) (reconc
 		}
 		ctrl.LoggerFrom(ctx).Info("requeued a workload of a lost worker", "workload", client.ObjectKeyFromObject(wl), "cluster", mc.Name)
 	}
-	if held > 0 || waiting > 0 {
+	if held > 0 {
 		return reconcile.Result{RequeueAfter: RequeueRetry}, nil
 	}
 	return reconcile.Result{}, nil
-}
-
-// Annotations the Requeuer puts on a Workload it requeued.
-const (
-	// AnnotationRequeuedFrom names the lost worker the workload was requeued from.
-	AnnotationRequeuedFrom = "failover.flotilla.io/requeued-from"
-	// AnnotationNudged is when the Requeuer woke Kueue up for the workload once the lost worker
-	// had left MultiKueue.
-	AnnotationNudged = "failover.flotilla.io/nudged"
-)
-
-// +kubebuilder:rbac:groups=kueue.x-k8s.io,resources=workloads,verbs=patch
-
-// nudge wakes Kueue's MultiKueue controller up for a workload requeued from lost once the hub has
-// removed lost's MultiKueueCluster: until then every attempt of Kueue's to reach the lost worker
-// fails, and its retries back off for up to a minute, long after the worker is gone. An update
-// of the workload brings its next attempt forward. It says whether the workload is nudged
-// (now or before); false while the MultiKueueCluster is still there.
-func (r *Requeuer) nudge(ctx context.Context, wl *kueuev1beta2.Workload, lost string) (bool, error) {
-	if _, done := wl.Annotations[AnnotationNudged]; done {
-		return true, nil
-	}
-	mkc := &kueuev1beta2.MultiKueueCluster{}
-	if err := r.Client.Get(ctx, client.ObjectKey{Name: lost}, mkc); err == nil {
-		return false, nil
-	} else if client.IgnoreNotFound(err) != nil {
-		return false, err
-	}
-	return true, r.mark(ctx, wl, AnnotationNudged, r.Clock.Now().UTC().Format(time.RFC3339))
-}
-
-// mark sets an annotation of the workload's.
-func (r *Requeuer) mark(ctx context.Context, wl *kueuev1beta2.Workload, key, value string) error {
-	if wl.Annotations[key] == value {
-		return nil
-	}
-	orig := wl.DeepCopy()
-	if wl.Annotations == nil {
-		wl.Annotations = map[string]string{}
-	}
-	wl.Annotations[key] = value
-	if err := r.Client.Patch(ctx, wl, client.MergeFrom(orig)); err != nil {
-		return fmt.Errorf("annotating Workload %s/%s %s: %w", wl.Namespace, wl.Name, key, err)
-	}
-	return nil
 }
