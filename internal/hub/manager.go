@@ -271,7 +271,7 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		return nil, err
 	}
 	// MultiKueue's workers run fenced work (their Jobs) when Kueue is installed.
-	if err := (&failover.ClusterReconciler{Client: mgr.GetClient(), Clock: clk, KueueWorkers: kueueServed}).SetupWithManager(mgr); err != nil {
+	if err := (&failover.ClusterReconciler{Client: mgr.GetClient(), KueueWorkers: kueueServed}).SetupWithManager(mgr); err != nil {
 		return nil, err
 	}
 	if kueueServed {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -26,7 +25,6 @@ import (
 // ClusterReconciler writes each ManagedCluster's fencing Timing annotation.
 type ClusterReconciler struct {
 	Client client.Client
-	Clock  clock.PassiveClock
 	// KueueWorkers counts a cluster the hub made a MultiKueueCluster for as one that runs fenced
 	// work (MultiKueue's Jobs are fenced). Set it only when the API server serves Kueue's kinds.
 	KueueWorkers bool
@@ -117,7 +115,7 @@ func (r *ClusterReconciler) Reconcile(ctx context.Context, req reconcile.Request
 	if err != nil {
 		return reconcile.Result{}, err
 	}
-	t, _, ok := desiredTiming(mc, policies.Items, sets.Items, works.Items, worker)
+	t, ok := desiredTiming(mc, policies.Items, sets.Items, works.Items, worker)
 	want := ""
 	if ok {
 		want = t.String()

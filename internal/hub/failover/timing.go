@@ -1,8 +1,6 @@
 package failover
 
 import (
-	"sort"
-
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
 	failoverv1alpha1 "github.com/flotilla/flotilla/api/failover/v1alpha1"
@@ -11,16 +9,15 @@ import (
 	"github.com/flotilla/flotilla/internal/hub/clusterset"
 )
 
-// desiredTiming is the Timing cluster should run under, and the policies it comes from (sorted);
-// ok is false when the cluster is not fenced. works are the ManifestWorks in its namespace;
+// desiredTiming is the Timing cluster should run under; ok is false when the cluster is not
+// fenced. works are the ManifestWorks in its namespace;
 // kueueWorker says whether it is a MultiKueue worker of the hub's.
-func desiredTiming(mc *clusterv1.ManagedCluster, policies []failoverv1alpha1.FailoverPolicy, sets []clusterv1beta2.ManagedClusterSet, works []workv1.ManifestWork, kueueWorker bool) (fencing.Timing, []string, bool) {
+func desiredTiming(mc *clusterv1.ManagedCluster, policies []failoverv1alpha1.FailoverPolicy, sets []clusterv1beta2.ManagedClusterSet, works []workv1.ManifestWork, kueueWorker bool) (fencing.Timing, bool) {
 	setsByName := map[string]*clusterv1beta2.ManagedClusterSet{}
 	for i := range sets {
 		setsByName[sets[i].Name] = &sets[i]
 	}
 	var ts []fencing.Timing
-	var from []string
 	for i := range policies {
 		p := &policies[i]
 		set, found := setsByName[p.Spec.ClusterSet]
@@ -36,19 +33,17 @@ func desiredTiming(mc *clusterv1.ManagedCluster, policies []failoverv1alpha1.Fai
 			continue
 		}
 		ts = append(ts, t)
-		from = append(from, p.Name)
 	}
-	sort.Strings(from)
 	if t, ok := fencing.Combine(ts); ok {
-		return t, from, true
+		return t, true
 	}
 	if kueueWorker {
-		return fencing.Default, nil, true
+		return fencing.Default, true
 	}
 	for i := range works {
 		if fencing.WorkFenced(works[i].Annotations) && works[i].DeletionTimestamp.IsZero() {
-			return fencing.Default, nil, true
+			return fencing.Default, true
 		}
 	}
-	return fencing.Timing{}, nil, false
+	return fencing.Timing{}, false
 }

@@ -39,7 +39,6 @@ func TestDesiredTiming(t *testing.T) {
 		sets     []clusterv1beta2.ManagedClusterSet
 		works    []workv1.ManifestWork
 		want     fencing.Timing
-		wantFrom []string
 		wantOK   bool
 		worker   bool
 	}{
@@ -47,7 +46,7 @@ func TestDesiredTiming(t *testing.T) {
 		"nothing fenced":                {sets: []clusterv1beta2.ManagedClusterSet{set("gpus")}, works: []workv1.ManifestWork{work("serve", false)}},
 		"a fenced work, defaults":       {works: []workv1.ManifestWork{work("serve", false), work("train", true)}, want: fencing.Default, wantOK: true},
 		"the set's policy": {policies: []failoverv1alpha1.FailoverPolicy{policy("p", "gpus", 2, 10, 20)}, sets: []clusterv1beta2.ManagedClusterSet{set("gpus")},
-			want: fencing.Timing{Lease: 2 * sec, FenceAfter: 10 * sec, LostAfter: 20 * sec}, wantFrom: []string{"p"}, wantOK: true},
+			want: fencing.Timing{Lease: 2 * sec, FenceAfter: 10 * sec, LostAfter: 20 * sec}, wantOK: true},
 		"another set's policy": {policies: []failoverv1alpha1.FailoverPolicy{policy("p", "cpus", 2, 10, 20)}, sets: []clusterv1beta2.ManagedClusterSet{set("gpus"), set("cpus")}},
 		"a policy of a missing set": {policies: []failoverv1alpha1.FailoverPolicy{policy("p", "gpus", 2, 10, 20)},
 			works: []workv1.ManifestWork{work("train", true)}, want: fencing.Default, wantOK: true},
@@ -55,16 +54,13 @@ func TestDesiredTiming(t *testing.T) {
 		"two sets combine": {
 			policies: []failoverv1alpha1.FailoverPolicy{policy("b", "gpus", 2, 30, 40), policy("a", "everyone", 5, 20, 60)},
 			sets:     []clusterv1beta2.ManagedClusterSet{set("gpus"), {ObjectMeta: metav1.ObjectMeta{Name: "everyone"}, Spec: clusterv1beta2.ManagedClusterSetSpec{ClusterSelector: clusterv1beta2.ManagedClusterSelector{SelectorType: clusterv1beta2.LabelSelector, LabelSelector: &metav1.LabelSelector{}}}}},
-			want:     fencing.Timing{Lease: 2 * sec, FenceAfter: 20 * sec, LostAfter: 60 * sec}, wantFrom: []string{"a", "b"}, wantOK: true},
+			want:     fencing.Timing{Lease: 2 * sec, FenceAfter: 20 * sec, LostAfter: 60 * sec}, wantOK: true},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			got, from, ok := desiredTiming(mc, tc.policies, tc.sets, tc.works, tc.worker)
+			got, ok := desiredTiming(mc, tc.policies, tc.sets, tc.works, tc.worker)
 			if diff := cmp.Diff(tc.want, got); diff != "" || ok != tc.wantOK {
 				t.Errorf("timing ok=%v want %v (-want +got):\n%s", ok, tc.wantOK, diff)
-			}
-			if diff := cmp.Diff(tc.wantFrom, from); diff != "" {
-				t.Errorf("policies (-want +got):\n%s", diff)
 			}
 		})
 	}
