@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // checkName checks a metadata.name argument: a DNS subdomain, as the API server requires of
@@ -53,6 +54,23 @@ func (s *server) namespaceOf(ns string) string {
 		return s.Namespace
 	}
 	return ns
+}
+
+// scope checks a tool's namespace and allNamespaces arguments, and returns the options that list
+// what they select and the words for it in messages ("in namespace x", "in every namespace").
+// what names the listed objects in the error for both at once.
+func (s *server) scope(namespace string, all bool, what string) ([]client.ListOption, string, error) {
+	if all && namespace != "" {
+		return nil, "", argError("allNamespaces", "contradicts namespace %q: give namespace for one namespace's %s, allNamespaces for every namespace's", namespace, what)
+	}
+	if err := checkNamespace("namespace", namespace); err != nil {
+		return nil, "", err
+	}
+	if all {
+		return nil, "in every namespace", nil
+	}
+	ns := s.namespaceOf(namespace)
+	return []client.ListOption{client.InNamespace(ns)}, "in namespace " + ns, nil
 }
 
 // reargue renames the argument an argError names, for a tool that calls a helper written for

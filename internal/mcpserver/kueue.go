@@ -13,7 +13,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // kueueGroup is Kueue's API group, and kueueVersions its versions that serve Workloads, the
@@ -80,10 +79,8 @@ func (s *server) addKueueTools(m *mcp.Server) {
 }
 
 func (s *server) kueueWorkloads(ctx context.Context, _ *mcp.CallToolRequest, in KueueInput) (*mcp.CallToolResult, KueueOutput, error) {
-	if in.AllNamespaces && in.Namespace != "" {
-		return nil, KueueOutput{}, argError("allNamespaces", "contradicts namespace %q: give namespace for one namespace's workloads, allNamespaces for every namespace's", in.Namespace)
-	}
-	if err := checkNamespace("namespace", in.Namespace); err != nil {
+	opts, where, err := s.scope(in.Namespace, in.AllNamespaces, "workloads")
+	if err != nil {
 		return nil, KueueOutput{}, err
 	}
 	version, missing, err := s.kueueVersion()
@@ -96,13 +93,6 @@ func (s *server) kueueWorkloads(ctx context.Context, _ *mcp.CallToolRequest, in 
 	gv := schema.GroupVersion{Group: kueueGroup, Version: version}
 	list := &unstructured.UnstructuredList{}
 	list.SetGroupVersionKind(gv.WithKind("WorkloadList"))
-	var opts []client.ListOption
-	where := "in every namespace"
-	if !in.AllNamespaces {
-		ns := s.namespaceOf(in.Namespace)
-		opts = append(opts, client.InNamespace(ns))
-		where = "in namespace " + ns
-	}
 	if err := s.Client.List(ctx, list, opts...); err != nil {
 		return nil, KueueOutput{}, hubError(err, "listing Kueue workloads ("+gv.String()+") "+where, "")
 	}

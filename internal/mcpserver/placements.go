@@ -7,7 +7,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 	"github.com/flotilla/flotilla/internal/cli/explain"
@@ -78,21 +77,12 @@ func (s *server) addPlacementTools(m *mcp.Server) {
 }
 
 func (s *server) listPlacements(ctx context.Context, _ *mcp.CallToolRequest, in PlacementsInput) (*mcp.CallToolResult, PlacementsOutput, error) {
-	if in.AllNamespaces && in.Namespace != "" {
-		return nil, PlacementsOutput{}, argError("allNamespaces", "contradicts namespace %q: give namespace for one namespace's placements, allNamespaces for every namespace's", in.Namespace)
-	}
-	if err := checkNamespace("namespace", in.Namespace); err != nil {
+	opts, where, err := s.scope(in.Namespace, in.AllNamespaces, "placements")
+	if err != nil {
 		return nil, PlacementsOutput{}, err
 	}
 	if err := checkName("name", in.Name, false); err != nil {
 		return nil, PlacementsOutput{}, err
-	}
-	var opts []client.ListOption
-	where := "in every namespace"
-	if !in.AllNamespaces {
-		ns := s.namespaceOf(in.Namespace)
-		opts = append(opts, client.InNamespace(ns))
-		where = "in namespace " + ns
 	}
 	var placements clusterv1beta1.PlacementList
 	if err := s.Client.List(ctx, &placements, opts...); err != nil {
