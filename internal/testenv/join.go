@@ -142,7 +142,7 @@ func (e *Env) join(t *testing.T, linked bool, mutate func(*agentreg.Options)) []
 
 // RunUntilCleanup runs fn until the returned stop is called or the test ends; an error that fn
 // returns before then fails the test.
-func RunUntilCleanup(t *testing.T, fn func(context.Context) error) (stop func()) {
+func RunUntilCleanup(t testing.TB, fn func(context.Context) error) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {

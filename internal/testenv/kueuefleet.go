@@ -64,5 +64,5 @@ func (e *Env) StartKueueHub(t testing.TB, opts hub.Options) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	RunUntilCleanup(t.(*testing.T), mgr.Start)
+	RunUntilCleanup(t, mgr.Start)
 }
