@@ -80,6 +80,10 @@ var shared struct {
 	err error
 }
 
+// KeepLogsEnv names the environment variable that, when set, keeps the fleet's logs after tests
+// that passed too (they are always kept after a failure).
+const KeepLogsEnv = "FLOTILLA_TESTENV_KEEP_LOGS"
+
 // Main starts the fleet, runs the package's tests and stops the fleet. It returns the exit code
 // for os.Exit. If the fleet cannot start, every test would fail, so Main fails at once and says why.
 func Main(m *testing.M, opts Options) int {
@@ -110,9 +114,12 @@ func Main(m *testing.M, opts Options) int {
 	signal.Stop(sigs)
 	env.stopRuntimes()
 	env.Fleet.Stop()
-	if code == 0 {
+	switch {
+	case code == 0 && os.Getenv(KeepLogsEnv) == "":
 		_ = os.RemoveAll(dir)
-	} else {
+	case code == 0:
+		fmt.Fprintf(os.Stderr, "testenv: the fleet's logs are kept in %s (%s is set)\n", dir, KeepLogsEnv)
+	default:
 		fmt.Fprintf(os.Stderr, "testenv: tests failed; the fleet's logs are kept in %s\n", dir)
 	}
 	return code
