@@ -26,6 +26,9 @@ type Options struct {
 	Spokes int
 	// CRDs installs Flotilla's CRDs (config/crd) on every cluster before the tests run.
 	CRDs bool
+	// EtcdPerCluster gives each cluster its own etcd (Cluster.Etcd), so that a test can restart
+	// the hub's alone.
+	EtcdPerCluster bool
 	// HubRuntime gives the hub kube-scheduler and a process-runtime node, RuntimeNode, whose pods
 	// run as local processes of the test binary (procruntime.NodeRunner, started by Main and
 	// stopped before the fleet): Deployments on the hub really run. Without it the hub has no
@@ -137,7 +140,7 @@ func startFleet(dir string, opts Options) (*Env, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	fleet, err := localk8s.StartFleet(ctx, localk8s.FleetOptions{
-		Dir: dir, Binaries: bins, Spokes: spokes, HubScheduler: opts.HubRuntime, Progress: os.Stderr,
+		Dir: dir, Binaries: bins, Spokes: spokes, HubScheduler: opts.HubRuntime, Progress: os.Stderr, EtcdPerCluster: opts.EtcdPerCluster,
 	})
 	if err != nil {
 		return nil, err

@@ -106,6 +106,12 @@ func TestHubLeaderKilled(t *testing.T) {
 	worksAtKill := len(setWorks(t, hubc, mwrs))
 	leaderB := waitLeader(t, hubc, leaderA)
 	tookOver := time.Since(killed)
+	// The new leader's first write of the rollout: a ManifestWork the dead leader had not made.
+	testenv.WaitFor(t, time.Minute, "the new leader to make a ManifestWork", func(context.Context) (bool, string, error) {
+		n := len(setWorks(t, hubc, mwrs))
+		return n > worksAtKill, fmt.Sprintf("%d works", n), nil
+	})
+	firstWrite := time.Since(killed)
 
 	testenv.WaitFor(t, 3*time.Minute, "the rollout to complete", func(ctx context.Context) (bool, string, error) {
 		got := &workv1alpha1.ManifestWorkReplicaSet{}
@@ -139,8 +145,9 @@ func TestHubLeaderKilled(t *testing.T) {
 	if l := lost(); len(l) > 0 {
 		t.Errorf("clusters declared lost while the hub changed leaders: %v", l)
 	}
-	t.Logf("leader %s killed with %d of %d ManifestWorks made; %s took over %s later (leader lease %s); the rollout completed with one ManifestWork per cluster, and %d placements decided as they would have",
-		leaderA, worksAtKill, leaderClusters, leaderB, tookOver.Round(time.Millisecond), hubLeaseDuration, len(names))
+	t.Logf("leader %s killed with %d of %d ManifestWorks made; %s took over %s later (leader lease %s, retry period 2s) and made its first ManifestWork %s after the kill; "+
+		"the rollout completed with one ManifestWork per cluster, and %d placements decided as they would have",
+		leaderA, worksAtKill, leaderClusters, leaderB, tookOver.Round(time.Millisecond), hubLeaseDuration, firstWrite.Round(time.Millisecond), len(names))
 }
 
 // hubLeaseDuration is controller-runtime's default leader lease, which `flotilla hub` uses.
