@@ -18,7 +18,7 @@ COMMIT_TIME ?= $(shell git log -1 --format=%cI 2>/dev/null)
 # Integration tests start several control planes per package; keep parallel packages at 2 on 2 cores.
 TEST_P ?= 2
 
-.PHONY: all build k8s-bin bench bench-addon bench-fl bench-hub bench-install bench-placement bench-gpu-placement bench-multikueue bench-resourceusage bench-work controller-gen check-generated fuzz image test test-python test-unit lint lint-bin fmt vet generate demo demo-fl demo-kueue down clean
+.PHONY: npm-deps all build k8s-bin bench bench-addon bench-fl bench-hub bench-install bench-placement bench-gpu-placement bench-multikueue bench-resourceusage bench-work controller-gen check-generated fuzz image test test-python test-unit lint lint-bin fmt vet generate demo demo-fl demo-kueue down clean
 
 all: build
 
@@ -37,7 +37,17 @@ k8s-bin: ## Build (or find in the cache) etcd, kube-apiserver, kube-controller-m
 	@tools/build.sh >/dev/null
 	@tools/build-kueue.sh >/dev/null
 
-test: k8s-bin ## Every test: unit and integration (real API servers).
+# npm packages the tests run, each folder pinned by its package-lock.json.
+NPM_DIRS := test/mcp/inspector
+
+npm-deps: ## Install the npm packages the tests use (npm ci, from the lock files).
+	@for d in $(NPM_DIRS); do \
+	  if [ ! -f "$$d/node_modules/.package-lock.json" ] || [ "$$d/package-lock.json" -nt "$$d/node_modules/.package-lock.json" ]; then \
+	    echo "== npm ci in $$d"; (cd "$$d" && npm ci --no-audit --no-fund --loglevel=error); \
+	  fi; \
+	done
+
+test: k8s-bin npm-deps ## Every test: unit and integration (real API servers).
 	@echo "== go vet"
 	$(GO) vet -tags integration ./...
 	@echo "== go test (unit and integration)"
