@@ -110,19 +110,25 @@ func TestCredentialsOnlyForAcceptedClusters(t *testing.T) {
 	}
 }
 
+// checkOfPlacement is an AdmissionCheck of the hub's naming Placement gpu, which decided the
+// clusters, with the placement and its decision.
+func checkOfPlacement(decided ...string) (*kueuev1beta2.AdmissionCheck, []client.Object) {
+	ac := &kueuev1beta2.AdmissionCheck{ObjectMeta: metav1.ObjectMeta{Name: "check", UID: "ac-uid"},
+		Spec: kueuev1beta2.AdmissionCheckSpec{ControllerName: ControllerName, Parameters: &kueuev1beta2.AdmissionCheckParametersReference{
+			APIGroup: clusterv1beta1.GroupVersion.Group, Kind: "Placement", Name: "gpu"}}}
+	d := &clusterv1beta1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{Namespace: DefaultNamespace, Name: "gpu-decision-1",
+		Labels: map[string]string{clusterv1beta1.PlacementLabel: "gpu"}}}
+	for _, c := range decided {
+		d.Status.Decisions = append(d.Status.Decisions, clusterv1beta1.ClusterDecision{ClusterName: c})
+	}
+	return ac, []client.Object{ac, &clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: DefaultNamespace, Name: "gpu"}}, d}
+}
+
 // An AdmissionCheck whose placement decides a cluster the hub does not accept says so in its
 // Active condition, rather than waiting for that cluster's kubeconfig.
 func TestActiveSaysClusterNotAccepted(t *testing.T) {
 	ctx := context.Background()
-	ac := &kueuev1beta2.AdmissionCheck{ObjectMeta: metav1.ObjectMeta{Name: "check", UID: "ac-uid"},
-		Spec: kueuev1beta2.AdmissionCheckSpec{ControllerName: ControllerName, Parameters: &kueuev1beta2.AdmissionCheckParametersReference{
-			APIGroup: clusterv1beta1.GroupVersion.Group, Kind: "Placement", Name: "gpu"}}}
-	objs := []client.Object{ac,
-		&clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: DefaultNamespace, Name: "gpu"}},
-		&clusterv1beta1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{Namespace: DefaultNamespace, Name: "gpu-decision-1",
-			Labels: map[string]string{clusterv1beta1.PlacementLabel: "gpu"}},
-			Status: clusterv1beta1.PlacementDecisionStatus{Decisions: []clusterv1beta1.ClusterDecision{{ClusterName: "ok"}, {ClusterName: "denied"}}}},
-	}
+	ac, objs := checkOfPlacement("ok", "denied")
 	objs = append(objs, clusterObjects("ok", true, false, false)...)
 	objs = append(objs, clusterObjects("denied", false, false, false)...)
 	c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(objs...).WithStatusSubresource(ac).Build()
@@ -150,15 +156,7 @@ func TestActiveSaysClusterNotAccepted(t *testing.T) {
 // goes, so that Kueue stops reaching for it; the Active condition names it.
 func TestLostWorkerLeavesMultiKueue(t *testing.T) {
 	ctx := context.Background()
-	ac := &kueuev1beta2.AdmissionCheck{ObjectMeta: metav1.ObjectMeta{Name: "check", UID: "ac-uid"},
-		Spec: kueuev1beta2.AdmissionCheckSpec{ControllerName: ControllerName, Parameters: &kueuev1beta2.AdmissionCheckParametersReference{
-			APIGroup: clusterv1beta1.GroupVersion.Group, Kind: "Placement", Name: "gpu"}}}
-	objs := []client.Object{ac,
-		&clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: DefaultNamespace, Name: "gpu"}},
-		&clusterv1beta1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{Namespace: DefaultNamespace, Name: "gpu-decision-1",
-			Labels: map[string]string{clusterv1beta1.PlacementLabel: "gpu"}},
-			Status: clusterv1beta1.PlacementDecisionStatus{Decisions: []clusterv1beta1.ClusterDecision{{ClusterName: "lost"}, {ClusterName: "ok"}}}},
-	}
+	ac, objs := checkOfPlacement("lost", "ok")
 	for _, name := range []string{"lost", "ok"} {
 		objs = append(objs, clusterObjects(name, true, false, false)...)
 		objs = append(objs, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: DefaultNamespace, Name: SecretName(name)},
