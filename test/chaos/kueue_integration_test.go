@@ -36,6 +36,7 @@ import (
 	"github.com/flotilla/flotilla/internal/agent/builtin/multikueueworker"
 	"github.com/flotilla/flotilla/internal/agent/builtin/resourceusage"
 	"github.com/flotilla/flotilla/internal/agent/registration"
+	"github.com/flotilla/flotilla/internal/devfleet"
 	"github.com/flotilla/flotilla/internal/fencing"
 	"github.com/flotilla/flotilla/internal/hub/clusterset"
 	"github.com/flotilla/flotilla/internal/hub/kueue"
@@ -92,7 +93,9 @@ func TestKueueFailoverReleasedDefaults(t *testing.T) {
 // released MultiKueue's defaults.
 func kueueFailover(t *testing.T, released bool) {
 	env := testenv.Start(t, testenv.Options{Spokes: 2, CRDs: true})
-	env.StartKueue(t, &localk8s.MultiKueueOptions{DispatcherName: kueue.DispatcherName, WorkerLostTimeout: 15 * time.Minute})
+	// The hub's clients of the workers at local fleets' rate (devfleet.HubRemoteQPS), not Kueue's
+	// default, which paces the dispatch of hundreds of jobs.
+	env.StartKueue(t, &localk8s.MultiKueueOptions{DispatcherName: kueue.DispatcherName, WorkerLostTimeout: 15 * time.Minute, RemoteQPS: devfleet.HubRemoteQPS})
 	opts := testenv.TestHubOptions()
 	opts.KueueTokenResync = time.Second
 	opts.KueueDispatcher = true
@@ -163,7 +166,9 @@ func kueueFailover(t *testing.T, released bool) {
 		names = append(names, j.Name)
 	}
 	where := map[string]string{}
-	testenv.WaitFor(t, 2*time.Minute, "every job admitted on a worker and running there", func(ctx context.Context) (bool, string, error) {
+	// Waits grow with the jobs: the benchmark runs hundreds.
+	perJob := time.Duration(jobs) * 300 * time.Millisecond
+	testenv.WaitFor(t, 2*time.Minute+perJob, "every job admitted on a worker and running there", func(ctx context.Context) (bool, string, error) {
 		for _, n := range names {
 			wl, err := workloadOf(ctx, hub, n)
 			if err != nil || wl == nil || wl.Status.ClusterName == nil {
@@ -221,7 +226,7 @@ func kueueFailover(t *testing.T, released bool) {
 	declared := time.Since(cut)
 	elsewhere := map[string]time.Duration{}
 	overlaps := 0
-	moveWithin := 3 * time.Minute
+	moveWithin := 3*time.Minute + perJob
 	if released {
 		moveWithin = 20 * time.Minute // workerLostTimeout, from each job's admission
 	}

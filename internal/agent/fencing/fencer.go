@@ -75,6 +75,9 @@ type episode struct {
 	Removed int
 }
 
+// SpokeQPS is the least rate of the fence's client of the spoke's API server.
+const SpokeQPS = 200
+
 // New returns a fencer.
 func New(opts Options) (*Fencer, error) {
 	if opts.ClusterName == "" || opts.Agent == nil || opts.Hub == nil || opts.Spoke == nil {
@@ -86,11 +89,16 @@ func New(opts Options) (*Fencer, error) {
 	if opts.Interval <= 0 {
 		opts.Interval = DefaultInterval
 	}
-	dyn, err := dynamic.NewForConfig(opts.Spoke)
+	// The fence writes in bursts, every fenced object at once, and must be done before the hub
+	// declares the cluster lost: client-go's default of 5 requests a second would take minutes
+	// over hundreds of jobs.
+	spoke := rest.CopyConfig(opts.Spoke)
+	spoke.QPS, spoke.Burst = max(spoke.QPS, SpokeQPS), max(spoke.Burst, 2*SpokeQPS)
+	dyn, err := dynamic.NewForConfig(spoke)
 	if err != nil {
 		return nil, err
 	}
-	kube, err := kubernetes.NewForConfig(opts.Spoke)
+	kube, err := kubernetes.NewForConfig(spoke)
 	if err != nil {
 		return nil, err
 	}
