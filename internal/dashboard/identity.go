@@ -38,9 +38,18 @@ const TokenCookie = "flotilla-dashboard-token"
 // the API server's address and CA and that token only, never the hub's own credentials; the API
 // server authenticates the token and its RBAC decides what the viewer reads.
 type BearerToken struct {
-	// Host is the hub API server's URL, and CAData the CA that signed its serving certificate.
-	Host   string
-	CAData []byte
+	// Host is the hub API server's URL; CAData or CAFile the CA that signed its serving
+	// certificate, and ServerName the name to check in it when Host's differs.
+	Host       string
+	CAData     []byte
+	CAFile     string
+	ServerName string
+}
+
+// BearerTokenFor is the identity that reads the API server cfg reaches with viewers' tokens: it
+// keeps cfg's address and CA, and none of its credentials.
+func BearerTokenFor(cfg *rest.Config) BearerToken {
+	return BearerToken{Host: cfg.Host, CAData: cfg.CAData, CAFile: cfg.CAFile, ServerName: cfg.ServerName}
 }
 
 // Config is the configuration that presents the request's token.
@@ -49,7 +58,8 @@ func (b BearerToken) Config(r *http.Request) (*rest.Config, error) {
 	if token == "" {
 		return nil, unauthorized("no credential: log in with a bearer token the hub's API server accepts")
 	}
-	return &rest.Config{Host: b.Host, TLSClientConfig: rest.TLSClientConfig{CAData: b.CAData}, BearerToken: token}, nil
+	return &rest.Config{Host: b.Host, TLSClientConfig: rest.TLSClientConfig{CAData: b.CAData, CAFile: b.CAFile, ServerName: b.ServerName},
+		BearerToken: token}, nil
 }
 
 // TokenLogin is true: viewers log in with a token.
