@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -58,6 +59,8 @@ func hubError(err error, what string) *apiError {
 	case apierrors.IsForbidden(err):
 		return &apiError{Code: http.StatusForbidden, Message: fmt.Sprintf("permission denied %s: the hub's RBAC refused your identity (%s); "+
 			"ask the hub's administrator for a Role or ClusterRole that allows it", what, msg)}
+	case apierrors.IsBadRequest(err) && strings.Contains(msg, "continue"):
+		return badParam("continue", "is not a token this dashboard gave (%s): start from the first page, without continue", msg)
 	case apierrors.IsResourceExpired(err) || apierrors.IsGone(err):
 		return badParam("continue", "the page token has expired (%s): start again from the first page, without continue", msg)
 	case apierrors.IsBadRequest(err) || apierrors.IsInvalid(err):
