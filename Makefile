@@ -18,7 +18,7 @@ COMMIT_TIME ?= $(shell git log -1 --format=%cI 2>/dev/null)
 # Integration tests start several control planes per package; keep parallel packages at 2 on 2 cores.
 TEST_P ?= 2
 
-.PHONY: all build dashboard-assets dashboard-screenshots test-dashboard k8s-bin bench bench-addon bench-fl bench-hub bench-install bench-placement bench-gpu-placement bench-multikueue bench-resourceusage bench-work controller-gen check-generated fuzz image test test-python test-unit lint lint-bin fmt vet generate demo demo-fl demo-kueue down clean
+.PHONY: all build bench-dashboard dashboard-assets dashboard-screenshots test-dashboard k8s-bin bench bench-addon bench-fl bench-hub bench-install bench-placement bench-gpu-placement bench-multikueue bench-resourceusage bench-work controller-gen check-generated fuzz image test test-python test-unit lint lint-bin fmt vet generate demo demo-fl demo-kueue down clean
 
 all: build
 
@@ -113,6 +113,9 @@ bench-failover: k8s-bin ## A worker running 50 fenced GPU jobs cut off the hub (
 # The dashboard's browser tests (headless Debian chromium, driven by chromedp) against a real fleet.
 test-dashboard: k8s-bin dashboard-assets ## The dashboard's API and browser tests (needs chromium: apt-get install chromium).
 	FLOTILLA_K8S_BIN="$$(tools/build.sh --print)" $(GO) test -tags integration -count=1 -v -timeout 10m ./test/dashboard/
+
+bench-dashboard: k8s-bin dashboard-assets ## Dashboard: first render of the fleet and GPUs views at 1,000 and 5,000 clusters; memory and CPU with 10 viewers.
+	FLOTILLA_K8S_BIN="$$(tools/build.sh --print)" $(GO) test -tags integration -run '^$$' -bench '^BenchmarkDashboard$$' -benchtime 1x -timeout 30m ./test/dashboard/
 
 dashboard-screenshots: k8s-bin dashboard-assets ## Regenerate docs/dashboard/*.png from the browser tests.
 	mkdir -p docs/dashboard

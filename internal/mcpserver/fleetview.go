@@ -30,5 +30,4 @@ var (
 	workReport       = fleetview.WorkReport
 	workloads        = fleetview.Workloads
 	placementReports = fleetview.PlacementReports
-	conditionStatus  = fleetview.ConditionStatus
 )

@@ -23,7 +23,7 @@ import (
 )
 
 // browser starts headless Chromium (Debian's chromium, or $CHROMIUM) for the test.
-func browser(t *testing.T) context.Context {
+func browser(t testing.TB) context.Context {
 	t.Helper()
 	exe := os.Getenv("CHROMIUM")
 	if exe == "" {
@@ -46,7 +46,7 @@ func browser(t *testing.T) context.Context {
 }
 
 // run runs steps with a timeout.
-func run(t *testing.T, ctx context.Context, what string, steps ...chromedp.Action[chromedp.Void]) {
+func run(t testing.TB, ctx context.Context, what string, steps ...chromedp.Action[chromedp.Void]) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
@@ -56,7 +56,7 @@ func run(t *testing.T, ctx context.Context, what string, steps ...chromedp.Actio
 }
 
 // value runs a with a timeout and returns its value.
-func value[T any](t *testing.T, ctx context.Context, what string, a chromedp.Action[T]) T {
+func value[T any](t testing.TB, ctx context.Context, what string, a chromedp.Action[T]) T {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
@@ -84,7 +84,7 @@ func poll(expr string, timeout time.Duration) chromedp.Action[chromedp.Void] {
 }
 
 // texts are the trimmed text contents of the elements selector matches.
-func texts(t *testing.T, ctx context.Context, selector string) []string {
+func texts(t testing.TB, ctx context.Context, selector string) []string {
 	t.Helper()
 	return value(t, ctx, "reading "+selector, chromedp.Evaluate[[]string](fmt.Sprintf(`[...document.querySelectorAll(%q)].map(e => e.textContent.trim())`, selector)))
 }
@@ -133,7 +133,7 @@ func checkAccessibility(t *testing.T, ctx context.Context, page string) {
 
 // firstRender is the time from navigation to the view's first page of data on screen, from the
 // mark the app sets (Performance API).
-func firstRender(t *testing.T, ctx context.Context, url, view string) time.Duration {
+func firstRender(t testing.TB, ctx context.Context, url, view string) time.Duration {
 	t.Helper()
 	run(t, ctx, "loading "+view, chromedp.Navigate(url))
 	ms := value(t, ctx, "first render of "+view, chromedp.Poll[float64](fmt.Sprintf(`performance.getEntriesByName("flotilla:first-render:%s")[0]?.startTime`, view),

@@ -164,7 +164,9 @@ func token(t *testing.T, env *testenv.Env, ns, name string, rules []rbacv1.Polic
 		if _, err := cs.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: role}, RoleRef: ref, Subjects: subjects}, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { _ = cs.RbacV1().ClusterRoleBindings().Delete(context.Background(), role, metav1.DeleteOptions{}) })
+		t.Cleanup(func() {
+			_ = cs.RbacV1().ClusterRoleBindings().Delete(context.Background(), role, metav1.DeleteOptions{})
+		})
 	default:
 		for _, n := range namespaces {
 			if _, err := cs.RbacV1().RoleBindings(n).Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: role}, RoleRef: ref, Subjects: subjects}, metav1.CreateOptions{}); err != nil {
@@ -198,7 +200,13 @@ func kubeconfigOf(t *testing.T, env *testenv.Env, name, tok string) string {
 
 // serve runs `flotilla dashboard --address 127.0.0.1:0 args...` and returns the URL it prints
 // first; the process ends with the test.
-func serve(t *testing.T, args ...string) string {
+func serve(t testing.TB, args ...string) string {
+	url, _ := serveProcess(t, args...)
+	return url
+}
+
+// serveProcess is serve, and the process.
+func serveProcess(t testing.TB, args ...string) (string, *os.Process) {
 	t.Helper()
 	cmd := exec.Command(flotillaBin, append([]string{"dashboard", "--address", "127.0.0.1:0"}, args...)...)
 	cmd.Stderr = os.Stderr
@@ -221,7 +229,7 @@ func serve(t *testing.T, args ...string) string {
 	if !strings.HasPrefix(url, "http://127.0.0.1:") || !strings.HasSuffix(url, "/") {
 		t.Fatalf("flotilla dashboard's first line = %q, want its loopback URL", line)
 	}
-	return strings.TrimSuffix(url, "/")
+	return strings.TrimSuffix(url, "/"), cmd.Process
 }
 
 // getJSON GETs url with the bearer token tok ("" for none) and decodes the answer into out; it
@@ -250,7 +258,12 @@ func getJSON(t *testing.T, url, tok string, out any) (int, string) {
 }
 
 // createClusters creates n ManagedClusters named prefix-00000... (no agents), 16 at a time.
-func createClusters(t *testing.T, c client.Client, prefix string, n int, labels map[string]string) {
+func createClusters(t testing.TB, c client.Client, prefix string, n int, labels map[string]string) {
+	createClustersFrom(t, c, prefix, 0, n, labels)
+}
+
+// createClustersFrom creates n ManagedClusters named prefix-FROM and on.
+func createClustersFrom(t testing.TB, c client.Client, prefix string, from, n int, labels map[string]string) {
 	t.Helper()
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
@@ -269,7 +282,7 @@ func createClusters(t *testing.T, c client.Client, prefix string, n int, labels 
 		}()
 	}
 	for i := range n {
-		next <- i
+		next <- from + i
 	}
 	close(next)
 	wg.Wait()
