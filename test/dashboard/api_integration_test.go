@@ -5,6 +5,9 @@ package dashboard
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
+	"net"
+	"net/http/cookiejar"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -49,7 +52,9 @@ func TestAPI(t *testing.T) {
 	start := time.Now()
 	defer func() { t.Logf("TestAPI took %s", time.Since(start).Round(time.Millisecond)) }()
 	f := newFixture(t)
-	f.env.StartHub(t, testenv.TestHubOptions())
+	opts := testenv.TestHubOptions()
+	opts.DashboardAddress = freeAddress(t)
+	f.env.StartHub(t, opts)
 	url := hubDashboard(t, f.env)
 	reader := token(t, f.env, f.ns, "reader", readAll)
 	worksViewer := token(t, f.env, f.ns, "works-viewer", []rbacv1.PolicyRule{{APIGroups: []string{"work.open-cluster-management.io"},
@@ -247,6 +252,68 @@ func TestAPI(t *testing.T) {
 		}
 	})
 
+	t.Run("the hub serves the dashboard over HTTPS to viewers who log in with their token", func(t *testing.T) {
+		hub := "https://" + opts.DashboardAddress
+		jar, _ := cookiejar.New(nil)
+		// The hub's certificate is self-signed when no --dashboard-cert-dir is given.
+		hc := &http.Client{Jar: jar, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // a test of a self-signed server
+		var res *http.Response
+		testenv.WaitFor(t, wait, "the hub's dashboard", func(context.Context) (bool, string, error) {
+			var err error
+			res, err = hc.Get(hub + "/api/clusters")
+			if err != nil {
+				return false, err.Error(), nil
+			}
+			_ = res.Body.Close()
+			return true, "", nil
+		})
+		if res.StatusCode != http.StatusUnauthorized {
+			t.Errorf("the hub's dashboard without a token = %d, want 401", res.StatusCode)
+		}
+		res, err := hc.PostForm(hub+"/login", map[string][]string{"token": {"not-a-token"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = res.Body.Close()
+		if !strings.HasPrefix(res.Request.URL.Path, "/login") || len(jar.Cookies(res.Request.URL)) > 0 {
+			t.Errorf("logging in with a bad token went to %s with cookies %v, want back to /login without one", res.Request.URL, jar.Cookies(res.Request.URL))
+		}
+		res, err = hc.PostForm(hub+"/login", map[string][]string{"token": {reader}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = res.Body.Close()
+		var set *http.Cookie
+		for _, c := range res.Request.Response.Cookies() {
+			if c.Name == dashboard.TokenCookie {
+				set = c
+			}
+		}
+		if set == nil || !set.HttpOnly || !set.Secure || set.SameSite != http.SameSiteStrictMode {
+			t.Fatalf("login set cookie %+v, want an HttpOnly, Secure, SameSite=Strict %s", set, dashboard.TokenCookie)
+		}
+		res, err = hc.Get(hub + "/api/whoami")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var me dashboard.Whoami
+		if err := jsonDecode(res, &me); err != nil {
+			t.Fatal(err)
+		}
+		_ = res.Body.Close()
+		if want := "system:serviceaccount:" + f.ns + ":reader"; me.User != want || !me.TokenLogin {
+			t.Errorf("whoami after login = %+v, want %s", me, want)
+		}
+		res, err = hc.Get(hub + "/api/placements?namespace=" + f.ns)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = res.Body.Close()
+		if res.StatusCode != http.StatusOK {
+			t.Errorf("placements with the login cookie = %d, want 200", res.StatusCode)
+		}
+	})
+
 	t.Run("flotilla dashboard: the kubeconfig's identity on loopback", func(t *testing.T) {
 		local := serve(t, "--kubeconfig", kubeconfigOf(t, f.env, "works-viewer", worksViewer))
 		if code, body := getJSON(t, local+"/api/works?namespace="+f.gpuCluster, "", nil); code != http.StatusOK || !strings.Contains(body, `"train"`) {
@@ -266,4 +333,15 @@ func TestAPI(t *testing.T) {
 			t.Errorf("a request for Host rebound.example = %d, want 403", res.StatusCode)
 		}
 	})
+}
+
+// freeAddress is a loopback address with a port free now.
+func freeAddress(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = l.Close() }()
+	return l.Addr().String()
 }
