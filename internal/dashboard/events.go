@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -13,12 +14,14 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
 	federationaiv1alpha1 "github.com/flotilla/flotilla/api/federationai/v1alpha1"
+	"github.com/flotilla/flotilla/api/scheme"
 	usagev1alpha1 "github.com/flotilla/flotilla/api/usage/v1alpha1"
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
 	workv1alpha1 "github.com/flotilla/flotilla/api/work/v1alpha1"
@@ -197,9 +200,14 @@ func (s *Server) watch(ctx context.Context, c client.WithWatch, list client.Obje
 	}
 }
 
+// listName is the resource a list holds, as kubectl names it: managedclusters.
 func listName(list client.ObjectList) string {
-	if u, ok := list.(*unstructured.UnstructuredList); ok {
-		return u.GetKind()
+	kind := ""
+	if gvk, err := apiutil.GVKForObject(list, scheme.Scheme); err == nil {
+		kind = gvk.Kind
 	}
-	return fmt.Sprintf("%T", list)[1:]
+	if u, ok := list.(*unstructured.UnstructuredList); ok {
+		kind = u.GetKind()
+	}
+	return strings.ToLower(strings.TrimSuffix(kind, "List")) + "s"
 }

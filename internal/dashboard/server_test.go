@@ -10,7 +10,12 @@ import (
 	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
+	workv1 "github.com/flotilla/flotilla/api/work/v1"
 )
 
 // request sends method path to a dashboard with o and returns the status, the body and its
@@ -169,5 +174,17 @@ func TestBearerTokenConfig(t *testing.T) {
 	want := struct{ Host, Token, CA, CertFile, Key string }{Host: "https://hub:6443", Token: "viewer-token", CA: "ca"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("the viewer's config carries only the hub's address, its CA and the viewer's token (-want +got):\n%s", diff)
+	}
+}
+
+func TestListName(t *testing.T) {
+	wl := &unstructured.UnstructuredList{}
+	wl.SetGroupVersionKind(kueueWorkload.WithVersion("v1beta2").GroupVersion().WithKind("WorkloadList"))
+	got := []string{}
+	for _, l := range []client.ObjectList{&clusterv1.ManagedClusterList{}, &workv1.ManifestWorkList{}, wl} {
+		got = append(got, listName(l))
+	}
+	if diff := cmp.Diff([]string{"managedclusters", "manifestworks", "workloads"}, got); diff != "" {
+		t.Errorf("listName (-want +got):\n%s", diff)
 	}
 }
