@@ -74,14 +74,14 @@ function App() {
             ))}
           </ul>
         </nav>
-        <p class="me">
+        <div class="me">
           {me ? `Signed in as ${me.user}` : ""}
           {me?.tokenLogin && (
             <form method="post" action="/logout">
               <button type="submit">Log out</button>
             </form>
           )}
-        </p>
+        </div>
       </header>
       <main id="main">
         <Page path={path} />
