@@ -30,7 +30,9 @@ func browser(t testing.TB) context.Context {
 		exe = "chromium"
 	}
 	opts := append(slices.Clone(chromedp.DefaultExecAllocatorOptions[:]), chromedp.ExecPath(exe), chromedp.NoSandbox,
-		chromedp.WindowSize(1400, 900), chromedp.Flag("disable-dev-shm-usage", true))
+		chromedp.WindowSize(1400, 900), chromedp.Flag("disable-dev-shm-usage", true),
+		// Every navigation loads the page afresh, as the first-render measurements assume.
+		chromedp.Flag("disable-features", "BackForwardCache"))
 	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(alloc)
 	if err := chromedp.Do(ctx); err != nil {
