@@ -32,10 +32,13 @@ function subscribe(view: string, namespace: string | undefined, on: () => void):
 }
 
 // Leaving the page closes its streams, so that a page kept in the back/forward cache holds no
-// connection.
+// connection; coming back to it loads it again.
 window.addEventListener("pagehide", () => {
   streams.forEach((s) => s.es.close());
   streams.clear();
+});
+window.addEventListener("pageshow", (e) => {
+  if (e.persisted) window.location.reload();
 });
 
 // useLive returns a number that grows whenever the server says what the view shows changed
