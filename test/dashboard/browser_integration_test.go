@@ -261,7 +261,7 @@ func TestBrowser(t *testing.T) {
 			t.Errorf("works of %s the viewer sees (-want +got):\n%s", f.gpuCluster, diff)
 		}
 		show(f.cpu)
-		run(t, ctx, "the refusal", chromedp.WaitVisible(chromedp.CSS(`p[role=alert]`)))
+		run(t, ctx, "the refusal", poll(fmt.Sprintf(`[...document.querySelectorAll("p[role=alert]")].some(e => e.textContent.includes("listing manifestworks in namespace %s"))`, f.cpu), 20*time.Second))
 		if got := texts(t, ctx, "tr[data-work] th"); len(got) > 0 {
 			t.Errorf("works of %s shown to a viewer without rights there: %q", f.cpu, got)
 		}
