@@ -46,14 +46,16 @@ func BenchmarkDashboard(b *testing.B) {
 		b.ReportMetric(float64(gpus[1].Milliseconds()), fmt.Sprintf("gpus-ms@%d", n))
 	}
 
-	// 10 viewers: each a tab on the fleet view (a page of 100 clusters, and a live stream).
+	// 10 viewers: each a browser context of its own (as 10 people's browsers: a browser holds at
+	// most 6 connections to a host over HTTP/1.1, and each page holds one stream) on the fleet
+	// view (a page of 100 clusters, and a live stream).
 	rssBefore, cpuBefore := procRSS(b, proc.Pid), procCPU(b, proc.Pid)
 	idle := 20 * time.Second
 	time.Sleep(idle)
 	rssIdle, cpuIdle := procRSS(b, proc.Pid), procCPU(b, proc.Pid)
 	var tabs []context.CancelFunc
 	for range 10 {
-		tab, cancel := chromedp.NewContext(ctx)
+		tab, cancel := chromedp.NewContext(ctx, chromedp.WithNewBrowserContext())
 		tabs = append(tabs, cancel)
 		firstRender(b, tab, url+"/fleet", "fleet")
 	}
