@@ -61,6 +61,9 @@ type Explanation struct {
 	Explanation placementview.Output `json:"explanation"`
 	// Placement is the placement's apiVersion, kind, name, namespace and spec as YAML.
 	Placement string `json:"placement"`
+	// Hub is the placement as the hub's PlacementDecisions and status hold it (the explanation
+	// schedules it now, which can differ while the hub catches up); absent for a what-if.
+	Hub *fleetview.Placement `json:"hub,omitempty"`
 }
 
 func (s *Server) explain(w http.ResponseWriter, r *http.Request) {
@@ -91,7 +94,13 @@ func (s *Server) explain(w http.ResponseWriter, r *http.Request) {
 		writeError(w, &apiError{Code: http.StatusInternalServerError, Message: "writing the placement as YAML: " + err.Error()})
 		return
 	}
-	writeJSON(w, http.StatusOK, Explanation{Explanation: out, Placement: string(y)})
+	var decisions clusterv1beta1.PlacementDecisionList
+	if err := c.List(ctx(r), &decisions, client.InNamespace(ns), client.MatchingLabels{clusterv1beta1.PlacementLabel: name}); err != nil {
+		writeError(w, hubError(err, "listing the placementdecisions of placement "+ns+"/"+name))
+		return
+	}
+	hub := fleetview.PlacementReports([]clusterv1beta1.Placement{p}, decisions.Items)[0]
+	writeJSON(w, http.StatusOK, Explanation{Explanation: out, Placement: string(y), Hub: &hub})
 }
 
 // simulate is the what-if: it schedules the Placement in the body (JSON or YAML) against the

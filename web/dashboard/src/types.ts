@@ -100,6 +100,7 @@ export interface Output {
 export interface Explanation {
   explanation: Output;
   placement?: string;
+  hub?: Placement;
 }
 
 export interface Work {

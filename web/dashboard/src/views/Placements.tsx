@@ -131,6 +131,11 @@ export function PlacementDetail({ namespace, name }: { namespace: string; name: 
         <>
           <p>
             Selected now: <span class="decisions">{[...now].join(", ") || "none"}</span>
+            {data.hub && (
+              <>
+                {" — "}the hub's decisions: <span class="hub-decisions">{data.hub.decisions.map((d) => d.cluster).join(", ") || "none"}</span>
+              </>
+            )}
           </p>
           <ExplainTable out={data.explanation} caption="Why each cluster of the eligible sets was selected, filtered or not chosen (scheduled now, as flotilla explain placement does)" />
           <form onSubmit={simulate} class="whatif">
