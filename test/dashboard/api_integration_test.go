@@ -140,6 +140,9 @@ func TestAPI(t *testing.T) {
 		if code, body := getJSON(t, url+"/api/placements/"+f.ns+"/gpu", reader, &e); code != http.StatusOK {
 			t.Fatalf("explanation = %d %s", code, body)
 		}
+		if e.Hub == nil || len(e.Hub.Decisions) != 1 || e.Hub.Decisions[0].Cluster != f.gpuCluster {
+			t.Errorf("explanation's hub decisions = %+v, want %s", e.Hub, f.gpuCluster)
+		}
 		states := map[string]string{}
 		for _, c := range e.Explanation.Clusters {
 			states[c.Name] = c.FilteredBy
