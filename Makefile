@@ -18,7 +18,7 @@ COMMIT_TIME ?= $(shell git log -1 --format=%cI 2>/dev/null)
 # Integration tests start several control planes per package; keep parallel packages at 2 on 2 cores.
 TEST_P ?= 2
 
-.PHONY: all build bench-dashboard dashboard-assets dashboard-screenshots test-dashboard k8s-bin bench bench-addon bench-fl bench-hub bench-install bench-placement bench-gpu-placement bench-multikueue bench-resourceusage bench-work controller-gen check-generated fuzz image test test-python test-unit lint lint-bin fmt vet generate demo demo-fl demo-kueue down clean
+.PHONY: npm-deps all build bench-dashboard dashboard-assets dashboard-screenshots test-dashboard k8s-bin bench bench-addon bench-fl bench-hub bench-install bench-placement bench-gpu-placement bench-multikueue bench-resourceusage bench-work controller-gen check-generated fuzz image test test-python test-unit lint lint-bin fmt vet generate demo demo-fl demo-kueue down clean
 
 all: build
 
@@ -50,7 +50,17 @@ k8s-bin: ## Build (or find in the cache) etcd, kube-apiserver, kube-controller-m
 	@tools/build.sh >/dev/null
 	@tools/build-kueue.sh >/dev/null
 
-test: k8s-bin dashboard-assets ## Every test: unit and integration (real API servers).
+# npm packages the tests run, each folder pinned by its package-lock.json.
+NPM_DIRS := test/mcp/inspector
+
+npm-deps: ## Install the npm packages the tests use (npm ci, from the lock files).
+	@for d in $(NPM_DIRS); do \
+	  if [ ! -f "$$d/node_modules/.package-lock.json" ] || [ "$$d/package-lock.json" -nt "$$d/node_modules/.package-lock.json" ]; then \
+	    echo "== npm ci in $$d"; (cd "$$d" && npm ci --no-audit --no-fund --loglevel=error); \
+	  fi; \
+	done
+
+test: k8s-bin npm-deps dashboard-assets ## Every test: unit and integration (real API servers).
 	@echo "== go vet"
 	$(GO) vet -tags integration ./...
 	@echo "== go test (unit and integration)"
@@ -106,9 +116,9 @@ bench-fl: k8s-bin ## A Flower federation on a local fleet: created to clients ru
 	FLOTILLA_BENCH_OUT=$${FLOTILLA_BENCH_OUT:-$$(mktemp -t flotilla-bench-fl.XXXXXX.json)} hack/demo-fl.sh
 
 # Failover (issue 22): test/chaos's MultiKueue failover under a real partition, with more jobs.
-bench-failover: k8s-bin ## A worker running 50 fenced GPU jobs cut off the hub (iptables, as root): declared lost, every job running elsewhere (p50, p99, max), overlapping runs.
-	FLOTILLA_K8S_BIN="$$(tools/build.sh --print)" FLOTILLA_CHAOS_KUEUE_JOBS=$${FLOTILLA_CHAOS_KUEUE_JOBS:-50} \
-	  $(GO) test -tags integration -count=1 -run '^TestKueueFailover$$' -v -timeout 30m ./test/chaos/
+bench-failover: k8s-bin ## A worker running 50 GPU jobs cut off the hub (iptables, as root), with Flotilla's fencing and then with released MultiKueue's defaults (about 25 minutes): declared lost, every job running elsewhere (p50, p99, max), overlapping runs.
+	FLOTILLA_K8S_BIN="$$(tools/build.sh --print)" FLOTILLA_CHAOS_KUEUE_JOBS=$${FLOTILLA_CHAOS_KUEUE_JOBS:-50} FLOTILLA_CHAOS_RELEASED=1 \
+	  $(GO) test -tags integration -count=1 -run '^TestKueueFailover(ReleasedDefaults)?$$' -v -timeout 60m ./test/chaos/
 
 # The dashboard's browser tests (headless Debian chromium, driven by chromedp) against a real fleet.
 test-dashboard: k8s-bin dashboard-assets ## The dashboard's API and browser tests (needs chromium: apt-get install chromium).

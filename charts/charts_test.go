@@ -161,7 +161,7 @@ func TestHubDeployment(t *testing.T) {
 		"--webhook-bind-address=:9443", "--webhook-service=ocm-hub/flotilla-hub-webhook:443",
 		"--webhook-cert-dir=/var/run/flotilla/webhook-tls", "--explain-bind-address=:8444",
 		"--cluster-cleanup-timeout=5m", "--dynamic-scoring-namespace=open-cluster-management-hub",
-		"--kueue-namespace=kueue-system", "--kueue-dispatcher=false", "--v=0",
+		"--kueue-namespace=kueue-system", "--kueue-dispatcher=false", "--multikueue-fencing=true", "--v=0",
 		"--addon-manager-identity=ocm-hub/addon-manager-controller-sa",
 	}
 	if diff := cmp.Diff(wantArgs, c.Args); diff != "" {

@@ -126,6 +126,11 @@ type Options struct {
 	// Flower configures the built-in add-on flower-addon: the SuperLink the hub runs and the
 	// address, TLS and image its SuperNodes get (internal/hub/flower).
 	Flower flower.Options
+	// NoMultiKueueFencing leaves MultiKueue's workers unfenced unless a FailoverPolicy names a set
+	// they are in: then only Kueue's workerLostTimeout moves a cut-off worker's jobs, which keep
+	// running there meanwhile (released MultiKueue's behavior; docs/failover.md). By default
+	// every worker gets the fencing defaults (internal/fencing).
+	NoMultiKueueFencing bool
 	// ResolveHubService maps the address of a Service of the hub's cluster (host:port) to where
 	// this process reaches it; nil keeps it, for a hub that runs in its cluster and resolves
 	// cluster DNS. A local fleet's hub, a process beside the cluster, sets it (the federated-
@@ -279,7 +284,7 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		return nil, err
 	}
 	// MultiKueue's workers run fenced work (their Jobs) when Kueue is installed.
-	if err := (&failover.ClusterReconciler{Client: mgr.GetClient(), KueueWorkers: kueueServed}).SetupWithManager(mgr); err != nil {
+	if err := (&failover.ClusterReconciler{Client: mgr.GetClient(), KueueWorkers: kueueServed && !opts.NoMultiKueueFencing}).SetupWithManager(mgr); err != nil {
 		return nil, err
 	}
 	if kueueServed {

@@ -51,6 +51,9 @@ type Cluster struct {
 	ControllerManager *Process
 	Scheduler         *Process // nil without Workloads or Scheduler
 	Kwok              *Process // nil without Workloads
+	// Etcd is the etcd the API server stores in when StartFleet started it (shared by every
+	// cluster unless FleetOptions.EtcdPerCluster); nil for a cluster StartCluster started alone.
+	Etcd *Etcd
 
 	// apiServerSpec is how the API server was started, for StartAPIServer.
 	apiServerSpec *processSpec

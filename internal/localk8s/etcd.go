@@ -13,6 +13,7 @@ type Etcd struct {
 	// URL is the client URL API servers connect to.
 	URL     string
 	Process *Process
+	spec    processSpec
 }
 
 // EtcdOptions configures StartEtcd.
@@ -34,7 +35,7 @@ func StartEtcd(ctx context.Context, opts EtcdOptions) (*Etcd, error) {
 		clientURL := fmt.Sprintf("http://127.0.0.1:%d", ps[0])
 		peerURL := fmt.Sprintf("http://127.0.0.1:%d", ps[1])
 		logPath := filepath.Join(opts.Dir, "etcd.log")
-		p, err := startProcess(processSpec{
+		spec := processSpec{
 			name:   opts.Name,
 			binary: opts.Binaries.Path(EtcdBin),
 			args: []string{
@@ -52,7 +53,8 @@ func StartEtcd(ctx context.Context, opts EtcdOptions) (*Etcd, error) {
 			},
 			logPath: logPath,
 			detach:  opts.Detach,
-		})
+		}
+		p, err := startProcess(spec)
 		if err != nil {
 			return nil, err
 		}
@@ -60,7 +62,7 @@ func StartEtcd(ctx context.Context, opts EtcdOptions) (*Etcd, error) {
 			return httpOK(ctx, http.DefaultClient, clientURL+"/health")
 		})
 		if err == nil {
-			return &Etcd{URL: clientURL, Process: p}, nil
+			return &Etcd{URL: clientURL, Process: p, spec: spec}, nil
 		}
 		p.Stop(2 * time.Second)
 		lastErr = err
@@ -73,6 +75,25 @@ func StartEtcd(ctx context.Context, opts EtcdOptions) (*Etcd, error) {
 
 // Stop stops etcd; stop every API server that uses it first.
 func (e *Etcd) Stop() { e.Process.Stop(10 * time.Second) }
+
+// Start starts a stopped etcd again with the arguments it first ran with: the same URLs and data,
+// so what it stored carries over. It returns when etcd reports healthy; it fails if etcd is
+// running, or if another program took its ports meanwhile.
+func (e *Etcd) Start(ctx context.Context) error {
+	if exited, _ := e.Process.Exited(); !exited {
+		return fmt.Errorf("%s is running (pid %d); stop it first", e.spec.name, e.Process.PID())
+	}
+	p, err := startProcess(e.spec)
+	if err != nil {
+		return err
+	}
+	e.Process = p
+	if err := waitReady(ctx, p, 30*time.Second, func(ctx context.Context) error { return httpOK(ctx, http.DefaultClient, e.URL+"/health") }); err != nil {
+		p.Stop(2 * time.Second)
+		return fmt.Errorf("starting %s again: %w", e.spec.name, err)
+	}
+	return nil
+}
 
 func httpOK(ctx context.Context, c *http.Client, url string) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)

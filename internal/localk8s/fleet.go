@@ -99,6 +99,7 @@ func StartFleet(ctx context.Context, opts FleetOptions) (_ *Fleet, err error) {
 				Detach:    opts.Detach,
 			})
 			if errs[i] == nil {
+				clusters[i].Etcd = e
 				progress("  %-12s API server ready at %s (%.1fs)", name, clusters[i].Server, time.Since(start).Seconds())
 			}
 		})

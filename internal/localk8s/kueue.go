@@ -306,7 +306,10 @@ func writeKueueServingCert(dir string) ([]byte, error) {
 // client limits raised from Kueue's 20 requests a second (which would pace a MultiKueue manager
 // dispatching many jobs), and multiKueue settings when mk is set: no
 // leader election, no internal certificate management, every server on loopback, and the
-// visibility server (which reads certificates from the fixed folder /visibility) off.
+// visibility server (which reads certificates from the fixed folder /visibility) off. The
+// controllers' concurrency is that of Kueue's released manifests and chart
+// (controller_manager_config.yaml): without it every controller has one worker, and one MultiKueue
+// reconcile waiting on a worker cut off by a partition would hold up every other workload's.
 func kueueConfig(k *Kueue, certDir string, mk *MultiKueueOptions) []byte {
 	cfg := fmt.Appendf(nil, `apiVersion: config.kueue.x-k8s.io/v1beta2
 kind: Configuration
@@ -332,6 +335,15 @@ integrations:
 clientConnection:
   qps: 200
   burst: 400
+controller:
+  groupKindConcurrency:
+    Job.batch: 5
+    Pod: 5
+    Workload.kueue.x-k8s.io: 5
+    LocalQueue.kueue.x-k8s.io: 1
+    Cohort.kueue.x-k8s.io: 1
+    ClusterQueue.kueue.x-k8s.io: 1
+    ResourceFlavor.kueue.x-k8s.io: 1
 `, KueueNamespace, k.WebhookPort, certDir, k.HealthPort, k.MetricsPort, gates(mk))
 	if mk == nil {
 		return cfg

@@ -29,6 +29,27 @@ type Joined struct {
 	// Link is the spoke's path to and from the hub, which the test may cut (JoinSpokesLinked);
 	// nil for JoinSpokes, whose agents reach the hub directly.
 	Link *Link
+
+	t         *testing.T
+	opts      agentreg.Options
+	stopAgent func()
+}
+
+// StopAgent stops the registration agent at once, as a killed process stops: it says nothing to
+// the hub. Its hub credentials stay in the spoke's Secret, as a pod's would.
+func (j *Joined) StopAgent() { j.stopAgent() }
+
+// StartAgent starts a new registration agent for the spoke, with the options of the first one
+// and none of its memory, as a restarted pod would; it replaces Agent and runs until the test
+// that joined the spoke ends.
+func (j *Joined) StartAgent() {
+	j.t.Helper()
+	a, err := agentreg.New(j.opts)
+	if err != nil {
+		j.t.Fatal(err)
+	}
+	j.Agent = a
+	j.stopAgent = RunUntilCleanup(j.t, a.Run)
 }
 
 // JoinSpokes runs a registration agent on every spoke (agent id "agent-<spoke>"), accepts the
@@ -73,7 +94,7 @@ func (e *Env) join(t *testing.T, linked bool, mutate func(*agentreg.Options)) []
 	// Requests are stamped with the API server's clock, to the second.
 	started := time.Now().Add(-time.Second)
 	for _, s := range e.Spokes {
-		j := &Joined{Name: s.Name, Spoke: s}
+		j := &Joined{Name: s.Name, Spoke: s, t: t}
 		cfg := bootstrap
 		if linked {
 			j.Link = e.NewLink(t, s)
@@ -89,12 +110,8 @@ func (e *Env) join(t *testing.T, linked bool, mutate func(*agentreg.Options)) []
 		if mutate != nil {
 			mutate(&opts)
 		}
-		a, err := agentreg.New(opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		RunUntilCleanup(t, a.Run)
-		j.Agent = a
+		j.opts = opts
+		j.StartAgent()
 		out = append(out, j)
 	}
 	for _, j := range out {

@@ -26,6 +26,9 @@ type Options struct {
 	Spokes int
 	// CRDs installs Flotilla's CRDs (config/crd) on every cluster before the tests run.
 	CRDs bool
+	// EtcdPerCluster gives each cluster its own etcd (Cluster.Etcd), so that a test can restart
+	// the hub's alone.
+	EtcdPerCluster bool
 	// HubRuntime gives the hub kube-scheduler and a process-runtime node, RuntimeNode, whose pods
 	// run as local processes of the test binary (procruntime.NodeRunner, started by Main and
 	// stopped before the fleet): Deployments on the hub really run. Without it the hub has no
@@ -80,6 +83,10 @@ var shared struct {
 	err error
 }
 
+// KeepLogsEnv names the environment variable that, when set, keeps the fleet's logs after tests
+// that passed too (they are always kept after a failure).
+const KeepLogsEnv = "FLOTILLA_TESTENV_KEEP_LOGS"
+
 // Main starts the fleet, runs the package's tests and stops the fleet. It returns the exit code
 // for os.Exit. If the fleet cannot start, every test would fail, so Main fails at once and says why.
 func Main(m *testing.M, opts Options) int {
@@ -110,9 +117,12 @@ func Main(m *testing.M, opts Options) int {
 	signal.Stop(sigs)
 	env.stopRuntimes()
 	env.Fleet.Stop()
-	if code == 0 {
+	switch {
+	case code == 0 && os.Getenv(KeepLogsEnv) == "":
 		_ = os.RemoveAll(dir)
-	} else {
+	case code == 0:
+		fmt.Fprintf(os.Stderr, "testenv: the fleet's logs are kept in %s (%s is set)\n", dir, KeepLogsEnv)
+	default:
 		fmt.Fprintf(os.Stderr, "testenv: tests failed; the fleet's logs are kept in %s\n", dir)
 	}
 	return code
@@ -130,7 +140,7 @@ func startFleet(dir string, opts Options) (*Env, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	fleet, err := localk8s.StartFleet(ctx, localk8s.FleetOptions{
-		Dir: dir, Binaries: bins, Spokes: spokes, HubScheduler: opts.HubRuntime, Progress: os.Stderr,
+		Dir: dir, Binaries: bins, Spokes: spokes, HubScheduler: opts.HubRuntime, Progress: os.Stderr, EtcdPerCluster: opts.EtcdPerCluster,
 	})
 	if err != nil {
 		return nil, err

@@ -5,12 +5,14 @@ package chaos
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/go-logr/logr/testr"
+	"github.com/google/go-cmp/cmp"
 	batchv1 "k8s.io/api/batch/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -54,6 +56,8 @@ type fenced struct {
 	fence *agentfencing.Fencer
 	// stopWork stops the spoke's work agent; startWork starts a new one.
 	stopWork func()
+	// stopFence stops the fence's loop.
+	stopFence func()
 	// t is the test that started the agents: a work agent started again runs until it ends, not
 	// until the end of the subtest that started it again.
 	t *testing.T
@@ -217,6 +221,39 @@ func TestFencing(t *testing.T) {
 		t.Logf("fenced %s after the cut (F = %ds); %s", fencedAfter.Round(time.Millisecond), fenceAfter, c.Message)
 	})
 
+	t.Run("the agent killed past F and restarted before L, as its pod would be: nothing stops, nothing is declared lost", func(t *testing.T) {
+		testenv.Create(t, hub, fencedWork(one.Name, "agentkill"))
+		waitRunning(t, one, "agentkill")
+		changes := watchStale(t, one, "agentkill")
+		notAvailable := watchAvailable(t, hub, one.Name)
+		waitRenewed(t, hub, one.Name, time.Now(), 10*time.Second)
+		one.killAgent()
+		// Past F without an agent: no fence runs, and the hub has not declared anything (L).
+		time.Sleep((fenceAfter + 4) * time.Second)
+		one.restartAgent()
+		restarted := time.Now()
+		waitRenewed(t, hub, one.Name, restarted, 30*time.Second)
+		// The new agent's fence counts F from its own start until its first renewal: give it
+		// that long and more, in which it must stop nothing.
+		time.Sleep((fenceAfter + 2) * time.Second)
+		j := job(t, one, "agentkill")
+		if ptr.Deref(j.Spec.Suspend, false) || j.Annotations[fencing.AnnotationStopped] != "" {
+			t.Errorf("job agentkill was stopped around the agent's restart: suspend %v, %s", ptr.Deref(j.Spec.Suspend, false), j.Annotations[fencing.AnnotationStopped])
+		}
+		if resumed, created := changes(); resumed > 0 || created > 0 {
+			t.Errorf("job agentkill was stopped and started again around the agent's restart: resumed %d times, %d pods created", resumed, created)
+		}
+		if e := epoch(t, hub, one.Name); e != 0 {
+			t.Errorf("epoch %d: the hub declared the cluster lost while its agent was down for less than L", e)
+		}
+		if seen := notAvailable(); len(seen) > 0 {
+			t.Errorf("the hub said %s was not available while its agent was down for less than L (fenced timing): %v", one.Name, seen)
+		}
+		if one.fence.Episodes() != 0 || one.fence.Fenced() {
+			t.Errorf("the restarted agent's fence was raised")
+		}
+	})
+
 	t.Run("a partition beyond L: declared lost, moved by its placement, the stale copy removed, never two at once", func(t *testing.T) {
 		ns := env.Namespace(t, env.Hub)
 		testenv.Create(t, hub, &clusterv1beta2.ManagedClusterSetBinding{ObjectMeta: metav1.ObjectMeta{Name: clusterset.GlobalSetName, Namespace: ns},
@@ -347,6 +384,40 @@ func restarts(t *testing.T, env *testenv.Env, hub client.Client, one *fenced) {
 		// A restart longer than F stops the fenced job and resumes it in place: one run at a time.
 		resumed, created := stale()
 		t.Logf("over the restart the fenced job was resumed %d times, %d pods created", resumed, created)
+	})
+
+	t.Run("the hub's etcd restarted: nothing is declared lost or lost, the fenced job runs on", func(t *testing.T) {
+		e := env.Hub.Etcd
+		if e == nil || e == one.Spoke.Etcd {
+			t.Fatal("the hub has no etcd of its own: TestMain must start the fleet with EtcdPerCluster")
+		}
+		testenv.Create(t, hub, fencedWork(one.Name, "etcd-restart"))
+		waitRunning(t, one, "etcd-restart")
+		before := epoch(t, hub, one.Name)
+		worksBefore := workNames(t, hub, one.Name)
+		stale := watchStale(t, one, "etcd-restart")
+		down := time.Now()
+		e.Stop()
+		time.Sleep(3 * time.Second) // a restart of etcd's pod, not an instant one
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := e.Start(ctx); err != nil {
+			t.Fatalf("starting the hub's etcd again: %v", err)
+		}
+		t.Logf("the hub's etcd was down %s (F = %ds)", time.Since(down).Round(time.Millisecond), fenceAfter)
+		waitRenewed(t, hub, one.Name, time.Now(), 90*time.Second)
+		testenv.WaitFor(t, 60*time.Second, "the fence to be down", func(context.Context) (bool, string, error) {
+			return !one.fence.Fenced(), "", nil
+		})
+		waitRunning(t, one, "etcd-restart")
+		if after := epoch(t, hub, one.Name); after != before {
+			t.Errorf("epoch %d -> %d: the hub declared %s lost over its etcd's restart", before, after, one.Name)
+		}
+		if diff := cmp.Diff(worksBefore, workNames(t, hub, one.Name)); diff != "" {
+			t.Errorf("ManifestWorks of %s across the hub's etcd restart (-before +after):\n%s", one.Name, diff)
+		}
+		resumed, created := stale()
+		t.Logf("over the etcd restart the fenced job was resumed %d times, %d pods created", resumed, created)
 	})
 
 	t.Run("a spoke's API server stopped: the hub says it is unavailable, and moves nothing", func(t *testing.T) {
@@ -559,14 +630,66 @@ func condition(t *testing.T, hub client.Client, cluster, typ string) *metav1.Con
 // startAgents runs the work agent and the fence of a joined spoke until the test ends.
 func startAgents(t *testing.T, j *testenv.Joined) *fenced {
 	t.Helper()
-	f, err := agentfencing.New(agentfencing.Options{ClusterName: j.Name, Agent: j.Agent, Hub: j.Agent.Hub(), Spoke: j.Spoke.RESTConfig(),
-		Log: testr.New(t).WithName("fence-" + j.Name)})
+	s := &fenced{Joined: j, t: t}
+	s.startFence()
+	s.startWork()
+	return s
+}
+
+// startFence runs a new fence on s with the registration agent's credentials, until stopFence or
+// the end of the test that started s's agents.
+func (s *fenced) startFence() {
+	t := s.t
+	t.Helper()
+	f, err := agentfencing.New(agentfencing.Options{ClusterName: s.Name, Agent: s.Agent, Hub: s.Agent.Hub(), Spoke: s.Spoke.RESTConfig(),
+		Log: testr.New(t).WithName("fence-" + s.Name)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	runner := registration.Runner{Clock: clock.RealClock{}, Log: testr.New(t).WithName("fence-" + j.Name), InitialBackoff: 200 * time.Millisecond, MaxBackoff: time.Second}
-	testenv.RunUntilCleanup(t, func(ctx context.Context) error { return runner.Run(ctx, f.Loop()) })
-	s := &fenced{Joined: j, fence: f, t: t}
+	runner := registration.Runner{Clock: clock.RealClock{}, Log: testr.New(t).WithName("fence-" + s.Name), InitialBackoff: 200 * time.Millisecond, MaxBackoff: time.Second}
+	s.fence = f
+	s.stopFence = testenv.RunUntilCleanup(t, func(ctx context.Context) error { return runner.Run(ctx, f.Loop()) })
+}
+
+// killAgent stops every agent of s at once (registration, fence, work), as the agent's pod
+// killed would: nothing is said to the hub. restartAgent starts them again, with no memory.
+func (s *fenced) killAgent() {
+	s.stopFence()
+	s.stopWork()
+	s.StopAgent()
+}
+
+func (s *fenced) restartAgent() {
+	s.StartAgent()
+	s.startFence()
 	s.startWork()
-	return s
+}
+
+// timingOf is the fencing Timing the hub wrote for cluster, if any.
+func timingOf(t *testing.T, hub client.Client, cluster string) (fencing.Timing, bool) {
+	t.Helper()
+	mc := &clusterv1.ManagedCluster{}
+	if err := hub.Get(context.Background(), client.ObjectKey{Name: cluster}, mc); err != nil {
+		t.Fatal(err)
+	}
+	tm, ok, _ := fencing.OfCluster(mc.Annotations)
+	return tm, ok
+}
+
+// workNames lists the ManifestWorks in cluster's namespace on the hub that are not being deleted
+// (an earlier subtest's, on their way out), sorted.
+func workNames(t *testing.T, hub client.Client, cluster string) []string {
+	t.Helper()
+	l := &workv1.ManifestWorkList{}
+	if err := hub.List(context.Background(), l, client.InNamespace(cluster)); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, w := range l.Items {
+		if w.DeletionTimestamp.IsZero() {
+			out = append(out, w.Name)
+		}
+	}
+	sort.Strings(out)
+	return out
 }

@@ -86,6 +86,7 @@ func TestFederationTrains(t *testing.T) {
 	f.waitPods(t, "the ServerApp on the hub and a ClientApp on spoke-1..3", map[string]string{
 		"hub": "skewed-softmax-serverapp", "spoke-1": "skewed-softmax-clientapp", "spoke-2": "skewed-softmax-clientapp", "spoke-3": "skewed-softmax-clientapp"})
 
+	f.waitSuperNodes(t, 3)
 	f.show(t, "Submit the example app with flwr run (Flower's CLI, to the hub's SuperLink over TLS)")
 	model := filepath.Join(f.dir, "model")
 	m.submitted, m.cpuStart = time.Now(), f.cpu(t)
@@ -200,8 +201,9 @@ func (f *fleet) waitPods(t *testing.T, what string, want map[string]string) {
 	})
 }
 
-// flwrRun submits the example app to the hub's SuperLink with Flower's CLI and returns the run.
-func (f *fleet) flwrRun(t *testing.T, runConfig string) uint64 {
+// flwrHome writes the Flower CLI's configuration (the hub's SuperLink, its CA) and returns the
+// folder to use as FLWR_HOME.
+func (f *fleet) flwrHome(t *testing.T) string {
 	t.Helper()
 	home := filepath.Join(f.dir, "flwr-cli")
 	if err := os.MkdirAll(home, 0o755); err != nil {
@@ -219,13 +221,53 @@ func (f *fleet) flwrRun(t *testing.T, runConfig string) uint64 {
 			t.Fatal(err)
 		}
 	}
+	return home
+}
+
+// flwr runs Flower's CLI against the hub's SuperLink.
+func (f *fleet) flwr(t *testing.T, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(venv, "bin", "flwr"), args...)
+	cmd.Env = append(os.Environ(), "FLWR_HOME="+f.flwrHome(t), "FLWR_TELEMETRY_ENABLED=0", "FLWR_DISABLE_UPDATE_CHECK=1")
+	return cmd
+}
+
+// waitSuperNodes waits until the hub's SuperLink lists want SuperNodes online. A ClientApp pod
+// running is not enough: its SuperNode may connect a little later, and the ServerApp samples the
+// nodes connected when a round starts, so a run submitted early would have fewer clients in round 1.
+func (f *fleet) waitSuperNodes(t *testing.T, want int) {
+	t.Helper()
+	testenv.WaitFor(t, wait, fmt.Sprintf("%d SuperNodes online at the hub's SuperLink", want), func(context.Context) (bool, string, error) {
+		out, err := f.flwr(t, "supernode", "list", "flotilla", "--format", "json").Output()
+		if err != nil {
+			return false, fmt.Sprintf("flwr supernode list: %v: %s", err, out), nil
+		}
+		var res struct {
+			Nodes []struct {
+				Status string `json:"status"`
+			} `json:"nodes"`
+		}
+		if err := json.Unmarshal(out, &res); err != nil {
+			return false, fmt.Sprintf("flwr supernode list answered %s", out), nil
+		}
+		online := 0
+		for _, n := range res.Nodes {
+			if n.Status == "online" {
+				online++
+			}
+		}
+		return online >= want, fmt.Sprintf("%d online: %s", online, out), nil
+	})
+}
+
+// flwrRun submits the example app to the hub's SuperLink with Flower's CLI and returns the run.
+func (f *fleet) flwrRun(t *testing.T, runConfig string) uint64 {
+	t.Helper()
 	app, err := filepath.Abs("../../examples/federated-learning")
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(filepath.Join(venv, "bin", "flwr"), "run", app, "flotilla", "--format", "json", "--run-config", runConfig)
-	cmd.Env = append(os.Environ(), "FLWR_HOME="+home, "FLWR_TELEMETRY_ENABLED=0", "FLWR_DISABLE_UPDATE_CHECK=1")
-	out, err := cmd.Output()
+	out, err := f.flwr(t, "run", app, "flotilla", "--format", "json", "--run-config", runConfig).Output()
 	if err != nil {
 		t.Fatalf("flwr run: %v\n%s", err, out)
 	}

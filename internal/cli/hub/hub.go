@@ -29,6 +29,7 @@ func NewCommand(_ streams.IO) *cobra.Command {
 	var kube kubeflags.Flags
 	var webhookService, addonManagerIdentity string
 	flowerTLS := true
+	multiKueueFencing := true
 	cmd := &cobra.Command{
 		Use:   "hub",
 		Short: "Run the hub's controllers against the hub's API server",
@@ -60,6 +61,7 @@ func NewCommand(_ streams.IO) *cobra.Command {
 			}
 			opts.AddonManagerIdentity = id
 			opts.Flower.Insecure = !flowerTLS
+			opts.NoMultiKueueFencing = !multiKueueFencing
 			if err := opts.Flower.Validate(); err != nil {
 				return err
 			}
@@ -119,6 +121,9 @@ func NewCommand(_ streams.IO) *cobra.Command {
 	f.DurationVar(&opts.ClusterCleanupTimeout, "cluster-cleanup-timeout", registration.DefaultCleanupTimeout,
 		"how long the hub waits, after a cluster is denied or deleted, for its agent to remove what the cluster's ManifestWorks applied; "+
 			"after it the hub removes the works' finalizers itself, and what they applied may stay on the cluster (docs/registration.md)")
+	f.BoolVar(&multiKueueFencing, "multikueue-fencing", multiKueueFencing,
+		"fence every MultiKueue worker with the failover defaults (docs/failover.md); false: a worker is fenced only when a FailoverPolicy names a set it is in, "+
+			"and a cut-off worker's jobs keep running there until Kueue's workerLostTimeout moves them")
 	f.StringVar(&addonManagerIdentity, "addon-manager-identity", "",
 		"NAMESPACE/NAME of the ServiceAccount the hub acts as (impersonates) to bind template add-ons' hubPermissions; the roles OCM add-ons "+
 			"grant to OCM's add-on manager are then the ones it may bind (the hub chart sets "+addontemplate.OCMManagerNamespace+"/"+addontemplate.OCMManagerServiceAccount+

@@ -68,7 +68,9 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&kueuev1beta2.MultiKueueConfig{}, handler.EnqueueRequestsFromMapFunc(r.allChecks)).
 		Watches(&kueuev1beta2.MultiKueueCluster{}, handler.EnqueueRequestsFromMapFunc(r.allChecks)).
 		// A decided cluster accepted again (or denied) changes what the Active condition says.
-		Watches(&clusterv1.ManagedCluster{}, handler.EnqueueRequestsFromMapFunc(r.allChecks), builder.WithPredicates(delivery.Changed)).
+		// A cluster declared lost leaves every config, and comes back when it is (withoutLost).
+		Watches(&clusterv1.ManagedCluster{}, handler.EnqueueRequestsFromMapFunc(r.allChecks),
+			builder.WithPredicates(predicate.Or(delivery.Changed, LostChanged))).
 		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(r.allChecks), builder.WithPredicates(delivery.Changed)).
 		Complete(r)
 }
@@ -132,6 +134,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		s.Placement = ac.Spec.Parameters.Name
 		var err error
 		if s.PlacementMissing, s.Clusters, err = r.decided(ctx, s.Placement); err != nil {
+			return reconcile.Result{}, err
+		}
+		if s.Clusters, s.Lost, err = r.withoutLost(ctx, s.Clusters); err != nil {
 			return reconcile.Result{}, err
 		}
 	}
@@ -227,6 +232,30 @@ func (r *Reconciler) decided(ctx context.Context, placement string) (missing boo
 		}
 	}
 	return false, Clusters(own), nil
+}
+
+// withoutLost splits the decided clusters into those MultiKueue may use and those the hub declared
+// lost (DeclaredLost). A lost worker is taken out of MultiKueue at once, before the Requeuer puts
+// its workloads back in the queue: Kueue reads every worker of a config on each reconcile of a
+// workload, and a worker cut off by a real partition answers nothing, so each read would hang until
+// the connection times out (about a minute) and hold up the re-placement (docs/failover.md).
+func (r *Reconciler) withoutLost(ctx context.Context, decided []string) (keep, lost []string, err error) {
+	for _, name := range decided {
+		mc := &clusterv1.ManagedCluster{}
+		if err := r.Client.Get(ctx, client.ObjectKey{Name: name}, mc); err != nil {
+			if apierrors.IsNotFound(err) {
+				keep = append(keep, name) // delivery.Check says what is wrong with it
+				continue
+			}
+			return nil, nil, err
+		}
+		if _, isLost := DeclaredLost(mc); isLost {
+			lost = append(lost, name)
+			continue
+		}
+		keep = append(keep, name)
+	}
+	return keep, lost, nil
 }
 
 // secretReady says whether cluster's kubeconfig Secret exists with its key.

@@ -3,6 +3,7 @@ package kueue
 import (
 	"context"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -22,6 +23,7 @@ import (
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 	"github.com/flotilla/flotilla/api/scheme"
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
+	"github.com/flotilla/flotilla/internal/fencing"
 	"github.com/flotilla/flotilla/internal/kueueworker"
 )
 
@@ -108,19 +110,25 @@ func TestCredentialsOnlyForAcceptedClusters(t *testing.T) {
 	}
 }
 
+// checkOfPlacement is an AdmissionCheck of the hub's naming Placement gpu, which decided the
+// clusters, with the placement and its decision.
+func checkOfPlacement(decided ...string) (*kueuev1beta2.AdmissionCheck, []client.Object) {
+	ac := &kueuev1beta2.AdmissionCheck{ObjectMeta: metav1.ObjectMeta{Name: "check", UID: "ac-uid"},
+		Spec: kueuev1beta2.AdmissionCheckSpec{ControllerName: ControllerName, Parameters: &kueuev1beta2.AdmissionCheckParametersReference{
+			APIGroup: clusterv1beta1.GroupVersion.Group, Kind: "Placement", Name: "gpu"}}}
+	d := &clusterv1beta1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{Namespace: DefaultNamespace, Name: "gpu-decision-1",
+		Labels: map[string]string{clusterv1beta1.PlacementLabel: "gpu"}}}
+	for _, c := range decided {
+		d.Status.Decisions = append(d.Status.Decisions, clusterv1beta1.ClusterDecision{ClusterName: c})
+	}
+	return ac, []client.Object{ac, &clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: DefaultNamespace, Name: "gpu"}}, d}
+}
+
 // An AdmissionCheck whose placement decides a cluster the hub does not accept says so in its
 // Active condition, rather than waiting for that cluster's kubeconfig.
 func TestActiveSaysClusterNotAccepted(t *testing.T) {
 	ctx := context.Background()
-	ac := &kueuev1beta2.AdmissionCheck{ObjectMeta: metav1.ObjectMeta{Name: "check", UID: "ac-uid"},
-		Spec: kueuev1beta2.AdmissionCheckSpec{ControllerName: ControllerName, Parameters: &kueuev1beta2.AdmissionCheckParametersReference{
-			APIGroup: clusterv1beta1.GroupVersion.Group, Kind: "Placement", Name: "gpu"}}}
-	objs := []client.Object{ac,
-		&clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: DefaultNamespace, Name: "gpu"}},
-		&clusterv1beta1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{Namespace: DefaultNamespace, Name: "gpu-decision-1",
-			Labels: map[string]string{clusterv1beta1.PlacementLabel: "gpu"}},
-			Status: clusterv1beta1.PlacementDecisionStatus{Decisions: []clusterv1beta1.ClusterDecision{{ClusterName: "ok"}, {ClusterName: "denied"}}}},
-	}
+	ac, objs := checkOfPlacement("ok", "denied")
 	objs = append(objs, clusterObjects("ok", true, false, false)...)
 	objs = append(objs, clusterObjects("denied", false, false, false)...)
 	c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(objs...).WithStatusSubresource(ac).Build()
@@ -141,5 +149,60 @@ func TestActiveSaysClusterNotAccepted(t *testing.T) {
 		"accept them (spec.hubAcceptsClient: true), or have the placement leave them out; also waiting for kubeconfig Secrets multikueue-ok"}
 	if diff := cmp.Diff(want, result{string(cond.Status), cond.Reason, cond.Message}); diff != "" {
 		t.Errorf("Active (-want +got):\n%s", diff)
+	}
+}
+
+// A worker the hub declared lost leaves the check's MultiKueueConfig and its MultiKueueCluster
+// goes, so that Kueue stops reaching for it; the Active condition names it.
+func TestLostWorkerLeavesMultiKueue(t *testing.T) {
+	ctx := context.Background()
+	ac, objs := checkOfPlacement("lost", "ok")
+	for _, name := range []string{"lost", "ok"} {
+		objs = append(objs, clusterObjects(name, true, false, false)...)
+		objs = append(objs, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: DefaultNamespace, Name: SecretName(name)},
+			Data: map[string][]byte{kueuev1beta2.MultiKueueConfigSecretKey: []byte("kubeconfig")}})
+	}
+	mc := objs[3].(*clusterv1.ManagedCluster)
+	mc.Annotations = map[string]string{fencing.AnnotationTiming: fencing.Default.String(), fencing.AnnotationEpoch: "2",
+		fencing.AnnotationLostAt: gone.UTC().Format(time.RFC3339)}
+	mc.Status.Conditions = []metav1.Condition{{Type: clusterv1.ManagedClusterConditionAvailable, Status: metav1.ConditionUnknown,
+		Reason: clusterv1.ManagedClusterReasonLeaseUpdateStopped, LastTransitionTime: *gone}}
+	c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(objs...).WithStatusSubresource(ac).Build()
+	r := &Reconciler{Client: c, SecretReader: c, Namespace: DefaultNamespace, Clock: clocktesting.NewFakePassiveClock(gone.Time)}
+	reconcileCheck := func() {
+		t.Helper()
+		if _, err := r.Reconcile(ctx, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(ac)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reconcileCheck()
+	cfg := &kueuev1beta2.MultiKueueConfig{}
+	if err := c.Get(ctx, client.ObjectKey{Name: "gpu"}, cfg); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"ok"}, cfg.Spec.Clusters); diff != "" {
+		t.Errorf("MultiKueueConfig clusters (-want +got):\n%s", diff)
+	}
+	if exists(t, c, &kueuev1beta2.MultiKueueCluster{ObjectMeta: metav1.ObjectMeta{Name: "lost"}}) {
+		t.Errorf("MultiKueueCluster lost still exists")
+	}
+	if err := c.Get(ctx, client.ObjectKeyFromObject(ac), ac); err != nil {
+		t.Fatal(err)
+	}
+	if cond := meta.FindStatusCondition(ac.Status.Conditions, kueuev1beta2.AdmissionCheckActive); cond == nil || !strings.Contains(cond.Message, "left out while declared lost: lost") {
+		t.Errorf("Active = %+v, want it to name the lost worker", cond)
+	}
+
+	// Back: Available again, the worker returns to the config.
+	mc.Status.Conditions[0].Status = metav1.ConditionTrue
+	if err := c.Update(ctx, mc); err != nil {
+		t.Fatal(err)
+	}
+	reconcileCheck()
+	if err := c.Get(ctx, client.ObjectKey{Name: "gpu"}, cfg); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"lost", "ok"}, cfg.Spec.Clusters); diff != "" {
+		t.Errorf("MultiKueueConfig clusters after the worker is back (-want +got):\n%s", diff)
 	}
 }

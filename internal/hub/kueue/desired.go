@@ -43,6 +43,8 @@ const (
 	// ReasonClusterNotAccepted: a decided cluster gets no credentials from the hub because the
 	// hub does not accept it, it is being deleted, or its namespace is terminating.
 	ReasonClusterNotAccepted = "ClusterNotAccepted"
+	// ReasonClustersLost: every cluster the placement decided is declared lost (DeclaredLost).
+	ReasonClustersLost = "ClustersLost"
 )
 
 // ParametersError says what is wrong with an AdmissionCheck's spec.parameters and how to fix it,
@@ -111,6 +113,9 @@ type State struct {
 	Placement        string
 	PlacementMissing bool
 	Clusters         []string
+	// Lost are decided clusters the hub declared lost under a fencing Timing (DeclaredLost): they
+	// are left out of Clusters, so out of MultiKueue, until they are back.
+	Lost []string
 	// Clashes name the objects in the way that are not the hub's (kind and name).
 	Clashes []string
 	// MissingSecrets name the kubeconfig Secrets not found, or not readable when
@@ -132,6 +137,10 @@ func Active(s State, generation int64) metav1.Condition {
 	case s.PlacementMissing:
 		c.Reason = ReasonPlacementNotFound
 		c.Message = fmt.Sprintf("%s (spec.parameters.name) not found: create it in namespace %s or name an existing one", p, s.Namespace)
+	case len(s.Clusters) == 0 && len(s.Lost) > 0:
+		c.Reason = ReasonClustersLost
+		c.Message = fmt.Sprintf("every cluster %s decided is declared lost (%s): MultiKueue dispatches nothing until one is back "+
+			"or the placement decides another (docs/failover.md)", p, strings.Join(s.Lost, ", "))
 	case len(s.Clusters) == 0:
 		c.Reason = ReasonNoClusters
 		c.Message = fmt.Sprintf("%s has decided no clusters: check its predicates, cluster sets and bindings in namespace %s", p, s.Namespace)
@@ -159,6 +168,9 @@ func Active(s State, generation int64) metav1.Condition {
 	default:
 		c.Status, c.Reason = metav1.ConditionTrue, ReasonActive
 		c.Message = fmt.Sprintf("MultiKueueConfig %s lists %d clusters of %s", s.Placement, len(s.Clusters), p)
+		if len(s.Lost) > 0 {
+			c.Message += fmt.Sprintf("; left out while declared lost: %s", strings.Join(s.Lost, ", "))
+		}
 	}
 	return c
 }

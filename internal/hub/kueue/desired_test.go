@@ -106,6 +106,11 @@ func TestActive(t *testing.T) {
 		"no clusters": {state: with(func(s *State) { s.Clusters = nil }),
 			want: result{metav1.ConditionFalse, ReasonNoClusters,
 				"Placement kueue-system/gpu has decided no clusters: check its predicates, cluster sets and bindings in namespace kueue-system"}},
+		"one cluster declared lost": {state: with(func(s *State) { s.Clusters, s.Lost = []string{"b"}, []string{"a"} }),
+			want: result{metav1.ConditionTrue, ReasonActive, "MultiKueueConfig gpu lists 1 clusters of Placement kueue-system/gpu; left out while declared lost: a"}},
+		"every cluster declared lost": {state: with(func(s *State) { s.Clusters, s.Lost = nil, []string{"a", "b"} }),
+			want: result{metav1.ConditionFalse, ReasonClustersLost,
+				"every cluster Placement kueue-system/gpu decided is declared lost (a, b): MultiKueue dispatches nothing until one is back or the placement decides another (docs/failover.md)"}},
 		"clash before credentials": {state: with(func(s *State) {
 			s.Clashes, s.MissingSecrets = []string{"MultiKueueConfig gpu"}, []string{"multikueue-a"}
 		}),

@@ -3,6 +3,7 @@ package kueue
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -10,6 +11,8 @@ import (
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
@@ -36,6 +39,10 @@ type Requeuer struct {
 
 var _ reconcile.Reconciler = (*Requeuer)(nil)
 
+// ConfigWait bounds how long after the declared loss the Requeuer waits for the lost worker to
+// leave the hub's MultiKueueConfigs before it requeues its workloads anyway.
+const ConfigWait = 10 * time.Second
+
 // RequeueRetry is how often the Requeuer looks again at a lost worker that still holds workloads.
 const RequeueRetry = 2 * time.Second
 
@@ -61,6 +68,23 @@ func DeclaredLost(mc *clusterv1.ManagedCluster) (time.Time, bool) {
 	return at, true
 }
 
+// LostChanged passes the updates of a ManagedCluster that change whether it is DeclaredLost.
+var LostChanged predicate.Predicate = predicate.Funcs{
+	CreateFunc:  func(e event.CreateEvent) bool { return lost(e.Object) },
+	UpdateFunc:  func(e event.UpdateEvent) bool { return lost(e.ObjectOld) != lost(e.ObjectNew) },
+	DeleteFunc:  func(event.DeleteEvent) bool { return false },
+	GenericFunc: func(event.GenericEvent) bool { return false },
+}
+
+func lost(o client.Object) bool {
+	mc, ok := o.(*clusterv1.ManagedCluster)
+	if !ok {
+		return false
+	}
+	_, l := DeclaredLost(mc)
+	return l
+}
+
 // +kubebuilder:rbac:groups=kueue.x-k8s.io,resources=admissionchecks,verbs=get;list;watch
 
 // Reconcile requeues the workloads admitted on the cluster while it is declared lost.
@@ -72,6 +96,15 @@ func (r *Requeuer) Reconcile(ctx context.Context, req reconcile.Request) (reconc
 	lostAt, lost := DeclaredLost(mc)
 	if !lost {
 		return reconcile.Result{}, nil
+	}
+	// Requeue once the worker is out of the hub's MultiKueueConfigs (Reconciler.withoutLost), so
+	// that Kueue, evicting the workloads, does not reach for the cut worker; not longer than
+	// ConfigWait, so that a config the hub cannot write does not hold the workloads forever.
+	if in, err := r.inConfig(ctx, mc.Name); err != nil {
+		return reconcile.Result{}, err
+	} else if in != "" && r.Clock.Since(lostAt) < ConfigWait {
+		ctrl.LoggerFrom(ctx).V(1).Info("waiting for the lost worker to leave MultiKueue", "cluster", mc.Name, "config", in)
+		return reconcile.Result{RequeueAfter: ConfigWait / 20}, nil
 	}
 	checks, err := multiKueueChecks(ctx, r.Client)
 	if err != nil {
@@ -107,4 +140,18 @@ func (r *Requeuer) Reconcile(ctx context.Context, req reconcile.Request) (reconc
 		return reconcile.Result{RequeueAfter: RequeueRetry}, nil
 	}
 	return reconcile.Result{}, nil
+}
+
+// inConfig names a MultiKueueConfig of the hub's that still lists the cluster, or "".
+func (r *Requeuer) inConfig(ctx context.Context, cluster string) (string, error) {
+	l := &kueuev1beta2.MultiKueueConfigList{}
+	if err := r.Client.List(ctx, l, client.MatchingLabels{ManagedLabel: ManagedValue}); err != nil {
+		return "", err
+	}
+	for _, c := range l.Items {
+		if slices.Contains(c.Spec.Clusters, cluster) {
+			return c.Name, nil
+		}
+	}
+	return "", nil
 }

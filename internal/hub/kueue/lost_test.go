@@ -39,10 +39,29 @@ func TestRequeuer(t *testing.T) {
 		wl.Status.AdmissionChecks = []kueuev1beta2.AdmissionCheckState{{Name: "mk", State: state, LastTransitionTime: metav1.NewTime(at.Add(-time.Hour))}}
 		return wl
 	}
+	config := func(managed bool, clusters ...string) *kueuev1beta2.MultiKueueConfig {
+		c := &kueuev1beta2.MultiKueueConfig{ObjectMeta: metav1.ObjectMeta{Name: "gpus"}, Spec: kueuev1beta2.MultiKueueConfigSpec{Clusters: clusters}}
+		if managed {
+			c.Labels = map[string]string{ManagedLabel: ManagedValue}
+		}
+		return c
+	}
+	notYet := map[string]kueuev1beta2.CheckState{"on-lost": kueuev1beta2.CheckStateReady, "elsewhere": kueuev1beta2.CheckStateReady, "waiting": kueuev1beta2.CheckStatePending}
+	requeued := map[string]kueuev1beta2.CheckState{"on-lost": kueuev1beta2.CheckStateRetry, "elsewhere": kueuev1beta2.CheckStateReady, "waiting": kueuev1beta2.CheckStatePending}
 	tests := map[string]struct {
 		cluster *clusterv1.ManagedCluster
+		config  *kueuev1beta2.MultiKueueConfig
+		since   time.Duration // from the loss to now; a second when zero
 		want    map[string]kueuev1beta2.CheckState
 	}{
+		"declared lost, out of the hub's config": {cluster: lostCluster("gpu-1", at.Format(time.RFC3339), metav1.ConditionUnknown),
+			config: config(true, "gpu-2"), want: requeued},
+		"declared lost, still in the hub's config: wait for it to leave": {cluster: lostCluster("gpu-1", at.Format(time.RFC3339), metav1.ConditionUnknown),
+			config: config(true, "gpu-1", "gpu-2"), want: notYet},
+		"declared lost, still in the hub's config after ConfigWait": {cluster: lostCluster("gpu-1", at.Format(time.RFC3339), metav1.ConditionUnknown),
+			config: config(true, "gpu-1", "gpu-2"), since: ConfigWait, want: requeued},
+		"declared lost, in someone else's config, which the hub does not change": {cluster: lostCluster("gpu-1", at.Format(time.RFC3339), metav1.ConditionUnknown),
+			config: config(false, "gpu-1", "gpu-2"), want: requeued},
 		"declared lost": {cluster: lostCluster("gpu-1", at.Format(time.RFC3339), metav1.ConditionUnknown),
 			want: map[string]kueuev1beta2.CheckState{"on-lost": kueuev1beta2.CheckStateRetry, "elsewhere": kueuev1beta2.CheckStateReady, "waiting": kueuev1beta2.CheckStatePending}},
 		"unknown, but not by the fencing timing": {cluster: lostCluster("gpu-1", "", metav1.ConditionUnknown),
@@ -55,11 +74,19 @@ func TestRequeuer(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			check := &kueuev1beta2.AdmissionCheck{ObjectMeta: metav1.ObjectMeta{Name: "mk"}, Spec: kueuev1beta2.AdmissionCheckSpec{ControllerName: kueuev1beta2.MultiKueueControllerName}}
-			c := fake.NewClientBuilder().WithScheme(scheme.Scheme).
-				WithObjects(tc.cluster, check, workload("on-lost", "gpu-1", kueuev1beta2.CheckStateReady),
+			objs := []client.Object{tc.cluster, check}
+			if tc.config != nil {
+				objs = append(objs, tc.config)
+			}
+			c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(objs...).
+				WithObjects(workload("on-lost", "gpu-1", kueuev1beta2.CheckStateReady),
 					workload("elsewhere", "gpu-2", kueuev1beta2.CheckStateReady), workload("waiting", "", kueuev1beta2.CheckStatePending)).
 				WithStatusSubresource(&kueuev1beta2.Workload{}).Build()
-			r := &Requeuer{Client: c, Clock: clocktesting.NewFakePassiveClock(at.Add(time.Second))}
+			since := tc.since
+			if since == 0 {
+				since = time.Second
+			}
+			r := &Requeuer{Client: c, Clock: clocktesting.NewFakePassiveClock(at.Add(since))}
 			if _, err := r.Reconcile(context.Background(), reconcile.Request{NamespacedName: client.ObjectKey{Name: "gpu-1"}}); err != nil {
 				t.Fatal(err)
 			}
