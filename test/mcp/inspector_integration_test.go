@@ -43,7 +43,7 @@ func TestInspectorCLI(t *testing.T) {
 		cmd.Stderr = testWriter{t}
 		out, err := cmd.Output()
 		var exit *exec.ExitError
-		if err != nil && !(toolError && errors.As(err, &exit)) {
+		if err != nil && (!toolError || !errors.As(err, &exit)) {
 			t.Fatalf("mcp-inspector --cli %s: %v\n%s", strings.Join(args, " "), err, out)
 		}
 		return out
