@@ -18,14 +18,27 @@ COMMIT_TIME ?= $(shell git log -1 --format=%cI 2>/dev/null)
 # Integration tests start several control planes per package; keep parallel packages at 2 on 2 cores.
 TEST_P ?= 2
 
-.PHONY: npm-deps all build k8s-bin bench bench-addon bench-fl bench-hub bench-install bench-placement bench-gpu-placement bench-multikueue bench-resourceusage bench-work controller-gen check-generated fuzz image test test-python test-unit lint lint-bin fmt vet generate demo demo-fl demo-kueue down clean
+.PHONY: npm-deps all build bench-dashboard dashboard-assets dashboard-screenshots test-dashboard k8s-bin bench bench-addon bench-fl bench-hub bench-install bench-placement bench-gpu-placement bench-multikueue bench-resourceusage bench-work controller-gen check-generated fuzz image test test-python test-unit lint lint-bin fmt vet generate demo demo-fl demo-kueue down clean
 
 all: build
 
-build: ## Build bin/flotilla.
+# The dashboard's web app (web/dashboard: TypeScript, Preact, Vite) is built into web/dashboard/dist,
+# which the binary embeds; npm ci runs again when package-lock.json changes, the build when a source does.
+WEB := web/dashboard
+WEB_SRC := $(shell find $(WEB)/src -type f 2>/dev/null) $(WEB)/index.html $(WEB)/package.json $(WEB)/tsconfig.json $(WEB)/vite.config.ts
+
+$(WEB)/node_modules/.package-lock.json: $(WEB)/package-lock.json
+	cd $(WEB) && npm ci --no-audit --no-fund
+
+$(WEB)/dist/index.html: $(WEB)/node_modules/.package-lock.json $(WEB_SRC)
+	cd $(WEB) && npm run build
+
+dashboard-assets: $(WEB)/dist/index.html ## Build the dashboard's web app (npm ci && npm run build in web/dashboard) for the binary to embed.
+
+build: dashboard-assets ## Build bin/flotilla (with the dashboard's web app).
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/flotilla
 
-image: ## Build the flotilla image for linux/amd64 and linux/arm64 as OCI tarballs in bin/images; no Docker needed (docs/install.md).
+image: dashboard-assets ## Build the flotilla image for linux/amd64 and linux/arm64 as OCI tarballs in bin/images; no Docker needed (docs/install.md).
 	@for p in $(IMAGE_PLATFORMS); do \
 	  echo "== go build $$p"; \
 	  CGO_ENABLED=0 GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) build -trimpath -ldflags "$(IMAGE_LDFLAGS)" -o bin/$${p%/*}-$${p#*/}/flotilla ./cmd/flotilla; \
@@ -47,7 +60,7 @@ npm-deps: ## Install the npm packages the tests use (npm ci, from the lock files
 	  fi; \
 	done
 
-test: k8s-bin npm-deps ## Every test: unit and integration (real API servers).
+test: k8s-bin npm-deps dashboard-assets ## Every test: unit and integration (real API servers).
 	@echo "== go vet"
 	$(GO) vet -tags integration ./...
 	@echo "== go test (unit and integration)"
@@ -106,6 +119,18 @@ bench-fl: k8s-bin ## A Flower federation on a local fleet: created to clients ru
 bench-failover: k8s-bin ## A worker running 50 GPU jobs cut off the hub (iptables, as root), with Flotilla's fencing and then with released MultiKueue's defaults (about 25 minutes): declared lost, every job running elsewhere (p50, p99, max), overlapping runs.
 	FLOTILLA_K8S_BIN="$$(tools/build.sh --print)" FLOTILLA_CHAOS_KUEUE_JOBS=$${FLOTILLA_CHAOS_KUEUE_JOBS:-50} FLOTILLA_CHAOS_RELEASED=1 \
 	  $(GO) test -tags integration -count=1 -run '^TestKueueFailover(ReleasedDefaults)?$$' -v -timeout 60m ./test/chaos/
+
+# The dashboard's browser tests (headless Debian chromium, driven by chromedp) against a real fleet.
+test-dashboard: k8s-bin dashboard-assets ## The dashboard's API and browser tests (needs chromium: apt-get install chromium).
+	FLOTILLA_K8S_BIN="$$(tools/build.sh --print)" $(GO) test -tags integration -count=1 -v -timeout 10m ./test/dashboard/
+
+bench-dashboard: k8s-bin dashboard-assets ## Dashboard: first render of the fleet and GPUs views at 1,000 and 5,000 clusters; memory and CPU with 10 viewers.
+	FLOTILLA_K8S_BIN="$$(tools/build.sh --print)" $(GO) test -tags integration -run '^$$' -bench '^BenchmarkDashboard$$' -benchtime 1x -timeout 30m ./test/dashboard/
+
+dashboard-screenshots: k8s-bin dashboard-assets ## Regenerate docs/dashboard/*.png from the browser tests.
+	mkdir -p docs/dashboard
+	FLOTILLA_K8S_BIN="$$(tools/build.sh --print)" FLOTILLA_DASHBOARD_SCREENSHOTS="$$PWD/docs/dashboard" \
+	  $(GO) test -tags integration -count=1 -run '^TestBrowser$$' -timeout 10m ./test/dashboard/
 
 lint-bin:
 	@cd tools/lint && $(GO) build -o ../../bin/golangci-lint github.com/golangci/golangci-lint/v2/cmd/golangci-lint

@@ -285,3 +285,44 @@ func TestWebhookCertificateRecordsItsNames(t *testing.T) {
 		t.Errorf("certificate IP addresses = %v, want the advertised 127.0.0.1", cert.IPAddresses)
 	}
 }
+
+func TestHubDashboard(t *testing.T) {
+	for name, tc := range map[string]struct {
+		vals          map[string]any
+		arg           string
+		containerPort int32
+		servicePort   int32
+	}{
+		"off by default": {},
+		"enabled": {vals: map[string]any{"dashboard": map[string]any{"enabled": true}}, arg: "--dashboard-bind-address=:8445",
+			containerPort: 8445, servicePort: 8445},
+		"another port": {vals: map[string]any{"dashboard": map[string]any{"enabled": true}, "ports": map[string]any{"dashboard": 9000}},
+			arg: "--dashboard-bind-address=:9000", containerPort: 9000, servicePort: 8445},
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := renderChart(t, Hub, Release{Name: "flotilla", Namespace: "ocm-hub"}, tc.vals)
+			c := find[appsv1.Deployment](t, r.Objects, "Deployment", "flotilla-hub").Spec.Template.Spec.Containers[0]
+			var arg string
+			for _, a := range c.Args {
+				if strings.HasPrefix(a, "--dashboard-") {
+					arg = a
+				}
+			}
+			var containerPort, servicePort int32
+			for _, p := range c.Ports {
+				if p.Name == "dashboard" {
+					containerPort = p.ContainerPort
+				}
+			}
+			for _, p := range find[corev1.Service](t, r.Objects, "Service", "flotilla-hub").Spec.Ports {
+				if p.Name == "dashboard" {
+					servicePort = p.Port
+				}
+			}
+			got := []any{arg, containerPort, servicePort}
+			if diff := cmp.Diff([]any{tc.arg, tc.containerPort, tc.servicePort}, got); diff != "" {
+				t.Errorf("dashboard's flag, container port and Service port (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

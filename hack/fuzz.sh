@@ -37,6 +37,7 @@ targets=$(cat <<'LIST'
 ./internal/fencing FuzzParseTiming
 ./internal/fencing FuzzStoppedRecord
 ./internal/mcpserver FuzzWorkloads
+./internal/dashboard FuzzParseQuery
 LIST
 )
 

@@ -9,6 +9,7 @@ import (
 	"github.com/flotilla/flotilla/internal/cli/accept"
 	"github.com/flotilla/flotilla/internal/cli/addon"
 	"github.com/flotilla/flotilla/internal/cli/agent"
+	"github.com/flotilla/flotilla/internal/cli/dashboard"
 	"github.com/flotilla/flotilla/internal/cli/describe"
 	"github.com/flotilla/flotilla/internal/cli/dev"
 	"github.com/flotilla/flotilla/internal/cli/explain"
@@ -60,6 +61,7 @@ func NewRootCommand(io streams.IO, clk clock.PassiveClock) *cobra.Command {
 		explain.NewCommand(io, clk),
 		addon.NewCommand(io),
 		mcp.NewCommand(io, clk),
+		dashboard.NewCommand(io, clock.RealClock{}),
 	)
 	return root
 }

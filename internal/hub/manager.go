@@ -3,6 +3,7 @@ package hub
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -87,6 +88,13 @@ type Options struct {
 	// ExplainCertDir holds its serving certificate (tls.crt, tls.key); when empty the hub makes
 	// a self-signed one at every start.
 	ExplainCertDir string
+	// DashboardAddress is the host:port of the HTTPS server of the web dashboard, for viewers
+	// who log in with a bearer token (internal/dashboard); "" or "0" runs none. DashboardCertDir
+	// holds its certificate (tls.crt, tls.key), made at start when empty; DashboardAssets is the
+	// built app (web/dashboard), which the CLI embeds.
+	DashboardAddress string
+	DashboardCertDir string
+	DashboardAssets  fs.FS
 	// KueueNamespace is Kueue's namespace, where the Placements of Kueue's AdmissionChecks and the
 	// MultiKueue kubeconfig Secrets are (internal/hub/kueue); kueue.DefaultNamespace when "".
 	KueueNamespace string
@@ -306,6 +314,11 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 	if opts.ExplainAddress != "" && opts.ExplainAddress != "0" {
 		eo := explain.Options{Address: opts.ExplainAddress, CertDir: opts.ExplainCertDir, Clock: clk}
 		if err := explain.Setup(mgr, cs, eo); err != nil {
+			return nil, err
+		}
+	}
+	if opts.DashboardAddress != "" && opts.DashboardAddress != "0" {
+		if err := setupDashboard(mgr, cfg, opts, clk); err != nil {
 			return nil, err
 		}
 	}

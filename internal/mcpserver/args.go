@@ -1,7 +1,6 @@
 package mcpserver
 
 import (
-	"strconv"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/labels"
@@ -81,20 +80,4 @@ func reargue(err error, from, to string) error {
 		return argError(to, "%s", strings.TrimPrefix(msg, prefix))
 	}
 	return err
-}
-
-// plural is "1 cluster has" or "3 clusters have".
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
-}
-
-// plural2 is one when n is 1, else many.
-func plural2(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

@@ -35,8 +35,13 @@ func newStatusCommand(io streams.IO, stateDir *string) *cobra.Command {
 				if err := enc.Encode(r); err != nil {
 					return err
 				}
-			} else if err := printStatus(io, r); err != nil {
-				return err
+			} else {
+				if err := printStatus(io, r); err != nil {
+					return err
+				}
+				if cmd := DashboardCommand(st); cmd != "" {
+					_, _ = fmt.Fprintf(io.Out, "\nDashboard: %s\n", cmd)
+				}
 			}
 			if !r.Healthy {
 				return fmt.Errorf("the fleet is not healthy:\n%s", problems(r))
@@ -80,6 +85,25 @@ func printStatus(io streams.IO, r devfleet.Report) error {
 			strings.Join(gpus, ", "), running, len(c.Processes), kueue, yesNo(c.Healthy))
 	}
 	return w.Flush()
+}
+
+// DashboardCommand is the command that serves the local fleet's dashboard (docs/dashboard.md),
+// "" when the fleet has no hub.
+func DashboardCommand(st *devfleet.State) string {
+	for _, c := range st.Clusters {
+		if c.Role == devfleet.RoleHub {
+			return "flotilla dashboard --kubeconfig " + shellQuote(c.Kubeconfig)
+		}
+	}
+	return ""
+}
+
+// shellQuote quotes s for a POSIX shell when it holds more than safe characters.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:@") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // problems lists what is wrong, each with the log to read.

@@ -18,6 +18,7 @@ import (
 	"github.com/flotilla/flotilla/internal/hub/flower"
 	"github.com/flotilla/flotilla/internal/hub/registration"
 	"github.com/flotilla/flotilla/internal/hub/webhook"
+	dashboardassets "github.com/flotilla/flotilla/web/dashboard"
 )
 
 // NewCommand returns `flotilla hub`.
@@ -41,6 +42,8 @@ func NewCommand(_ streams.IO) *cobra.Command {
 			"flotilla-hub); the next leader writes it again.\n\n" +
 			"The hub serves placements' explanations over HTTPS (--explain-bind-address) to callers whose bearer token\n" +
 			"the API server accepts and who may get the placement; see docs/placement.md.\n\n" +
+			"With --dashboard-bind-address the hub also serves the web dashboard over HTTPS to viewers who log in\n" +
+			"with their own bearer token; each sees what the hub's RBAC lets that token see (docs/dashboard.md).\n\n" +
 			"The hub needs only the roles in config/rbac: ClusterRole flotilla-hub, and Role flotilla-hub in the leader\n" +
 			"election namespace (which also lets it impersonate " + addontemplate.OCMManagerServiceAccount + " there, for --addon-manager-identity).",
 		Args: cobra.NoArgs,
@@ -72,6 +75,7 @@ func NewCommand(_ streams.IO) *cobra.Command {
 					return err
 				}
 			}
+			opts.DashboardAssets = dashboardassets.FS()
 			mgr, err := hub.NewManager(cfg, opts)
 			if err != nil {
 				return err
@@ -99,6 +103,10 @@ func NewCommand(_ streams.IO) *cobra.Command {
 			"allowed to get the placement (0 disables)")
 	f.StringVar(&opts.ExplainCertDir, "explain-cert-dir", opts.ExplainCertDir,
 		"directory with the explanation server's tls.crt and tls.key (default: a self-signed certificate made at start)")
+	f.StringVar(&opts.DashboardAddress, "dashboard-bind-address", opts.DashboardAddress,
+		"address of the HTTPS server of the web dashboard, for viewers who log in with their own bearer token (empty or 0: none; docs/dashboard.md)")
+	f.StringVar(&opts.DashboardCertDir, "dashboard-cert-dir", opts.DashboardCertDir,
+		"directory with the dashboard's tls.crt and tls.key (default: a self-signed certificate made at start)")
 	f.BoolVar(&opts.MirrorSIGDecisions, "sig-placement-decisions", opts.MirrorSIGDecisions,
 		"mirror each placement's decisions into multicluster.x-k8s.io/v1alpha1 PlacementDecisions (KEP-5313)")
 	f.StringVar(&opts.DynamicScoringNamespace, "dynamic-scoring-namespace", opts.DynamicScoringNamespace,

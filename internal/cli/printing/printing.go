@@ -6,7 +6,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/flotilla/flotilla/internal/hub/workreplicaset"
+	"github.com/flotilla/flotilla/internal/fleetview"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/duration"
@@ -58,13 +58,6 @@ func (t *Table) Row(cells ...string) {
 // Flush writes the aligned rows; it returns the first write error.
 func (t *Table) Flush() error { return t.tw.Flush() }
 
-// WorkReplicaSet names the ManifestWorkReplicaSet that made a ManifestWork, as NAMESPACE/NAME,
-// from the label the set's controller puts on it (whose value is NAMESPACE.NAME; a namespace has
-// no dots); "" when the work has no such label.
-func WorkReplicaSet(labels map[string]string) string {
-	v := labels[workreplicaset.SetLabel]
-	if ns, name, ok := strings.Cut(v, "."); ok && ns != "" && name != "" {
-		return ns + "/" + name
-	}
-	return v
-}
+// WorkReplicaSet names the ManifestWorkReplicaSet that made a ManifestWork, as NAMESPACE/NAME;
+// "" when the work has no such label (internal/fleetview.WorkReplicaSet).
+func WorkReplicaSet(labels map[string]string) string { return fleetview.WorkReplicaSet(labels) }

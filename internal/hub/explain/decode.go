@@ -74,3 +74,12 @@ func decodeBody(data []byte, ns string) (*clusterv1beta1.Placement, error) {
 	}
 	return p, nil
 }
+
+// DecodePlacement decodes a what-if Placement (JSON or YAML) for namespace ns strictly, as a POST
+// to the explanation endpoint is decoded; `flotilla dashboard`'s what-if reads its body with it.
+func DecodePlacement(data []byte, ns string) (*clusterv1beta1.Placement, error) {
+	if len(data) > maxBody {
+		return nil, errBodyTooLarge
+	}
+	return decodeBody(data, ns)
+}

@@ -69,25 +69,9 @@ func (s *Server) NeedLeaderElection() bool { return false }
 // Start serves until ctx ends.
 func (s *Server) Start(ctx context.Context) error {
 	logger := log.FromContext(ctx).WithName("explain")
-	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
-	if s.opts.CertDir == "" {
-		host, _, _ := net.SplitHostPort(s.opts.Address)
-		cert, err := selfSigned(s.opts.Clock.Now(), host)
-		if err != nil {
-			return err
-		}
-		cfg.Certificates = []tls.Certificate{cert}
-	} else {
-		w, err := certwatcher.New(filepath.Join(s.opts.CertDir, CertFile), filepath.Join(s.opts.CertDir, KeyFile))
-		if err != nil {
-			return fmt.Errorf("explain server certificate in %s: %w", s.opts.CertDir, err)
-		}
-		go func() {
-			if err := w.Start(ctx); err != nil {
-				logger.Error(err, "watching the explain server's certificate")
-			}
-		}()
-		cfg.GetCertificate = w.GetCertificate
+	cfg, err := ServingTLS(ctx, s.opts.CertDir, s.opts.Address, s.opts.Clock.Now())
+	if err != nil {
+		return err
 	}
 	if !s.synced(ctx) {
 		return ctx.Err()
@@ -117,6 +101,34 @@ func (s *Server) Start(ctx context.Context) error {
 	}
 	<-done
 	return nil
+}
+
+// ServingTLS is the TLS configuration of an HTTPS server of the hub's on address: the
+// certificate in certDir (tls.crt, tls.key), reloaded when it changes, or, when certDir is empty,
+// one made now for the loopback addresses, localhost and address's host. The explanation server
+// and the dashboard use it.
+func ServingTLS(ctx context.Context, certDir, address string, now time.Time) (*tls.Config, error) {
+	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
+	if certDir == "" {
+		host, _, _ := net.SplitHostPort(address)
+		cert, err := selfSigned(now, host)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Certificates = []tls.Certificate{cert}
+		return cfg, nil
+	}
+	w, err := certwatcher.New(filepath.Join(certDir, CertFile), filepath.Join(certDir, KeyFile))
+	if err != nil {
+		return nil, fmt.Errorf("serving certificate in %s: %w", certDir, err)
+	}
+	go func() {
+		if err := w.Start(ctx); err != nil {
+			log.FromContext(ctx).Error(err, "watching a serving certificate", "dir", certDir)
+		}
+	}()
+	cfg.GetCertificate = w.GetCertificate
+	return cfg, nil
 }
 
 // certLifetime is long because nothing renews the certificate: it is made again at every start.

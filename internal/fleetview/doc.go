@@ -1,0 +1,7 @@
+// Package fleetview turns the hub's objects into the reports that both `flotilla mcp`
+// (internal/mcpserver) and `flotilla dashboard` (internal/dashboard) serve: clusters with their
+// availability, heartbeat, sets and claims; GPU capacity per model, cluster and node; placements
+// with their decisions; ManifestWorks per cluster; Kueue Workloads. It reads nothing itself: the
+// callers list the objects with the viewer's identity and pass them in, so what a report holds is
+// what the viewer may read.
+package fleetview

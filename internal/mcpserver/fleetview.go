@@ -1,0 +1,33 @@
+package mcpserver
+
+import "github.com/flotilla/flotilla/internal/fleetview"
+
+// The tools' reports are internal/fleetview's, which `flotilla dashboard` serves too.
+type (
+	Cluster        = fleetview.Cluster
+	Taint          = fleetview.Taint
+	GPUsOutput     = fleetview.GPUs
+	ModelTotal     = fleetview.ModelTotal
+	ClusterGPUs    = fleetview.ClusterGPUs
+	ModelGPUs      = fleetview.ModelGPUs
+	Figures        = fleetview.Figures
+	FreeNodes      = fleetview.FreeNodes
+	WorksOutput    = fleetview.Works
+	ClusterWorks   = fleetview.ClusterWorks
+	Work           = fleetview.Work
+	Workload       = fleetview.Workload
+	AdmissionCheck = fleetview.AdmissionCheck
+	PodSet         = fleetview.PodSet
+	Placement      = fleetview.Placement
+	Condition      = fleetview.Condition
+	DecisionGroup  = fleetview.DecisionGroup
+	Decision       = fleetview.Decision
+)
+
+var (
+	clusterReports   = fleetview.ClusterReports
+	gpuReport        = fleetview.GPUReport
+	workReport       = fleetview.WorkReport
+	workloads        = fleetview.Workloads
+	placementReports = fleetview.PlacementReports
+)

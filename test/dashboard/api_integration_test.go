@@ -1,0 +1,350 @@
+//go:build integration
+
+package dashboard
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"net"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+
+	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
+	"github.com/flotilla/flotilla/internal/dashboard"
+	"github.com/flotilla/flotilla/internal/fleetview"
+	"github.com/flotilla/flotilla/internal/testenv"
+)
+
+var readAll = []rbacv1.PolicyRule{{APIGroups: []string{"*"}, Resources: []string{"*"}, Verbs: []string{"get", "list", "watch"}}}
+
+// hubDashboard serves the dashboard as the hub does (viewers' bearer tokens; the hub's identity
+// only for discovery) over plain HTTP, and returns its URL.
+func hubDashboard(t *testing.T, env *testenv.Env) string {
+	t.Helper()
+	admin := env.Hub.RESTConfig()
+	hc, err := rest.HTTPClientFor(admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mapper, err := apiutil.NewDynamicRESTMapper(admin, hc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(dashboard.New(dashboard.Options{Identity: dashboard.BearerTokenFor(admin), Mapper: mapper, Clock: clock.RealClock{}}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+func TestAPI(t *testing.T) {
+	start := time.Now()
+	defer func() { t.Logf("TestAPI took %s", time.Since(start).Round(time.Millisecond)) }()
+	f := newFixture(t)
+	opts := testenv.TestHubOptions()
+	opts.DashboardAddress = freeAddress(t)
+	f.env.StartHub(t, opts)
+	url := hubDashboard(t, f.env)
+	reader := token(t, f.env, f.ns, "reader", readAll)
+	worksViewer := token(t, f.env, f.ns, "works-viewer", []rbacv1.PolicyRule{{APIGroups: []string{"work.open-cluster-management.io"},
+		Resources: []string{"manifestworks"}, Verbs: []string{"get", "list", "watch"}}}, f.gpuCluster)
+	nobody := token(t, f.env, f.ns, "nobody", nil)
+
+	t.Run("a missing or rejected credential gets the login path, not data", func(t *testing.T) {
+		for name, tok := range map[string]string{"none": "", "not a token": "not-a-token"} {
+			code, body := getJSON(t, url+"/api/clusters", tok, nil)
+			if code != http.StatusUnauthorized || !strings.Contains(body, `"login":"/login"`) || strings.Contains(body, f.gpuCluster) {
+				t.Errorf("%s: GET /api/clusters = %d %s, want 401 with the login path", name, code, body)
+			}
+		}
+	})
+
+	t.Run("a viewer without rights gets refusals, never the hub's view", func(t *testing.T) {
+		for _, path := range []string{"/api/clusters", "/api/gpus", "/api/placements", "/api/works", "/api/addons", "/api/placements/" + f.ns + "/gpu"} {
+			code, body := getJSON(t, url+path, nobody, nil)
+			if code != http.StatusForbidden || !strings.Contains(body, "permission denied") || strings.Contains(body, f.gpuCluster) {
+				t.Errorf("GET %s as a viewer without RBAC = %d %s, want 403 naming the refusal", path, code, body)
+			}
+		}
+	})
+
+	t.Run("a viewer sees the works of the namespaces it may read only", func(t *testing.T) {
+		var page dashboard.Page[dashboard.WorkRow]
+		if code, body := getJSON(t, url+"/api/works?namespace="+f.gpuCluster, worksViewer, &page); code != http.StatusOK {
+			t.Fatalf("works of %s = %d %s", f.gpuCluster, code, body)
+		}
+		var got []string
+		for _, w := range page.Items {
+			got = append(got, w.Cluster+"/"+w.Name)
+		}
+		if diff := cmp.Diff([]string{f.gpuCluster + "/train"}, got); diff != "" {
+			t.Errorf("works the viewer sees (-want +got):\n%s", diff)
+		}
+		for _, path := range []string{"/api/works?namespace=" + f.cpu, "/api/works"} {
+			code, body := getJSON(t, url+path, worksViewer, nil)
+			if code != http.StatusForbidden || strings.Contains(body, `"serve"`) {
+				t.Errorf("GET %s as the works viewer = %d %s, want 403 and no work of %s", path, code, body, f.cpu)
+			}
+		}
+	})
+
+	t.Run("fleet and GPUs", func(t *testing.T) {
+		var page dashboard.Page[fleetview.Cluster]
+		if code, body := getJSON(t, url+"/api/clusters?limit=500", reader, &page); code != http.StatusOK {
+			t.Fatalf("clusters = %d %s", code, body)
+		}
+		i := slices.IndexFunc(page.Items, func(c fleetview.Cluster) bool { return c.Name == f.gpuCluster })
+		if i < 0 {
+			t.Fatalf("cluster %s is not in the fleet page", f.gpuCluster)
+		}
+		c := page.Items[i]
+		if c.Available != "True" || c.LeaseRenewedSecondsAgo == nil || *c.LeaseRenewedSecondsAgo > 300 || len(c.Sets) != 1 ||
+			c.GPUs["NVIDIA-H100-80GB-HBM3"] != 16 || c.KubernetesVersion != "v1.37.2" {
+			t.Errorf("cluster %s = %+v, want available, a recent heartbeat, one set, 16 H100s and v1.37.2", f.gpuCluster, c)
+		}
+		var gpus dashboard.GPUPage
+		if code, body := getJSON(t, url+"/api/gpus?limit=500", reader, &gpus); code != http.StatusOK {
+			t.Fatalf("gpus = %d %s", code, body)
+		}
+		j := slices.IndexFunc(gpus.Items, func(c fleetview.ClusterGPUs) bool { return c.Cluster == f.gpuCluster })
+		if j < 0 || len(gpus.Items[j].Models) != 1 || gpus.Items[j].Models[0].Figures == nil {
+			t.Fatalf("GPU page = %+v, want %s with H100 figures", gpus, f.gpuCluster)
+		}
+		fig := gpus.Items[j].Models[0].Figures
+		if fig.Free != 8 || fig.Requested != 8 || fig.MostFreeOnANode != 4 || gpus.Items[j].Usage != "current" {
+			t.Errorf("H100 figures of %s = %+v (usage %s), want 8 free of 16 and at most 4 on a node, current", f.gpuCluster, fig, gpus.Items[j].Usage)
+		}
+	})
+
+	t.Run("placements, explanation and a what-if that creates nothing", func(t *testing.T) {
+		testenv.WaitFor(t, wait, "the placement's decision in the dashboard", func(context.Context) (bool, string, error) {
+			var page dashboard.Page[fleetview.Placement]
+			code, body := getJSON(t, url+"/api/placements?namespace="+f.ns, reader, &page)
+			if code != http.StatusOK {
+				return false, body, nil
+			}
+			return len(page.Items) == 1 && len(page.Items[0].Decisions) == 1 && page.Items[0].Decisions[0].Cluster == f.gpuCluster, body, nil
+		})
+		var e dashboard.Explanation
+		if code, body := getJSON(t, url+"/api/placements/"+f.ns+"/gpu", reader, &e); code != http.StatusOK {
+			t.Fatalf("explanation = %d %s", code, body)
+		}
+		if e.Hub == nil || len(e.Hub.Decisions) != 1 || e.Hub.Decisions[0].Cluster != f.gpuCluster {
+			t.Errorf("explanation's hub decisions = %+v, want %s", e.Hub, f.gpuCluster)
+		}
+		states := map[string]string{}
+		for _, c := range e.Explanation.Clusters {
+			states[c.Name] = c.FilteredBy
+			if c.Selected {
+				states[c.Name] = "selected"
+			}
+		}
+		if diff := cmp.Diff(map[string]string{f.gpuCluster: "selected", f.cpu: "Predicate"}, states); diff != "" {
+			t.Errorf("explanation (-want +got):\n%s", diff)
+		}
+		edited := strings.Replace(e.Placement, "numberOfClusters: 1", "numberOfClusters: 2", 1)
+		edited = strings.Replace(edited, "gpu: h100", "{}", 1)
+		edited = strings.Replace(edited, "matchLabels:\n", "matchLabels: ", 1)
+		req, _ := http.NewRequest(http.MethodPost, url+"/api/placements/"+f.ns+"/gpu/simulate", strings.NewReader(edited))
+		req.Header.Set("Authorization", "Bearer "+reader)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = res.Body.Close() }()
+		var sim dashboard.Explanation
+		if res.StatusCode != http.StatusOK {
+			b := new(strings.Builder)
+			_, _ = bufio.NewReader(res.Body).WriteTo(b)
+			t.Fatalf("what-if = %d %s\nplacement:\n%s", res.StatusCode, b, edited)
+		}
+		if err := jsonDecode(res, &sim); err != nil {
+			t.Fatal(err)
+		}
+		var chosen []string
+		for _, d := range sim.Explanation.Decisions {
+			chosen = append(chosen, d.ClusterName)
+		}
+		slices.Sort(chosen)
+		want := []string{f.cpu, f.gpuCluster}
+		slices.Sort(want)
+		if diff := cmp.Diff(want, chosen); diff != "" {
+			t.Errorf("what-if of 2 clusters without the gpu predicate chose (-want +got):\n%s\n%s", diff, edited)
+		}
+		var ps clusterv1beta1.PlacementList
+		if err := f.c.List(context.Background(), &ps, client.InNamespace(f.ns)); err != nil || len(ps.Items) != 1 ||
+			*ps.Items[0].Spec.NumberOfClusters != 1 {
+			t.Errorf("after the what-if the namespace holds %d placements (%v), want the one unchanged", len(ps.Items), err)
+		}
+	})
+
+	t.Run("paging is stable, by name, with continue tokens", func(t *testing.T) {
+		prefix := "pg-" + f.ns
+		createClusters(t, f.c, prefix, 7, map[string]string{"dashboard-test": prefix})
+		var got []string
+		cont := ""
+		for pages := 0; ; pages++ {
+			if pages > 3 {
+				t.Fatalf("more than 3 pages of 3 for 7 clusters: %v", got)
+			}
+			var page dashboard.Page[fleetview.Cluster]
+			path := url + "/api/clusters?limit=3&labelSelector=dashboard-test%3D" + prefix
+			if cont != "" {
+				path += "&continue=" + cont
+			}
+			if code, body := getJSON(t, path, reader, &page); code != http.StatusOK {
+				t.Fatalf("page %d = %d %s", pages, code, body)
+			}
+			for _, c := range page.Items {
+				got = append(got, c.Name)
+			}
+			if cont = page.Continue; cont == "" {
+				break
+			}
+		}
+		want := []string{prefix + "-00000", prefix + "-00001", prefix + "-00002", prefix + "-00003", prefix + "-00004", prefix + "-00005", prefix + "-00006"}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("clusters over the pages (-want +got):\n%s", diff)
+		}
+		if code, body := getJSON(t, url+"/api/clusters?continue=garbage", reader, nil); code != http.StatusBadRequest || !strings.Contains(body, `parameter \"continue\"`) {
+			t.Errorf("a forged continue token = %d %s, want 400 naming continue", code, body)
+		}
+	})
+
+	t.Run("live updates: a label change is an event", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url+"/api/events?view=placements", nil)
+		req.Header.Set("Authorization", "Bearer "+reader)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = res.Body.Close() }()
+		if res.StatusCode != http.StatusOK || res.Header.Get("Content-Type") != "text/event-stream" {
+			t.Fatalf("events = %d %s", res.StatusCode, res.Header.Get("Content-Type"))
+		}
+		lines := bufio.NewScanner(res.Body)
+		if !lines.Scan() || !strings.HasPrefix(lines.Text(), "retry:") {
+			t.Fatalf("first line %q, want the retry interval", lines.Text())
+		}
+		relabel(t, f.c, f.cpu, "tier", "gold")
+		for lines.Scan() {
+			if lines.Text() == "event: change" {
+				return
+			}
+		}
+		t.Errorf("no change event after a label change: %v", lines.Err())
+	})
+
+	t.Run("no watch without the right to watch", func(t *testing.T) {
+		code, body := getJSON(t, url+"/api/events?view=fleet", nobody, nil)
+		if code != http.StatusForbidden {
+			t.Errorf("events as a viewer without RBAC = %d %s, want 403", code, body)
+		}
+	})
+
+	t.Run("the hub serves the dashboard over HTTPS to viewers who log in with their token", func(t *testing.T) {
+		hub := "https://" + opts.DashboardAddress
+		jar, _ := cookiejar.New(nil)
+		// The hub's certificate is self-signed when no --dashboard-cert-dir is given.
+		hc := &http.Client{Jar: jar, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // a test of a self-signed server
+		var res *http.Response
+		testenv.WaitFor(t, wait, "the hub's dashboard", func(context.Context) (bool, string, error) {
+			var err error
+			res, err = hc.Get(hub + "/api/clusters")
+			if err != nil {
+				return false, err.Error(), nil
+			}
+			_ = res.Body.Close()
+			return true, "", nil
+		})
+		if res.StatusCode != http.StatusUnauthorized {
+			t.Errorf("the hub's dashboard without a token = %d, want 401", res.StatusCode)
+		}
+		res, err := hc.PostForm(hub+"/login", map[string][]string{"token": {"not-a-token"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = res.Body.Close()
+		if !strings.HasPrefix(res.Request.URL.Path, "/login") || len(jar.Cookies(res.Request.URL)) > 0 {
+			t.Errorf("logging in with a bad token went to %s with cookies %v, want back to /login without one", res.Request.URL, jar.Cookies(res.Request.URL))
+		}
+		res, err = hc.PostForm(hub+"/login", map[string][]string{"token": {reader}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = res.Body.Close()
+		var set *http.Cookie
+		for _, c := range res.Request.Response.Cookies() {
+			if c.Name == dashboard.TokenCookie {
+				set = c
+			}
+		}
+		if set == nil || !set.HttpOnly || !set.Secure || set.SameSite != http.SameSiteStrictMode {
+			t.Fatalf("login set cookie %+v, want an HttpOnly, Secure, SameSite=Strict %s", set, dashboard.TokenCookie)
+		}
+		res, err = hc.Get(hub + "/api/whoami")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var me dashboard.Whoami
+		if err := jsonDecode(res, &me); err != nil {
+			t.Fatal(err)
+		}
+		_ = res.Body.Close()
+		if want := "system:serviceaccount:" + f.ns + ":reader"; me.User != want || !me.TokenLogin {
+			t.Errorf("whoami after login = %+v, want %s", me, want)
+		}
+		res, err = hc.Get(hub + "/api/placements?namespace=" + f.ns)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = res.Body.Close()
+		if res.StatusCode != http.StatusOK {
+			t.Errorf("placements with the login cookie = %d, want 200", res.StatusCode)
+		}
+	})
+
+	t.Run("flotilla dashboard: the kubeconfig's identity on loopback", func(t *testing.T) {
+		local := serve(t, "--kubeconfig", kubeconfigOf(t, f.env, "works-viewer", worksViewer))
+		if code, body := getJSON(t, local+"/api/works?namespace="+f.gpuCluster, "", nil); code != http.StatusOK || !strings.Contains(body, `"train"`) {
+			t.Errorf("works through flotilla dashboard = %d %s, want the viewer's work", code, body)
+		}
+		if code, body := getJSON(t, local+"/api/clusters", "", nil); code != http.StatusForbidden {
+			t.Errorf("clusters through flotilla dashboard with the works viewer's kubeconfig = %d %s, want 403", code, body)
+		}
+		req, _ := http.NewRequest(http.MethodGet, local+"/api/works", nil)
+		req.Host = "rebound.example"
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = res.Body.Close()
+		if res.StatusCode != http.StatusForbidden {
+			t.Errorf("a request for Host rebound.example = %d, want 403", res.StatusCode)
+		}
+	})
+}
+
+// freeAddress is a loopback address with a port free now.
+func freeAddress(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = l.Close() }()
+	return l.Addr().String()
+}

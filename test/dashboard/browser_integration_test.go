@@ -1,0 +1,290 @@
+//go:build integration
+
+package dashboard
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/google/go-cmp/cmp"
+	rbacv1 "k8s.io/api/rbac/v1"
+
+	"github.com/flotilla/flotilla/internal/dashboard"
+	"github.com/flotilla/flotilla/internal/fleetview"
+	"github.com/flotilla/flotilla/internal/testenv"
+)
+
+// browser starts headless Chromium (Debian's chromium, or $CHROMIUM) for the test.
+func browser(t testing.TB) context.Context {
+	t.Helper()
+	exe := os.Getenv("CHROMIUM")
+	if exe == "" {
+		exe = "chromium"
+	}
+	opts := append(slices.Clone(chromedp.DefaultExecAllocatorOptions[:]), chromedp.ExecPath(exe), chromedp.NoSandbox,
+		chromedp.WindowSize(1400, 900), chromedp.Flag("disable-dev-shm-usage", true),
+		// Every navigation loads the page afresh, as the first-render measurements assume.
+		chromedp.Flag("disable-features", "BackForwardCache"))
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(alloc)
+	if err := chromedp.Do(ctx); err != nil {
+		cancel()
+		cancelAlloc()
+		t.Fatalf("starting %s (install Debian's chromium, or set CHROMIUM): %v", exe, err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		cancelAlloc()
+	})
+	return ctx
+}
+
+// run runs steps with a timeout.
+func run(t testing.TB, ctx context.Context, what string, steps ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx, steps...); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+}
+
+// value runs a with a timeout and returns its value.
+func value[T any](t testing.TB, ctx context.Context, what string, a chromedp.Action[T]) T {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	v, err := chromedp.Run(ctx, a)
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	return v
+}
+
+// eval is a step that evaluates expr and drops its value.
+func eval(expr string, opts ...chromedp.EvaluateOption) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := chromedp.Evaluate[any](expr, opts...)(ctx, tg)
+		return err
+	})
+}
+
+// poll is a step that waits until expr is true.
+func poll(expr string, timeout time.Duration) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(timeout))(ctx, tg)
+		return err
+	})
+}
+
+// texts are the trimmed text contents of the elements selector matches.
+func texts(t testing.TB, ctx context.Context, selector string) []string {
+	t.Helper()
+	return value(t, ctx, "reading "+selector, chromedp.Evaluate[[]string](fmt.Sprintf(`[...document.querySelectorAll(%q)].map(e => e.textContent.trim())`, selector)))
+}
+
+// screenshot saves the page as name.png in the test's artifact directory and, when
+// FLOTILLA_DASHBOARD_SCREENSHOTS is set, in that directory (docs/dashboard for make
+// dashboard-screenshots).
+func screenshot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	png := value(t, ctx, "screenshot "+name, chromedp.FullScreenshot(100))
+	dirs := []string{t.ArtifactDir()}
+	if d := os.Getenv("FLOTILLA_DASHBOARD_SCREENSHOTS"); d != "" {
+		dirs = append(dirs, d)
+	}
+	for _, d := range dirs {
+		if err := os.WriteFile(filepath.Join(d, name+".png"), png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// axeViolation is one of axe-core's findings.
+type axeViolation struct {
+	ID     string `json:"id"`
+	Impact string `json:"impact"`
+	Help   string `json:"help"`
+	Nodes  int    `json:"nodes"`
+}
+
+// checkAccessibility runs axe-core's WCAG 2 A and AA rules on the page and fails on any
+// violation.
+func checkAccessibility(t *testing.T, ctx context.Context, page string) {
+	t.Helper()
+	axe, err := os.ReadFile(filepath.Join(webDir, "node_modules", "axe-core", "axe.min.js"))
+	if err != nil {
+		t.Fatalf("axe-core (npm ci in web/dashboard): %v", err)
+	}
+	run(t, ctx, "loading axe-core on "+page, eval(string(axe)))
+	found := value(t, ctx, "axe on "+page, chromedp.Evaluate[[]axeViolation](`axe.run(document, {runOnly: {type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]}})
+			.then(r => r.violations.map(v => ({id: v.id, impact: v.impact || "", help: v.help, nodes: v.nodes.length})))`, chromedp.EvalAwaitPromise))
+	if len(found) > 0 {
+		b, _ := json.MarshalIndent(found, "", "  ")
+		t.Errorf("accessibility violations on %s (axe-core, WCAG 2.1 A and AA):\n%s", page, b)
+	}
+}
+
+// firstRender is the time from navigation to the view's first page of data on screen, from the
+// mark the app sets (Performance API).
+func firstRender(t testing.TB, ctx context.Context, url, view string) time.Duration {
+	t.Helper()
+	run(t, ctx, "loading "+view, chromedp.Navigate(url))
+	ms := value(t, ctx, "first render of "+view, chromedp.Poll[float64](fmt.Sprintf(`performance.getEntriesByName("flotilla:first-render:%s")[0]?.startTime`, view),
+		chromedp.WithPollingTimeout(20*time.Second)))
+	return time.Duration(ms * float64(time.Millisecond))
+}
+
+func TestBrowser(t *testing.T) {
+	start := time.Now()
+	defer func() { t.Logf("TestBrowser took %s", time.Since(start).Round(time.Millisecond)) }()
+	f := newFixture(t)
+	f.env.StartHub(t, testenv.TestHubOptions())
+	reader := token(t, f.env, f.ns, "reader", readAll)
+	url := serve(t, "--kubeconfig", kubeconfigOf(t, f.env, "reader", reader))
+	ctx := browser(t)
+
+	t.Run("each view shows what the API holds", func(t *testing.T) {
+		var clusters dashboard.Page[fleetview.Cluster]
+		getJSON(t, url+"/api/clusters", "", &clusters)
+		var want []string
+		for _, c := range clusters.Items {
+			want = append(want, c.Name)
+		}
+		firstRender(t, ctx, url+"/fleet", "fleet")
+		if diff := cmp.Diff(want, texts(t, ctx, "tr[data-cluster] th")); diff != "" {
+			t.Errorf("fleet view's clusters against GET /api/clusters (-want +got):\n%s", diff)
+		}
+		row := texts(t, ctx, fmt.Sprintf(`tr[data-cluster=%q] td`, f.gpuCluster))
+		if len(row) < 8 || !strings.HasPrefix(row[0], "True") || !strings.Contains(row[1], "ago") || !strings.Contains(row[6], "NVIDIA-H100-80GB-HBM3=16") || row[7] != "v1.37.2" {
+			t.Errorf("fleet row of %s = %q, want available, a heartbeat, 16 H100s and v1.37.2", f.gpuCluster, row)
+		}
+		screenshot(t, ctx, "fleet")
+		checkAccessibility(t, ctx, "/fleet")
+
+		firstRender(t, ctx, url+"/gpus", "gpus")
+		gpu := texts(t, ctx, fmt.Sprintf(`tr[data-cluster=%q] td`, f.gpuCluster))
+		if diff := cmp.Diff([]string{"NVIDIA-H100-80GB-HBM3", "16", "8", "8", "4", "2×≥4", "current"}, gpu); diff != "" {
+			t.Errorf("GPU row of %s (model, allocatable, used, free, largest free block, nodes, figures) (-want +got):\n%s", f.gpuCluster, diff)
+		}
+		screenshot(t, ctx, "gpus")
+		checkAccessibility(t, ctx, "/gpus")
+
+		testenv.WaitFor(t, wait, "the placement's decision", func(context.Context) (bool, string, error) {
+			var p dashboard.Page[fleetview.Placement]
+			getJSON(t, url+"/api/placements?namespace="+f.ns, "", &p)
+			return len(p.Items) == 1 && len(p.Items[0].Decisions) == 1, fmt.Sprint(p.Items), nil
+		})
+		firstRender(t, ctx, url+"/placements", "placements")
+		if got := texts(t, ctx, fmt.Sprintf(`tr[data-placement="%s/gpu"] td.decisions`, f.ns)); !slices.Equal(got, []string{f.gpuCluster}) {
+			t.Errorf("placements view's decisions of %s/gpu = %q, want %s", f.ns, got, f.gpuCluster)
+		}
+		screenshot(t, ctx, "placements")
+		checkAccessibility(t, ctx, "/placements")
+
+		firstRender(t, ctx, url+"/works?", "works")
+		var works dashboard.Page[dashboard.WorkRow]
+		getJSON(t, url+"/api/works", "", &works)
+		var wantWorks []string
+		for _, w := range works.Items {
+			wantWorks = append(wantWorks, w.Name)
+		}
+		if diff := cmp.Diff(wantWorks, texts(t, ctx, "tr[data-work] th")); diff != "" {
+			t.Errorf("works view against GET /api/works (-want +got):\n%s", diff)
+		}
+		screenshot(t, ctx, "works")
+		checkAccessibility(t, ctx, "/works")
+
+		firstRender(t, ctx, url+"/addons", "addons")
+		screenshot(t, ctx, "addons")
+		checkAccessibility(t, ctx, "/addons")
+		firstRender(t, ctx, url+"/jobs", "jobs")
+		if got := strings.Join(texts(t, ctx, "main section > p"), " "); !strings.Contains(got, "Kueue is not installed on the hub") {
+			t.Errorf("jobs view without Kueue says %q, want that Kueue is not installed", got)
+		}
+		screenshot(t, ctx, "jobs")
+		checkAccessibility(t, ctx, "/jobs")
+	})
+
+	t.Run("a label change appears in the placements view without a reload", func(t *testing.T) {
+		firstRender(t, ctx, fmt.Sprintf("%s/placements/%s/gpu", url, f.ns), "placement")
+		run(t, ctx, "marking the page", eval(`window.notReloaded = true`))
+		if got := texts(t, ctx, "span.decisions"); !slices.Equal(got, []string{f.gpuCluster}) {
+			t.Fatalf("explanation's selection = %q, want %s", got, f.gpuCluster)
+		}
+		screenshot(t, ctx, "placement-explain")
+		checkAccessibility(t, ctx, "/placements/NS/NAME")
+		relabel(t, f.c, f.gpuCluster, "gpu", "")
+		relabel(t, f.c, f.cpu, "gpu", "h100")
+		run(t, ctx, "waiting for the new selection", poll(fmt.Sprintf(`document.querySelector("span.decisions")?.textContent === %q && window.notReloaded === true`, f.cpu), 20*time.Second))
+		run(t, ctx, "the placements list", chromedp.Navigate(url+"/placements"), eval(`window.notReloaded = true`))
+		run(t, ctx, "waiting for the hub's new decision in the list", poll(fmt.Sprintf(`document.querySelector('tr[data-placement="%s/gpu"] td.decisions')?.textContent === %q && window.notReloaded === true`, f.ns, f.cpu), 30*time.Second))
+	})
+
+	t.Run("what-if", func(t *testing.T) {
+		firstRender(t, ctx, fmt.Sprintf("%s/placements/%s/gpu", url, f.ns), "placement")
+		yaml := value(t, ctx, "reading the editor", chromedp.Value(chromedp.CSS("#whatif-yaml")))
+		edited := strings.Replace(yaml, "numberOfClusters: 1", "numberOfClusters: 2", 1)
+		edited = strings.Replace(edited, "gpu: h100", "{}", 1)
+		edited = strings.Replace(edited, "matchLabels:\n", "matchLabels: ", 1)
+		run(t, ctx, "simulating", chromedp.SetValue(chromedp.CSS("#whatif-yaml"), edited), eval(`document.querySelector("#whatif-yaml").dispatchEvent(new Event("input", {bubbles: true}))`),
+			chromedp.Click(chromedp.CSS(`form.whatif button`)), chromedp.WaitVisible(chromedp.CSS("span.whatif-decisions")))
+		want := []string{f.cpu, f.gpuCluster}
+		slices.Sort(want)
+		got := strings.Split(texts(t, ctx, "span.whatif-decisions")[0], ", ")
+		slices.Sort(got)
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("what-if selection (-want +got):\n%s", diff)
+		}
+		screenshot(t, ctx, "placement-whatif")
+	})
+
+	t.Run("a viewer without rights to a namespace does not see its works", func(t *testing.T) {
+		viewer := token(t, f.env, f.ns, "works-viewer", []rbacv1.PolicyRule{{APIGroups: []string{"work.open-cluster-management.io"},
+			Resources: []string{"manifestworks", "manifestworkreplicasets"}, Verbs: []string{"get", "list", "watch"}}}, f.gpuCluster)
+		vurl := serve(t, "--kubeconfig", kubeconfigOf(t, f.env, "works-viewer", viewer))
+		show := func(ns string) {
+			run(t, ctx, "works of "+ns, chromedp.Navigate(vurl+"/works"), chromedp.WaitVisible(chromedp.CSS("#works-ns")),
+				chromedp.SendKeys(chromedp.CSS("#works-ns"), ns), chromedp.Click(chromedp.CSS(`form.filter button`)))
+		}
+		show(f.gpuCluster)
+		run(t, ctx, "the viewer's works", chromedp.WaitVisible(chromedp.CSS(`tr[data-work]`)))
+		if diff := cmp.Diff([]string{"train"}, texts(t, ctx, "tr[data-work] th")); diff != "" {
+			t.Errorf("works of %s the viewer sees (-want +got):\n%s", f.gpuCluster, diff)
+		}
+		show(f.cpu)
+		run(t, ctx, "the refusal", poll(fmt.Sprintf(`[...document.querySelectorAll("p[role=alert]")].some(e => e.textContent.includes("listing manifestworks in namespace %s"))`, f.cpu), 20*time.Second))
+		if got := texts(t, ctx, "tr[data-work] th"); len(got) > 0 {
+			t.Errorf("works of %s shown to a viewer without rights there: %q", f.cpu, got)
+		}
+		if alert := strings.Join(texts(t, ctx, "p[role=alert]"), " "); !strings.Contains(alert, "permission denied") {
+			t.Errorf("the works view says %q, want the refusal", alert)
+		}
+		screenshot(t, ctx, "works-forbidden")
+	})
+
+	t.Run("the fleet view's first render with 1,000 clusters", func(t *testing.T) {
+		prefix := "perf-" + f.ns
+		createClusters(t, f.c, prefix, 1000, map[string]string{"dashboard-test": prefix})
+		var fleet, gpus []time.Duration
+		for range 3 {
+			fleet = append(fleet, firstRender(t, ctx, url+"/fleet", "fleet"))
+			gpus = append(gpus, firstRender(t, ctx, url+"/gpus", "gpus"))
+		}
+		slices.Sort(fleet)
+		slices.Sort(gpus)
+		t.Logf("first render with 1,000+ clusters, median of 3: fleet %s, GPUs %s (all: fleet %v, GPUs %v)", fleet[1], gpus[1], fleet, gpus)
+		// The issue asks for under 1 s; the bound here is generous for a loaded CI machine.
+		if fleet[1] > 3*time.Second {
+			t.Errorf("fleet view's first render with 1,000 clusters took %s (median of 3), want under 1 s (bound 3 s)", fleet[1])
+		}
+	})
+}

@@ -1,0 +1,41 @@
+//go:build integration
+
+package dashboard
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/flotilla/flotilla/internal/testenv"
+)
+
+// flotillaBin is the binary under test, built once for the package with the dashboard's assets.
+var flotillaBin string
+
+// webDir is the web app's directory.
+var webDir = filepath.Join("..", "..", "web", "dashboard")
+
+func TestMain(m *testing.M) {
+	if _, err := os.Stat(filepath.Join(webDir, "dist", "index.html")); err != nil {
+		fmt.Fprintf(os.Stderr, "the dashboard's web assets are not built (%v): run make dashboard-assets (npm ci && npm run build in web/dashboard) first\n", err)
+		os.Exit(1)
+	}
+	dir, err := os.MkdirTemp("", "flotilla-dashboard-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	flotillaBin = filepath.Join(dir, "flotilla")
+	cmd := exec.Command("go", "build", "-o", flotillaBin, "./cmd/flotilla")
+	cmd.Dir = filepath.Join("..", "..")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building flotilla: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := testenv.Main(m, testenv.Options{CRDs: true})
+	_ = os.RemoveAll(dir)
+	os.Exit(code)
+}

@@ -1,0 +1,175 @@
+// The JSON the dashboard's API serves (internal/dashboard, internal/fleetview, internal/placementview).
+
+export interface Taint {
+  key: string;
+  value?: string;
+  effect: string;
+  addedSecondsAgo?: number;
+}
+
+export interface Cluster {
+  name: string;
+  accepted: boolean;
+  joined: string;
+  available: string;
+  availableReason?: string;
+  availableMessage?: string;
+  availableForSeconds?: number;
+  leaseRenewedSecondsAgo?: number;
+  leaseDurationSeconds: number;
+  taints: Taint[];
+  sets: string[];
+  labels: Record<string, string>;
+  claims: Record<string, string>;
+  gpus: Record<string, number>;
+  kubernetesVersion?: string;
+  deleting?: boolean;
+}
+
+export interface ModelTotal {
+  model: string;
+  clusters: number;
+  allocatable: number;
+  free: number;
+  mostFreeOnANode: number;
+  clustersWithCurrentFigures: number;
+}
+
+export interface Figures {
+  capacity: number;
+  allocatable: number;
+  requested: number;
+  free: number;
+  largestNodeAllocatable: number;
+  mostFreeOnANode: number;
+  freeNodes: { free: number; nodes: number }[];
+}
+
+export interface ClusterGPUs {
+  cluster: string;
+  available: string;
+  allocatable: number;
+  usage: string;
+  observedTime?: string;
+  validUntil?: string;
+  models: { model: string; allocatable: number; figures?: Figures }[];
+}
+
+export interface Condition {
+  type: string;
+  status: string;
+  reason?: string;
+  message?: string;
+}
+
+export interface Placement {
+  namespace: string;
+  name: string;
+  numberOfClusters?: number;
+  clusterSets: string[];
+  selected: number;
+  conditions: Condition[];
+  decisionGroups: { index: number; name?: string; clusterCount: number }[];
+  decisions: { cluster: string; reason: string; decisionGroupIndex?: number }[];
+  schedulingDisabled?: boolean;
+}
+
+export interface ScoreOutput {
+  prioritizer: string;
+  weight: number;
+  score: number;
+  detail?: string;
+}
+
+export interface ClusterOutput {
+  name: string;
+  selected: boolean;
+  filteredBy: string;
+  message: string;
+  scores: ScoreOutput[];
+  totalScore: number;
+}
+
+export interface Output {
+  placement: { namespace: string; name: string };
+  decisions: { clusterName: string; score: number; reason: string; decisionGroupIndex: number; decisionGroupName: string }[];
+  clusters: ClusterOutput[];
+  conditions: Condition[];
+}
+
+export interface Explanation {
+  explanation: Output;
+  placement?: string;
+  hub?: Placement;
+}
+
+export interface Work {
+  cluster: string;
+  name: string;
+  manifests: number;
+  applied: string;
+  available: string;
+  degraded?: string;
+  complete?: string;
+  manifestsApplied: number;
+  manifestsAvailable: number;
+  replicaSet?: string;
+  problems?: string[];
+  feedback: string[];
+}
+
+export interface WorkReplicaSet {
+  namespace: string;
+  name: string;
+  placements: { name?: string; availableDecisionGroups?: string; summary: Summary }[];
+  summary: Summary;
+  conditions: Condition[];
+}
+
+export interface Summary {
+  total: number;
+  desiredTotal?: number;
+  applied: number;
+  available: number;
+  degraded: number;
+  progressing?: number;
+}
+
+export interface AddOn {
+  cluster: string;
+  name: string;
+  installNamespace?: string;
+  available: string;
+  degraded?: string;
+  progressing?: string;
+  health?: string;
+  message?: string;
+  configs: string[];
+}
+
+export interface Job {
+  namespace: string;
+  name: string;
+  queue?: string;
+  clusterQueue?: string;
+  quotaReserved?: string;
+  admitted?: string;
+  finished?: string;
+  evicted?: string;
+  clusterName?: string;
+  nominatedClusterNames?: string[];
+  admissionChecks: { name: string; state: string; message?: string }[];
+  ageSeconds?: number;
+  message?: string;
+  timeline: { time: string; type: string; status: string; reason?: string; message?: string }[];
+}
+
+export interface Federation {
+  namespace: string;
+  name: string;
+  phase: string;
+  round: number;
+  rounds: number;
+  clients: number;
+  message?: string;
+}
