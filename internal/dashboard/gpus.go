@@ -19,14 +19,8 @@ type GPUPage struct {
 }
 
 func (s *Server) gpus(w http.ResponseWriter, r *http.Request) {
-	q, e := parseQuery(r.URL.Query(), "limit", "continue")
-	if e != nil {
-		writeError(w, e)
-		return
-	}
-	c, e := s.client(r)
-	if e != nil {
-		writeError(w, e)
+	q, c, ok := s.begin(w, r, "limit", "continue")
+	if !ok {
 		return
 	}
 	// The totals are the fleet's: every cluster is read, in pages of MaxLimit.

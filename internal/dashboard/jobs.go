@@ -53,14 +53,8 @@ type JobsPage struct {
 }
 
 func (s *Server) jobs(w http.ResponseWriter, r *http.Request) {
-	q, e := parseQuery(r.URL.Query(), "limit", "continue", "namespace")
-	if e != nil {
-		writeError(w, e)
-		return
-	}
-	c, e := s.client(r)
-	if e != nil {
-		writeError(w, e)
+	q, c, ok := s.begin(w, r, "limit", "continue", "namespace")
+	if !ok {
 		return
 	}
 	opts, where := listOptions(q)

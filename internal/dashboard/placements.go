@@ -21,14 +21,8 @@ const maxSimulateBody = 1 << 20
 
 // placements is a page of placements, by namespace and name, with their decisions.
 func (s *Server) placements(w http.ResponseWriter, r *http.Request) {
-	q, e := parseQuery(r.URL.Query(), "limit", "continue", "namespace")
-	if e != nil {
-		writeError(w, e)
-		return
-	}
-	c, e := s.client(r)
-	if e != nil {
-		writeError(w, e)
+	q, c, ok := s.begin(w, r, "limit", "continue", "namespace")
+	if !ok {
 		return
 	}
 	where := "in every namespace"

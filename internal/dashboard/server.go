@@ -146,3 +146,19 @@ func (s *Server) client(r *http.Request) (client.WithWatch, *apiError) {
 
 // ctx is r's context.
 func ctx(r *http.Request) context.Context { return r.Context() }
+
+// begin reads a request of a view: its query, which may hold only params, and a client of the
+// hub with the viewer's identity. When either fails it writes the error and says no.
+func (s *Server) begin(w http.ResponseWriter, r *http.Request, params ...string) (query, client.WithWatch, bool) {
+	q, e := parseQuery(r.URL.Query(), params...)
+	if e != nil {
+		writeError(w, e)
+		return query{}, nil, false
+	}
+	c, e := s.client(r)
+	if e != nil {
+		writeError(w, e)
+		return query{}, nil, false
+	}
+	return q, c, true
+}

@@ -31,14 +31,8 @@ func listOptions(q query) ([]client.ListOption, string) {
 
 // works is a page of ManifestWorks, by cluster (namespace) and name.
 func (s *Server) works(w http.ResponseWriter, r *http.Request) {
-	q, e := parseQuery(r.URL.Query(), "limit", "continue", "namespace")
-	if e != nil {
-		writeError(w, e)
-		return
-	}
-	c, e := s.client(r)
-	if e != nil {
-		writeError(w, e)
+	q, c, ok := s.begin(w, r, "limit", "continue", "namespace")
+	if !ok {
 		return
 	}
 	opts, where := listOptions(q)
@@ -94,14 +88,8 @@ type WorkReplicaSetRow struct {
 }
 
 func (s *Server) workReplicaSets(w http.ResponseWriter, r *http.Request) {
-	q, e := parseQuery(r.URL.Query(), "limit", "continue", "namespace")
-	if e != nil {
-		writeError(w, e)
-		return
-	}
-	c, e := s.client(r)
-	if e != nil {
-		writeError(w, e)
+	q, c, ok := s.begin(w, r, "limit", "continue", "namespace")
+	if !ok {
 		return
 	}
 	opts, where := listOptions(q)
