@@ -18,7 +18,7 @@ COMMIT_TIME ?= $(shell git log -1 --format=%cI 2>/dev/null)
 # Integration tests start several control planes per package; keep parallel packages at 2 on 2 cores.
 TEST_P ?= 2
 
-.PHONY: npm-deps all build bench-dashboard dashboard-assets dashboard-screenshots test-dashboard k8s-bin bench bench-addon bench-fl bench-hub bench-install bench-placement bench-gpu-placement bench-multikueue bench-resourceusage bench-work controller-gen check-generated fuzz image test test-python test-unit lint lint-bin fmt vet generate demo demo-fl demo-kueue down clean
+.PHONY: npm-deps bench-mcp all build bench-dashboard dashboard-assets dashboard-screenshots test-dashboard k8s-bin bench bench-addon bench-fl bench-hub bench-install bench-placement bench-gpu-placement bench-multikueue bench-resourceusage bench-work controller-gen check-generated fuzz image test test-python test-unit lint lint-bin fmt vet generate demo demo-fl demo-kueue down clean
 
 all: build
 
@@ -95,6 +95,9 @@ bench-placement: k8s-bin ## Placements x clusters (100x1 ... 10000x1000): time t
 # Work delivery (issue 9): 1,000 simulated clusters x 10 works; several minutes.
 bench-work: k8s-bin ## ManifestWork create to Applied=True back on the hub: p50/p99, hub and agents' CPU and memory.
 	FLOTILLA_K8S_BIN="$$(tools/build.sh --print)" $(GO) test -tags integration -run '^$$' -bench '^BenchmarkWorkDelivery$$' -benchtime 1x -timeout 60m ./bench/
+
+bench-mcp: k8s-bin ## flotilla mcp's read tools at 1,000 clusters (FLOTILLA_BENCH_MCP_CLUSTERS): p50 and p99 of 20 calls each.
+	FLOTILLA_K8S_BIN="$$(tools/build.sh --print)" $(GO) test -tags integration -run '^$$' -bench '^BenchmarkMCPReadTools$$' -benchtime 1x -v -timeout 20m ./bench/
 
 bench-resourceusage: k8s-bin ## The resource-usage add-on on 5,000 nodes and 50,000 pods: its CPU and memory at 10 pod changes/s.
 	FLOTILLA_K8S_BIN="$$(tools/build.sh --print)" $(GO) test -tags integration -run '^$$' -bench '^BenchmarkResourceUsageAgent$$' -benchtime 1x -timeout 60m ./bench/
