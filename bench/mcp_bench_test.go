@@ -101,7 +101,7 @@ func BenchmarkMCPReadTools(b *testing.B) {
 	}
 }
 
-// createClusters creates n ManagedClusters, a quarter of them labelled and claimed as holding
+// createClusters creates n ManagedClusters, a quarter of them labeled and claimed as holding
 // 8 H100s, 16 at a time.
 func createClusters(b *testing.B, h *hubAPIServer, n int) {
 	b.Helper()
