@@ -121,7 +121,7 @@ bench-fl: k8s-bin ## A Flower federation on a local fleet: created to clients ru
 # Failover (issue 22): test/chaos's MultiKueue failover under a real partition, with more jobs.
 bench-failover: k8s-bin ## A worker running 50 GPU jobs cut off the hub (iptables, as root), with Flotilla's fencing and then with released MultiKueue's defaults (about 25 minutes): declared lost, every job running elsewhere (p50, p99, max), overlapping runs.
 	FLOTILLA_K8S_BIN="$$(tools/build.sh --print)" FLOTILLA_CHAOS_KUEUE_JOBS=$${FLOTILLA_CHAOS_KUEUE_JOBS:-50} FLOTILLA_CHAOS_RELEASED=1 \
-	  $(GO) test -tags integration -count=1 -run '^TestKueueFailover(ReleasedDefaults)?$$' -v -timeout 60m ./test/chaos/
+	  $(GO) test -tags integration -count=1 -run '^TestKueueFailover$$' -v -timeout 60m ./test/chaos/
 
 # The dashboard's browser tests (headless Debian chromium, driven by chromedp) against a real fleet.
 test-dashboard: k8s-bin dashboard-assets ## The dashboard's API and browser tests (needs chromium: apt-get install chromium).
