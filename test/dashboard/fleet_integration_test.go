@@ -3,7 +3,6 @@
 package dashboard
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -210,24 +209,9 @@ func serveProcess(t testing.TB, args ...string) (string, *os.Process) {
 	t.Helper()
 	cmd := exec.Command(flotillaBin, append([]string{"dashboard", "--address", "127.0.0.1:0"}, args...)...)
 	cmd.Stderr = os.Stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		_ = cmd.Wait()
-	})
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		t.Fatalf("flotilla dashboard printed no URL: %v", err)
-	}
-	url := strings.TrimSpace(line)
+	url := testenv.StartFirstLine(t, cmd)
 	if !strings.HasPrefix(url, "http://127.0.0.1:") || !strings.HasSuffix(url, "/") {
-		t.Fatalf("flotilla dashboard's first line = %q, want its loopback URL", line)
+		t.Fatalf("flotilla dashboard's first line = %q, want its loopback URL", url)
 	}
 	return strings.TrimSuffix(url, "/"), cmd.Process
 }

@@ -3,10 +3,8 @@
 package mcp
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -73,22 +71,7 @@ func serveHTTP(t *testing.T, args ...string) *sdk.ClientSession {
 	t.Helper()
 	cmd := exec.Command(flotillaBin, append([]string{"mcp", "--http", "127.0.0.1:0"}, args...)...)
 	cmd.Stderr = testWriter{t}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		_ = cmd.Wait()
-	})
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		t.Fatalf("reading the URL flotilla mcp --http prints: %v", err)
-	}
-	url := strings.TrimSpace(line)
+	url := testenv.StartFirstLine(t, cmd)
 	if !strings.HasPrefix(url, "http://127.0.0.1:") || !strings.HasSuffix(url, mcpserver.Path) {
 		t.Fatalf("flotilla mcp --http printed %q first, want http://127.0.0.1:PORT%s", url, mcpserver.Path)
 	}
