@@ -3,7 +3,6 @@ package fencing
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -63,60 +62,33 @@ func (f *Fencer) list(ctx context.Context) ([]fenced, error) {
 }
 
 // stopAll stops every fenced object not stopped yet, and says how many it stopped. One that fails
-// does not keep the others from stopping. The stops must be done well before the hub declares the
-// cluster lost, whatever the number of workloads: the objects of one kind are stopped
-// StopParallelism at a time, kind after kind in Kinds' order (Kueue's Workloads before their Jobs).
+// does not keep the others from stopping.
 func (f *Fencer) stopAll(ctx context.Context, e *episode) (int, error) {
 	all, err := f.list(ctx)
 	if err != nil {
 		return 0, err
 	}
-	var (
-		mu       sync.Mutex
-		n        int
-		firstErr error
-	)
-	stop := func(x fenced) {
+	n := 0
+	var firstErr error
+	for _, x := range all {
 		changed, err := fencing.Stop(x.Obj, x.Kind, f.opts.Clock.Now(), e.Epoch)
 		if err == nil && changed {
 			_, err = f.dyn.Resource(x.Kind.GroupVersionResource).Namespace(x.Obj.GetNamespace()).Update(ctx, x.Obj, metav1.UpdateOptions{})
 		}
-		if err == nil && changed {
+		if err != nil {
+			if firstErr == nil {
+				firstErr = fmt.Errorf("stopping %s %s/%s: %w", x.Obj.GetKind(), x.Obj.GetNamespace(), x.Obj.GetName(), err)
+			}
+			continue
+		}
+		if changed {
+			n++
 			f.event(ctx, x.Obj, "Fenced", fmt.Sprintf("stopped by the fence: the agent of cluster %s has not renewed its lease with the hub since %s (fence after %s); the hub may start this workload elsewhere from %s",
 				f.opts.ClusterName, e.LastRenewed.UTC().Format(time.RFC3339), e.Timing.FenceAfter, e.LastRenewed.Add(e.Timing.LostAfter).UTC().Format(time.RFC3339)))
 		}
-		mu.Lock()
-		defer mu.Unlock()
-		switch {
-		case err != nil && firstErr == nil:
-			firstErr = fmt.Errorf("stopping %s %s/%s: %w", x.Obj.GetKind(), x.Obj.GetNamespace(), x.Obj.GetName(), err)
-		case err == nil && changed:
-			n++
-		}
-	}
-	for len(all) > 0 {
-		// The next run of objects of one kind (list returns them kind by kind).
-		i := 1
-		for i < len(all) && all[i].Kind.GroupVersionResource == all[0].Kind.GroupVersionResource {
-			i++
-		}
-		sem := make(chan struct{}, StopParallelism)
-		var wg sync.WaitGroup
-		for _, x := range all[:i] {
-			sem <- struct{}{}
-			wg.Go(func() {
-				defer func() { <-sem }()
-				stop(x)
-			})
-		}
-		wg.Wait()
-		all = all[i:]
 	}
 	return n, firstErr
 }
-
-// StopParallelism is how many objects of one kind the fence stops at once.
-const StopParallelism = 16
 
 // removeStale deletes the unfinished objects MultiKueue created, and says how many: the
 // hub's Kueue holds their workloads, and runs them again wherever it dispatches them.
