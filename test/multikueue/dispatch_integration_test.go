@@ -5,11 +5,13 @@ package multikueue
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -19,9 +21,11 @@ import (
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
 	clusterv1alpha1 "github.com/flotilla/flotilla/api/cluster/v1alpha1"
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
+	"github.com/flotilla/flotilla/api/scheme"
 	usagev1alpha1 "github.com/flotilla/flotilla/api/usage/v1alpha1"
 	"github.com/flotilla/flotilla/internal/agent/builtin/kueuequeues"
 	"github.com/flotilla/flotilla/internal/agent/builtin/resourceusage"
+	"github.com/flotilla/flotilla/internal/hub/kueue"
 	"github.com/flotilla/flotilla/internal/kueuesetup"
 	"github.com/flotilla/flotilla/internal/localk8s"
 	"github.com/flotilla/flotilla/internal/testenv"
@@ -160,6 +164,65 @@ func testDispatch(t *testing.T, f *fleet) {
 			t.Logf("job %s admitted on %s %s after submission", next.Name, one, took.Round(time.Millisecond))
 			f.waitComplete(t, next, wait)
 		})
+	})
+
+	t.Run("a gang that fits in total but on no node waits on the hub with the numbers", func(t *testing.T) {
+		for _, w := range []string{one, two} {
+			f.waitFreeH100(t, w, 16) // each worker: 16 free H100s in all, 8 on each of its two nodes
+		}
+		big := gpuJob("mk-no-node", 1, 16, 2*time.Second)
+		testenv.Create(t, hub, big)
+		var wl *kueuev1beta2.Workload
+		testenv.WaitFor(t, wait, "a NoWorkerFits event on the workload of mk-no-node", func(ctx context.Context) (bool, string, error) {
+			var err error
+			if wl, err = f.workloadOf(ctx, big); err != nil || wl == nil {
+				return false, "no workload yet", client.IgnoreNotFound(err)
+			}
+			evs := &eventsv1.EventList{}
+			if err := hub.List(ctx, evs, client.InNamespace(wl.Namespace)); err != nil {
+				return false, "", err
+			}
+			for _, e := range evs.Items {
+				if e.Regarding.UID == wl.UID && e.Reason == kueue.ReasonNoWorkerFits {
+					for _, w := range []string{one, two} {
+						want := w + ": needs 1 pod with 16 " + h100 + " each: none fit on its nodes (free per node: 8 on 2 nodes)"
+						if !strings.Contains(e.Note, want) {
+							return false, fmt.Sprintf("event %q lacks %q", e.Note, want), nil
+						}
+					}
+					return true, "", nil
+				}
+			}
+			return false, fmt.Sprintf("no event yet; nominated %v", wl.Status.NominatedClusterNames), nil
+		})
+		// Rounds go by (3 s each) and still no worker is offered it: no copy anywhere.
+		time.Sleep(4 * kueue.DefaultRound)
+		ctx := context.Background()
+		if err := hub.Get(ctx, client.ObjectKeyFromObject(wl), wl); err != nil {
+			t.Fatal(err)
+		}
+		if len(wl.Status.NominatedClusterNames) != 0 || wl.Status.ClusterName != nil {
+			t.Errorf("workload %s: nominated %v, clusterName %v; want no worker offered it", wl.Name, wl.Status.NominatedClusterNames, wl.Status.ClusterName)
+		}
+		for _, j := range f.joined {
+			spoke, err := client.New(j.Spoke.RESTConfig(), client.Options{Scheme: scheme.Scheme})
+			if err != nil {
+				t.Fatal(err)
+			}
+			l := &kueuev1beta2.WorkloadList{}
+			if err := spoke.List(ctx, l, client.InNamespace(wl.Namespace)); err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range l.Items {
+				if w.Name == wl.Name {
+					t.Errorf("worker %s has a copy of workload %s", j.Name, w.Name)
+				}
+			}
+		}
+		propagation := metav1.DeletePropagationBackground
+		if err := hub.Delete(ctx, big, &client.DeleteOptions{PropagationPolicy: &propagation}); err != nil {
+			t.Fatal(err)
+		}
 	})
 
 	t.Run("a worker whose API server stops leaves the config, and its workloads run elsewhere", func(t *testing.T) {

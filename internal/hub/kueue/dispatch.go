@@ -4,13 +4,8 @@ import (
 	"slices"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/api/resource"
-	resourcehelper "k8s.io/component-helpers/resource"
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
-
-	"github.com/flotilla/flotilla/internal/scheduler/plugins/gpufit"
 )
 
 const (
@@ -20,34 +15,17 @@ const (
 	// DefaultRound is how long a workload waits on the workers nominated so far before the next
 	// one is added.
 	DefaultRound = 3 * time.Second
-	// gpuResource is the resource the dispatcher checks workers' figures for.
-	gpuResource = "nvidia.com/gpu"
-	// gpuModelLabel is the node label a pod selects a GPU model with.
-	gpuModelLabel = "nvidia.com/gpu.product"
 )
 
-// Order puts the workers that fit first and the others after them, each group in rank order
-// (best first). fits says whether a worker's figures fit the workload.
-func Order(ranked []string, fits func(string) bool) []string {
-	out := make([]string, 0, len(ranked))
-	var rest []string
-	for _, c := range ranked {
-		if fits(c) {
-			out = append(out, c)
-		} else {
-			rest = append(rest, c)
-		}
-	}
-	return append(out, rest...)
-}
-
 // Nominate is the workers a workload is offered to after rounds rounds: those of current still
-// in order, and the first rounds+1 of order. Nominations only grow while a worker stays in the
-// config, so a workload queued on a worker is not taken from it while it waits for the next.
-func Nominate(order, current []string, rounds int) []string {
+// in the config (ranked), and the first rounds+1 of order (the workers it may be offered to,
+// best first). Nominations only grow while a worker stays in the config, so a workload queued on
+// a worker is not taken from it while it waits for the next, even when the worker's figures no
+// longer show room for it.
+func Nominate(ranked, order, current []string, rounds int) []string {
 	var out []string
 	for _, c := range current {
-		if slices.Contains(order, c) && !slices.Contains(out, c) {
+		if slices.Contains(ranked, c) && !slices.Contains(out, c) {
 			out = append(out, c)
 		}
 	}
@@ -84,57 +62,6 @@ func Dispatchable(wl *kueuev1beta2.Workload, check *kueuev1beta2.AdmissionCheckS
 		wl.Status.ClusterName == nil && wl.Status.Admission != nil &&
 		!meta.IsStatusConditionTrue(wl.Status.Conditions, kueuev1beta2.WorkloadFinished) &&
 		!meta.IsStatusConditionTrue(wl.Status.Conditions, kueuev1beta2.WorkloadEvicted)
-}
-
-// GPURequirement is what the workload's pods ask of a worker's GPUs: the total, and one node with
-// its largest pod's GPUs free, of the model its pods select (any when none does). ok is false
-// when its pods ask for no GPUs.
-func GPURequirement(wl *kueuev1beta2.Workload) (req gpufit.Requirement, ok bool) {
-	req.Resource = gpuResource
-	var largest resource.Quantity
-	for _, ps := range wl.Spec.PodSets {
-		per := podRequest(ps.Template.Spec)
-		if per.IsZero() {
-			continue
-		}
-		ok = true
-		if m := ps.Template.Spec.NodeSelector[gpuModelLabel]; m != "" {
-			req.Model = m
-		}
-		total := per.DeepCopy()
-		total.Mul(int64(ps.Count))
-		req.Total.Add(total)
-		if per.Cmp(largest) > 0 {
-			largest = per
-		}
-	}
-	if ok {
-		req.PerNode, req.Nodes = largest, 1
-	}
-	return req, ok
-}
-
-// podRequest is a pod's GPUs as the scheduler counts them (resourcehelper.PodRequests: its
-// containers' sum or its largest init container, and its overhead). A container that gives only
-// a limit of GPUs asks for that much, as the API server defaults requests from limits when the
-// pod is made.
-func podRequest(spec corev1.PodSpec) resource.Quantity {
-	spec = *spec.DeepCopy()
-	for _, cs := range [][]corev1.Container{spec.Containers, spec.InitContainers} {
-		for i := range cs {
-			r := &cs[i].Resources
-			if _, ok := r.Requests[gpuResource]; ok {
-				continue
-			}
-			if q, ok := r.Limits[gpuResource]; ok {
-				if r.Requests == nil {
-					r.Requests = corev1.ResourceList{}
-				}
-				r.Requests[gpuResource] = q
-			}
-		}
-	}
-	return resourcehelper.PodRequests(&corev1.Pod{Spec: spec}, resourcehelper.PodResourcesOptions{})[gpuResource]
 }
 
 // Rounds is how many rounds have passed since first, the time of the first nomination. Each

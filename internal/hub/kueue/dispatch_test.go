@@ -1,39 +1,46 @@
 package kueue
 
 import (
-	"fmt"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	"github.com/flotilla/flotilla/internal/workloadfit"
 )
 
-func TestOrderAndNominate(t *testing.T) {
+func TestNominate(t *testing.T) {
 	ranked := []string{"a", "b", "c"}
-	full := map[string]bool{"a": true}
 	cases := map[string]struct {
-		fits    func(string) bool
+		states  map[string]workloadfit.State // Fits when not given
 		current []string
 		rounds  int
 		want    []string
 	}{
-		"first round: the best-ranked worker only":           {fits: func(string) bool { return true }, want: []string{"a"}},
-		"second round adds the next":                         {fits: func(string) bool { return true }, current: []string{"a"}, rounds: 1, want: []string{"a", "b"}},
-		"many rounds: every worker, once":                    {fits: func(string) bool { return true }, current: []string{"a", "b"}, rounds: 9, want: []string{"a", "b", "c"}},
-		"a full worker goes after those with room":           {fits: func(c string) bool { return !full[c] }, want: []string{"b"}},
-		"the full worker comes last":                         {fits: func(c string) bool { return !full[c] }, current: []string{"b"}, rounds: 2, want: []string{"b", "c", "a"}},
-		"a worker that left the config is no longer offered": {fits: func(string) bool { return true }, current: []string{"gone", "b"}, want: []string{"b"}},
-		"nominations kept while their worker stays":          {fits: func(c string) bool { return c != "b" }, current: []string{"b"}, rounds: 0, want: []string{"b"}},
-		"nothing fits: rank order":                           {fits: func(string) bool { return false }, rounds: 1, want: []string{"a", "b"}},
+		"first round: the best-ranked worker only":           {want: []string{"a"}},
+		"second round adds the next":                         {current: []string{"a"}, rounds: 1, want: []string{"a", "b"}},
+		"many rounds: every worker, once":                    {current: []string{"a", "b"}, rounds: 9, want: []string{"a", "b", "c"}},
+		"a worker where it does not fit is skipped":          {states: map[string]workloadfit.State{"a": workloadfit.NoFit}, want: []string{"b"}},
+		"and never offered":                                  {states: map[string]workloadfit.State{"a": workloadfit.NoFit}, current: []string{"b"}, rounds: 9, want: []string{"b", "c"}},
+		"workers without figures come after those that fit":  {states: map[string]workloadfit.State{"a": workloadfit.Unknown}, current: []string{"b"}, rounds: 2, want: []string{"b", "c", "a"}},
+		"a worker that left the config is no longer offered": {current: []string{"gone", "b"}, want: []string{"b"}},
+		"nominations kept while their worker stays":          {states: map[string]workloadfit.State{"b": workloadfit.NoFit}, current: []string{"b"}, want: []string{"b"}},
+		"fits nowhere: nobody":                               {states: map[string]workloadfit.State{"a": workloadfit.NoFit, "b": workloadfit.NoFit, "c": workloadfit.NoFit}, rounds: 3},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got := Nominate(Order(ranked, tc.fits), tc.current, tc.rounds)
+			var verdicts []workloadfit.Verdict
+			for _, c := range ranked {
+				st := tc.states[c]
+				if st == "" {
+					st = workloadfit.Fits
+				}
+				verdicts = append(verdicts, workloadfit.Verdict{Cluster: c, State: st})
+			}
+			got := Nominate(ranked, workloadfit.Order(verdicts), tc.current, tc.rounds)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("nominated (-want +got):\n%s", diff)
 			}
@@ -64,43 +71,6 @@ func TestRounds(t *testing.T) {
 			}
 			if end := RoundEnd(t0, got, 3*time.Second); !tc.now.Before(t0) && !end.After(tc.now) {
 				t.Errorf("round %d ends at %s, not after now %s", got, end.Sub(t0), tc.now.Sub(t0))
-			}
-		})
-	}
-}
-
-func podSet(count int32, gpus string, model string) kueuev1beta2.PodSet {
-	ps := kueuev1beta2.PodSet{Count: count, Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
-		Containers: []corev1.Container{{Name: "c"}}}}}
-	if gpus != "" {
-		ps.Template.Spec.Containers[0].Resources.Requests = corev1.ResourceList{gpuResource: resource.MustParse(gpus)}
-	}
-	if model != "" {
-		ps.Template.Spec.NodeSelector = map[string]string{gpuModelLabel: model}
-	}
-	return ps
-}
-
-func TestGPURequirement(t *testing.T) {
-	cases := map[string]struct {
-		podSets []kueuev1beta2.PodSet
-		want    string
-		ok      bool
-	}{
-		"no GPUs":                   {podSets: []kueuev1beta2.PodSet{podSet(4, "", "")}},
-		"one pod set":               {podSets: []kueuev1beta2.PodSet{podSet(2, "8", "H100")}, ok: true, want: "H100 16 8x1"},
-		"two pod sets, any model":   {podSets: []kueuev1beta2.PodSet{podSet(1, "1", ""), podSet(3, "4", "")}, ok: true, want: " 13 4x1"},
-		"a CPU pod set beside GPUs": {podSets: []kueuev1beta2.PodSet{podSet(1, "", ""), podSet(1, "2", "A100")}, ok: true, want: "A100 2 2x1"},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			req, ok := GPURequirement(&kueuev1beta2.Workload{Spec: kueuev1beta2.WorkloadSpec{PodSets: tc.podSets}})
-			got := ""
-			if ok {
-				got = req.Model + " " + req.Total.String() + " " + req.PerNode.String() + "x" + fmt.Sprint(req.Nodes)
-			}
-			if ok != tc.ok || got != tc.want {
-				t.Errorf("GPURequirement = %q, %v; want %q, %v", got, ok, tc.want, tc.ok)
 			}
 		})
 	}

@@ -4,7 +4,12 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/utils/clock"
@@ -17,16 +22,20 @@ import (
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	usagev1alpha1 "github.com/flotilla/flotilla/api/usage/v1alpha1"
-	"github.com/flotilla/flotilla/internal/scheduler/plugins/gpufit"
+	"github.com/flotilla/flotilla/internal/workloadfit"
 )
 
 // Dispatcher is Flotilla's MultiKueue dispatcher: for each workload on the hub waiting for its
 // MultiKueue admission check, it nominates workers (status.nominatedClusterNames) in the order
-// of the check's MultiKueueConfig, which the placement ranks best first, putting first the
-// workers whose live figures (ResourceUsage) have room for the workload's GPUs. It offers the
-// workload to one worker, and to one more after each round until a worker admits it; rounds
-// start at Round and double. Kueue's
-// MultiKueue then copies the workload to the nominated workers; the first to admit it runs it.
+// of the check's MultiKueueConfig, which the placement ranks best first. It offers a workload
+// only to the workers where its gangs fit (internal/workloadfit: every pod of each pod set on a
+// node with that much of the extended resource and model free, by the worker's live
+// ResourceUsage), then to those without figures; a worker where it does not fit is not offered
+// it, and a workload that fits no worker waits on the hub with an event (NoWorkerFits) giving
+// each worker's numbers, and is looked at again each round. It offers the workload to one
+// worker, and to one more after each round until a worker admits it; rounds start at Round and
+// double. Kueue's MultiKueue then copies the workload to the nominated workers; the first to
+// admit it runs it.
 //
 // It acts only when Kueue on the hub runs with multiKueue.dispatcherName DispatcherName: with
 // Kueue's own dispatchers the two would fight over the nominations.
@@ -35,7 +44,15 @@ type Dispatcher struct {
 	Clock  clock.PassiveClock
 	// Round is DefaultRound when zero.
 	Round time.Duration
+	// Recorder records why a workload fits no worker; the manager's when nil.
+	Recorder events.EventRecorder
+
+	mu       sync.Mutex
+	reported map[types.UID]string // the last NoWorkerFits message per workload
 }
+
+// ReasonNoWorkerFits is the reason of the event on a workload whose pods fit no worker now.
+const ReasonNoWorkerFits = "NoWorkerFits"
 
 var _ reconcile.Reconciler = (*Dispatcher)(nil)
 
@@ -46,6 +63,9 @@ func (d *Dispatcher) SetupWithManager(mgr ctrl.Manager) error {
 	}
 	if d.Round <= 0 {
 		d.Round = DefaultRound
+	}
+	if d.Recorder == nil {
+		d.Recorder = mgr.GetEventRecorder("kueue-dispatcher")
 	}
 	waiting := predicate.NewPredicateFuncs(func(o client.Object) bool {
 		wl, ok := o.(*kueuev1beta2.Workload)
@@ -81,6 +101,8 @@ func (d *Dispatcher) waiting(ctx context.Context, _ client.Object) []reconcile.R
 // +kubebuilder:rbac:groups=kueue.x-k8s.io,resources=workloads,verbs=get;list;watch
 // +kubebuilder:rbac:groups=kueue.x-k8s.io,resources=workloads/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=usage.flotilla.io,resources=resourceusages,verbs=get;list;watch
+// +kubebuilder:rbac:groups=kueue.x-k8s.io,resources=resourceflavors,verbs=get;list;watch
+// +kubebuilder:rbac:groups="";events.k8s.io,resources=events,verbs=create;patch;update
 
 // Reconcile nominates the workers of one workload.
 func (d *Dispatcher) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
@@ -101,9 +123,11 @@ func (d *Dispatcher) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		return reconcile.Result{}, err
 	}
 	now := d.Clock.Now()
-	order := Order(ranked, d.fits(ctx, wl, now))
+	verdicts := d.judge(ctx, wl, ranked, now)
+	order := workloadfit.Order(verdicts)
+	d.report(wl, verdicts, order)
 	rounds := Rounds(Since(wl), now, d.Round)
-	want := Nominate(order, wl.Status.NominatedClusterNames, rounds)
+	want := Nominate(ranked, order, wl.Status.NominatedClusterNames, rounds)
 	if !slices.Equal(want, wl.Status.NominatedClusterNames) {
 		orig := wl.DeepCopy()
 		wl.Status.NominatedClusterNames = want
@@ -112,7 +136,11 @@ func (d *Dispatcher) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		}
 		ctrl.LoggerFrom(ctx).V(1).Info("nominated workers", "workload", req.NamespacedName, "workers", want, "round", rounds)
 	}
-	if len(want) >= len(order) {
+	switch {
+	case len(order) < len(ranked):
+		// Workers where the workload does not fit now may have room later: look again next round.
+		return reconcile.Result{RequeueAfter: d.Round}, nil
+	case len(want) >= len(order):
 		return reconcile.Result{}, nil // every worker has it: nothing more to offer
 	}
 	next := RoundEnd(Since(wl), rounds, d.Round).Sub(now)
@@ -166,19 +194,52 @@ func (d *Dispatcher) workers(ctx context.Context, check string) ([]string, error
 	return out, nil
 }
 
-// fits says whether a worker's live figures have room for the workload's GPUs; a workload without
-// GPUs, or a worker without usable figures, fits (Kueue on the worker decides).
-func (d *Dispatcher) fits(ctx context.Context, wl *kueuev1beta2.Workload, now time.Time) func(string) bool {
-	req, ok := GPURequirement(wl)
-	return func(cluster string) bool {
-		if !ok {
-			return true
+// judge is the verdict of each worker, in rank order, on the workload's gangs (workloadfit).
+func (d *Dispatcher) judge(ctx context.Context, wl *kueuev1beta2.Workload, ranked []string, now time.Time) []workloadfit.Verdict {
+	gangs := workloadfit.Gangs(wl, d.flavorLabels(ctx))
+	out := make([]workloadfit.Verdict, 0, len(ranked))
+	for _, cluster := range ranked {
+		var u *usagev1alpha1.ResourceUsage
+		if len(gangs) > 0 {
+			u = &usagev1alpha1.ResourceUsage{}
+			if err := d.Client.Get(ctx, client.ObjectKey{Namespace: cluster, Name: usagev1alpha1.ResourceUsageName}, u); err != nil {
+				u = nil
+			}
 		}
-		u := &usagev1alpha1.ResourceUsage{}
-		if err := d.Client.Get(ctx, client.ObjectKey{Namespace: cluster, Name: usagev1alpha1.ResourceUsageName}, u); err != nil {
-			return true
+		out = append(out, workloadfit.Judge(cluster, u, gangs, now))
+	}
+	return out
+}
+
+// flavorLabels reads the node labels of the hub's ResourceFlavors.
+func (d *Dispatcher) flavorLabels(ctx context.Context) workloadfit.FlavorLabels {
+	return func(name kueuev1beta2.ResourceFlavorReference) map[string]string {
+		rf := &kueuev1beta2.ResourceFlavor{}
+		if err := d.Client.Get(ctx, client.ObjectKey{Name: string(name)}, rf); err != nil {
+			return nil
 		}
-		st, _ := gpufit.Usable(u, cluster, now)
-		return st == nil || gpufit.Fit(st, req).Fits
+		return rf.Spec.NodeLabels
+	}
+}
+
+// report records an event on a workload that fits no worker, once per change of the verdicts,
+// naming each worker's numbers; and forgets it once some worker is offered it.
+func (d *Dispatcher) report(wl *kueuev1beta2.Workload, verdicts []workloadfit.Verdict, order []string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.reported == nil {
+		d.reported = map[types.UID]string{}
+	}
+	if len(order) > 0 {
+		delete(d.reported, wl.UID)
+		return
+	}
+	why := workloadfit.Summary(verdicts)
+	if d.reported[wl.UID] == why {
+		return
+	}
+	d.reported[wl.UID] = why
+	if d.Recorder != nil {
+		d.Recorder.Eventf(wl, nil, corev1.EventTypeWarning, ReasonNoWorkerFits, "Dispatch", "no worker has room for its pods now; it waits on the hub: %s", why)
 	}
 }

@@ -89,14 +89,7 @@ func Fit(st *usagev1alpha1.ResourceUsageStatus, req Requirement) Verdict {
 	what := req.What()
 	f := st.Figures(req.Resource, req.Model)
 	if f == nil || (f.Capacity.IsZero() && f.Allocatable.IsZero()) {
-		msg := "has no nodes with " + what
-		if req.Model != "" {
-			msg += " (" + req.Resource + ")"
-			if models := Models(st, req.Resource); len(models) > 0 {
-				msg += "; it has " + strings.Join(models, ", ")
-			}
-		}
-		return Verdict{NoModel: true, Message: msg}
+		return noModel(st, req)
 	}
 	free := f.Free
 	if !req.Total.IsZero() && free.Cmp(req.Total) < 0 {
@@ -120,6 +113,19 @@ func Fit(st *usagev1alpha1.ResourceUsageStatus, req Requirement) Verdict {
 			what, plural(n, "node"), req.PerNode.String(), req.Nodes, free.String(), most.String())}
 	}
 	return Verdict{Fits: true, Message: fmt.Sprintf("%s: %s free in total (needs %s)", what, free.String(), req.Total.String())}
+}
+
+// noModel is the verdict on a cluster without nodes of the requirement's resource and model; it
+// names the models the cluster has.
+func noModel(st *usagev1alpha1.ResourceUsageStatus, req Requirement) Verdict {
+	msg := "has no nodes with " + req.What()
+	if req.Model != "" {
+		msg += " (" + req.Resource + ")"
+		if models := Models(st, req.Resource); len(models) > 0 {
+			msg += "; it has " + strings.Join(models, ", ")
+		}
+	}
+	return Verdict{NoModel: true, Message: msg}
 }
 
 func plural(n int32, noun string) string {
