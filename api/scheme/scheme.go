@@ -14,6 +14,7 @@ import (
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
 	dynamicscoringv1alpha1 "github.com/flotilla/flotilla/api/dynamicscoring/v1alpha1"
 	failoverv1alpha1 "github.com/flotilla/flotilla/api/failover/v1alpha1"
+	queuev1alpha1 "github.com/flotilla/flotilla/api/queue/v1alpha1"
 	federationaiv1alpha1 "github.com/flotilla/flotilla/api/federationai/v1alpha1"
 	multiclusterv1alpha1 "github.com/flotilla/flotilla/api/multicluster/v1alpha1"
 	usagev1alpha1 "github.com/flotilla/flotilla/api/usage/v1alpha1"
@@ -31,6 +32,7 @@ var builder = runtime.NewSchemeBuilder(
 	dynamicscoringv1alpha1.AddToScheme,
 	usagev1alpha1.AddToScheme,
 	failoverv1alpha1.AddToScheme,
+	queuev1alpha1.AddToScheme,
 	// Kueue's kinds, which the hub writes for MultiKueue (internal/hub/kueue) when Kueue is installed.
 	kueuev1beta2.AddToScheme,
 )

@@ -1,11 +1,9 @@
 package kueuequeues
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"sort"
-	"strings"
 
+	"github.com/flotilla/flotilla/internal/gpuflavor"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -19,12 +17,9 @@ const (
 	ClusterQueueName   = "cluster-queue"
 	LocalQueueName     = "user-queue"
 	LocalQueueNS       = metav1.NamespaceDefault
-	CPUOnlyFlavor      = "cpu-only"
+	CPUOnlyFlavor      = gpuflavor.CPUOnly
 	GPUProductLabel    = "nvidia.com/gpu.product"
 	GPUResource        = corev1.ResourceName("nvidia.com/gpu")
-	gpuFlavorPrefix    = "gpu-"
-	maxNameLength      = 63 // a DNS-1123 label
-	hashLength         = 8
 	maxFlavorsPerGroup = 64 // Kueue's limit on the flavors of a resource group
 )
 
@@ -81,7 +76,7 @@ func Compute(nodes []*corev1.Node) Desired {
 		}
 	}
 	var d Desired
-	names := FlavorNames(keys(models))
+	names := gpuflavor.Names(keys(models))
 	var groups []*group
 	for model := range models {
 		groups = append(groups, models[model])
@@ -135,61 +130,4 @@ func keys(m map[string]*group) []string {
 		out = append(out, k)
 	}
 	return out
-}
-
-// FlavorNames names the flavor of each GPU model: "gpu-" and the model lowercased, each run of
-// characters other than a-z and 0-9 made one "-" (a DNS-1123 label). A name longer than 63
-// characters, and every name that two models of the set share (NVIDIA_T4 and nvidia.t4), is cut
-// and ends in "-" and the first 8 hex digits of the model's SHA-256 instead, so that no two
-// models share a flavor.
-func FlavorNames(models []string) map[string]string {
-	out := make(map[string]string, len(models))
-	byName := map[string][]string{}
-	for _, m := range models {
-		name := gpuFlavorPrefix + sanitize(m)
-		if name == gpuFlavorPrefix || len(name) > maxNameLength {
-			name = hashed(name, m)
-		}
-		byName[name] = append(byName[name], m)
-	}
-	for name, ms := range byName {
-		for _, m := range ms {
-			if len(ms) > 1 {
-				out[m] = hashed(name, m)
-			} else {
-				out[m] = name
-			}
-		}
-	}
-	return out
-}
-
-// sanitize lowercases s and turns each run of characters other than a-z and 0-9 into one "-",
-// without one at either end.
-func sanitize(s string) string {
-	var b strings.Builder
-	dash := false
-	for _, r := range strings.ToLower(s) {
-		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
-			if dash && b.Len() > 0 {
-				b.WriteByte('-')
-			}
-			b.WriteRune(r)
-			dash = false
-			continue
-		}
-		dash = true
-	}
-	return b.String()
-}
-
-// hashed is name cut to leave room for "-" and the model's hash, then those.
-func hashed(name, model string) string {
-	sum := sha256.Sum256([]byte(model))
-	suffix := hex.EncodeToString(sum[:])[:hashLength]
-	name = strings.TrimRight(name, "-")
-	if limit := maxNameLength - hashLength - 1; len(name) > limit {
-		name = strings.TrimRight(name[:limit], "-")
-	}
-	return name + "-" + suffix
 }

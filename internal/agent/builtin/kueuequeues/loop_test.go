@@ -10,6 +10,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/flotilla/flotilla/internal/agent/builtin"
+	"github.com/flotilla/flotilla/internal/gpuflavor"
 )
 
 // recorder is an applier that hands each Desired to the test.
@@ -26,7 +27,7 @@ func (r *recorder) apply(_ context.Context, d Desired) (int, error) {
 
 // gpus is the GPU quota of the flavor of model in d, "" without one.
 func gpus(d Desired, model string) string {
-	name := FlavorNames([]string{model})[model]
+	name := gpuflavor.Names([]string{model})[model]
 	for _, f := range d.ClusterQueue.Spec.ResourceGroups[0].Flavors {
 		if string(f.Name) == name {
 			return f.Resources[2].NominalQuota.String()
