@@ -35,6 +35,7 @@ import (
 	"github.com/flotilla/flotilla/internal/hub/failover"
 	"github.com/flotilla/flotilla/internal/hub/federatedlearning"
 	"github.com/flotilla/flotilla/internal/hub/flower"
+	"github.com/flotilla/flotilla/internal/hub/fleetqueue"
 	"github.com/flotilla/flotilla/internal/hub/kueue"
 	"github.com/flotilla/flotilla/internal/hub/lease"
 	"github.com/flotilla/flotilla/internal/hub/placement"
@@ -300,6 +301,9 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 			}
 		}
 		if err := (&kueue.Credentials{Client: mgr.GetClient(), Namespace: opts.KueueNamespace, Resync: opts.KueueTokenResync}).SetupWithManager(mgr); err != nil {
+			return nil, err
+		}
+		if err := (&fleetqueue.Reconciler{Client: mgr.GetClient(), Clock: clk}).SetupWithManager(mgr); err != nil {
 			return nil, err
 		}
 	} else {

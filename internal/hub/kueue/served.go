@@ -9,8 +9,8 @@ import (
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 )
 
-// resources are the Kueue resources the controller reads and writes.
-var resources = []string{"admissionchecks", "multikueueconfigs", "multikueueclusters"}
+// resources are the Kueue resources the hub's Kueue controllers (and internal/hub/fleetqueue) read and write.
+var resources = []string{"admissionchecks", "multikueueconfigs", "multikueueclusters", "workloads", "resourceflavors", "cohorts", "clusterqueues", "localqueues"}
 
 // Served says whether the API server serves the Kueue resources the controller needs
 // (kueue.x-k8s.io/v1beta2), that is whether Kueue's CRDs are installed, and if not, what is missing.
