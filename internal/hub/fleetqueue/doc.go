@@ -21,7 +21,7 @@
 //
 // Ownership: what the controller writes carries the label FleetQueueLabel=F and an owner
 // reference to F, so that deleting F deletes them (each FleetQueue has its own flavors). An
-// object of a needed name without that label, or labelled for another FleetQueue, is someone
+// object of a needed name without that label, or labeled for another FleetQueue, is someone
 // else's: it is left alone and named in the Ready condition, so a team's own ClusterQueues are
 // never touched, and names built from two FleetQueues' and teams' names that meet (a-b + c,
 // a + b-c) cannot take each other's objects.

@@ -127,7 +127,7 @@ func (r *Reconciler) prune(ctx context.Context, fq *queuev1alpha1.FleetQueue, ke
 	}
 	for _, o := range stale {
 		if !metav1IsControlledBy(o, fq) {
-			continue // labelled, but not made by the hub for this FleetQueue: never deleted
+			continue // labeled, but not made by the hub for this FleetQueue: never deleted
 		}
 		if err := r.Client.Delete(ctx, o); client.IgnoreNotFound(err) != nil {
 			return fmt.Errorf("deleting %T %s of FleetQueue %s: %w", o, client.ObjectKeyFromObject(o), fq.Name, err)
