@@ -39,7 +39,7 @@ func startKueue(ctx context.Context, f *localk8s.Fleet, bins localk8s.KueueBinar
 			o := localk8s.KueueOptions{Cluster: c, Binaries: bins, Detach: true}
 			if c == f.Hub {
 				o.MultiKueue = &localk8s.MultiKueueOptions{DispatcherName: kueue.DispatcherName, WorkerLostTimeout: HubWorkerLostTimeout,
-					RemoteQPS: HubRemoteQPS}
+					RemoteQPS: HubRemoteQPS, FairSharing: true}
 			}
 			started[i], errs[i] = localk8s.StartKueue(ctx, o)
 		})

@@ -167,6 +167,10 @@ type MultiKueueOptions struct {
 	// RemoteQPS and RemoteBurst rate-limit MultiKueue's client of each worker (the flags
 	// tools/build-kueue.sh adds); client-go's 5 and 10, as released Kueue has them, when zero.
 	RemoteQPS, RemoteBurst int
+	// FairSharing turns on Kueue's fair sharing (its Configuration's fairSharing, with Kueue's
+	// default preemption strategies): ClusterQueues of a cohort share what they borrow by their
+	// fairSharing.weight, as FleetQueues (docs/queueing.md) expect.
+	FairSharing bool
 }
 
 // Kueue is a running Kueue manager.
@@ -347,6 +351,9 @@ controller:
 `, KueueNamespace, k.WebhookPort, certDir, k.HealthPort, k.MetricsPort, gates(mk))
 	if mk == nil {
 		return cfg
+	}
+	if mk.FairSharing {
+		cfg = append(cfg, "fairSharing:\n  preemptionStrategies: [LessThanOrEqualToFinalShare, LessThanInitialShare]\n"...)
 	}
 	cfg = append(cfg, "multiKueue:\n"...)
 	if mk.DispatcherName != "" {

@@ -58,7 +58,7 @@ const (
 func startFleet(t *testing.T, clk clock.WithTicker, builtIns func() []builtin.AddOn) *fleet {
 	t.Helper()
 	env := testenv.Start(t, testenv.Options{Spokes: 2, CRDs: true})
-	env.StartKueue(t, &localk8s.MultiKueueOptions{DispatcherName: kueue.DispatcherName, WorkerLostTimeout: workerLostTimeout})
+	env.StartKueue(t, &localk8s.MultiKueueOptions{DispatcherName: kueue.DispatcherName, WorkerLostTimeout: workerLostTimeout, FairSharing: true})
 	opts := testenv.TestHubOptions()
 	opts.KueueTokenResync = time.Second
 	opts.KueueDispatcher = true
@@ -104,6 +104,7 @@ func TestMultiKueue(t *testing.T) {
 	f := startFleet(t, clk, workerAddOns)
 	t.Run("credentials", func(t *testing.T) { testCredentials(t, f, clk) })
 	t.Run("dispatch", func(t *testing.T) { testDispatch(t, f) })
+	t.Run("fleet queue", func(t *testing.T) { testFleetQueue(t, f) })
 }
 
 // bindSet puts every joined cluster in a new cluster set bound into the Kueue namespace, labels

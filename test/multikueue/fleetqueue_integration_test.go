@@ -1,0 +1,161 @@
+//go:build integration
+
+package multikueue
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	queuev1alpha1 "github.com/flotilla/flotilla/api/queue/v1alpha1"
+	"github.com/flotilla/flotilla/api/scheme"
+	"github.com/flotilla/flotilla/internal/agent/builtin/kueuequeues"
+	"github.com/flotilla/flotilla/internal/hub/fleetqueue"
+	"github.com/flotilla/flotilla/internal/kueuesetup"
+	"github.com/flotilla/flotilla/internal/testenv"
+)
+
+// fairTeams are the FleetQueue's teams and weights in testFleetQueue.
+var fairTeams = []struct {
+	name   string
+	weight int64
+}{{"fs-a", 2}, {"fs-b", 1}, {"fs-c", 1}}
+
+// testFleetQueue runs after testDispatch, on its workers (two spokes, 16 H100s each) and its
+// placement: three teams with weights 2:1:1 submit more than the fleet holds, and the hub's
+// Kueue, with fair sharing on, shares the fleet's 32 GPUs by weight.
+func testFleetQueue(t *testing.T, f *fleet) {
+	ctx := context.Background()
+	for _, j := range f.joined {
+		f.waitFreeH100(t, j.Name, 16)
+	}
+	spokes := make([]client.Client, 0, len(f.joined))
+	for _, j := range f.joined {
+		c, err := client.New(j.Spoke.RESTConfig(), client.Options{Scheme: scheme.Scheme})
+		if err != nil {
+			t.Fatal(err)
+		}
+		spokes = append(spokes, c)
+	}
+	fq := &queuev1alpha1.FleetQueue{ObjectMeta: metav1.ObjectMeta{Name: "fs"}, Spec: queuev1alpha1.FleetQueueSpec{AdmissionCheck: mkCheck}}
+	for _, tm := range fairTeams {
+		// MultiKueue makes a job's copy in the same namespace and LocalQueue on the worker.
+		for _, c := range append([]client.Client{f.c}, spokes...) {
+			if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: tm.name}}); err != nil && !apierrors.IsAlreadyExists(err) {
+				t.Fatal(err)
+			}
+		}
+		for _, c := range spokes {
+			testenv.Create(t, c, &kueuev1beta2.LocalQueue{ObjectMeta: metav1.ObjectMeta{Namespace: tm.name, Name: fleetqueue.DefaultLocalQueue},
+				Spec: kueuev1beta2.LocalQueueSpec{ClusterQueue: kueuequeues.ClusterQueueName}})
+		}
+		fq.Spec.Teams = append(fq.Spec.Teams, queuev1alpha1.Team{Name: tm.name, Namespace: tm.name, Weight: *resource.NewQuantity(tm.weight, resource.DecimalSI)})
+	}
+	testenv.Create(t, f.c, fq)
+	testenv.WaitFor(t, wait, "FleetQueue fs to be Ready over both workers", func(ctx context.Context) (bool, string, error) {
+		if err := f.c.Get(ctx, client.ObjectKeyFromObject(fq), fq); err != nil {
+			return false, "", err
+		}
+		c := meta.FindStatusCondition(fq.Status.Conditions, queuev1alpha1.ConditionReady)
+		return c != nil && c.Status == metav1.ConditionTrue && fq.Status.Workers == 2 && len(fq.Status.Models) == 1 && fq.Status.Models[0].GPUs == 32,
+			fmt.Sprintf("%+v, models %+v", c, fq.Status.Models), nil
+	})
+
+	// Each team submits 16 jobs of one pod with 2 GPUs: 48 jobs, 96 GPUs asked, 32 in the fleet.
+	const perTeam, gpus = 16, 2
+	start := time.Now()
+	for i := range perTeam {
+		for _, tm := range fairTeams {
+			j := gpuJob(fmt.Sprintf("%s-%02d", tm.name, i), 1, gpus, 10*time.Minute)
+			j.Namespace, j.Labels[kueuesetup.QueueLabel] = tm.name, fleetqueue.DefaultLocalQueue
+			testenv.Create(t, f.c, j)
+		}
+	}
+	var shares map[string]int64
+	testenv.WaitFor(t, 3*wait, "the hub to share the fleet's 32 GPUs 16:8:8", func(ctx context.Context) (bool, string, error) {
+		var err error
+		if shares, err = f.reservedGPUs(ctx); err != nil {
+			return false, "", err
+		}
+		return shares["fs-a"] == 16 && shares["fs-b"] == 8 && shares["fs-c"] == 8, fmt.Sprintf("GPUs reserved per team %v", shares), nil
+	})
+	took := time.Since(start)
+	jain := jainIndex(shares)
+	t.Logf("fleet shared by weight 2:1:1 after %s: GPUs %v, Jain's index of share/weight %.3f (3 teams)", took.Round(time.Millisecond), shares, jain)
+	if jain < 0.9 {
+		t.Errorf("Jain's index %.3f, want at least 0.9", jain)
+	}
+	// And the jobs that hold quota run on the workers, none copied where it cannot start.
+	testenv.WaitFor(t, 2*wait, "every job holding quota to run on a worker", func(ctx context.Context) (bool, string, error) {
+		l := &kueuev1beta2.WorkloadList{}
+		running, reserved := 0, 0
+		for _, tm := range fairTeams {
+			if err := f.c.List(ctx, l, client.InNamespace(tm.name)); err != nil {
+				return false, "", err
+			}
+			for _, wl := range l.Items {
+				if meta.IsStatusConditionTrue(wl.Status.Conditions, kueuev1beta2.WorkloadQuotaReserved) {
+					reserved++
+					if wl.Status.ClusterName != nil {
+						running++
+					}
+				}
+			}
+		}
+		return reserved == 16 && running == reserved, fmt.Sprintf("%d of %d on a worker", running, reserved), nil
+	})
+	// The jobs go with the test; their copies on the workers with them.
+	for _, tm := range fairTeams {
+		if err := f.c.DeleteAllOf(ctx, &batchv1.Job{}, client.InNamespace(tm.name), client.PropagationPolicy(metav1.DeletePropagationBackground)); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// reservedGPUs is the GPUs each team's workloads hold on the hub (QuotaReserved).
+func (f *fleet) reservedGPUs(ctx context.Context) (map[string]int64, error) {
+	out := map[string]int64{}
+	for _, tm := range fairTeams {
+		l := &kueuev1beta2.WorkloadList{}
+		if err := f.c.List(ctx, l, client.InNamespace(tm.name)); err != nil {
+			return nil, err
+		}
+		for _, wl := range l.Items {
+			if !meta.IsStatusConditionTrue(wl.Status.Conditions, kueuev1beta2.WorkloadQuotaReserved) || wl.Status.Admission == nil {
+				continue
+			}
+			for _, psa := range wl.Status.Admission.PodSetAssignments {
+				if q, ok := psa.ResourceUsage["nvidia.com/gpu"]; ok {
+					out[tm.name] += q.Value()
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// jainIndex is Jain's fairness index of each team's GPUs over its weight: 1 when every team
+// has exactly its weighted share, 1/n at worst.
+func jainIndex(gpus map[string]int64) float64 {
+	var sum, sumSq float64
+	for _, tm := range fairTeams {
+		x := float64(gpus[tm.name]) / float64(tm.weight)
+		sum += x
+		sumSq += x * x
+	}
+	if sumSq == 0 {
+		return 0
+	}
+	return sum * sum / (float64(len(fairTeams)) * sumSq)
+}
+
