@@ -145,8 +145,12 @@ func WriteWorkloadTable(w io.Writer, e *fleetview.WorkloadExplanation) error {
 	if offer == "" {
 		offer = "none"
 	}
-	if _, err := fmt.Fprintf(w, "\nMultiKueue: AdmissionCheck %s, MultiKueueConfig %s (its order is the placement's ranking, best first); offered in order: %s\n",
-		mk.AdmissionCheck, mk.Config, offer); err != nil {
+	offered := "offered in order: "
+	if mk.State == "" {
+		offered = "once it holds quota, offered in order: "
+	}
+	if _, err := fmt.Fprintf(w, "\nMultiKueue: AdmissionCheck %s, MultiKueueConfig %s (its order is the placement's ranking, best first); %s%s\n",
+		mk.AdmissionCheck, mk.Config, offered, offer); err != nil {
 		return err
 	}
 	row("RANK", "WORKER", "ACTIVE", "FIT", "NOMINATED", "RUNS HERE", "MESSAGE")

@@ -43,7 +43,7 @@ func queued() []client.Object {
 			ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: name, UID: types.UID("uid-" + name), CreationTimestamp: metav1.NewTime(now.Add(time.Duration(minute-60) * time.Minute))},
 			Spec:       kueuev1beta2.WorkloadSpec{QueueName: "team"},
 			Status: kueuev1beta2.WorkloadStatus{Conditions: []metav1.Condition{{Type: "QuotaReserved", Status: "False", Reason: "Pending",
-				Message: "couldn't assign flavors to pod set main: insufficient quota for cpu in flavor default, previously considered podsets requests (0) + current podset request (8) > maximum capacity (4)",
+				Message:            "couldn't assign flavors to pod set main: insufficient quota for cpu in flavor default, previously considered podsets requests (0) + current podset request (8) > maximum capacity (4)",
 				LastTransitionTime: metav1.NewTime(now)}}},
 		}
 	}
