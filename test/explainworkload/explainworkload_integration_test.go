@@ -125,7 +125,7 @@ func TestExplainWorkload(t *testing.T) {
 		Conditions: []metav1.Condition{{Type: kueuev1beta2.WorkloadQuotaReserved, Status: metav1.ConditionTrue, Reason: "QuotaReserved",
 			Message: "Quota reserved in ClusterQueue " + cq, LastTransitionTime: now}},
 		Admission: &kueuev1beta2.Admission{ClusterQueue: cq, PodSetAssignments: []kueuev1beta2.PodSetAssignment{{Name: "main",
-			Flavors: map[corev1.ResourceName]kueuev1beta2.ResourceFlavorReference{usagev1alpha1.ResourceNvidiaGPU: kueuesetup.HubFlavor},
+			Flavors:       map[corev1.ResourceName]kueuev1beta2.ResourceFlavorReference{usagev1alpha1.ResourceNvidiaGPU: kueuesetup.HubFlavor},
 			ResourceUsage: corev1.ResourceList{usagev1alpha1.ResourceNvidiaGPU: resource.MustParse("16")}, Count: ptr.To[int32](2)}}},
 		AdmissionChecks: []kueuev1beta2.AdmissionCheckState{
 			{Name: mkCheck, State: kueuev1beta2.CheckStatePending, LastTransitionTime: now, Message: ""}},
