@@ -22,6 +22,8 @@ type (
 	Condition      = fleetview.Condition
 	DecisionGroup  = fleetview.DecisionGroup
 	Decision       = fleetview.Decision
+
+	WorkloadExplanation = fleetview.WorkloadExplanation
 )
 
 var (
@@ -30,4 +32,5 @@ var (
 	workReport       = fleetview.WorkReport
 	workloads        = fleetview.Workloads
 	placementReports = fleetview.PlacementReports
+	explainWorkload  = fleetview.ExplainWorkload
 )

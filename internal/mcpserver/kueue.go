@@ -7,6 +7,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -39,6 +40,38 @@ func (s *server) addKueueTools(m *mcp.Server) {
 	addTool(m, &mcp.Tool{Name: "kueue_workloads", Annotations: readOnly,
 		Description: "List Kueue Workloads on the hub (batch jobs submitted to a LocalQueue there) with their queue, quota, admission " +
 			"checks and the MultiKueue worker cluster each runs on. When the hub does not serve Kueue's API, says so (served: false)."}, s.kueueWorkloads)
+	addTool(m, &mcp.Tool{Name: "explain_workload", Annotations: readOnly,
+		Description: "Explain one Kueue Workload on the hub as `flotilla explain workload -o json` does: a one-line summary of why it waits " +
+			"or where it runs; its LocalQueue, ClusterQueue, priority and conditions (Kueue's quota message among them); its place among " +
+			"the ClusterQueue's pending workloads (computed as Kueue orders them, not read from Kueue's visibility API); its admission " +
+			"checks; and the workers of its MultiKueueConfig in rank order, each with whether it is active, the MultiKueue dispatcher's " +
+			"verdict on the workload's pods there with the numbers, whether it is offered the workload and whether it runs there."}, s.explainWorkload)
+}
+
+// ExplainWorkloadInput are explain_workload's arguments.
+type ExplainWorkloadInput struct {
+	Namespace string `json:"namespace,omitempty" jsonschema:"namespace of the Workload (default: the kubeconfig context's namespace)"`
+	Name      string `json:"name" jsonschema:"name of the Workload (a Job's Workload is named after the Job: list them with kueue_workloads)"`
+}
+
+func (s *server) explainWorkload(ctx context.Context, _ *mcp.CallToolRequest, in ExplainWorkloadInput) (*mcp.CallToolResult, WorkloadExplanation, error) {
+	if err := checkNamespace("namespace", in.Namespace); err != nil {
+		return nil, WorkloadExplanation{}, err
+	}
+	if err := checkName("name", in.Name, true); err != nil {
+		return nil, WorkloadExplanation{}, err
+	}
+	ns := s.namespaceOf(in.Namespace)
+	e, err := explainWorkload(ctx, s.Client, ns, in.Name, s.Clock.Now())
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil, WorkloadExplanation{}, argError("name", "no Workload %q in namespace %s: list them with kueue_workloads (namespace %q)", in.Name, ns, ns)
+	case meta.IsNoMatchError(err):
+		return nil, WorkloadExplanation{}, fmt.Errorf("the hub does not serve Kueue's Workloads (%w): install Kueue's CRDs on the hub (docs/kueue.md)", err)
+	case err != nil:
+		return nil, WorkloadExplanation{}, hubError(err, "explaining Workload "+ns+"/"+in.Name, "")
+	}
+	return nil, *e, nil
 }
 
 func (s *server) kueueWorkloads(ctx context.Context, _ *mcp.CallToolRequest, in KueueInput) (*mcp.CallToolResult, KueueOutput, error) {

@@ -60,7 +60,8 @@ func instructions(writes bool) string {
 	text := "Flotilla is a hub for a fleet of Kubernetes clusters (Open Cluster Management APIs). These tools read the hub " +
 		"with the kubeconfig identity flotilla mcp was started with, so the hub's RBAC decides what you may see. " +
 		"Start with list_clusters or gpu_capacity; list_placements shows where placements put work and " +
-		"explain_placement why; placement_simulate answers what-ifs without changing anything."
+		"explain_placement why; placement_simulate answers what-ifs without changing anything; kueue_workloads lists batch jobs " +
+		"queued on the hub and explain_workload says why one waits."
 	if writes {
 		text += " Writes are allowed: patch_placement changes a Placement's spec (try dryRun first) and " +
 			"set_addon_placement_score writes scores placements may rank by."

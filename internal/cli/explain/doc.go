@@ -1,4 +1,6 @@
-// Package explain is `flotilla explain placement NS/NAME`: it reads the placement and the fleet
+// Package explain is `flotilla explain placement NS/NAME` and `flotilla explain workload NS/NAME`
+// (fleetview.ExplainWorkload: why a Kueue Workload on the hub waits, docs/kueue.md). For a
+// placement it reads the placement and the fleet
 // from the hub (the ManagedClusters, the ManagedClusterSets, the namespace's
 // ManagedClusterSetBindings, the AddOnPlacementScores, the ResourceUsages and every
 // PlacementDecision), builds the snapshot with placementview.SnapshotFrom as

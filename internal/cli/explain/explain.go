@@ -28,9 +28,10 @@ func NewCommand(io streams.IO, clk clock.PassiveClock) *cobra.Command {
 func newCommand(io streams.IO, clk clock.PassiveClock, newClient kubeflags.ReaderFunc) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "explain",
-		Short: "Explain the hub's scheduling decisions",
+		Short: "Explain the hub's scheduling decisions: why a placement chose its clusters, why a workload waits",
 	}
 	cmd.AddCommand(newPlacementCommand(io, clk, newClient))
+	cmd.AddCommand(newWorkloadCommand(io, clk, newClient))
 	return cmd
 }
 

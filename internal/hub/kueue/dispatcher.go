@@ -11,7 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -21,7 +20,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
-	usagev1alpha1 "github.com/flotilla/flotilla/api/usage/v1alpha1"
 	"github.com/flotilla/flotilla/internal/workloadfit"
 )
 
@@ -149,77 +147,24 @@ func (d *Dispatcher) Reconcile(ctx context.Context, req reconcile.Request) (reco
 
 // multiKueueChecks names the AdmissionChecks of Kueue's MultiKueue controller.
 func (d *Dispatcher) multiKueueChecks(ctx context.Context) (map[string]bool, error) {
-	return multiKueueChecks(ctx, d.Client)
-}
-
-// multiKueueChecks are the names of the AdmissionChecks of Kueue's MultiKueue controller.
-func multiKueueChecks(ctx context.Context, c client.Reader) (map[string]bool, error) {
-	l := &kueuev1beta2.AdmissionCheckList{}
-	if err := c.List(ctx, l); err != nil {
-		return nil, err
-	}
-	out := map[string]bool{}
-	for _, ac := range l.Items {
-		if ac.Spec.ControllerName == kueuev1beta2.MultiKueueControllerName {
-			out[ac.Name] = true
-		}
-	}
-	return out, nil
+	return MultiKueueChecks(ctx, d.Client)
 }
 
 // workers are the active workers of the MultiKueue check's config, in its order.
 func (d *Dispatcher) workers(ctx context.Context, check string) ([]string, error) {
-	ac := &kueuev1beta2.AdmissionCheck{}
-	if err := d.Client.Get(ctx, client.ObjectKey{Name: check}, ac); err != nil {
-		return nil, client.IgnoreNotFound(err)
-	}
-	p := ac.Spec.Parameters
-	if p == nil || p.Kind != "MultiKueueConfig" || p.APIGroup != kueuev1beta2.GroupVersion.Group {
-		return nil, nil // Kueue reports the check inactive
-	}
-	cfg := &kueuev1beta2.MultiKueueConfig{}
-	if err := d.Client.Get(ctx, client.ObjectKey{Name: p.Name}, cfg); err != nil {
-		return nil, client.IgnoreNotFound(err)
-	}
+	_, all, err := ConfigWorkers(ctx, d.Client, check)
 	var out []string
-	for _, name := range cfg.Spec.Clusters {
-		mkc := &kueuev1beta2.MultiKueueCluster{}
-		if err := d.Client.Get(ctx, client.ObjectKey{Name: name}, mkc); err != nil {
-			continue
-		}
-		if meta.IsStatusConditionTrue(mkc.Status.Conditions, kueuev1beta2.MultiKueueClusterActive) {
-			out = append(out, name)
+	for _, w := range all {
+		if w.Active {
+			out = append(out, w.Name)
 		}
 	}
-	return out, nil
+	return out, err
 }
 
 // judge is the verdict of each worker, in rank order, on the workload's gangs (workloadfit).
 func (d *Dispatcher) judge(ctx context.Context, wl *kueuev1beta2.Workload, ranked []string, now time.Time) []workloadfit.Verdict {
-	gangs := workloadfit.Gangs(wl, d.flavorLabels(ctx))
-	out := make([]workloadfit.Verdict, 0, len(ranked))
-	for _, cluster := range ranked {
-		var u *usagev1alpha1.ResourceUsage
-		if len(gangs) > 0 {
-			u = &usagev1alpha1.ResourceUsage{}
-			if err := d.Client.Get(ctx, client.ObjectKey{Namespace: cluster, Name: usagev1alpha1.ResourceUsageName}, u); err != nil {
-				u = nil
-			}
-		}
-		out = append(out, workloadfit.Judge(cluster, u, gangs, now))
-	}
-	return out
-}
-
-// flavorLabels reads the node labels of the hub's ResourceFlavors.
-func (d *Dispatcher) flavorLabels(ctx context.Context) workloadfit.FlavorLabels {
-	return func(name kueuev1beta2.ResourceFlavorReference) map[string]string {
-		rf := &kueuev1beta2.ResourceFlavor{}
-		if err := d.Client.Get(ctx, client.ObjectKey{Name: string(name)}, rf); err != nil {
-			return nil
-		}
-		return rf.Spec.NodeLabels
-	}
+	return JudgeWorkers(ctx, d.Client, wl, ranked, now)
 }
 
 // report records an event on a workload that fits no worker, once per change of the verdicts,

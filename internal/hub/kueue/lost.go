@@ -106,7 +106,7 @@ func (r *Requeuer) Reconcile(ctx context.Context, req reconcile.Request) (reconc
 		ctrl.LoggerFrom(ctx).V(1).Info("waiting for the lost worker to leave MultiKueue", "cluster", mc.Name, "config", in)
 		return reconcile.Result{RequeueAfter: ConfigWait / 20}, nil
 	}
-	checks, err := multiKueueChecks(ctx, r.Client)
+	checks, err := MultiKueueChecks(ctx, r.Client)
 	if err != nil {
 		return reconcile.Result{}, err
 	}

@@ -1,0 +1,12 @@
+//go:build integration
+
+package explainworkload
+
+import (
+	"os"
+	"testing"
+
+	"github.com/flotilla/flotilla/internal/testenv"
+)
+
+func TestMain(m *testing.M) { os.Exit(testenv.Main(m, testenv.Options{CRDs: true})) }
