@@ -33,6 +33,8 @@ type Result struct {
 	Misfits              int
 	MisfitWait           Stats
 	MisfitIdleGPUSeconds float64
+	// PeakWaiting is the most jobs waiting on the hub at once (for quota or for a worker).
+	PeakWaiting int
 	// Series is the utilization sampled every Options.SampleEvery.
 	Series []Sample
 	// Records is each job's times, by ID.
@@ -85,7 +87,7 @@ type Timing struct {
 }
 
 func (s *sim) result(runs []*run, wall time.Duration) *Result {
-	res := &Result{Policy: s.o.Policy, Jobs: len(runs), GPUs: s.fleet.GPUs(), Makespan: s.now, Series: s.series}
+	res := &Result{Policy: s.o.Policy, Jobs: len(runs), GPUs: s.fleet.GPUs(), Makespan: s.now, Series: s.series, PeakWaiting: s.peakWaiting}
 	if s.o.Policy == Flotilla {
 		res.Rank, res.FIFO = s.o.Rank, s.o.FIFO
 	}

@@ -74,6 +74,7 @@ type sim struct {
 	windowSamples  int
 	lastSubmit     float64 // the fairness window ends with the arrivals
 	decisions      []time.Duration
+	peakWaiting    int
 }
 
 // Run replays the jobs (sorted by Submit) on the fleet under the options' policy until every
@@ -143,6 +144,7 @@ func Run(f Fleet, jobs []Job, o Options) (*Result, error) {
 			next++
 		}
 		s.schedule()
+		s.peakWaiting = max(s.peakWaiting, s.queue.n+len(s.dispatching))
 	}
 	s.advance(s.now)
 	return s.result(runs, time.Since(wallStart)), nil
