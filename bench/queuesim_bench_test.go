@@ -51,9 +51,12 @@ func BenchmarkQueueSim(b *testing.B) {
 		name  string
 		fleet queuesim.Fleet
 		jobs  int
+		// atOnce submits every job at time 0: the whole trace queued on the hub at once.
+		atOnce bool
 	}{
-		{"small", queuesim.SmallFleet(), envInt(b, queueSimJobsEnv, 3000)},
-		{"large", queuesim.LargeFleet(), envInt(b, queueSimLargeJobsEnv, 50_000)},
+		{"small", queuesim.SmallFleet(), envInt(b, queueSimJobsEnv, 3000), false},
+		{"large", queuesim.LargeFleet(), envInt(b, queueSimLargeJobsEnv, 50_000), false},
+		{"large-all-at-once", queuesim.LargeFleet(), envInt(b, queueSimLargeJobsEnv, 50_000), true},
 	}
 	for _, fl := range fleets {
 		b.Run(fl.name, func(b *testing.B) {
@@ -61,6 +64,11 @@ func BenchmarkQueueSim(b *testing.B) {
 			jobs, err := queuesim.Generate(fl.fleet, c)
 			if err != nil {
 				b.Fatal(err)
+			}
+			if fl.atOnce {
+				for i := range jobs {
+					jobs[i].Submit = 0
+				}
 			}
 			var results []*queuesim.Result
 			for range b.N {
@@ -124,15 +132,27 @@ func queueSimTable(rs []*queuesim.Result) string {
 	sb.WriteString("\n|---|" + strings.Repeat("---|", len(rs)) + "\n")
 	dur := func(s float64) string { return (time.Duration(s) * time.Second).String() }
 	row("GPU utilization over the run", func(r *queuesim.Result) string { return fmt.Sprintf("%.1f%%", 100*r.Utilization) })
+	row("GPU utilization while jobs arrive (mean of samples)", func(r *queuesim.Result) string {
+		if r.ArrivingSamples == 0 {
+			return "n/a (all submitted at once)"
+		}
+		return fmt.Sprintf("%.1f%%", 100*r.UtilizationArriving)
+	})
 	row("makespan", func(r *queuesim.Result) string { return fmt.Sprintf("%.2f h", r.Makespan/3600) })
 	row("queueing delay p50 / p99 (all jobs)", func(r *queuesim.Result) string {
 		return fmt.Sprintf("%s / %s (n=%d)", dur(r.QueueDelay.P50), dur(r.QueueDelay.P99), r.QueueDelay.N)
 	})
 	row("mean job completion time", func(r *queuesim.Result) string { return dur(r.MeanCompletion) })
 	row("Jain's index, share/weight (window samples)", func(r *queuesim.Result) string {
+		if r.FairnessSamples == 0 {
+			return "n/a (no window)"
+		}
 		return fmt.Sprintf("%.3f (%d)", r.Fairness, r.FairnessSamples)
 	})
 	row("GPU-seconds share a:b:c in the window (fair 50:25:25)", func(r *queuesim.Result) string {
+		if r.FairnessSamples == 0 {
+			return "n/a"
+		}
 		var p []string
 		for _, t := range r.Teams {
 			p = append(p, fmt.Sprintf("%.0f", 100*t.Share))

@@ -16,6 +16,10 @@ type Result struct {
 	Makespan float64
 	// Utilization is the GPU-seconds busy over GPUs x Makespan.
 	Utilization float64
+	// UtilizationArriving is the mean sampled utilization up to the last submission, while the
+	// trace still offers work (the run's end is the long jobs' drain).
+	UtilizationArriving float64
+	ArrivingSamples     int
 	// QueueDelay is start - submit over every job.
 	QueueDelay Stats
 	// MeanCompletion is the mean of finish - submit.
@@ -93,6 +97,16 @@ func (s *sim) result(runs []*run, wall time.Duration) *Result {
 	}
 	if s.now > 0 {
 		res.Utilization = s.busyGPUSeconds / (float64(res.GPUs) * s.now)
+	}
+	var arriving, n float64
+	for _, x := range s.series {
+		if x.T <= s.lastSubmit {
+			arriving += x.Utilization
+			n++
+		}
+	}
+	if n > 0 {
+		res.UtilizationArriving, res.ArrivingSamples = arriving/n, int(n)
 	}
 	var delays, misfitWaits []float64
 	var completion float64
