@@ -54,9 +54,9 @@ func BenchmarkQueueSim(b *testing.B) {
 		// atOnce submits every job at time 0: the whole trace queued on the hub at once.
 		atOnce bool
 	}{
-		{"small", queuesim.SmallFleet(), envInt(b, queueSimJobsEnv, 3000), false},
-		{"large", queuesim.LargeFleet(), envInt(b, queueSimLargeJobsEnv, 50_000), false},
-		{"large-all-at-once", queuesim.LargeFleet(), envInt(b, queueSimLargeJobsEnv, 50_000), true},
+		{"small", queuesim.SmallFleet(), queueSimJobs(b, queueSimJobsEnv, 3000), false},
+		{"large", queuesim.LargeFleet(), queueSimJobs(b, queueSimLargeJobsEnv, 50_000), false},
+		{"large-all-at-once", queuesim.LargeFleet(), queueSimJobs(b, queueSimLargeJobsEnv, 50_000), true},
 	}
 	for _, fl := range fleets {
 		b.Run(fl.name, func(b *testing.B) {
@@ -103,7 +103,7 @@ func BenchmarkQueueSim(b *testing.B) {
 	}
 }
 
-func envInt(b *testing.B, name string, def int) int {
+func queueSimJobs(b *testing.B, name string, def int) int {
 	v := os.Getenv(name)
 	if v == "" {
 		return def

@@ -100,7 +100,7 @@ func (s *sim) result(runs []*run, wall time.Duration) *Result {
 	}
 	var arriving, n float64
 	for _, x := range s.series {
-		if x.T <= s.lastSubmit {
+		if s.lastSubmit > 0 && x.T <= s.lastSubmit {
 			arriving += x.Utilization
 			n++
 		}

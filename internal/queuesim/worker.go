@@ -111,12 +111,3 @@ func (w *worker) figures(now time.Time) *usagev1alpha1.ResourceUsage {
 	w.dirty = false
 	return w.usage
 }
-
-// freeGPUs is the free GPUs over the worker's nodes.
-func (w *worker) freeGPUs() int {
-	n := 0
-	for _, f := range w.free {
-		n += f
-	}
-	return n
-}
