@@ -101,6 +101,21 @@ func (f *fleet) workloadOf(ctx context.Context, j *batchv1.Job) (*kueuev1beta2.W
 	return testenv.JobWorkload(ctx, f.c, j)
 }
 
+// createJob creates j and deletes it when the test ends with its Workload and pods (a Job's
+// default deletion orphans them, and MultiKueue would keep the worker's copy running).
+func createJob(t *testing.T, c client.Client, j *batchv1.Job) {
+	t.Helper()
+	if err := c.Create(context.Background(), j); err != nil {
+		t.Fatalf("creating Job %s: %v", j.Name, err)
+	}
+	t.Cleanup(func() {
+		err := c.Delete(context.Background(), j, client.PropagationPolicy(metav1.DeletePropagationBackground))
+		if client.IgnoreNotFound(err) != nil {
+			t.Errorf("deleting Job %s: %v", j.Name, err)
+		}
+	})
+}
+
 // waitRunsOn waits until the hub's workload of j is admitted on worker, and returns how long
 // that took from start.
 func (f *fleet) waitRunsOn(t *testing.T, j *batchv1.Job, worker string, timeout time.Duration, start time.Time) time.Duration {
@@ -153,13 +168,13 @@ func testDispatch(t *testing.T, f *fleet) {
 
 	t.Run("a job submitted once to the hub runs on the first-ranked worker", func(t *testing.T) {
 		first := gpuJob("mk-first", 2, 8, 20*time.Second)
-		testenv.Create(t, hub, first)
+		createJob(t, hub, first)
 		took := f.waitRunsOn(t, first, two, wait, time.Now())
 		t.Logf("job %s (2 pods x 8 GPUs) admitted on %s %s after submission", first.Name, two, took.Round(time.Millisecond))
 
 		t.Run("that worker full, the next job goes to the other", func(t *testing.T) {
 			next := gpuJob("mk-next", 1, 8, 2*time.Second)
-			testenv.Create(t, hub, next)
+			createJob(t, hub, next)
 			took := f.waitRunsOn(t, next, one, wait, time.Now())
 			t.Logf("job %s admitted on %s %s after submission", next.Name, one, took.Round(time.Millisecond))
 			f.waitComplete(t, next, wait)
@@ -171,7 +186,7 @@ func testDispatch(t *testing.T, f *fleet) {
 			f.waitFreeH100(t, w, 16) // each worker: 16 free H100s in all, 8 on each of its two nodes
 		}
 		big := gpuJob("mk-no-node", 1, 16, 2*time.Second)
-		testenv.Create(t, hub, big)
+		createJob(t, hub, big)
 		var wl *kueuev1beta2.Workload
 		testenv.WaitFor(t, wait, "a NoWorkerFits event on the workload of mk-no-node", func(ctx context.Context) (bool, string, error) {
 			var err error
@@ -231,7 +246,7 @@ func testDispatch(t *testing.T, f *fleet) {
 			f.waitFreeH100(t, w, 16)
 		}
 		running := gpuJob("mk-running", 1, 8, 10*time.Minute)
-		testenv.Create(t, hub, running)
+		createJob(t, hub, running)
 		// It goes where the placement and the figures say (the first job's GPUs may still be
 		// freeing on the second spoke); that worker is the one lost.
 		var lostJoined, survivor = f.joined[1], one
@@ -264,7 +279,7 @@ func testDispatch(t *testing.T, f *fleet) {
 		})
 		// Submitted after the loss, while the hub may still list the worker.
 		pending := gpuJob("mk-pending", 1, 8, 5*time.Second)
-		testenv.Create(t, hub, pending)
+		createJob(t, hub, pending)
 
 		f.waitActive(t, placementCheck, metav1.ConditionTrue, survivor)
 		left := time.Since(stopped)
@@ -276,6 +291,9 @@ func testDispatch(t *testing.T, f *fleet) {
 			lostJoined.Name, stopped.Sub(admitted).Round(time.Millisecond), survivor, tookRunning.Round(time.Millisecond), workerLostTimeout)
 		f.waitComplete(t, pending, wait)
 	})
+
+	// On the same workers, placement and add-ons, which go when testDispatch ends.
+	t.Run("three teams share the fleet by weight through a FleetQueue", func(t *testing.T) { testFleetQueue(t, f) })
 }
 
 // waitFreeH100 waits until the cluster's ResourceUsage shows n free H100s.

@@ -104,7 +104,6 @@ func TestMultiKueue(t *testing.T) {
 	f := startFleet(t, clk, workerAddOns)
 	t.Run("credentials", func(t *testing.T) { testCredentials(t, f, clk) })
 	t.Run("dispatch", func(t *testing.T) { testDispatch(t, f) })
-	t.Run("fleet queue", func(t *testing.T) { testFleetQueue(t, f) })
 }
 
 // bindSet puts every joined cluster in a new cluster set bound into the Kueue namespace, labels
