@@ -166,4 +166,3 @@ func jainIndex(gpus map[string]int64) float64 {
 	}
 	return sum * sum / (float64(len(fairTeams)) * sumSq)
 }
-
