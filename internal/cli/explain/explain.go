@@ -79,12 +79,9 @@ func run(ctx context.Context, io streams.IO, clk clock.PassiveClock, newClient k
 	if err != nil {
 		return err
 	}
-	ns, name, ok := strings.Cut(arg, "/")
-	if !ok {
-		ns, name = hub.Namespace, arg
-	}
-	if ns == "" || name == "" || strings.Contains(name, "/") {
-		return fmt.Errorf("placement %q: give it as NAMESPACE/NAME, or NAME in the kubeconfig context's namespace", arg)
+	ns, name, err := namespacedName("placement", arg, hub.Namespace)
+	if err != nil {
+		return err
 	}
 	if o.viaHub != "" {
 		return runViaHub(ctx, io, hub, o, ns, name)
@@ -180,4 +177,16 @@ func list(names []string) string {
 		return "no cluster"
 	}
 	return strings.Join(names, ", ")
+}
+
+// namespacedName reads NAMESPACE/NAME, or NAME in the kubeconfig context's namespace (context).
+func namespacedName(kind, arg, context string) (ns, name string, err error) {
+	ns, name, ok := strings.Cut(arg, "/")
+	if !ok {
+		ns, name = context, arg
+	}
+	if ns == "" || name == "" || strings.Contains(name, "/") {
+		return "", "", fmt.Errorf("%s %q: give it as NAMESPACE/NAME, or NAME in the kubeconfig context's namespace", kind, arg)
+	}
+	return ns, name, nil
 }

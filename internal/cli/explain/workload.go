@@ -53,12 +53,9 @@ func runWorkload(ctx context.Context, io streams.IO, clk clock.PassiveClock, new
 	if err != nil {
 		return err
 	}
-	ns, name, ok := strings.Cut(arg, "/")
-	if !ok {
-		ns, name = hub.Namespace, arg
-	}
-	if ns == "" || name == "" || strings.Contains(name, "/") {
-		return fmt.Errorf("workload %q: give it as NAMESPACE/NAME, or NAME in the kubeconfig context's namespace", arg)
+	ns, name, err := namespacedName("workload", arg, hub.Namespace)
+	if err != nil {
+		return err
 	}
 	e, err := fleetview.ExplainWorkload(ctx, c, ns, name, clk.Now())
 	if err != nil {
