@@ -158,7 +158,11 @@ func (r *Reconciler) setStatus(ctx context.Context, fq *queuev1alpha1.FleetQueue
 	orig := fq.DeepCopy()
 	if fleet != nil {
 		fq.Status.Workers = fleet.Workers
-		fq.Status.Models = fleet.Models
+		fq.Status.Models = nil
+		for _, m := range fleet.Models {
+			m.Flavor = FlavorName(fq.Name, m.Flavor)
+			fq.Status.Models = append(fq.Status.Models, m)
+		}
 	}
 	meta.SetStatusCondition(&fq.Status.Conditions, metav1.Condition{Type: queuev1alpha1.ConditionReady, Status: status, Reason: reason,
 		Message: msg, ObservedGeneration: fq.Generation})
