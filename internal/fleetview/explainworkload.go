@@ -36,7 +36,9 @@ type WorkloadExplanation struct {
 	Active     bool                `json:"active"`
 	Conditions []WorkloadCondition `json:"conditions"`
 	// Queue is its place among its ClusterQueue's pending workloads; nil when it is not pending.
-	Queue           *QueuePosition   `json:"queue,omitempty"`
+	Queue *QueuePosition `json:"queue,omitempty"`
+	// FairShare is its ClusterQueue's place in its cohort under fair sharing; nil without a cohort.
+	FairShare       *FairShare       `json:"fairShare,omitempty"`
 	AdmissionChecks []AdmissionCheck `json:"admissionChecks"`
 	// MultiKueue is its MultiKueue admission check (or its ClusterQueue's) with the config's
 	// workers; nil when it has none.
@@ -140,6 +142,13 @@ func ExplainWorkload(ctx context.Context, c client.Reader, ns, name string, now 
 			return nil, err
 		}
 		e.Queue = q
+	}
+	if e.ClusterQueue != "" {
+		fs, err := fairShare(ctx, c, e.ClusterQueue)
+		if err != nil {
+			return nil, err
+		}
+		e.FairShare = fs
 	}
 	mk, err := multiKueue(ctx, c, wl, e.ClusterQueue, now)
 	if err != nil {

@@ -20,6 +20,7 @@ import (
 	queuev1alpha1 "github.com/flotilla/flotilla/api/queue/v1alpha1"
 	"github.com/flotilla/flotilla/api/scheme"
 	"github.com/flotilla/flotilla/internal/agent/builtin/kueuequeues"
+	"github.com/flotilla/flotilla/internal/fleetview"
 	"github.com/flotilla/flotilla/internal/hub/fleetqueue"
 	"github.com/flotilla/flotilla/internal/kueuesetup"
 	"github.com/flotilla/flotilla/internal/testenv"
@@ -103,6 +104,35 @@ func testFleetQueue(t *testing.T, f *fleet) {
 	// The wait above is the assertion (fair sharing off, Kueue admits the three queues' heads in
 	// turn: about 11:11:10 jobs); Jain's index is the figure docs/queueing.md reports.
 	t.Logf("fleet shared by weight 2:1:1 after %s: GPUs %v, Jain's index of share/weight %.3f (3 teams)", took.Round(time.Millisecond), shares, jain)
+	// `flotilla explain workload` on a job still waiting says where its team stands: Kueue's
+	// weighted shares of the cohort's ClusterQueues, read from real Kueue's status.
+	testenv.WaitFor(t, wait, "explain workload to show the cohort's weighted shares", func(ctx context.Context) (bool, string, error) {
+		l := &kueuev1beta2.WorkloadList{}
+		if err := f.c.List(ctx, l, client.InNamespace("fs-b")); err != nil {
+			return false, "", err
+		}
+		for _, wl := range l.Items {
+			if meta.IsStatusConditionTrue(wl.Status.Conditions, kueuev1beta2.WorkloadQuotaReserved) {
+				continue
+			}
+			e, err := fleetview.ExplainWorkload(ctx, f.c, wl.Namespace, wl.Name, time.Now())
+			if err != nil {
+				return false, "", err
+			}
+			fs := e.FairShare
+			if fs == nil || fs.Cohort != "fs" || len(fs.ClusterQueues) != 3 || e.Queue == nil {
+				return false, fmt.Sprintf("%s: fair share %+v, queue %+v", wl.Name, fs, e.Queue), nil
+			}
+			for _, q := range fs.ClusterQueues {
+				if q.WeightedShare == 0 {
+					return false, fmt.Sprintf("ClusterQueue %s has no weighted share yet: %+v", q.Name, fs), nil
+				}
+			}
+			t.Logf("explain workload %s/%s: %s; fair share %+v; position %d of %d", wl.Namespace, wl.Name, e.Summary, fs, e.Queue.Position, e.Queue.Pending)
+			return true, "", nil
+		}
+		return false, "no pending workload in fs-b", nil
+	})
 	// And the jobs that hold quota run on the workers, none copied where it cannot start.
 	testenv.WaitFor(t, 2*wait, "every job holding quota to run on a worker", func(ctx context.Context) (bool, string, error) {
 		l := &kueuev1beta2.WorkloadList{}

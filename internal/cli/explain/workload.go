@@ -111,6 +111,14 @@ func WriteWorkloadTable(w io.Writer, e *fleetview.WorkloadExplanation) error {
 			fmt.Fprintf(&b, "  Kueue's backoff holds it until %s\n", q.RequeueAt)
 		}
 	}
+	if fs := e.FairShare; fs != nil {
+		parts := make([]string, 0, len(fs.ClusterQueues))
+		for _, q := range fs.ClusterQueues {
+			parts = append(parts, fmt.Sprintf("%s %d (weight %s, %d pending, %d admitted)", q.Name, q.WeightedShare, q.Weight, q.PendingWorkloads, q.AdmittedWorkloads))
+		}
+		fmt.Fprintf(&b, "Fair share: ClusterQueue %s is %d of %d in cohort %s, lowest weighted share first (Kueue serves that one first): %s\n",
+			e.ClusterQueue, fs.Rank, len(fs.ClusterQueues), fs.Cohort, strings.Join(parts, ", "))
+	}
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return err
 	}
