@@ -45,7 +45,7 @@ const (
 	queueJobsEnv = "FLOTILLA_BENCH_QUEUE_JOBS"
 	// queueCompressEnv is how many times faster than the trace the replay runs (default 20).
 	queueCompressEnv = "FLOTILLA_BENCH_QUEUE_COMPRESS"
-	// queueOutEnv is the CSV of utilisation over time (default a temporary file).
+	// queueOutEnv is the CSV of utilization over time (default a temporary file).
 	queueOutEnv = "FLOTILLA_BENCH_QUEUE_CSV"
 )
 
@@ -103,7 +103,7 @@ type qFleet struct {
 //   - (b) Flotilla: the hub's Kueue with dispatcher flotilla.io/placement-ranked and fair sharing,
 //     a FleetQueue of the three teams, Flotilla's dispatcher on;
 //
-// and prints, per phase, GPU utilisation, queueing delay, JCT, makespan, Jain's index, misfits
+// and prints, per phase, GPU utilization, queueing delay, JCT, makespan, Jain's index, misfits
 // and API writes per job (bench/README.md, "Fleet queue on a real fleet"). `make bench-queue`.
 func BenchmarkFleetQueue(b *testing.B) {
 	if f := flag.Lookup("test.bench"); f == nil || !strings.Contains(f.Value.String(), "FleetQueue") {
@@ -133,10 +133,10 @@ func BenchmarkFleetQueue(b *testing.B) {
 	if out == "" {
 		out = filepath.Join(os.TempDir(), fmt.Sprintf("flotilla-bench-queue-%d.csv", time.Now().Unix()))
 	}
-	if err := os.WriteFile(out, utilisationCSV(results), 0o644); err != nil {
+	if err := os.WriteFile(out, utilizationCSV(results), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	pr.printf("utilisation over time written to %s", out)
+	pr.printf("utilization over time written to %s", out)
 	for _, r := range results {
 		r.report(b)
 	}

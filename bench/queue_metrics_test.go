@@ -16,7 +16,7 @@ import (
 // counts as a misfit (the scheduler's first attempts take a moment).
 const misfitGrace = 5 * time.Second
 
-// qSampleEvery is the utilisation series' step.
+// qSampleEvery is the utilization series' step.
 const qSampleEvery = time.Second
 
 // phaseResult is one phase's measurements.
@@ -192,7 +192,7 @@ func jainOverWeights(gpuSec map[string]float64, teams []queuesim.Team, shares ma
 }
 
 func (r *phaseResult) summary() string {
-	return fmt.Sprintf("utilisation %.1f%%, queueing delay %s, makespan %s, Jain %.3f over %d s, misfits %d, writes/job %.0f",
+	return fmt.Sprintf("utilization %.1f%%, queueing delay %s, makespan %s, Jain %.3f over %d s, misfits %d, writes/job %.0f",
 		100*r.util, latencySummary(r.delay), r.makespan.Round(100*time.Millisecond), r.jain, r.fairSamples, r.misfits, r.writes/float64(r.jobs))
 }
 
@@ -217,7 +217,7 @@ func queueTable(rs []*phaseResult, jobs []queuesim.Job, compress float64) string
 	}
 	sec := func(d time.Duration) string { return fmt.Sprintf("%.1f s", d.Seconds()) }
 	row("jobs run (all pods started on the admitting worker)", func(r *phaseResult) string { return fmt.Sprintf("%d of %d", r.started, r.jobs) })
-	row("GPU utilisation over the makespan", func(r *phaseResult) string { return fmt.Sprintf("%.1f%%", 100*r.util) })
+	row("GPU utilization over the makespan", func(r *phaseResult) string { return fmt.Sprintf("%.1f%%", 100*r.util) })
 	row("makespan", func(r *phaseResult) string { return sec(r.makespan) })
 	row("queueing delay p50 (submit to all pods running)", func(r *phaseResult) string { return pct(r.delay, 50) })
 	row("queueing delay p99", func(r *phaseResult) string { return pct(r.delay, 99) })
@@ -248,10 +248,10 @@ func mapSlice[T any](xs []T, f func(T) string) []string {
 	return out
 }
 
-// utilisationCSV is each phase's busy GPUs and utilisation every qSampleEvery.
-func utilisationCSV(rs []*phaseResult) []byte {
+// utilizationCSV is each phase's busy GPUs and utilization every qSampleEvery.
+func utilizationCSV(rs []*phaseResult) []byte {
 	var sb strings.Builder
-	sb.WriteString("phase,seconds,busy_gpus,utilisation\n")
+	sb.WriteString("phase,seconds,busy_gpus,utilization\n")
 	for _, r := range rs {
 		for _, s := range r.series {
 			fmt.Fprintf(&sb, "%s,%.0f,%d,%.3f\n", r.name, s.t.Seconds(), s.busy, float64(s.busy)/float64(qWorkers.GPUs()))

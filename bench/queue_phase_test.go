@@ -170,7 +170,7 @@ func (f *qFleet) configure(b *testing.B, pr progress, ph phase) {
 }
 
 // staticQueues are phase (a)'s hub queues, as a MultiKueue user writes them: a flavor per GPU
-// model (labelled as the workers' nodes), one ClusterQueue whose quota per flavor is the fleet's
+// model (labeled as the workers' nodes), one ClusterQueue whose quota per flavor is the fleet's
 // GPUs of the model, and each team's LocalQueue pointing at it.
 func staticQueues() []client.Object {
 	var objs []client.Object
