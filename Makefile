@@ -18,7 +18,7 @@ COMMIT_TIME ?= $(shell git log -1 --format=%cI 2>/dev/null)
 # Integration tests start several control planes per package; keep parallel packages at 2 on 2 cores.
 TEST_P ?= 2
 
-.PHONY: npm-deps bench-mcp all build bench-dashboard dashboard-assets dashboard-screenshots test-dashboard k8s-bin bench bench-addon bench-fl bench-hub bench-install bench-placement bench-gpu-placement bench-multikueue bench-queue-sim bench-resourceusage bench-work controller-gen check-generated fuzz image test test-python test-unit lint lint-bin fmt vet generate demo demo-fl demo-kueue down clean
+.PHONY: npm-deps bench-mcp all build bench-dashboard dashboard-assets dashboard-screenshots test-dashboard k8s-bin bench bench-addon bench-fl bench-hub bench-install bench-placement bench-gpu-placement bench-multikueue bench-queue bench-queue-sim bench-resourceusage bench-work controller-gen check-generated fuzz image test test-python test-unit lint lint-bin fmt vet generate demo demo-fl demo-kueue down clean
 
 all: build
 
@@ -107,6 +107,9 @@ bench-gpu-placement: k8s-bin ## A GPU job starting on a spoke to the placement d
 
 bench-multikueue: k8s-bin ## MultiKueue through the hub, 3 workers: 1,000 jobs submitted at once (jobs/s), then a worker lost (failover).
 	FLOTILLA_K8S_BIN="$$(tools/build.sh --print)" $(GO) test -tags integration -run '^$$' -bench '^BenchmarkMultiKueue$$' -benchtime 1x -timeout 60m ./bench/
+
+bench-queue: k8s-bin ## The fleet queue on a local fleet (hub, H100, A100 and T4 workers): one trace replayed with MultiKueue's defaults, then with Flotilla's FleetQueue and dispatcher (about 12 minutes).
+	FLOTILLA_K8S_BIN="$$(tools/build.sh --print)" $(GO) test -tags integration -run '^$$' -bench '^BenchmarkFleetQueue$$' -benchtime 1x -timeout 40m ./bench/
 
 bench-queue-sim: ## Queueing simulation (no fleet): MultiKueue's defaults vs Flotilla's fair sharing and dispatcher on a synthetic trace, small and large simulated fleets.
 	$(GO) test -run '^$$' -bench '^BenchmarkQueueSim$$' -benchtime 1x -timeout 30m ./bench/

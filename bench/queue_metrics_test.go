@@ -1,0 +1,278 @@
+//go:build integration
+
+package bench
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/flotilla/flotilla/internal/queuesim"
+)
+
+// misfitGrace is how long a worker-admitted job's pods may stay unschedulable before the job
+// counts as a misfit (the scheduler's first attempts take a moment).
+const misfitGrace = 5 * time.Second
+
+// qSampleEvery is the utilization series' step.
+const qSampleEvery = time.Second
+
+// phaseResult is one phase's measurements.
+type phaseResult struct {
+	name string
+	jobs int
+	// started is the jobs whose pods all ran on the worker that admitted them.
+	started int
+	// delay is submission to every pod running; jct submission to the last pod's end.
+	delay, jct []time.Duration
+	makespan   time.Duration
+	// util is the GPU-seconds of running pods over the fleet's GPUs x makespan.
+	util float64
+	// jain is Jain's index of the teams' GPU-second shares over their weights, over the
+	// fairSamples seconds when every team had a job waiting; shares are the teams' parts.
+	jain        float64
+	fairSamples int
+	shares      map[string]float64
+	// misfits: jobs a worker admitted whose pods stayed unschedulable longer than misfitGrace;
+	// elsewhere: jobs with pods on a worker other than the one that admitted them.
+	misfits, elsewhere int
+	writes             float64
+	// admitRate is jobs over first submission to last admission on a worker.
+	admitRate float64
+	series    []qSample
+}
+
+// qSample is the fleet's busy GPUs at one time of a phase.
+type qSample struct {
+	t    time.Duration
+	busy int64
+}
+
+func measure(ph phase, r *recorder, teams []queuesim.Team, writes float64) *phaseResult {
+	res := &phaseResult{name: ph.name, jobs: len(r.jobs), writes: writes, shares: map[string]float64{}}
+	var first, lastAdmit, end time.Time
+	for _, j := range r.jobs {
+		if first.IsZero() || j.submit.Before(first) {
+			first = j.submit
+		}
+		if j.admitted.After(lastAdmit) {
+			lastAdmit = j.admitted
+		}
+	}
+	byJob := map[string][]*qPod{}
+	for _, p := range r.pods {
+		byJob[p.ns+"/"+p.job] = append(byJob[p.ns+"/"+p.job], p)
+		if p.ended.After(end) {
+			end = p.ended
+		}
+	}
+	// Per job: start (every pod running on its worker), finish, misfit.
+	starts := map[string]time.Time{}
+	for key, j := range r.jobs {
+		var start, finish, created time.Time
+		running, unsched, other := 0, false, false
+		for _, p := range byJob[key] {
+			if p.worker != j.worker {
+				other = true
+				continue
+			}
+			if created.IsZero() || p.created.Before(created) {
+				created = p.created
+			}
+			unsched = unsched || p.unschedulable
+			if !p.running.IsZero() {
+				running++
+				if p.running.After(start) {
+					start = p.running
+				}
+			}
+			if p.ended.After(finish) {
+				finish = p.ended
+			}
+		}
+		if other {
+			res.elsewhere++
+		}
+		if running < j.trace.Pods {
+			continue
+		}
+		res.started++
+		starts[key] = start
+		res.delay = append(res.delay, start.Sub(j.submit))
+		res.jct = append(res.jct, finish.Sub(j.submit))
+		if unsched && start.Sub(created) > misfitGrace {
+			res.misfits++
+		}
+	}
+	if end.IsZero() || first.IsZero() {
+		return res
+	}
+	res.makespan = end.Sub(first)
+	res.admitRate = float64(len(r.jobs)) / lastAdmit.Sub(first).Seconds()
+	var gpuSec float64
+	for _, p := range r.pods {
+		if p.running.IsZero() {
+			continue
+		}
+		stop := p.ended
+		if stop.IsZero() {
+			stop = end
+		}
+		gpuSec += float64(p.gpus) * stop.Sub(p.running).Seconds()
+	}
+	res.util = gpuSec / (float64(qWorkers.GPUs()) * res.makespan.Seconds())
+
+	// The series, and each team's GPUs while every team had a job waiting (submitted and not
+	// all its pods running), up to the last submission.
+	var lastSubmit time.Time
+	for _, j := range r.jobs {
+		if j.submit.After(lastSubmit) {
+			lastSubmit = j.submit
+		}
+	}
+	team := map[string]string{} // namespace -> team
+	for _, tm := range teams {
+		team[qTeam(tm.Name)] = tm.Name
+	}
+	acc := map[string]float64{}
+	for t := first; !t.After(end); t = t.Add(qSampleEvery) {
+		busy := map[string]int64{}
+		var all int64
+		for _, p := range r.pods {
+			if !p.running.IsZero() && !p.running.After(t) && (p.ended.IsZero() || p.ended.After(t)) {
+				busy[team[p.ns]] += p.gpus
+				all += p.gpus
+			}
+		}
+		res.series = append(res.series, qSample{t: t.Sub(first), busy: all})
+		if t.After(lastSubmit) {
+			continue
+		}
+		waiting := map[string]bool{}
+		for key, j := range r.jobs {
+			if !j.submit.After(t) {
+				if s, ok := starts[key]; !ok || s.After(t) {
+					waiting[j.trace.Team] = true
+				}
+			}
+		}
+		if len(waiting) < len(teams) {
+			continue
+		}
+		res.fairSamples++
+		for tm, g := range busy {
+			acc[tm] += float64(g)
+		}
+	}
+	res.jain = jainOverWeights(acc, teams, res.shares)
+	return res
+}
+
+// jainOverWeights is Jain's index of each team's part of gpuSec over its weight's part of the
+// weights (1 when every team has exactly its weighted share), and fills shares with the parts.
+func jainOverWeights(gpuSec map[string]float64, teams []queuesim.Team, shares map[string]float64) float64 {
+	var total, weights float64
+	for _, tm := range teams {
+		total += gpuSec[tm.Name]
+		weights += tm.Weight
+	}
+	if total == 0 {
+		return 0
+	}
+	var sum, sumSq float64
+	for _, tm := range teams {
+		shares[tm.Name] = gpuSec[tm.Name] / total
+		x := shares[tm.Name] / (tm.Weight / weights)
+		sum += x
+		sumSq += x * x
+	}
+	return sum * sum / (float64(len(teams)) * sumSq)
+}
+
+func (r *phaseResult) summary() string {
+	return fmt.Sprintf("utilization %.1f%%, queueing delay %s, makespan %s, Jain %.3f over %d s, misfits %d, writes/job %.0f",
+		100*r.util, latencySummary(r.delay), r.makespan.Round(100*time.Millisecond), r.jain, r.fairSamples, r.misfits, r.writes/float64(r.jobs))
+}
+
+func meanDuration(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	var s time.Duration
+	for _, d := range ds {
+		s += d
+	}
+	return s / time.Duration(len(ds))
+}
+
+// queueTable is the phases side by side, in markdown.
+func queueTable(rs []*phaseResult, jobs []queuesim.Job, compress float64) string {
+	var sb strings.Builder
+	sb.WriteString("| | " + strings.Join(mapSlice(rs, func(r *phaseResult) string { return r.name }), " | ") + " |\n")
+	sb.WriteString("|---" + strings.Repeat("|---", len(rs)) + "|\n")
+	row := func(label string, cell func(r *phaseResult) string) {
+		sb.WriteString("| " + label + " | " + strings.Join(mapSlice(rs, cell), " | ") + " |\n")
+	}
+	sec := func(d time.Duration) string { return fmt.Sprintf("%.1f s", d.Seconds()) }
+	row("jobs run (all pods started on the admitting worker)", func(r *phaseResult) string { return fmt.Sprintf("%d of %d", r.started, r.jobs) })
+	row("GPU utilization over the makespan", func(r *phaseResult) string { return fmt.Sprintf("%.1f%%", 100*r.util) })
+	row("makespan", func(r *phaseResult) string { return sec(r.makespan) })
+	row("queueing delay p50 (submit to all pods running)", func(r *phaseResult) string { return pct(r.delay, 50) })
+	row("queueing delay p99", func(r *phaseResult) string { return pct(r.delay, 99) })
+	row("mean JCT (submit to last pod ended)", func(r *phaseResult) string { return sec(meanDuration(r.jct)) })
+	row("Jain's index, share/weight, while all teams wait", func(r *phaseResult) string {
+		return fmt.Sprintf("%.3f (%d s; a %.2f b %.2f c %.2f)", r.jain, r.fairSamples, r.shares["a"], r.shares["b"], r.shares["c"])
+	})
+	row("worker-admitted jobs whose pods stayed unschedulable > 5 s", func(r *phaseResult) string { return fmt.Sprint(r.misfits) })
+	row("jobs with pods on a second worker", func(r *phaseResult) string { return fmt.Sprint(r.elsewhere) })
+	row("API writes per job (hub + workers)", func(r *phaseResult) string { return fmt.Sprintf("%.0f", r.writes/float64(r.jobs)) })
+	row("jobs/s, first submission to last admission on a worker", func(r *phaseResult) string { return fmt.Sprintf("%.2f", r.admitRate) })
+	fmt.Fprintf(&sb, "\n%s\n", traceSummary(jobs, compress))
+	return sb.String()
+}
+
+func pct(ds []time.Duration, p int) string {
+	if len(ds) == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f s (n=%d)", percentile(ds, p).Seconds(), len(ds))
+}
+
+func mapSlice[T any](xs []T, f func(T) string) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = f(x)
+	}
+	return out
+}
+
+// utilizationCSV is each phase's busy GPUs and utilization every qSampleEvery.
+func utilizationCSV(rs []*phaseResult) []byte {
+	var sb strings.Builder
+	sb.WriteString("phase,seconds,busy_gpus,utilization\n")
+	for _, r := range rs {
+		for _, s := range r.series {
+			fmt.Fprintf(&sb, "%s,%.0f,%d,%.3f\n", r.name, s.t.Seconds(), s.busy, float64(s.busy)/float64(qWorkers.GPUs()))
+		}
+	}
+	return []byte(sb.String())
+}
+
+// report reports the phase's figures as benchmark metrics.
+func (r *phaseResult) report(b *testing.B) {
+	tag := map[string]string{phaseDefaults.name: "mk", phaseFlotilla.name: "fl"}[r.name]
+	b.ReportMetric(100*r.util, tag+"-util-%")
+	b.ReportMetric(r.makespan.Seconds(), tag+"-makespan-s")
+	if len(r.delay) > 0 {
+		b.ReportMetric(percentile(r.delay, 50).Seconds(), tag+"-delay-p50-s")
+		b.ReportMetric(percentile(r.delay, 99).Seconds(), tag+"-delay-p99-s")
+	}
+	b.ReportMetric(meanDuration(r.jct).Seconds(), tag+"-jct-mean-s")
+	if !math.IsNaN(r.jain) {
+		b.ReportMetric(r.jain, tag+"-jain")
+	}
+	b.ReportMetric(float64(r.misfits), tag+"-misfits")
+	b.ReportMetric(r.writes/float64(r.jobs), tag+"-writes/job")
+}
