@@ -158,30 +158,38 @@ func startMKFleet(b *testing.B, pr progress) *mkFleet {
 			b.Fatal(err)
 		}
 	}
-	err = poll(ctx, 5*time.Minute, func() (bool, error) {
-		ac := &kueuev1beta2.AdmissionCheck{}
-		if err := f.hub.Get(ctx, client.ObjectKey{Name: mkCheck}, ac); err != nil {
-			return false, err
-		}
-		if !meta.IsStatusConditionTrue(ac.Status.Conditions, kueuev1beta2.AdmissionCheckActive) {
-			return false, nil
-		}
-		for _, w := range f.workers {
-			mca := &addonv1alpha1.ManagedClusterAddOn{}
-			if err := f.hub.Get(ctx, client.ObjectKey{Namespace: w, Name: kueuequeues.Name}, mca); err != nil {
-				return false, err
-			}
-			if !meta.IsStatusConditionTrue(mca.Status.Conditions, addonv1alpha1.ManagedClusterAddOnConditionAvailable) {
-				return false, nil
-			}
-		}
-		return true, nil
-	})
+	err = waitMultiKueueActive(ctx, f.hub, mkCheck, f.workers, kueuequeues.Name)
 	if err != nil {
 		b.Fatalf("the MultiKueue set-up did not become active: %v (fleet logs in %s)", err, f.dir)
 	}
 	pr.printf("MultiKueue active through the hub: workers %v", f.workers)
 	return f
+}
+
+// waitMultiKueueActive waits until the hub's MultiKueue AdmissionCheck check is Active and the
+// add-ons addOns are Available on every worker.
+func waitMultiKueueActive(ctx context.Context, hub client.Client, check string, workers []string, addOns ...string) error {
+	return poll(ctx, 5*time.Minute, func() (bool, error) {
+		ac := &kueuev1beta2.AdmissionCheck{}
+		if err := hub.Get(ctx, client.ObjectKey{Name: check}, ac); err != nil {
+			return false, err
+		}
+		if !meta.IsStatusConditionTrue(ac.Status.Conditions, kueuev1beta2.AdmissionCheckActive) {
+			return false, nil
+		}
+		for _, w := range workers {
+			for _, a := range addOns {
+				mca := &addonv1alpha1.ManagedClusterAddOn{}
+				if err := hub.Get(ctx, client.ObjectKey{Namespace: w, Name: a}, mca); err != nil {
+					return false, err
+				}
+				if !meta.IsStatusConditionTrue(mca.Status.Conditions, addonv1alpha1.ManagedClusterAddOnConditionAvailable) {
+					return false, nil
+				}
+			}
+		}
+		return true, nil
+	})
 }
 
 // benchJob is a small Job for the hub's LocalQueue: one pod of 10m CPU that kwok keeps running.

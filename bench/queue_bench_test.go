@@ -15,7 +15,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -255,27 +254,11 @@ func startQueueFleet(b *testing.B, pr progress) *qFleet {
 			}
 		}
 	}
-	err = poll(ctx, 5*time.Minute, func() (bool, error) {
-		ac := &kueuev1beta2.AdmissionCheck{}
-		if err := f.hub.Get(ctx, client.ObjectKey{Name: qCheck}, ac); err != nil {
-			return false, err
-		}
-		if !meta.IsStatusConditionTrue(ac.Status.Conditions, kueuev1beta2.AdmissionCheckActive) {
-			return false, nil
-		}
-		for _, w := range qWorkers {
-			for _, a := range []string{kueuequeues.Name, resourceusage.Name} {
-				mca := &addonv1alpha1.ManagedClusterAddOn{}
-				if err := f.hub.Get(ctx, client.ObjectKey{Namespace: w.Name, Name: a}, mca); err != nil {
-					return false, err
-				}
-				if !meta.IsStatusConditionTrue(mca.Status.Conditions, addonv1alpha1.ManagedClusterAddOnConditionAvailable) {
-					return false, nil
-				}
-			}
-		}
-		return true, nil
-	})
+	workers := make([]string, 0, len(qWorkers))
+	for _, w := range qWorkers {
+		workers = append(workers, w.Name)
+	}
+	err = waitMultiKueueActive(ctx, f.hub, qCheck, workers, kueuequeues.Name, resourceusage.Name)
 	if err != nil {
 		b.Fatalf("the MultiKueue set-up did not become active: %v (fleet logs in %s)", err, f.dir)
 	}
