@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"net/http"
+	"slices"
 	"sort"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -20,6 +21,9 @@ var kueueWorkload = schema.GroupKind{Group: "kueue.x-k8s.io", Kind: "Workload"}
 type JobRow struct {
 	fleetview.Workload
 	Timeline []TimelineEntry `json:"timeline"`
+	// QueuePlace is a pending workload's place in its ClusterQueue, computed as `flotilla
+	// explain workload` computes it (fleetview.QueuePlaces); nil when it is not pending.
+	QueuePlace *fleetview.Place `json:"queuePlace,omitempty"`
 }
 
 // TimelineEntry is one condition of a workload.
@@ -82,8 +86,25 @@ func (s *Server) jobs(w http.ResponseWriter, r *http.Request) {
 		for i := range list.Items {
 			timelines[list.Items[i].GetNamespace()+"/"+list.Items[i].GetName()] = timeline(list.Items[i].Object)
 		}
+		places := map[string]fleetview.Place{}
+		if slices.ContainsFunc(rows, func(wl fleetview.Workload) bool { return wl.QuotaReserved != "True" && wl.Finished != "True" }) {
+			// A place counts every pending workload of the ClusterQueue, not only this page's.
+			p, why, err := fleetview.ReadQueuePlaces(ctx(r), c)
+			switch {
+			case err != nil:
+				out.Notes = append(out.Notes, "queue positions are missing: "+hubError(err, "listing Kueue workloads and local queues").Message)
+			case why != "":
+				out.Notes = append(out.Notes, why)
+			default:
+				places = p
+			}
+		}
 		for _, wl := range rows {
-			out.Items = append(out.Items, JobRow{Workload: wl, Timeline: timelines[wl.Namespace+"/"+wl.Name]})
+			row := JobRow{Workload: wl, Timeline: timelines[wl.Namespace+"/"+wl.Name]}
+			if p, ok := places[wl.Namespace+"/"+wl.Name]; ok {
+				row.QueuePlace = &p
+			}
+			out.Items = append(out.Items, row)
 		}
 	}
 	if _, err := s.o.Mapper.RESTMapping(schema.GroupKind{Group: federationaiv1alpha1.GroupVersion.Group, Kind: "FederatedLearning"}); err == nil {

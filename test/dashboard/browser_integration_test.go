@@ -15,7 +15,11 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	"github.com/flotilla/flotilla/internal/dashboard"
 	"github.com/flotilla/flotilla/internal/fleetview"
@@ -269,6 +273,37 @@ func TestBrowser(t *testing.T) {
 			t.Errorf("the works view says %q, want the refusal", alert)
 		}
 		screenshot(t, ctx, "works-forbidden")
+	})
+
+	t.Run("with Kueue, the jobs view places pending workloads in their queue", func(t *testing.T) {
+		f.env.InstallKueueCRDs(t)
+		testenv.Create(t, f.c, &kueuev1beta2.LocalQueue{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: "q"},
+			Spec: kueuev1beta2.LocalQueueSpec{ClusterQueue: "dash-cq"}})
+		// Created in the same second: the higher priority goes first, not the older.
+		for _, w := range []struct {
+			name     string
+			priority int32
+		}{{"wl-a", 0}, {"wl-b", 10}} {
+			testenv.Create(t, f.c, &kueuev1beta2.Workload{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: w.name},
+				Spec: kueuev1beta2.WorkloadSpec{QueueName: "q", Priority: ptr.To(w.priority), PodSets: []kueuev1beta2.PodSet{{Name: "main", Count: 1,
+					Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "trainer"}}}}}}}})
+		}
+		testenv.WaitFor(t, wait, "GET /api/jobs to place both workloads", func(context.Context) (bool, string, error) {
+			var p struct {
+				Items []struct {
+					Name       string           `json:"name"`
+					QueuePlace *fleetview.Place `json:"queuePlace"`
+				} `json:"items"`
+			}
+			getJSON(t, url+"/api/jobs?namespace="+f.ns, "", &p)
+			return len(p.Items) == 2 && p.Items[0].QueuePlace != nil && p.Items[1].QueuePlace != nil, fmt.Sprintf("%+v", p.Items), nil
+		})
+		firstRender(t, ctx, url+"/jobs?namespace="+f.ns, "jobs")
+		if diff := cmp.Diff([]string{"2 of 2", "1 of 2"}, texts(t, ctx, "main section table tbody tr td:nth-of-type(2)")); diff != "" {
+			t.Errorf("jobs view's positions of wl-a, wl-b (-want +got):\n%s", diff)
+		}
+		screenshot(t, ctx, "jobs-kueue")
+		checkAccessibility(t, ctx, "/jobs")
 	})
 
 	t.Run("the fleet view's first render with 1,000 clusters", func(t *testing.T) {

@@ -162,6 +162,8 @@ export interface Job {
   ageSeconds?: number;
   message?: string;
   timeline: { time: string; type: string; status: string; reason?: string; message?: string }[];
+  /** A pending workload's place in its ClusterQueue (computed as `flotilla explain workload` does). */
+  queuePlace?: { position: number; pending: number };
 }
 
 export interface Federation {

@@ -14,11 +14,12 @@ export function Jobs() {
       {p.data && !p.data.served && <p>{p.data.message}</p>}
       {p.data && p.data.served && (
         <table>
-          <caption>Kueue workloads on the hub: queue, state, the worker they run on, and their timeline</caption>
+          <caption>Kueue workloads on the hub: queue, place among its ClusterQueue's pending workloads, state, the worker they run on, and their timeline</caption>
           <thead>
             <tr>
               <th scope="col">Workload</th>
               <th scope="col">Queue</th>
+              <th scope="col">Position</th>
               <th scope="col">Quota reserved</th>
               <th scope="col">Admitted</th>
               <th scope="col">Finished</th>
@@ -38,6 +39,7 @@ export function Jobs() {
                   {j.queue ?? ""}
                   {j.clusterQueue ? ` → ${j.clusterQueue}` : ""}
                 </td>
+                <td>{j.queuePlace ? `${j.queuePlace.position} of ${j.queuePlace.pending}` : ""}</td>
                 <td>{j.quotaReserved ?? ""}</td>
                 <td>{j.admitted ?? ""}</td>
                 <td>{j.finished ?? ""}</td>
