@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-logr/logr/testr"
 	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -17,7 +18,9 @@ import (
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/rest"
+	clienttesting "k8s.io/client-go/testing"
 	clocktesting "k8s.io/utils/clock/testing"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
@@ -62,6 +65,7 @@ type fleet struct {
 	agent *fakeAgent
 	hub   client.Client
 	dyn   *dynamicfake.FakeDynamicClient
+	kube  *kubefake.Clientset
 	f     *Fencer
 }
 
@@ -99,9 +103,16 @@ func newFleet(t *testing.T, works ...*workv1.ManifestWork) *fleet {
 	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), listKinds, objs...)
 	clk := clocktesting.NewFakeClock(t0)
 	agent := &fakeAgent{renewed: t0, mc: mc}
+	// Pods of the fenced Job train (one asking a 2 s grace period) and of the unfenced Job.
+	pod := func(name, job string, grace *int64) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: name, UID: types.UID("uid-" + name),
+			Labels: map[string]string{"batch.kubernetes.io/controller-uid": "uid-" + job}},
+			Spec: corev1.PodSpec{TerminationGracePeriodSeconds: grace}, Status: corev1.PodStatus{Phase: corev1.PodRunning}}
+	}
+	kube := kubefake.NewClientset(pod("train-0", "train", nil), pod("train-1", "train", ptr.To[int64](2)), pod("other-0", "not-fenced", nil))
 	f := newFencer(Options{ClusterName: "gpu-1", Agent: agent, Hub: fakeHub{c: &registration.HubClients{Client: hub}},
-		Spoke: &rest.Config{}, Clock: clk, Log: testr.New(t)}, dyn, kubefake.NewClientset())
-	return &fleet{clk: clk, agent: agent, hub: hub, dyn: dyn, f: f}
+		Spoke: &rest.Config{}, Clock: clk, Log: testr.New(t)}, dyn, kube)
+	return &fleet{clk: clk, agent: agent, hub: hub, dyn: dyn, kube: kube, f: f}
 }
 
 func (fl *fleet) step(t *testing.T) time.Duration {
@@ -270,5 +281,25 @@ func TestCutOffPastLossRemovesMultiKueueCopies(t *testing.T) {
 	}
 	if !fl.f.Fenced() {
 		t.Error("the fence came down without a renewal")
+	}
+}
+
+// The fence deletes a suspended Job's pods with a grace period that ends before the hub may start
+// the Job elsewhere (L less the clock-skew bound), or the pod's own when shorter: the Job
+// controller would give them their own (30 s by default), past the loss.
+func TestFenceHurriesTheSuspendedJobsPods(t *testing.T) {
+	fl := newFleet(t)
+	graces := map[string]int64{}
+	fl.kube.PrependReactor("delete", "pods", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		d := a.(clienttesting.DeleteActionImpl)
+		graces[d.Name] = ptr.Deref(d.DeleteOptions.GracePeriodSeconds, -1)
+		return false, nil, nil
+	})
+	fl.step(t)
+	fl.clk.SetTime(t0.Add(20 * time.Second)) // F: the fence stops train
+	fl.step(t)
+	// L = 30 s after the last renewal, less 5 s of clock skew: 5 s left.
+	if diff := cmp.Diff(map[string]int64{"train-0": 5, "train-1": 2}, graces); diff != "" {
+		t.Errorf("grace periods of the deleted pods (-want +got):\n%s", diff)
 	}
 }

@@ -75,6 +75,12 @@ func (f *Fencer) stopAll(ctx context.Context, e *episode) (int, error) {
 		if err == nil && changed {
 			_, err = f.dyn.Resource(x.Kind.GroupVersionResource).Namespace(x.Obj.GetNamespace()).Update(ctx, x.Obj, metav1.UpdateOptions{})
 		}
+		if err == nil && changed {
+			// Stopped: counted whatever becomes of its pods; a failure to hurry them is reported.
+			if herr := f.hurryPods(ctx, x, e); herr != nil && firstErr == nil {
+				firstErr = herr
+			}
+		}
 		if err != nil {
 			if firstErr == nil {
 				firstErr = fmt.Errorf("stopping %s %s/%s: %w", x.Obj.GetKind(), x.Obj.GetNamespace(), x.Obj.GetName(), err)
