@@ -30,7 +30,7 @@ func podSelector(x fenced) string {
 // bound), at least 1 s (0 would remove the pod from the API while its containers may still run),
 // and never more than the pod asks for.
 func stopGrace(e *episode, now time.Time, own *int64) int64 {
-	left := int64(e.LastRenewed.Add(e.Timing.LostAfter - fencing.ClockSkew).Sub(now) / time.Second)
+	left := int64(e.LastRenewed.Add(e.Timing.LostAfter-fencing.ClockSkew).Sub(now) / time.Second)
 	grace := max(left, 1)
 	if own != nil && *own < grace {
 		grace = max(*own, 1)
