@@ -173,22 +173,15 @@ func measure(ph phase, r *recorder, teams []queuesim.Team, writes float64) *phas
 // jainOverWeights is Jain's index of each team's part of gpuSec over its weight's part of the
 // weights (1 when every team has exactly its weighted share), and fills shares with the parts.
 func jainOverWeights(gpuSec map[string]float64, teams []queuesim.Team, shares map[string]float64) float64 {
-	var total, weights float64
-	for _, tm := range teams {
-		total += gpuSec[tm.Name]
-		weights += tm.Weight
+	secs := make([]float64, len(teams))
+	for i, tm := range teams {
+		secs[i] = gpuSec[tm.Name]
 	}
-	if total == 0 {
-		return 0
+	j, parts := queuesim.Jain(teams, secs)
+	for _, p := range parts {
+		shares[p.Team] = p.Share
 	}
-	var sum, sumSq float64
-	for _, tm := range teams {
-		shares[tm.Name] = gpuSec[tm.Name] / total
-		x := shares[tm.Name] / (tm.Weight / weights)
-		sum += x
-		sumSq += x * x
-	}
-	return sum * sum / (float64(len(teams)) * sumSq)
+	return j
 }
 
 func (r *phaseResult) summary() string {

@@ -198,10 +198,7 @@ func queuePosition(ctx context.Context, c client.Reader, wl *kueuev1beta2.Worklo
 	if err != nil {
 		return nil, err
 	}
-	localQueues := map[string]string{}
-	for _, lq := range lqs {
-		localQueues[lq.Namespace+"/"+lq.Name] = string(lq.Spec.ClusterQueue)
-	}
+	localQueues := clusterQueuesOf(lqs)
 	// The workload as read first stands for itself, should the list have missed or changed it.
 	wls = slices.DeleteFunc(wls, func(w kueuev1beta2.Workload) bool { return w.UID == wl.UID })
 	wls = append(wls, *wl)

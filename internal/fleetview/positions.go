@@ -49,9 +49,14 @@ func ReadQueuePlaces(ctx context.Context, c client.Reader) (places map[string]Pl
 	case err != nil:
 		return nil, "", err
 	}
-	localQueues := map[string]string{}
+	return QueuePlaces(wls, clusterQueuesOf(lqs)), "", nil
+}
+
+// clusterQueuesOf maps each LocalQueue, NAMESPACE/NAME, to its ClusterQueue.
+func clusterQueuesOf(lqs []kueuev1beta2.LocalQueue) map[string]string {
+	out := make(map[string]string, len(lqs))
 	for _, lq := range lqs {
-		localQueues[lq.Namespace+"/"+lq.Name] = string(lq.Spec.ClusterQueue)
+		out[lq.Namespace+"/"+lq.Name] = string(lq.Spec.ClusterQueue)
 	}
-	return QueuePlaces(wls, localQueues), "", nil
+	return out
 }

@@ -126,7 +126,7 @@ func (s *sim) result(runs []*run, wall time.Duration) *Result {
 	if len(runs) > 0 {
 		res.MeanCompletion = completion / float64(len(runs))
 	}
-	res.Fairness, res.Teams = jain(s.o.Teams, s.window)
+	res.Fairness, res.Teams = Jain(s.o.Teams, s.window)
 	res.FairnessSamples = s.windowSamples
 	ds := make([]float64, len(s.decisions))
 	var total time.Duration
@@ -161,9 +161,9 @@ func stats(xs []float64) Stats {
 	return Stats{N: len(s), Mean: sum / float64(len(s)), P50: rank(50), P99: rank(99), Max: s[len(s)-1]}
 }
 
-// jain is Jain's fairness index of each team's GPU-seconds over its weight, (sum x)^2 / (n sum
+// Jain is Jain's fairness index of each team's GPU-seconds over its weight, (sum x)^2 / (n sum
 // x^2), and the teams' shares; 0 when the window is empty.
-func jain(teams []Team, gpuSeconds []float64) (float64, []TeamShare) {
+func Jain(teams []Team, gpuSeconds []float64) (float64, []TeamShare) {
 	var total, weights float64
 	for i, t := range teams {
 		total += gpuSeconds[i]

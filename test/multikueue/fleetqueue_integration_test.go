@@ -23,6 +23,7 @@ import (
 	"github.com/flotilla/flotilla/internal/fleetview"
 	"github.com/flotilla/flotilla/internal/hub/fleetqueue"
 	"github.com/flotilla/flotilla/internal/kueuesetup"
+	"github.com/flotilla/flotilla/internal/queuesim"
 	"github.com/flotilla/flotilla/internal/testenv"
 )
 
@@ -182,17 +183,15 @@ func (f *fleet) reservedGPUs(ctx context.Context) (map[string]int64, error) {
 	return out, nil
 }
 
-// jainIndex is Jain's fairness index of each team's GPUs over its weight: 1 when every team
-// has exactly its weighted share, 1/n at worst.
+// jainIndex is Jain's fairness index of each team's GPUs over its weight (queuesim.Jain): 1 when
+// every team has exactly its weighted share, 1/n at worst.
 func jainIndex(gpus map[string]int64) float64 {
-	var sum, sumSq float64
+	teams := make([]queuesim.Team, 0, len(fairTeams))
+	held := make([]float64, 0, len(fairTeams))
 	for _, tm := range fairTeams {
-		x := float64(gpus[tm.name]) / float64(tm.weight)
-		sum += x
-		sumSq += x * x
+		teams = append(teams, queuesim.Team{Name: tm.name, Weight: float64(tm.weight)})
+		held = append(held, float64(gpus[tm.name]))
 	}
-	if sumSq == 0 {
-		return 0
-	}
-	return sum * sum / (float64(len(fairTeams)) * sumSq)
+	j, _ := queuesim.Jain(teams, held)
+	return j
 }

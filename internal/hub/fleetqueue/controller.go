@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -146,7 +147,7 @@ func (r *Reconciler) workers(ctx context.Context, check string, now time.Time) (
 		case err != nil:
 			return nil, "", err
 		}
-		if Usable(u, now) {
+		if u.Status.Valid(now) {
 			out = append(out, Worker{Name: name, Status: &u.Status})
 		}
 	}
@@ -166,7 +167,7 @@ func (r *Reconciler) setStatus(ctx context.Context, fq *queuev1alpha1.FleetQueue
 	}
 	meta.SetStatusCondition(&fq.Status.Conditions, metav1.Condition{Type: queuev1alpha1.ConditionReady, Status: status, Reason: reason,
 		Message: msg, ObservedGeneration: fq.Generation})
-	if equalStatus(orig.Status, fq.Status) {
+	if equality.Semantic.DeepEqual(orig.Status, fq.Status) { // SetStatusCondition keeps an unchanged condition's time
 		return nil
 	}
 	if err := r.Client.Status().Patch(ctx, fq, client.MergeFrom(orig)); err != nil && !apierrors.IsNotFound(err) {

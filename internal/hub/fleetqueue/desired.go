@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -222,9 +221,4 @@ func quotas(flavor string, cpu, memory resource.Quantity, gpus int64) kueuev1bet
 		{Name: corev1.ResourceMemory, NominalQuota: memory},
 		{Name: gpu, NominalQuota: *resource.NewQuantity(max(gpus, 0), resource.DecimalSI)},
 	}}
-}
-
-// Usable says whether a worker's figures count now.
-func Usable(u *usagev1alpha1.ResourceUsage, now time.Time) bool {
-	return u != nil && u.Status.Valid(now)
 }

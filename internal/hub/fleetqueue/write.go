@@ -143,9 +143,3 @@ func metav1IsControlledBy(o client.Object, fq *queuev1alpha1.FleetQueue) bool {
 	ref := metav1.GetControllerOf(o)
 	return ref != nil && ref.UID == fq.UID
 }
-
-// equalStatus says whether a status write would change nothing (SetStatusCondition keeps a
-// condition's transition time while its status stays).
-func equalStatus(a, b queuev1alpha1.FleetQueueStatus) bool {
-	return equality.Semantic.DeepEqual(a, b)
-}
