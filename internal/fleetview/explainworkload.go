@@ -224,17 +224,20 @@ func listQueues(ctx context.Context, c client.Reader, opts ...client.ListOption)
 func Position(wl *kueuev1beta2.Workload, order []*kueuev1beta2.Workload) *QueuePosition {
 	i := slices.IndexFunc(order, func(w *kueuev1beta2.Workload) bool { return w.UID == wl.UID })
 	q := &QueuePosition{Position: i + 1, Ahead: i, Pending: len(order), QueueOrderTime: rfc3339(QueueOrderTime(wl)),
-		First: []QueuedWorkload{}, Computed: QueueOrderComputed}
+		First: firstAhead(order, i), Computed: QueueOrderComputed}
 	if rs := wl.Status.RequeueState; rs != nil && rs.RequeueAt != nil {
 		q.RequeueAt = rfc3339(rs.RequeueAt.Time)
 	}
-	for _, w := range order[:max(i, 0)] {
-		if len(q.First) == MaxAhead {
-			break
-		}
-		q.First = append(q.First, QueuedWorkload{Namespace: w.Namespace, Name: w.Name, Priority: Priority(w), QueueOrderTime: rfc3339(QueueOrderTime(w))})
-	}
 	return q
+}
+
+// firstAhead names up to MaxAhead of the workloads ahead of order[i], the head first.
+func firstAhead(order []*kueuev1beta2.Workload, i int) []QueuedWorkload {
+	out := []QueuedWorkload{}
+	for _, w := range order[:min(max(i, 0), MaxAhead)] {
+		out = append(out, QueuedWorkload{Namespace: w.Namespace, Name: w.Name, Priority: Priority(w), QueueOrderTime: rfc3339(QueueOrderTime(w))})
+	}
+	return out
 }
 
 // multiKueue is the workload's MultiKueue admission check, else its ClusterQueue's, with each

@@ -9,10 +9,14 @@ import (
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 )
 
-// Place is a pending workload's place in its ClusterQueue: Position of Pending, from 1.
+// Place is a pending workload's place in its ClusterQueue: Position of Pending, from 1, and who
+// is ahead of it.
 type Place struct {
 	Position int `json:"position"`
 	Pending  int `json:"pending"`
+	// First are up to MaxAhead of the workloads ahead of it, the head of the queue first, as
+	// QueuePosition.First.
+	First []QueuedWorkload `json:"first"`
 }
 
 // QueuePlaces gives every pending workload (PendingInQueue) of wls its place in its ClusterQueue,
@@ -30,7 +34,7 @@ func QueuePlaces(wls []kueuev1beta2.Workload, localQueues map[string]string) map
 	for cq := range byCQ {
 		order := PendingOrder(wls, localQueues, cq)
 		for i, wl := range order {
-			out[wl.Namespace+"/"+wl.Name] = Place{Position: i + 1, Pending: len(order)}
+			out[wl.Namespace+"/"+wl.Name] = Place{Position: i + 1, Pending: len(order), First: firstAhead(order, i)}
 		}
 	}
 	return out

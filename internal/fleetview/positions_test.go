@@ -32,9 +32,15 @@ func TestQueuePlaces(t *testing.T) {
 		wl("c", "alone", "q", 3, 0, false),
 		wl("d", "no-queue", "missing", 2, 0, false), // its LocalQueue is unknown: no place
 	}, lqs)
+	ahead := func(ns, name string, created int, priority int32) QueuedWorkload {
+		return QueuedWorkload{Namespace: ns, Name: name, Priority: priority, QueueOrderTime: t0.Add(time.Duration(created) * time.Second).Format(time.RFC3339)}
+	}
+	urgent, old := ahead("b", "urgent", 5, 100), ahead("a", "old", 1, 0)
 	want := map[string]Place{
-		"b/urgent": {Position: 1, Pending: 3}, "a/old": {Position: 2, Pending: 3}, "a/new": {Position: 3, Pending: 3},
-		"c/alone": {Position: 1, Pending: 1},
+		"b/urgent": {Position: 1, Pending: 3, First: []QueuedWorkload{}},
+		"a/old":    {Position: 2, Pending: 3, First: []QueuedWorkload{urgent}},
+		"a/new":    {Position: 3, Pending: 3, First: []QueuedWorkload{urgent, old}},
+		"c/alone":  {Position: 1, Pending: 1, First: []QueuedWorkload{}},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("QueuePlaces (-want +got):\n%s", diff)

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/chromedp"
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
@@ -36,7 +37,9 @@ func browser(t testing.TB) context.Context {
 	opts := append(slices.Clone(chromedp.DefaultExecAllocatorOptions[:]), chromedp.ExecPath(exe), chromedp.NoSandbox,
 		chromedp.WindowSize(1400, 900), chromedp.Flag("disable-dev-shm-usage", true),
 		// Every navigation loads the page afresh, as the first-render measurements assume.
-		chromedp.Flag("disable-features", "BackForwardCache"))
+		chromedp.Flag("disable-features", "BackForwardCache"),
+		// The hub's dashboard serves a self-signed certificate in tests.
+		chromedp.IgnoreCertErrors)
 	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(alloc)
 	if err := chromedp.Do(ctx); err != nil {
@@ -49,6 +52,32 @@ func browser(t testing.TB) context.Context {
 		cancelAlloc()
 	})
 	return ctx
+}
+
+// newWindow opens a tab in a window of its own, in the browser's default context (one network
+// context, so the tabs share the browser's connections to a host as a user's tabs do).
+func newWindow(t testing.TB, ctx context.Context) context.Context {
+	t.Helper()
+	tab, cancel := chromedp.NewContext(ctx, chromedp.WithNewWindow(true))
+	t.Cleanup(cancel)
+	// The first call opens the tab and ties it to its context: not one with a timeout.
+	if err := chromedp.Do(tab); err != nil {
+		t.Fatalf("opening a window: %v", err)
+	}
+	return tab
+}
+
+// setWindow minimizes or restores the window of tab's page: a minimized window's page is hidden
+// (document.visibilityState), as a tab behind another is.
+func setWindow(t testing.TB, tab context.Context, state cdpbrowser.WindowState) {
+	t.Helper()
+	w, err := chromedp.Call(tab, cdpbrowser.GetWindowForTarget, cdpbrowser.GetWindowForTargetParams{})
+	if err == nil {
+		_, err = chromedp.Call(tab, cdpbrowser.SetWindowBounds, cdpbrowser.SetWindowBoundsParams{WindowID: w.WindowID, Bounds: &cdpbrowser.Bounds{WindowState: state}})
+	}
+	if err != nil {
+		t.Fatalf("setting the window %s: %v", state, err)
+	}
 }
 
 // run runs steps with a timeout.
@@ -299,11 +328,39 @@ func TestBrowser(t *testing.T) {
 			return len(p.Items) == 2 && p.Items[0].QueuePlace != nil && p.Items[1].QueuePlace != nil, fmt.Sprintf("%+v", p.Items), nil
 		})
 		firstRender(t, ctx, url+"/jobs?namespace="+f.ns, "jobs")
-		if diff := cmp.Diff([]string{"2 of 2", "1 of 2"}, texts(t, ctx, "main section table tbody tr td:nth-of-type(2)")); diff != "" {
+		if diff := cmp.Diff([]string{"2 of 2", "1 of 2"}, texts(t, ctx, "main section table tbody tr td:nth-of-type(2) .position")); diff != "" {
 			t.Errorf("jobs view's positions of wl-a, wl-b (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff([]string{f.ns + "/wl-b (priority 10)"}, texts(t, ctx, "main section table tbody tr td:nth-of-type(2) ol.ahead li")); diff != "" {
+			t.Errorf("jobs view's workloads ahead (only wl-b, ahead of wl-a) (-want +got):\n%s", diff)
 		}
 		screenshot(t, ctx, "jobs-kueue")
 		checkAccessibility(t, ctx, "/jobs")
+	})
+
+	// Over HTTP/1.1 a browser opens at most six connections to a host and each live stream holds
+	// one, so without closing the streams of hidden pages the seventh tab would never load.
+	t.Run("any number of tabs: only those on screen hold a live stream", func(t *testing.T) {
+		run(t, ctx, "leaving the first tab's page", chromedp.Navigate("about:blank"))
+		page := fmt.Sprintf("%s/placements/%s/gpu", url, f.ns)
+		var hidden []context.Context
+		for i := range 8 {
+			tab := newWindow(t, ctx)
+			firstRender(t, tab, page, "placement")
+			run(t, tab, fmt.Sprintf("marking tab %d", i), eval(`window.notReloaded = true`))
+			setWindow(t, tab, cdpbrowser.WindowStateMinimized)
+			run(t, tab, fmt.Sprintf("tab %d hidden", i), poll(`document.visibilityState === "hidden"`, 5*time.Second))
+			hidden = append(hidden, tab)
+		}
+		front := newWindow(t, ctx)
+		firstRender(t, front, page, "placement")
+		run(t, front, "marking the page", eval(`window.notReloaded = true`))
+		relabel(t, f.c, f.cpu, "gpu", "")
+		relabel(t, f.c, f.gpuCluster, "gpu", "h100")
+		run(t, front, "the tab on screen shows the new selection live", poll(fmt.Sprintf(`document.querySelector("span.decisions")?.textContent === %q && window.notReloaded === true`, f.gpuCluster), 30*time.Second))
+		// A hidden tab heard nothing meanwhile; shown again, it refetches.
+		setWindow(t, hidden[0], cdpbrowser.WindowStateNormal)
+		run(t, hidden[0], "a tab shown again catches up without a reload", poll(fmt.Sprintf(`document.querySelector("span.decisions")?.textContent === %q && window.notReloaded === true`, f.gpuCluster), 30*time.Second))
 	})
 
 	t.Run("the fleet view's first render with 1,000 clusters", func(t *testing.T) {

@@ -141,7 +141,7 @@ func relabel(t *testing.T, c client.Client, cluster, key, value string) {
 
 // token makes service account name in ns, gives it rules with a ClusterRole bound in each of
 // namespaces (cluster-wide when namespaces is empty), and returns a token of it.
-func token(t *testing.T, env *testenv.Env, ns, name string, rules []rbacv1.PolicyRule, namespaces ...string) string {
+func token(t testing.TB, env *testenv.Env, ns, name string, rules []rbacv1.PolicyRule, namespaces ...string) string {
 	t.Helper()
 	ctx := context.Background()
 	cs := env.Hub.Client

@@ -1,12 +1,27 @@
 import { useEffect, useState } from "preact/hooks";
 
-// One EventSource per view and namespace, shared by the page's components: a browser allows only
-// six connections to a host over HTTP/1.1, and each stream holds one open.
+// One EventSource per view and namespace, shared by the page's components. A browser opens at most
+// six connections to a host over HTTP/1.1 (`flotilla dashboard` on loopback), and each stream holds
+// one, so a page holds its streams only while it is visible: a hidden tab (another tab in front of
+// it, a minimized window) closes them, and when it is shown again it opens them and refetches once,
+// since changes went unheard meanwhile. Any number of tabs may be open; only those on screen count.
 interface Stream {
-  es: EventSource;
+  url: string;
+  es: EventSource | null;
   listeners: Set<() => void>;
 }
 const streams = new Map<string, Stream>();
+
+function open(s: Stream) {
+  const es = new EventSource(s.url);
+  es.addEventListener("change", () => s.listeners.forEach((l) => l()));
+  s.es = es;
+}
+
+function close(s: Stream) {
+  s.es?.close();
+  s.es = null;
+}
 
 function subscribe(view: string, namespace: string | undefined, on: () => void): () => void {
   const q = new URLSearchParams({ view });
@@ -14,27 +29,37 @@ function subscribe(view: string, namespace: string | undefined, on: () => void):
   const key = q.toString();
   let s = streams.get(key);
   if (!s) {
-    const es = new EventSource(`/api/events?${key}`);
-    const created: Stream = { es, listeners: new Set() };
-    es.addEventListener("change", () => created.listeners.forEach((l) => l()));
-    streams.set(key, created);
-    s = created;
+    s = { url: `/api/events?${key}`, es: null, listeners: new Set() };
+    if (document.visibilityState !== "hidden") open(s);
+    streams.set(key, s);
   }
   s.listeners.add(on);
   const mine = s;
   return () => {
     mine.listeners.delete(on);
     if (mine.listeners.size === 0) {
-      mine.es.close();
+      close(mine);
       streams.delete(key);
     }
   };
 }
 
+document.addEventListener("visibilitychange", () => {
+  if (document.visibilityState === "hidden") {
+    streams.forEach(close);
+    return;
+  }
+  streams.forEach((s) => {
+    if (s.es) return;
+    open(s);
+    s.listeners.forEach((l) => l());
+  });
+});
+
 // Leaving the page closes its streams, so that a page kept in the back/forward cache holds no
 // connection; coming back to it loads it again.
 window.addEventListener("pagehide", () => {
-  streams.forEach((s) => s.es.close());
+  streams.forEach(close);
   streams.clear();
 });
 window.addEventListener("pageshow", (e) => {

@@ -162,8 +162,18 @@ export interface Job {
   ageSeconds?: number;
   message?: string;
   timeline: { time: string; type: string; status: string; reason?: string; message?: string }[];
-  /** A pending workload's place in its ClusterQueue (computed as `flotilla explain workload` does). */
-  queuePlace?: { position: number; pending: number };
+  /**
+   * A pending workload's place in its ClusterQueue (computed as `flotilla explain workload` does),
+   * and up to five of the workloads ahead of it, the head of the queue first.
+   */
+  queuePlace?: { position: number; pending: number; first: QueuedWorkload[] };
+}
+
+export interface QueuedWorkload {
+  namespace: string;
+  name: string;
+  priority: number;
+  queueOrderTime: string;
 }
 
 export interface Federation {

@@ -3,6 +3,29 @@ import type { Federation, Job } from "../types";
 import type { Page } from "../api";
 import { age } from "../format";
 
+// QueuePlace is "2 of 5" and who is ahead: up to five workloads from the head of the queue.
+function QueuePlace({ place }: { place: NonNullable<Job["queuePlace"]> }) {
+  const more = place.position - 1 - place.first.length;
+  return (
+    <>
+      <span class="position">
+        {place.position} of {place.pending}
+      </span>
+      {place.first.length > 0 && (
+        <ol class="ahead" aria-label="ahead of it, the head of the queue first">
+          {place.first.map((w) => (
+            <li key={`${w.namespace}/${w.name}`}>
+              {w.namespace}/{w.name}
+              {w.priority !== 0 ? ` (priority ${w.priority})` : ""}
+            </li>
+          ))}
+          {more > 0 && <li class="more">and {more} more</li>}
+        </ol>
+      )}
+    </>
+  );
+}
+
 type JobsPage = Page<Job> & { served: boolean; message?: string; federations: Federation[] };
 
 export function Jobs() {
@@ -14,7 +37,7 @@ export function Jobs() {
       {p.data && !p.data.served && <p>{p.data.message}</p>}
       {p.data && p.data.served && (
         <table>
-          <caption>Kueue workloads on the hub: queue, place among its ClusterQueue's pending workloads, state, the worker they run on, and their timeline</caption>
+          <caption>Kueue workloads on the hub: queue, place among its ClusterQueue's pending workloads and who is ahead, state, the worker they run on, and their timeline</caption>
           <thead>
             <tr>
               <th scope="col">Workload</th>
@@ -39,7 +62,7 @@ export function Jobs() {
                   {j.queue ?? ""}
                   {j.clusterQueue ? ` → ${j.clusterQueue}` : ""}
                 </td>
-                <td>{j.queuePlace ? `${j.queuePlace.position} of ${j.queuePlace.pending}` : ""}</td>
+                <td>{j.queuePlace && <QueuePlace place={j.queuePlace} />}</td>
                 <td>{j.quotaReserved ?? ""}</td>
                 <td>{j.admitted ?? ""}</td>
                 <td>{j.finished ?? ""}</td>
