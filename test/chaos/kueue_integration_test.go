@@ -266,6 +266,7 @@ func kueueFailover(t *testing.T, released bool) {
 	t.Logf("%d jobs of %s, %s; running on %s after p50 %s, p99 %s, max %s (of %d jobs); overlapping runs: %d",
 		len(held), from.Name, mode, to.Name, pct(0.5), pct(0.99), took[len(took)-1].Round(time.Millisecond), len(took), overlaps)
 	// The 60 s target is the benchmark's to report (make bench-failover), not a test's to assert.
+	logStages(t, hub, to, held, cut)
 
 	from.Link.Heal(t)
 	healed := time.Now()
