@@ -17,6 +17,7 @@ import (
 	"github.com/go-logr/logr/testr"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -159,9 +160,24 @@ func kueueFailover(t *testing.T, released bool) {
 		}
 	}
 
+	// A job that finished before the loss: the hub holds its result, so the loss must not run it
+	// again (MultiKueue's own bug was a worker deleting a finished Job before its status reached
+	// the hub, which then ran it again). The worker it ran on is the one cut off.
+	var doneOn string
+	if !released {
+		testenv.Create(t, hub, kueueJob(doneJob, "1s"))
+		testenv.WaitFor(t, 2*time.Minute, doneJob+" to finish on a worker", func(ctx context.Context) (bool, string, error) {
+			wl, err := workloadOf(ctx, hub, doneJob)
+			if err != nil || wl == nil || wl.Status.ClusterName == nil {
+				return false, "not admitted on a worker", client.IgnoreNotFound(err)
+			}
+			doneOn = *wl.Status.ClusterName
+			return meta.IsStatusConditionTrue(wl.Status.Conditions, kueuev1beta2.WorkloadFinished), fmt.Sprint(wl.Status.Conditions), nil
+		})
+	}
 	var names []string
 	for i := range jobs {
-		j := kueueJob(fmt.Sprintf("chaos-%d", i))
+		j := kueueJob(fmt.Sprintf("chaos-%d", i), "10m")
 		testenv.Create(t, hub, j)
 		names = append(names, j.Name)
 	}
@@ -183,12 +199,16 @@ func kueueFailover(t *testing.T, released bool) {
 		}
 		return true, fmt.Sprint(where), nil
 	})
-	// The worker holding most jobs is cut off; the other must have room for all of them.
+	// The worker holding most jobs is cut off (with fencing, the one the finished job ran on);
+	// either worker has room for all of them.
 	count := map[string]int{}
 	for _, w := range where {
 		count[w]++
 	}
 	from := slices.MaxFunc(spokes, func(a, b *fenced) int { return count[a.Name] - count[b.Name] })
+	if doneOn != "" {
+		from = spokeNamed(spokes, doneOn)
+	}
 	var to *fenced
 	for _, s := range spokes {
 		if s != from {
@@ -206,6 +226,10 @@ func kueueFailover(t *testing.T, released bool) {
 	stale := map[string]func() (int, int){}
 	for _, n := range held {
 		stale[n] = watchStale(t, from, n)
+	}
+	var doneAgain func() (int, int)
+	if doneOn != "" {
+		doneAgain = watchStale(t, from, doneJob)
 	}
 	alive := watchAlive(t, from)
 	episodes := from.fence.Episodes()
@@ -315,18 +339,47 @@ func kueueFailover(t *testing.T, released bool) {
 	}
 	c := condition(t, hub, from.Name, fencing.ConditionWorkloadsFenced)
 	t.Logf("%s's fence: %+v", from.Name, c)
+	finishedBeforeTheLoss(t, hub, to, doneAgain)
 }
 
-// kueueJob is a Job for the hub's LocalQueue: one pod of 2 H100s that runs ten minutes on a
-// worker's simulated node.
-func kueueJob(name string) *batchv1.Job {
+// doneJob is the job of TestKueueFailover that finishes before the loss.
+const doneJob = "chaos-done"
+
+// finishedBeforeTheLoss checks, after the heal, that the job that finished on the lost worker
+// before the loss kept its result on the hub and never ran again: not requeued, not created on
+// the other worker, no new pod where it ran.
+func finishedBeforeTheLoss(t *testing.T, hub client.Client, to *fenced, again func() (int, int)) {
+	t.Helper()
+	wl, err := workloadOf(context.Background(), hub, doneJob)
+	if err != nil || wl == nil {
+		t.Fatalf("the hub's Workload of %s: %v (gone: its result is lost)", doneJob, err)
+	}
+	if !meta.IsStatusConditionTrue(wl.Status.Conditions, kueuev1beta2.WorkloadFinished) || meta.FindStatusCondition(wl.Status.Conditions, kueuev1beta2.WorkloadEvicted) != nil {
+		t.Errorf("%s, finished before the loss: conditions %+v, want Finished and never evicted", doneJob, wl.Status.Conditions)
+	}
+	for _, ac := range wl.Status.AdmissionChecks {
+		if ac.State != kueuev1beta2.CheckStateReady {
+			t.Errorf("%s, finished before the loss: check %s is %s (%s), want Ready", doneJob, ac.Name, ac.State, ac.Message)
+		}
+	}
+	if _, err := to.Spoke.Client.BatchV1().Jobs(kueuequeues.LocalQueueNS).Get(context.Background(), doneJob, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("%s, finished before the loss, on %s: %v, want never created there", doneJob, to.Name, err)
+	}
+	if resumed, created := again(); resumed > 0 || created > 0 {
+		t.Errorf("%s, finished before the loss, ran again where it ran: resumed %d times, %d pods created", doneJob, resumed, created)
+	}
+}
+
+// kueueJob is a Job for the hub's LocalQueue: one pod of 2 H100s that runs for runs (such as
+// "10m") on a worker's simulated node.
+func kueueJob(name, runs string) *batchv1.Job {
 	q := *resource.NewQuantity(2, resource.DecimalSI)
 	return &batchv1.Job{
 		ObjectMeta: metav1.ObjectMeta{Namespace: kueuequeues.LocalQueueNS, Name: name, Labels: map[string]string{kueuesetup.QueueLabel: kueuequeues.LocalQueueName}},
 		Spec: batchv1.JobSpec{
 			BackoffLimit: ptr.To[int32](0),
 			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"job": name}, Annotations: map[string]string{"pod-complete.stage.kwok.x-k8s.io/delay": "10m"}},
+				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"job": name}, Annotations: map[string]string{"pod-complete.stage.kwok.x-k8s.io/delay": runs}},
 				Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever, NodeSelector: map[string]string{"nvidia.com/gpu.product": h100},
 					Containers: []corev1.Container{{Name: "train", Image: "trainer", Resources: corev1.ResourceRequirements{
 						Requests: corev1.ResourceList{localk8s.GPUResource: q, corev1.ResourceCPU: resource.MustParse("1")},

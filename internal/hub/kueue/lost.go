@@ -117,7 +117,10 @@ func (r *Requeuer) Reconcile(ctx context.Context, req reconcile.Request) (reconc
 	held := 0
 	for i := range wls.Items {
 		wl := &wls.Items[i]
-		if wl.Status.ClusterName == nil || *wl.Status.ClusterName != mc.Name {
+		// A workload that finished there is done: its result is on the hub, and it must not run
+		// again. (Its Finished condition stays with its cluster and its Ready check.)
+		if wl.Status.ClusterName == nil || *wl.Status.ClusterName != mc.Name ||
+			meta.IsStatusConditionTrue(wl.Status.Conditions, kueuev1beta2.WorkloadFinished) {
 			continue
 		}
 		held++

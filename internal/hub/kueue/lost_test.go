@@ -2,6 +2,7 @@ package kueue
 
 import (
 	"context"
+	"maps"
 	"testing"
 	"time"
 
@@ -71,7 +72,12 @@ func TestRequeuer(t *testing.T) {
 		"unknown again since, by OCM's rule": {cluster: lostCluster("gpu-1", at.Add(-time.Hour).Format(time.RFC3339), metav1.ConditionUnknown),
 			want: map[string]kueuev1beta2.CheckState{"on-lost": kueuev1beta2.CheckStateReady, "elsewhere": kueuev1beta2.CheckStateReady, "waiting": kueuev1beta2.CheckStatePending}},
 	}
+	// A workload that finished on the lost worker (its status reached the hub) is never run again.
+	finished := workload("finished-on-lost", "gpu-1", kueuev1beta2.CheckStateReady)
+	finished.Status.Conditions = []metav1.Condition{{Type: kueuev1beta2.WorkloadFinished, Status: metav1.ConditionTrue, Reason: "Succeeded", LastTransitionTime: metav1.NewTime(at.Add(-time.Minute))}}
 	for name, tc := range tests {
+		tc.want = maps.Clone(tc.want)
+		tc.want["finished-on-lost"] = kueuev1beta2.CheckStateReady
 		t.Run(name, func(t *testing.T) {
 			check := &kueuev1beta2.AdmissionCheck{ObjectMeta: metav1.ObjectMeta{Name: "mk"}, Spec: kueuev1beta2.AdmissionCheckSpec{ControllerName: kueuev1beta2.MultiKueueControllerName}}
 			objs := []client.Object{tc.cluster, check}
@@ -79,7 +85,7 @@ func TestRequeuer(t *testing.T) {
 				objs = append(objs, tc.config)
 			}
 			c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(objs...).
-				WithObjects(workload("on-lost", "gpu-1", kueuev1beta2.CheckStateReady),
+				WithObjects(workload("on-lost", "gpu-1", kueuev1beta2.CheckStateReady), finished,
 					workload("elsewhere", "gpu-2", kueuev1beta2.CheckStateReady), workload("waiting", "", kueuev1beta2.CheckStatePending)).
 				WithStatusSubresource(&kueuev1beta2.Workload{}).Build()
 			since := tc.since
