@@ -90,7 +90,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("X-Frame-Options", "DENY")
-	h.Set("Referrer-Policy", "no-referrer")
+	// same-origin, not no-referrer: under no-referrer browsers send "Origin: null" with the login
+	// form's POST, which the Origin check below must refuse.
+	h.Set("Referrer-Policy", "same-origin")
 	h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'")
 	if s.o.AllowedHost != nil && !s.o.AllowedHost(hostOnly(r.Host)) {
 		http.Error(w, "403: host "+r.Host+" is not allowed: open the dashboard at the loopback URL flotilla dashboard printed", http.StatusForbidden)

@@ -339,7 +339,7 @@ func TestAPI(t *testing.T) {
 }
 
 // freeAddress is a loopback address with a port free now.
-func freeAddress(t *testing.T) string {
+func freeAddress(t testing.TB) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -25,6 +26,7 @@ import (
 	"github.com/flotilla/flotilla/internal/dashboard"
 	"github.com/flotilla/flotilla/internal/fleetview"
 	"github.com/flotilla/flotilla/internal/testenv"
+	dashboardassets "github.com/flotilla/flotilla/web/dashboard"
 )
 
 // browser starts headless Chromium (Debian's chromium, or $CHROMIUM) for the test.
@@ -180,10 +182,35 @@ func TestBrowser(t *testing.T) {
 	start := time.Now()
 	defer func() { t.Logf("TestBrowser took %s", time.Since(start).Round(time.Millisecond)) }()
 	f := newFixture(t)
-	f.env.StartHub(t, testenv.TestHubOptions())
+	opts := testenv.TestHubOptions()
+	opts.DashboardAddress = freeAddress(t)
+	opts.DashboardAssets = dashboardassets.FS() // as flotilla hub serves them
+	f.env.StartHub(t, opts)
 	reader := token(t, f.env, f.ns, "reader", readAll)
 	url := serve(t, "--kubeconfig", kubeconfigOf(t, f.env, "reader", reader))
 	ctx := browser(t)
+
+	t.Run("a viewer logs in on the hub's dashboard with a token", func(t *testing.T) {
+		hubURL := "https://" + opts.DashboardAddress
+		testenv.WaitFor(t, wait, "the hub's dashboard", func(context.Context) (bool, string, error) {
+			res, err := insecureClient.Get(hubURL + "/login")
+			if err != nil {
+				return false, err.Error(), nil
+			}
+			_ = res.Body.Close()
+			return res.StatusCode == http.StatusOK, res.Status, nil
+		})
+		tab, cancel := chromedp.NewContext(ctx, chromedp.WithNewBrowserContext())
+		defer cancel()
+		if err := chromedp.Do(tab); err != nil {
+			t.Fatal(err)
+		}
+		logIn(t, tab, hubURL, reader)
+		firstRender(t, tab, hubURL+"/fleet", "fleet")
+		if got := texts(t, tab, fmt.Sprintf(`tr[data-cluster=%q] th`, f.gpuCluster)); !slices.Equal(got, []string{f.gpuCluster}) {
+			t.Errorf("the hub's fleet view after logging in shows %q for %s", got, f.gpuCluster)
+		}
+	})
 
 	t.Run("each view shows what the API holds", func(t *testing.T) {
 		var clusters dashboard.Page[fleetview.Cluster]
