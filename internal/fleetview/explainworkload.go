@@ -265,7 +265,7 @@ func multiKueue(ctx context.Context, c client.Reader, wl *kueuev1beta2.Workload,
 	for _, w := range workers {
 		names = append(names, w.Name)
 	}
-	verdicts := hubkueue.JudgeWorkers(ctx, c, wl, names, now)
+	verdicts := hubkueue.JudgeWorkers(ctx, c, wl, names, nil, now)
 	var active []workloadfit.Verdict
 	for i, w := range workers {
 		v := verdicts[i]

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/types"
+
 	usagev1alpha1 "github.com/flotilla/flotilla/api/usage/v1alpha1"
 	"github.com/flotilla/flotilla/internal/scheduler/plugins/gpufit"
 )
@@ -32,6 +34,12 @@ type Verdict struct {
 // Judge checks the workload's gangs against the worker's ResourceUsage (nil when it has none) at
 // now. A workload without gangs fits every worker.
 func Judge(cluster string, u *usagev1alpha1.ResourceUsage, gangs []gpufit.Gang, now time.Time) Verdict {
+	return JudgeAfter(cluster, u, nil, "", gangs, now)
+}
+
+// JudgeAfter is Judge on what is left of the worker's figures once the gangs claims holds for it
+// (offered since the figures were observed, other than the workload uid's own) are placed.
+func JudgeAfter(cluster string, u *usagev1alpha1.ResourceUsage, claims *Claims, uid types.UID, gangs []gpufit.Gang, now time.Time) Verdict {
 	if len(gangs) == 0 {
 		return Verdict{Cluster: cluster, State: Fits, Message: "asks for no extended resources"}
 	}
@@ -39,9 +47,10 @@ func Judge(cluster string, u *usagev1alpha1.ResourceUsage, gangs []gpufit.Gang, 
 	if st == nil {
 		return Verdict{Cluster: cluster, State: Unknown, Message: why}
 	}
+	claimed := claims.Of(cluster, uid, st.ObservedTime.Time)
 	var fit, misfit []string
 	for _, g := range gangs {
-		v := gpufit.FitGang(st, g)
+		v := gpufit.FitGangAfter(st, claimed, g)
 		if v.Fits {
 			fit = append(fit, v.Message)
 		} else {

@@ -130,6 +130,28 @@ func TestJudgeAndOrder(t *testing.T) {
 	if diff := cmp.Diff([]string{"gpu-west", "no-figures"}, Order(verdicts)); diff != "" {
 		t.Errorf("Order (-want +got):\n%s", diff)
 	}
+	// Claims: two workloads judged against the same figures before the worker reports again.
+	var claims Claims
+	west := usage(8, 8) // observed a second ago
+	claims.Offer("gpu-west", "first", gangs, now)
+	if got := JudgeAfter("gpu-west", west, &claims, "second", gangs, now); got.State != NoFit {
+		t.Errorf("a second workload on the node the first was just offered: %+v, want NoFit", got)
+	}
+	if got := JudgeAfter("gpu-west", west, &claims, "first", gangs, now); got.State != Fits {
+		t.Errorf("the first workload against its own claim: %+v, want Fits", got)
+	}
+	west.Status.ObservedTime = &metav1.Time{Time: now.Add(DefaultSettle)} // figures that count it
+	if got := JudgeAfter("gpu-west", west, &claims, "second", gangs, now); got.State != Fits {
+		t.Errorf("figures observed Settle after the offer: %+v, want the claim dropped and Fits", got)
+	}
+	if got := claims.Of("gpu-west", "", now.Add(-time.Hour)); len(got) != 0 {
+		t.Errorf("claims after they were dropped: %v", got)
+	}
+	claims.Offer("gpu-west", "third", gangs, now)
+	claims.Forget("third")
+	if got := claims.Of("gpu-west", "", now.Add(-time.Hour)); len(got) != 0 {
+		t.Errorf("claims of a forgotten workload: %v", got)
+	}
 	if got := Judge("any", nil, nil, now); got.State != Fits {
 		t.Errorf("a workload without gangs: %+v, want Fits", got)
 	}

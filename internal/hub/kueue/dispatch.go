@@ -6,6 +6,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	"github.com/flotilla/flotilla/internal/workloadfit"
 )
 
 const (
@@ -19,15 +21,18 @@ const (
 
 // Nominate is the workers a workload is offered to after rounds rounds: those of current still
 // in the config (ranked), and the first rounds+1 of order (the workers it may be offered to,
-// best first). Nominations only grow while a worker stays in the config, so a workload queued on
-// a worker is not taken from it while it waits for the next, even when the worker's figures no
-// longer show room for it.
-func Nominate(ranked, order, current []string, rounds int) []string {
+// best first), none more while holding (Holding). Nominations only grow while a worker stays in
+// the config, so a workload queued on a worker is not taken from it while it waits for the
+// next, even when the worker's figures no longer show room for it.
+func Nominate(ranked, order, current []string, rounds int, holding bool) []string {
 	var out []string
 	for _, c := range current {
 		if slices.Contains(ranked, c) && !slices.Contains(out, c) {
 			out = append(out, c)
 		}
+	}
+	if holding && len(out) > 0 {
+		return out
 	}
 	for _, c := range order {
 		if len(out) > rounds && rounds >= 0 {
@@ -38,6 +43,27 @@ func Nominate(ranked, order, current []string, rounds int) []string {
 		}
 	}
 	return out
+}
+
+// HoldRounds is how many rounds a workload waits on the workers it was offered to while the
+// figures still say it fits one of them, before it is offered to more anyway (a worker's own
+// quota, which the figures do not show, may keep it from admitting the workload).
+const HoldRounds = 3
+
+// Holding says whether a workload waits on the workers it was offered to (current) rather than
+// being offered to one more: a worker of current still fits it (verdicts), and fewer than
+// HoldRounds rounds have passed. A worker that fits is slow to admit, not full: offering the
+// workload to another as well only makes MultiKueue copy it there, and both may start its pods.
+func Holding(current []string, verdicts []workloadfit.Verdict, rounds int) bool {
+	if rounds >= HoldRounds {
+		return false
+	}
+	for _, v := range verdicts {
+		if v.State == workloadfit.Fits && slices.Contains(current, v.Cluster) {
+			return true
+		}
+	}
+	return false
 }
 
 // MultiKueueCheck returns the state of the workload's MultiKueue admission check among checks

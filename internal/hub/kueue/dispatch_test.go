@@ -18,6 +18,7 @@ func TestNominate(t *testing.T) {
 		states  map[string]workloadfit.State // Fits when not given
 		current []string
 		rounds  int
+		holding bool
 		want    []string
 	}{
 		"first round: the best-ranked worker only":           {want: []string{"a"}},
@@ -29,6 +30,8 @@ func TestNominate(t *testing.T) {
 		"a worker that left the config is no longer offered": {current: []string{"gone", "b"}, want: []string{"b"}},
 		"nominations kept while their worker stays":          {states: map[string]workloadfit.State{"b": workloadfit.NoFit}, current: []string{"b"}, want: []string{"b"}},
 		"fits nowhere: nobody":                               {states: map[string]workloadfit.State{"a": workloadfit.NoFit, "b": workloadfit.NoFit, "c": workloadfit.NoFit}, rounds: 3},
+		"still fits where it was offered: waits there":       {current: []string{"a"}, rounds: 1, holding: true, want: []string{"a"}},
+		"holding with nobody offered yet: the first":         {rounds: 0, holding: true, want: []string{"a"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -40,9 +43,31 @@ func TestNominate(t *testing.T) {
 				}
 				verdicts = append(verdicts, workloadfit.Verdict{Cluster: c, State: st})
 			}
-			got := Nominate(ranked, workloadfit.Order(verdicts), tc.current, tc.rounds)
+			got := Nominate(ranked, workloadfit.Order(verdicts), tc.current, tc.rounds, tc.holding)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("nominated (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestHolding(t *testing.T) {
+	verdicts := []workloadfit.Verdict{{Cluster: "a", State: workloadfit.Fits}, {Cluster: "b", State: workloadfit.NoFit}, {Cluster: "c", State: workloadfit.Unknown}}
+	cases := map[string]struct {
+		current []string
+		rounds  int
+		want    bool
+	}{
+		"offered to a worker that fits":                 {current: []string{"a"}, rounds: 1, want: true},
+		"offered to one that no longer fits":            {current: []string{"b"}, rounds: 1},
+		"offered to one without figures":                {current: []string{"c"}, rounds: 1},
+		"not offered yet":                               {rounds: 0},
+		"after HoldRounds rounds it is offered to more": {current: []string{"a"}, rounds: HoldRounds},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := Holding(tc.current, verdicts, tc.rounds); got != tc.want {
+				t.Errorf("Holding(%v, rounds %d) = %v, want %v", tc.current, tc.rounds, got, tc.want)
 			}
 		})
 	}

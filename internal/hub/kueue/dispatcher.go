@@ -31,9 +31,14 @@ import (
 // ResourceUsage), then to those without figures; a worker where it does not fit is not offered
 // it, and a workload that fits no worker waits on the hub with an event (NoWorkerFits) giving
 // each worker's numbers, and is looked at again each round. It offers the workload to one
-// worker, and to one more after each round until a worker admits it; rounds start at Round and
-// double. Kueue's MultiKueue then copies the workload to the nominated workers; the first to
-// admit it runs it.
+// worker, and to one more after each round until a worker admits it (rounds start at Round and
+// double), except while a worker it was offered to still fits it (Holding, for HoldRounds
+// rounds): that worker is slow, not full. Kueue's MultiKueue then copies the workload to the
+// nominated workers; the first to admit it runs it.
+//
+// A worker's figures lag its nodes by a few seconds. So that two workloads judged in between are
+// not both offered the one node that holds only one of them, the gangs offered to a worker count
+// as used until its figures were observed workloadfit.DefaultSettle after the offer (Claims).
 //
 // It acts only when Kueue on the hub runs with multiKueue.dispatcherName DispatcherName: with
 // Kueue's own dispatchers the two would fight over the nominations.
@@ -44,6 +49,10 @@ type Dispatcher struct {
 	Round time.Duration
 	// Recorder records why a workload fits no worker; the manager's when nil.
 	Recorder events.EventRecorder
+
+	// Claims are the gangs offered to each worker that its figures may not count yet
+	// (workloadfit.Claims); a fresh set when nil.
+	Claims *workloadfit.Claims
 
 	mu       sync.Mutex
 	reported map[types.UID]string // the last NoWorkerFits message per workload
@@ -61,6 +70,9 @@ func (d *Dispatcher) SetupWithManager(mgr ctrl.Manager) error {
 	}
 	if d.Round <= 0 {
 		d.Round = DefaultRound
+	}
+	if d.Claims == nil {
+		d.Claims = &workloadfit.Claims{}
 	}
 	if d.Recorder == nil {
 		d.Recorder = mgr.GetEventRecorder("kueue-dispatcher")
@@ -125,8 +137,14 @@ func (d *Dispatcher) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	order := workloadfit.Order(verdicts)
 	d.report(wl, verdicts, order)
 	rounds := Rounds(Since(wl), now, d.Round)
-	want := Nominate(ranked, order, wl.Status.NominatedClusterNames, rounds)
+	want := Nominate(ranked, order, wl.Status.NominatedClusterNames, rounds, Holding(wl.Status.NominatedClusterNames, verdicts, rounds))
 	if !slices.Equal(want, wl.Status.NominatedClusterNames) {
+		gangs := workloadfit.Gangs(wl, FlavorLabels(ctx, d.Client))
+		for _, w := range want {
+			if !slices.Contains(wl.Status.NominatedClusterNames, w) {
+				d.Claims.Offer(w, wl.UID, gangs, now)
+			}
+		}
 		orig := wl.DeepCopy()
 		wl.Status.NominatedClusterNames = want
 		if err := d.Client.Status().Patch(ctx, wl, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
@@ -164,7 +182,7 @@ func (d *Dispatcher) workers(ctx context.Context, check string) ([]string, error
 
 // judge is the verdict of each worker, in rank order, on the workload's gangs (workloadfit).
 func (d *Dispatcher) judge(ctx context.Context, wl *kueuev1beta2.Workload, ranked []string, now time.Time) []workloadfit.Verdict {
-	return JudgeWorkers(ctx, d.Client, wl, ranked, now)
+	return JudgeWorkers(ctx, d.Client, wl, ranked, d.Claims, now)
 }
 
 // report records an event on a workload that fits no worker, once per change of the verdicts,

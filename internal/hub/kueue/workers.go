@@ -78,9 +78,10 @@ func ConfigWorkers(ctx context.Context, c client.Reader, check string) (string, 
 }
 
 // JudgeWorkers is the dispatcher's verdict of each worker, in the order given, on the workload's
-// gangs (workloadfit.Gangs with the hub's ResourceFlavors' node labels, workloadfit.Judge with
-// each worker's ResourceUsage CLUSTER/resource-usage).
-func JudgeWorkers(ctx context.Context, c client.Reader, wl *kueuev1beta2.Workload, clusters []string, now time.Time) []workloadfit.Verdict {
+// gangs (workloadfit.Gangs with the hub's ResourceFlavors' node labels, workloadfit.JudgeAfter
+// with each worker's ResourceUsage CLUSTER/resource-usage, less what claims holds for it; nil
+// claims hold nothing).
+func JudgeWorkers(ctx context.Context, c client.Reader, wl *kueuev1beta2.Workload, clusters []string, claims *workloadfit.Claims, now time.Time) []workloadfit.Verdict {
 	gangs := workloadfit.Gangs(wl, FlavorLabels(ctx, c))
 	out := make([]workloadfit.Verdict, 0, len(clusters))
 	for _, cluster := range clusters {
@@ -91,7 +92,7 @@ func JudgeWorkers(ctx context.Context, c client.Reader, wl *kueuev1beta2.Workloa
 				u = nil
 			}
 		}
-		out = append(out, workloadfit.Judge(cluster, u, gangs, now))
+		out = append(out, workloadfit.JudgeAfter(cluster, u, claims, wl.UID, gangs, now))
 	}
 	return out
 }

@@ -128,7 +128,7 @@ func noModel(st *usagev1alpha1.ResourceUsageStatus, req Requirement) Verdict {
 	return Verdict{NoModel: true, Message: msg}
 }
 
-func plural(n int32, noun string) string {
+func plural[N int32 | int64](n N, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}

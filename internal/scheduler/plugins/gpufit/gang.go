@@ -46,15 +46,50 @@ func (g Gang) Pods() int64 {
 // figures round down), and it may refuse a gang that a cleverer packing would fit: a waiting gang
 // is cheaper than pods that sit pending. The message says what was asked and what the nodes have.
 func FitGang(st *usagev1alpha1.ResourceUsageStatus, g Gang) Verdict {
+	return FitGangAfter(st, nil, g)
+}
+
+// FitGangAfter is FitGang on what is left once the claimed gangs are placed first, as far as
+// they go: gangs offered to the cluster so recently that its figures do not count them yet (a
+// claim of another model counts against a gang of any model, and one of any model against
+// every model).
+func FitGangAfter(st *usagev1alpha1.ResourceUsageStatus, claimed []Gang, g Gang) Verdict {
 	what := g.What()
 	f := st.Figures(g.Resource, g.Model)
 	if f == nil || (f.Capacity.IsZero() && f.Allocatable.IsZero()) {
 		return noModel(st, Requirement{Resource: g.Resource, Model: g.Model})
 	}
 	nodes := perNode(f.FreeNodes)
+	var held int64
+	for _, c := range claimed {
+		if c.Resource == g.Resource && (c.Model == g.Model || c.Model == "" || g.Model == "") {
+			n, _ := place(nodes, c)
+			held += n
+		}
+	}
+	after := ""
+	if held > 0 {
+		after = fmt.Sprintf(", less %s offered to it since these figures", plural(held, "pod"))
+	}
+	placed, ok := place(nodes, g)
+	if !ok {
+		return Verdict{Message: fmt.Sprintf("needs %s: %s on its nodes (free per node: %s%s)",
+			g.describe(), fitting(placed), describeFree(f.FreeNodes), after)}
+	}
+	all := fmt.Sprintf("all %d pods fit", g.Pods())
+	if g.Pods() == 1 {
+		all = "its pod fits"
+	}
+	return Verdict{Fits: true, Message: fmt.Sprintf("%s: %s (free per node: %s%s)", what, all, describeFree(f.FreeNodes), after)}
+}
+
+// place takes the gang's pods, the largest first, from the per-node free amounts, each from the
+// node with the least free that holds it, until one does not fit; it says how many it placed and
+// whether all did.
+func place(nodes []int64, g Gang) (int64, bool) {
 	sets := slices.Clone(g.PodSets)
 	slices.SortStableFunc(sets, func(a, b PodSet) int { return b.Per.Cmp(a.Per) })
-	placed, pods := int64(0), g.Pods()
+	var placed int64
 	for _, ps := range sets {
 		per := ps.Per.MilliValue()
 		if per <= 0 {
@@ -63,18 +98,13 @@ func FitGang(st *usagev1alpha1.ResourceUsageStatus, g Gang) Verdict {
 		for range ps.Count {
 			i := bestFit(nodes, per)
 			if i < 0 {
-				return Verdict{Message: fmt.Sprintf("needs %s: %s on its nodes (free per node: %s)",
-					g.describe(), fitting(placed), describeFree(f.FreeNodes))}
+				return placed, false
 			}
 			nodes[i] -= per
 			placed++
 		}
 	}
-	all := fmt.Sprintf("all %d pods fit", pods)
-	if pods == 1 {
-		all = "its pod fits"
-	}
-	return Verdict{Fits: true, Message: fmt.Sprintf("%s: %s (free per node: %s)", what, all, describeFree(f.FreeNodes))}
+	return placed, true
 }
 
 // perNode turns the cumulative counts of FreeNodes (each entry: this many nodes have at least

@@ -71,3 +71,37 @@ func TestFitGang(t *testing.T) {
 		})
 	}
 }
+
+// Gangs offered a moment ago, which the figures do not count yet, are placed first.
+func TestFitGangAfter(t *testing.T) {
+	q := resource.MustParse
+	gang := func(model string, count int32, per string) Gang {
+		return Gang{Resource: usagev1alpha1.ResourceNvidiaGPU, Model: model, PodSets: []PodSet{{Name: "main", Count: count, Per: q(per)}}}
+	}
+	st := &usagev1alpha1.ResourceUsageStatus{Resources: figures(a100, 8, 8)}
+	cases := map[string]struct {
+		claimed []Gang
+		gang    Gang
+		want    Verdict
+	}{
+		"no claims: as FitGang": {gang: gang(a100, 2, "8"),
+			want: Verdict{Fits: true, Message: a100 + ": all 2 pods fit (free per node: 8 on 2 nodes)"}},
+		"a claim of one node leaves one": {claimed: []Gang{gang(a100, 1, "8")}, gang: gang(a100, 2, "8"),
+			want: Verdict{Message: "needs 2 pods with 8 " + a100 + " each: only 1 pod fits on its nodes (free per node: 8 on 2 nodes, less 1 pod offered to it since these figures)"}},
+		"a claim packs onto one node": {claimed: []Gang{gang(a100, 2, "4")}, gang: gang(a100, 1, "8"),
+			want: Verdict{Fits: true, Message: a100 + ": its pod fits (free per node: 8 on 2 nodes, less 2 pods offered to it since these figures)"}},
+		"a claim of any model counts": {claimed: []Gang{gang("", 2, "8")}, gang: gang(a100, 1, "1"),
+			want: Verdict{Message: "needs 1 pod with 1 " + a100 + " each: none fit on its nodes (free per node: 8 on 2 nodes, less 2 pods offered to it since these figures)"}},
+		"a claim of another resource does not": {claimed: []Gang{{Resource: "google.com/tpu", PodSets: []PodSet{{Count: 2, Per: q("8")}}}}, gang: gang(a100, 2, "8"),
+			want: Verdict{Fits: true, Message: a100 + ": all 2 pods fit (free per node: 8 on 2 nodes)"}},
+		"claims beyond the nodes are placed as far as they go": {claimed: []Gang{gang(a100, 3, "8")}, gang: gang(a100, 1, "1"),
+			want: Verdict{Message: "needs 1 pod with 1 " + a100 + " each: none fit on its nodes (free per node: 8 on 2 nodes, less 2 pods offered to it since these figures)"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, FitGangAfter(st, tc.claimed, tc.gang)); diff != "" {
+				t.Errorf("FitGangAfter (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
