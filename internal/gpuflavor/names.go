@@ -11,6 +11,10 @@ const (
 	Prefix = "gpu-"
 	// CPUOnly is the flavor of the nodes without a GPU model.
 	CPUOnly = "cpu-only"
+	// WorkerClusterQueue is the ClusterQueue the kueue-queues add-on keeps on each worker (the
+	// name of OCM's Kueue examples); the hub's fleet queues point the teams' LocalQueues on the
+	// workers at it.
+	WorkerClusterQueue = "cluster-queue"
 	// maxNameLength is a DNS-1123 label's.
 	maxNameLength = 63
 	hashLength    = 8

@@ -60,19 +60,28 @@ func testFleetQueue(t *testing.T, f *fleet) {
 	}
 	fq := &queuev1alpha1.FleetQueue{ObjectMeta: metav1.ObjectMeta{Name: "fs"}, Spec: queuev1alpha1.FleetQueueSpec{AdmissionCheck: mkCheck}}
 	for _, tm := range fairTeams {
-		// MultiKueue makes a job's copy in the same namespace and LocalQueue on the worker.
-		for _, c := range append([]client.Client{f.c}, spokes...) {
-			if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: tm.name}}); err != nil && !apierrors.IsAlreadyExists(err) {
-				t.Fatal(err)
-			}
-		}
-		for _, c := range spokes {
-			testenv.Create(t, c, &kueuev1beta2.LocalQueue{ObjectMeta: metav1.ObjectMeta{Namespace: tm.name, Name: fleetqueue.DefaultLocalQueue},
-				Spec: kueuev1beta2.LocalQueueSpec{ClusterQueue: kueuequeues.ClusterQueueName}})
+		if err := f.c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: tm.name}}); err != nil && !apierrors.IsAlreadyExists(err) {
+			t.Fatal(err)
 		}
 		fq.Spec.Teams = append(fq.Spec.Teams, queuev1alpha1.Team{Name: tm.name, Namespace: tm.name, Weight: *resource.NewQuantity(tm.weight, resource.DecimalSI)})
 	}
 	testenv.Create(t, f.c, fq)
+	// MultiKueue makes a job's copy in the same namespace and LocalQueue on the worker: the
+	// FleetQueue brings them to every worker (a ManifestWork per worker).
+	testenv.WaitFor(t, wait, "each team's namespace and LocalQueue on both workers", func(ctx context.Context) (bool, string, error) {
+		for i, c := range spokes {
+			for _, tm := range fairTeams {
+				lq := &kueuev1beta2.LocalQueue{}
+				if err := c.Get(ctx, client.ObjectKey{Namespace: tm.name, Name: fleetqueue.DefaultLocalQueue}, lq); err != nil {
+					return false, f.joined[i].Name + ": " + err.Error(), client.IgnoreNotFound(err)
+				}
+				if lq.Spec.ClusterQueue != kueuequeues.ClusterQueueName {
+					return false, "", fmt.Errorf("%s: LocalQueue %s/%s points at %s, want %s", f.joined[i].Name, tm.name, lq.Name, lq.Spec.ClusterQueue, kueuequeues.ClusterQueueName)
+				}
+			}
+		}
+		return true, "", nil
+	})
 	testenv.WaitFor(t, wait, "FleetQueue fs to be Ready over both workers", func(ctx context.Context) (bool, string, error) {
 		if err := f.c.Get(ctx, client.ObjectKeyFromObject(fq), fq); err != nil {
 			return false, "", err

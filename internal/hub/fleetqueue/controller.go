@@ -20,6 +20,7 @@ import (
 
 	queuev1alpha1 "github.com/flotilla/flotilla/api/queue/v1alpha1"
 	usagev1alpha1 "github.com/flotilla/flotilla/api/usage/v1alpha1"
+	workv1 "github.com/flotilla/flotilla/api/work/v1"
 )
 
 // Resync is how often a FleetQueue is looked at again without an event, at most: figures expire
@@ -45,6 +46,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Owns(&kueuev1beta2.Cohort{}).
 		Owns(&kueuev1beta2.ResourceFlavor{}).
 		Owns(&kueuev1beta2.LocalQueue{}).
+		Owns(&workv1.ManifestWork{}).
 		// The workers: a config's clusters (a worker joining, leaving, declared lost) and their
 		// figures. A change of free amounts costs a computation and no write.
 		Watches(&kueuev1beta2.MultiKueueConfig{}, all).
@@ -86,7 +88,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		return reconcile.Result{}, r.setStatus(ctx, fq, nil, metav1.ConditionFalse, queuev1alpha1.ReasonInvalid, err.Error()+"; nothing was changed")
 	}
 	now := r.Clock.Now()
-	workers, why, err := r.workers(ctx, fq.Spec.AdmissionCheck, now)
+	workers, configured, why, err := r.workers(ctx, fq.Spec.AdmissionCheck, now)
 	if err != nil {
 		return reconcile.Result{}, err
 	}
@@ -102,6 +104,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if err != nil {
 		return reconcile.Result{}, err
 	}
+	// Every cluster of the config gets the teams' queues, with figures or not: MultiKueue may
+	// send it the teams' jobs.
+	works, err := r.applyWorkerQueues(ctx, fq, d.LocalQueues, configured)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	notOurs = append(notOurs, works...)
 	switch {
 	case len(notOurs) > 0:
 		err = r.setStatus(ctx, fq, &fleet, metav1.ConditionFalse, queuev1alpha1.ReasonNotOurs,
@@ -116,26 +125,27 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	return reconcile.Result{RequeueAfter: Resync}, err
 }
 
-// workers are the check's config's clusters whose figures are usable now, in the config's order;
-// why says what is missing when the check or its config is.
-func (r *Reconciler) workers(ctx context.Context, check string, now time.Time) ([]Worker, string, error) {
+// workers are the check's config's clusters whose figures are usable now, in the config's order,
+// and configured all the config's clusters; why says what is missing when the check or its
+// config is.
+func (r *Reconciler) workers(ctx context.Context, check string, now time.Time) (workers []Worker, configured []string, why string, err error) {
 	ac := &kueuev1beta2.AdmissionCheck{}
 	if err := r.Client.Get(ctx, client.ObjectKey{Name: check}, ac); err != nil {
 		if apierrors.IsNotFound(err) {
-			return nil, fmt.Sprintf("spec.admissionCheck: AdmissionCheck %s does not exist: create it (controllerName %s) or name an existing one", check, kueuev1beta2.MultiKueueControllerName), nil
+			return nil, nil, fmt.Sprintf("spec.admissionCheck: AdmissionCheck %s does not exist: create it (controllerName %s) or name an existing one", check, kueuev1beta2.MultiKueueControllerName), nil
 		}
-		return nil, "", err
+		return nil, nil, "", err
 	}
 	p := ac.Spec.Parameters
 	if ac.Spec.ControllerName != kueuev1beta2.MultiKueueControllerName || p == nil || p.Kind != "MultiKueueConfig" || p.APIGroup != kueuev1beta2.GroupVersion.Group {
-		return nil, fmt.Sprintf("spec.admissionCheck: AdmissionCheck %s is not MultiKueue's (controllerName %s with parameters naming a MultiKueueConfig): name the hub's MultiKueue check", check, kueuev1beta2.MultiKueueControllerName), nil
+		return nil, nil, fmt.Sprintf("spec.admissionCheck: AdmissionCheck %s is not MultiKueue's (controllerName %s with parameters naming a MultiKueueConfig): name the hub's MultiKueue check", check, kueuev1beta2.MultiKueueControllerName), nil
 	}
 	cfg := &kueuev1beta2.MultiKueueConfig{}
 	if err := r.Client.Get(ctx, client.ObjectKey{Name: p.Name}, cfg); err != nil {
 		if apierrors.IsNotFound(err) {
-			return nil, fmt.Sprintf("MultiKueueConfig %s of AdmissionCheck %s does not exist yet: the hub writes it once the check's placement has decisions", p.Name, check), nil
+			return nil, nil, fmt.Sprintf("MultiKueueConfig %s of AdmissionCheck %s does not exist yet: the hub writes it once the check's placement has decisions", p.Name, check), nil
 		}
-		return nil, "", err
+		return nil, nil, "", err
 	}
 	var out []Worker
 	for _, name := range cfg.Spec.Clusters {
@@ -145,13 +155,13 @@ func (r *Reconciler) workers(ctx context.Context, check string, now time.Time) (
 		case apierrors.IsNotFound(err):
 			continue // no figures: counts for nothing
 		case err != nil:
-			return nil, "", err
+			return nil, nil, "", err
 		}
 		if u.Status.Valid(now) {
 			out = append(out, Worker{Name: name, Status: &u.Status})
 		}
 	}
-	return out, "", nil
+	return out, cfg.Spec.Clusters, "", nil
 }
 
 // setStatus writes the Ready condition and, when fleet is given, the fleet's figures.

@@ -9,6 +9,9 @@
 //   - the Cohort F holding the fleet's quota: per model flavor, the allocatable GPUs of that
 //     model over C's workers less what teams are guaranteed; cpu and memory, the workers' total
 //     (each flavor: the hub's gate is the GPUs, Kueue on the worker checks cpu and memory exactly);
+//   - per worker W of C's config, a ManifestWork fleetqueue-F in W's namespace that creates each
+//     team's namespace and LocalQueue on W, where MultiKueue puts the team's jobs
+//     (WorkerQueues: create only what is missing, never change or take what W has);
 //   - per team T a ClusterQueue F-T in the cohort, with T's fair-sharing weight, nominal quota
 //     T's guaranteed GPUs (0 otherwise, so it borrows the rest from the cohort), preemption to
 //     reclaim within the cohort, and C as its admission check; and a LocalQueue in T's namespace.

@@ -14,7 +14,7 @@ import (
 // OCM's Kueue examples, so that manifests written for OCM work unchanged (MultiKueue needs a
 // worker's LocalQueue to have the namespace and name of the manager's).
 const (
-	ClusterQueueName   = "cluster-queue"
+	ClusterQueueName   = gpuflavor.WorkerClusterQueue
 	LocalQueueName     = "user-queue"
 	LocalQueueNS       = metav1.NamespaceDefault
 	CPUOnlyFlavor      = gpuflavor.CPUOnly
