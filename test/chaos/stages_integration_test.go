@@ -33,6 +33,13 @@ func logStages(t *testing.T, hub client.Client, to *fenced, held []string, cut t
 		}
 	}
 	ctx := context.Background()
+	if wl, err := workloadOf(ctx, hub, held[0]); err == nil && wl != nil {
+		var b strings.Builder
+		for _, c := range wl.Status.Conditions {
+			fmt.Fprintf(&b, "\n  %s=%s at +%.0fs (%s: %s)", c.Type, c.Status, c.LastTransitionTime.Sub(cut.Truncate(time.Second)).Seconds(), c.Reason, c.Message)
+		}
+		t.Logf("the hub's Workload of %s, conditions after the move:%s", held[0], b.String())
+	}
 	for _, n := range held {
 		wl, err := workloadOf(ctx, hub, n)
 		if err != nil || wl == nil {

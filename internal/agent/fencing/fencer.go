@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"k8s.io/apimachinery/pkg/types"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -73,6 +74,9 @@ type episode struct {
 	Stopped     int
 	// Removed counts MultiKueue's copies deleted while still cut off (removeStale).
 	Removed int
+	// hurried are the suspended Jobs and JobSets whose pods the fence has deleted (hurryPods),
+	// once an episode: a suspended Job makes no new pods.
+	hurried map[types.UID]bool
 }
 
 // SpokeQPS is the least rate of the fence's client of the spoke's API server.

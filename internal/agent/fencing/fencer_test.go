@@ -309,3 +309,37 @@ func TestFenceHurriesTheSuspendedJobsPods(t *testing.T) {
 		t.Errorf("grace periods of the deleted pods (-want +got):\n%s", diff)
 	}
 }
+
+// Kueue on the spoke suspends a Job itself once the fence deactivates its Workload, and may do
+// it before the fence does: the Job's pods are hurried all the same. A pod already going before
+// the fence's deadline is left as it is.
+func TestFenceHurriesPodsOfAJobSuspendedByOthers(t *testing.T) {
+	fl := newFleet(t)
+	train, err := fl.dyn.Resource(jobs).Namespace("ml").Get(context.Background(), "train", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := unstructured.SetNestedField(train.Object, true, "spec", "suspend"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fl.dyn.Resource(jobs).Namespace("ml").Update(context.Background(), train, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	soon, _ := fl.kube.CoreV1().Pods("ml").Get(context.Background(), "train-1", metav1.GetOptions{})
+	soon.DeletionTimestamp = &metav1.Time{Time: t0.Add(22 * time.Second)} // within the fence's 5 s
+	if _, err := fl.kube.CoreV1().Pods("ml").Update(context.Background(), soon, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	graces := map[string]int64{}
+	fl.kube.PrependReactor("delete", "pods", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		d := a.(clienttesting.DeleteActionImpl)
+		graces[d.Name] = ptr.Deref(d.DeleteOptions.GracePeriodSeconds, -1)
+		return false, nil, nil
+	})
+	fl.step(t)
+	fl.clk.SetTime(t0.Add(20 * time.Second))
+	fl.step(t)
+	if diff := cmp.Diff(map[string]int64{"train-0": 5}, graces); diff != "" {
+		t.Errorf("grace periods of the deleted pods (-want +got):\n%s", diff)
+	}
+}

@@ -79,10 +79,10 @@ func stopGrace(e *episode, now time.Time, own *int64) int64 {
 	return grace
 }
 
-// hurryPods deletes the pods of a Job or JobSet the fence just suspended with stopGrace: the
-// controllers would delete them with their own grace period (30 s by default), which can outlast
-// the loss, and the hub then starts the workload elsewhere while its pods still run here. A pod
-// already going with a shorter grace keeps it (the API server only shortens it).
+// hurryPods deletes the pods of a suspended Job or JobSet with stopGrace: the controllers would
+// delete them with their own grace period (30 s by default), which can outlast the loss, and the
+// hub then starts the workload elsewhere while its pods still run here. A pod already going by
+// then is left as it is (the API server would only shorten its grace anyway).
 func (f *Fencer) hurryPods(ctx context.Context, x fenced, e *episode) error {
 	pods, err := f.ownedPods(ctx, x)
 	if err != nil {
@@ -94,8 +94,12 @@ func (f *Fencer) hurryPods(ctx context.Context, x fenced, e *episode) error {
 		if p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
 			continue
 		}
+		grace := stopGrace(e, now, p.Spec.TerminationGracePeriodSeconds)
+		if p.DeletionTimestamp != nil && !p.DeletionTimestamp.After(now.Add(time.Duration(grace)*time.Second)) {
+			continue // already going soon enough (the fence looks again every second)
+		}
 		err := f.kube.CoreV1().Pods(p.Namespace).Delete(ctx, p.Name, metav1.DeleteOptions{
-			GracePeriodSeconds: ptr.To(stopGrace(e, now, p.Spec.TerminationGracePeriodSeconds)),
+			GracePeriodSeconds: ptr.To(grace),
 			Preconditions:      &metav1.Preconditions{UID: ptr.To(p.UID)},
 		})
 		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {

@@ -75,10 +75,20 @@ func (f *Fencer) stopAll(ctx context.Context, e *episode) (int, error) {
 		if err == nil && changed {
 			_, err = f.dyn.Resource(x.Kind.GroupVersionResource).Namespace(x.Obj.GetNamespace()).Update(ctx, x.Obj, metav1.UpdateOptions{})
 		}
-		if err == nil && changed {
-			// Stopped: counted whatever becomes of its pods; a failure to hurry them is reported.
-			if herr := f.hurryPods(ctx, x, e); herr != nil && firstErr == nil {
-				firstErr = herr
+		// A suspended Job's pods are hurried whoever suspended it: Kueue on the spoke suspends a
+		// Job itself once the fence deactivates its Workload, and may do it first. Stopped counts
+		// only what the fence changed, whatever becomes of the pods; a failure to hurry them is
+		// reported.
+		if err == nil && suspended(x.Obj) && !fencing.Finished(x.Obj) && !e.hurried[x.Obj.GetUID()] {
+			if herr := f.hurryPods(ctx, x, e); herr != nil {
+				if firstErr == nil {
+					firstErr = herr
+				}
+			} else {
+				if e.hurried == nil {
+					e.hurried = map[types.UID]bool{}
+				}
+				e.hurried[x.Obj.GetUID()] = true
 			}
 		}
 		if err != nil {
@@ -94,6 +104,12 @@ func (f *Fencer) stopAll(ctx context.Context, e *episode) (int, error) {
 		}
 	}
 	return n, firstErr
+}
+
+// suspended says whether obj's spec.suspend is true (a Job or JobSet that runs no pods).
+func suspended(obj *unstructured.Unstructured) bool {
+	v, _, _ := unstructured.NestedBool(obj.Object, "spec", "suspend")
+	return v
 }
 
 // removeStale deletes the unfinished objects MultiKueue created, and says how many: the
