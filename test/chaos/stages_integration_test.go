@@ -20,12 +20,12 @@ import (
 
 // logStages logs, for the jobs moved from the lost worker, when each step of the move happened
 // after the cut (the median and the slowest, from the objects' own timestamps, to the second):
-// the hub's Workload evicted, its quota reserved again, admitted (its MultiKueue check Ready on
+// the hub's Workload queued again after its eviction, its quota reserved again, admitted (its MultiKueue check Ready on
 // the new worker), then on the new worker the Job created and its pod created and started. It
 // names where the time after the declared loss goes.
 func logStages(t *testing.T, hub client.Client, to *fenced, held []string, cut time.Time) {
 	t.Helper()
-	steps := []string{"evicted", "quota reserved again", "admitted (check Ready)", "job on the worker", "pod created", "pod started"}
+	steps := []string{"requeued on the hub", "quota reserved again", "admitted (check Ready)", "job on the worker", "pod created", "pod started"}
 	at := make([][]time.Duration, len(steps))
 	since := func(i int, ts metav1.Time) {
 		if !ts.IsZero() {
@@ -45,7 +45,9 @@ func logStages(t *testing.T, hub client.Client, to *fenced, held []string, cut t
 		if err != nil || wl == nil {
 			continue
 		}
-		if c := meta.FindStatusCondition(wl.Status.Conditions, kueuev1beta2.WorkloadEvicted); c != nil {
+		// Kueue's Requeued condition: True when the evicted workload was queued again (Evicted is
+		// False again by now, with the time of the new admission).
+		if c := meta.FindStatusCondition(wl.Status.Conditions, kueuev1beta2.WorkloadRequeued); c != nil && c.Status == metav1.ConditionTrue {
 			since(0, c.LastTransitionTime)
 		}
 		if c := meta.FindStatusCondition(wl.Status.Conditions, kueuev1beta2.WorkloadQuotaReserved); c != nil && c.Status == metav1.ConditionTrue {
