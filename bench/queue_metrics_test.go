@@ -38,7 +38,11 @@ type phaseResult struct {
 	// misfits: jobs a worker admitted whose pods stayed unschedulable longer than misfitGrace;
 	// elsewhere: jobs with pods on a worker other than the one that admitted them.
 	misfits, elsewhere int
-	writes             float64
+	// evictions counts the hub Workloads' evictions by reason (Preempted: to give another team
+	// its share), and evicted the jobs evicted at least once.
+	evictions map[string]int
+	evicted   int
+	writes    float64
 	// admitRate is jobs over first submission to last admission on a worker.
 	admitRate float64
 	series    []qSample
@@ -51,9 +55,15 @@ type qSample struct {
 }
 
 func measure(ph phase, r *recorder, teams []queuesim.Team, writes float64) *phaseResult {
-	res := &phaseResult{name: ph.name, jobs: len(r.jobs), writes: writes, shares: map[string]float64{}}
+	res := &phaseResult{name: ph.name, jobs: len(r.jobs), writes: writes, shares: map[string]float64{}, evictions: map[string]int{}}
 	var first, lastAdmit, end time.Time
 	for _, j := range r.jobs {
+		for reason, at := range j.evictions {
+			res.evictions[reason] += len(at)
+		}
+		if len(j.evictions) > 0 {
+			res.evicted++
+		}
 		if first.IsZero() || j.submit.Before(first) {
 			first = j.submit
 		}
@@ -220,6 +230,7 @@ func queueTable(rs []*phaseResult, jobs []queuesim.Job, compress float64) string
 	})
 	row("worker-admitted jobs whose pods stayed unschedulable > 5 s", func(r *phaseResult) string { return fmt.Sprint(r.misfits) })
 	row("jobs with pods on a second worker", func(r *phaseResult) string { return fmt.Sprint(r.elsewhere) })
+	row("jobs evicted on the hub (evictions by reason)", func(r *phaseResult) string { return fmt.Sprintf("%d %v", r.evicted, r.evictions) })
 	row("API writes per job (hub + workers)", func(r *phaseResult) string { return fmt.Sprintf("%.0f", r.writes/float64(r.jobs)) })
 	row("jobs/s, first submission to last admission on a worker", func(r *phaseResult) string { return fmt.Sprintf("%.2f", r.admitRate) })
 	fmt.Fprintf(&sb, "\n%s\n", traceSummary(jobs, compress))
@@ -267,5 +278,6 @@ func (r *phaseResult) report(b *testing.B) {
 		b.ReportMetric(r.jain, tag+"-jain")
 	}
 	b.ReportMetric(float64(r.misfits), tag+"-misfits")
+	b.ReportMetric(float64(r.evicted), tag+"-evicted")
 	b.ReportMetric(r.writes/float64(r.jobs), tag+"-writes/job")
 }

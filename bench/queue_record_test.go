@@ -15,6 +15,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/informers"
 	toolscache "k8s.io/client-go/tools/cache"
@@ -31,6 +32,9 @@ type qJob struct {
 	submit, reserved, admitted, finished time.Time
 	// worker is the worker that admitted it (the hub Workload's status.clusterName).
 	worker string
+	// evictions are the times its hub Workload was evicted (Evicted=True), by reason: a
+	// preemption to give a team its fair share throws away the work done so far.
+	evictions map[string]map[time.Time]bool
 }
 
 // qPod is one pod of the phase's jobs on a worker, with the times the watch saw it change.
@@ -80,6 +84,15 @@ func (f *qFleet) watch(ctx context.Context, b *testing.B, r *recorder) {
 				}
 				if j.finished.IsZero() && meta.IsStatusConditionTrue(wl.Status.Conditions, kueuev1beta2.WorkloadFinished) {
 					j.finished = now
+				}
+				if c := meta.FindStatusCondition(wl.Status.Conditions, kueuev1beta2.WorkloadEvicted); c != nil && c.Status == metav1.ConditionTrue {
+					if j.evictions == nil {
+						j.evictions = map[string]map[time.Time]bool{}
+					}
+					if j.evictions[c.Reason] == nil {
+						j.evictions[c.Reason] = map[time.Time]bool{}
+					}
+					j.evictions[c.Reason][c.LastTransitionTime.Time] = true
 				}
 			}
 			r.mu.Unlock()
