@@ -46,6 +46,8 @@ const (
 	queueCompressEnv = "FLOTILLA_BENCH_QUEUE_COMPRESS"
 	// queueOutEnv is the CSV of utilization over time (default a temporary file).
 	queueOutEnv = "FLOTILLA_BENCH_QUEUE_CSV"
+	// queueReclaimEnv is phase (b)'s FleetQueue spec.reclaim (default: the FleetQueue's, Any).
+	queueReclaimEnv = "FLOTILLA_BENCH_QUEUE_RECLAIM"
 )
 
 const (

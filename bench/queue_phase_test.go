@@ -110,7 +110,8 @@ func (f *qFleet) configure(b *testing.B, pr progress, ph phase) {
 	var objs []client.Object
 	var queues []string
 	if ph.dispatcher {
-		fq := &queuev1alpha1.FleetQueue{ObjectMeta: metav1.ObjectMeta{Name: qFleetQueue}, Spec: queuev1alpha1.FleetQueueSpec{AdmissionCheck: qCheck}}
+		fq := &queuev1alpha1.FleetQueue{ObjectMeta: metav1.ObjectMeta{Name: qFleetQueue},
+			Spec: queuev1alpha1.FleetQueueSpec{AdmissionCheck: qCheck, Reclaim: os.Getenv(queueReclaimEnv)}}
 		for _, tm := range queuesim.DefaultTrace(1, 0).Teams {
 			fq.Spec.Teams = append(fq.Spec.Teams, queuev1alpha1.Team{Name: tm.Name, Namespace: qTeam(tm.Name),
 				Weight: *resource.NewQuantity(int64(tm.Weight), resource.DecimalSI)})

@@ -58,5 +58,24 @@ spec:
   admissionCheck: multikueue
   teams: [{name: a, namespace: a, guaranteed: [{model: NVIDIA-H100-80GB-HBM3, gpus: 1}]}]`,
 		},
+		"FleetQueue: a reclaim policy Kueue does not have": {
+			bad: `
+apiVersion: queue.flotilla.io/v1alpha1
+kind: FleetQueue
+metadata: {name: fq-bad-reclaim}
+spec:
+  admissionCheck: multikueue
+  reclaim: Always
+  teams: [{name: a, namespace: a}]`,
+			wantErr: []string{"spec.reclaim", "Any", "LowerPriority", "Never"},
+			good: `
+apiVersion: queue.flotilla.io/v1alpha1
+kind: FleetQueue
+metadata: {name: fq-never-reclaim}
+spec:
+  admissionCheck: multikueue
+  reclaim: Never
+  teams: [{name: a, namespace: a}]`,
+		},
 	})
 }

@@ -62,6 +62,17 @@ type FleetQueueSpec struct {
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=64
 	Teams []Team `json:"teams"`
+
+	// Reclaim is how a team below its fair share gets GPUs other teams borrowed: Any (the
+	// default) preempts the borrowers' workloads at once, whatever their priority, so shares
+	// converge within seconds but the preempted work is lost and runs again; LowerPriority
+	// preempts only workloads of lower priority; Never preempts nothing, and the shares converge
+	// as borrowed work finishes (Kueue's fair sharing still admits the team furthest below its
+	// share first). It is the teams' ClusterQueues' spec.preemption.reclaimWithinCohort.
+	// +optional
+	// +kubebuilder:default=Any
+	// +kubebuilder:validation:Enum=Any;LowerPriority;Never
+	Reclaim string `json:"reclaim,omitempty"`
 }
 
 // Team is one team of a FleetQueue: a ClusterQueue <fleetqueue>-<team> in the cohort

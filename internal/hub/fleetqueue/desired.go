@@ -131,7 +131,7 @@ func Compute(fq *queuev1alpha1.FleetQueue, fleet Fleet) (Desired, error) {
 				ResourceGroups:    []kueuev1beta2.ResourceGroup{{CoveredResources: slices.Clone(covered), Flavors: team}},
 				FairSharing:       &kueuev1beta2.FairSharing{Weight: &weight},
 				Preemption: &kueuev1beta2.ClusterQueuePreemption{
-					ReclaimWithinCohort: kueuev1beta2.PreemptionPolicyAny,
+					ReclaimWithinCohort: reclaim(fq),
 					WithinClusterQueue:  kueuev1beta2.PreemptionPolicyLowerPriority,
 				},
 				AdmissionChecksStrategy: &kueuev1beta2.AdmissionChecksStrategy{AdmissionChecks: []kueuev1beta2.AdmissionCheckStrategyRule{
@@ -221,4 +221,12 @@ func quotas(flavor string, cpu, memory resource.Quantity, gpus int64) kueuev1bet
 		{Name: corev1.ResourceMemory, NominalQuota: memory},
 		{Name: gpu, NominalQuota: *resource.NewQuantity(max(gpus, 0), resource.DecimalSI)},
 	}}
+}
+
+// reclaim is the teams' ClusterQueues' reclaimWithinCohort: spec.reclaim, Any when unset.
+func reclaim(fq *queuev1alpha1.FleetQueue) kueuev1beta2.PreemptionPolicy {
+	if fq.Spec.Reclaim == "" {
+		return kueuev1beta2.PreemptionPolicyAny
+	}
+	return kueuev1beta2.PreemptionPolicy(fq.Spec.Reclaim)
 }

@@ -1,6 +1,7 @@
 package fleetqueue
 
 import (
+	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	"strings"
 	"testing"
 
@@ -144,5 +145,26 @@ func TestValidate(t *testing.T) {
 				t.Error("Compute wrote a spec Validate refuses")
 			}
 		})
+	}
+}
+
+func TestReclaim(t *testing.T) {
+	fleet := Count([]Worker{worker("east", map[string]int64{h100: 16})})
+	for reclaimSpec, want := range map[string]kueuev1beta2.PreemptionPolicy{
+		"":              kueuev1beta2.PreemptionPolicyAny, // the default, as the CRD's
+		"LowerPriority": kueuev1beta2.PreemptionPolicyLowerPriority,
+		"Never":         kueuev1beta2.PreemptionPolicyNever,
+	} {
+		fq := fleetQueue(team("a", "1"), team("b", "1"))
+		fq.Spec.Reclaim = reclaimSpec
+		d, err := Compute(fq, fleet)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, cq := range d.ClusterQueues {
+			if got := cq.Spec.Preemption.ReclaimWithinCohort; got != want {
+				t.Errorf("spec.reclaim %q: ClusterQueue %s reclaimWithinCohort %q, want %q", reclaimSpec, cq.Name, got, want)
+			}
+		}
 	}
 }
