@@ -75,7 +75,8 @@ func kueueJobs(t *testing.T) int {
 // Kueue's workerLostTimeout at its 15-minute default: the worker's fence stops the jobs, the hub
 // declares the worker lost at L and requeues them, the other worker runs them, and when the link
 // returns the stopped copies are deleted without running again. For every job, its last pod on
-// the lost worker is gone before its pod on the other starts.
+// the lost worker is gone before its pod on the other starts; a job that finished before the
+// loss is not run again; and (with the few jobs of make test) every job completes exactly once.
 //
 // With releasedEnv set (make bench-failover) it then runs the benchmark's peer: the same partition
 // on the same fleet with released MultiKueue's behavior, no fencing (the hub runs with
@@ -160,6 +161,19 @@ func kueueFailover(t *testing.T, released bool) {
 		}
 	}
 
+	// Nothing lost, nothing run twice: on the runs of make test (a few jobs) every job runs 2
+	// minutes, and each must complete exactly once over both workers, counted from the pods' own
+	// Succeeded phase as the spokes' watches deliver it. The benchmark's hundreds of jobs run 10
+	// minutes and are not waited for.
+	runs, countCompletions := "10m", !released && jobs <= 10
+	if countCompletions {
+		runs = "2m"
+	}
+	var completions []func(string) int
+	for _, s := range spokes {
+		completions = append(completions, watchCompletions(t, s))
+	}
+
 	// A job that finished before the loss: the hub holds its result, so the loss must not run it
 	// again (MultiKueue's own bug was a worker deleting a finished Job before its status reached
 	// the hub, which then ran it again). The worker it ran on is the one cut off.
@@ -177,7 +191,7 @@ func kueueFailover(t *testing.T, released bool) {
 	}
 	var names []string
 	for i := range jobs {
-		j := kueueJob(fmt.Sprintf("chaos-%d", i), "10m")
+		j := kueueJob(fmt.Sprintf("chaos-%d", i), runs)
 		testenv.Create(t, hub, j)
 		names = append(names, j.Name)
 	}
@@ -340,6 +354,81 @@ func kueueFailover(t *testing.T, released bool) {
 	c := condition(t, hub, from.Name, fencing.ConditionWorkloadsFenced)
 	t.Logf("%s's fence: %+v", from.Name, c)
 	finishedBeforeTheLoss(t, hub, to, doneAgain)
+	if countCompletions {
+		completedOnce(t, hub, append(names, doneJob), completions)
+	}
+}
+
+// watchCompletions follows the pods of jobs on s until the test ends; the function it returns
+// says how many of the job's pods succeeded (each pod counted once).
+func watchCompletions(t *testing.T, s *fenced) func(job string) int {
+	t.Helper()
+	w, err := s.Spoke.Client.CoreV1().Pods("").Watch(context.Background(), metav1.ListOptions{LabelSelector: "job"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	succeeded := map[string]map[string]bool{} // job -> pod UIDs
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for ev := range w.ResultChan() {
+			p, ok := ev.Object.(*corev1.Pod)
+			if !ok || p.Status.Phase != corev1.PodSucceeded {
+				continue
+			}
+			mu.Lock()
+			if succeeded[p.Labels["job"]] == nil {
+				succeeded[p.Labels["job"]] = map[string]bool{}
+			}
+			succeeded[p.Labels["job"]][string(p.UID)] = true
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() { w.Stop(); <-done })
+	return func(job string) int {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(succeeded[job])
+	}
+}
+
+// completedOnce waits until every job's hub Workload has finished and checks that each job
+// completed exactly once over all the workers.
+func completedOnce(t *testing.T, hub client.Client, names []string, completions []func(string) int) {
+	t.Helper()
+	testenv.WaitFor(t, 5*time.Minute, "every job to finish", func(ctx context.Context) (bool, string, error) {
+		for _, n := range names {
+			wl, err := workloadOf(ctx, hub, n)
+			if err != nil || wl == nil || !meta.IsStatusConditionTrue(wl.Status.Conditions, kueuev1beta2.WorkloadFinished) {
+				return false, n + " not finished", client.IgnoreNotFound(err)
+			}
+		}
+		return true, "", nil
+	})
+	// The last pod's Succeeded update may reach a watch a moment after the hub saw the job finish.
+	testenv.WaitFor(t, 30*time.Second, "each job's completion seen on a worker", func(context.Context) (bool, string, error) {
+		for _, n := range names {
+			if count(n, completions) == 0 {
+				return false, n + " seen complete on no worker", nil
+			}
+		}
+		return true, "", nil
+	})
+	for _, n := range names {
+		if c := count(n, completions); c != 1 {
+			t.Errorf("job %s completed %d times over the workers, want exactly once", n, c)
+		}
+	}
+	t.Logf("every one of the %d jobs completed exactly once", len(names))
+}
+
+func count(job string, completions []func(string) int) int {
+	n := 0
+	for _, c := range completions {
+		n += c(job)
+	}
+	return n
 }
 
 // doneJob is the job of TestKueueFailover that finishes before the loss.
