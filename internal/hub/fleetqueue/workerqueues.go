@@ -7,7 +7,6 @@ import (
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -87,7 +86,7 @@ func (r *Reconciler) applyWorkerQueues(ctx context.Context, fq *queuev1alpha1.Fl
 		}
 		have := &workv1.ManifestWork{}
 		ours, err := r.writeOne(ctx, fq, want, have, func() {
-			if !sameWork(have.Spec, want.Spec) {
+			if !workv1.SameSpec(&have.Spec, &want.Spec) {
 				have.Spec = want.Spec
 			}
 		})
@@ -112,20 +111,4 @@ func (r *Reconciler) applyWorkerQueues(ctx context.Context, fq *queuev1alpha1.Fl
 		}
 	}
 	return notOurs, nil
-}
-
-// sameWork says whether two WorkerQueues specs say the same, reading each manifest as JSON: the
-// API server may give a manifest back with its keys in another order.
-func sameWork(a, b workv1.ManifestWorkSpec) bool {
-	if len(a.Workload.Manifests) != len(b.Workload.Manifests) {
-		return false
-	}
-	for i := range a.Workload.Manifests {
-		var x, y any
-		if json.Unmarshal(a.Workload.Manifests[i].Raw, &x) != nil || json.Unmarshal(b.Workload.Manifests[i].Raw, &y) != nil || !equality.Semantic.DeepEqual(x, y) {
-			return false
-		}
-	}
-	a.Workload, b.Workload = workv1.ManifestsTemplate{}, workv1.ManifestsTemplate{}
-	return equality.Semantic.DeepEqual(a, b)
 }

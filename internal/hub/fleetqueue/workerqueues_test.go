@@ -59,11 +59,11 @@ func TestWorkerQueues(t *testing.T) {
 	// The API server may give a manifest back with its keys in another order: no rewrite.
 	back := *w.Spec.DeepCopy()
 	back.Workload.Manifests[0].Raw = []byte(`{"status":{},"spec":{},"metadata":{"name":"team-a"},"kind":"Namespace","apiVersion":"v1"}`)
-	if !sameWork(w.Spec, back) {
+	if !workv1.SameSpec(&w.Spec, &back) {
 		t.Errorf("the same manifest with its keys reordered is taken for a change:\n%s\n%s", w.Spec.Workload.Manifests[0].Raw, back.Workload.Manifests[0].Raw)
 	}
 	back.Workload.Manifests[0].Raw = []byte(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"team-b"}}`)
-	if sameWork(w.Spec, back) {
+	if workv1.SameSpec(&w.Spec, &back) {
 		t.Error("another namespace is taken for the same")
 	}
 }

@@ -1,9 +1,7 @@
 package workreplicaset
 
 import (
-	"encoding/json"
 	"maps"
-	"reflect"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -95,22 +93,7 @@ func upToDate(w, want *workv1.ManifestWork) bool {
 			return false
 		}
 	}
-	return sameSpec(&w.Spec, &want.Spec)
-}
-
-func sameSpec(a, b *workv1.ManifestWorkSpec) bool {
-	va, errA := jsonValue(a)
-	vb, errB := jsonValue(b)
-	return errA == nil && errB == nil && reflect.DeepEqual(va, vb)
-}
-
-func jsonValue(v any) (any, error) {
-	raw, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	var out any
-	return out, json.Unmarshal(raw, &out)
+	return workv1.SameSpec(&w.Spec, &want.Spec)
 }
 
 // clusterState is the rollout state of a ManifestWork that has the current template, from its
