@@ -100,17 +100,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if err != nil {
 		return reconcile.Result{}, err
 	}
-	notOurs, err := r.apply(ctx, fq, d)
-	if err != nil {
-		return reconcile.Result{}, err
-	}
 	// Every cluster of the config gets the teams' queues, with figures or not: MultiKueue may
 	// send it the teams' jobs.
-	works, err := r.applyWorkerQueues(ctx, fq, d.LocalQueues, configured)
+	notOurs, err := r.apply(ctx, fq, d, configured)
 	if err != nil {
 		return reconcile.Result{}, err
 	}
-	notOurs = append(notOurs, works...)
 	switch {
 	case len(notOurs) > 0:
 		err = r.setStatus(ctx, fq, &fleet, metav1.ConditionFalse, queuev1alpha1.ReasonNotOurs,

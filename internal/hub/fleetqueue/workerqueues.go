@@ -9,7 +9,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	queuev1alpha1 "github.com/flotilla/flotilla/api/queue/v1alpha1"
@@ -74,16 +73,17 @@ func WorkerQueues(fq *queuev1alpha1.FleetQueue, localQueues []kueuev1beta2.Local
 
 // +kubebuilder:rbac:groups=work.open-cluster-management.io,resources=manifestworks,verbs=get;list;watch;create;update;delete
 
-// applyWorkerQueues writes the FleetQueue's WorkerQueues work to each worker and deletes the
-// works of clusters no longer among them. It returns the works of the needed name that are
-// someone else's, which it leaves alone.
-func (r *Reconciler) applyWorkerQueues(ctx context.Context, fq *queuev1alpha1.FleetQueue, localQueues []kueuev1beta2.LocalQueue, workers []string) ([]string, error) {
+// applyWorkerQueues writes the FleetQueue's WorkerQueues work to each worker and names each in
+// keep, so that prune deletes the works of clusters no longer among them. It returns the works
+// of the needed name that are someone else's, which it leaves alone.
+func (r *Reconciler) applyWorkerQueues(ctx context.Context, fq *queuev1alpha1.FleetQueue, localQueues []kueuev1beta2.LocalQueue, workers []string, keep map[string]bool) ([]string, error) {
 	var notOurs []string
 	for _, worker := range workers {
 		want, err := WorkerQueues(fq, localQueues, worker)
 		if err != nil {
 			return nil, err
 		}
+		keep["work/"+worker+"/"+want.Name] = true
 		have := &workv1.ManifestWork{}
 		ours, err := r.writeOne(ctx, fq, want, have, func() {
 			if !workv1.SameSpec(&have.Spec, &want.Spec) {
@@ -95,19 +95,6 @@ func (r *Reconciler) applyWorkerQueues(ctx context.Context, fq *queuev1alpha1.Fl
 		}
 		if !ours {
 			notOurs = append(notOurs, fmt.Sprintf("ManifestWork %s/%s", worker, want.Name))
-		}
-	}
-	works := &workv1.ManifestWorkList{}
-	if err := r.Client.List(ctx, works, client.MatchingLabels{FleetQueueLabel: fq.Name}); err != nil {
-		return nil, err
-	}
-	for i := range works.Items {
-		w := &works.Items[i]
-		if slices.Contains(workers, w.Namespace) || w.Name != WorkPrefix+fq.Name || !metav1IsControlledBy(w, fq) {
-			continue
-		}
-		if err := r.Client.Delete(ctx, w); client.IgnoreNotFound(err) != nil {
-			return nil, fmt.Errorf("deleting ManifestWork %s/%s of FleetQueue %s: %w", w.Namespace, w.Name, fq.Name, err)
 		}
 	}
 	return notOurs, nil

@@ -89,8 +89,12 @@ func TestApplyWorkerQueuesOwnership(t *testing.T) {
 	).Build()
 	r := &Reconciler{Client: c}
 	lqs := []kueuev1beta2.LocalQueue{{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "user-queue"}}}
-	notOurs, err := r.applyWorkerQueues(context.Background(), fq, lqs, []string{"gpu-1", "users"})
+	keep := map[string]bool{}
+	notOurs, err := r.applyWorkerQueues(context.Background(), fq, lqs, []string{"gpu-1", "users"}, keep)
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.prune(context.Background(), fq, keep); err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff([]string{"ManifestWork users/fleetqueue-ml"}, notOurs); diff != "" {

@@ -12,11 +12,13 @@ import (
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	queuev1alpha1 "github.com/flotilla/flotilla/api/queue/v1alpha1"
+	workv1 "github.com/flotilla/flotilla/api/work/v1"
 )
 
-// apply writes d's objects and deletes the FleetQueue's objects d no longer has. It returns the
-// objects of needed names that are not the FleetQueue's, which it leaves alone.
-func (r *Reconciler) apply(ctx context.Context, fq *queuev1alpha1.FleetQueue, d Desired) ([]string, error) {
+// apply writes d's objects, and the teams' queues to every cluster of workers (WorkerQueues),
+// and deletes the FleetQueue's objects it no longer needs. It returns the objects of needed
+// names that are not the FleetQueue's, which it leaves alone.
+func (r *Reconciler) apply(ctx context.Context, fq *queuev1alpha1.FleetQueue, d Desired, workers []string) ([]string, error) {
 	var notOurs []string
 	write := func(want client.Object, have client.Object, set func()) error {
 		ours, err := r.writeOne(ctx, fq, want, have, set)
@@ -62,7 +64,11 @@ func (r *Reconciler) apply(ctx context.Context, fq *queuev1alpha1.FleetQueue, d 
 			return nil, err
 		}
 	}
-	return notOurs, r.prune(ctx, fq, keep)
+	works, err := r.applyWorkerQueues(ctx, fq, d.LocalQueues, workers, keep)
+	if err != nil {
+		return nil, err
+	}
+	return append(notOurs, works...), r.prune(ctx, fq, keep)
 }
 
 // writeOne creates want, or brings have (read under want's name) to it with set when it is the
@@ -94,7 +100,8 @@ func (r *Reconciler) writeOne(ctx context.Context, fq *queuev1alpha1.FleetQueue,
 }
 
 // prune deletes the FleetQueue's objects that keep does not name: the flavors of models the
-// workers no longer have, and the queues of teams removed from the spec.
+// workers no longer have, the queues of teams removed from the spec, and the worker queues of
+// clusters no longer among its workers.
 func (r *Reconciler) prune(ctx context.Context, fq *queuev1alpha1.FleetQueue, keep map[string]bool) error {
 	sel := client.MatchingLabels{FleetQueueLabel: fq.Name}
 	var stale []client.Object
@@ -123,6 +130,15 @@ func (r *Reconciler) prune(ctx context.Context, fq *queuev1alpha1.FleetQueue, ke
 	for i := range lqs.Items {
 		if !keep["lq/"+lqs.Items[i].Namespace+"/"+lqs.Items[i].Name] {
 			stale = append(stale, &lqs.Items[i])
+		}
+	}
+	works := &workv1.ManifestWorkList{}
+	if err := r.Client.List(ctx, works, sel); err != nil {
+		return err
+	}
+	for i := range works.Items {
+		if !keep["work/"+works.Items[i].Namespace+"/"+works.Items[i].Name] {
+			stale = append(stale, &works.Items[i])
 		}
 	}
 	for _, o := range stale {
