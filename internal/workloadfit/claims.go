@@ -73,15 +73,3 @@ func (c *Claims) Of(worker string, except types.UID, observed time.Time) []gpufi
 	}
 	return out
 }
-
-// Forget drops every claim of the workload uid (it finished, or was deleted).
-func (c *Claims) Forget(uid types.UID) {
-	if c == nil {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, m := range c.offers {
-		delete(m, uid)
-	}
-}

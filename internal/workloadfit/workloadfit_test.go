@@ -147,11 +147,6 @@ func TestJudgeAndOrder(t *testing.T) {
 	if got := claims.Of("gpu-west", "", now.Add(-time.Hour)); len(got) != 0 {
 		t.Errorf("claims after they were dropped: %v", got)
 	}
-	claims.Offer("gpu-west", "third", gangs, now)
-	claims.Forget("third")
-	if got := claims.Of("gpu-west", "", now.Add(-time.Hour)); len(got) != 0 {
-		t.Errorf("claims of a forgotten workload: %v", got)
-	}
 	if got := Judge("any", nil, nil, now); got.State != Fits {
 		t.Errorf("a workload without gangs: %+v, want Fits", got)
 	}

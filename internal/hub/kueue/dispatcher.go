@@ -133,13 +133,13 @@ func (d *Dispatcher) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		return reconcile.Result{}, err
 	}
 	now := d.Clock.Now()
-	verdicts := d.judge(ctx, wl, ranked, now)
+	gangs := workloadfit.Gangs(wl, FlavorLabels(ctx, d.Client))
+	verdicts := JudgeGangs(ctx, d.Client, wl.UID, gangs, ranked, d.Claims, now)
 	order := workloadfit.Order(verdicts)
 	d.report(wl, verdicts, order)
 	rounds := Rounds(Since(wl), now, d.Round)
 	want := Nominate(ranked, order, wl.Status.NominatedClusterNames, rounds, Holding(wl.Status.NominatedClusterNames, verdicts, rounds))
 	if !slices.Equal(want, wl.Status.NominatedClusterNames) {
-		gangs := workloadfit.Gangs(wl, FlavorLabels(ctx, d.Client))
 		for _, w := range want {
 			if !slices.Contains(wl.Status.NominatedClusterNames, w) {
 				d.Claims.Offer(w, wl.UID, gangs, now)
@@ -178,11 +178,6 @@ func (d *Dispatcher) workers(ctx context.Context, check string) ([]string, error
 		}
 	}
 	return out, err
-}
-
-// judge is the verdict of each worker, in rank order, on the workload's gangs (workloadfit).
-func (d *Dispatcher) judge(ctx context.Context, wl *kueuev1beta2.Workload, ranked []string, now time.Time) []workloadfit.Verdict {
-	return JudgeWorkers(ctx, d.Client, wl, ranked, d.Claims, now)
 }
 
 // report records an event on a workload that fits no worker, once per change of the verdicts,

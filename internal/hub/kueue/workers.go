@@ -4,11 +4,14 @@ import (
 	"context"
 	"time"
 
+	"k8s.io/apimachinery/pkg/types"
+
 	"k8s.io/apimachinery/pkg/api/meta"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	usagev1alpha1 "github.com/flotilla/flotilla/api/usage/v1alpha1"
+	"github.com/flotilla/flotilla/internal/scheduler/plugins/gpufit"
 	"github.com/flotilla/flotilla/internal/workloadfit"
 )
 
@@ -78,11 +81,15 @@ func ConfigWorkers(ctx context.Context, c client.Reader, check string) (string, 
 }
 
 // JudgeWorkers is the dispatcher's verdict of each worker, in the order given, on the workload's
-// gangs (workloadfit.Gangs with the hub's ResourceFlavors' node labels, workloadfit.JudgeAfter
-// with each worker's ResourceUsage CLUSTER/resource-usage, less what claims holds for it; nil
-// claims hold nothing).
+// gangs (workloadfit.Gangs with the hub's ResourceFlavors' node labels), by JudgeGangs.
 func JudgeWorkers(ctx context.Context, c client.Reader, wl *kueuev1beta2.Workload, clusters []string, claims *workloadfit.Claims, now time.Time) []workloadfit.Verdict {
-	gangs := workloadfit.Gangs(wl, FlavorLabels(ctx, c))
+	return JudgeGangs(ctx, c, wl.UID, workloadfit.Gangs(wl, FlavorLabels(ctx, c)), clusters, claims, now)
+}
+
+// JudgeGangs is the verdict of each worker, in the order given, on gangs of the workload uid:
+// workloadfit.JudgeAfter with each worker's ResourceUsage CLUSTER/resource-usage, less what
+// claims holds for it (nil claims hold nothing).
+func JudgeGangs(ctx context.Context, c client.Reader, uid types.UID, gangs []gpufit.Gang, clusters []string, claims *workloadfit.Claims, now time.Time) []workloadfit.Verdict {
 	out := make([]workloadfit.Verdict, 0, len(clusters))
 	for _, cluster := range clusters {
 		var u *usagev1alpha1.ResourceUsage
@@ -92,7 +99,7 @@ func JudgeWorkers(ctx context.Context, c client.Reader, wl *kueuev1beta2.Workloa
 				u = nil
 			}
 		}
-		out = append(out, workloadfit.JudgeAfter(cluster, u, claims, wl.UID, gangs, now))
+		out = append(out, workloadfit.JudgeAfter(cluster, u, claims, uid, gangs, now))
 	}
 	return out
 }
