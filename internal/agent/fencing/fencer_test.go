@@ -121,6 +121,17 @@ func newFleet(t *testing.T, works ...*workv1.ManifestWork) *fleet {
 	return &fleet{clk: clk, agent: agent, hub: hub, dyn: dyn, kube: kube, f: f}
 }
 
+// podGraces records the grace period of each pod the fence deletes, by pod name (-1: none given).
+func (fl *fleet) podGraces() map[string]int64 {
+	graces := map[string]int64{}
+	fl.kube.PrependReactor("delete", "pods", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		d := a.(clienttesting.DeleteActionImpl)
+		graces[d.Name] = ptr.Deref(d.DeleteOptions.GracePeriodSeconds, -1)
+		return false, nil, nil
+	})
+	return graces
+}
+
 func (fl *fleet) step(t *testing.T) time.Duration {
 	t.Helper()
 	next, err := fl.f.Step(context.Background())
@@ -295,12 +306,7 @@ func TestCutOffPastLossRemovesMultiKueueCopies(t *testing.T) {
 // controller would give them their own (30 s by default), past the loss.
 func TestFenceHurriesTheSuspendedJobsPods(t *testing.T) {
 	fl := newFleet(t)
-	graces := map[string]int64{}
-	fl.kube.PrependReactor("delete", "pods", func(a clienttesting.Action) (bool, runtime.Object, error) {
-		d := a.(clienttesting.DeleteActionImpl)
-		graces[d.Name] = ptr.Deref(d.DeleteOptions.GracePeriodSeconds, -1)
-		return false, nil, nil
-	})
+	graces := fl.podGraces()
 	fl.step(t)
 	fl.clk.SetTime(t0.Add(20 * time.Second)) // F: the fence stops train
 	fl.step(t)
@@ -330,12 +336,7 @@ func TestFenceHurriesPodsOfAJobSuspendedByOthers(t *testing.T) {
 	if _, err := fl.kube.CoreV1().Pods("ml").Update(context.Background(), soon, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	graces := map[string]int64{}
-	fl.kube.PrependReactor("delete", "pods", func(a clienttesting.Action) (bool, runtime.Object, error) {
-		d := a.(clienttesting.DeleteActionImpl)
-		graces[d.Name] = ptr.Deref(d.DeleteOptions.GracePeriodSeconds, -1)
-		return false, nil, nil
-	})
+	graces := fl.podGraces()
 	fl.step(t)
 	fl.clk.SetTime(t0.Add(20 * time.Second))
 	fl.step(t)
