@@ -19,6 +19,7 @@ import (
 
 	queuev1alpha1 "github.com/flotilla/flotilla/api/queue/v1alpha1"
 	"github.com/flotilla/flotilla/api/scheme"
+	workv1 "github.com/flotilla/flotilla/api/work/v1"
 	"github.com/flotilla/flotilla/internal/agent/builtin/kueuequeues"
 	"github.com/flotilla/flotilla/internal/fleetview"
 	"github.com/flotilla/flotilla/internal/hub/fleetqueue"
@@ -65,6 +66,14 @@ func testFleetQueue(t *testing.T, f *fleet) {
 		}
 		fq.Spec.Teams = append(fq.Spec.Teams, queuev1alpha1.Team{Name: tm.name, Namespace: tm.name, Weight: *resource.NewQuantity(tm.weight, resource.DecimalSI)})
 	}
+	// A LocalQueue of team fs-c's that the first worker already has (its own, labeled so): the
+	// FleetQueue must neither change it nor take it, so removing its work must not delete it.
+	own := &kueuev1beta2.LocalQueue{ObjectMeta: metav1.ObjectMeta{Namespace: "fs-c", Name: fleetqueue.DefaultLocalQueue, Labels: map[string]string{"made-by": "team-c"}},
+		Spec: kueuev1beta2.LocalQueueSpec{ClusterQueue: kueuequeues.ClusterQueueName}}
+	if err := spokes[0].Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "fs-c"}}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	testenv.Create(t, spokes[0], own)
 	testenv.Create(t, f.c, fq)
 	// MultiKueue makes a job's copy in the same namespace and LocalQueue on the worker: the
 	// FleetQueue brings them to every worker (a ManifestWork per worker).
@@ -166,6 +175,45 @@ func testFleetQueue(t *testing.T, f *fleet) {
 	for _, tm := range fairTeams {
 		if err := f.c.DeleteAllOf(ctx, &batchv1.Job{}, client.InNamespace(tm.name), background); err != nil {
 			t.Error(err)
+		}
+	}
+	workerQueuesRemoved(t, f, fq, spokes, own)
+}
+
+// workerQueuesRemoved deletes the FleetQueue and its worker queues' works (the garbage collector
+// would, by their owner reference) and checks what goes on the workers: the LocalQueues the works
+// made, and nothing else: not the first worker's own LocalQueue (unchanged), not the namespaces.
+func workerQueuesRemoved(t *testing.T, f *fleet, fq *queuev1alpha1.FleetQueue, spokes []client.Client, own *kueuev1beta2.LocalQueue) {
+	t.Helper()
+	ctx := context.Background()
+	if err := f.c.Delete(ctx, fq); client.IgnoreNotFound(err) != nil {
+		t.Fatal(err)
+	}
+	for _, j := range f.joined {
+		w := &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: j.Name, Name: fleetqueue.WorkPrefix + fq.Name}}
+		if err := f.c.Delete(ctx, w); client.IgnoreNotFound(err) != nil {
+			t.Fatal(err)
+		}
+	}
+	testenv.WaitFor(t, wait, "the LocalQueues the works made to go from the second worker", func(ctx context.Context) (bool, string, error) {
+		for _, tm := range fairTeams {
+			err := spokes[1].Get(ctx, client.ObjectKey{Namespace: tm.name, Name: fleetqueue.DefaultLocalQueue}, &kueuev1beta2.LocalQueue{})
+			if !apierrors.IsNotFound(err) {
+				return false, tm.name + " still there", client.IgnoreNotFound(err)
+			}
+		}
+		return true, "", nil
+	})
+	got := &kueuev1beta2.LocalQueue{}
+	if err := spokes[0].Get(ctx, client.ObjectKeyFromObject(own), got); err != nil {
+		t.Fatalf("the first worker's own LocalQueue %s/%s went with the FleetQueue's work: %v", own.Namespace, own.Name, err)
+	}
+	if got.Labels["made-by"] != "team-c" || len(got.OwnerReferences) != 0 {
+		t.Errorf("the first worker's own LocalQueue was changed or taken: labels %v, owners %v", got.Labels, got.OwnerReferences)
+	}
+	for _, tm := range fairTeams {
+		if err := spokes[1].Get(ctx, client.ObjectKey{Name: tm.name}, &corev1.Namespace{}); err != nil {
+			t.Errorf("namespace %s the work made on the second worker: %v, want it left behind", tm.name, err)
 		}
 	}
 }
