@@ -27,6 +27,10 @@ type phaseResult struct {
 	started int
 	// delay is submission to every pod running; jct submission to the last pod's end.
 	delay, jct []time.Duration
+	// Where delay goes, per started job: hubWait is submission to the hub's first quota
+	// reservation, dispatch from there to a worker's admission (status.clusterName), podStart
+	// from there to every pod running.
+	hubWait, dispatch, podStart []time.Duration
 	makespan   time.Duration
 	// util is the GPU-seconds of running pods over the fleet's GPUs x makespan.
 	util float64
@@ -112,6 +116,11 @@ func measure(ph phase, r *recorder, teams []queuesim.Team, writes float64) *phas
 		starts[key] = start
 		res.delay = append(res.delay, start.Sub(j.submit))
 		res.jct = append(res.jct, finish.Sub(j.submit))
+		if !j.reserved.IsZero() && !j.admitted.IsZero() {
+			res.hubWait = append(res.hubWait, j.reserved.Sub(j.submit))
+			res.dispatch = append(res.dispatch, j.admitted.Sub(j.reserved))
+			res.podStart = append(res.podStart, start.Sub(j.admitted))
+		}
 		if unsched && start.Sub(created) > misfitGrace {
 			res.misfits++
 		}
@@ -225,6 +234,12 @@ func queueTable(rs []*phaseResult, jobs []queuesim.Job, compress float64) string
 	row("queueing delay p50 (submit to all pods running)", func(r *phaseResult) string { return pct(r.delay, 50) })
 	row("queueing delay p99", func(r *phaseResult) string { return pct(r.delay, 99) })
 	row("mean JCT (submit to last pod ended)", func(r *phaseResult) string { return sec(meanDuration(r.jct)) })
+	parts := func(ds []time.Duration) string {
+		return fmt.Sprintf("%s mean, p50 %s, p99 %s", sec(meanDuration(ds)), pct(ds, 50), pct(ds, 99))
+	}
+	row("delay, part 1: submit to quota reserved on the hub", func(r *phaseResult) string { return parts(r.hubWait) })
+	row("delay, part 2: quota reserved to admitted on a worker", func(r *phaseResult) string { return parts(r.dispatch) })
+	row("delay, part 3: admitted on a worker to all pods running", func(r *phaseResult) string { return parts(r.podStart) })
 	row("Jain's index, share/weight, while all teams wait", func(r *phaseResult) string {
 		return fmt.Sprintf("%.3f (%d s; a %.2f b %.2f c %.2f)", r.jain, r.fairSamples, r.shares["a"], r.shares["b"], r.shares["c"])
 	})

@@ -34,7 +34,31 @@ func KwokStages(stages []byte) ([]byte, error) {
 	return bytes.Join(docs, []byte("\n---\n")), nil
 }
 
-// writeKwokStages writes KwokStages of the binaries' stages into dir and returns its path.
+// KwokPodParallelism is how many pod stages kwok plays at once (its podPlayStageParallelism,
+// 4 by default). kwok stands in for one kubelet per node, and real kubelets stop their pods in
+// parallel: with 4, the hundreds of pods of a fenced cluster, deleted at once with a short grace
+// period, would take kwok half a minute to remove.
+const KwokPodParallelism = 16
+
+// kwokConfiguration is kwok's configuration, beside the stages in the file kwok reads. kwok
+// does not default the options of a configuration it reads, so every one it needs is given:
+// its defaults (kwok v0.8.0, config/v1alpha1), but for the pods' parallelism.
+var kwokConfiguration = fmt.Sprintf(`apiVersion: config.kwok.x-k8s.io/v1alpha1
+kind: KwokConfiguration
+options:
+  podPlayStageParallelism: %d
+  nodePlayStageParallelism: 4
+  nodeLeaseParallelism: 4
+  podsOnNodeSyncParallelism: 1
+  enablePodsOnNodeSyncListPager: true
+  enablePodsOnNodeSyncStreamWatch: false
+  enableDebuggingHandlers: true
+  enableProfilingHandler: true
+  enableContentionProfiling: false
+`, KwokPodParallelism)
+
+// writeKwokStages writes KwokStages of the binaries' stages, and kwok's configuration, into dir
+// and returns the file's path.
 func writeKwokStages(b Binaries, dir string) (string, error) {
 	data, err := os.ReadFile(b.Path(KwokStagesFile))
 	if err != nil {
@@ -44,6 +68,7 @@ func writeKwokStages(b Binaries, dir string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", b.Path(KwokStagesFile), err)
 	}
+	out = append(append(bytes.TrimRight(out, "\n"), "\n---\n"...), kwokConfiguration...)
 	path := filepath.Join(dir, KwokStagesFile)
 	return path, os.WriteFile(path, out, 0o644)
 }

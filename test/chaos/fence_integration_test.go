@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,7 +20,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -443,69 +441,13 @@ func restarts(t *testing.T, env *testenv.Env, hub client.Client, one *fenced) {
 	})
 }
 
-// watchStale watches job name and its pods on s from now on, and returns a function that stops
-// the watch and says how many times the Job was resumed (spec.suspend false after true) and how
-// many pods were created.
+// watchStale follows job name and its pods on s from now on, and returns a function that says
+// how many times the Job was resumed (spec.suspend false after true) and how many pods were
+// created since.
 func watchStale(t *testing.T, s *fenced, name string) func() (resumed, created int) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	jobs, err := s.Spoke.Client.BatchV1().Jobs("").Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=" + name})
-	if err != nil {
-		t.Fatal(err)
-	}
-	podsW, err := s.Spoke.Client.CoreV1().Pods("").Watch(ctx, metav1.ListOptions{LabelSelector: "job=" + name})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var resumed, created int
-	done := make(chan struct{}, 2)
-	go func() {
-		defer func() { done <- struct{}{} }()
-		suspended := false
-		for ev := range jobs.ResultChan() {
-			j, ok := ev.Object.(*batchv1.Job)
-			if !ok {
-				continue
-			}
-			mu.Lock()
-			if ptr.Deref(j.Spec.Suspend, false) {
-				suspended = true
-			} else if suspended && ev.Type == watch.Modified {
-				resumed++
-				suspended = false
-			}
-			mu.Unlock()
-		}
-	}()
-	go func() {
-		defer func() { done <- struct{}{} }()
-		for ev := range podsW.ResultChan() {
-			if ev.Type == watch.Added {
-				mu.Lock()
-				created++
-				mu.Unlock()
-			}
-		}
-	}()
-	// The watches list nothing first (no resourceVersion means "from now"), but a pod that exists
-	// now is sent as Added: count only what is created after the cut.
-	existing := len(pods(t, s, name))
-	var once sync.Once
-	stop := func() (int, int) {
-		once.Do(func() {
-			cancel()
-			jobs.Stop()
-			podsW.Stop()
-			<-done
-			<-done
-		})
-		mu.Lock()
-		defer mu.Unlock()
-		return resumed, max(0, created-existing)
-	}
-	t.Cleanup(func() { stop() })
-	return stop
+	w := watchSpoke(t, s)
+	return func() (int, int) { return w.stale(name) }
 }
 
 // h100 is the GPU model of the spokes' simulated node.

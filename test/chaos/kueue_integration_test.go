@@ -21,7 +21,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -55,7 +54,25 @@ const (
 	// releasedEnv, when set, makes TestKueueFailover also run the benchmark's peer, released
 	// MultiKueue's defaults (about 20 minutes); `make bench-failover` sets it.
 	releasedEnv = "FLOTILLA_CHAOS_RELEASED"
+	// lostAfterEnv sets L for TestKueueFailover in seconds (default the suite's 30). A fence over
+	// hundreds of jobs takes longer than the suite's L - F on one machine, and L must cover it
+	// (docs/failover.md); the API server refuses an L below F + lease + 5.
+	lostAfterEnv = "FLOTILLA_CHAOS_LOST_AFTER"
 )
+
+// kueueLostAfter is TestKueueFailover's L in seconds.
+func kueueLostAfter(t *testing.T) int32 {
+	t.Helper()
+	v := os.Getenv(lostAfterEnv)
+	if v == "" {
+		return lostAfter
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		t.Fatalf("%s=%q: want L in seconds", lostAfterEnv, v)
+	}
+	return int32(n)
+}
 
 // kueueJobs is how many jobs TestKueueFailover runs.
 func kueueJobs(t *testing.T) int {
@@ -106,6 +123,7 @@ func kueueFailover(t *testing.T, released bool) {
 	env.StartKueueHub(t, opts)
 	hub := env.HubClient(t)
 	jobs := kueueJobs(t)
+	lostAfter := kueueLostAfter(t)
 
 	if !released {
 		testenv.Create(t, hub, &failoverv1alpha1.FailoverPolicy{ObjectMeta: metav1.ObjectMeta{Name: "kueue-chaos"},
@@ -152,7 +170,7 @@ func kueueFailover(t *testing.T, released bool) {
 		}
 		return true, "", nil
 	})
-	want := fencing.Timing{Lease: fenceLease * time.Second, FenceAfter: fenceAfter * time.Second, LostAfter: lostAfter * time.Second}
+	want := fencing.Timing{Lease: fenceLease * time.Second, FenceAfter: fenceAfter * time.Second, LostAfter: time.Duration(lostAfter) * time.Second}
 	for _, s := range spokes {
 		if !released {
 			waitTiming(t, hub, s.Name, want)
@@ -237,15 +255,13 @@ func kueueFailover(t *testing.T, released bool) {
 	}
 	sort.Strings(held)
 
-	stale := map[string]func() (int, int){}
-	for _, n := range held {
-		stale[n] = watchStale(t, from, n)
-	}
+	// One watch of the spoke's Jobs and pods for every job: whether a stale copy runs again, and
+	// when each job's pods are gone.
+	sw := watchSpoke(t, from)
 	var doneAgain func() (int, int)
 	if doneOn != "" {
-		doneAgain = watchStale(t, from, doneJob)
+		doneAgain = func() (int, int) { return sw.stale(doneJob) }
 	}
-	alive := watchAlive(t, from)
 	episodes := from.fence.Episodes()
 	before := epoch(t, hub, from.Name)
 	waitRenewed(t, hub, from.Name, time.Now(), 10*time.Second)
@@ -255,9 +271,9 @@ func kueueFailover(t *testing.T, released bool) {
 
 	if released {
 		// OCM's rule: Unknown after five lease periods.
-		waitAvailable(t, hub, from.Name, metav1.ConditionUnknown, (lostAfter+15)*time.Second)
+		waitAvailable(t, hub, from.Name, metav1.ConditionUnknown, time.Duration(lostAfter+15)*time.Second)
 	} else {
-		testenv.WaitFor(t, (lostAfter+15)*time.Second, from.Name+" to be declared lost", func(ctx context.Context) (bool, string, error) {
+		testenv.WaitFor(t, time.Duration(lostAfter+15)*time.Second, from.Name+" to be declared lost", func(ctx context.Context) (bool, string, error) {
 			return epoch(t, hub, from.Name) > before, "", nil
 		})
 	}
@@ -280,7 +296,7 @@ func kueueFailover(t *testing.T, released bool) {
 				elsewhere[n] = time.Since(cut)
 				// Zero overlap, from the pods' own records: when the new pod started (to the
 				// second), no pod of the job was left on the lost worker.
-				if live, gone := alive(n); live > 0 || !p.Status.StartTime.After(gone.Truncate(time.Second)) {
+				if live, gone := sw.alive(n); live > 0 || !p.Status.StartTime.After(gone.Truncate(time.Second)) {
 					overlaps++
 					if released {
 						continue // what the benchmark measures, not a failure
@@ -347,7 +363,7 @@ func kueueFailover(t *testing.T, released bool) {
 		return len(l) == 0, strings.Join(l, ","), nil
 	})
 	for _, n := range held {
-		if resumed, created := stale[n](); resumed > 0 || created > 0 {
+		if resumed, created := sw.stale(n); resumed > 0 || created > 0 {
 			t.Errorf("the stale copy of %s on %s ran again: resumed %d times, %d pods created", n, from.Name, resumed, created)
 		}
 	}
@@ -492,45 +508,3 @@ func spokeNamed(spokes []*fenced, name string) *fenced {
 	return nil
 }
 
-// watchAlive follows the pods of jobs on s until the test ends; alive(job) says how many of the
-// job's pods exist now and when the last one went.
-func watchAlive(t *testing.T, s *fenced) (alive func(job string) (int, time.Time)) {
-	t.Helper()
-	w, err := s.Spoke.Client.CoreV1().Pods("").Watch(context.Background(), metav1.ListOptions{LabelSelector: "job"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	pods := map[string]map[string]bool{} // job -> pod UIDs that exist
-	gone := map[string]time.Time{}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for ev := range w.ResultChan() {
-			p, ok := ev.Object.(*corev1.Pod)
-			if !ok {
-				continue
-			}
-			job := p.Labels["job"]
-			mu.Lock()
-			if pods[job] == nil {
-				pods[job] = map[string]bool{}
-			}
-			if ev.Type == watch.Deleted {
-				delete(pods[job], string(p.UID))
-				if len(pods[job]) == 0 {
-					gone[job] = time.Now()
-				}
-			} else {
-				pods[job][string(p.UID)] = true
-			}
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() { w.Stop(); <-done })
-	return func(job string) (int, time.Time) {
-		mu.Lock()
-		defer mu.Unlock()
-		return len(pods[job]), gone[job]
-	}
-}

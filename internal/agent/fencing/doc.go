@@ -10,6 +10,13 @@
 //     JobSets suspended, Deployments, StatefulSets and ReplicaSets scaled to zero), with what it
 //     changed recorded on the object (fencing.Stop) and an Event beside it. While raised, the
 //     work agent applies no fenced work (Fenced), and new fenced objects are stopped too.
+//     A look works in parallel and in an order: every Kueue Workload is deactivated first (Kueue
+//     would start a suspended Job again while its Workload stays admitted), then the other
+//     objects are stopped, then the pods of every suspended Job and JobSet are deleted with a
+//     grace period that ends before LostAfter (two lists of the spoke find them, however many
+//     Jobs there are), and the Events go last. The first look that finds everything stopped
+//     marks the fence held; how long that took is logged and reported, since LostAfter must
+//     cover it.
 //   - lowered: once a renewal succeeds again, the fencer reads its ManagedCluster from the hub
 //     (not a cache) and compares the epoch with the one it fenced under. Same epoch: the hub never
 //     declared the cluster lost, so everything stopped is resumed as it was. A raised epoch: the

@@ -74,6 +74,10 @@ type episode struct {
 	Stopped     int
 	// Removed counts MultiKueue's copies deleted while still cut off (removeStale).
 	Removed int
+	// Held is when a look first found every fenced object stopped and the pods of the suspended
+	// ones going; zero until then. It is the fence's measured duration, which LostAfter must
+	// cover (docs/failover.md).
+	Held time.Time
 	// hurried are the suspended Jobs and JobSets whose pods the fence has deleted (hurryPods),
 	// once an episode: a suspended Job makes no new pods.
 	hurried map[types.UID]bool
@@ -163,8 +167,12 @@ func (f *Fencer) Step(ctx context.Context) (time.Duration, error) {
 	e := f.raised
 	if !last.After(e.LastRenewed) {
 		// Still cut off: stop what is fenced, including what appeared since.
-		n, err := f.stopAll(ctx, e)
-		e.Stopped += n
+		lk, err := f.stopAll(ctx, e)
+		e.Stopped += len(lk.stopped)
+		if err == nil && lk.waiting == 0 && e.Held.IsZero() {
+			f.held(e, f.opts.Clock.Now(), lk)
+		}
+		f.events(ctx, e, lk.stopped)
 		if err != nil {
 			return f.opts.Interval, err
 		}
@@ -195,6 +203,23 @@ func (f *Fencer) raise(now, last time.Time, t fencing.Timing, epoch int64) {
 	f.sweep = true
 	f.opts.Log.Info("fence raised: the hub has not taken a lease renewal for the fence period; stopping fenced workloads",
 		"cluster", f.opts.ClusterName, "lastRenewed", last.UTC().Format(time.RFC3339), "fenceAfter", t.FenceAfter.String(), "epoch", epoch)
+}
+
+// held records that the fence has stopped everything, and warns when that came later than the
+// hub may start the workloads elsewhere (LostAfter less the clock-skew bound).
+func (f *Fencer) held(e *episode, now time.Time, lk look) {
+	e.Held = now
+	took, deadline := now.Sub(e.At), e.LastRenewed.Add(e.Timing.LostAfter-fencing.ClockSkew)
+	// The last look's steps: what a slow fence spends its time on.
+	steps := []any{"deactivating", lk.deactivate.Round(time.Millisecond).String(), "stopping", lk.stop.Round(time.Millisecond).String(),
+		"stoppingPods", lk.hurry.Round(time.Millisecond).String()}
+	if now.After(deadline) {
+		f.opts.Log.Info("fence held too late: the hub may have started these workloads elsewhere before their pods here were told to stop; raise the cluster set's lostAfterSeconds above fenceAfterSeconds by more than this",
+			append([]any{"cluster", f.opts.ClusterName, "stopped", e.Stopped, "took", took.String(), "lostAfter", e.Timing.LostAfter.String(), "fenceAfter", e.Timing.FenceAfter.String()}, steps...)...)
+		return
+	}
+	f.opts.Log.Info("fence held: every fenced workload is stopped",
+		append([]any{"cluster", f.opts.ClusterName, "stopped", e.Stopped, "took", took.String(), "spare", deadline.Sub(now).String()}, steps...)...)
 }
 
 // lower reads the epoch from the hub, resumes or removes what was stopped, reports the episode e

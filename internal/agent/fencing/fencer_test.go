@@ -106,19 +106,26 @@ func newFleet(t *testing.T, works ...*workv1.ManifestWork) *fleet {
 	// Pods of the fenced Job train (one asking a 2 s grace period), of the unfenced Job, and one
 	// that carries train's label but is not train's.
 	pod := func(name, job string, grace *int64, owned bool) *corev1.Pod {
-		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: name, UID: types.UID("uid-" + name),
-			Labels: map[string]string{"batch.kubernetes.io/controller-uid": "uid-" + job}},
-			Spec: corev1.PodSpec{TerminationGracePeriodSeconds: grace}, Status: corev1.PodStatus{Phase: corev1.PodRunning}}
-		if owned {
-			p.OwnerReferences = []metav1.OwnerReference{{APIVersion: "batch/v1", Kind: "Job", Name: job, UID: types.UID("uid-" + job), Controller: ptr.To(true)}}
-		}
-		return p
+		return jobPod("ml", name, job, grace, owned)
 	}
+	// posing-elsewhere names train's UID as its controller, from another namespace: an owner
+	// reference never crosses namespaces, so it cannot be train's.
 	kube := kubefake.NewClientset(pod("train-0", "train", nil, true), pod("train-1", "train", ptr.To[int64](2), true),
-		pod("other-0", "not-fenced", nil, true), pod("posing-0", "train", nil, false))
+		pod("other-0", "not-fenced", nil, true), pod("posing-0", "train", nil, false), jobPod("other", "posing-elsewhere", "train", nil, true))
 	f := newFencer(Options{ClusterName: "gpu-1", Agent: agent, Hub: fakeHub{c: &registration.HubClients{Client: hub}},
 		Spoke: &rest.Config{}, Clock: clk, Log: testr.New(t)}, dyn, kube)
 	return &fleet{clk: clk, agent: agent, hub: hub, dyn: dyn, kube: kube, f: f}
+}
+
+// jobPod is a running pod of the Job named job (UID "uid-"+job), controlled by it when owned.
+func jobPod(ns, name, job string, grace *int64, owned bool) *corev1.Pod {
+	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, UID: types.UID("uid-" + name),
+		Labels: map[string]string{"batch.kubernetes.io/controller-uid": "uid-" + job}},
+		Spec: corev1.PodSpec{TerminationGracePeriodSeconds: grace}, Status: corev1.PodStatus{Phase: corev1.PodRunning}}
+	if owned {
+		p.OwnerReferences = []metav1.OwnerReference{{APIVersion: "batch/v1", Kind: "Job", Name: job, UID: types.UID("uid-" + job), Controller: ptr.To(true)}}
+	}
+	return p
 }
 
 // podGraces records the grace period of each pod the fence deletes, by pod name (-1: none given).

@@ -3,6 +3,7 @@ package fencing
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -11,6 +12,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/retry"
+	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -61,49 +64,136 @@ func (f *Fencer) list(ctx context.Context) ([]fenced, error) {
 	return out, nil
 }
 
-// stopAll stops every fenced object not stopped yet, and says how many it stopped. One that fails
-// does not keep the others from stopping.
-func (f *Fencer) stopAll(ctx context.Context, e *episode) (int, error) {
+// look is what one look of the fence did: the objects it stopped, and how long each step took.
+type look struct {
+	stopped []fenced
+	// waiting counts the Jobs and JobSets left for a later look: Kueue has not yet evicted
+	// their deactivated Workloads (kueueGrace).
+	waiting                 int
+	deactivate, stop, hurry time.Duration
+}
+
+// kueueGrace is how long after raising the fence the fence leaves a running Job or JobSet whose
+// Workload it deactivated to Kueue, until Kueue has evicted the Workload. Suspended while Kueue
+// still holds the Workload admitted in its cache, Kueue would start the Job again (and it may
+// create pods); once Kueue has evicted it, Kueue suspends the Job itself. Past kueueGrace the
+// fence suspends it anyway (Kueue may be down), when Kueue's caches hold the deactivation.
+const kueueGrace = 3 * time.Second
+
+// stopAll stops every fenced object not stopped yet. Kueue's Workloads go first (Kueue would
+// start a suspended Job again while its Workload stays admitted), then the rest; each group in
+// parallel (fenceWorkers). Then the pods of every suspended Job and JobSet are hurried
+// (hurryAll). At hundreds of jobs one request after another would outlast LostAfter -
+// FenceAfter. One object that fails does not keep the others from stopping. The Events that
+// record the stops are the caller's to write (events), after what is urgent.
+func (f *Fencer) stopAll(ctx context.Context, e *episode) (look, error) {
+	var lk look
 	all, err := f.list(ctx)
 	if err != nil {
-		return 0, err
+		return lk, err
 	}
-	n := 0
-	var firstErr error
-	for _, x := range all {
-		changed, err := fencing.Stop(x.Obj, x.Kind, f.opts.Clock.Now(), e.Epoch)
-		if err == nil && changed {
-			_, err = f.dyn.Resource(x.Kind.GroupVersionResource).Namespace(x.Obj.GetNamespace()).Update(ctx, x.Obj, metav1.UpdateOptions{})
-		}
-		// A suspended Job's pods are hurried whoever suspended it: Kueue on the spoke suspends a
-		// Job itself once the fence deactivates its Workload, and may do it first. Stopped counts
-		// only what the fence changed, whatever becomes of the pods; a failure to hurry them is
-		// reported.
-		if err == nil && suspended(x.Obj) && !fencing.Finished(x.Obj) && !e.hurried[x.Obj.GetUID()] {
-			if herr := f.hurryPods(ctx, x, e); herr != nil {
-				if firstErr == nil {
-					firstErr = herr
-				}
-			} else {
-				if e.hurried == nil {
-					e.hurried = map[types.UID]bool{}
-				}
-				e.hurried[x.Obj.GetUID()] = true
+	var errs firstError
+	now := f.opts.Clock.Now()
+	// held[i]: all[i] is stopped, by the fence now or before, or by its owner's wish.
+	held := make([]bool, len(all))
+	changed := make([]bool, len(all))
+	// leftToKueue: the UIDs of the objects whose Workloads Kueue has not evicted yet.
+	leftToKueue := map[types.UID]bool{}
+	for _, deactivate := range []bool{true, false} {
+		var group []int
+		for i, x := range all {
+			if (x.Kind.Mode == fencing.Deactivate) != deactivate {
+				continue
 			}
-		}
-		if err != nil {
-			if firstErr == nil {
-				firstErr = fmt.Errorf("stopping %s %s/%s: %w", x.Obj.GetKind(), x.Obj.GetNamespace(), x.Obj.GetName(), err)
+			if !deactivate && leftToKueue[x.Obj.GetUID()] && !suspended(x.Obj) && now.Before(e.At.Add(kueueGrace)) {
+				lk.waiting++
+				continue
 			}
-			continue
+			group = append(group, i)
 		}
-		if changed {
-			n++
-			f.event(ctx, x.Obj, "Fenced", fmt.Sprintf("stopped by the fence: the agent of cluster %s has not renewed its lease with the hub since %s (fence after %s); the hub may start this workload elsewhere from %s",
-				f.opts.ClusterName, e.LastRenewed.UTC().Format(time.RFC3339), e.Timing.FenceAfter, e.LastRenewed.Add(e.Timing.LostAfter).UTC().Format(time.RFC3339)))
+		t0 := time.Now()
+		workqueue.ParallelizeUntil(ctx, fenceWorkers, len(group), func(g int) {
+			c, h, err := f.stop(ctx, &all[group[g]], now, e.Epoch)
+			errs.add(err)
+			held[group[g]], changed[group[g]] = h, c
+		})
+		if deactivate {
+			lk.deactivate = time.Since(t0)
+			for _, i := range group {
+				if owner := metav1.GetControllerOfNoCopy(all[i].Obj); owner != nil && held[i] && !evicted(all[i].Obj) && !fencing.Finished(all[i].Obj) {
+					leftToKueue[owner.UID] = true
+				}
+			}
+		} else {
+			lk.stop = time.Since(t0)
 		}
 	}
-	return n, firstErr
+	// A suspended Job's pods are hurried whoever suspended it: Kueue on the spoke suspends a Job
+	// itself once the fence deactivates its Workload, and may do it first.
+	var hurry []fenced
+	for i, x := range all {
+		if held[i] && suspended(x.Obj) && !fencing.Finished(x.Obj) && !e.hurried[x.Obj.GetUID()] {
+			hurry = append(hurry, x)
+		}
+	}
+	t0 := time.Now()
+	errs.add(f.hurryAll(ctx, hurry, e))
+	lk.hurry = time.Since(t0)
+	// Stopped counts only what the fence changed, whatever becomes of the pods.
+	for i, x := range all {
+		if changed[i] {
+			lk.stopped = append(lk.stopped, x)
+		}
+	}
+	return lk, errs.get()
+}
+
+// evicted says whether Kueue has evicted the Workload obj (condition Evicted True).
+func evicted(obj *unstructured.Unstructured) bool {
+	conds, _, _ := unstructured.NestedSlice(obj.Object, "status", "conditions")
+	for _, c := range conds {
+		if m, ok := c.(map[string]any); ok && m["type"] == "Evicted" && m["status"] == "True" {
+			return true
+		}
+	}
+	return false
+}
+
+// events records each stop beside its object, in parallel.
+func (f *Fencer) events(ctx context.Context, e *episode, stopped []fenced) {
+	why := fmt.Sprintf("stopped by the fence: the agent of cluster %s has not renewed its lease with the hub since %s (fence after %s); the hub may start this workload elsewhere from %s",
+		f.opts.ClusterName, e.LastRenewed.UTC().Format(time.RFC3339), e.Timing.FenceAfter, e.LastRenewed.Add(e.Timing.LostAfter).UTC().Format(time.RFC3339))
+	workqueue.ParallelizeUntil(ctx, fenceWorkers, len(stopped), func(i int) { f.event(ctx, stopped[i].Obj, "Fenced", why) })
+}
+
+// stop stops one object. It says whether it changed it, and whether the object is held (stopped
+// now, before, or by its owner's wish; not when it is gone). On a conflict (Kueue on the spoke
+// suspends a Job once the fence deactivates its Workload, often at the same moment) it reads the
+// object again and looks once more; x.Obj is then the object as read.
+func (f *Fencer) stop(ctx context.Context, x *fenced, now time.Time, epoch int64) (changed, held bool, err error) {
+	ri := f.dyn.Resource(x.Kind.GroupVersionResource).Namespace(x.Obj.GetNamespace())
+	held = true
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		c, err := fencing.Stop(x.Obj, x.Kind, now, epoch)
+		if err != nil || !c {
+			return err
+		}
+		if _, err = ri.Update(ctx, x.Obj, metav1.UpdateOptions{}); apierrors.IsConflict(err) {
+			fresh, gerr := ri.Get(ctx, x.Obj.GetName(), metav1.GetOptions{})
+			if gerr != nil || fresh.GetUID() != x.Obj.GetUID() {
+				held = false // gone or replaced: the next look lists it anew
+				return client.IgnoreNotFound(gerr)
+			}
+			x.Obj = fresh
+			return err
+		}
+		changed = err == nil
+		return err
+	})
+	if err != nil {
+		return false, false, fmt.Errorf("stopping %s %s/%s: %w", x.Obj.GetKind(), x.Obj.GetNamespace(), x.Obj.GetName(), err)
+	}
+	return changed, held, nil
 }
 
 // suspended says whether obj's spec.suspend is true (a Job or JobSet that runs no pods).
@@ -112,26 +202,32 @@ func suspended(obj *unstructured.Unstructured) bool {
 	return v
 }
 
-// removeStale deletes the unfinished objects MultiKueue created, and says how many: the
-// hub's Kueue holds their workloads, and runs them again wherever it dispatches them.
+// removeStale deletes the unfinished objects MultiKueue created, in parallel, and says how
+// many: the hub's Kueue holds their workloads, and runs them again wherever it dispatches them.
 func (f *Fencer) removeStale(ctx context.Context, e *episode) (int, error) {
 	all, err := f.list(ctx)
 	if err != nil {
 		return 0, err
 	}
-	n := 0
+	var stale []fenced
 	for _, x := range all {
 		// Stopped by the fence, or by Kueue once the fence deactivated the Workload.
-		if !x.multiKueue() || fencing.Finished(x.Obj) {
-			continue
+		if x.multiKueue() && !fencing.Finished(x.Obj) {
+			stale = append(stale, x)
 		}
-		if err := f.remove(ctx, x, fmt.Sprintf("removed while cut off from the hub: no lease renewal since %s, past the %s after which the hub declares cluster %s lost and MultiKueue runs this job elsewhere",
-			e.LastRenewed.UTC().Format(time.RFC3339), e.Timing.LostAfter+fencing.ClockSkew, f.opts.ClusterName)); err != nil {
-			return n, err
-		}
-		n++
 	}
-	return n, nil
+	why := fmt.Sprintf("removed while cut off from the hub: no lease renewal since %s, past the %s after which the hub declares cluster %s lost and MultiKueue runs this job elsewhere",
+		e.LastRenewed.UTC().Format(time.RFC3339), e.Timing.LostAfter+fencing.ClockSkew, f.opts.ClusterName)
+	var errs firstError
+	var n atomic.Int64
+	workqueue.ParallelizeUntil(ctx, fenceWorkers, len(stale), func(i int) {
+		if err := f.remove(ctx, stale[i], why); err != nil {
+			errs.add(err)
+			return
+		}
+		n.Add(1)
+	})
+	return int(n.Load()), errs.get()
 }
 
 // remove deletes one fenced object, that very object (its UID), and records why beside it.
@@ -236,8 +332,8 @@ func (f *Fencer) report(ctx context.Context, cur *registration.HubClients, live 
 	meta.SetStatusCondition(&patched.Status.Conditions, metav1.Condition{
 		Type: fencing.ConditionWorkloadsFenced, Status: metav1.ConditionFalse, Reason: "Healed", ObservedGeneration: live.Generation,
 		LastTransitionTime: metav1.NewTime(now),
-		Message: fmt.Sprintf("last renewal %s; fenced at %s (fence after %s); healed at %s: %d workloads stopped, %d resumed, %d removed, %d kept; epoch %d at the fence, %d now",
-			e.LastRenewed.UTC().Format(time.RFC3339), e.At.UTC().Format(time.RFC3339), e.Timing.FenceAfter, now.UTC().Format(time.RFC3339),
+		Message: fmt.Sprintf("last renewal %s; fenced at %s (fence after %s); %s; healed at %s: %d workloads stopped, %d resumed, %d removed, %d kept; epoch %d at the fence, %d now",
+			e.LastRenewed.UTC().Format(time.RFC3339), e.At.UTC().Format(time.RFC3339), e.Timing.FenceAfter, heldText(e), now.UTC().Format(time.RFC3339),
 			e.Stopped, res.Resumed, res.Removed+e.Removed, res.Kept, e.Epoch, fencing.Epoch(live.Annotations)),
 	})
 	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
@@ -246,6 +342,14 @@ func (f *Fencer) report(ctx context.Context, cur *registration.HubClients, live 
 		return fmt.Errorf("reporting %s on ManagedCluster %s: %w", fencing.ConditionWorkloadsFenced, f.opts.ClusterName, err)
 	}
 	return nil
+}
+
+// heldText says when the fence had stopped everything, for WorkloadsFenced.
+func heldText(e *episode) string {
+	if e.Held.IsZero() {
+		return "never all stopped"
+	}
+	return fmt.Sprintf("all stopped %s after the fence", e.Held.Sub(e.At).Round(time.Second))
 }
 
 // event records what the fence did beside the object on the spoke; a failure is only logged.

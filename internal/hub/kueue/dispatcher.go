@@ -15,11 +15,13 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
+	usagev1alpha1 "github.com/flotilla/flotilla/api/usage/v1alpha1"
 	"github.com/flotilla/flotilla/internal/workloadfit"
 )
 
@@ -30,7 +32,8 @@ import (
 // node with that much of the extended resource and model free, by the worker's live
 // ResourceUsage), then to those without figures; a worker where it does not fit is not offered
 // it, and a workload that fits no worker waits on the hub with an event (NoWorkerFits) giving
-// each worker's numbers, and is looked at again each round. It offers the workload to one
+// each worker's numbers, and is looked at again each round, or at once when a worker's figures
+// show more room than before (Freed). It offers the workload to one
 // worker, and to one more after each round until a worker admits it (rounds start at Round and
 // double), except while a worker it was offered to still fits it (Holding, for HoldRounds
 // rounds): that worker is slow, not full. Kueue's MultiKueue then copies the workload to the
@@ -85,10 +88,19 @@ func (d *Dispatcher) SetupWithManager(mgr ctrl.Manager) error {
 		Named("kueue-dispatcher").
 		For(&kueuev1beta2.Workload{}, builder.WithPredicates(waiting)).
 		// A worker leaving or joining a config, or becoming active or not, changes the choice of
-		// every waiting workload at once. Figures changing do not wake them (they change often);
-		// a waiting workload reads them again each round.
+		// every waiting workload at once. So do a worker's figures showing room that was not there
+		// (Freed): without that, a waiting workload would read them again only at its next round.
+		// Figures that only shrink wake nothing (they change with every pod).
 		Watches(&kueuev1beta2.MultiKueueConfig{}, handler.EnqueueRequestsFromMapFunc(d.waiting)).
 		Watches(&kueuev1beta2.MultiKueueCluster{}, handler.EnqueueRequestsFromMapFunc(d.waiting)).
+		Watches(&usagev1alpha1.ResourceUsage{}, handler.EnqueueRequestsFromMapFunc(d.waiting), builder.WithPredicates(predicate.Funcs{
+			UpdateFunc: func(e event.UpdateEvent) bool {
+				before, ok1 := e.ObjectOld.(*usagev1alpha1.ResourceUsage)
+				after, ok2 := e.ObjectNew.(*usagev1alpha1.ResourceUsage)
+				return ok1 && ok2 && Freed(before, after)
+			},
+			DeleteFunc: func(event.DeleteEvent) bool { return false },
+		})).
 		Complete(d)
 }
 

@@ -1,0 +1,123 @@
+//go:build integration
+
+package chaos
+
+import (
+	"sync"
+	"testing"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/informers"
+	toolscache "k8s.io/client-go/tools/cache"
+	"k8s.io/utils/ptr"
+)
+
+// spokeWatch follows a spoke's Jobs and the pods of jobs (label "job") from when it is made, with
+// one informer of each: an informer lists again when the API server ends its watch, so a watch
+// dropped under load (hundreds of jobs moving at once) never leaves a record stale, and two
+// watches for all jobs load the spoke's API server far less than two for each job.
+type spokeWatch struct {
+	mu sync.Mutex
+	// resumed counts each Job's changes from suspended to not (by name).
+	resumed map[string]int
+	// existing are the pods present when the watch started; created counts the others by job.
+	existing map[types.UID]bool
+	created  map[string]int
+	// pods are each job's pods that exist now; gone is when its last one went.
+	pods map[string]map[types.UID]bool
+	gone map[string]time.Time
+}
+
+// watchSpoke starts following s's Jobs and pods, until the test ends.
+func watchSpoke(t *testing.T, s *fenced) *spokeWatch {
+	t.Helper()
+	w := &spokeWatch{resumed: map[string]int{}, existing: map[types.UID]bool{}, created: map[string]int{},
+		pods: map[string]map[types.UID]bool{}, gone: map[string]time.Time{}}
+	stop := make(chan struct{})
+	jobs := informers.NewSharedInformerFactory(s.Spoke.Client, 0)
+	jobInf := jobs.Batch().V1().Jobs().Informer()
+	jobReg, err := jobInf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{UpdateFunc: func(oldObj, newObj any) {
+		o, ok1 := oldObj.(*batchv1.Job)
+		n, ok2 := newObj.(*batchv1.Job)
+		if ok1 && ok2 && ptr.Deref(o.Spec.Suspend, false) && !ptr.Deref(n.Spec.Suspend, false) {
+			w.mu.Lock()
+			w.resumed[n.Name]++
+			w.mu.Unlock()
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pods := informers.NewSharedInformerFactoryWithOptions(s.Spoke.Client, 0,
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = "job" }))
+	podInf := pods.Core().V1().Pods().Informer()
+	synced := false
+	reg, err := podInf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) {
+			p, ok := obj.(*corev1.Pod)
+			if !ok {
+				return
+			}
+			w.mu.Lock()
+			defer w.mu.Unlock()
+			job := p.Labels["job"]
+			if !synced {
+				w.existing[p.UID] = true
+			} else if !w.existing[p.UID] {
+				w.created[job]++
+			}
+			if w.pods[job] == nil {
+				w.pods[job] = map[types.UID]bool{}
+			}
+			w.pods[job][p.UID] = true
+		},
+		DeleteFunc: func(obj any) {
+			if d, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
+				obj = d.Obj
+			}
+			p, ok := obj.(*corev1.Pod)
+			if !ok {
+				return
+			}
+			w.mu.Lock()
+			defer w.mu.Unlock()
+			job := p.Labels["job"]
+			delete(w.pods[job], p.UID)
+			if len(w.pods[job]) == 0 {
+				w.gone[job] = time.Now()
+			}
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs.Start(stop)
+	pods.Start(stop)
+	if !toolscache.WaitForCacheSync(stop, jobReg.HasSynced, reg.HasSynced) {
+		t.Fatalf("the watches of %s's Jobs and pods did not sync", s.Name)
+	}
+	w.mu.Lock()
+	synced = true
+	w.mu.Unlock()
+	t.Cleanup(func() { close(stop); jobs.Shutdown(); pods.Shutdown() })
+	return w
+}
+
+// stale says how many times the Job was resumed and how many of its pods were created since
+// the watch started.
+func (w *spokeWatch) stale(job string) (resumed, created int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.resumed[job], w.created[job]
+}
+
+// alive says how many of the job's pods exist now and when the last one went.
+func (w *spokeWatch) alive(job string) (int, time.Time) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.pods[job]), w.gone[job]
+}
