@@ -31,7 +31,7 @@ type phaseResult struct {
 	// reservation, dispatch from there to a worker's admission (status.clusterName), podStart
 	// from there to every pod running.
 	hubWait, dispatch, podStart []time.Duration
-	makespan   time.Duration
+	makespan                    time.Duration
 	// util is the GPU-seconds of running pods over the fleet's GPUs x makespan.
 	util float64
 	// jain is Jain's index of the teams' GPU-second shares over their weights, over the

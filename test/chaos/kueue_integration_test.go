@@ -507,4 +507,3 @@ func spokeNamed(spokes []*fenced, name string) *fenced {
 	}
 	return nil
 }
-
