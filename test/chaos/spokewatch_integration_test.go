@@ -27,16 +27,17 @@ type spokeWatch struct {
 	// existing are the pods present when the watch started; created counts the others by job.
 	existing map[types.UID]bool
 	created  map[string]int
-	// pods are each job's pods that exist now; gone is when its last one went.
-	pods map[string]map[types.UID]bool
-	gone map[string]time.Time
+	// pods are each job's pods that exist now, each with its deletionTimestamp (zero while it
+	// has none); stopped is when the last of its removed pods stopped (stopAt).
+	pods    map[string]map[types.UID]time.Time
+	stopped map[string]time.Time
 }
 
 // watchSpoke starts following s's Jobs and pods, until the test ends.
 func watchSpoke(t *testing.T, s *fenced) *spokeWatch {
 	t.Helper()
 	w := &spokeWatch{resumed: map[string]int{}, existing: map[types.UID]bool{}, created: map[string]int{},
-		pods: map[string]map[types.UID]bool{}, gone: map[string]time.Time{}}
+		pods: map[string]map[types.UID]time.Time{}, stopped: map[string]time.Time{}}
 	stop := make(chan struct{})
 	jobs := informers.NewSharedInformerFactory(s.Spoke.Client, 0)
 	jobInf := jobs.Batch().V1().Jobs().Informer()
@@ -71,9 +72,20 @@ func watchSpoke(t *testing.T, s *fenced) *spokeWatch {
 				w.created[job]++
 			}
 			if w.pods[job] == nil {
-				w.pods[job] = map[types.UID]bool{}
+				w.pods[job] = map[types.UID]time.Time{}
 			}
-			w.pods[job][p.UID] = true
+			w.pods[job][p.UID] = deadline(p)
+		},
+		UpdateFunc: func(_, obj any) {
+			p, ok := obj.(*corev1.Pod)
+			if !ok {
+				return
+			}
+			w.mu.Lock()
+			defer w.mu.Unlock()
+			if _, ok := w.pods[p.Labels["job"]][p.UID]; ok {
+				w.pods[p.Labels["job"]][p.UID] = deadline(p)
+			}
 		},
 		DeleteFunc: func(obj any) {
 			if d, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
@@ -87,8 +99,8 @@ func watchSpoke(t *testing.T, s *fenced) *spokeWatch {
 			defer w.mu.Unlock()
 			job := p.Labels["job"]
 			delete(w.pods[job], p.UID)
-			if len(w.pods[job]) == 0 {
-				w.gone[job] = time.Now()
+			if at := stopAt(p, time.Now()); at.After(w.stopped[job]) {
+				w.stopped[job] = at
 			}
 		},
 	})
@@ -115,9 +127,41 @@ func (w *spokeWatch) stale(job string) (resumed, created int) {
 	return w.resumed[job], w.created[job]
 }
 
-// alive says how many of the job's pods exist now and when the last one went.
-func (w *spokeWatch) alive(job string) (int, time.Time) {
+// deadline is when the pod's containers have stopped at the latest: its deletionTimestamp, the
+// end of the grace period its deletion gave it, when the kubelet kills what is left; zero while
+// it is not being deleted.
+func deadline(p *corev1.Pod) time.Time {
+	if p.DeletionTimestamp == nil {
+		return time.Time{}
+	}
+	return p.DeletionTimestamp.Time
+}
+
+// stopAt is when a pod removed at removed stopped: then, or at its deletionTimestamp if that came
+// first. A kubelet stops a deleted pod's containers by the end of its grace period, while kwok,
+// which stands in for the kubelets here, removes the objects of hundreds of pods deleted at once
+// over a minute or more on one machine.
+func stopAt(p *corev1.Pod, removed time.Time) time.Time {
+	if dl := deadline(p); !dl.IsZero() && dl.Before(removed) {
+		return dl
+	}
+	return removed
+}
+
+// alive says how many of the job's pods may still run at `at` (not removed, and not past their
+// deletionTimestamp), and when the last one that stopped did (stopAt).
+func (w *spokeWatch) alive(job string, at time.Time) (int, time.Time) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return len(w.pods[job]), w.gone[job]
+	live, last := 0, w.stopped[job]
+	for _, dl := range w.pods[job] {
+		if dl.IsZero() || dl.After(at) {
+			live++
+			continue
+		}
+		if dl.After(last) {
+			last = dl
+		}
+	}
+	return live, last
 }

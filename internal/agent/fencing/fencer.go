@@ -78,6 +78,11 @@ type episode struct {
 	// ones going; zero until then. It is the fence's measured duration, which LostAfter must
 	// cover (docs/failover.md).
 	Held time.Time
+	// deactivated is when the fence deactivated each Workload, by the UID of the Job or JobSet
+	// that controls it: Kueue gets kueueGrace from then to stop the Job itself.
+	deactivated map[types.UID]time.Time
+	// spent is the time the looks of the episode spent on each step, summed.
+	spent look
 	// hurried are the suspended Jobs and JobSets whose pods the fence has deleted (hurryPods),
 	// once an episode: a suspended Job makes no new pods.
 	hurried map[types.UID]bool
@@ -169,8 +174,13 @@ func (f *Fencer) Step(ctx context.Context) (time.Duration, error) {
 		// Still cut off: stop what is fenced, including what appeared since.
 		lk, err := f.stopAll(ctx, e)
 		e.Stopped += len(lk.stopped)
-		if err == nil && lk.waiting == 0 && e.Held.IsZero() {
-			f.held(e, f.opts.Clock.Now(), lk)
+		if e.Held.IsZero() {
+			e.spent.deactivate += lk.deactivate
+			e.spent.stop += lk.stop
+			e.spent.hurry += lk.hurry
+			if err == nil && lk.waiting == 0 {
+				f.held(e, f.opts.Clock.Now())
+			}
 		}
 		f.events(ctx, e, lk.stopped)
 		if err != nil {
@@ -207,12 +217,13 @@ func (f *Fencer) raise(now, last time.Time, t fencing.Timing, epoch int64) {
 
 // held records that the fence has stopped everything, and warns when that came later than the
 // hub may start the workloads elsewhere (LostAfter less the clock-skew bound).
-func (f *Fencer) held(e *episode, now time.Time, lk look) {
+func (f *Fencer) held(e *episode, now time.Time) {
 	e.Held = now
 	took, deadline := now.Sub(e.At), e.LastRenewed.Add(e.Timing.LostAfter-fencing.ClockSkew)
-	// The last look's steps: what a slow fence spends its time on.
-	steps := []any{"deactivating", lk.deactivate.Round(time.Millisecond).String(), "stopping", lk.stop.Round(time.Millisecond).String(),
-		"stoppingPods", lk.hurry.Round(time.Millisecond).String()}
+	// What a slow fence spends its time on: each step over all its looks (the rest is waiting
+	// for Kueue, kueueGrace, and between looks).
+	steps := []any{"deactivating", e.spent.deactivate.Round(time.Millisecond).String(), "stopping", e.spent.stop.Round(time.Millisecond).String(),
+		"stoppingPods", e.spent.hurry.Round(time.Millisecond).String()}
 	if now.After(deadline) {
 		f.opts.Log.Info("fence held too late: the hub may have started these workloads elsewhere before their pods here were told to stop; raise the cluster set's lostAfterSeconds above fenceAfterSeconds by more than this",
 			append([]any{"cluster", f.opts.ClusterName, "stopped", e.Stopped, "took", took.String(), "lostAfter", e.Timing.LostAfter.String(), "fenceAfter", e.Timing.FenceAfter.String()}, steps...)...)

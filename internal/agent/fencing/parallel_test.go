@@ -246,3 +246,33 @@ func kueueEvicts(t *testing.T, fl *fleet, job string) {
 		t.Fatal(err)
 	}
 }
+
+// Kueue gets kueueGrace from each Workload's own deactivation, not from the fence's start: with
+// hundreds of Workloads, deactivating them all takes seconds, and a Job suspended right after
+// its Workload would be started again by Kueue.
+func TestKueueGraceCountsFromTheDeactivation(t *testing.T) {
+	fl := newMultiKueueFleet(t, 1, true)
+	var jobUpdates int
+	fl.dyn.PrependReactor("update", "*", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		switch a.GetResource().Resource {
+		case "workloads":
+			fl.clk.Step(5 * time.Second) // a slow deactivation
+		case "jobs":
+			jobUpdates++
+		}
+		return false, nil, nil
+	})
+	fl.step(t)
+	fl.clk.SetTime(t0.Add(20 * time.Second))
+	fl.step(t) // the Workload is deactivated at 25 s
+	fl.clk.SetTime(t0.Add(27 * time.Second))
+	fl.step(t)
+	if jobUpdates != 0 {
+		t.Fatalf("the Job was suspended %s after its Workload's deactivation; Kueue has %s", 2*time.Second, kueueGrace)
+	}
+	fl.clk.SetTime(t0.Add(28 * time.Second))
+	fl.step(t)
+	if jobUpdates != 1 {
+		t.Fatalf("%d updates of the Job %s after its Workload's deactivation, want 1", jobUpdates, kueueGrace)
+	}
+}

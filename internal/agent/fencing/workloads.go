@@ -73,8 +73,8 @@ type look struct {
 	deactivate, stop, hurry time.Duration
 }
 
-// kueueGrace is how long after raising the fence the fence leaves a running Job or JobSet whose
-// Workload it deactivated to Kueue, until Kueue has evicted the Workload. Suspended while Kueue
+// kueueGrace is how long after deactivating a Workload the fence leaves its running Job or JobSet
+// to Kueue, until Kueue has evicted the Workload. Suspended while Kueue
 // still holds the Workload admitted in its cache, Kueue would start the Job again (and it may
 // create pods); once Kueue has evicted it, Kueue suspends the Job itself. Past kueueGrace the
 // fence suspends it anyway (Kueue may be down), when Kueue's caches hold the deactivation.
@@ -97,15 +97,18 @@ func (f *Fencer) stopAll(ctx context.Context, e *episode) (look, error) {
 	// held[i]: all[i] is stopped, by the fence now or before, or by its owner's wish.
 	held := make([]bool, len(all))
 	changed := make([]bool, len(all))
-	// leftToKueue: the UIDs of the objects whose Workloads Kueue has not evicted yet.
-	leftToKueue := map[types.UID]bool{}
+	// changedAt[i]: when the fence's change of all[i] went through.
+	changedAt := make([]time.Time, len(all))
+	// leftToKueue: the UIDs of the objects whose Workloads Kueue has not evicted yet, with when
+	// the fence deactivated them (the episode's start for those deactivated before it).
+	leftToKueue := map[types.UID]time.Time{}
 	for _, deactivate := range []bool{true, false} {
 		var group []int
 		for i, x := range all {
 			if (x.Kind.Mode == fencing.Deactivate) != deactivate {
 				continue
 			}
-			if !deactivate && leftToKueue[x.Obj.GetUID()] && !suspended(x.Obj) && now.Before(e.At.Add(kueueGrace)) {
+			if since, left := leftToKueue[x.Obj.GetUID()]; !deactivate && left && !suspended(x.Obj) && f.opts.Clock.Now().Before(since.Add(kueueGrace)) {
 				lk.waiting++
 				continue
 			}
@@ -116,12 +119,29 @@ func (f *Fencer) stopAll(ctx context.Context, e *episode) (look, error) {
 			c, h, err := f.stop(ctx, &all[group[g]], now, e.Epoch)
 			errs.add(err)
 			held[group[g]], changed[group[g]] = h, c
+			if c {
+				changedAt[group[g]] = f.opts.Clock.Now()
+			}
 		})
 		if deactivate {
 			lk.deactivate = time.Since(t0)
 			for _, i := range group {
-				if owner := metav1.GetControllerOfNoCopy(all[i].Obj); owner != nil && held[i] && !evicted(all[i].Obj) && !fencing.Finished(all[i].Obj) {
-					leftToKueue[owner.UID] = true
+				owner := metav1.GetControllerOfNoCopy(all[i].Obj)
+				if owner == nil {
+					continue
+				}
+				if changed[i] {
+					if e.deactivated == nil {
+						e.deactivated = map[types.UID]time.Time{}
+					}
+					e.deactivated[owner.UID] = changedAt[i]
+				}
+				if held[i] && !evicted(all[i].Obj) && !fencing.Finished(all[i].Obj) {
+					since, ok := e.deactivated[owner.UID]
+					if !ok {
+						since = e.At
+					}
+					leftToKueue[owner.UID] = since
 				}
 			}
 		} else {
