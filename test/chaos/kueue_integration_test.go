@@ -302,7 +302,8 @@ func kueueFailover(t *testing.T, released bool) {
 					if released {
 						continue // what the benchmark measures, not a failure
 					}
-					t.Errorf("overlap: job %s started on %s at %s, while %d of its pods could still run on %s (the last stopped at %s)", n, to.Name, p.Status.StartTime.Time, live, from.Name, gone)
+					t.Errorf("overlap: job %s started on %s at %s, while %d of its pods could still run on %s (the last stopped at %s); its pods there: %s",
+						n, to.Name, p.Status.StartTime.Time, live, from.Name, gone, sw.historyOf(n))
 				}
 			}
 		}

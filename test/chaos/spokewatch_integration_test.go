@@ -3,6 +3,8 @@
 package chaos
 
 import (
+	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -31,13 +33,31 @@ type spokeWatch struct {
 	// has none); stopped is when the last of its removed pods stopped (stopAt).
 	pods    map[string]map[types.UID]time.Time
 	stopped map[string]time.Time
+	// history is what happened to each job's pods, a line per change, for a failure's message.
+	history map[string][]string
+}
+
+// note adds a line to the job's history: when the watch saw it, the pod, and what.
+func (w *spokeWatch) note(p *corev1.Pod, what string) {
+	job := p.Labels["job"]
+	if p.DeletionTimestamp != nil {
+		what += fmt.Sprintf(" (deletionTimestamp %s, grace %ds)", p.DeletionTimestamp.Format("15:04:05"), ptr.Deref(p.DeletionGracePeriodSeconds, -1))
+	}
+	w.history[job] = append(w.history[job], time.Now().Format("15:04:05.000")+" "+p.Name+" "+what)
+}
+
+// historyOf is the job's history, a line each.
+func (w *spokeWatch) historyOf(job string) string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return strings.Join(w.history[job], "; ")
 }
 
 // watchSpoke starts following s's Jobs and pods, until the test ends.
 func watchSpoke(t *testing.T, s *fenced) *spokeWatch {
 	t.Helper()
 	w := &spokeWatch{resumed: map[string]int{}, existing: map[types.UID]bool{}, created: map[string]int{},
-		pods: map[string]map[types.UID]time.Time{}, stopped: map[string]time.Time{}}
+		pods: map[string]map[types.UID]time.Time{}, stopped: map[string]time.Time{}, history: map[string][]string{}}
 	stop := make(chan struct{})
 	jobs := informers.NewSharedInformerFactory(s.Spoke.Client, 0)
 	jobInf := jobs.Batch().V1().Jobs().Informer()
@@ -75,6 +95,7 @@ func watchSpoke(t *testing.T, s *fenced) *spokeWatch {
 				w.pods[job] = map[types.UID]time.Time{}
 			}
 			w.pods[job][p.UID] = deadline(p)
+			w.note(p, "seen")
 		},
 		UpdateFunc: func(_, obj any) {
 			p, ok := obj.(*corev1.Pod)
@@ -83,8 +104,9 @@ func watchSpoke(t *testing.T, s *fenced) *spokeWatch {
 			}
 			w.mu.Lock()
 			defer w.mu.Unlock()
-			if _, ok := w.pods[p.Labels["job"]][p.UID]; ok {
+			if dl, ok := w.pods[p.Labels["job"]][p.UID]; ok && !dl.Equal(deadline(p)) {
 				w.pods[p.Labels["job"]][p.UID] = deadline(p)
+				w.note(p, "deleting")
 			}
 		},
 		DeleteFunc: func(obj any) {
@@ -99,6 +121,7 @@ func watchSpoke(t *testing.T, s *fenced) *spokeWatch {
 			defer w.mu.Unlock()
 			job := p.Labels["job"]
 			delete(w.pods[job], p.UID)
+			w.note(p, "removed")
 			if at := stopAt(p, time.Now()); at.After(w.stopped[job]) {
 				w.stopped[job] = at
 			}

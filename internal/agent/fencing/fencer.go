@@ -178,6 +178,7 @@ func (f *Fencer) Step(ctx context.Context) (time.Duration, error) {
 			e.spent.deactivate += lk.deactivate
 			e.spent.stop += lk.stop
 			e.spent.hurry += lk.hurry
+			e.spent.pods += lk.pods
 			if err == nil && lk.waiting == 0 {
 				f.held(e, f.opts.Clock.Now())
 			}
@@ -223,7 +224,7 @@ func (f *Fencer) held(e *episode, now time.Time) {
 	// What a slow fence spends its time on: each step over all its looks (the rest is waiting
 	// for Kueue, kueueGrace, and between looks).
 	steps := []any{"deactivating", e.spent.deactivate.Round(time.Millisecond).String(), "stopping", e.spent.stop.Round(time.Millisecond).String(),
-		"stoppingPods", e.spent.hurry.Round(time.Millisecond).String()}
+		"stoppingPods", e.spent.hurry.Round(time.Millisecond).String(), "podsDeleted", e.spent.pods}
 	if now.After(deadline) {
 		f.opts.Log.Info("fence held too late: the hub may have started these workloads elsewhere before their pods here were told to stop; raise the cluster set's lostAfterSeconds above fenceAfterSeconds by more than this",
 			append([]any{"cluster", f.opts.ClusterName, "stopped", e.Stopped, "took", took.String(), "lostAfter", e.Timing.LostAfter.String(), "fenceAfter", e.Timing.FenceAfter.String()}, steps...)...)

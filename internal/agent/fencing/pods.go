@@ -87,14 +87,14 @@ func stopGrace(e *episode, now time.Time, own *int64) int64 {
 // outlast the loss, and the hub then starts the workload elsewhere while its pods still run here.
 // A pod already going by then is left as it is (the API server would only shorten its grace
 // anyway). An object whose pods all went is recorded in e.hurried and not looked at again in
-// this episode: a suspended Job makes no new pods.
-func (f *Fencer) hurryAll(ctx context.Context, xs []fenced, e *episode) error {
+// this episode: a suspended Job makes no new pods. It says how many pods it deleted.
+func (f *Fencer) hurryAll(ctx context.Context, xs []fenced, e *episode) (int, error) {
 	if len(xs) == 0 {
-		return nil
+		return 0, nil
 	}
 	pods, err := f.podsOf(ctx, xs)
 	if err != nil {
-		return fmt.Errorf("stopping the pods of suspended Jobs: %w", err)
+		return 0, fmt.Errorf("stopping the pods of suspended Jobs: %w", err)
 	}
 	now := f.opts.Clock.Now()
 	type doomed struct {
@@ -138,7 +138,8 @@ func (f *Fencer) hurryAll(ctx context.Context, xs []fenced, e *episode) error {
 			e.hurried[x.Obj.GetUID()] = true
 		}
 	}
-	return errs.get()
+	f.opts.Log.V(1).Info("fence: deleted the pods of suspended Jobs", "cluster", f.opts.ClusterName, "jobs", len(xs), "pods", len(todo))
+	return len(todo), errs.get()
 }
 
 // fenceWorkers is how many requests the fence has in flight at once, so that a fence over

@@ -69,7 +69,9 @@ type look struct {
 	stopped []fenced
 	// waiting counts the Jobs and JobSets left for a later look: Kueue has not yet evicted
 	// their deactivated Workloads (kueueGrace).
-	waiting                 int
+	waiting int
+	// pods counts the pods deleted.
+	pods                    int
 	deactivate, stop, hurry time.Duration
 }
 
@@ -157,7 +159,9 @@ func (f *Fencer) stopAll(ctx context.Context, e *episode) (look, error) {
 		}
 	}
 	t0 := time.Now()
-	errs.add(f.hurryAll(ctx, hurry, e))
+	n, err := f.hurryAll(ctx, hurry, e)
+	errs.add(err)
+	lk.pods += n
 	lk.hurry = time.Since(t0)
 	// Stopped counts only what the fence changed, whatever becomes of the pods.
 	for i, x := range all {
