@@ -37,6 +37,22 @@ type spokeWatch struct {
 	history map[string][]string
 }
 
+// onPod is an informer handler that calls f with the pod, under the watch's lock.
+func (w *spokeWatch) onPod(f func(p *corev1.Pod)) func(obj any) {
+	return func(obj any) {
+		if d, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
+			obj = d.Obj
+		}
+		p, ok := obj.(*corev1.Pod)
+		if !ok {
+			return
+		}
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		f(p)
+	}
+}
+
 // note adds a line to the job's history: when the watch saw it, the pod, and what.
 func (w *spokeWatch) note(p *corev1.Pod, what string) {
 	job := p.Labels["job"]
@@ -78,13 +94,7 @@ func watchSpoke(t *testing.T, s *fenced) *spokeWatch {
 	podInf := pods.Core().V1().Pods().Informer()
 	synced := false
 	reg, err := podInf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
-		AddFunc: func(obj any) {
-			p, ok := obj.(*corev1.Pod)
-			if !ok {
-				return
-			}
-			w.mu.Lock()
-			defer w.mu.Unlock()
+		AddFunc: w.onPod(func(p *corev1.Pod) {
 			job := p.Labels["job"]
 			if !synced {
 				w.existing[p.UID] = true
@@ -96,36 +106,23 @@ func watchSpoke(t *testing.T, s *fenced) *spokeWatch {
 			}
 			w.pods[job][p.UID] = deadline(p)
 			w.note(p, "seen")
-		},
+		}),
 		UpdateFunc: func(_, obj any) {
-			p, ok := obj.(*corev1.Pod)
-			if !ok {
-				return
-			}
-			w.mu.Lock()
-			defer w.mu.Unlock()
-			if dl, ok := w.pods[p.Labels["job"]][p.UID]; ok && !dl.Equal(deadline(p)) {
-				w.pods[p.Labels["job"]][p.UID] = deadline(p)
-				w.note(p, "deleting")
-			}
+			w.onPod(func(p *corev1.Pod) {
+				if dl, ok := w.pods[p.Labels["job"]][p.UID]; ok && !dl.Equal(deadline(p)) {
+					w.pods[p.Labels["job"]][p.UID] = deadline(p)
+					w.note(p, "deleting")
+				}
+			})(obj)
 		},
-		DeleteFunc: func(obj any) {
-			if d, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
-				obj = d.Obj
-			}
-			p, ok := obj.(*corev1.Pod)
-			if !ok {
-				return
-			}
-			w.mu.Lock()
-			defer w.mu.Unlock()
+		DeleteFunc: w.onPod(func(p *corev1.Pod) {
 			job := p.Labels["job"]
 			delete(w.pods[job], p.UID)
 			w.note(p, "removed")
 			if at := stopAt(p, time.Now()); at.After(w.stopped[job]) {
 				w.stopped[job] = at
 			}
-		},
+		}),
 	})
 	if err != nil {
 		t.Fatal(err)
