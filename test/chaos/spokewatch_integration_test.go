@@ -109,17 +109,22 @@ func watchSpoke(t *testing.T, s *fenced) *spokeWatch {
 		}),
 		UpdateFunc: func(_, obj any) {
 			w.onPod(func(p *corev1.Pod) {
+				// The earliest deletionTimestamp counts: a later delete that shortens the grace
+				// period (the kubelet's, with 0) moves it to that moment, after the kill.
 				if dl, ok := w.pods[p.Labels["job"]][p.UID]; ok && !dl.Equal(deadline(p)) {
-					w.pods[p.Labels["job"]][p.UID] = deadline(p)
+					if dl.IsZero() || deadline(p).Before(dl) {
+						w.pods[p.Labels["job"]][p.UID] = deadline(p)
+					}
 					w.note(p, "deleting")
 				}
 			})(obj)
 		},
 		DeleteFunc: w.onPod(func(p *corev1.Pod) {
 			job := p.Labels["job"]
+			first := w.pods[job][p.UID]
 			delete(w.pods[job], p.UID)
 			w.note(p, "removed")
-			if at := stopAt(p, time.Now()); at.After(w.stopped[job]) {
+			if at := stopAt(p, first, time.Now()); at.After(w.stopped[job]) {
 				w.stopped[job] = at
 			}
 		}),
@@ -157,15 +162,18 @@ func deadline(p *corev1.Pod) time.Time {
 	return p.DeletionTimestamp.Time
 }
 
-// stopAt is when a pod removed at removed stopped: then, or at its deletionTimestamp if that came
-// first. A kubelet stops a deleted pod's containers by the end of its grace period, while kwok,
-// which stands in for the kubelets here, removes the objects of hundreds of pods deleted at once
-// over a minute or more on one machine.
-func stopAt(p *corev1.Pod, removed time.Time) time.Time {
-	if dl := deadline(p); !dl.IsZero() && dl.Before(removed) {
-		return dl
+// stopAt is when a pod removed at removed stopped: then, or at the earliest deletionTimestamp it
+// had (first, or its last state's) if that came first. A kubelet stops a deleted pod's
+// containers by the end of its grace period, while kwok, which stands in for the kubelets here,
+// removes the objects of hundreds of pods deleted at once over a minute or more on one machine.
+func stopAt(p *corev1.Pod, first, removed time.Time) time.Time {
+	at := removed
+	for _, dl := range []time.Time{first, deadline(p)} {
+		if !dl.IsZero() && dl.Before(at) {
+			at = dl
+		}
 	}
-	return removed
+	return at
 }
 
 // alive says how many of the job's pods may still run at `at` (not removed, and not past their

@@ -81,6 +81,8 @@ type episode struct {
 	// deactivated is when the fence deactivated each Workload, by the UID of the Job or JobSet
 	// that controls it: Kueue gets kueueGrace from then to stop the Job itself.
 	deactivated map[types.UID]time.Time
+	// unrecorded are the objects stopped whose Events are not written yet.
+	unrecorded []fenced
 	// spent is the time the looks of the episode spent on each step, summed.
 	spent look
 	// hurried are the suspended Jobs and JobSets whose pods the fence has deleted (hurryPods),
@@ -183,7 +185,13 @@ func (f *Fencer) Step(ctx context.Context) (time.Duration, error) {
 				f.held(e, f.opts.Clock.Now())
 			}
 		}
-		f.events(ctx, e, lk.stopped)
+		// The Events only record: until the fence holds they wait, so that writing hundreds of
+		// them does not hold up the next look.
+		e.unrecorded = append(e.unrecorded, lk.stopped...)
+		if !e.Held.IsZero() {
+			f.events(ctx, e, e.unrecorded)
+			e.unrecorded = nil
+		}
 		if err != nil {
 			return f.opts.Interval, err
 		}
@@ -237,6 +245,10 @@ func (f *Fencer) held(e *episode, now time.Time) {
 // lower reads the epoch from the hub, resumes or removes what was stopped, reports the episode e
 // (nil for a sweep at start) and lowers the fence.
 func (f *Fencer) lower(ctx context.Context, e *episode) error {
+	if e != nil && len(e.unrecorded) > 0 {
+		f.events(ctx, e, e.unrecorded) // a fence never held
+		e.unrecorded = nil
+	}
 	cur := f.opts.Hub.Current()
 	if cur == nil {
 		return errors.New("no hub credentials to read the cluster's epoch with")

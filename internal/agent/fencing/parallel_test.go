@@ -3,6 +3,7 @@ package fencing
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/go-logr/logr/testr"
 	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -186,12 +188,21 @@ func TestFenceLeavesKueuesJobsToKueue(t *testing.T) {
 		jobUpdates = append(jobUpdates, a.(clienttesting.UpdateAction).GetObject().(*unstructured.Unstructured).GetName())
 		return false, nil, nil
 	})
+	var events []string
+	fl.kube.PrependReactor("create", "events", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		ev := a.(clienttesting.CreateAction).GetObject().(*corev1.Event)
+		events = append(events, ev.InvolvedObject.Name)
+		return true, nil, nil
+	})
 	graces := fl.podGraces()
 	fl.step(t)
 	fl.clk.SetTime(t0.Add(20 * time.Second))
 	fl.step(t)
 	if len(jobUpdates) != 0 || len(graces) != 0 {
 		t.Fatalf("the first look updated Jobs %v and deleted pods %v; want both left to Kueue", jobUpdates, graces)
+	}
+	if len(events) != 0 {
+		t.Errorf("Events %v written before the fence holds; want them once it does, so as not to slow its looks", events)
 	}
 	if !fl.f.raised.Held.IsZero() {
 		t.Fatal("held while Kueue has not stopped the Jobs")
@@ -219,6 +230,12 @@ func TestFenceLeavesKueuesJobsToKueue(t *testing.T) {
 	}
 	if fl.f.raised.Held.IsZero() {
 		t.Error("not held once every Job is suspended")
+	}
+	// Held: the Events of everything the fence stopped (both Workloads, and the Job it suspended
+	// itself; Kueue suspended the other).
+	sort.Strings(events)
+	if diff := cmp.Diff([]string{"job-001", "job-job-000", "job-job-001"}, events); diff != "" {
+		t.Errorf("Events once held (-want +got):\n%s", diff)
 	}
 }
 
