@@ -179,8 +179,8 @@ func TestFenceStopMeetsKueuesSuspend(t *testing.T) {
 // A Job whose Workload the fence deactivated is left to Kueue until Kueue has evicted the
 // Workload: suspended while Kueue still holds the Workload admitted in its cache, Kueue would
 // start it again. Kueue suspends it itself once it evicts; the fence hurries its pods then. Past
-// kueueGrace the fence suspends a Job Kueue has not (Kueue may be down), and only then is the
-// fence held.
+// kueueGrace, or kueueMargin before the fence's deadline if that comes first, the fence suspends
+// a Job Kueue has not (Kueue may be down), and only then is the fence held.
 func TestFenceLeavesKueuesJobsToKueue(t *testing.T) {
 	fl := newMultiKueueFleet(t, 2, true)
 	var jobUpdates []string
@@ -219,8 +219,12 @@ func TestFenceLeavesKueuesJobsToKueue(t *testing.T) {
 		t.Fatalf("within the grace left to Kueue: Jobs updated %v, held %v; want none and not held", jobUpdates, fl.f.raised.Held)
 	}
 
-	// Kueue never evicts job-001's: past kueueGrace the fence suspends it itself.
+	// Kueue never evicts job-001's: the fence suspends it itself, kueueMargin before its
+	// deadline (L 30 s less the 5 s skew bound), which comes before kueueGrace has passed.
 	fl.clk.SetTime(t0.Add(23 * time.Second))
+	if !t0.Add(20 * time.Second).Add(kueueGrace).After(t0.Add(23 * time.Second)) {
+		t.Fatalf("kueueGrace %s no longer reaches past the deadline less kueueMargin: this test would not show the cap", kueueGrace)
+	}
 	fl.step(t)
 	if diff := cmp.Diff([]string{"job-001"}, jobUpdates); diff != "" {
 		t.Errorf("Jobs the fence suspended (-want +got):\n%s", diff)
@@ -269,6 +273,8 @@ func kueueEvicts(t *testing.T, fl *fleet, job string) {
 // its Workload would be started again by Kueue.
 func TestKueueGraceCountsFromTheDeactivation(t *testing.T) {
 	fl := newMultiKueueFleet(t, 1, true)
+	// A LostAfter far enough that the fence's deadline does not cut Kueue's grace short.
+	fl.agent.mc.Annotations[fencing.AnnotationTiming] = fencing.Timing{Lease: 5 * time.Second, FenceAfter: 20 * time.Second, LostAfter: time.Minute}.String()
 	var jobUpdates int
 	fl.dyn.PrependReactor("update", "*", func(a clienttesting.Action) (bool, runtime.Object, error) {
 		switch a.GetResource().Resource {
@@ -281,13 +287,14 @@ func TestKueueGraceCountsFromTheDeactivation(t *testing.T) {
 	})
 	fl.step(t)
 	fl.clk.SetTime(t0.Add(20 * time.Second))
+	deactivated := t0.Add(25 * time.Second)
 	fl.step(t) // the Workload is deactivated at 25 s
-	fl.clk.SetTime(t0.Add(27 * time.Second))
+	fl.clk.SetTime(deactivated.Add(kueueGrace - time.Second))
 	fl.step(t)
 	if jobUpdates != 0 {
-		t.Fatalf("the Job was suspended %s after its Workload's deactivation; Kueue has %s", 2*time.Second, kueueGrace)
+		t.Fatalf("the Job was suspended %s after its Workload's deactivation; Kueue has %s", kueueGrace-time.Second, kueueGrace)
 	}
-	fl.clk.SetTime(t0.Add(28 * time.Second))
+	fl.clk.SetTime(deactivated.Add(kueueGrace))
 	fl.step(t)
 	if jobUpdates != 1 {
 		t.Fatalf("%d updates of the Job %s after its Workload's deactivation, want 1", jobUpdates, kueueGrace)

@@ -76,11 +76,27 @@ type look struct {
 }
 
 // kueueGrace is how long after deactivating a Workload the fence leaves its running Job or JobSet
-// to Kueue, until Kueue has evicted the Workload. Suspended while Kueue
-// still holds the Workload admitted in its cache, Kueue would start the Job again (and it may
-// create pods); once Kueue has evicted it, Kueue suspends the Job itself. Past kueueGrace the
-// fence suspends it anyway (Kueue may be down), when Kueue's caches hold the deactivation.
-const kueueGrace = 3 * time.Second
+// to Kueue, until Kueue has evicted the Workload. Suspended while Kueue still holds the Workload
+// admitted in its cache, Kueue would start the Job again (and it may create pods); once Kueue has
+// evicted it, Kueue has seen the deactivation, and suspends the Job itself. Past kueueGrace the
+// fence suspends it anyway (Kueue may be down), and never later than kueueMargin before the hub
+// may start the workload elsewhere (leaveToKueue). On a loaded spoke with hundreds of Workloads
+// Kueue took more than 3 s to evict some of them (bench/README.md).
+const kueueGrace = 10 * time.Second
+
+// kueueMargin is how long before the fence's deadline (LostAfter less the clock-skew bound) it
+// stops waiting for Kueue: the pods it then deletes get about that long to stop.
+const kueueMargin = 2 * time.Second
+
+// leaveToKueue says whether a Job whose Workload the fence deactivated at since is still left to
+// Kueue at now.
+func leaveToKueue(e *episode, since, now time.Time) bool {
+	until := since.Add(kueueGrace)
+	if deadline := e.LastRenewed.Add(e.Timing.LostAfter - fencing.ClockSkew - kueueMargin); deadline.Before(until) {
+		until = deadline
+	}
+	return now.Before(until)
+}
 
 // stopAll stops every fenced object not stopped yet. Kueue's Workloads go first (Kueue would
 // start a suspended Job again while its Workload stays admitted), then the rest; each group in
@@ -110,7 +126,7 @@ func (f *Fencer) stopAll(ctx context.Context, e *episode) (look, error) {
 			if (x.Kind.Mode == fencing.Deactivate) != deactivate {
 				continue
 			}
-			if since, left := leftToKueue[x.Obj.GetUID()]; !deactivate && left && !suspended(x.Obj) && f.opts.Clock.Now().Before(since.Add(kueueGrace)) {
+			if since, left := leftToKueue[x.Obj.GetUID()]; !deactivate && left && !suspended(x.Obj) && leaveToKueue(e, since, f.opts.Clock.Now()) {
 				lk.waiting++
 				continue
 			}
