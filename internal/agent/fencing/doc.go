@@ -14,9 +14,12 @@
 //     would start a suspended Job again while its Workload stays admitted), then the other
 //     objects are stopped, then the pods of every suspended Job and JobSet are deleted with a
 //     grace period that ends before LostAfter (two lists of the spoke find them, however many
-//     Jobs there are), and the Events go last. The first look that finds everything stopped
-//     marks the fence held; how long that took is logged and reported, since LostAfter must
-//     cover it.
+//     Jobs there are). A Job whose Workload it deactivated is left to Kueue until Kueue has
+//     evicted the Workload (Kueue then suspends it), for up to kueueGrace and never closer than
+//     kueueMargin to the deadline: suspended while Kueue's cache still holds the Workload
+//     admitted, Kueue would start it again. The first look that finds everything stopped marks
+//     the fence held; how long that took, and each step, is logged and reported, since
+//     LostAfter must cover it. The Events of the stops are written once it holds.
 //   - lowered: once a renewal succeeds again, the fencer reads its ManagedCluster from the hub
 //     (not a cache) and compares the epoch with the one it fenced under. Same epoch: the hub never
 //     declared the cluster lost, so everything stopped is resumed as it was. A raised epoch: the
