@@ -81,15 +81,19 @@ func StoppedOf(obj *unstructured.Unstructured) (s Stopped, ok bool, err error) {
 // condition that is True):
 // it has nothing left to stop, and its status must reach the hub before anything removes it.
 func Finished(obj *unstructured.Unstructured) bool {
+	return ConditionTrue(obj, "Complete", "Completed", "Failed", "Finished")
+}
+
+// ConditionTrue says whether obj's status has a condition of one of the types that is True.
+func ConditionTrue(obj *unstructured.Unstructured, types ...string) bool {
 	conds, _, _ := unstructured.NestedSlice(obj.Object, "status", "conditions")
 	for _, c := range conds {
 		m, ok := c.(map[string]any)
-		if !ok {
+		if !ok || m["status"] != "True" {
 			continue
 		}
-		switch m["type"] {
-		case "Complete", "Completed", "Failed", "Finished":
-			if m["status"] == "True" {
+		for _, t := range types {
+			if m["type"] == t {
 				return true
 			}
 		}

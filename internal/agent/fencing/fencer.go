@@ -177,10 +177,7 @@ func (f *Fencer) Step(ctx context.Context) (time.Duration, error) {
 		lk, err := f.stopAll(ctx, e)
 		e.Stopped += len(lk.stopped)
 		if e.Held.IsZero() {
-			e.spent.deactivate += lk.deactivate
-			e.spent.stop += lk.stop
-			e.spent.hurry += lk.hurry
-			e.spent.pods += lk.pods
+			e.spent.add(lk)
 			if err == nil && lk.waiting == 0 {
 				f.held(e, f.opts.Clock.Now())
 			}

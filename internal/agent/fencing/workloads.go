@@ -75,6 +75,14 @@ type look struct {
 	deactivate, stop, hurry time.Duration
 }
 
+// add sums another look's counts and step times into l.
+func (l *look) add(o look) {
+	l.pods += o.pods
+	l.deactivate += o.deactivate
+	l.stop += o.stop
+	l.hurry += o.hurry
+}
+
 // kueueGrace is how long after deactivating a Workload the fence leaves its running Job or JobSet
 // to Kueue, until Kueue has evicted the Workload. Suspended while Kueue still holds the Workload
 // admitted in its cache, Kueue would start the Job again (and it may create pods); once Kueue has
@@ -189,15 +197,7 @@ func (f *Fencer) stopAll(ctx context.Context, e *episode) (look, error) {
 }
 
 // evicted says whether Kueue has evicted the Workload obj (condition Evicted True).
-func evicted(obj *unstructured.Unstructured) bool {
-	conds, _, _ := unstructured.NestedSlice(obj.Object, "status", "conditions")
-	for _, c := range conds {
-		if m, ok := c.(map[string]any); ok && m["type"] == "Evicted" && m["status"] == "True" {
-			return true
-		}
-	}
-	return false
-}
+func evicted(obj *unstructured.Unstructured) bool { return fencing.ConditionTrue(obj, "Evicted") }
 
 // events records each stop beside its object, in parallel.
 func (f *Fencer) events(ctx context.Context, e *episode, stopped []fenced) {
