@@ -76,8 +76,7 @@ var (
 
 func newFleet(t *testing.T, works ...*workv1.ManifestWork) *fleet {
 	t.Helper()
-	mc := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "gpu-1",
-		Annotations: map[string]string{fencing.AnnotationTiming: fencing.Default.String(), fencing.AnnotationEpoch: "2"}}}
+	mc := gpu1()
 	b := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(mc.DeepCopy()).WithStatusSubresource(&clusterv1.ManagedCluster{})
 	for _, w := range works {
 		b = b.WithObjects(w)
@@ -96,13 +95,6 @@ func newFleet(t *testing.T, works ...*workv1.ManifestWork) *fleet {
 	finished := object("batch/v1", "Job", "mk-done", mk, nil, map[string]any{})
 	finished.Object["status"] = map[string]any{"conditions": []any{map[string]any{"type": "Complete", "status": "True"}}}
 	objs = append(objs, finished)
-	listKinds := map[schema.GroupVersionResource]string{}
-	for _, k := range fencing.Kinds {
-		listKinds[k.GroupVersionResource] = strings.TrimSuffix(strings.ToUpper(k.Resource[:1])+k.Resource[1:], "s") + "List"
-	}
-	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), listKinds, objs...)
-	clk := clocktesting.NewFakeClock(t0)
-	agent := &fakeAgent{renewed: t0, mc: mc}
 	// Pods of the fenced Job train (one asking a 2 s grace period), of the unfenced Job, and one
 	// that carries train's label but is not train's.
 	pod := func(name, job string, grace *int64, owned bool) *corev1.Pod {
@@ -112,6 +104,26 @@ func newFleet(t *testing.T, works ...*workv1.ManifestWork) *fleet {
 	// reference never crosses namespaces, so it cannot be train's.
 	kube := kubefake.NewClientset(pod("train-0", "train", nil, true), pod("train-1", "train", ptr.To[int64](2), true),
 		pod("other-0", "not-fenced", nil, true), pod("posing-0", "train", nil, false), jobPod("other", "posing-elsewhere", "train", nil, true))
+	return spokeFleet(t, hub, mc, objs, kube)
+}
+
+// gpu1 is the ManagedCluster of the tests' spoke, fenced with the default timing, at epoch 2.
+func gpu1() *clusterv1.ManagedCluster {
+	return &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "gpu-1",
+		Annotations: map[string]string{fencing.AnnotationTiming: fencing.Default.String(), fencing.AnnotationEpoch: "2"}}}
+}
+
+// spokeFleet is a fencer of the spoke holding objs (its fenced kinds, read through the dynamic
+// client) and kube's objects, with the hub of ManagedCluster mc, the agent's last renewal at t0.
+func spokeFleet(t *testing.T, hub client.Client, mc *clusterv1.ManagedCluster, objs []runtime.Object, kube *kubefake.Clientset) *fleet {
+	t.Helper()
+	listKinds := map[schema.GroupVersionResource]string{}
+	for _, k := range fencing.Kinds {
+		listKinds[k.GroupVersionResource] = strings.TrimSuffix(strings.ToUpper(k.Resource[:1])+k.Resource[1:], "s") + "List"
+	}
+	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), listKinds, objs...)
+	clk := clocktesting.NewFakeClock(t0)
+	agent := &fakeAgent{renewed: t0, mc: mc}
 	f := newFencer(Options{ClusterName: "gpu-1", Agent: agent, Hub: fakeHub{c: &registration.HubClients{Client: hub}},
 		Spoke: &rest.Config{}, Clock: clk, Log: testr.New(t)}, dyn, kube)
 	return &fleet{clk: clk, agent: agent, hub: hub, dyn: dyn, kube: kube, f: f}

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr/testr"
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -19,18 +18,14 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	dynamicfake "k8s.io/client-go/dynamic/fake"
 	kubefake "k8s.io/client-go/kubernetes/fake"
-	"k8s.io/client-go/rest"
 	clienttesting "k8s.io/client-go/testing"
-	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	"github.com/flotilla/flotilla/api/scheme"
-	"github.com/flotilla/flotilla/internal/agent/registration"
 	"github.com/flotilla/flotilla/internal/fencing"
 )
 
@@ -40,8 +35,7 @@ var workloads = schema.GroupVersionResource{Group: "kueue.x-k8s.io", Version: "v
 // one pod; the Workloads are controlled by their Jobs, as Kueue makes them, when owned.
 func newMultiKueueFleet(t *testing.T, n int, owned bool) *fleet {
 	t.Helper()
-	mc := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "gpu-1",
-		Annotations: map[string]string{fencing.AnnotationTiming: fencing.Default.String(), fencing.AnnotationEpoch: "2"}}}
+	mc := gpu1()
 	hub := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(mc.DeepCopy()).WithStatusSubresource(&clusterv1.ManagedCluster{}).Build()
 	mk := map[string]string{fencing.LabelMultiKueueOrigin: "flotilla"}
 	var objs, pods []runtime.Object
@@ -54,19 +48,10 @@ func newMultiKueueFleet(t *testing.T, n int, owned bool) *fleet {
 		objs = append(objs, object("batch/v1", "Job", name, mk, nil, map[string]any{}), wl)
 		pods = append(pods, jobPod("ml", name+"-0", name, nil, true))
 	}
-	listKinds := map[schema.GroupVersionResource]string{}
-	for _, k := range fencing.Kinds {
-		listKinds[k.GroupVersionResource] = strings.TrimSuffix(strings.ToUpper(k.Resource[:1])+k.Resource[1:], "s") + "List"
-	}
-	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), listKinds, objs...)
 	kube := kubefake.NewClientset(pods...)
 	// Events are only recorded: the fake's tracker is slow at creating hundreds of them.
 	kube.PrependReactor("create", "events", func(clienttesting.Action) (bool, runtime.Object, error) { return true, nil, nil })
-	clk := clocktesting.NewFakeClock(t0)
-	agent := &fakeAgent{renewed: t0, mc: mc}
-	f := newFencer(Options{ClusterName: "gpu-1", Agent: agent, Hub: fakeHub{c: &registration.HubClients{Client: hub}},
-		Spoke: &rest.Config{}, Clock: clk, Log: testr.New(t)}, dyn, kube)
-	return &fleet{clk: clk, agent: agent, hub: hub, dyn: dyn, kube: kube, f: f}
+	return spokeFleet(t, hub, mc, objs, kube)
 }
 
 // A fence over hundreds of jobs stops them all in one look: every Workload is deactivated before
