@@ -55,22 +55,7 @@ const (
 	qCheck     = "queue-bench-multikueue"
 	// qStaticCQ is phase (a)'s one hub ClusterQueue with static per-model quotas.
 	qStaticCQ = "bench-static"
-	// qSeed is the trace's seed: both phases replay the same trace.
-	qSeed = 1
-	// qMaxDuration caps a job's run time in the trace (seconds before compression), so that the
-	// replay's tail stays within minutes.
-	qMaxDuration = 1200
-	// qMinDuration is the shortest run time (seconds before compression).
-	qMinDuration = 40
 )
-
-// qWorkers is the fleet: three GPU workers shaped like the local fleet's (gpu-east, gpu-west,
-// edge-1), two nodes each. The worker names sort in MultiKueue's config order.
-var qWorkers = queuesim.Fleet{
-	{Name: "w1-h100", Model: queuesim.H100, Nodes: 2},
-	{Name: "w2-a100", Model: queuesim.A100, Nodes: 2},
-	{Name: "w3-t4", Model: queuesim.T4, Nodes: 2},
-}
 
 // qTeam is a team of the trace and its namespace on the hub and the workers.
 func qTeam(name string) string { return "team-" + name }
@@ -113,8 +98,7 @@ func BenchmarkFleetQueue(b *testing.B) {
 	n := envInt(b, queueJobsEnv, 80)
 	compress := float64(envInt(b, queueCompressEnv, 20))
 	pr := progress{start: time.Now()}
-	tc := queuesim.DefaultTrace(n, qSeed)
-	tc.MaxDuration, tc.MinDuration = qMaxDuration, qMinDuration
+	tc := qTrace(n, qSeed)
 	jobs, err := queuesim.Generate(qWorkers, tc)
 	if err != nil {
 		b.Fatal(err)

@@ -58,6 +58,7 @@ func BenchmarkQueueSim(b *testing.B) {
 		{"large", queuesim.LargeFleet(), queueSimJobs(b, queueSimLargeJobsEnv, 50_000), false},
 		{"large-all-at-once", queuesim.LargeFleet(), queueSimJobs(b, queueSimLargeJobsEnv, 50_000), true},
 	}
+	b.Run("bench-queue-fleet-seeds", benchQueueSimSeeds)
 	for _, fl := range fleets {
 		b.Run(fl.name, func(b *testing.B) {
 			c := queuesim.DefaultTrace(fl.jobs, queueSimSeed)

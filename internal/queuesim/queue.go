@@ -59,13 +59,17 @@ func (q *hubQueue) push(r *run) {
 // team holding the least quota per unit of weight, then the earliest submitted; without, the
 // earliest submitted over all teams. A head that does not fit lets the next pass
 // (BestEffortFIFO). quota is the hub's free quota per model; flavors the models in flavor order.
-func (q *hubQueue) admit(quota map[string]int, flavors []string, usage, weights []float64, fair bool, now float64, admitted func(*run)) {
+// With reserve above 0, the earliest head that has waited reserve seconds and does not fit its
+// model's quota keeps later jobs from that model (Options.Reserve); fits, when not nil, must
+// also hold for a head to be admitted (Options.NodeAware).
+func (q *hubQueue) admit(quota map[string]int, flavors []string, usage, weights []float64, fair bool, reserve float64, now float64, fits func(*run, string) bool, admitted func(*run)) {
 	if q.n == 0 {
 		return
 	}
 	for i := range q.blocked {
 		q.blocked[i] = false
 	}
+	reserved := q.starving(quota, reserve, now)
 	for {
 		best, bestModel := -1, ""
 		for i, b := range q.buckets {
@@ -73,6 +77,12 @@ func (q *hubQueue) admit(quota map[string]int, flavors []string, usage, weights 
 				continue
 			}
 			m := assign(quota, flavors, b.model, b.gpus)
+			if o := reserved[m]; o != nil && o.ID < b.jobs[b.head].ID {
+				m = ""
+			}
+			if m != "" && fits != nil && !fits(b.jobs[b.head], m) {
+				m = ""
+			}
 			if m == "" {
 				q.blocked[i] = true // the hub's quota only shrinks within a pass
 				continue
@@ -128,4 +138,27 @@ func assign(quota map[string]int, flavors []string, model string, gpus int) stri
 		}
 	}
 	return ""
+}
+
+// starving is, per model, the earliest-submitted head of a queue that asks for that model, has
+// waited at least reserve seconds and does not fit the model's free quota (Options.Reserve):
+// it holds the model's quota against later jobs. Nil when reserve is 0.
+func (q *hubQueue) starving(quota map[string]int, reserve, now float64) map[string]*run {
+	if reserve <= 0 {
+		return nil
+	}
+	out := map[string]*run{}
+	for _, b := range q.buckets {
+		if b.head == len(b.jobs) || b.model == "" {
+			continue
+		}
+		r := b.jobs[b.head]
+		if now-r.Submit < reserve || quota[b.model] >= b.gpus {
+			continue
+		}
+		if o := out[b.model]; o == nil || r.ID < o.ID {
+			out[b.model] = r
+		}
+	}
+	return out
 }

@@ -43,6 +43,18 @@ type Options struct {
 	FIFO bool
 	// SampleEvery is the period of the utilization series in simulated seconds (60 when 0).
 	SampleEvery float64
+	// Two variants of the hub's admission, neither built in the real hub (bench/README.md says
+	// what they measured):
+	//
+	// Reserve, when above 0, is a reservation for a starving job: a job with a model that has
+	// waited this many seconds for that model's quota keeps every later-submitted job from it
+	// until it is admitted (as a StrictFIFO queue per model, from then on), so that a gang as
+	// large as its model's worker is not passed for ever by small jobs.
+	Reserve float64
+	// NodeAware makes the hub admit a job only when some worker's nodes of its model hold all its
+	// pods at that moment (Flotilla only): quota is never held on the hub by a job that waits for
+	// nodes, and a smaller job that fits takes it instead.
+	NodeAware bool
 }
 
 // epoch is simulated time 0 as a wall time, for the figures' timestamps.
@@ -210,11 +222,19 @@ func (s *sim) schedule() {
 		clear(w.waiting[len(kept):])
 		w.waiting = kept
 	}
-	s.queue.admit(s.quota, s.flavors, s.usage, s.weights, s.o.Policy == Flotilla && !s.o.FIFO, s.now, func(r *run) {
+	nodeAware := s.o.NodeAware && s.o.Policy == Flotilla
+	var fits func(*run, string) bool
+	if nodeAware {
+		fits = s.nodesHold
+	}
+	s.queue.admit(s.quota, s.flavors, s.usage, s.weights, s.o.Policy == Flotilla && !s.o.FIFO, s.o.Reserve, s.now, fits, func(r *run) {
 		if s.o.Policy == Flotilla {
 			r.wl = workload(r)
 		}
 		s.dispatching = append(s.dispatching, r)
+		if nodeAware {
+			s.dispatchFlotilla() // at once: the next admission sees the nodes this job takes
+		}
 	})
 	if len(s.dispatching) == 0 {
 		return
@@ -224,6 +244,16 @@ func (s *sim) schedule() {
 	} else {
 		s.dispatchDefaults()
 	}
+}
+
+// nodesHold says whether the nodes of some worker of model hold r's pods now.
+func (s *sim) nodesHold(r *run, model string) bool {
+	for _, w := range s.workers {
+		if w.spec.Model.Name == model && w.fits(r.Pods, r.PerPod) {
+			return true
+		}
+	}
+	return false
 }
 
 // admitOn is a worker's Kueue admitting the job: it holds the worker's quota, and its pods start

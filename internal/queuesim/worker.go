@@ -111,3 +111,13 @@ func (w *worker) figures(now time.Time) *usagev1alpha1.ResourceUsage {
 	w.dirty = false
 	return w.usage
 }
+
+// fits says whether pods of per GPUs fit on the nodes now, changing nothing.
+func (w *worker) fits(pods, per int) bool {
+	nodes := w.place(pods, per)
+	if nodes == nil {
+		return false
+	}
+	w.release(nodes, per)
+	return true
+}
