@@ -39,6 +39,11 @@ type phaseResult struct {
 	jain        float64
 	fairSamples int
 	shares      map[string]float64
+	// jainIdeal is the same index of what weighted max-min fairness would give the teams over
+	// those seconds, from their demand (queuesim.FairShares of the GPUs per model of the jobs
+	// submitted and not finished); jainToIdeal Jain's index of each team's GPU-seconds over that
+	// fair allocation's (1: every team got its fair allocation).
+	jainIdeal, jainToIdeal float64
 	// misfits: jobs a worker admitted whose pods stayed unschedulable longer than misfitGrace;
 	// elsewhere: jobs with pods on a worker other than the one that admitted them.
 	misfits, elsewhere int
@@ -84,6 +89,7 @@ func measure(ph phase, r *recorder, teams []queuesim.Team, writes float64) *phas
 	}
 	// Per job: start (every pod running on its worker), finish, misfit.
 	starts := map[string]time.Time{}
+	finishes := map[string]time.Time{}
 	for key, j := range r.jobs {
 		var start, finish, created time.Time
 		running, unsched, other := 0, false, false
@@ -113,7 +119,7 @@ func measure(ph phase, r *recorder, teams []queuesim.Team, writes float64) *phas
 			continue
 		}
 		res.started++
-		starts[key] = start
+		starts[key], finishes[key] = start, finish
 		res.delay = append(res.delay, start.Sub(j.submit))
 		res.jct = append(res.jct, finish.Sub(j.submit))
 		if !j.reserved.IsZero() && !j.admitted.IsZero() {
@@ -156,6 +162,16 @@ func measure(ph phase, r *recorder, teams []queuesim.Team, writes float64) *phas
 		team[qTeam(tm.Name)] = tm.Name
 	}
 	acc := map[string]float64{}
+	capacity := map[string]float64{}
+	weights := make([]float64, len(teams))
+	index := map[string]int{}
+	for i, tm := range teams {
+		weights[i], index[tm.Name] = tm.Weight, i
+	}
+	for _, m := range qWorkers.Models() {
+		capacity[m.Name] = float64(qWorkers.GPUsOf(m.Name))
+	}
+	fair := make([]float64, len(teams))
 	for t := first; !t.After(end); t = t.Add(qSampleEvery) {
 		busy := map[string]int64{}
 		var all int64
@@ -170,11 +186,19 @@ func measure(ph phase, r *recorder, teams []queuesim.Team, writes float64) *phas
 			continue
 		}
 		waiting := map[string]bool{}
+		demand := make([]map[string]float64, len(teams))
+		for i := range demand {
+			demand[i] = map[string]float64{}
+		}
 		for key, j := range r.jobs {
-			if !j.submit.After(t) {
-				if s, ok := starts[key]; !ok || s.After(t) {
-					waiting[j.trace.Team] = true
-				}
+			if j.submit.After(t) {
+				continue
+			}
+			if s, ok := starts[key]; !ok || s.After(t) {
+				waiting[j.trace.Team] = true
+			}
+			if f, ok := finishes[key]; !ok || f.After(t) {
+				demand[index[j.trace.Team]][j.trace.Model] += float64(j.trace.GPUs())
 			}
 		}
 		if len(waiting) < len(teams) {
@@ -184,8 +208,19 @@ func measure(ph phase, r *recorder, teams []queuesim.Team, writes float64) *phas
 		for tm, g := range busy {
 			acc[tm] += float64(g)
 		}
+		for i, a := range queuesim.FairShares(capacity, demand, weights) {
+			fair[i] += a
+		}
 	}
 	res.jain = jainOverWeights(acc, teams, res.shares)
+	res.jainIdeal, _ = queuesim.Jain(teams, fair)
+	ratios := make([]float64, len(teams))
+	for i, tm := range teams {
+		if fair[i] > 0 {
+			ratios[i] = acc[tm.Name] / fair[i]
+		}
+	}
+	res.jainToIdeal = queuesim.JainOf(ratios)
 	return res
 }
 
@@ -243,12 +278,18 @@ func queueTable(rs []*phaseResult, jobs []queuesim.Job, compress float64) string
 	row("Jain's index, share/weight, while all teams wait", func(r *phaseResult) string {
 		return fmt.Sprintf("%.3f (%d s; a %.2f b %.2f c %.2f)", r.jain, r.fairSamples, r.shares["a"], r.shares["b"], r.shares["c"])
 	})
+	row("the same index of the fair allocation of this phase's demand (weighted max-min per model)", func(r *phaseResult) string {
+		return fmt.Sprintf("%.3f", r.jainIdeal)
+	})
+	row("Jain's index, share/fair allocation, same seconds", func(r *phaseResult) string { return fmt.Sprintf("%.3f", r.jainToIdeal) })
 	row("worker-admitted jobs whose pods stayed unschedulable > 5 s", func(r *phaseResult) string { return fmt.Sprint(r.misfits) })
 	row("jobs with pods on a second worker", func(r *phaseResult) string { return fmt.Sprint(r.elsewhere) })
 	row("jobs evicted on the hub (evictions by reason)", func(r *phaseResult) string { return fmt.Sprintf("%d %v", r.evicted, r.evictions) })
 	row("API writes per job (hub + workers)", func(r *phaseResult) string { return fmt.Sprintf("%.0f", r.writes/float64(r.jobs)) })
 	row("jobs/s, first submission to last admission on a worker", func(r *phaseResult) string { return fmt.Sprintf("%.2f", r.admitRate) })
-	fmt.Fprintf(&sb, "\n%s\n", traceSummary(jobs, compress))
+	bd := queuesim.Bound(qWorkers, jobs)
+	fmt.Fprintf(&sb, "\n%s\n\nNo policy does better on this trace and fleet than: utilization %.1f%%, makespan %.1f s, mean JCT %.1f s (queuesim.Bound, replayed seconds; the control plane's own time not counted).\n",
+		traceSummary(jobs, compress), 100*bd.Utilization, bd.Makespan/compress, bd.MeanCompletion/compress)
 	return sb.String()
 }
 
@@ -291,6 +332,7 @@ func (r *phaseResult) report(b *testing.B) {
 	b.ReportMetric(meanDuration(r.jct).Seconds(), tag+"-jct-mean-s")
 	if !math.IsNaN(r.jain) {
 		b.ReportMetric(r.jain, tag+"-jain")
+		b.ReportMetric(r.jainToIdeal, tag+"-jain-to-fair")
 	}
 	b.ReportMetric(float64(r.misfits), tag+"-misfits")
 	b.ReportMetric(float64(r.evicted), tag+"-evicted")

@@ -31,6 +31,13 @@ type Result struct {
 	Fairness        float64
 	FairnessSamples int
 	Teams           []TeamShare
+	// FairnessIdeal is the same index of the GPU-seconds FairShares gives the teams over the same
+	// samples, from the demand this run had: what a perfectly fair scheduler that leaves no GPU
+	// idle would score on it. A team that asks little scores below its weight there too.
+	FairnessIdeal float64
+	// FairnessToIdeal is Jain's index of each team's GPU-seconds over its FairShares GPU-seconds
+	// in the window: 1 when every team got what weighted max-min fairness gives it.
+	FairnessToIdeal float64
 	// Misfits is the jobs a worker admitted whose pods could not all start on its nodes then;
 	// MisfitWait their time from the worker's admission to their start, and
 	// MisfitIdleGPUSeconds the worker quota they held meanwhile.
@@ -127,6 +134,14 @@ func (s *sim) result(runs []*run, wall time.Duration) *Result {
 		res.MeanCompletion = completion / float64(len(runs))
 	}
 	res.Fairness, res.Teams = Jain(s.o.Teams, s.window)
+	res.FairnessIdeal, _ = Jain(s.o.Teams, s.fairWindow)
+	ratios := make([]float64, len(s.window))
+	for i := range s.window {
+		if s.fairWindow[i] > 0 {
+			ratios[i] = s.window[i] / s.fairWindow[i]
+		}
+	}
+	res.FairnessToIdeal = JainOf(ratios)
 	res.FairnessSamples = s.windowSamples
 	ds := make([]float64, len(s.decisions))
 	var total time.Duration
@@ -170,18 +185,29 @@ func Jain(teams []Team, gpuSeconds []float64) (float64, []TeamShare) {
 		weights += t.Weight
 	}
 	out := make([]TeamShare, len(teams))
-	var sum, sq float64
 	for i, t := range teams {
 		out[i] = TeamShare{Team: t.Name, Weight: t.Weight, Fair: t.Weight / weights}
 		if total > 0 {
 			out[i].Share = gpuSeconds[i] / total
 		}
-		x := gpuSeconds[i] / t.Weight
+	}
+	xs := make([]float64, len(teams))
+	for i, t := range teams {
+		xs[i] = gpuSeconds[i] / t.Weight
+	}
+	return JainOf(xs), out
+}
+
+// JainOf is Jain's fairness index of xs, (sum x)^2 / (n sum x^2): 1 when all are equal, 1/n
+// when one holds everything; 0 when all are 0.
+func JainOf(xs []float64) float64 {
+	var sum, sq float64
+	for _, x := range xs {
 		sum += x
 		sq += x * x
 	}
 	if sq == 0 {
-		return 0, out
+		return 0
 	}
-	return sum * sum / (float64(len(teams)) * sq), out
+	return sum * sum / (float64(len(xs)) * sq)
 }

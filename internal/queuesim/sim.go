@@ -83,10 +83,15 @@ type sim struct {
 	nextSample     float64
 	series         []Sample
 	window         []float64 // per team: GPU-seconds over the samples when every team was backlogged
-	windowSamples  int
-	lastSubmit     float64 // the fairness window ends with the arrivals
-	decisions      []time.Duration
-	peakWaiting    int
+	// demand is per team the GPUs per model ("" for any) of its jobs submitted and not finished;
+	// fairWindow the GPU-seconds FairShares of it gives each team over the window's samples.
+	demand        []map[string]float64
+	capacity      map[string]float64
+	fairWindow    []float64
+	windowSamples int
+	lastSubmit    float64 // the fairness window ends with the arrivals
+	decisions     []time.Duration
+	peakWaiting   int
 }
 
 // Run replays the jobs (sorted by Submit) on the fleet under the options' policy until every
@@ -153,6 +158,7 @@ func Run(f Fleet, jobs []Job, o Options) (*Result, error) {
 			r := runs[next]
 			s.queue.push(r)
 			s.backlog[r.team]++
+			s.demand[r.team][r.Model] += float64(r.GPUs())
 			next++
 		}
 		s.schedule()
@@ -188,15 +194,18 @@ func checkJob(f Fleet, j Job) error {
 func newSim(f Fleet, o Options) *sim {
 	s := &sim{o: o, fleet: f, byName: map[string]*worker{}, quota: map[string]int{},
 		usage: make([]float64, len(o.Teams)), weights: make([]float64, len(o.Teams)),
-		teamBusy: make([]int, len(o.Teams)), backlog: make([]int, len(o.Teams)), window: make([]float64, len(o.Teams))}
+		teamBusy: make([]int, len(o.Teams)), backlog: make([]int, len(o.Teams)), window: make([]float64, len(o.Teams)),
+		demand: make([]map[string]float64, len(o.Teams)), capacity: map[string]float64{}, fairWindow: make([]float64, len(o.Teams))}
 	for i, t := range o.Teams {
 		s.weights[i] = t.Weight
+		s.demand[i] = map[string]float64{}
 	}
 	for _, ws := range f {
 		w := newWorker(ws)
 		s.workers = append(s.workers, w)
 		s.byName[ws.Name] = w
 		s.quota[ws.Model.Name] += ws.GPUs()
+		s.capacity[ws.Model.Name] += float64(ws.GPUs())
 	}
 	for _, m := range f.Models() {
 		s.flavors = append(s.flavors, m.Name)
@@ -285,6 +294,7 @@ func (s *sim) end(r *run) {
 	s.usage[r.team] -= float64(g)
 	s.busy -= g
 	s.teamBusy[r.team] -= g
+	s.demand[r.team][r.Model] -= float64(g)
 	s.done++
 }
 
@@ -311,6 +321,9 @@ func (s *sim) sample(t float64) {
 	s.windowSamples++
 	for i, b := range s.teamBusy {
 		s.window[i] += float64(b) * s.o.SampleEvery
+	}
+	for i, a := range FairShares(s.capacity, s.demand, s.weights) {
+		s.fairWindow[i] += a * s.o.SampleEvery
 	}
 }
 
