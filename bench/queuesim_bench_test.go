@@ -86,6 +86,9 @@ func BenchmarkQueueSim(b *testing.B) {
 			}
 			fmt.Printf("\n### %s fleet: %d workers, %d GPUs, %d jobs (seed %d), %s\n\n", fl.name, len(fl.fleet), fl.fleet.GPUs(), len(jobs), queueSimSeed, time.Now().UTC().Format("2006-01-02"))
 			fmt.Print(queueSimTable(results))
+			bd := queuesim.Bound(fl.fleet, jobs)
+			fmt.Printf("\nNo policy does better on this trace and fleet than: utilization %.1f%%, makespan %.2f h, mean JCT %s (queuesim.Bound).\n",
+				100*bd.Utilization, bd.Makespan/3600, (time.Duration(bd.MeanCompletion) * time.Second).String())
 			base := filepath.Join(out, "queuesim-"+fl.name)
 			if err := os.WriteFile(base+".csv", []byte(queueSimCSV(results)), 0o644); err != nil {
 				b.Fatal(err)
@@ -149,6 +152,18 @@ func queueSimTable(rs []*queuesim.Result) string {
 			return "n/a (no window)"
 		}
 		return fmt.Sprintf("%.3f (%d)", r.Fairness, r.FairnessSamples)
+	})
+	row("the same index of the fair allocation of the run's demand (weighted max-min per model)", func(r *queuesim.Result) string {
+		if r.FairnessSamples == 0 {
+			return "n/a"
+		}
+		return fmt.Sprintf("%.3f", r.FairnessIdeal)
+	})
+	row("Jain's index, share/fair allocation", func(r *queuesim.Result) string {
+		if r.FairnessSamples == 0 {
+			return "n/a"
+		}
+		return fmt.Sprintf("%.3f", r.FairnessToIdeal)
 	})
 	row("GPU-seconds share a:b:c in the window (fair 50:25:25)", func(r *queuesim.Result) string {
 		if r.FairnessSamples == 0 {

@@ -48,8 +48,8 @@ func TestHurryFollowsAJobSetToItsPods(t *testing.T) {
 		jobPod("ml", "train-workers-0-0", "train-workers-0", nil, true),
 		childJob("other", "train-elsewhere", uid), // names the UID from another namespace
 		jobPod("other", "train-elsewhere-0", "train-elsewhere", nil, true),
-		childJob("ml", "train-labelled", ""), // carries the label only
-		jobPod("ml", "train-labelled-0", "train-labelled", nil, true),
+		childJob("ml", "train-labeled", ""), // carries the label only
+		jobPod("ml", "train-labeled-0", "train-labeled", nil, true),
 	}
 	mc := gpu1()
 	hub := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(mc.DeepCopy()).Build()
@@ -81,7 +81,7 @@ func TestHurryFollowsAJobSetToItsPods(t *testing.T) {
 		names = append(names, p.Namespace+"/"+p.Name)
 	}
 	sort.Strings(names)
-	if diff := cmp.Diff([]string{"ml/train-labelled-0", "other/train-elsewhere-0"}, names); diff != "" {
+	if diff := cmp.Diff([]string{"ml/train-labeled-0", "other/train-elsewhere-0"}, names); diff != "" {
 		t.Errorf("pods left (-want +got):\n%s", diff)
 	}
 }
