@@ -16,6 +16,14 @@
 //     simulated nodes as the resource-usage add-on builds it. A job that fits no worker waits on
 //     the hub.
 //
+// Two variants of the hub's admission can be switched on to compare (Options.NodeAware: admit
+// only what some worker's nodes hold now; Options.Reserve: a starving job holds its model's
+// quota against later jobs); neither is built in the real hub.
+//
+// Two references put a run in proportion: Bound, what no policy can beat on a trace and fleet
+// (makespan, utilization, mean JCT), and FairShares, the GPUs weighted max-min fairness gives
+// each team from its demand, against which Result.FairnessToIdeal measures a run's shares.
+//
 // Everything is deterministic from the trace's seed: time is simulated by an event loop (no
 // clock, no goroutines). Only the decision latencies are wall-clock measurements.
 package queuesim
