@@ -162,14 +162,11 @@ func measure(ph phase, r *recorder, teams []queuesim.Team, writes float64) *phas
 		team[qTeam(tm.Name)] = tm.Name
 	}
 	acc := map[string]float64{}
-	capacity := map[string]float64{}
+	capacity := qWorkers.Capacity()
 	weights := make([]float64, len(teams))
 	index := map[string]int{}
 	for i, tm := range teams {
 		weights[i], index[tm.Name] = tm.Weight, i
-	}
-	for _, m := range qWorkers.Models() {
-		capacity[m.Name] = float64(qWorkers.GPUsOf(m.Name))
 	}
 	fair := make([]float64, len(teams))
 	for t := first; !t.After(end); t = t.Add(qSampleEvery) {
@@ -214,13 +211,11 @@ func measure(ph phase, r *recorder, teams []queuesim.Team, writes float64) *phas
 	}
 	res.jain = jainOverWeights(acc, teams, res.shares)
 	res.jainIdeal, _ = queuesim.Jain(teams, fair)
-	ratios := make([]float64, len(teams))
+	got := make([]float64, len(teams))
 	for i, tm := range teams {
-		if fair[i] > 0 {
-			ratios[i] = acc[tm.Name] / fair[i]
-		}
+		got[i] = acc[tm.Name]
 	}
-	res.jainToIdeal = queuesim.JainOf(ratios)
+	res.jainToIdeal = queuesim.JainToFair(got, fair)
 	return res
 }
 

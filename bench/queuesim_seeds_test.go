@@ -30,9 +30,8 @@ var queueSimSeedVariants = []queueSimVariant{
 // bench-queue replays them), so that they compare with bench-queue's table.
 func benchQueueSimSeeds(b *testing.B) {
 	const compress = 20
-	type sums struct{ util, makespan, p99, jct, jain, ideal, toIdeal, misfits float64 }
-	got := make([]sums, len(queueSimSeedVariants))
-	var bound sums
+	got := make([]seedFigures, len(queueSimSeedVariants))
+	var bound seedFigures
 	var seed1 []string
 	for seed := uint64(1); seed <= queueSimSeeds; seed++ {
 		tc := qTrace(80, seed)
@@ -41,11 +40,10 @@ func benchQueueSimSeeds(b *testing.B) {
 			b.Fatal(err)
 		}
 		bd := queuesim.Bound(qWorkers, jobs)
-		bound.util += bd.Utilization / queueSimSeeds
-		bound.makespan += bd.Makespan / compress / queueSimSeeds
-		bound.jct += bd.MeanCompletion / compress / queueSimSeeds
+		bs := seedFigures{util: bd.Utilization, makespan: bd.Makespan / compress, jct: bd.MeanCompletion / compress}
+		bound.add(bs)
 		if seed == qSeed {
-			seed1 = append(seed1, fmt.Sprintf("| bound (no policy does better) | ≤ %.1f%% | ≥ %.1f s | ≥ 0 | ≥ %.1f s | | | | |", 100*bd.Utilization, bd.Makespan/compress, bd.MeanCompletion/compress))
+			seed1 = append(seed1, bs.boundRow())
 		}
 		for i, v := range queueSimSeedVariants {
 			o := v.o
@@ -54,30 +52,45 @@ func benchQueueSimSeeds(b *testing.B) {
 			if err != nil {
 				b.Fatalf("seed %d, %s: %v", seed, v.name, err)
 			}
-			s := sums{res.Utilization, res.Makespan / compress, res.QueueDelay.P99 / compress, res.MeanCompletion / compress, res.Fairness, res.FairnessIdeal, res.FairnessToIdeal, float64(res.Misfits)}
-			got[i].util += s.util / queueSimSeeds
-			got[i].makespan += s.makespan / queueSimSeeds
-			got[i].p99 += s.p99 / queueSimSeeds
-			got[i].jct += s.jct / queueSimSeeds
-			got[i].jain += s.jain / queueSimSeeds
-			got[i].ideal += s.ideal / queueSimSeeds
-			got[i].toIdeal += s.toIdeal / queueSimSeeds
-			got[i].misfits += s.misfits / queueSimSeeds
+			s := seedFigures{res.Utilization, res.Makespan / compress, res.QueueDelay.P99 / compress, res.MeanCompletion / compress,
+				res.Fairness, res.FairnessIdeal, res.FairnessToIdeal, float64(res.Misfits)}
+			got[i].add(s)
 			if seed == qSeed {
-				seed1 = append(seed1, fmt.Sprintf("| %s | %.1f%% | %.1f s | %.1f s | %.1f s | %.3f | %.3f | %.3f | %.0f |", v.name, 100*s.util, s.makespan, s.p99, s.jct, s.jain, s.ideal, s.toIdeal, s.misfits))
+				seed1 = append(seed1, s.row(v.name, "%.0f"))
 			}
 		}
 	}
 	head := "| variant | GPU utilization | makespan | queueing delay p99 (n=80: the maximum) | mean JCT | Jain's index, share/weight | the same of the fair allocation of this run's demand | Jain's index, share/fair allocation | misfits |\n|---|---|---|---|---|---|---|---|---|\n"
 	fmt.Printf("\n### bench-queue's fleet (%d workers, %d GPUs), 80 jobs, seeds 1-%d: means over the seeds, replayed seconds, %s\n\n", len(qWorkers), qWorkers.GPUs(), queueSimSeeds, time.Now().UTC().Format("2006-01-02"))
 	fmt.Print(head)
-	fmt.Printf("| bound (no policy does better) | ≤ %.1f%% | ≥ %.1f s | ≥ 0 | ≥ %.1f s | | | | |\n", 100*bound.util, bound.makespan, bound.jct)
+	fmt.Println(bound.boundRow())
 	for i, v := range queueSimSeedVariants {
-		g := got[i]
-		fmt.Printf("| %s | %.1f%% | %.1f s | %.1f s | %.1f s | %.3f | %.3f | %.3f | %.1f |\n", v.name, 100*g.util, g.makespan, g.p99, g.jct, g.jain, g.ideal, g.toIdeal, g.misfits)
+		fmt.Println(got[i].row(v.name, "%.1f"))
 	}
 	fmt.Printf("\nseed %d alone (the trace make bench-queue replays):\n\n%s%s\n", qSeed, head, strings.Join(seed1, "\n"))
 	b.ReportMetric(100*got[0].util, "a-utilization-%")
 	b.ReportMetric(100*got[2].util, "b-utilization-%")
 	b.ReportMetric(100*bound.util, "bound-utilization-%")
+}
+
+// seedFigures are one run's figures of the seeds comparison (times in replayed seconds), or
+// their means over the seeds.
+type seedFigures struct{ util, makespan, p99, jct, jain, ideal, toIdeal, misfits float64 }
+
+// add adds one seed's figures to the means.
+func (m *seedFigures) add(s seedFigures) {
+	const n = queueSimSeeds
+	m.util, m.makespan, m.p99, m.jct = m.util+s.util/n, m.makespan+s.makespan/n, m.p99+s.p99/n, m.jct+s.jct/n
+	m.jain, m.ideal, m.toIdeal, m.misfits = m.jain+s.jain/n, m.ideal+s.ideal/n, m.toIdeal+s.toIdeal/n, m.misfits+s.misfits/n
+}
+
+// row is the table's row of a variant; misfits are printed with misfitFormat.
+func (m seedFigures) row(name, misfitFormat string) string {
+	return fmt.Sprintf("| %s | %.1f%% | %.1f s | %.1f s | %.1f s | %.3f | %.3f | %.3f | "+misfitFormat+" |",
+		name, 100*m.util, m.makespan, m.p99, m.jct, m.jain, m.ideal, m.toIdeal, m.misfits)
+}
+
+// boundRow is the table's row of queuesim.Bound's figures.
+func (m seedFigures) boundRow() string {
+	return fmt.Sprintf("| bound (no policy does better) | ≤ %.1f%% | ≥ %.1f s | ≥ 0 | ≥ %.1f s | | | | |", 100*m.util, m.makespan, m.jct)
 }

@@ -71,6 +71,15 @@ func (f Fleet) Models() []Model {
 	return out
 }
 
+// Capacity is the fleet's GPUs per model.
+func (f Fleet) Capacity() map[string]float64 {
+	out := map[string]float64{}
+	for _, w := range f {
+		out[w.Model.Name] += float64(w.GPUs())
+	}
+	return out
+}
+
 // GPUsOf is the fleet's GPUs of the model.
 func (f Fleet) GPUsOf(model string) int {
 	n := 0

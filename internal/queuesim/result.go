@@ -135,13 +135,7 @@ func (s *sim) result(runs []*run, wall time.Duration) *Result {
 	}
 	res.Fairness, res.Teams = Jain(s.o.Teams, s.window)
 	res.FairnessIdeal, _ = Jain(s.o.Teams, s.fairWindow)
-	ratios := make([]float64, len(s.window))
-	for i := range s.window {
-		if s.fairWindow[i] > 0 {
-			ratios[i] = s.window[i] / s.fairWindow[i]
-		}
-	}
-	res.FairnessToIdeal = JainOf(ratios)
+	res.FairnessToIdeal = JainToFair(s.window, s.fairWindow)
 	res.FairnessSamples = s.windowSamples
 	ds := make([]float64, len(s.decisions))
 	var total time.Duration
@@ -185,17 +179,27 @@ func Jain(teams []Team, gpuSeconds []float64) (float64, []TeamShare) {
 		weights += t.Weight
 	}
 	out := make([]TeamShare, len(teams))
+	xs := make([]float64, len(teams))
 	for i, t := range teams {
 		out[i] = TeamShare{Team: t.Name, Weight: t.Weight, Fair: t.Weight / weights}
 		if total > 0 {
 			out[i].Share = gpuSeconds[i] / total
 		}
-	}
-	xs := make([]float64, len(teams))
-	for i, t := range teams {
 		xs[i] = gpuSeconds[i] / t.Weight
 	}
 	return JainOf(xs), out
+}
+
+// JainToFair is Jain's index of each team's GPU-seconds over the GPU-seconds FairShares gave it
+// (a team given none counts 0): 1 when every team got exactly its fair allocation.
+func JainToFair(gpuSeconds, fair []float64) float64 {
+	ratios := make([]float64, len(gpuSeconds))
+	for i := range gpuSeconds {
+		if fair[i] > 0 {
+			ratios[i] = gpuSeconds[i] / fair[i]
+		}
+	}
+	return JainOf(ratios)
 }
 
 // JainOf is Jain's fairness index of xs, (sum x)^2 / (n sum x^2): 1 when all are equal, 1/n

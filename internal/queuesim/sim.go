@@ -195,7 +195,7 @@ func newSim(f Fleet, o Options) *sim {
 	s := &sim{o: o, fleet: f, byName: map[string]*worker{}, quota: map[string]int{},
 		usage: make([]float64, len(o.Teams)), weights: make([]float64, len(o.Teams)),
 		teamBusy: make([]int, len(o.Teams)), backlog: make([]int, len(o.Teams)), window: make([]float64, len(o.Teams)),
-		demand: make([]map[string]float64, len(o.Teams)), capacity: map[string]float64{}, fairWindow: make([]float64, len(o.Teams))}
+		demand: make([]map[string]float64, len(o.Teams)), capacity: f.Capacity(), fairWindow: make([]float64, len(o.Teams))}
 	for i, t := range o.Teams {
 		s.weights[i] = t.Weight
 		s.demand[i] = map[string]float64{}
@@ -205,7 +205,6 @@ func newSim(f Fleet, o Options) *sim {
 		s.workers = append(s.workers, w)
 		s.byName[ws.Name] = w
 		s.quota[ws.Model.Name] += ws.GPUs()
-		s.capacity[ws.Model.Name] += float64(ws.GPUs())
 	}
 	for _, m := range f.Models() {
 		s.flavors = append(s.flavors, m.Name)

@@ -112,8 +112,11 @@ func (w *worker) figures(now time.Time) *usagev1alpha1.ResourceUsage {
 	return w.usage
 }
 
-// fits says whether pods of per GPUs fit on the nodes now, changing nothing.
+// fits says whether pods of per GPUs fit on the nodes now, changing nothing: not even the
+// figures' dirty mark, so that asking does not make figures rebuild them.
 func (w *worker) fits(pods, per int) bool {
+	dirty := w.dirty
+	defer func() { w.dirty = dirty }()
 	nodes := w.place(pods, per)
 	if nodes == nil {
 		return false
