@@ -2,6 +2,8 @@ package fencing
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"sort"
 	"testing"
 
@@ -61,12 +63,7 @@ func TestHurryFollowsAJobSetToItsPods(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var deleted []string
-	for name := range graces {
-		deleted = append(deleted, name)
-	}
-	sort.Strings(deleted)
-	if diff := cmp.Diff([]string{"train-workers-0-0"}, deleted); diff != "" {
+	if diff := cmp.Diff([]string{"train-workers-0-0"}, slices.Sorted(maps.Keys(graces))); diff != "" {
 		t.Errorf("pods deleted (-want +got):\n%s", diff)
 	}
 	if n != 1 || !e.hurried[uid] {
