@@ -22,7 +22,7 @@ import (
 
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
-	"github.com/flotilla/flotilla/internal/localk8s"
+	"github.com/flotilla/flotilla/internal/local/localk8s"
 )
 
 const (

@@ -13,7 +13,7 @@ import (
 
 	"github.com/flotilla/flotilla/api/scheme"
 	"github.com/flotilla/flotilla/internal/install"
-	"github.com/flotilla/flotilla/internal/localk8s"
+	"github.com/flotilla/flotilla/internal/local/localk8s"
 )
 
 // hubAPIServer is a bare kube-apiserver on an etcd of its own with Flotilla's CRDs installed: the

@@ -18,7 +18,7 @@ import (
 
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/flotilla/flotilla/internal/localk8s"
+	"github.com/flotilla/flotilla/internal/local/localk8s"
 )
 
 // poll calls cond every 100 ms until it reports true or fails.

@@ -24,8 +24,8 @@ import (
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
-	"github.com/flotilla/flotilla/internal/clusteridentity"
-	"github.com/flotilla/flotilla/internal/localk8s"
+	"github.com/flotilla/flotilla/internal/contract/clusteridentity"
+	"github.com/flotilla/flotilla/internal/local/localk8s"
 )
 
 // Parameters of BenchmarkHubAtScale.

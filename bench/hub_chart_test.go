@@ -17,8 +17,8 @@ import (
 
 	"github.com/flotilla/flotilla/charts"
 	"github.com/flotilla/flotilla/internal/install"
-	"github.com/flotilla/flotilla/internal/localk8s"
-	"github.com/flotilla/flotilla/internal/procruntime"
+	"github.com/flotilla/flotilla/internal/local/localk8s"
+	"github.com/flotilla/flotilla/internal/local/procruntime"
 )
 
 // hubFromChartEnv, when set, makes the placement benchmark run the hub as the hub chart's

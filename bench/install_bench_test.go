@@ -15,7 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/flotilla/flotilla/internal/localk8s"
+	"github.com/flotilla/flotilla/internal/local/localk8s"
 )
 
 // installWait bounds each step of BenchmarkInstall.

@@ -27,8 +27,8 @@ import (
 	"github.com/flotilla/flotilla/internal/cli"
 	"github.com/flotilla/flotilla/internal/cli/streams"
 	"github.com/flotilla/flotilla/internal/hub/registration"
-	"github.com/flotilla/flotilla/internal/localk8s"
-	"github.com/flotilla/flotilla/internal/procruntime"
+	"github.com/flotilla/flotilla/internal/local/localk8s"
+	"github.com/flotilla/flotilla/internal/local/procruntime"
 )
 
 // flotillaImage is the repository the charts name; the runtime nodes run the built binary for it.

@@ -9,8 +9,8 @@ import (
 
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/flotilla/flotilla/internal/fleet"
-	"github.com/flotilla/flotilla/internal/localk8s"
+	"github.com/flotilla/flotilla/internal/local/fleet"
+	"github.com/flotilla/flotilla/internal/local/localk8s"
 )
 
 // settle is how long components run after start-up before their memory is read: informers fill

@@ -21,7 +21,7 @@ import (
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
-	"github.com/flotilla/flotilla/internal/mcpserver"
+	"github.com/flotilla/flotilla/internal/hub/mcpserver"
 )
 
 const (
@@ -31,7 +31,7 @@ const (
 
 // BenchmarkMCPReadTools measures each read tool of `flotilla mcp` against a hub holding N
 // ManagedClusters (FLOTILLA_BENCH_MCP_CLUSTERS, default 1,000; a quarter with 8 H100s claimed):
-// the server (internal/mcpserver) runs in this process with an administrator's client, the SDK's
+// the server (internal/hub/mcpserver) runs in this process with an administrator's client, the SDK's
 // client calls it over the SDK's in-memory transport, and each tool is called mcpCalls times after
 // one warm-up call. It reports each tool's p50 and p99 (of mcpCalls samples). `make bench-mcp`.
 func BenchmarkMCPReadTools(b *testing.B) {

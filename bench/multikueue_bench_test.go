@@ -34,11 +34,11 @@ import (
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
 	"github.com/flotilla/flotilla/api/scheme"
 	"github.com/flotilla/flotilla/internal/agent/builtin/kueuequeues"
-	"github.com/flotilla/flotilla/internal/devfleet"
-	"github.com/flotilla/flotilla/internal/fleet"
 	"github.com/flotilla/flotilla/internal/hub/kueue"
-	"github.com/flotilla/flotilla/internal/kueuesetup"
-	"github.com/flotilla/flotilla/internal/localk8s"
+	"github.com/flotilla/flotilla/internal/local/devfleet"
+	"github.com/flotilla/flotilla/internal/local/fleet"
+	"github.com/flotilla/flotilla/internal/local/kueuesetup"
+	"github.com/flotilla/flotilla/internal/local/localk8s"
 )
 
 // multiKueueJobsEnv overrides how many jobs the MultiKueue benchmark submits (default 1,000).

@@ -20,7 +20,7 @@ import (
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
-	"github.com/flotilla/flotilla/internal/localk8s"
+	"github.com/flotilla/flotilla/internal/local/localk8s"
 	"github.com/go-logr/logr"
 )
 

@@ -29,13 +29,13 @@ import (
 	"github.com/flotilla/flotilla/api/scheme"
 	"github.com/flotilla/flotilla/internal/agent/builtin/kueuequeues"
 	"github.com/flotilla/flotilla/internal/agent/builtin/resourceusage"
-	"github.com/flotilla/flotilla/internal/devfleet"
-	"github.com/flotilla/flotilla/internal/fleet"
+	"github.com/flotilla/flotilla/internal/core/queuesim"
 	"github.com/flotilla/flotilla/internal/hub/fleetqueue"
 	"github.com/flotilla/flotilla/internal/hub/kueue"
-	"github.com/flotilla/flotilla/internal/kueuesetup"
-	"github.com/flotilla/flotilla/internal/localk8s"
-	"github.com/flotilla/flotilla/internal/queuesim"
+	"github.com/flotilla/flotilla/internal/local/devfleet"
+	"github.com/flotilla/flotilla/internal/local/fleet"
+	"github.com/flotilla/flotilla/internal/local/kueuesetup"
+	"github.com/flotilla/flotilla/internal/local/localk8s"
 )
 
 // Environment variables of BenchmarkFleetQueue.
@@ -80,7 +80,7 @@ type qFleet struct {
 	hubArgs  []string
 }
 
-// BenchmarkFleetQueue replays one small, time-compressed trace of internal/queuesim's generator
+// BenchmarkFleetQueue replays one small, time-compressed trace of internal/core/queuesim's generator
 // on a local fleet (hub and three GPU workers, Kueue on each) twice, one phase after the other:
 //
 //   - (a) MultiKueue's defaults: the hub's Kueue with the AllAtOnce dispatcher and no fair

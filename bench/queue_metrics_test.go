@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/flotilla/flotilla/internal/queuesim"
+	"github.com/flotilla/flotilla/internal/core/queuesim"
 )
 
 // misfitGrace is how long a worker-admitted job's pods may stay unschedulable before the job

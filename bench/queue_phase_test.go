@@ -25,12 +25,12 @@ import (
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	queuev1alpha1 "github.com/flotilla/flotilla/api/queue/v1alpha1"
-	"github.com/flotilla/flotilla/internal/devfleet"
+	"github.com/flotilla/flotilla/internal/core/queuesim"
 	"github.com/flotilla/flotilla/internal/hub/fleetqueue"
 	"github.com/flotilla/flotilla/internal/hub/kueue"
-	"github.com/flotilla/flotilla/internal/kueuesetup"
-	"github.com/flotilla/flotilla/internal/localk8s"
-	"github.com/flotilla/flotilla/internal/queuesim"
+	"github.com/flotilla/flotilla/internal/local/devfleet"
+	"github.com/flotilla/flotilla/internal/local/kueuesetup"
+	"github.com/flotilla/flotilla/internal/local/localk8s"
 )
 
 // phase is one configuration of the hub the trace is replayed on.

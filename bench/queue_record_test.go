@@ -21,8 +21,8 @@ import (
 	toolscache "k8s.io/client-go/tools/cache"
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
-	"github.com/flotilla/flotilla/internal/localk8s"
-	"github.com/flotilla/flotilla/internal/queuesim"
+	"github.com/flotilla/flotilla/internal/core/queuesim"
+	"github.com/flotilla/flotilla/internal/local/localk8s"
 )
 
 // qJob is what the phase saw of one job: its submission, and its hub Workload's times.

@@ -3,7 +3,7 @@ package bench
 // The fleet and trace of `make bench-queue`, which `make bench-queue-sim` also simulates: not
 // build-tagged, so that both see them.
 
-import "github.com/flotilla/flotilla/internal/queuesim"
+import "github.com/flotilla/flotilla/internal/core/queuesim"
 
 const (
 	// qSeed is the trace's seed: both phases replay the same trace.
@@ -23,7 +23,7 @@ var qWorkers = queuesim.Fleet{
 	{Name: "w3-t4", Model: queuesim.T4, Nodes: 2},
 }
 
-// qTrace is the benchmark's trace of n jobs: internal/queuesim's default shapes, run times
+// qTrace is the benchmark's trace of n jobs: internal/core/queuesim's default shapes, run times
 // within [qMinDuration, qMaxDuration].
 func qTrace(n int, seed uint64) queuesim.TraceConfig {
 	tc := queuesim.DefaultTrace(n, seed)

@@ -1,6 +1,6 @@
 package bench
 
-// The queueing simulation (internal/queuesim): one synthetic trace through MultiKueue's defaults
+// The queueing simulation (internal/core/queuesim): one synthetic trace through MultiKueue's defaults
 // and Flotilla's fair sharing and dispatcher, on a small and a large simulated fleet. Pure Go, no
 // fleet: not build-tagged, and it runs only with -bench (`make bench-queue-sim`).
 
@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/flotilla/flotilla/internal/queuesim"
+	"github.com/flotilla/flotilla/internal/core/queuesim"
 )
 
 const (

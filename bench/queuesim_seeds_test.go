@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/flotilla/flotilla/internal/queuesim"
+	"github.com/flotilla/flotilla/internal/core/queuesim"
 )
 
 // queueSimSeeds is how many traces the seeds comparison draws.

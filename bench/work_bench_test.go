@@ -30,7 +30,7 @@ import (
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
 	"github.com/flotilla/flotilla/internal/agent/registration"
 	"github.com/flotilla/flotilla/internal/agent/work"
-	"github.com/flotilla/flotilla/internal/localk8s"
+	"github.com/flotilla/flotilla/internal/local/localk8s"
 )
 
 // Parameters of BenchmarkWorkDelivery.

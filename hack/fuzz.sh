@@ -15,11 +15,11 @@ only=${1:-}
 # One line per target: package and function. Every decoder of untrusted input has one: what a
 # user, a ManifestWork author, a spoke or a remote scorer can send the hub or an agent.
 targets=$(cat <<'LIST'
-./internal/fleet FuzzParse
-./internal/scheduler/plugins/gpufit FuzzParse
+./internal/local/fleet FuzzParse
+./internal/core/scheduler/plugins/gpufit FuzzParse
 ./internal/hub/addontemplate FuzzRender
 ./internal/agent/work FuzzDecode
-./internal/workstatus FuzzFeedback
+./internal/core/workstatus FuzzFeedback
 ./internal/hub/webhook FuzzAdmissionReview
 ./internal/hub/webhook FuzzConvert
 ./internal/hub/explain FuzzDecodeBody
@@ -28,16 +28,16 @@ targets=$(cat <<'LIST'
 ./internal/agent/builtin/dynamicscoring FuzzResourceName
 ./internal/agent/builtin/dynamicscoring FuzzSummaries
 ./internal/hub/dynamicscoring FuzzConfig
-./internal/cli/placement FuzzDecode
-./internal/scheduler/plugins/predicate FuzzCEL
-./internal/kueueworker FuzzKubeconfig
-./internal/flowerctl FuzzDecodeListRuns
-./internal/flowerctl FuzzDecodeLogs
+./internal/core/placementview FuzzDecode
+./internal/core/scheduler/plugins/predicate FuzzCEL
+./internal/contract/kueueworker FuzzKubeconfig
+./internal/hub/flowerctl FuzzDecodeListRuns
+./internal/hub/flowerctl FuzzDecodeLogs
 ./internal/hub/federatedlearning FuzzParseProgress
-./internal/fencing FuzzParseTiming
-./internal/fencing FuzzStoppedRecord
-./internal/mcpserver FuzzWorkloads
-./internal/dashboard FuzzParseQuery
+./internal/contract/fencing FuzzParseTiming
+./internal/contract/fencing FuzzStoppedRecord
+./internal/hub/mcpserver FuzzWorkloads
+./internal/hub/dashboard FuzzParseQuery
 LIST
 )
 

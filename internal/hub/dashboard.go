@@ -14,12 +14,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
-	"github.com/flotilla/flotilla/internal/dashboard"
+	"github.com/flotilla/flotilla/internal/hub/dashboard"
 	"github.com/flotilla/flotilla/internal/hub/explain"
 )
 
 // dashboardServer serves the web dashboard over HTTPS to viewers who log in with a bearer token
-// (internal/dashboard's BearerToken): every replica, no leader needed. Each viewer's requests
+// (internal/hub/dashboard's BearerToken): every replica, no leader needed. Each viewer's requests
 // read the API server with the viewer's token only; the hub's identity serves only discovery
 // (which kinds the API server serves), never objects.
 type dashboardServer struct {

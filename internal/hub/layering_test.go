@@ -13,9 +13,9 @@ const module = "github.com/flotilla/flotilla/"
 
 // The hub and the agent run in different places and are trusted differently: hub code must not
 // build in spoke code or the CLI, and the agent must not build in hub code. What both sides
-// share lives in a package of its own (internal/dynamicscoring/wire, internal/placementview).
+// share lives in a package of its own (internal/contract/scoringwire, internal/core/placementview).
 // The built graph counts (go list's Deps, transitive) and so do the packages' tests (their direct
-// imports): a name both sides need lives in a shared package (internal/wellknown), not in one side
+// imports): a name both sides need lives in a shared package (internal/contract/wellknown), not in one side
 // with a test pinning the other's copy.
 func TestLayering(t *testing.T) {
 	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Deps " "}} {{join .TestImports " "}} {{join .XTestImports " "}}`,
@@ -71,8 +71,8 @@ func TestCrossings(t *testing.T) {
 		list string
 		want []string
 	}{
-		"allowed": {list: module + "internal/hub/x " + module + "internal/scheduler fmt\n" +
-			module + "internal/agent/y " + module + "internal/hubby " + module + "internal/dynamicscoring/wire"},
+		"allowed": {list: module + "internal/hub/x " + module + "internal/core/scheduler fmt\n" +
+			module + "internal/agent/y " + module + "internal/hubby " + module + "internal/contract/scoringwire"},
 		"hub on agent and cli": {list: module + "internal/hub/x " + module + "internal/agent/builtin/a " + module + "internal/cli/v",
 			want: []string{"internal/hub/x -> internal/agent/builtin/a", "internal/hub/x -> internal/cli/v"}},
 		"agent on hub": {list: module + "internal/agent " + module + "internal/hub",

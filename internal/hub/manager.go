@@ -22,8 +22,8 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/flotilla/flotilla/api/scheme"
-	"github.com/flotilla/flotilla/internal/builtinaddon"
-	"github.com/flotilla/flotilla/internal/dynamicscoring/wire"
+	"github.com/flotilla/flotilla/internal/contract/builtinaddon"
+	"github.com/flotilla/flotilla/internal/contract/scoringwire"
 	"github.com/flotilla/flotilla/internal/hub/addon"
 	"github.com/flotilla/flotilla/internal/hub/addonregistration"
 	"github.com/flotilla/flotilla/internal/hub/addontemplate"
@@ -90,7 +90,7 @@ type Options struct {
 	// a self-signed one at every start.
 	ExplainCertDir string
 	// DashboardAddress is the host:port of the HTTPS server of the web dashboard, for viewers
-	// who log in with a bearer token (internal/dashboard); "" or "0" runs none. DashboardCertDir
+	// who log in with a bearer token (internal/hub/dashboard); "" or "0" runs none. DashboardCertDir
 	// holds its certificate (tls.crt, tls.key), made at start when empty; DashboardAssets is the
 	// built app (web/dashboard), which the CLI embeds.
 	DashboardAddress string
@@ -130,7 +130,7 @@ type Options struct {
 	// NoMultiKueueFencing leaves MultiKueue's workers unfenced unless a FailoverPolicy names a set
 	// they are in: then only Kueue's workerLostTimeout moves a cut-off worker's jobs, which keep
 	// running there meanwhile (released MultiKueue's behavior; docs/failover.md). By default
-	// every worker gets the fencing defaults (internal/fencing).
+	// every worker gets the fencing defaults (internal/contract/fencing).
 	NoMultiKueueFencing bool
 	// ResolveHubService maps the address of a Service of the hub's cluster (host:port) to where
 	// this process reaches it; nil keeps it, for a hub that runs in its cluster and resolves
@@ -201,7 +201,7 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{
 			// The hub reads only the ConfigMaps it writes for built-in add-ons; a cluster's
 			// namespace holds others (kube-root-ca.crt in every one) that it need not keep.
-			&corev1.ConfigMap{}: {Label: labels.SelectorFromSet(labels.Set{builtinaddon.Label: wire.Name})},
+			&corev1.ConfigMap{}: {Label: labels.SelectorFromSet(labels.Set{builtinaddon.Label: scoringwire.Name})},
 			// The federated-learning controller reads only the workloads it made.
 			&appsv1.Deployment{}:            {Label: flOwned},
 			&batchv1.Job{}:                  {Label: flOwned},

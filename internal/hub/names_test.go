@@ -8,11 +8,11 @@ import (
 
 	rbacv1 "k8s.io/api/rbac/v1"
 
-	"github.com/flotilla/flotilla/internal/clusteridentity"
+	"github.com/flotilla/flotilla/internal/contract/clusteridentity"
+	"github.com/flotilla/flotilla/internal/contract/kueueworker"
 	"github.com/flotilla/flotilla/internal/hub/addon"
 	"github.com/flotilla/flotilla/internal/hub/addontemplate"
 	"github.com/flotilla/flotilla/internal/hub/kueue"
-	"github.com/flotilla/flotilla/internal/kueueworker"
 )
 
 // Adversarial names: each a prefix, suffix or middle of another's derived names, or at the limit

@@ -16,7 +16,7 @@ import (
 
 	"github.com/flotilla/flotilla/config/crd"
 	"github.com/flotilla/flotilla/internal/install"
-	"github.com/flotilla/flotilla/internal/testenv"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 func TestMain(m *testing.M) { os.Exit(testenv.Main(m, testenv.Options{})) }

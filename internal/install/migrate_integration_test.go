@@ -18,7 +18,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/flotilla/flotilla/internal/install"
-	"github.com/flotilla/flotilla/internal/testenv"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 // widgets is a CRD served in v1 and v2 (the same schema, conversion None) with storage in

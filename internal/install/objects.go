@@ -18,7 +18,7 @@ import (
 	"k8s.io/client-go/restmapper"
 	"k8s.io/utils/ptr"
 
-	"github.com/flotilla/flotilla/internal/wellknown"
+	"github.com/flotilla/flotilla/internal/contract/wellknown"
 )
 
 // PartOfLabel marks every object the charts render; Remove deletes nothing without it.

@@ -16,7 +16,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
 
-	"github.com/flotilla/flotilla/internal/wellknown"
+	"github.com/flotilla/flotilla/internal/contract/wellknown"
 )
 
 var managedClusters = schema.GroupVersionResource{Group: "cluster.open-cluster-management.io", Version: "v1", Resource: "managedclusters"}

@@ -16,7 +16,7 @@ import (
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	clusterv1alpha1 "github.com/flotilla/flotilla/api/cluster/v1alpha1"
-	"github.com/flotilla/flotilla/internal/testenv"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 const (

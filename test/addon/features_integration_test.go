@@ -18,7 +18,7 @@ import (
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 	"github.com/flotilla/flotilla/internal/hub/addon"
-	"github.com/flotilla/flotilla/internal/testenv"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 // TestFeatureLabelsSelectClusters: a placement written for OCM, selecting clusters by the label

@@ -26,7 +26,7 @@ import (
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
 	"github.com/flotilla/flotilla/internal/hub/addon"
-	"github.com/flotilla/flotilla/internal/testenv"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 func TestMain(m *testing.M) { os.Exit(testenv.Main(m, testenv.Options{CRDs: true})) }

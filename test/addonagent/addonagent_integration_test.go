@@ -22,9 +22,9 @@ import (
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
 	"github.com/flotilla/flotilla/internal/agent/addon"
 	agentreg "github.com/flotilla/flotilla/internal/agent/registration"
-	"github.com/flotilla/flotilla/internal/clusteridentity"
+	"github.com/flotilla/flotilla/internal/contract/clusteridentity"
 	"github.com/flotilla/flotilla/internal/hub/addonregistration"
-	"github.com/flotilla/flotilla/internal/testenv"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 var kubeClient = []addonv1alpha1.RegistrationConfig{{SignerName: addonv1alpha1.KubeAPIServerClientSignerName}}

@@ -21,7 +21,7 @@ import (
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
 	"github.com/flotilla/flotilla/internal/agent/addon"
 	"github.com/flotilla/flotilla/internal/hub/addontemplate"
-	"github.com/flotilla/flotilla/internal/testenv"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 // TestOCMAddOnWithoutItsNamespace installs a template add-on as OCM's add-ons are written: its

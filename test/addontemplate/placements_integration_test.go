@@ -22,7 +22,7 @@ import (
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
 	"github.com/flotilla/flotilla/internal/hub/addontemplate"
-	"github.com/flotilla/flotilla/internal/testenv"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 const e2eLabel = "addon-e2e"

@@ -19,7 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flotilla/flotilla/config/rbac"
-	"github.com/flotilla/flotilla/internal/testenv"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 // newCA makes a self-signed CA: its certificate and PKCS#8 key, in PEM.

@@ -27,10 +27,10 @@ import (
 
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
-	"github.com/flotilla/flotilla/internal/clusteridentity"
+	"github.com/flotilla/flotilla/internal/contract/clusteridentity"
 	"github.com/flotilla/flotilla/internal/hub/addontemplate"
-	"github.com/flotilla/flotilla/internal/localk8s"
-	"github.com/flotilla/flotilla/internal/testenv"
+	"github.com/flotilla/flotilla/internal/local/localk8s"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 const (

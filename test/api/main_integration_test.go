@@ -13,7 +13,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/restmapper"
 
-	"github.com/flotilla/flotilla/internal/testenv"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 func TestMain(m *testing.M) { os.Exit(testenv.Main(m, testenv.Options{CRDs: true})) }

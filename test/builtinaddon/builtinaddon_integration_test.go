@@ -31,10 +31,10 @@ import (
 	"github.com/flotilla/flotilla/internal/agent/addon"
 	"github.com/flotilla/flotilla/internal/agent/builtin"
 	"github.com/flotilla/flotilla/internal/agent/builtin/resourceusage"
-	"github.com/flotilla/flotilla/internal/builtinaddon"
-	"github.com/flotilla/flotilla/internal/localk8s"
-	"github.com/flotilla/flotilla/internal/scheduler/plugins/gpufit"
-	"github.com/flotilla/flotilla/internal/testenv"
+	"github.com/flotilla/flotilla/internal/contract/builtinaddon"
+	"github.com/flotilla/flotilla/internal/core/scheduler/plugins/gpufit"
+	"github.com/flotilla/flotilla/internal/local/localk8s"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 func TestMain(m *testing.M) { os.Exit(testenv.Main(m, testenv.Options{Spokes: 1, CRDs: true})) }

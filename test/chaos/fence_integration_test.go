@@ -33,10 +33,10 @@ import (
 	agentfencing "github.com/flotilla/flotilla/internal/agent/fencing"
 	"github.com/flotilla/flotilla/internal/agent/registration"
 	"github.com/flotilla/flotilla/internal/agent/work"
-	"github.com/flotilla/flotilla/internal/fencing"
+	"github.com/flotilla/flotilla/internal/contract/fencing"
 	"github.com/flotilla/flotilla/internal/hub/clusterset"
-	"github.com/flotilla/flotilla/internal/localk8s"
-	"github.com/flotilla/flotilla/internal/testenv"
+	"github.com/flotilla/flotilla/internal/local/localk8s"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 // The fencing timing of these tests: short enough to run in a minute, with the rule's margin

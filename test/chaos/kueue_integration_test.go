@@ -36,13 +36,13 @@ import (
 	"github.com/flotilla/flotilla/internal/agent/builtin/multikueueworker"
 	"github.com/flotilla/flotilla/internal/agent/builtin/resourceusage"
 	"github.com/flotilla/flotilla/internal/agent/registration"
-	"github.com/flotilla/flotilla/internal/devfleet"
-	"github.com/flotilla/flotilla/internal/fencing"
+	"github.com/flotilla/flotilla/internal/contract/fencing"
 	"github.com/flotilla/flotilla/internal/hub/clusterset"
 	"github.com/flotilla/flotilla/internal/hub/kueue"
-	"github.com/flotilla/flotilla/internal/kueuesetup"
-	"github.com/flotilla/flotilla/internal/localk8s"
-	"github.com/flotilla/flotilla/internal/testenv"
+	"github.com/flotilla/flotilla/internal/local/devfleet"
+	"github.com/flotilla/flotilla/internal/local/kueuesetup"
+	"github.com/flotilla/flotilla/internal/local/localk8s"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 const (

@@ -31,7 +31,7 @@ import (
 	workv1alpha1 "github.com/flotilla/flotilla/api/work/v1alpha1"
 	"github.com/flotilla/flotilla/internal/hub"
 	"github.com/flotilla/flotilla/internal/hub/workreplicaset"
-	"github.com/flotilla/flotilla/internal/testenv"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 const (

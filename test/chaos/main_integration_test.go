@@ -6,7 +6,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/flotilla/flotilla/internal/testenv"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 // Each cluster has its own etcd, so that a test can restart the hub's alone.

@@ -16,7 +16,7 @@ import (
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	agentreg "github.com/flotilla/flotilla/internal/agent/registration"
-	"github.com/flotilla/flotilla/internal/testenv"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 // leaseSeconds is the cluster's lease period: short, so that missed renewals show quickly.

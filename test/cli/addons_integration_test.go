@@ -16,7 +16,7 @@ import (
 
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
-	"github.com/flotilla/flotilla/internal/testenv"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 // TestAddonCommands: `flotilla addon enable` makes ManagedClusterAddOns the API server accepts

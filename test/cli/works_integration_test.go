@@ -21,7 +21,7 @@ import (
 	flotillacli "github.com/flotilla/flotilla/internal/cli"
 	"github.com/flotilla/flotilla/internal/cli/streams"
 	"github.com/flotilla/flotilla/internal/hub/workreplicaset"
-	"github.com/flotilla/flotilla/internal/testenv"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 func TestMain(m *testing.M) { os.Exit(testenv.Main(m, testenv.Options{CRDs: true})) }

@@ -12,7 +12,7 @@ import (
 
 	"github.com/flotilla/flotilla/internal/hub/clusterprofile"
 	"github.com/flotilla/flotilla/internal/hub/clusterset"
-	"github.com/flotilla/flotilla/internal/testenv"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 func TestMain(m *testing.M) { os.Exit(testenv.Main(m, testenv.Options{CRDs: true})) }

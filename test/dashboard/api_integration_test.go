@@ -23,9 +23,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
-	"github.com/flotilla/flotilla/internal/dashboard"
-	"github.com/flotilla/flotilla/internal/fleetview"
-	"github.com/flotilla/flotilla/internal/testenv"
+	"github.com/flotilla/flotilla/internal/hub/dashboard"
+	"github.com/flotilla/flotilla/internal/hub/fleetview"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 var readAll = []rbacv1.PolicyRule{{APIGroups: []string{"*"}, Resources: []string{"*"}, Verbs: []string{"get", "list", "watch"}}}

@@ -23,9 +23,9 @@ import (
 	"k8s.io/utils/ptr"
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
-	"github.com/flotilla/flotilla/internal/dashboard"
-	"github.com/flotilla/flotilla/internal/fleetview"
-	"github.com/flotilla/flotilla/internal/testenv"
+	"github.com/flotilla/flotilla/internal/hub/dashboard"
+	"github.com/flotilla/flotilla/internal/hub/fleetview"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 	dashboardassets "github.com/flotilla/flotilla/web/dashboard"
 )
 

@@ -30,8 +30,8 @@ import (
 	"github.com/flotilla/flotilla/internal/agent/addon"
 	"github.com/flotilla/flotilla/internal/agent/builtin"
 	"github.com/flotilla/flotilla/internal/agent/builtin/dynamicscoring"
-	"github.com/flotilla/flotilla/internal/dynamicscoring/wire"
-	"github.com/flotilla/flotilla/internal/testenv"
+	"github.com/flotilla/flotilla/internal/contract/scoringwire"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 func TestMain(m *testing.M) { os.Exit(testenv.Main(m, testenv.Options{Spokes: 2, CRDs: true})) }
@@ -182,10 +182,10 @@ func TestDynamicScoring(t *testing.T) {
 		// The agents' lists name only ns's scorers, and the administrator's scores go on.
 		for _, j := range joined {
 			cm := &corev1.ConfigMap{}
-			if err := hub.Get(ctx, client.ObjectKey{Namespace: j.Name, Name: wire.ConfigMapName}, cm); err != nil {
+			if err := hub.Get(ctx, client.ObjectKey{Namespace: j.Name, Name: scoringwire.ConfigMapName}, cm); err != nil {
 				t.Fatal(err)
 			}
-			sums, err := wire.DecodeSummaries(cm.Data)
+			sums, err := scoringwire.DecodeSummaries(cm.Data)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -350,9 +350,9 @@ func TestDynamicScoring(t *testing.T) {
 
 	t.Run("the agent's identity reads its own list only, and writes scores in its own namespace only", func(t *testing.T) {
 		agent := one.Agent.Hub().Current().Client
-		err := agent.Get(ctx, client.ObjectKey{Namespace: two.Name, Name: wire.ConfigMapName}, &corev1.ConfigMap{})
+		err := agent.Get(ctx, client.ObjectKey{Namespace: two.Name, Name: scoringwire.ConfigMapName}, &corev1.ConfigMap{})
 		if !apierrors.IsForbidden(err) {
-			t.Errorf("%s's agent reading %s's ConfigMap %s: %v, want Forbidden", one.Name, two.Name, wire.ConfigMapName, err)
+			t.Errorf("%s's agent reading %s's ConfigMap %s: %v, want Forbidden", one.Name, two.Name, scoringwire.ConfigMapName, err)
 		}
 		other := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: one.Name, Name: "not-for-agents"}}
 		testenv.Create(t, hub, other)
@@ -361,7 +361,7 @@ func TestDynamicScoring(t *testing.T) {
 		}
 		// It may list and watch its one ConfigMap by name (how it watches it), and nothing more.
 		kube := one.Agent.Hub().Current().Kube
-		byName := metav1.ListOptions{FieldSelector: "metadata.name=" + wire.ConfigMapName}
+		byName := metav1.ListOptions{FieldSelector: "metadata.name=" + scoringwire.ConfigMapName}
 		if _, err := kube.CoreV1().ConfigMaps(one.Name).List(ctx, byName); err != nil {
 			t.Errorf("%s's agent listing its ConfigMap by name: %v, want it allowed", one.Name, err)
 		}
@@ -385,7 +385,7 @@ func TestDynamicScoring(t *testing.T) {
 			t.Fatal(err)
 		}
 		testenv.WaitFor(t, wait, "no ConfigMap and no scores of the add-on in "+two.Name, func(ctx context.Context) (bool, string, error) {
-			err := hub.Get(ctx, client.ObjectKey{Namespace: two.Name, Name: wire.ConfigMapName}, &corev1.ConfigMap{})
+			err := hub.Get(ctx, client.ObjectKey{Namespace: two.Name, Name: scoringwire.ConfigMapName}, &corev1.ConfigMap{})
 			if client.IgnoreNotFound(err) != nil {
 				return false, "", err
 			}
@@ -401,7 +401,7 @@ func TestDynamicScoring(t *testing.T) {
 	})
 
 	t.Run("a ConfigMap of that name someone else made is left alone, and the hub says so", func(t *testing.T) {
-		theirs := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: two.Name, Name: wire.ConfigMapName},
+		theirs := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: two.Name, Name: scoringwire.ConfigMapName},
 			Data: map[string]string{"mine": "yes"}}
 		testenv.Create(t, hub, theirs)
 		testenv.Create(t, hub, &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: two.Name, Name: dynamicscoring.Name}})

@@ -41,10 +41,10 @@ import (
 	"github.com/flotilla/flotilla/internal/certs"
 	explaincli "github.com/flotilla/flotilla/internal/cli/explain"
 	"github.com/flotilla/flotilla/internal/cli/streams"
+	"github.com/flotilla/flotilla/internal/core/placementview"
+	"github.com/flotilla/flotilla/internal/core/scheduler"
 	"github.com/flotilla/flotilla/internal/hub/explain"
-	"github.com/flotilla/flotilla/internal/placementview"
-	"github.com/flotilla/flotilla/internal/scheduler"
-	"github.com/flotilla/flotilla/internal/testenv"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 func TestMain(m *testing.M) { os.Exit(testenv.Main(m, testenv.Options{CRDs: true})) }

@@ -23,10 +23,10 @@ import (
 	"github.com/flotilla/flotilla/internal/agent/builtin/kueuequeues"
 	explaincli "github.com/flotilla/flotilla/internal/cli/explain"
 	"github.com/flotilla/flotilla/internal/cli/streams"
-	"github.com/flotilla/flotilla/internal/fleetview"
-	"github.com/flotilla/flotilla/internal/kueuesetup"
-	"github.com/flotilla/flotilla/internal/testenv"
-	"github.com/flotilla/flotilla/internal/workloadfit"
+	"github.com/flotilla/flotilla/internal/core/workloadfit"
+	"github.com/flotilla/flotilla/internal/hub/fleetview"
+	"github.com/flotilla/flotilla/internal/local/kueuesetup"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 const (

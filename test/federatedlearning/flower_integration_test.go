@@ -20,7 +20,7 @@ import (
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
 	workv1alpha1 "github.com/flotilla/flotilla/api/work/v1alpha1"
 	"github.com/flotilla/flotilla/internal/hub/federatedlearning"
-	"github.com/flotilla/flotilla/internal/testenv"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 // TestFlowerFederation runs OCM's Flower sample: the ServerApp on the hub, a ClientApp on each

@@ -23,7 +23,7 @@ import (
 	flv1alpha1 "github.com/flotilla/flotilla/api/federationai/v1alpha1"
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
 	"github.com/flotilla/flotilla/internal/hub/federatedlearning"
-	"github.com/flotilla/flotilla/internal/testenv"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 func TestMain(m *testing.M) { os.Exit(testenv.Main(m, testenv.Options{CRDs: true})) }

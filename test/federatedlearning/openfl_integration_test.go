@@ -22,7 +22,7 @@ import (
 	flv1alpha1 "github.com/flotilla/flotilla/api/federationai/v1alpha1"
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
 	"github.com/flotilla/flotilla/internal/hub/federatedlearning"
-	"github.com/flotilla/flotilla/internal/testenv"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 func (f *fleet) openFL(name string, min int32, port int32) *flv1alpha1.FederatedLearning {

@@ -27,11 +27,11 @@ import (
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
-	"github.com/flotilla/flotilla/internal/builtinaddon"
+	"github.com/flotilla/flotilla/internal/contract/builtinaddon"
 	"github.com/flotilla/flotilla/internal/hub/addontemplate"
 	"github.com/flotilla/flotilla/internal/hub/flower"
-	"github.com/flotilla/flotilla/internal/localk8s"
-	"github.com/flotilla/flotilla/internal/testenv"
+	"github.com/flotilla/flotilla/internal/local/localk8s"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 const wait = 90 * time.Second

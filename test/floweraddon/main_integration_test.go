@@ -10,7 +10,7 @@ import (
 	"github.com/go-logr/logr/testr"
 
 	"github.com/flotilla/flotilla/internal/agent/work"
-	"github.com/flotilla/flotilla/internal/testenv"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 func TestMain(m *testing.M) { os.Exit(testenv.Main(m, testenv.Options{Spokes: 2, CRDs: true})) }

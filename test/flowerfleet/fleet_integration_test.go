@@ -20,8 +20,8 @@ import (
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	clusterv1alpha1 "github.com/flotilla/flotilla/api/cluster/v1alpha1"
 	"github.com/flotilla/flotilla/internal/agent/work"
-	"github.com/flotilla/flotilla/internal/procruntime"
-	"github.com/flotilla/flotilla/internal/testenv"
+	"github.com/flotilla/flotilla/internal/local/procruntime"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 const (

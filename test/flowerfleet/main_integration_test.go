@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/flotilla/flotilla/internal/testenv"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 // AppImage is the example app's image; the runtime runs flower-superexec for it (the image's

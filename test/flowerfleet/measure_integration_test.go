@@ -14,7 +14,7 @@ import (
 	"time"
 
 	flv1alpha1 "github.com/flotilla/flotilla/api/federationai/v1alpha1"
-	"github.com/flotilla/flotilla/internal/localk8s"
+	"github.com/flotilla/flotilla/internal/local/localk8s"
 )
 
 // measurements are the timings `make bench-fl` reports (FLOTILLA_BENCH_OUT): they are recorded,

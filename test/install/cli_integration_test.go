@@ -17,7 +17,7 @@ import (
 
 	"github.com/flotilla/flotilla/internal/cli"
 	"github.com/flotilla/flotilla/internal/cli/streams"
-	"github.com/flotilla/flotilla/internal/testenv"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 // flotilla runs the CLI in process; it returns stdout and the error.

@@ -27,9 +27,9 @@ import (
 	"github.com/flotilla/flotilla/charts"
 	"github.com/flotilla/flotilla/internal/hub/registration"
 	"github.com/flotilla/flotilla/internal/install"
-	"github.com/flotilla/flotilla/internal/localk8s"
-	"github.com/flotilla/flotilla/internal/procruntime"
-	"github.com/flotilla/flotilla/internal/testenv"
+	"github.com/flotilla/flotilla/internal/local/localk8s"
+	"github.com/flotilla/flotilla/internal/local/procruntime"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 // image is the repository the charts name by default; the runtime runs flotillaBin for it.

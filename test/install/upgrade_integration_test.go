@@ -26,11 +26,11 @@ import (
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
 	"github.com/flotilla/flotilla/charts"
+	"github.com/flotilla/flotilla/internal/contract/wellknown"
 	"github.com/flotilla/flotilla/internal/hub"
 	"github.com/flotilla/flotilla/internal/hub/registration"
 	"github.com/flotilla/flotilla/internal/install"
-	"github.com/flotilla/flotilla/internal/testenv"
-	"github.com/flotilla/flotilla/internal/wellknown"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 // previousHubChart is a fixture of the hub chart's previous release: version 0.0.9, with an

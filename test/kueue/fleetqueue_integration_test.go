@@ -20,7 +20,7 @@ import (
 	queuev1alpha1 "github.com/flotilla/flotilla/api/queue/v1alpha1"
 	usagev1alpha1 "github.com/flotilla/flotilla/api/usage/v1alpha1"
 	"github.com/flotilla/flotilla/internal/hub/fleetqueue"
-	"github.com/flotilla/flotilla/internal/testenv"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 const (

@@ -15,7 +15,7 @@ import (
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	"github.com/flotilla/flotilla/internal/hub/kueue"
-	"github.com/flotilla/flotilla/internal/testenv"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 // TestPlacementDrivesMultiKueue: a placement's decisions become a MultiKueueConfig, best first,

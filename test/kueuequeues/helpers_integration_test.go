@@ -18,7 +18,7 @@ import (
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	"github.com/flotilla/flotilla/internal/agent/builtin/kueuequeues"
-	"github.com/flotilla/flotilla/internal/testenv"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 func newClient(t *testing.T, c *testenv.Cluster) client.Client {

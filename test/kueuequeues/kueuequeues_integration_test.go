@@ -26,9 +26,9 @@ import (
 	"github.com/flotilla/flotilla/internal/agent/addon"
 	"github.com/flotilla/flotilla/internal/agent/builtin"
 	"github.com/flotilla/flotilla/internal/agent/builtin/kueuequeues"
-	"github.com/flotilla/flotilla/internal/builtinaddon"
-	"github.com/flotilla/flotilla/internal/localk8s"
-	"github.com/flotilla/flotilla/internal/testenv"
+	"github.com/flotilla/flotilla/internal/contract/builtinaddon"
+	"github.com/flotilla/flotilla/internal/local/localk8s"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 const (

@@ -37,10 +37,9 @@ import (
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
 	usagev1alpha1 "github.com/flotilla/flotilla/api/usage/v1alpha1"
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
-	"github.com/flotilla/flotilla/internal/cli/explain"
-	"github.com/flotilla/flotilla/internal/mcpserver"
-	"github.com/flotilla/flotilla/internal/placementview"
-	"github.com/flotilla/flotilla/internal/testenv"
+	"github.com/flotilla/flotilla/internal/core/placementview"
+	"github.com/flotilla/flotilla/internal/hub/mcpserver"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 const wait = 60 * time.Second
@@ -333,7 +332,7 @@ func TestMCP(t *testing.T) {
 	t.Run("explain_placement: what flotilla explain computes", func(t *testing.T) {
 		var out mcpserver.ExplainOutput
 		call(t, reader, "explain_placement", map[string]any{"namespace": ns, "name": "gpu"}, &out)
-		e, err := explain.Compute(ctx, c, clock.RealClock{}, ns, "gpu")
+		e, err := placementview.Compute(ctx, c, clock.RealClock{}, ns, "gpu")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -26,9 +26,9 @@ import (
 	"github.com/flotilla/flotilla/internal/agent/builtin/kueuequeues"
 	"github.com/flotilla/flotilla/internal/agent/builtin/resourceusage"
 	"github.com/flotilla/flotilla/internal/hub/kueue"
-	"github.com/flotilla/flotilla/internal/kueuesetup"
-	"github.com/flotilla/flotilla/internal/localk8s"
-	"github.com/flotilla/flotilla/internal/testenv"
+	"github.com/flotilla/flotilla/internal/local/kueuesetup"
+	"github.com/flotilla/flotilla/internal/local/localk8s"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 const (

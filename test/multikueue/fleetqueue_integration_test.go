@@ -21,11 +21,11 @@ import (
 	"github.com/flotilla/flotilla/api/scheme"
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
 	"github.com/flotilla/flotilla/internal/agent/builtin/kueuequeues"
-	"github.com/flotilla/flotilla/internal/fleetview"
+	"github.com/flotilla/flotilla/internal/core/queuesim"
 	"github.com/flotilla/flotilla/internal/hub/fleetqueue"
-	"github.com/flotilla/flotilla/internal/kueuesetup"
-	"github.com/flotilla/flotilla/internal/queuesim"
-	"github.com/flotilla/flotilla/internal/testenv"
+	"github.com/flotilla/flotilla/internal/hub/fleetview"
+	"github.com/flotilla/flotilla/internal/local/kueuesetup"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 // fairTeams are the FleetQueue's teams and weights in testFleetQueue.

@@ -21,7 +21,7 @@ import (
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 	"github.com/flotilla/flotilla/internal/hub/kueue"
-	"github.com/flotilla/flotilla/internal/testenv"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 // label sets labels on cluster; an empty value removes the label.

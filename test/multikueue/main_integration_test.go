@@ -23,8 +23,8 @@ import (
 	"github.com/flotilla/flotilla/internal/agent/builtin/resourceusage"
 	"github.com/flotilla/flotilla/internal/agent/work"
 	"github.com/flotilla/flotilla/internal/hub/kueue"
-	"github.com/flotilla/flotilla/internal/localk8s"
-	"github.com/flotilla/flotilla/internal/testenv"
+	"github.com/flotilla/flotilla/internal/local/localk8s"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 func TestMain(m *testing.M) {

@@ -17,7 +17,7 @@ import (
 
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 	usagev1alpha1 "github.com/flotilla/flotilla/api/usage/v1alpha1"
-	"github.com/flotilla/flotilla/internal/testenv"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 const a100 = "NVIDIA-A100-SXM4-80GB"

@@ -11,7 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
-	"github.com/flotilla/flotilla/internal/testenv"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 // TestNeverTouchesOthersDecisions: PlacementDecisions that carry a placement's label but that the

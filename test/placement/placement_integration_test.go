@@ -18,8 +18,8 @@ import (
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
-	"github.com/flotilla/flotilla/internal/scheduler"
-	"github.com/flotilla/flotilla/internal/testenv"
+	"github.com/flotilla/flotilla/internal/core/scheduler"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 // tolerateNoAgent tolerates the taints the hub puts on clusters without a running agent, as the

@@ -14,7 +14,7 @@ import (
 	clusterv1alpha1 "github.com/flotilla/flotilla/api/cluster/v1alpha1"
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
-	"github.com/flotilla/flotilla/internal/testenv"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 // TestReacts shows that a binding made after the placement, and a change of an

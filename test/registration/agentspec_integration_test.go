@@ -20,10 +20,10 @@ import (
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	"github.com/flotilla/flotilla/api/scheme"
-	"github.com/flotilla/flotilla/internal/clusteridentity"
+	"github.com/flotilla/flotilla/internal/contract/clusteridentity"
 	"github.com/flotilla/flotilla/internal/hub"
 	hubreg "github.com/flotilla/flotilla/internal/hub/registration"
-	"github.com/flotilla/flotilla/internal/testenv"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 // specEdit is a write a compromised agent would make to its own ManagedCluster.

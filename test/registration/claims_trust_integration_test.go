@@ -19,10 +19,10 @@ import (
 	clusterv1alpha1 "github.com/flotilla/flotilla/api/cluster/v1alpha1"
 	"github.com/flotilla/flotilla/api/scheme"
 	agentreg "github.com/flotilla/flotilla/internal/agent/registration"
-	"github.com/flotilla/flotilla/internal/clusteridentity"
+	"github.com/flotilla/flotilla/internal/contract/clusteridentity"
 	"github.com/flotilla/flotilla/internal/hub"
 	hubreg "github.com/flotilla/flotilla/internal/hub/registration"
-	"github.com/flotilla/flotilla/internal/testenv"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 // TestClaimsAreTheClustersOwnWord runs a real agent against a hub with its webhook: the agent

@@ -16,9 +16,9 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	agentreg "github.com/flotilla/flotilla/internal/agent/registration"
-	"github.com/flotilla/flotilla/internal/clusteridentity"
+	"github.com/flotilla/flotilla/internal/contract/clusteridentity"
 	hubreg "github.com/flotilla/flotilla/internal/hub/registration"
-	"github.com/flotilla/flotilla/internal/testenv"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 // Certificate requests that go wrong: a renewal the hub never approves, a pending request someone

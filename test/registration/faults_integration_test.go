@@ -28,7 +28,7 @@ import (
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	agentreg "github.com/flotilla/flotilla/internal/agent/registration"
 	hubreg "github.com/flotilla/flotilla/internal/hub/registration"
-	"github.com/flotilla/flotilla/internal/testenv"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 // The fault tests run on spoke-3: spoke-1 and spoke-2 belong to the other tests, and stopping a

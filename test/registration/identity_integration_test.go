@@ -17,8 +17,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/flotilla/flotilla/internal/clusteridentity"
-	"github.com/flotilla/flotilla/internal/testenv"
+	"github.com/flotilla/flotilla/internal/contract/clusteridentity"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 // request is a certificate request for an agent identity, before it is filed.

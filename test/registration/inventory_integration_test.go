@@ -21,8 +21,8 @@ import (
 	"github.com/flotilla/flotilla/api/scheme"
 	agentreg "github.com/flotilla/flotilla/internal/agent/registration"
 	hubreg "github.com/flotilla/flotilla/internal/hub/registration"
-	"github.com/flotilla/flotilla/internal/localk8s"
-	"github.com/flotilla/flotilla/internal/testenv"
+	"github.com/flotilla/flotilla/internal/local/localk8s"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 // TestInventory runs an agent on spoke-2 (TestJoinAcceptHeartbeatRestartRotateDeny has spoke-1)

@@ -17,7 +17,7 @@ import (
 	"github.com/flotilla/flotilla/internal/cli"
 	"github.com/flotilla/flotilla/internal/cli/streams"
 	hubreg "github.com/flotilla/flotilla/internal/hub/registration"
-	"github.com/flotilla/flotilla/internal/testenv"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 func runCLI(args ...string) (string, error) {

@@ -19,7 +19,7 @@ import (
 	agentreg "github.com/flotilla/flotilla/internal/agent/registration"
 	"github.com/flotilla/flotilla/internal/hub"
 	hubreg "github.com/flotilla/flotilla/internal/hub/registration"
-	"github.com/flotilla/flotilla/internal/testenv"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 func TestMain(m *testing.M) { os.Exit(testenv.Main(m, testenv.Options{Spokes: 3, CRDs: true})) }

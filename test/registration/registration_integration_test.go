@@ -24,9 +24,9 @@ import (
 	"github.com/flotilla/flotilla/api/scheme"
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
 	agentreg "github.com/flotilla/flotilla/internal/agent/registration"
-	"github.com/flotilla/flotilla/internal/clusteridentity"
+	"github.com/flotilla/flotilla/internal/contract/clusteridentity"
 	hubreg "github.com/flotilla/flotilla/internal/hub/registration"
-	"github.com/flotilla/flotilla/internal/testenv"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 var metav1GetOptions = metav1.GetOptions{}

@@ -18,7 +18,7 @@ import (
 
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 	multiclusterv1alpha1 "github.com/flotilla/flotilla/api/multicluster/v1alpha1"
-	"github.com/flotilla/flotilla/internal/testenv"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 func labelPlacement(ns, name string, match map[string]string) *clusterv1beta1.Placement {

@@ -16,7 +16,7 @@ import (
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 	multiclusterv1alpha1 "github.com/flotilla/flotilla/api/multicluster/v1alpha1"
 	"github.com/flotilla/flotilla/internal/hub/sigdecision"
-	"github.com/flotilla/flotilla/internal/testenv"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 // ocmCheck says whether a placement's OCM slices, in name order, are the ones a test waits for.

@@ -27,13 +27,13 @@ import (
 	"github.com/flotilla/flotilla/api/addon/v1alpha1"
 	"github.com/flotilla/flotilla/api/addon/v1beta1"
 	"github.com/flotilla/flotilla/config/crd"
-	"github.com/flotilla/flotilla/internal/addonconversion"
-	"github.com/flotilla/flotilla/internal/testenv"
+	"github.com/flotilla/flotilla/internal/hub/addonconversion"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 // TestConversionThroughAPIServer: the API server converts the add-on kinds through the hub's
 // conversion webhook, and nothing is lost either way. Every example (examples/api, v1alpha1, and
-// internal/addonconversion/testdata, v1beta1) is written at its version, read at the other (the
+// internal/hub/addonconversion/testdata, v1beta1) is written at its version, read at the other (the
 // result is what addonconversion says), written back at the other version unchanged, and read at
 // its own version again: equal to what was first read, generation included (a spec that lost
 // anything on the way would have been a change).
@@ -45,7 +45,7 @@ func TestConversionThroughAPIServer(t *testing.T) {
 	waitForConversion(t, env, c, ns)
 
 	for _, path := range []string{"../../examples/api/clustermanagementaddon.yaml", "../../examples/api/managedclusteraddon.yaml",
-		"../../examples/api/addondeploymentconfig.yaml", "../../internal/addonconversion/testdata/v1beta1.yaml"} {
+		"../../examples/api/addondeploymentconfig.yaml", "../../internal/hub/addonconversion/testdata/v1beta1.yaml"} {
 		for _, doc := range yamlDocs(t, path) {
 			var h struct {
 				APIVersion string `json:"apiVersion"`

@@ -13,7 +13,7 @@ import (
 
 	"github.com/flotilla/flotilla/api/addon/v1alpha1"
 	"github.com/flotilla/flotilla/api/addon/v1beta1"
-	"github.com/flotilla/flotilla/internal/testenv"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 // TestV1beta1RegistrationsValidation: v1beta1 registrations that have no v1alpha1 meaning (two

@@ -16,7 +16,7 @@ import (
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
 	flv1alpha1 "github.com/flotilla/flotilla/api/federationai/v1alpha1"
 	"github.com/flotilla/flotilla/internal/hub/webhook"
-	"github.com/flotilla/flotilla/internal/testenv"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 func federatedLearning(ns, name string, fw flv1alpha1.Framework, sets ...string) *flv1alpha1.FederatedLearning {

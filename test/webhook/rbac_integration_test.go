@@ -18,7 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
-	"github.com/flotilla/flotilla/internal/testenv"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 // TestHubRoleRefuses shows that the hub's identity, bound to its generated roles, can do nothing

@@ -16,7 +16,7 @@ import (
 
 	"github.com/flotilla/flotilla/internal/hub"
 	"github.com/flotilla/flotilla/internal/hub/webhook"
-	"github.com/flotilla/flotilla/internal/testenv"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 // TestWebhookFollowsTheLeader runs two hub replicas with leader election, each serving the

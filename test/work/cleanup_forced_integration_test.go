@@ -17,7 +17,7 @@ import (
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
 	"github.com/flotilla/flotilla/internal/agent/work"
 	hubreg "github.com/flotilla/flotilla/internal/hub/registration"
-	"github.com/flotilla/flotilla/internal/testenv"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 // An agent that is gone cannot hold its cluster's namespace for ever: after the cleanup timeout

@@ -23,7 +23,7 @@ import (
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
 	agentreg "github.com/flotilla/flotilla/internal/agent/registration"
 	"github.com/flotilla/flotilla/internal/agent/work"
-	"github.com/flotilla/flotilla/internal/testenv"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 func TestMain(m *testing.M) { os.Exit(testenv.Main(m, testenv.Options{Spokes: 2, CRDs: true})) }

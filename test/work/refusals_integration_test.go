@@ -16,7 +16,7 @@ import (
 
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
 	"github.com/flotilla/flotilla/internal/agent/work"
-	"github.com/flotilla/flotilla/internal/testenv"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 // testBadInput: an unknown kind or an invalid field fails only that manifest, with the API server's message.

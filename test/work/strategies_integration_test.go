@@ -19,7 +19,7 @@ import (
 
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
 	"github.com/flotilla/flotilla/internal/agent/work"
-	"github.com/flotilla/flotilla/internal/testenv"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 func strategy(resource, ns, name string, s workv1.UpdateStrategyType) workv1.ManifestConfigOption {

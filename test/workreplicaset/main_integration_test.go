@@ -25,7 +25,7 @@ import (
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
 	workv1alpha1 "github.com/flotilla/flotilla/api/work/v1alpha1"
 	"github.com/flotilla/flotilla/internal/hub/workreplicaset"
-	"github.com/flotilla/flotilla/internal/testenv"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 func TestMain(m *testing.M) { os.Exit(testenv.Main(m, testenv.Options{CRDs: true})) }

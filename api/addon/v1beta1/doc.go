@@ -2,7 +2,7 @@
 // beside v1alpha1: ClusterManagementAddOn, ManagedClusterAddOn and AddOnDeploymentConfig.
 //
 // The hub stores v1alpha1 (package api/addon/v1alpha1); the API server asks the hub's conversion
-// webhook to turn objects from one version into the other (package internal/addonconversion).
+// webhook to turn objects from one version into the other (package internal/hub/addonconversion).
 // What differs from v1alpha1:
 //
 //   - ClusterManagementAddOn: spec.supportedConfigs (each with an optional defaultConfig) is
@@ -17,7 +17,7 @@
 //   - AddOnDeploymentConfig: the same schema in both versions.
 //
 // Fields that exist in one version only survive a round trip through the other in annotations
-// (see internal/addonconversion), so that clients of either version lose nothing.
+// (see internal/hub/addonconversion), so that clients of either version lose nothing.
 //
 // +kubebuilder:object:generate=true
 // +groupName=addon.open-cluster-management.io

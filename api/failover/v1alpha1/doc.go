@@ -18,7 +18,7 @@
 //
 // A cluster in several sets with policies gets the shortest lease, the shortest F and the longest
 // L of them, which keeps the rule. The hub writes the cluster's effective durations into its
-// ManagedCluster's annotations (internal/fencing), where its agent reads them.
+// ManagedCluster's annotations (internal/contract/fencing), where its agent reads them.
 //
 // +kubebuilder:object:generate=true
 // +groupName=failover.flotilla.io

@@ -12,7 +12,7 @@
 //
 // The hub turns ResourceUsages into OCM's AddOnPlacementScore resource-usage-score, normalised
 // across the fleet (internal/hub/resourceusage), and the scheduler's GPU fit plugin reads them
-// directly (internal/scheduler/plugins/gpufit).
+// directly (internal/core/scheduler/plugins/gpufit).
 //
 // +kubebuilder:object:generate=true
 // +groupName=usage.flotilla.io

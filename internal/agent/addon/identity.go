@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
-	"github.com/flotilla/flotilla/internal/clusteridentity"
+	"github.com/flotilla/flotilla/internal/contract/clusteridentity"
 )
 
 // DefaultInstallNamespace is where an add-on's agent runs on the spoke when its

@@ -8,7 +8,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/flotilla/flotilla/internal/builtinaddon"
+	"github.com/flotilla/flotilla/internal/contract/builtinaddon"
 )
 
 // GetOrCreateOwn reads into obj the object named key on the hub, or creates it (with nothing but

@@ -1,5 +1,5 @@
 // Package fencing is the agent's fence: when the cluster's agent has not renewed its lease with
-// the hub for the FenceAfter of its Timing (internal/fencing, set by the hub on the
+// the hub for the FenceAfter of its Timing (internal/contract/fencing, set by the hub on the
 // ManagedCluster), it stops the cluster's fenced workloads, before the hub declares the cluster
 // lost at LostAfter and lets them start elsewhere.
 //

@@ -13,7 +13,7 @@ import (
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/ptr"
 
-	"github.com/flotilla/flotilla/internal/fencing"
+	"github.com/flotilla/flotilla/internal/contract/fencing"
 )
 
 // podsOf are the pods of the suspended Jobs and JobSets in xs, by the UID of each: two lists of

@@ -20,7 +20,7 @@ import (
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
 	"github.com/flotilla/flotilla/internal/agent/registration"
-	"github.com/flotilla/flotilla/internal/fencing"
+	"github.com/flotilla/flotilla/internal/contract/fencing"
 )
 
 // fenced is one fenced object on the spoke.

@@ -24,7 +24,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 
-	"github.com/flotilla/flotilla/internal/wellknown"
+	"github.com/flotilla/flotilla/internal/contract/wellknown"
 )
 
 // identity is the set of credentials a step used.

@@ -11,7 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
-	"github.com/flotilla/flotilla/internal/fencing"
+	"github.com/flotilla/flotilla/internal/contract/fencing"
 )
 
 // LeaseJitterFactor spreads the agent's periodic work: each round comes after the lease period
@@ -65,7 +65,7 @@ func (a *Agent) leaseStep(ctx context.Context) (time.Duration, error) {
 }
 
 // renewPeriod is how often the agent renews the cluster's lease: the cluster's lease period,
-// shortened by the fencing Timing the hub set on the cluster (internal/fencing), if any.
+// shortened by the fencing Timing the hub set on the cluster (internal/contract/fencing), if any.
 func renewPeriod(mc *clusterv1.ManagedCluster) time.Duration {
 	p := mc.LeaseDuration()
 	if t, ok, _ := fencing.OfCluster(mc.Annotations); ok && t.Lease < p {

@@ -30,7 +30,7 @@
 //     spoke's RBAC decides what it may create; the agent's spoke identity needs the verb
 //     impersonate on serviceaccounts. Removal runs as the agent.
 //   - status: manifestStatus is the one place a manifest's status is computed (Applied from the
-//     apply; Available, condition rules and feedback from internal/workstatus, which also
+//     apply; Available, condition rules and feedback from internal/core/workstatus, which also
 //     aggregates the work's conditions). It is patched on the hub only when it differs from the
 //     last one written (workstatus.Changed; conditions keep their lastTransitionTime while their
 //     status holds). Works are looked at again every Resync (10 s)

@@ -11,7 +11,7 @@ import (
 
 	"github.com/flotilla/flotilla/api/scheme"
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
-	"github.com/flotilla/flotilla/internal/fencing"
+	"github.com/flotilla/flotilla/internal/contract/fencing"
 )
 
 type fakeFence struct {

@@ -15,7 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
-	"github.com/flotilla/flotilla/internal/workstatus"
+	"github.com/flotilla/flotilla/internal/core/workstatus"
 )
 
 // removeResource takes one resource the work applied off the spoke, as decideRemoval says: it

@@ -6,7 +6,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
-	"github.com/flotilla/flotilla/internal/workstatus"
+	"github.com/flotilla/flotilla/internal/core/workstatus"
 )
 
 // manifestStatus is the one place a manifest's status is computed: the Applied condition from the

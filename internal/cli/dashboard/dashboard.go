@@ -15,7 +15,7 @@ import (
 
 	"github.com/flotilla/flotilla/internal/cli/kubeflags"
 	"github.com/flotilla/flotilla/internal/cli/streams"
-	"github.com/flotilla/flotilla/internal/dashboard"
+	"github.com/flotilla/flotilla/internal/hub/dashboard"
 	dashboardassets "github.com/flotilla/flotilla/web/dashboard"
 )
 

@@ -20,7 +20,7 @@ import (
 	"github.com/flotilla/flotilla/internal/cli/kubeflags"
 	"github.com/flotilla/flotilla/internal/cli/printing"
 	"github.com/flotilla/flotilla/internal/cli/streams"
-	"github.com/flotilla/flotilla/internal/fencing"
+	"github.com/flotilla/flotilla/internal/contract/fencing"
 )
 
 func newClusterCommand(io streams.IO, clk clock.PassiveClock, newClient kubeflags.ReaderFunc) *cobra.Command {

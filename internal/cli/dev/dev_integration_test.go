@@ -25,8 +25,8 @@ import (
 	"github.com/flotilla/flotilla/api/scheme"
 	"github.com/flotilla/flotilla/internal/cli"
 	"github.com/flotilla/flotilla/internal/cli/streams"
-	"github.com/flotilla/flotilla/internal/devfleet"
-	"github.com/flotilla/flotilla/internal/localk8s"
+	"github.com/flotilla/flotilla/internal/local/devfleet"
+	"github.com/flotilla/flotilla/internal/local/localk8s"
 )
 
 const smallFleet = `apiVersion: dev.flotilla.io/v1alpha1

@@ -4,7 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/flotilla/flotilla/internal/cli/streams"
-	"github.com/flotilla/flotilla/internal/devfleet"
+	"github.com/flotilla/flotilla/internal/local/devfleet"
 )
 
 func newDownCommand(io streams.IO, stateDir *string) *cobra.Command {

@@ -17,8 +17,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 
-	"github.com/flotilla/flotilla/internal/devfleet"
-	"github.com/flotilla/flotilla/internal/localk8s"
+	"github.com/flotilla/flotilla/internal/local/devfleet"
+	"github.com/flotilla/flotilla/internal/local/localk8s"
 )
 
 // TestUpWithKueue: `dev up --with kueue` runs Kueue's manager on the hub and the spoke, status

@@ -9,8 +9,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/flotilla/flotilla/internal/cli/streams"
-	"github.com/flotilla/flotilla/internal/devfleet"
-	"github.com/flotilla/flotilla/internal/localk8s"
+	"github.com/flotilla/flotilla/internal/local/devfleet"
+	"github.com/flotilla/flotilla/internal/local/localk8s"
 )
 
 func newStatusCommand(io streams.IO, stateDir *string) *cobra.Command {

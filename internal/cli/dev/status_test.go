@@ -5,7 +5,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/flotilla/flotilla/internal/devfleet"
+	"github.com/flotilla/flotilla/internal/local/devfleet"
 )
 
 func TestDashboardCommand(t *testing.T) {

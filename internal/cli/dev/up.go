@@ -11,9 +11,9 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/flotilla/flotilla/internal/cli/streams"
-	"github.com/flotilla/flotilla/internal/devfleet"
-	"github.com/flotilla/flotilla/internal/fleet"
-	"github.com/flotilla/flotilla/internal/localk8s"
+	"github.com/flotilla/flotilla/internal/local/devfleet"
+	"github.com/flotilla/flotilla/internal/local/fleet"
+	"github.com/flotilla/flotilla/internal/local/localk8s"
 )
 
 func newUpCommand(io streams.IO, clk clock.PassiveClock, stateDir *string) *cobra.Command {

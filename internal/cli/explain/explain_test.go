@@ -21,7 +21,7 @@ import (
 	"github.com/flotilla/flotilla/api/scheme"
 	"github.com/flotilla/flotilla/internal/cli/kubeflags"
 	"github.com/flotilla/flotilla/internal/cli/streams"
-	"github.com/flotilla/flotilla/internal/placementview"
+	"github.com/flotilla/flotilla/internal/core/placementview"
 )
 
 var now = time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC)

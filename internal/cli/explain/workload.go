@@ -15,7 +15,7 @@ import (
 
 	"github.com/flotilla/flotilla/internal/cli/kubeflags"
 	"github.com/flotilla/flotilla/internal/cli/streams"
-	"github.com/flotilla/flotilla/internal/fleetview"
+	"github.com/flotilla/flotilla/internal/hub/fleetview"
 )
 
 func newWorkloadCommand(io streams.IO, clk clock.PassiveClock, newClient kubeflags.ReaderFunc) *cobra.Command {

@@ -19,7 +19,7 @@ import (
 	"github.com/flotilla/flotilla/api/scheme"
 	"github.com/flotilla/flotilla/internal/cli/kubeflags"
 	"github.com/flotilla/flotilla/internal/cli/streams"
-	"github.com/flotilla/flotilla/internal/fleetview"
+	"github.com/flotilla/flotilla/internal/hub/fleetview"
 )
 
 func runExplainWorkload(objs []client.Object, args ...string) (string, error) {

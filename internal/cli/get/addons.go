@@ -9,8 +9,8 @@ import (
 	"k8s.io/utils/clock"
 
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
-	"github.com/flotilla/flotilla/internal/builtinaddon"
 	"github.com/flotilla/flotilla/internal/cli/printing"
+	"github.com/flotilla/flotilla/internal/contract/builtinaddon"
 )
 
 // printAddOns writes [NAMESPACE] NAME AVAILABLE DEGRADED PROGRESSING INSTALLED-BY AGE for

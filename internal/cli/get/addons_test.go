@@ -13,7 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
-	"github.com/flotilla/flotilla/internal/builtinaddon"
+	"github.com/flotilla/flotilla/internal/contract/builtinaddon"
 )
 
 // makeAddOn is a ManagedClusterAddOn of cluster with conditions; from names the

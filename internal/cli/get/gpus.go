@@ -9,7 +9,7 @@ import (
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	usagev1alpha1 "github.com/flotilla/flotilla/api/usage/v1alpha1"
-	"github.com/flotilla/flotilla/internal/gpuview"
+	"github.com/flotilla/flotilla/internal/core/gpuview"
 )
 
 // gpus is a cluster's GPUS cell: the allocatable GPUs by model ("16 NVIDIA-A100-SXM4-80GB, 8

@@ -16,7 +16,7 @@ import (
 	"github.com/flotilla/flotilla/api/scheme"
 	usagev1alpha1 "github.com/flotilla/flotilla/api/usage/v1alpha1"
 	"github.com/flotilla/flotilla/internal/cli/printing"
-	"github.com/flotilla/flotilla/internal/gpuview"
+	"github.com/flotilla/flotilla/internal/core/gpuview"
 )
 
 // printClusters writes NAME ACCEPTED JOINED AVAILABLE GPUS FREE-GPUS AGE; usages (nil when

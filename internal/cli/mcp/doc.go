@@ -1,4 +1,4 @@
 // Package mcp is `flotilla mcp`: a Model Context Protocol server over the fleet's state
-// (internal/mcpserver), for AI assistants, with the caller's kubeconfig identity, on stdio or on
+// (internal/hub/mcpserver), for AI assistants, with the caller's kubeconfig identity, on stdio or on
 // loopback HTTP.
 package mcp

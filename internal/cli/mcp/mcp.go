@@ -15,7 +15,7 @@ import (
 	"github.com/flotilla/flotilla/api/scheme"
 	"github.com/flotilla/flotilla/internal/cli/kubeflags"
 	"github.com/flotilla/flotilla/internal/cli/streams"
-	"github.com/flotilla/flotilla/internal/mcpserver"
+	"github.com/flotilla/flotilla/internal/hub/mcpserver"
 	"github.com/flotilla/flotilla/internal/version"
 )
 

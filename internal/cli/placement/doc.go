@@ -1,6 +1,6 @@
 // Package placement is `flotilla placement`, whose one verb, simulate, schedules Placements
 // against a fleet described in files, with no hub: the same scheduling core the hub runs
-// (internal/scheduler), fed by the same snapshot builder `flotilla explain` uses
+// (internal/core/scheduler), fed by the same snapshot builder `flotilla explain` uses
 // (placementview.SnapshotFrom).
 //
 // Files are multi-document YAML decoded strictly, as the API server would: a kind is recognized by

@@ -7,10 +7,9 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/utils/clock"
 
-	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 	"github.com/flotilla/flotilla/internal/cli/streams"
-	"github.com/flotilla/flotilla/internal/placementview"
-	"github.com/flotilla/flotilla/internal/scheduler"
+	"github.com/flotilla/flotilla/internal/core/placementview"
+	"github.com/flotilla/flotilla/internal/core/scheduler"
 )
 
 // NewCommand returns `flotilla placement`.
@@ -64,53 +63,22 @@ func simulate(io streams.IO, clk clock.PassiveClock, o simulateOptions) error {
 		return fmt.Errorf("--output (-o) %q is not supported: use -o table or -o json", o.output)
 	}
 	var fleet placementview.Objects
-	if err := loadFile(o.fleet, &fleet); err != nil {
+	if err := placementview.LoadFile(o.fleet, &fleet); err != nil {
 		return fmt.Errorf("--fleet: %w", err)
 	}
 	var in placementview.Objects
-	if err := loadFile(o.placements, &in); err != nil {
+	if err := placementview.LoadFile(o.placements, &in); err != nil {
 		return fmt.Errorf("-f: %w", err)
 	}
-	if err := PlacementsOnly("-f "+o.placements, "the --fleet file", &in); err != nil {
+	if err := placementview.PlacementsOnly("-f "+o.placements, "the --fleet file", &in); err != nil {
 		return err
 	}
-	for i, sim := range Simulate(clk, &fleet, in.Placements) {
+	for i, sim := range placementview.Simulate(clk, &fleet, in.Placements) {
 		if err := write(io, o.output, i, sim.Namespace, sim.Name, &sim.Result); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// PlacementsOnly checks that in, decoded from source ("-f FILE"), holds Placements and nothing
-// else, as the placements to simulate; fleet names where the other objects belong.
-func PlacementsOnly(source, fleet string, in *placementview.Objects) error {
-	if len(in.Placements) == 0 {
-		return fmt.Errorf("%s holds no Placement: give at least one cluster.open-cluster-management.io/v1beta1 Placement", source)
-	}
-	if n := len(in.Clusters) + len(in.Sets) + len(in.Bindings) + len(in.Scores) + len(in.ResourceUsages) + len(in.Decisions); n > 0 {
-		return fmt.Errorf("%s holds %d objects that are not Placements: move them to %s", source, n, fleet)
-	}
-	return nil
-}
-
-// Simulation is the result of scheduling one placement.
-type Simulation struct {
-	Namespace, Name string
-	Result          scheduler.Result
-}
-
-// Simulate schedules each of placements on its own against fleet with the hub's scheduling core,
-// in order, as the placement controller would. `flotilla placement simulate` and `flotilla mcp`
-// both run it.
-func Simulate(clk clock.PassiveClock, fleet *placementview.Objects, placements []clusterv1beta1.Placement) []Simulation {
-	sched := scheduler.New(clk)
-	out := make([]Simulation, len(placements))
-	for i := range placements {
-		p := &placements[i]
-		out[i] = Simulation{Namespace: p.Namespace, Name: p.Name, Result: sched.Schedule(p, placementview.SnapshotFrom(fleet, p.Namespace, p.Name))}
-	}
-	return out
 }
 
 func write(io streams.IO, format string, i int, ns, name string, res *scheduler.Result) error {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/flotilla/flotilla/internal/fleetview"
+	"github.com/flotilla/flotilla/internal/hub/fleetview"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/duration"
@@ -59,5 +59,5 @@ func (t *Table) Row(cells ...string) {
 func (t *Table) Flush() error { return t.tw.Flush() }
 
 // WorkReplicaSet names the ManifestWorkReplicaSet that made a ManifestWork, as NAMESPACE/NAME;
-// "" when the work has no such label (internal/fleetview.WorkReplicaSet).
+// "" when the work has no such label (internal/hub/fleetview.WorkReplicaSet).
 func WorkReplicaSet(labels map[string]string) string { return fleetview.WorkReplicaSet(labels) }

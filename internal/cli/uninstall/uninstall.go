@@ -13,8 +13,8 @@ import (
 	agentregistration "github.com/flotilla/flotilla/internal/agent/registration"
 	"github.com/flotilla/flotilla/internal/cli/kubeflags"
 	"github.com/flotilla/flotilla/internal/cli/streams"
+	"github.com/flotilla/flotilla/internal/contract/wellknown"
 	"github.com/flotilla/flotilla/internal/install"
-	"github.com/flotilla/flotilla/internal/wellknown"
 )
 
 // parts are what can be uninstalled: the chart and its default namespace.

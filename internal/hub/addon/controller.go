@@ -26,9 +26,9 @@ import (
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
-	"github.com/flotilla/flotilla/internal/conditions"
+	"github.com/flotilla/flotilla/internal/core/conditions"
+	"github.com/flotilla/flotilla/internal/core/rollout"
 	"github.com/flotilla/flotilla/internal/hub/delivery"
-	"github.com/flotilla/flotilla/internal/rollout"
 )
 
 // Reconciler installs each ClusterManagementAddOn on the clusters of its install placements and

@@ -29,7 +29,7 @@
 //     status.defaultconfigReferences and installProgressions[].configReferences. A reference
 //     that does not resolve is named, with its field, in the MCA's Configured condition
 //     (ConfigurationNotFound) and in the install progression; other add-ons are unaffected.
-//   - Rollout: per placement, internal/rollout decides (All, Progressive, ProgressivePerGroup)
+//   - Rollout: per placement, internal/core/rollout decides (All, Progressive, ProgressivePerGroup)
 //     which MCAs get their desired configurations now. An MCA's state is OCM's: ToApply while its
 //     configReferences differ from the desired ones, Progressing or Failed (Progressing
 //     condition's reason) until lastAppliedConfig equals desiredConfig, then Succeeded. MCAs no

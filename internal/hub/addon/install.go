@@ -15,8 +15,8 @@ import (
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
 	clusterv1alpha1 "github.com/flotilla/flotilla/api/cluster/v1alpha1"
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
+	"github.com/flotilla/flotilla/internal/core/rollout"
 	"github.com/flotilla/flotilla/internal/hub/delivery"
-	"github.com/flotilla/flotilla/internal/rollout"
 )
 
 // placementView is what one reconcile read of one install placement.

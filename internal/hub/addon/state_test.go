@@ -9,7 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
-	"github.com/flotilla/flotilla/internal/rollout"
+	"github.com/flotilla/flotilla/internal/core/rollout"
 )
 
 var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)

@@ -8,7 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
-	"github.com/flotilla/flotilla/internal/rollout"
+	"github.com/flotilla/flotilla/internal/core/rollout"
 )
 
 func TestDesiredAddonStatus(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
-	"github.com/flotilla/flotilla/internal/rollout"
+	"github.com/flotilla/flotilla/internal/core/rollout"
 )
 
 // Allowed are the configurations the hub lets one ManagedClusterAddOn run with, worked out only

@@ -13,7 +13,7 @@ import (
 
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
-	"github.com/flotilla/flotilla/internal/clusteridentity"
+	"github.com/flotilla/flotilla/internal/contract/clusteridentity"
 	"github.com/flotilla/flotilla/internal/hub/csrs"
 )
 

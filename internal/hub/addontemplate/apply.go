@@ -17,7 +17,7 @@ import (
 
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
-	"github.com/flotilla/flotilla/internal/conditions"
+	"github.com/flotilla/flotilla/internal/core/conditions"
 	"github.com/flotilla/flotilla/internal/hub/addon"
 )
 

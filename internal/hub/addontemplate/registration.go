@@ -9,7 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
-	"github.com/flotilla/flotilla/internal/clusteridentity"
+	"github.com/flotilla/flotilla/internal/contract/clusteridentity"
 )
 
 // AgentName is the name of a template add-on's agent in its identity (OCM's: <addon>-agent).

@@ -25,7 +25,7 @@ import (
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 	"github.com/flotilla/flotilla/api/scheme"
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
-	"github.com/flotilla/flotilla/internal/clusteridentity"
+	"github.com/flotilla/flotilla/internal/contract/clusteridentity"
 )
 
 var templatesGR = addonv1alpha1.ConfigGroupResource{Group: addonv1alpha1.GroupVersion.Group, Resource: "addontemplates"}

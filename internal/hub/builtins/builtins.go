@@ -15,7 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
-	"github.com/flotilla/flotilla/internal/builtinaddon"
+	"github.com/flotilla/flotilla/internal/contract/builtinaddon"
 )
 
 // Installer creates the built-in add-ons' ClusterManagementAddOns.

@@ -1,4 +1,4 @@
-// Package builtins gives each of Flotilla's built-in add-ons (internal/builtinaddon) a
+// Package builtins gives each of Flotilla's built-in add-ons (internal/contract/builtinaddon) a
 // ClusterManagementAddOn on the hub, so that users list them with `flotilla get addons` and
 // switch them on per cluster with `flotilla addon enable NAME --clusters ...` (a
 // ManagedClusterAddOn), or on many with an install strategy they set on it.

@@ -11,7 +11,7 @@ import (
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
 	multiclusterv1alpha1 "github.com/flotilla/flotilla/api/multicluster/v1alpha1"
-	"github.com/flotilla/flotilla/internal/conditions"
+	"github.com/flotilla/flotilla/internal/core/conditions"
 	"github.com/flotilla/flotilla/internal/hub/clusterset"
 )
 

@@ -17,7 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
-	"github.com/flotilla/flotilla/internal/conditions"
+	"github.com/flotilla/flotilla/internal/core/conditions"
 )
 
 // Reasons of the Bound condition (OCM's values).

@@ -16,7 +16,7 @@ import (
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
-	"github.com/flotilla/flotilla/internal/conditions"
+	"github.com/flotilla/flotilla/internal/core/conditions"
 )
 
 // Reasons of the ClusterSetEmpty condition. The first two are OCM's.

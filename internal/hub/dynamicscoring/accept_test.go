@@ -22,8 +22,8 @@ import (
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
 	dsv1alpha1 "github.com/flotilla/flotilla/api/dynamicscoring/v1alpha1"
 	"github.com/flotilla/flotilla/api/scheme"
-	"github.com/flotilla/flotilla/internal/builtinaddon"
-	"github.com/flotilla/flotilla/internal/dynamicscoring/wire"
+	"github.com/flotilla/flotilla/internal/contract/builtinaddon"
+	"github.com/flotilla/flotilla/internal/contract/scoringwire"
 )
 
 type events []string
@@ -47,7 +47,7 @@ func TestNamespaceRestriction(t *testing.T) {
 	// The tenant's scorer sorts first (namespace "a-tenant" < the hub's): before the fix it took
 	// the score name "gpu".
 	tenant, admin := mk("a-tenant", "gpu"), mk(DefaultNamespace, "gpu")
-	mca := &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: "east", Name: wire.Name}}
+	mca := &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: "east", Name: scoringwire.Name}}
 	c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(tenant, admin, mca).
 		WithStatusSubresource(&dsv1alpha1.DynamicScorer{}).Build()
 	ctx := context.Background()
@@ -99,13 +99,13 @@ func TestNamespaceRestriction(t *testing.T) {
 		t.Fatal(err)
 	}
 	cm := &corev1.ConfigMap{}
-	if err := c.Get(ctx, client.ObjectKey{Namespace: "east", Name: wire.ConfigMapName}, cm); err != nil {
+	if err := c.Get(ctx, client.ObjectKey{Namespace: "east", Name: scoringwire.ConfigMapName}, cm); err != nil {
 		t.Fatal(err)
 	}
-	if cm.Labels[builtinaddon.Label] != wire.Name {
+	if cm.Labels[builtinaddon.Label] != scoringwire.Name {
 		t.Errorf("ConfigMap labels %v", cm.Labels)
 	}
-	sums, err := wire.DecodeSummaries(cm.Data)
+	sums, err := scoringwire.DecodeSummaries(cm.Data)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,8 +17,8 @@ import (
 
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
 	dsv1alpha1 "github.com/flotilla/flotilla/api/dynamicscoring/v1alpha1"
-	"github.com/flotilla/flotilla/internal/builtinaddon"
-	"github.com/flotilla/flotilla/internal/dynamicscoring/wire"
+	"github.com/flotilla/flotilla/internal/contract/builtinaddon"
+	"github.com/flotilla/flotilla/internal/contract/scoringwire"
 )
 
 // ConfigReconciler writes, in the namespace of each cluster whose ManagedClusterAddOn
@@ -50,8 +50,8 @@ func (r *ConfigReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	})
 	all := handler.EnqueueRequestsFromMapFunc(r.allClusters)
 	return ctrl.NewControllerManagedBy(mgr).Named("dynamicscoring-config").
-		Watches(&addonv1alpha1.ManagedClusterAddOn{}, byNamespace, builder.WithPredicates(named(wire.Name))).
-		Watches(&corev1.ConfigMap{}, byNamespace, builder.WithPredicates(named(wire.ConfigMapName))).
+		Watches(&addonv1alpha1.ManagedClusterAddOn{}, byNamespace, builder.WithPredicates(named(scoringwire.Name))).
+		Watches(&corev1.ConfigMap{}, byNamespace, builder.WithPredicates(named(scoringwire.ConfigMapName))).
 		Watches(&dsv1alpha1.DynamicScorer{}, all).
 		Watches(&dsv1alpha1.DynamicScoringConfig{}, all).
 		Complete(r)
@@ -66,7 +66,7 @@ func (r *ConfigReconciler) allClusters(ctx context.Context, _ client.Object) []r
 	}
 	var out []reconcile.Request
 	for _, a := range l.Items {
-		if a.Name == wire.Name {
+		if a.Name == scoringwire.Name {
 			out = append(out, reconcile.Request{NamespacedName: client.ObjectKey{Name: a.Namespace}})
 		}
 	}
@@ -81,22 +81,22 @@ func (r *ConfigReconciler) allClusters(ctx context.Context, _ client.Object) []r
 func (r *ConfigReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	cluster := req.Name
 	mca := &addonv1alpha1.ManagedClusterAddOn{}
-	err := r.Client.Get(ctx, client.ObjectKey{Namespace: cluster, Name: wire.Name}, mca)
+	err := r.Client.Get(ctx, client.ObjectKey{Namespace: cluster, Name: scoringwire.Name}, mca)
 	if err != nil && !apierrors.IsNotFound(err) {
 		return reconcile.Result{}, err
 	}
-	key := client.ObjectKey{Namespace: cluster, Name: wire.ConfigMapName}
+	key := client.ObjectKey{Namespace: cluster, Name: scoringwire.ConfigMapName}
 	cm := &corev1.ConfigMap{}
 	cmErr := r.Client.Get(ctx, key, cm)
 	if cmErr != nil && !apierrors.IsNotFound(cmErr) {
 		return reconcile.Result{}, cmErr
 	}
 	exists := cmErr == nil
-	if exists && cm.Labels[builtinaddon.Label] != wire.Name {
+	if exists && cm.Labels[builtinaddon.Label] != scoringwire.Name {
 		if err == nil {
 			r.Recorder.Eventf(mca, nil, "Warning", "ConfigMapNotOwned", "Configure",
 				"ConfigMap %s exists and was not made by the hub (no label %s=%s): the hub neither takes it over nor deletes it, and the add-on runs no scorers; delete it",
-				key, builtinaddon.Label, wire.Name)
+				key, builtinaddon.Label, scoringwire.Name)
 		}
 		return reconcile.Result{}, nil
 	}
@@ -112,22 +112,22 @@ func (r *ConfigReconciler) Reconcile(ctx context.Context, req reconcile.Request)
 		return reconcile.Result{}, err
 	}
 	if !exists {
-		cm = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: wire.ConfigMapName,
-			Labels: map[string]string{builtinaddon.Label: wire.Name}}, Data: map[string]string{wire.SummariesKey: data}}
+		cm = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: scoringwire.ConfigMapName,
+			Labels: map[string]string{builtinaddon.Label: scoringwire.Name}}, Data: map[string]string{scoringwire.SummariesKey: data}}
 		err := r.Client.Create(ctx, cm)
 		if apierrors.IsAlreadyExists(err) {
 			// The hub caches only the ConfigMaps it labeled: this one is someone else's.
 			r.Recorder.Eventf(mca, nil, "Warning", "ConfigMapNotOwned", "Configure",
 				"ConfigMap %s exists and was not made by the hub (no label %s=%s): the hub neither takes it over nor deletes it, and the add-on runs no scorers; delete it",
-				key, builtinaddon.Label, wire.Name)
+				key, builtinaddon.Label, scoringwire.Name)
 			return reconcile.Result{}, nil
 		}
 		return reconcile.Result{}, err
 	}
-	if cm.Data[wire.SummariesKey] == data && len(cm.Data) == 1 {
+	if cm.Data[scoringwire.SummariesKey] == data && len(cm.Data) == 1 {
 		return reconcile.Result{}, nil
 	}
-	cm.Data = map[string]string{wire.SummariesKey: data}
+	cm.Data = map[string]string{scoringwire.SummariesKey: data}
 	return reconcile.Result{}, r.Client.Update(ctx, cm)
 }
 
@@ -164,7 +164,7 @@ func (r *ConfigReconciler) desired(ctx context.Context, cluster string) (string,
 			ctrl.LoggerFrom(ctx).Info("a DynamicScorer is left out of the agents' list", "cluster", cluster, "problem", err.Error())
 		}
 	}
-	data, err := wire.EncodeSummaries(sums)
+	data, err := scoringwire.EncodeSummaries(sums)
 	if err != nil {
 		return "", fmt.Errorf("encoding the scorers of cluster %s: %w", cluster, err)
 	}

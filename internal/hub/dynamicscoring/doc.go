@@ -3,7 +3,7 @@
 // The hub accepts DynamicScorers (and DynamicScoringConfigs) from one namespace only, Namespace
 // (--dynamic-scoring-namespace): one elsewhere is never contacted nor listed for agents, and is
 // marked Inactive with the condition Accepted=False naming the namespace to use. Requests go
-// through internal/dynamicscoring/egress (no redirects; no loopback, link-local or metadata
+// through internal/egress (no redirects; no loopback, link-local or metadata
 // address unless allowed), and Summarize refuses a /config that would move a token's host.
 //
 // ScorerReconciler health-checks every DynamicScorer: it GETs /healthz on the host of

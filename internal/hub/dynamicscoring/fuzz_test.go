@@ -11,7 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	dsv1alpha1 "github.com/flotilla/flotilla/api/dynamicscoring/v1alpha1"
-	"github.com/flotilla/flotilla/internal/dynamicscoring/wire"
+	"github.com/flotilla/flotilla/internal/contract/scoringwire"
 )
 
 // FuzzConfig feeds what a scorer serves at /config (configSyncMode Full) through the hub's
@@ -62,24 +62,24 @@ func FuzzConfig(f *testing.F) {
 			return
 		}
 
-		if sum.ScoringInterval <= 0 || sum.ScoringInterval > wire.MaxSeconds {
-			t.Fatalf("Summarize accepted the scoring interval %d, outside 1..%d", sum.ScoringInterval, wire.MaxSeconds)
+		if sum.ScoringInterval <= 0 || sum.ScoringInterval > scoringwire.MaxSeconds {
+			t.Fatalf("Summarize accepted the scoring interval %d, outside 1..%d", sum.ScoringInterval, scoringwire.MaxSeconds)
 		}
-		if sum.SourceType == string(dsv1alpha1.SourceTypePrometheus) && (sum.SourceRange <= 0 || sum.SourceRange > wire.MaxSeconds ||
-			sum.SourceStep <= 0 || sum.SourceStep > wire.MaxSeconds) {
-			t.Fatalf("Summarize accepted the source range %d and step %d, outside 1..%d", sum.SourceRange, sum.SourceStep, wire.MaxSeconds)
+		if sum.SourceType == string(dsv1alpha1.SourceTypePrometheus) && (sum.SourceRange <= 0 || sum.SourceRange > scoringwire.MaxSeconds ||
+			sum.SourceStep <= 0 || sum.SourceStep > scoringwire.MaxSeconds) {
+			t.Fatalf("Summarize accepted the source range %d and step %d, outside 1..%d", sum.SourceRange, sum.SourceStep, scoringwire.MaxSeconds)
 		}
 
 		// The agent reads the summary from the ConfigMap the hub writes.
-		data, err := wire.EncodeSummaries([]wire.Summary{sum})
+		data, err := scoringwire.EncodeSummaries([]scoringwire.Summary{sum})
 		if err != nil {
 			t.Fatalf("EncodeSummaries: %v", err)
 		}
-		got, err := wire.DecodeSummaries(map[string]string{wire.SummariesKey: data})
+		got, err := scoringwire.DecodeSummaries(map[string]string{scoringwire.SummariesKey: data})
 		if err != nil {
 			t.Fatalf("DecodeSummaries of what the hub wrote: %v", err)
 		}
-		if diff := cmp.Diff([]wire.Summary{sum}, got); diff != "" {
+		if diff := cmp.Diff([]scoringwire.Summary{sum}, got); diff != "" {
 			t.Fatalf("the summary changed through the ConfigMap (-hub +agent):\n%s", diff)
 		}
 		sum = got[0]
@@ -96,7 +96,7 @@ func FuzzConfig(f *testing.F) {
 		}
 		sameOriginAs(t, "scoring", req.URL, firstSet(specScoring, base))
 		if sum.SourceType == string(dsv1alpha1.SourceTypePrometheus) {
-			q, err := wire.QueryURL(sum.SourceEndpoint, "up", now, sum.SourceRange, sum.SourceStep)
+			q, err := scoringwire.QueryURL(sum.SourceEndpoint, "up", now, sum.SourceRange, sum.SourceStep)
 			if err != nil {
 				t.Fatalf("Summarize accepted source endpoint %q that the agent cannot query: %v", sum.SourceEndpoint, err)
 			}

@@ -10,7 +10,7 @@ import (
 	"net/url"
 
 	dsv1alpha1 "github.com/flotilla/flotilla/api/dynamicscoring/v1alpha1"
-	"github.com/flotilla/flotilla/internal/dynamicscoring/egress"
+	"github.com/flotilla/flotilla/internal/egress"
 )
 
 // Event reasons of a DynamicScorer.

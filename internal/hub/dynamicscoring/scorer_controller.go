@@ -21,7 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	dsv1alpha1 "github.com/flotilla/flotilla/api/dynamicscoring/v1alpha1"
-	"github.com/flotilla/flotilla/internal/dynamicscoring/egress"
+	"github.com/flotilla/flotilla/internal/egress"
 )
 
 // Defaults of the health check.
@@ -50,7 +50,7 @@ type ScorerReconciler struct {
 	// agent send requests, with tokens, where it points, and takes a score name.
 	Namespace string
 	// AllowLocal lets scorers' URLs reach loopback and link-local addresses (a local fleet,
-	// tests); see internal/dynamicscoring/egress.
+	// tests); see internal/egress.
 	AllowLocal bool
 	// HTTP makes the checks; egress.Client with DefaultCheckTimeout when nil.
 	HTTP *http.Client

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	dsv1alpha1 "github.com/flotilla/flotilla/api/dynamicscoring/v1alpha1"
-	"github.com/flotilla/flotilla/internal/dynamicscoring/wire"
+	"github.com/flotilla/flotilla/internal/contract/scoringwire"
 )
 
 // Masked reports whether a mask of masks filters out scoreName for cluster. As OCM contrib's
@@ -25,14 +25,14 @@ func Masked(masks []dsv1alpha1.ScoreMask, cluster, scoreName string) bool {
 // (status.lastSyncedConfig, configSyncMode Full) where set, else its spec; a scoring or source
 // host defaults to the scheme and host of spec.configURL, as OCM contrib's hub. It does not
 // look at the health status. The error names the missing field and the fix.
-func Summarize(s *dsv1alpha1.DynamicScorer) (wire.Summary, error) {
-	sum := wire.Summary{Namespace: s.Namespace, Name: s.Name, Location: string(s.Spec.Location),
+func Summarize(s *dsv1alpha1.DynamicScorer) (scoringwire.Summary, error) {
+	sum := scoringwire.Summary{Namespace: s.Namespace, Name: s.Name, Location: string(s.Spec.Location),
 		ScoreDestination: string(s.Spec.ScoreDestination), ScoreDimensionFormat: s.Spec.ScoreDimensionFormat}
 	if sum.ScoreDestination == "" {
 		sum.ScoreDestination = string(dsv1alpha1.ScoreDestinationAddOnPlacementScore)
 	}
 	if sum.ScoreDimensionFormat == "" {
-		sum.ScoreDimensionFormat = wire.DefaultDimensionFormat
+		sum.ScoreDimensionFormat = scoringwire.DefaultDimensionFormat
 	}
 	var srcType, srcHost, srcPath, scHost, scPath string
 	if src := s.Spec.Source; src != nil {
@@ -72,9 +72,9 @@ func Summarize(s *dsv1alpha1.DynamicScorer) (wire.Summary, error) {
 		return sum, fmt.Errorf("%s has no scoring interval: set spec.scoring.params.interval in seconds", ref)
 	}
 	// The scorer's /config is not trusted to keep the agent's Durations from wrapping around.
-	if sum.ScoringInterval > wire.MaxSeconds {
+	if sum.ScoringInterval > scoringwire.MaxSeconds {
 		return sum, fmt.Errorf("%s: the scoring interval %d seconds is over a year: set %s to at most %d",
-			ref, sum.ScoringInterval, sum.Field("scoring.params.interval"), wire.MaxSeconds)
+			ref, sum.ScoringInterval, sum.Field("scoring.params.interval"), scoringwire.MaxSeconds)
 	}
 	base := ""
 	if u, err := url.Parse(s.Spec.ConfigURL); err == nil && u.Scheme != "" && u.Host != "" {
@@ -93,9 +93,9 @@ func Summarize(s *dsv1alpha1.DynamicScorer) (wire.Summary, error) {
 		if sum.SourceRange <= 0 || sum.SourceStep <= 0 {
 			return sum, fmt.Errorf("%s: set spec.source.params.range and step (seconds, at least 1)", ref)
 		}
-		if sum.SourceRange > wire.MaxSeconds || sum.SourceStep > wire.MaxSeconds {
+		if sum.SourceRange > scoringwire.MaxSeconds || sum.SourceStep > scoringwire.MaxSeconds {
 			return sum, fmt.Errorf("%s: the source range %d or step %d seconds is over a year: set %s and step to at most %d",
-				ref, sum.SourceRange, sum.SourceStep, sum.Field("source.params.range"), wire.MaxSeconds)
+				ref, sum.SourceRange, sum.SourceStep, sum.Field("source.params.range"), scoringwire.MaxSeconds)
 		}
 	}
 	ep, err := endpoint(firstSet(scHost, base), firstSet(scPath, dsv1alpha1.DefaultScoringPath))
@@ -139,7 +139,7 @@ func sameOrigin(endpoint, want string) error {
 // BuildSummaries lists what the agent of cluster runs: the Active scorers, resolved, that no
 // mask of their namespace filters out, sorted by score name. Scorers that cannot be resolved
 // are left out; problems gives why, by scorer.
-func BuildSummaries(cluster string, scorers []dsv1alpha1.DynamicScorer, masks map[string][]dsv1alpha1.ScoreMask) (out []wire.Summary, problems map[string]error) {
+func BuildSummaries(cluster string, scorers []dsv1alpha1.DynamicScorer, masks map[string][]dsv1alpha1.ScoreMask) (out []scoringwire.Summary, problems map[string]error) {
 	problems = map[string]error{}
 	seen := map[string]string{}
 	for i := range scorers {

@@ -12,7 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	dsv1alpha1 "github.com/flotilla/flotilla/api/dynamicscoring/v1alpha1"
-	"github.com/flotilla/flotilla/internal/dynamicscoring/wire"
+	"github.com/flotilla/flotilla/internal/contract/scoringwire"
 )
 
 func scorer(name, score string, health dsv1alpha1.ScorerHealthStatus) dsv1alpha1.DynamicScorer {
@@ -54,19 +54,19 @@ func TestSummarize(t *testing.T) {
 		Scoring: dsv1alpha1.SyncedScoring{Host: "http://scorer2:80"}}
 	for name, tc := range map[string]struct {
 		in      dsv1alpha1.DynamicScorer
-		want    wire.Summary
+		want    scoringwire.Summary
 		wantErr string
 	}{
-		"spec, scoring host from configURL, default paths": {in: scorer("a", "gpu", dsv1alpha1.ScorerHealthActive), want: wire.Summary{
+		"spec, scoring host from configURL, default paths": {in: scorer("a", "gpu", dsv1alpha1.ScorerHealthActive), want: scoringwire.Summary{
 			Namespace: "ns", Name: "a", ScoreName: "gpu", SourceType: "Prometheus", SourceEndpoint: "http://prom:9090/api/v1/query_range",
 			SourceEndpointAuthName: "prom", SourceEndpointAuthKey: "token", SourceQuery: "up", SourceRange: 60, SourceStep: 10,
 			ScoringEndpoint: "http://scorer:8080" + dsv1alpha1.DefaultScoringPath, ScoringInterval: 30,
 			ScoreDestination: "AddOnPlacementScore", ScoreDimensionFormat: "${scoreName}"}},
-		"configuration synced from /config": {in: full, want: wire.Summary{
+		"configuration synced from /config": {in: full, want: scoringwire.Summary{
 			Namespace: "ns", Name: "full", ScoreName: "synced", SourceType: "Prometheus", SourceEndpoint: "http://p:9090/api/v1/query_range",
 			SourceQuery: "q", SourceRange: 5, SourceStep: 1, ScoringEndpoint: "http://scorer:8080/scoring", ScoringInterval: 7,
 			ScoreDestination: "AddOnPlacementScore", ScoreDimensionFormat: "${scoreName}", FromConfig: true}},
-		"/config names hosts, no token": {in: movedNoToken, want: wire.Summary{
+		"/config names hosts, no token": {in: movedNoToken, want: scoringwire.Summary{
 			Namespace: "ns", Name: "moved-no-token", ScoreName: "s", SourceType: "Prometheus", SourceEndpoint: "http://prom2:9090/api/v1/query_range",
 			SourceQuery: "up", SourceRange: 60, SourceStep: 10, ScoringEndpoint: "http://scorer2:80" + dsv1alpha1.DefaultScoringPath, ScoringInterval: 30,
 			ScoreDestination: "AddOnPlacementScore", ScoreDimensionFormat: "${scoreName}", FromConfig: true}},

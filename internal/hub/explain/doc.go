@@ -1,5 +1,5 @@
 // Package explain is the hub's explanation endpoint: over HTTPS it serves, for one Placement, the
-// same explanation `flotilla explain placement` prints with -o json (internal/placementview's
+// same explanation `flotilla explain placement` prints with -o json (internal/core/placementview's
 // Output): every cluster of the eligible sets, selected, filtered or not chosen, and why.
 //
 //	GET  /explain/namespaces/NS/placements/NAME  explains the stored placement NS/NAME
@@ -17,7 +17,7 @@
 //     the hub does not hold the API server's client CA; send a token (`kubectl create token`).
 //
 //   - Everything is read from the manager's cache, as the placement controller reads it, and
-//     scheduled with the same core (internal/scheduler) and the hub's clock, so a GET explains what
+//     scheduled with the same core (internal/core/scheduler) and the hub's clock, so a GET explains what
 //     the controller decides. A POSTed placement is decoded strictly (unknown or duplicate fields,
 //     wrong types: 400 naming the field); checks that only the API server makes (the CRD's
 //     OpenAPI and CEL rules) are not repeated, and what the scheduler finds wrong (invalid CEL, an

@@ -22,8 +22,8 @@ import (
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
 	"github.com/flotilla/flotilla/api/scheme"
-	"github.com/flotilla/flotilla/internal/placementview"
-	"github.com/flotilla/flotilla/internal/scheduler"
+	"github.com/flotilla/flotilla/internal/core/placementview"
+	"github.com/flotilla/flotilla/internal/core/scheduler"
 )
 
 var now = time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC)

@@ -1,4 +1,4 @@
-// Package failover keeps each ManagedCluster's fencing Timing (internal/fencing) current on the
+// Package failover keeps each ManagedCluster's fencing Timing (internal/contract/fencing) current on the
 // hub: the FailoverPolicies of the sets the cluster belongs to, combined (shortest lease and
 // fence, longest loss), or the defaults (lease 5 s, fence 20 s, lost 30 s) for a cluster that
 // runs fenced work under no policy: a ManifestWork annotated failover.flotilla.io/fenced in its

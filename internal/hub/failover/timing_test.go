@@ -11,7 +11,7 @@ import (
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
 	failoverv1alpha1 "github.com/flotilla/flotilla/api/failover/v1alpha1"
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
-	"github.com/flotilla/flotilla/internal/fencing"
+	"github.com/flotilla/flotilla/internal/contract/fencing"
 )
 
 func policy(name, set string, lease, fence, lost int32) failoverv1alpha1.FailoverPolicy {

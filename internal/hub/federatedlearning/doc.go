@@ -30,7 +30,7 @@
 // federation completes when its ServerApp reports the last round.
 //
 // Progress: for Flower the controller reads the newest run through the SuperLink's Control API
-// (FlowerRuns, internal/flowerctl): its status, and the ServerApp's log, which only the SuperLink
+// (FlowerRuns, internal/hub/flowerctl): its status, and the ServerApp's log, which only the SuperLink
 // keeps, where it takes Flower's "[ROUND r/R]" lines and the FLOTILLA_PROGRESS JSON lines an app
 // may print (progress.go). OpenFL reports no progress; its server Job's end completes it. The hub
 // reads no pod or log: its role has no business with pods.

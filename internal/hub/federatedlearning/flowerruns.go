@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	flv1alpha1 "github.com/flotilla/flotilla/api/federationai/v1alpha1"
-	"github.com/flotilla/flotilla/internal/flowerctl"
+	"github.com/flotilla/flotilla/internal/hub/flowerctl"
 )
 
 // FlowerRun is the newest Flower run of a federation, as its SuperLink reports it.

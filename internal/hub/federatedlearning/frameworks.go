@@ -19,7 +19,7 @@ import (
 	flv1alpha1 "github.com/flotilla/flotilla/api/federationai/v1alpha1"
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
 	workv1alpha1 "github.com/flotilla/flotilla/api/work/v1alpha1"
-	"github.com/flotilla/flotilla/internal/builtinaddon"
+	"github.com/flotilla/flotilla/internal/contract/builtinaddon"
 	"github.com/flotilla/flotilla/internal/hub/addon"
 	"github.com/flotilla/flotilla/internal/hub/flower"
 	"github.com/flotilla/flotilla/internal/hub/workreplicaset"

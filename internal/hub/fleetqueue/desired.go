@@ -12,7 +12,7 @@ import (
 
 	queuev1alpha1 "github.com/flotilla/flotilla/api/queue/v1alpha1"
 	usagev1alpha1 "github.com/flotilla/flotilla/api/usage/v1alpha1"
-	"github.com/flotilla/flotilla/internal/gpuflavor"
+	"github.com/flotilla/flotilla/internal/contract/gpuflavor"
 )
 
 const (

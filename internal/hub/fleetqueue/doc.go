@@ -4,7 +4,7 @@
 // For a FleetQueue F naming the MultiKueue AdmissionCheck C, the hub writes and keeps current:
 //
 //   - a ResourceFlavor per GPU model the workers of C have, F- and the name the kueue-queues
-//     add-on gives the workers' flavor (internal/gpuflavor: F-gpu-nvidia-h100-80gb-hbm3), with
+//     add-on gives the workers' flavor (internal/contract/gpuflavor: F-gpu-nvidia-h100-80gb-hbm3), with
 //     nodeLabels {nvidia.com/gpu.product: model}; and F-cpu-only;
 //   - the Cohort F holding the fleet's quota: per model flavor, the allocatable GPUs of that
 //     model over C's workers less what teams are guaranteed; cpu and memory, the workers' total

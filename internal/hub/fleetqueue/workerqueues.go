@@ -13,7 +13,7 @@ import (
 
 	queuev1alpha1 "github.com/flotilla/flotilla/api/queue/v1alpha1"
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
-	"github.com/flotilla/flotilla/internal/gpuflavor"
+	"github.com/flotilla/flotilla/internal/contract/gpuflavor"
 )
 
 // WorkPrefix begins the name of the ManifestWork that brings a FleetQueue's team queues to each

@@ -19,8 +19,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
-	"github.com/flotilla/flotilla/internal/builtinaddon"
 	"github.com/flotilla/flotilla/internal/certs"
+	"github.com/flotilla/flotilla/internal/contract/builtinaddon"
 )
 
 // Reconciler keeps the hub's side of flower-addon (see the package documentation). It has one

@@ -1,8 +1,8 @@
 package flower
 
 import (
-	"github.com/flotilla/flotilla/internal/builtinaddon"
-	"github.com/flotilla/flotilla/internal/wellknown"
+	"github.com/flotilla/flotilla/internal/contract/builtinaddon"
+	"github.com/flotilla/flotilla/internal/contract/wellknown"
 )
 
 // Names of what the add-on runs, on the hub and on the clusters (OCM's flower-addon's).

@@ -14,7 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
-	"github.com/flotilla/flotilla/internal/conditions"
+	"github.com/flotilla/flotilla/internal/core/conditions"
 )
 
 // condition is ConditionSuperLink from what sync returned.

@@ -21,8 +21,8 @@ import (
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
+	"github.com/flotilla/flotilla/internal/contract/kueueworker"
 	"github.com/flotilla/flotilla/internal/hub/delivery"
-	"github.com/flotilla/flotilla/internal/kueueworker"
 )
 
 // Timings of the credentials controller.

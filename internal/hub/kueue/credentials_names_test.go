@@ -15,7 +15,7 @@ import (
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	"github.com/flotilla/flotilla/api/scheme"
-	"github.com/flotilla/flotilla/internal/kueueworker"
+	"github.com/flotilla/flotilla/internal/contract/kueueworker"
 )
 
 var testOwner = metav1.OwnerReference{APIVersion: "kueue.x-k8s.io/v1beta2", Kind: "MultiKueueCluster", Name: "x", UID: "u"}

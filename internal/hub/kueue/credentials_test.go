@@ -12,7 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/flotilla/flotilla/api/scheme"
-	"github.com/flotilla/flotilla/internal/kueueworker"
+	"github.com/flotilla/flotilla/internal/contract/kueueworker"
 )
 
 // TestCredentialsLeaveOthersObjects: a Role, RoleBinding or Secret of the names the hub uses for a

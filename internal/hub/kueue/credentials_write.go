@@ -19,8 +19,8 @@ import (
 
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
-	"github.com/flotilla/flotilla/internal/clusteridentity"
-	"github.com/flotilla/flotilla/internal/kueueworker"
+	"github.com/flotilla/flotilla/internal/contract/clusteridentity"
+	"github.com/flotilla/flotilla/internal/contract/kueueworker"
 )
 
 func agentGroup(cluster string) string { return clusteridentity.Group(cluster) }

@@ -23,8 +23,8 @@ import (
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 	"github.com/flotilla/flotilla/api/scheme"
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
-	"github.com/flotilla/flotilla/internal/fencing"
-	"github.com/flotilla/flotilla/internal/kueueworker"
+	"github.com/flotilla/flotilla/internal/contract/fencing"
+	"github.com/flotilla/flotilla/internal/contract/kueueworker"
 )
 
 var gone = &metav1.Time{Time: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}

@@ -11,7 +11,7 @@ import (
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
-	"github.com/flotilla/flotilla/internal/kueueworker"
+	"github.com/flotilla/flotilla/internal/contract/kueueworker"
 )
 
 const (

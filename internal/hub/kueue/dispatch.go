@@ -7,7 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
-	"github.com/flotilla/flotilla/internal/workloadfit"
+	"github.com/flotilla/flotilla/internal/core/workloadfit"
 )
 
 const (

@@ -9,7 +9,7 @@ import (
 	"k8s.io/utils/ptr"
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
-	"github.com/flotilla/flotilla/internal/workloadfit"
+	"github.com/flotilla/flotilla/internal/core/workloadfit"
 )
 
 func TestNominate(t *testing.T) {

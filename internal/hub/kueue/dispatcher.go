@@ -22,13 +22,13 @@ import (
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	usagev1alpha1 "github.com/flotilla/flotilla/api/usage/v1alpha1"
-	"github.com/flotilla/flotilla/internal/workloadfit"
+	"github.com/flotilla/flotilla/internal/core/workloadfit"
 )
 
 // Dispatcher is Flotilla's MultiKueue dispatcher: for each workload on the hub waiting for its
 // MultiKueue admission check, it nominates workers (status.nominatedClusterNames) in the order
 // of the check's MultiKueueConfig, which the placement ranks best first. It offers a workload
-// only to the workers where its gangs fit (internal/workloadfit: every pod of each pod set on a
+// only to the workers where its gangs fit (internal/core/workloadfit: every pod of each pod set on a
 // node with that much of the extended resource and model free, by the worker's live
 // ResourceUsage), then to those without figures; a worker where it does not fit is not offered
 // it, and a workload that fits no worker waits on the hub with an event (NoWorkerFits) giving

@@ -17,11 +17,11 @@ import (
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
-	"github.com/flotilla/flotilla/internal/fencing"
+	"github.com/flotilla/flotilla/internal/contract/fencing"
 )
 
 // Requeuer puts back in the hub's queue the workloads admitted on a worker that the hub declared
-// lost under its fencing Timing (internal/fencing): by then the worker's agent has stopped them
+// lost under its fencing Timing (internal/contract/fencing): by then the worker's agent has stopped them
 // (MultiKueue's Jobs are fenced), so they may start elsewhere. It sets their MultiKueue check to
 // Retry, which is what Kueue itself does after multiKueue.workerLostTimeout; Kueue then evicts
 // the workload, releases its quota and queues it again, and the dispatcher offers it to the next

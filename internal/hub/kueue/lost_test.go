@@ -17,7 +17,7 @@ import (
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	"github.com/flotilla/flotilla/api/scheme"
-	"github.com/flotilla/flotilla/internal/fencing"
+	"github.com/flotilla/flotilla/internal/contract/fencing"
 )
 
 func TestRequeuer(t *testing.T) {

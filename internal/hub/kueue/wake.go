@@ -2,7 +2,7 @@ package kueue
 
 import (
 	usagev1alpha1 "github.com/flotilla/flotilla/api/usage/v1alpha1"
-	"github.com/flotilla/flotilla/internal/workloadfit"
+	"github.com/flotilla/flotilla/internal/core/workloadfit"
 )
 
 // Freed says whether a worker's figures, from before to after, show room that was not there:

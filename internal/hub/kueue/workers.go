@@ -11,12 +11,12 @@ import (
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	usagev1alpha1 "github.com/flotilla/flotilla/api/usage/v1alpha1"
-	"github.com/flotilla/flotilla/internal/scheduler/plugins/gpufit"
-	"github.com/flotilla/flotilla/internal/workloadfit"
+	"github.com/flotilla/flotilla/internal/core/scheduler/plugins/gpufit"
+	"github.com/flotilla/flotilla/internal/core/workloadfit"
 )
 
 // The reads below are the dispatcher's, exported so that `flotilla explain workload`
-// (internal/fleetview) sees a workload exactly as the dispatcher does.
+// (internal/hub/fleetview) sees a workload exactly as the dispatcher does.
 
 // MultiKueueChecks are the names of the AdmissionChecks of Kueue's MultiKueue controller.
 func MultiKueueChecks(ctx context.Context, c client.Reader) (map[string]bool, error) {

@@ -12,7 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
-	"github.com/flotilla/flotilla/internal/fencing"
+	"github.com/flotilla/flotilla/internal/contract/fencing"
 )
 
 // fencedTiming is the cluster's fencing Timing (internal/hub/failover writes it) once its agent

@@ -16,7 +16,7 @@ import (
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	"github.com/flotilla/flotilla/api/scheme"
-	"github.com/flotilla/flotilla/internal/fencing"
+	"github.com/flotilla/flotilla/internal/contract/fencing"
 )
 
 // TestFencedClusterDeclaredLost: a cluster under a fencing Timing is declared lost LostAfter after

@@ -18,7 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
-	"github.com/flotilla/flotilla/internal/conditions"
+	"github.com/flotilla/flotilla/internal/core/conditions"
 )
 
 // Reconciler sets an accepted cluster's Available condition to Unknown when its agent stops

@@ -22,7 +22,7 @@ import (
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
 	usagev1alpha1 "github.com/flotilla/flotilla/api/usage/v1alpha1"
-	"github.com/flotilla/flotilla/internal/scheduler"
+	"github.com/flotilla/flotilla/internal/core/scheduler"
 )
 
 // Recorder emits events (events.k8s.io); the manager's GetEventRecorder gives one.

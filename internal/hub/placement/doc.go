@@ -4,7 +4,7 @@
 // watch (index.go: each placement's decisions and every cluster's count of placements, derived
 // with scheduler.DecisionInputs one placement at a time, so that a reconcile does not walk the
 // hub's PlacementDecisions; a test checks it against DecisionInputs over all of them), runs the
-// scheduling core (internal/scheduler) with the hub's clock, and writes the Result: the
+// scheduling core (internal/core/scheduler) with the hub's clock, and writes the Result: the
 // PlacementDecisions (OCM's names <placement>-decision-<N> and labels, controlled by the
 // Placement, decisions in the status subresource), the Placement's status
 // (numberOfSelectedClusters, decisionGroups, PlacementSatisfied and PlacementMisconfigured with

@@ -11,7 +11,7 @@ import (
 	clusterv1alpha1 "github.com/flotilla/flotilla/api/cluster/v1alpha1"
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
 	usagev1alpha1 "github.com/flotilla/flotilla/api/usage/v1alpha1"
-	"github.com/flotilla/flotilla/internal/scheduler"
+	"github.com/flotilla/flotilla/internal/core/scheduler"
 )
 
 // fleetSnapshot keeps the fleet part of the scheduler's snapshot (clusters, sets, bindings,

@@ -17,8 +17,8 @@ import (
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
 	usagev1alpha1 "github.com/flotilla/flotilla/api/usage/v1alpha1"
+	"github.com/flotilla/flotilla/internal/core/scheduler"
 	hubclusterset "github.com/flotilla/flotilla/internal/hub/clusterset"
-	"github.com/flotilla/flotilla/internal/scheduler"
 )
 
 type (

@@ -18,7 +18,7 @@ import (
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
 	"github.com/flotilla/flotilla/api/scheme"
 	usagev1alpha1 "github.com/flotilla/flotilla/api/usage/v1alpha1"
-	"github.com/flotilla/flotilla/internal/scheduler"
+	"github.com/flotilla/flotilla/internal/core/scheduler"
 )
 
 func mc(name string, labels map[string]string) *clusterv1.ManagedCluster {

@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
-	"github.com/flotilla/flotilla/internal/scheduler"
+	"github.com/flotilla/flotilla/internal/core/scheduler"
 )
 
 // Step is one write of a placement's decisions: a PlacementDecision made to hold exactly Slice

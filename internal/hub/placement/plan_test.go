@@ -10,7 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
-	"github.com/flotilla/flotilla/internal/scheduler"
+	"github.com/flotilla/flotilla/internal/core/scheduler"
 )
 
 // slicesOf cuts names (sorted here) into slices of at most 100 as the scheduler does, one group.

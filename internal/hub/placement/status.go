@@ -9,8 +9,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
-	"github.com/flotilla/flotilla/internal/conditions"
-	"github.com/flotilla/flotilla/internal/scheduler"
+	"github.com/flotilla/flotilla/internal/core/conditions"
+	"github.com/flotilla/flotilla/internal/core/scheduler"
 )
 
 // DesiredStatus is p's status after res: the number of selected clusters, the decision groups

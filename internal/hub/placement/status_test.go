@@ -13,7 +13,7 @@ import (
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
-	"github.com/flotilla/flotilla/internal/scheduler"
+	"github.com/flotilla/flotilla/internal/core/scheduler"
 )
 
 func TestDesiredStatus(t *testing.T) {

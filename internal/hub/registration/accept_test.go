@@ -17,7 +17,7 @@ import (
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	"github.com/flotilla/flotilla/api/scheme"
-	"github.com/flotilla/flotilla/internal/clusteridentity"
+	"github.com/flotilla/flotilla/internal/contract/clusteridentity"
 	"github.com/flotilla/flotilla/internal/hub/csrs"
 )
 

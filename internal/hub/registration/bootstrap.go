@@ -1,7 +1,7 @@
 package registration
 
 import (
-	"github.com/flotilla/flotilla/internal/wellknown"
+	"github.com/flotilla/flotilla/internal/contract/wellknown"
 
 	"context"
 	"fmt"

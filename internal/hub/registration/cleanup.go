@@ -20,7 +20,7 @@ import (
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
-	"github.com/flotilla/flotilla/internal/clusteridentity"
+	"github.com/flotilla/flotilla/internal/contract/clusteridentity"
 )
 
 // A denied or deleted cluster's namespace is emptied in OCM's order before the agent loses its

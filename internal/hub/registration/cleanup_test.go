@@ -24,7 +24,7 @@ import (
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	"github.com/flotilla/flotilla/api/scheme"
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
-	"github.com/flotilla/flotilla/internal/clusteridentity"
+	"github.com/flotilla/flotilla/internal/contract/clusteridentity"
 )
 
 func TestPlanCleanup(t *testing.T) {

@@ -28,8 +28,8 @@ import (
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
-	"github.com/flotilla/flotilla/internal/clusteridentity"
-	"github.com/flotilla/flotilla/internal/conditions"
+	"github.com/flotilla/flotilla/internal/contract/clusteridentity"
+	"github.com/flotilla/flotilla/internal/core/conditions"
 )
 
 // CleanupFinalizer holds a ManagedCluster until its namespace and RBAC are removed.

@@ -19,7 +19,7 @@ import (
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	"github.com/flotilla/flotilla/api/scheme"
-	"github.com/flotilla/flotilla/internal/clusteridentity"
+	"github.com/flotilla/flotilla/internal/contract/clusteridentity"
 )
 
 // state is what the hub holds for cluster gpu-east after a reconcile, reduced to what the tests

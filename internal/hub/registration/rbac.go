@@ -3,7 +3,7 @@ package registration
 import (
 	rbacv1 "k8s.io/api/rbac/v1"
 
-	"github.com/flotilla/flotilla/internal/clusteridentity"
+	"github.com/flotilla/flotilla/internal/contract/clusteridentity"
 )
 
 const (

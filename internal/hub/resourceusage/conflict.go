@@ -15,7 +15,7 @@ import (
 
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
 	clusterv1alpha1 "github.com/flotilla/flotilla/api/cluster/v1alpha1"
-	"github.com/flotilla/flotilla/internal/builtinaddon"
+	"github.com/flotilla/flotilla/internal/contract/builtinaddon"
 )
 
 // FieldManager is the field manager of the hub's writes to AddOnPlacementScore

@@ -15,7 +15,7 @@ import (
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
 	clusterv1alpha1 "github.com/flotilla/flotilla/api/cluster/v1alpha1"
 	"github.com/flotilla/flotilla/api/scheme"
-	"github.com/flotilla/flotilla/internal/builtinaddon"
+	"github.com/flotilla/flotilla/internal/contract/builtinaddon"
 )
 
 // entry is a managedFields entry of manager that owns the status ("status"), the hub's label

@@ -24,7 +24,7 @@ import (
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	clusterv1alpha1 "github.com/flotilla/flotilla/api/cluster/v1alpha1"
 	usagev1alpha1 "github.com/flotilla/flotilla/api/usage/v1alpha1"
-	"github.com/flotilla/flotilla/internal/builtinaddon"
+	"github.com/flotilla/flotilla/internal/contract/builtinaddon"
 )
 
 // Name is the add-on whose scores this controller writes.

@@ -10,8 +10,8 @@ import (
 
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 	multiclusterv1alpha1 "github.com/flotilla/flotilla/api/multicluster/v1alpha1"
+	"github.com/flotilla/flotilla/internal/core/scheduler"
 	"github.com/flotilla/flotilla/internal/hub/placement"
-	"github.com/flotilla/flotilla/internal/scheduler"
 )
 
 // SchedulerName is the schedulerName of every PlacementDecision the hub writes.

@@ -9,7 +9,7 @@ import (
 
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 	multiclusterv1alpha1 "github.com/flotilla/flotilla/api/multicluster/v1alpha1"
-	"github.com/flotilla/flotilla/internal/scheduler"
+	"github.com/flotilla/flotilla/internal/core/scheduler"
 )
 
 func ocmSlice(name string, clusters ...string) clusterv1beta1.PlacementDecision {

@@ -9,7 +9,7 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
-	"github.com/flotilla/flotilla/internal/clusteridentity"
+	"github.com/flotilla/flotilla/internal/contract/clusteridentity"
 )
 
 // A ManagedCluster's status.clusterClaims are the cluster's own word about itself: its agent

@@ -11,7 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/flotilla/flotilla/internal/addonconversion"
+	"github.com/flotilla/flotilla/internal/hub/addonconversion"
 )
 
 // ConversionPath is where the hub serves the conversion webhook of the add-on CRDs.

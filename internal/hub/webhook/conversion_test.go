@@ -15,7 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/flotilla/flotilla/internal/addonconversion"
+	"github.com/flotilla/flotilla/internal/hub/addonconversion"
 )
 
 const (

@@ -22,7 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/flotilla/flotilla/config/crd"
-	"github.com/flotilla/flotilla/internal/wellknown"
+	"github.com/flotilla/flotilla/internal/contract/wellknown"
 )
 
 // ConfigurationName names the ValidatingWebhookConfiguration the hub keeps (the agents name it

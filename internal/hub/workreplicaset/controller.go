@@ -24,9 +24,9 @@ import (
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
 	workv1alpha1 "github.com/flotilla/flotilla/api/work/v1alpha1"
-	"github.com/flotilla/flotilla/internal/conditions"
+	"github.com/flotilla/flotilla/internal/core/conditions"
+	"github.com/flotilla/flotilla/internal/core/rollout"
 	"github.com/flotilla/flotilla/internal/hub/delivery"
-	"github.com/flotilla/flotilla/internal/rollout"
 )
 
 // Reconciler rolls each ManifestWorkReplicaSet's template out as ManifestWorks to the clusters its

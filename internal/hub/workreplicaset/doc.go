@@ -1,7 +1,7 @@
 // Package workreplicaset is the hub's ManifestWorkReplicaSet controller (OCM's
 // work.open-cluster-management.io/v1alpha1): for each set it reads the PlacementDecisions of the
 // Placements in spec.placementRefs (label cluster.open-cluster-management.io/placement, groups
-// from the decision-group labels), asks internal/rollout which clusters the template goes to now
+// from the decision-group labels), asks internal/core/rollout which clusters the template goes to now
 // under each placementRef's rolloutStrategy, and creates or updates one ManifestWork per chosen
 // cluster, named after the set, in the cluster's namespace. A cluster's rollout state is read
 // from its ManifestWork's conditions as OCM does (Applied, Progressing and Degraded for the

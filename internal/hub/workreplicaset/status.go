@@ -10,8 +10,8 @@ import (
 
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
 	workv1alpha1 "github.com/flotilla/flotilla/api/work/v1alpha1"
+	"github.com/flotilla/flotilla/internal/core/rollout"
 	"github.com/flotilla/flotilla/internal/hub/delivery"
-	"github.com/flotilla/flotilla/internal/rollout"
 )
 
 // refOutcome is what one reconcile found and did for one placementRef.

@@ -8,7 +8,7 @@ import (
 
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
 	workv1alpha1 "github.com/flotilla/flotilla/api/work/v1alpha1"
-	"github.com/flotilla/flotilla/internal/rollout"
+	"github.com/flotilla/flotilla/internal/core/rollout"
 )
 
 // show is a condition as Status/Reason.

@@ -10,8 +10,8 @@ import (
 
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
 	workv1alpha1 "github.com/flotilla/flotilla/api/work/v1alpha1"
-	"github.com/flotilla/flotilla/internal/fencing"
-	"github.com/flotilla/flotilla/internal/rollout"
+	"github.com/flotilla/flotilla/internal/contract/fencing"
+	"github.com/flotilla/flotilla/internal/core/rollout"
 )
 
 const (
@@ -69,7 +69,7 @@ func desiredWork(set *workv1alpha1.ManifestWorkReplicaSet, cluster, placement st
 		},
 		Spec: *set.Spec.ManifestWorkTemplate.DeepCopy(),
 	}
-	// A fenced set's works are fenced (internal/fencing): stopped on a cluster cut off from the
+	// A fenced set's works are fenced (internal/contract/fencing): stopped on a cluster cut off from the
 	// hub before the placement moves them.
 	if fencing.WorkFenced(set.Annotations) {
 		w.Annotations[fencing.AnnotationWorkFenced] = "true"

@@ -1,4 +1,4 @@
-// The JSON the dashboard's API serves (internal/dashboard, internal/fleetview, internal/placementview).
+// The JSON the dashboard's API serves (internal/hub/dashboard, internal/hub/fleetview, internal/core/placementview).
 
 export interface Taint {
   key: string;

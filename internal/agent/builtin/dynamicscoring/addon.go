@@ -13,9 +13,9 @@ import (
 	toolscache "k8s.io/client-go/tools/cache"
 
 	"github.com/flotilla/flotilla/internal/agent/builtin"
-	"github.com/flotilla/flotilla/internal/builtinaddon"
-	"github.com/flotilla/flotilla/internal/dynamicscoring/egress"
-	"github.com/flotilla/flotilla/internal/dynamicscoring/wire"
+	"github.com/flotilla/flotilla/internal/contract/builtinaddon"
+	"github.com/flotilla/flotilla/internal/contract/scoringwire"
+	"github.com/flotilla/flotilla/internal/egress"
 )
 
 // Name is the add-on's name.
@@ -43,7 +43,7 @@ type AddOn struct {
 	// Timeout bounds each request to a source or a scorer; DefaultTimeout when zero.
 	Timeout time.Duration
 	// AllowLocal lets requests reach loopback and link-local addresses (a local fleet, tests);
-	// cloud metadata addresses stay refused. See internal/dynamicscoring/egress.
+	// cloud metadata addresses stay refused. See internal/egress.
 	AllowLocal bool
 	// Transport carries the requests to sources and scorers (tests); when nil, egress's, which
 	// refuses local and metadata addresses after DNS. Redirects are never followed.
@@ -89,7 +89,7 @@ func (a AddOn) Run(ctx context.Context, env builtin.Env) error {
 	}
 	// A watch of the one ConfigMap, by a field selector on its name: all the agent may read.
 	lw := toolscache.NewListWatchFromClient(env.HubKube.CoreV1().RESTClient(), "configmaps", env.ClusterName,
-		fields.OneTermEqualSelector("metadata.name", wire.ConfigMapName))
+		fields.OneTermEqualSelector("metadata.name", scoringwire.ConfigMapName))
 	store, informer := toolscache.NewInformerWithOptions(toolscache.InformerOptions{
 		ListerWatcher: lw, ObjectType: &corev1.ConfigMap{},
 		Handler: toolscache.ResourceEventHandlerFuncs{
@@ -105,7 +105,7 @@ func (a AddOn) Run(ctx context.Context, env builtin.Env) error {
 		return nil
 	}
 	config := func() (*corev1.ConfigMap, bool) {
-		obj, ok, _ := store.GetByKey(env.ClusterName + "/" + wire.ConfigMapName)
+		obj, ok, _ := store.GetByKey(env.ClusterName + "/" + scoringwire.ConfigMapName)
 		cm, _ := obj.(*corev1.ConfigMap)
 		return cm, ok && cm != nil
 	}
@@ -146,7 +146,7 @@ type runner struct {
 
 // worker scores one scorer every interval.
 type worker struct {
-	summary wire.Summary
+	summary scoringwire.Summary
 	cancel  context.CancelFunc
 	done    chan struct{}
 }
@@ -154,14 +154,14 @@ type worker struct {
 // sync makes the workers those of the hub's ConfigMap, and deletes the add-on's scores of
 // scorers no longer listed once they expired.
 func (r *runner) sync(ctx context.Context) error {
-	var summaries []wire.Summary
+	var summaries []scoringwire.Summary
 	if cm, ok := r.config(); ok {
 		var err error
-		if summaries, err = wire.DecodeSummaries(cm.Data); err != nil {
+		if summaries, err = scoringwire.DecodeSummaries(cm.Data); err != nil {
 			return err
 		}
 	}
-	want := map[string]wire.Summary{}
+	want := map[string]scoringwire.Summary{}
 	for _, s := range summaries {
 		if s.ScoreName != "" {
 			want[s.ScoreName] = s
@@ -212,17 +212,17 @@ func (r *runner) stopAll() {
 	}
 }
 
-// interval is the summary's scoring interval, at most wire.MaxSeconds: the hub refuses longer
+// interval is the summary's scoring interval, at most scoringwire.MaxSeconds: the hub refuses longer
 // ones, and the agent does not let a longer one wrap the Duration around and panic its ticker.
-func interval(s wire.Summary) time.Duration {
+func interval(s scoringwire.Summary) time.Duration {
 	if s.ScoringInterval > 0 {
-		return time.Duration(min(s.ScoringInterval, wire.MaxSeconds)) * time.Second
+		return time.Duration(min(s.ScoringInterval, scoringwire.MaxSeconds)) * time.Second
 	}
 	return DefaultInterval
 }
 
 // loop scores at once, then every interval.
-func (r *runner) loop(ctx context.Context, s wire.Summary) {
+func (r *runner) loop(ctx context.Context, s scoringwire.Summary) {
 	t := r.env.Clock.NewTicker(interval(s))
 	defer t.Stop()
 	log := r.env.Log.WithValues("scorer", s.ScorerRef(), "scoreName", s.ScoreName)

@@ -12,7 +12,7 @@ import (
 
 	clusterv1alpha1 "github.com/flotilla/flotilla/api/cluster/v1alpha1"
 	"github.com/flotilla/flotilla/internal/agent/builtin"
-	"github.com/flotilla/flotilla/internal/dynamicscoring/wire"
+	"github.com/flotilla/flotilla/internal/contract/scoringwire"
 )
 
 // ConditionScored is the AddOnPlacementScore condition that says whether the last scoring
@@ -34,7 +34,7 @@ func failed(reason, format string, args ...any) outcome {
 
 // write records o on the score's AddOnPlacementScore: on success the scores, validUntil
 // ValidIntervals intervals ahead and Scored=True; on failure only Scored=False.
-func (r *runner) write(ctx context.Context, s wire.Summary, o outcome) error {
+func (r *runner) write(ctx context.Context, s scoringwire.Summary, o outcome) error {
 	now := r.env.Clock.Now()
 	key := client.ObjectKey{Namespace: r.env.ClusterName, Name: ResourceName(s.ScoreName)}
 	aps := &clusterv1alpha1.AddOnPlacementScore{}
@@ -67,7 +67,7 @@ func (r *runner) write(ctx context.Context, s wire.Summary, o outcome) error {
 
 // markInactive says on the score of a scorer the hub stopped listing that it is no longer
 // refreshed.
-func (r *runner) markInactive(ctx context.Context, s wire.Summary) {
+func (r *runner) markInactive(ctx context.Context, s scoringwire.Summary) {
 	key := client.ObjectKey{Namespace: r.env.ClusterName, Name: ResourceName(s.ScoreName)}
 	aps := &clusterv1alpha1.AddOnPlacementScore{}
 	if err := r.env.Hub.Get(ctx, key, aps); err != nil || aps.Labels[Label] != Name {
@@ -84,7 +84,7 @@ func (r *runner) markInactive(ctx context.Context, s wire.Summary) {
 
 // collect deletes the add-on's AddOnPlacementScores of score names not in active whose scores
 // expired (all of them when active is nil: the add-on is switched off).
-func (r *runner) collect(ctx context.Context, active map[string]wire.Summary) error {
+func (r *runner) collect(ctx context.Context, active map[string]scoringwire.Summary) error {
 	l := &clusterv1alpha1.AddOnPlacementScoreList{}
 	if err := r.env.Hub.List(ctx, l, client.InNamespace(r.env.ClusterName), client.MatchingLabels{Label: Name}); err != nil {
 		return fmt.Errorf("listing the AddOnPlacementScores of the add-on %s: %w", Name, err)

@@ -8,7 +8,7 @@
 // range) gets the condition Scored=False on its AddOnPlacementScore, naming the DynamicScorer,
 // the field and the fix; its old scores are not refreshed, so they expire through validUntil.
 // The add-on updates and deletes only AddOnPlacementScores that carry builtinaddon.Label.
-// Requests (with their tokens) go through internal/dynamicscoring/egress: only to the endpoint
+// Requests (with their tokens) go through internal/egress: only to the endpoint
 // the hub lists, never on through a redirect, never to a metadata address, and to loopback and
 // link-local ones only with AllowLocal.
 package dynamicscoring

@@ -20,7 +20,7 @@ import (
 	"github.com/flotilla/flotilla/api/scheme"
 	"github.com/flotilla/flotilla/internal/agent/addon"
 	"github.com/flotilla/flotilla/internal/agent/builtin"
-	"github.com/flotilla/flotilla/internal/dynamicscoring/wire"
+	"github.com/flotilla/flotilla/internal/contract/scoringwire"
 )
 
 // recorder is a server that records the requests it gets and their Authorization.
@@ -83,7 +83,7 @@ func TestScoringEgress(t *testing.T) {
 					Clock: clocktesting.NewFakeClock(time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC)), Log: logr.Discard()},
 				spoke: kubefake.NewClientset(token), http: a.httpClient(), allowLocal: a.AllowLocal,
 			}
-			s := wire.Summary{Namespace: "ns", Name: "gpu", ScoreName: "gpu", SourceType: "None",
+			s := scoringwire.Summary{Namespace: "ns", Name: "gpu", ScoreName: "gpu", SourceType: "None",
 				ScoringEndpoint: scorer.srv.URL + tc.path, ScoringEndpointAuthName: "scorer-token", ScoringEndpointAuthKey: "token"}
 			o := r.score(context.Background(), s)
 			if o.reason != tc.wantReason {

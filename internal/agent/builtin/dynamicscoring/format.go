@@ -4,7 +4,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/flotilla/flotilla/internal/dynamicscoring/wire"
+	"github.com/flotilla/flotilla/internal/contract/scoringwire"
 )
 
 // metricPlaceholders are the placeholders filled from a result's metric labels.
@@ -15,7 +15,7 @@ var metricPlaceholders = []string{"node", "device", "namespace", "app", "pod", "
 // ${meta} the result's metric labels ("" when absent).
 func FormatDimension(format, cluster, scoreName string, metric map[string]string) string {
 	if format == "" {
-		format = wire.DefaultDimensionFormat
+		format = scoringwire.DefaultDimensionFormat
 	}
 	pairs := []string{"${cluster}", cluster, "${scoreName}", scoreName}
 	for _, p := range metricPlaceholders {

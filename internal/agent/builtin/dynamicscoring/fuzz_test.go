@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	clusterv1alpha1 "github.com/flotilla/flotilla/api/cluster/v1alpha1"
-	"github.com/flotilla/flotilla/internal/dynamicscoring/wire"
+	"github.com/flotilla/flotilla/internal/contract/scoringwire"
 )
 
 // FuzzParseScores feeds the decoder of a scoring API's answer arbitrary bodies and dimension
@@ -137,7 +137,7 @@ func FuzzSummaries(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, data string) {
-		ss, err := wire.DecodeSummaries(map[string]string{wire.SummariesKey: data})
+		ss, err := scoringwire.DecodeSummaries(map[string]string{scoringwire.SummariesKey: data})
 		if err != nil {
 			return
 		}

@@ -16,8 +16,8 @@ import (
 
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
 	"github.com/flotilla/flotilla/internal/agent/addon"
-	"github.com/flotilla/flotilla/internal/dynamicscoring/egress"
-	"github.com/flotilla/flotilla/internal/dynamicscoring/wire"
+	"github.com/flotilla/flotilla/internal/contract/scoringwire"
+	"github.com/flotilla/flotilla/internal/egress"
 )
 
 // maxBody bounds what the add-on reads of an answer.
@@ -31,7 +31,7 @@ const refusedHint = "agents reach no cloud metadata address, no loopback or link
 const AllowLocalFlag = "--dynamic-scoring-allow-local-addresses"
 
 // scoreOnce scores s once and records the outcome on its AddOnPlacementScore.
-func (r *runner) scoreOnce(ctx context.Context, s wire.Summary) error {
+func (r *runner) scoreOnce(ctx context.Context, s scoringwire.Summary) error {
 	o := r.score(ctx, s)
 	if ctx.Err() != nil {
 		return nil
@@ -43,7 +43,7 @@ func (r *runner) scoreOnce(ctx context.Context, s wire.Summary) error {
 }
 
 // score runs the source's queries and the scoring API.
-func (r *runner) score(ctx context.Context, s wire.Summary) outcome {
+func (r *runner) score(ctx context.Context, s scoringwire.Summary) outcome {
 	data := []Series{}
 	if s.SourceType == "Prometheus" {
 		token, o := r.token(ctx, s, s.SourceEndpointAuthName, s.SourceEndpointAuthKey, "source.auth.tokenSecretRef")
@@ -95,8 +95,8 @@ func (r *runner) score(ctx context.Context, s wire.Summary) outcome {
 }
 
 // query runs one range query of the source.
-func (r *runner) query(ctx context.Context, s wire.Summary, q, token string) ([]Series, *outcome) {
-	u, err := wire.QueryURL(s.SourceEndpoint, q, r.env.Clock.Now(), s.SourceRange, s.SourceStep)
+func (r *runner) query(ctx context.Context, s scoringwire.Summary, q, token string) ([]Series, *outcome) {
+	u, err := scoringwire.QueryURL(s.SourceEndpoint, q, r.env.Clock.Now(), s.SourceRange, s.SourceStep)
 	if err != nil {
 		o := failed(ReasonSourceUnreachable, "%s: the source endpoint %v; set %s to the Prometheus URL, such as http://prometheus.monitoring.svc:9090",
 			s.ScorerRef(), err, s.Field("source.host"))
@@ -128,7 +128,7 @@ func (r *runner) query(ctx context.Context, s wire.Summary, q, token string) ([]
 }
 
 // token reads a bearer token from a Secret in the add-on's install namespace on the spoke.
-func (r *runner) token(ctx context.Context, s wire.Summary, name, key, field string) (string, *outcome) {
+func (r *runner) token(ctx context.Context, s scoringwire.Summary, name, key, field string) (string, *outcome) {
 	if name == "" {
 		return "", nil
 	}

@@ -15,7 +15,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/flotilla/flotilla/internal/agent/builtin"
-	"github.com/flotilla/flotilla/internal/builtinaddon"
+	"github.com/flotilla/flotilla/internal/contract/builtinaddon"
 )
 
 // Name is the add-on's name.

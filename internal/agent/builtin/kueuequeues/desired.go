@@ -3,7 +3,7 @@ package kueuequeues
 import (
 	"sort"
 
-	"github.com/flotilla/flotilla/internal/gpuflavor"
+	"github.com/flotilla/flotilla/internal/contract/gpuflavor"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"

@@ -10,7 +10,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/flotilla/flotilla/internal/agent/builtin"
-	"github.com/flotilla/flotilla/internal/gpuflavor"
+	"github.com/flotilla/flotilla/internal/contract/gpuflavor"
 )
 
 // recorder is an applier that hands each Desired to the test.

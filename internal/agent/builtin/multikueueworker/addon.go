@@ -16,9 +16,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flotilla/flotilla/internal/agent/builtin"
-	"github.com/flotilla/flotilla/internal/builtinaddon"
+	"github.com/flotilla/flotilla/internal/contract/builtinaddon"
+	"github.com/flotilla/flotilla/internal/contract/kueueworker"
 	"github.com/flotilla/flotilla/internal/kubeconfig"
-	"github.com/flotilla/flotilla/internal/kueueworker"
 )
 
 // Name is the add-on's name.

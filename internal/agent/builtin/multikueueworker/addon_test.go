@@ -22,7 +22,7 @@ import (
 	crfake "sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/flotilla/flotilla/internal/agent/builtin"
-	"github.com/flotilla/flotilla/internal/kueueworker"
+	"github.com/flotilla/flotilla/internal/contract/kueueworker"
 )
 
 // spoke is a fake worker whose API server grants tokens of the given lifetime, numbered.

@@ -1,0 +1,60 @@
+package dashboard
+
+import (
+	"net/http"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
+	usagev1alpha1 "github.com/flotilla/flotilla/api/usage/v1alpha1"
+	"github.com/flotilla/flotilla/internal/hub/fleetview"
+)
+
+// GPUPage is the GPU view: the fleet's totals per model, and a page of the clusters with GPUs,
+// per model and node (internal/hub/fleetview's report, which `flotilla mcp`'s gpu_capacity gives).
+type GPUPage struct {
+	Models []fleetview.ModelTotal `json:"models"`
+	Page[fleetview.ClusterGPUs]
+}
+
+func (s *Server) gpus(w http.ResponseWriter, r *http.Request) {
+	q, c, ok := s.begin(w, r, "limit", "continue")
+	if !ok {
+		return
+	}
+	// The totals are the fleet's: every cluster is read, in pages of MaxLimit.
+	var clusters []clusterv1.ManagedCluster
+	cont := ""
+	for {
+		var list clusterv1.ManagedClusterList
+		if err := c.List(ctx(r), &list, client.Limit(MaxLimit), client.Continue(cont)); err != nil {
+			writeError(w, hubError(err, "listing managedclusters"))
+			return
+		}
+		clusters = append(clusters, list.Items...)
+		if cont = list.Continue; cont == "" {
+			break
+		}
+	}
+	var notes []string
+	var usages usagev1alpha1.ResourceUsageList
+	if err := c.List(ctx(r), &usages, client.MatchingFields{"metadata.name": usagev1alpha1.ResourceUsageName}); err != nil {
+		if apierrors.IsUnauthorized(err) {
+			writeError(w, hubError(err, "listing resourceusages"))
+			return
+		}
+		notes = append(notes, "free figures are missing: "+hubError(err, "listing resourceusages").Message)
+	}
+	report := fleetview.GPUReport(clusters, usages.Items, "", false, s.o.Clock.Now())
+	items, next, e := after(report.Clusters, func(g fleetview.ClusterGPUs) string { return g.Cluster }, q)
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	out := GPUPage{Models: report.Models, Page: Page[fleetview.ClusterGPUs]{Items: items, Continue: next, Notes: append(notes, report.Notes...)}}
+	if out.Items == nil {
+		out.Items = []fleetview.ClusterGPUs{}
+	}
+	writeJSON(w, http.StatusOK, out)
+}
