@@ -28,6 +28,7 @@ WEB := web/dashboard
 WEB_SRC := $(shell find $(WEB)/src -type f 2>/dev/null) $(WEB)/index.html $(WEB)/package.json $(WEB)/tsconfig.json $(WEB)/vite.config.ts
 
 $(WEB)/node_modules/.package-lock.json: $(WEB)/package-lock.json
+	@hack/prereqs/prereqs.sh build
 	cd $(WEB) && npm ci --no-audit --no-fund
 
 $(WEB)/dist/index.html: $(WEB)/node_modules/.package-lock.json $(WEB_SRC)
@@ -35,7 +36,12 @@ $(WEB)/dist/index.html: $(WEB)/node_modules/.package-lock.json $(WEB_SRC)
 
 dashboard-assets: $(WEB)/dist/index.html ## Build the dashboard's web app (npm ci && npm run build in web/dashboard) for the binary to embed.
 
-build: dashboard-assets ## Build bin/flotilla (with the dashboard's web app).
+# prereqs-TARGET checks what TARGET needs before anything starts and prints how to install what is
+# missing (hack/prereqs/prereqs.sh holds the one list; the README's fresh-machine paragraph follows it).
+prereqs-%:
+	@hack/prereqs/prereqs.sh $*
+
+build: prereqs-build dashboard-assets ## Build bin/flotilla (with the dashboard's web app).
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/flotilla
 
 image: dashboard-assets ## Build the flotilla image for linux/amd64 and linux/arm64 as OCI tarballs in bin/images; no Docker needed (docs/install.md).
@@ -60,7 +66,7 @@ npm-deps: ## Install the npm packages the tests use (npm ci, from the lock files
 	  fi; \
 	done
 
-test: k8s-bin npm-deps dashboard-assets ## Every test: unit and integration (real API servers).
+test: prereqs-test k8s-bin npm-deps dashboard-assets ## Every test: unit and integration (real API servers).
 	@echo "== go vet"
 	$(GO) vet -tags integration ./...
 	@echo "== go test (unit and integration)"
@@ -167,13 +173,13 @@ check-generated: generate ## Fail when generated files differ from what is commi
 	@if [ -n "$$(git status --porcelain -- api config/crd config/rbac charts)" ]; then \
 	  echo "generated files are stale: run make generate and commit the result:"; git status --porcelain -- api config/crd config/rbac charts; exit 1; fi
 
-demo: build k8s-bin ## Start the default fleet and run a GPU Job on it.
+demo: prereqs-demo build k8s-bin ## Start the default fleet and run a GPU Job on it.
 	hack/demo.sh
 
-demo-fl: k8s-bin ## Federated learning that really trains: Flower (PyPI) on a local fleet of a hub and four spokes; a client cluster lost.
+demo-fl: prereqs-demo-fl k8s-bin ## Federated learning that really trains: Flower (PyPI) on a local fleet of a hub and four spokes; a client cluster lost.
 	hack/demo-fl.sh
 
-demo-kueue: build k8s-bin ## Start the default fleet with Kueue and submit GPU Jobs once to the hub's MultiKueue queue.
+demo-kueue: prereqs-demo-kueue build k8s-bin ## Start the default fleet with Kueue and submit GPU Jobs once to the hub's MultiKueue queue.
 	hack/demo-kueue.sh
 
 down: build ## Stop the local fleet.
