@@ -55,7 +55,7 @@ func defaultConfigs(cma *addonv1alpha1.ClusterManagementAddOn) []wantedConfig {
 	return sortConfigs(out)
 }
 
-// placementConfigs are the defaults overridden by the configs of install placement i (-1: none):
+// placementConfigs are the defaults overridden by the configs of install placement i (noPlacement: none):
 // every group and resource the placement names replaces the default of that group and resource,
 // as OCM's addon manager does.
 func placementConfigs(cma *addonv1alpha1.ClusterManagementAddOn, i int) []wantedConfig {

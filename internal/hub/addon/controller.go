@@ -27,7 +27,6 @@ import (
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 	"github.com/flotilla/flotilla/internal/core/conditions"
-	"github.com/flotilla/flotilla/internal/core/rollout"
 	"github.com/flotilla/flotilla/internal/hub/delivery"
 )
 
@@ -182,20 +181,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 
 	// Install: every cluster a placement selects gets a ManagedClusterAddOn.
 	var errs []error
-	node := map[string]int{}
-	removeUnselected := true
-	for i, v := range views {
-		removeUnselected = removeUnselected && v.Err == ""
-		for _, c := range v.Clusters {
-			node[c.Name] = i
-		}
-	}
+	served := servedClusters(views)
 	if cma.Spec.InstallStrategy.Type == addonv1alpha1.InstallStrategyPlacements {
-		required := map[string]bool{}
-		for c := range node {
-			required[c] = true
-		}
-		plan := planInstall(cma, required, removeUnselected, mcas)
+		plan := planInstall(cma, served.required(), readAll(views), mcas)
 		created, ierrs := r.install(ctx, cma, plan)
 		errs = append(errs, ierrs...)
 		mcas = append(mcas, created...)
@@ -203,90 +191,16 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	}
 
 	// Configurations: resolve and hash them, and decide per placement which add-ons get them now.
-	var wanted []wantedConfig
-	for i := -1; i < len(views); i++ {
-		wanted = append(wanted, placementConfigs(cma, i)...)
-	}
-	for _, m := range mcas {
-		wanted = append(wanted, addonConfigs(cma, nil, m)...)
-	}
-	h := r.readHashes(ctx, wanted)
-	inputs := make([]progressionInput, len(views))
-	var defaults []*addonView
-	for i, v := range views {
-		inputs[i] = progressionInput{View: v, Index: i}
-		inputs[i].Desired, inputs[i].Problems = h.resolve(placementConfigs(cma, i))
-	}
-	baseDesired, _ := h.resolve(placementConfigs(cma, -1))
-	for _, m := range mcas {
-		if !m.DeletionTimestamp.IsZero() {
-			continue
-		}
-		i, ok := node[m.Namespace]
-		if !ok {
-			i = -1
-		}
-		v := &addonView{MCA: m, Node: i}
-		v.Desired, v.Problems = h.resolve(addonConfigs(cma, placementConfigs(cma, i), m))
-		nodeDesired := baseDesired
-		if i >= 0 {
-			nodeDesired = inputs[i].Desired
-		}
-		v.SameAsNode = equality.Semantic.DeepEqual(v.Desired, nodeDesired)
-		v.State = rolloutState(m, v.Desired)
-		if i >= 0 {
-			inputs[i].Addons = append(inputs[i].Addons, v)
-			if !owned(cma, m) {
-				inputs[i].Conflicts = append(inputs[i].Conflicts, m.Namespace+"/"+m.Name)
-			}
-		} else {
-			defaults = append(defaults, v)
-		}
-	}
-	var recheck rollout.Result
-	for i := range inputs {
-		in := &inputs[i]
-		if in.View.Missing || in.View.Err != "" {
-			continue
-		}
-		var states []rollout.ClusterStatus
-		for _, a := range in.Addons {
-			states = append(states, a.State)
-		}
-		res, err := rollout.Decide(r.Clock, strategyOf(cma, i, in.View.Placement), in.View.Clusters, states)
-		if err != nil {
-			in.RolloutErr = err.Error()
-			continue
-		}
-		in.Result = res
-		if res.RecheckAfter > 0 && (recheck.RecheckAfter == 0 || res.RecheckAfter < recheck.RecheckAfter) {
-			recheck.RecheckAfter = res.RecheckAfter
-		}
-		now := map[string]bool{}
-		for _, c := range res.ToRollout {
-			now[c.Name] = true
-		}
-		for _, a := range in.Addons {
-			a.InRollout = now[a.MCA.Namespace]
-		}
-	}
-	// Add-ons no placement serves (made by users) get their configurations at once, as in OCM.
-	for _, a := range defaults {
-		a.InRollout = a.State.Status != rollout.Succeeded
-	}
-
+	h := r.readHashes(ctx, wantedConfigs(cma, len(views), mcas))
+	d := decide(r.Clock, cma, views, served, mcas, h)
 	now := metav1.NewTime(r.Clock.Now())
-	addons := defaults
-	for _, in := range inputs {
-		addons = append(addons, in.Addons...)
-	}
-	errs = append(errs, r.writeAddonStatuses(ctx, cma, addons, now)...)
-	errs = append(errs, r.writeStatus(ctx, cma, h, inputs, now))
+	errs = append(errs, r.writeAddonStatuses(ctx, cma, d.Addons, now)...)
+	errs = append(errs, r.writeStatus(ctx, cma, h, d.Inputs, now))
 	if err := utilerrors.NewAggregate(errs); err != nil {
 		return reconcile.Result{}, err
 	}
 	// A soak time or a progress deadline ends then: the rollout may move on without any event.
-	return reconcile.Result{RequeueAfter: recheck.RecheckAfter}, nil
+	return reconcile.Result{RequeueAfter: d.RecheckAfter}, nil
 }
 
 // finalize deletes the hub's own ManagedClusterAddOns of a deleted ClusterManagementAddOn and

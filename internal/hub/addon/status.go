@@ -17,13 +17,15 @@ import (
 // and where it is in their rollout.
 type addonView struct {
 	MCA *addonv1alpha1.ManagedClusterAddOn
-	// Node is the index of the install placement serving its cluster; -1 for none.
-	Node int
+	// Placement is the index in spec.installStrategy.placements of the placement serving its
+	// cluster; noPlacement for none.
+	Placement int
 	// Desired are the resolved desired configurations; Problems the ones that did not resolve.
 	Desired  []addonv1alpha1.ConfigReference
 	Problems []string
-	// SameAsNode: Desired are the node's own (no override by the ManagedClusterAddOn's spec).
-	SameAsNode bool
+	// SameAsPlacement: Desired are its placement's own (or the defaults, for an add-on no placement
+	// serves): the ManagedClusterAddOn's spec overrides none of them.
+	SameAsPlacement bool
 	State      rollout.ClusterStatus
 	// InRollout: the rollout strategy lets the desired configurations reach it now.
 	InRollout bool
@@ -138,7 +140,7 @@ func desiredProgression(cma *addonv1alpha1.ClusterManagementAddOn, old *addonv1a
 	}
 	progressing, done := 0, 0
 	for _, a := range in.Addons {
-		if !a.SameAsNode || len(a.Problems) > 0 {
+		if !a.SameAsPlacement || len(a.Problems) > 0 {
 			continue
 		}
 		switch a.State.Status {
@@ -189,7 +191,7 @@ func holdUps(in progressionInput, field string) string {
 	}
 	var unresolved []string
 	for _, a := range in.Addons {
-		if len(a.Problems) > 0 && !a.SameAsNode {
+		if len(a.Problems) > 0 && !a.SameAsPlacement {
 			unresolved = append(unresolved, a.MCA.Namespace)
 		}
 	}

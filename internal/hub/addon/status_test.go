@@ -53,8 +53,8 @@ func TestDesiredAddonStatus(t *testing.T) {
 
 func TestDesiredProgression(t *testing.T) {
 	desired := []addonv1alpha1.ConfigReference{reference("a", "h2", "")}
-	done := &addonView{MCA: mcaIn(cmaWith(), "c1", true), SameAsNode: true, State: rollout.ClusterStatus{Name: "c1", Status: rollout.Succeeded}}
-	waiting := &addonView{MCA: mcaIn(cmaWith(), "c2", true), SameAsNode: true, State: rollout.ClusterStatus{Name: "c2", Status: rollout.ToApply}}
+	done := &addonView{MCA: mcaIn(cmaWith(), "c1", true), SameAsPlacement: true, State: rollout.ClusterStatus{Name: "c1", Status: rollout.Succeeded}}
+	waiting := &addonView{MCA: mcaIn(cmaWith(), "c2", true), SameAsPlacement: true, State: rollout.ClusterStatus{Name: "c2", Status: rollout.ToApply}}
 	clusters := []rollout.Cluster{{Name: "c1"}, {Name: "c2"}}
 	ref := addonv1alpha1.PlacementRef{Namespace: "ns", Name: "p0"}
 	type want struct {
@@ -98,7 +98,7 @@ func TestDesiredProgression(t *testing.T) {
 // reconcile still calls it an install; a new configuration afterwards is an upgrade, and stays one
 // once applied.
 func TestProgressionKeepsItsName(t *testing.T) {
-	done := &addonView{MCA: mcaIn(cmaWith(), "c1", true), SameAsNode: true, State: rollout.ClusterStatus{Name: "c1", Status: rollout.Succeeded}}
+	done := &addonView{MCA: mcaIn(cmaWith(), "c1", true), SameAsPlacement: true, State: rollout.ClusterStatus{Name: "c1", Status: rollout.Succeeded}}
 	ref := addonv1alpha1.PlacementRef{Namespace: "ns", Name: "p0"}
 	in := func(hash string) progressionInput {
 		return progressionInput{View: placementView{PlacementRef: ref, Clusters: []rollout.Cluster{{Name: "c1"}}},

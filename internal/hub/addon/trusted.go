@@ -10,7 +10,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
-	"github.com/flotilla/flotilla/internal/core/rollout"
 )
 
 // Allowed are the configurations the hub lets one ManagedClusterAddOn run with, worked out only
@@ -59,15 +58,15 @@ func AllowedConfigs(ctx context.Context, c client.Reader, mca *addonv1alpha1.Man
 	if err != nil {
 		return nil, err
 	}
-	node := servingPlacement(views, mca.Namespace)
-	for _, w := range addonConfigs(cma, placementConfigs(cma, node), mca) {
+	i := servedClusters(views).placementOf(mca.Namespace)
+	for _, w := range addonConfigs(cma, placementConfigs(cma, i), mca) {
 		a.add(w.key(), w.Field)
 	}
-	if node < 0 {
+	if i == noPlacement {
 		return a, nil
 	}
 	for k, p := range cma.Status.InstallProgressions {
-		if p.PlacementRef != views[node].PlacementRef {
+		if p.PlacementRef != views[i].PlacementRef {
 			continue
 		}
 		for j, ref := range p.ConfigReferences {
@@ -84,17 +83,6 @@ func AllowedConfigs(ctx context.Context, c client.Reader, mca *addonv1alpha1.Man
 		}
 	}
 	return a, nil
-}
-
-// servingPlacement is the index of the install placement entry that serves cluster, -1 for none
-// (the lifecycle controller's rule: the last entry whose decisions name it).
-func servingPlacement(views []placementView, cluster string) int {
-	for i, v := range views {
-		if slices.ContainsFunc(v.Clusters, func(c rollout.Cluster) bool { return c.Name == cluster }) {
-			return i
-		}
-	}
-	return -1
 }
 
 func (a *Allowed) add(k configKey, field string) {
