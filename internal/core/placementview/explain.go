@@ -74,4 +74,3 @@ func list(names []string) string {
 	}
 	return strings.Join(names, ", ")
 }
-

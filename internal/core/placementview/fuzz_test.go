@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
 )
 
 // FuzzDecode feeds `placement simulate`'s file decoder arbitrary files, as a user may hand it

@@ -39,4 +39,3 @@ func Simulate(clk clock.PassiveClock, fleet *Objects, placements []clusterv1beta
 	}
 	return out
 }
-

@@ -26,7 +26,7 @@ type addonView struct {
 	// SameAsPlacement: Desired are its placement's own (or the defaults, for an add-on no placement
 	// serves): the ManagedClusterAddOn's spec overrides none of them.
 	SameAsPlacement bool
-	State      rollout.ClusterStatus
+	State           rollout.ClusterStatus
 	// InRollout: the rollout strategy lets the desired configurations reach it now.
 	InRollout bool
 }
