@@ -34,19 +34,126 @@ type target struct {
 
 func (t target) secretRef() string { return t.Namespace + "/" + t.Secret }
 
+// phase is where a registration is between rounds.
+type phase int
+
+const (
+	// phaseSecret: its Secret decides: a usable certificate serves until it is due for renewal;
+	// otherwise a certificate is requested.
+	phaseSecret phase = iota
+	// phaseRequested: a certificate request is pending on the hub (regState.pending).
+	phaseRequested
+	// phaseIssued: a certificate was issued and waits to be stored (regState.issued), for
+	// example until its namespace exists.
+	phaseIssued
+	// phaseStored: a new certificate was stored; its rotation is to be reported
+	// (regState.rotated) on the ManagedClusterAddOn.
+	phaseStored
+)
+
 // regState is what the agent remembers of one registration between rounds.
 type regState struct {
 	target target
-	// pending is the certificate request the agent waits on, if any.
+	phase  phase
+	// pending is the certificate request waited on in phaseRequested.
 	pending *registration.PendingRequest
-	// unsaved is Secret data with a new certificate, not yet stored.
-	unsaved map[string][]byte
-	// rotated is the condition to report once the certificate is stored, until reported.
-	rotated *metav1.Condition
+	// issued is the Secret data with the new certificate in phaseIssued.
+	issued map[string][]byte
+	// rotated is the condition to report in phaseStored.
+	rotated metav1.Condition
 	// backoff spaces the rounds of a registration that fails; lastErr is its last failure, so
 	// that a request that keeps failing the same way is logged once.
 	backoff *wait.Backoff
 	lastErr string
+}
+
+// secretSeen is a registration's Secret as this round read (or stored) it.
+type secretSeen struct {
+	// Read: the Secret was read this round; Secret is nil when there is none.
+	Read   bool
+	Secret *corev1.Secret
+}
+
+func (s secretSeen) data() map[string][]byte {
+	if s.Secret == nil {
+		return nil
+	}
+	return s.Secret.Data
+}
+
+// stepKind is what a round does next for one registration.
+type stepKind int
+
+const (
+	// stepCheckRequest asks the hub whether the pending request was issued.
+	stepCheckRequest stepKind = iota
+	// stepReadSecret reads the Secret, which the next decision needs.
+	stepReadSecret
+	// stepDropIssued forgets an issued certificate that expired before it could be stored.
+	stepDropIssued
+	// stepStore stores the issued certificate in the Secret.
+	stepStore
+	// stepReport reports the stored certificate's rotation on the ManagedClusterAddOn.
+	stepReport
+	// stepRefresh stores Data: the certificate serves, and the rest of the Secret follows the
+	// hub's address and CA.
+	stepRefresh
+	// stepRequest requests a certificate, for Why.
+	stepRequest
+	// stepWait has nothing to do until After.
+	stepWait
+)
+
+// step is the decision of next: what to do, and with what.
+type step struct {
+	Kind  stepKind
+	After time.Duration
+	Why   string
+	Data  map[string][]byte
+}
+
+// secretTemplate says what a registration's Secret holds besides its certificate and key: the
+// signer, the cluster and the hub's address and CA.
+type secretTemplate struct {
+	Signer, Cluster string
+	Hub             hubEndpoint
+}
+
+// next decides what to do for a registration in state st whose Secret is as seen, at now. It
+// reads no API: the caller performs the step, moves st on, and asks again until a step waits.
+func next(st *regState, seen secretSeen, tmpl secretTemplate, now time.Time) (step, error) {
+	if st.phase == phaseRequested {
+		return step{Kind: stepCheckRequest}, nil
+	}
+	if !seen.Read {
+		return step{Kind: stepReadSecret}, nil
+	}
+	switch st.phase {
+	case phaseIssued:
+		if _, why := usableCertificate(st.issued, st.target.Subject, now); why != "" {
+			return step{Kind: stepDropIssued, Why: why}, nil
+		}
+		return step{Kind: stepStore, Data: st.issued}, nil
+	case phaseStored:
+		return step{Kind: stepReport}, nil
+	}
+	have := seen.data()
+	cert, why := usableCertificate(have, st.target.Subject, now)
+	if cert == nil {
+		return step{Kind: stepRequest, Why: why}, nil
+	}
+	want, err := secretData(tmpl.Signer, tmpl.Cluster, tmpl.Hub, have[TLSCertKey], have[TLSKeyKey])
+	if err != nil {
+		return step{}, err
+	}
+	if _, changed := withData(have, want); changed {
+		return step{Kind: stepRefresh, Data: want}, nil
+	}
+	renew := registration.RenewAt(cert)
+	if now.Before(renew) {
+		return step{Kind: stepWait, After: renew.Sub(now)}, nil
+	}
+	return step{Kind: stepRequest, Why: "the certificate is due for renewal since " + renew.UTC().Format(time.RFC3339)}, nil
 }
 
 // credentialsLoop keeps the credentials of every registration of the cluster's add-ons. One
@@ -194,111 +301,111 @@ func sameTarget(x, y target) bool {
 	return x.Namespace == y.Namespace && x.Secret == y.Secret && sameSubject(x.Subject, y.Subject)
 }
 
-// sync does one round for a registration and says when the next is due.
+// maxSteps bounds the steps of one round: a round performs each step at most once.
+const maxSteps = 8
+
+// sync does one round for a registration: it performs the steps next decides until one waits,
+// and says when the next round is due.
 func (l *credentialsLoop) sync(ctx context.Context, v *view, k regKey, w wanted, st *regState) (time.Duration, error) {
 	a := l.a
 	now := a.opts.Clock.Now()
-	if st.pending != nil {
-		issued, err := registration.CheckRequest(ctx, v.hub.Kube, st.pending, now)
-		switch {
-		case err != nil && registration.EndsWait(err):
-			st.pending = nil
-			cond := rotationFailed("the certificate request ended: " + err.Error())
-			return 0, errors.Join(err, a.setCondition(ctx, v.hub.Client, w.mca, cond))
-		case err != nil:
-			return a.opts.Poll, err
-		case issued == nil:
-			return a.opts.Poll, nil
-		}
-		data, err := l.issuedData(v, k, st.pending, issued)
-		st.pending = nil
-		if err != nil {
-			return 0, errors.Join(err, a.setCondition(ctx, v.hub.Client, w.mca, rotationFailed(err.Error())))
-		}
-		st.unsaved = data
-	}
-	secret, err := l.readSecret(ctx, st.target)
+	hub, err := endpointOf(v.hub)
 	if err != nil {
 		return 0, err
 	}
-	if st.unsaved != nil {
-		// Issued while its namespace did not exist, and expired since: ask again.
-		if _, why := usableCertificate(st.unsaved, st.target.Subject, now); why != "" {
-			a.opts.Log.Info("dropping an add-on certificate that was never stored", "cluster", a.opts.ClusterName, "addon", k.AddOn, "reason", why)
-			st.unsaved = nil
-		}
+	tmpl := secretTemplate{Signer: k.Signer, Cluster: a.opts.ClusterName, Hub: hub}
+	// fail reports a failed rotation on the add-on with message, as OCM's agent does, and returns err.
+	fail := func(err error, message string) (time.Duration, error) {
+		return 0, errors.Join(err, a.setCondition(ctx, v.hub.Client, w.mca, rotationFailed(message)))
 	}
-	if st.unsaved != nil {
-		if err := l.saveSecret(ctx, st.target, secret, st.unsaved); err != nil {
-			return 0, err
-		}
-		cert, err := registration.ParseCertificate(st.unsaved[TLSCertKey])
-		st.unsaved = nil
+	var seen secretSeen
+	for range maxSteps {
+		s, err := next(st, seen, tmpl, now)
 		if err != nil {
 			return 0, err
 		}
-		a.opts.Log.Info("stored a new add-on certificate", "cluster", a.opts.ClusterName, "addon", k.AddOn,
-			"signer", k.Signer, "secret", st.target.secretRef(), "expires", cert.NotAfter)
-		st.rotated = &metav1.Condition{
-			Type: ConditionClusterCertificateRotated, Status: metav1.ConditionTrue, Reason: ReasonClientCertificateUpdated,
-			Message: fmt.Sprintf("client certificate rotated starting from %s to %s",
-				cert.NotBefore.UTC().Format(time.RFC3339), cert.NotAfter.UTC().Format(time.RFC3339)),
-		}
-		if secret, err = l.readSecret(ctx, st.target); err != nil {
-			return 0, err
-		}
-	}
-	if st.rotated != nil {
-		if err := a.setCondition(ctx, v.hub.Client, w.mca, *st.rotated); err != nil {
-			return 0, err
-		}
-		st.rotated = nil
-	}
-	var have map[string][]byte
-	if secret != nil {
-		have = secret.Data
-	}
-	cert, why := usableCertificate(have, st.target.Subject, now)
-	if cert != nil {
-		// The certificate serves; the rest of the Secret follows the hub's address and CA.
-		hub, err := endpointOf(v.hub)
-		if err != nil {
-			return 0, err
-		}
-		want, err := secretData(k.Signer, a.opts.ClusterName, hub, have[TLSCertKey], have[TLSKeyKey])
-		if err != nil {
-			return 0, err
-		}
-		if _, changed := withData(have, want); changed {
-			if err := l.saveSecret(ctx, st.target, secret, want); err != nil {
+		switch s.Kind {
+		case stepCheckRequest:
+			issued, err := registration.CheckRequest(ctx, v.hub.Kube, st.pending, now)
+			switch {
+			case err != nil && registration.EndsWait(err):
+				st.phase, st.pending = phaseSecret, nil
+				return fail(err, "the certificate request ended: "+err.Error())
+			case err != nil:
+				return a.opts.Poll, err
+			case issued == nil:
+				return a.opts.Poll, nil
+			}
+			data, err := issuedData(k, st.pending, issued, tmpl, st.target.Subject, now)
+			st.phase, st.pending = phaseSecret, nil
+			if err != nil {
+				return fail(err, err.Error())
+			}
+			st.phase, st.issued = phaseIssued, data
+		case stepReadSecret:
+			secret, err := l.readSecret(ctx, st.target)
+			if err != nil {
 				return 0, err
 			}
+			seen = secretSeen{Read: true, Secret: secret}
+		case stepDropIssued:
+			// Issued while its namespace did not exist, and expired since: ask again.
+			a.opts.Log.Info("dropping an add-on certificate that was never stored", "cluster", a.opts.ClusterName, "addon", k.AddOn, "reason", s.Why)
+			st.phase, st.issued = phaseSecret, nil
+		case stepStore:
+			stored, err := l.saveSecret(ctx, st.target, seen.Secret, s.Data)
+			if err != nil {
+				return 0, err
+			}
+			st.phase, st.issued = phaseSecret, nil
+			cert, err := registration.ParseCertificate(s.Data[TLSCertKey])
+			if err != nil {
+				return 0, err
+			}
+			a.opts.Log.Info("stored a new add-on certificate", "cluster", a.opts.ClusterName, "addon", k.AddOn,
+				"signer", k.Signer, "secret", st.target.secretRef(), "expires", cert.NotAfter)
+			st.phase, st.rotated = phaseStored, metav1.Condition{
+				Type: ConditionClusterCertificateRotated, Status: metav1.ConditionTrue, Reason: ReasonClientCertificateUpdated,
+				Message: fmt.Sprintf("client certificate rotated starting from %s to %s",
+					cert.NotBefore.UTC().Format(time.RFC3339), cert.NotAfter.UTC().Format(time.RFC3339)),
+			}
+			seen = secretSeen{Read: true, Secret: stored}
+		case stepReport:
+			if err := a.setCondition(ctx, v.hub.Client, w.mca, st.rotated); err != nil {
+				return 0, err
+			}
+			st.phase = phaseSecret
+		case stepRefresh:
+			stored, err := l.saveSecret(ctx, st.target, seen.Secret, s.Data)
+			if err != nil {
+				return 0, err
+			}
+			seen = secretSeen{Read: true, Secret: stored}
+		case stepRequest:
+			a.opts.Log.Info("requesting a certificate for an add-on", "cluster", a.opts.ClusterName, "addon", k.AddOn,
+				"signer", k.Signer, "user", st.target.Subject.CommonName, "reason", s.Why)
+			p, err := registration.FileRequest(ctx, v.hub.Kube, registration.CertificateRequest{
+				GenerateName: "addon-" + a.opts.ClusterName + "-" + k.AddOn + "-",
+				Labels: map[string]string{
+					clusteridentity.ClusterNameLabel: a.opts.ClusterName,
+					clusteridentity.AddOnNameLabel:   k.AddOn,
+				},
+				Subject:    st.target.Subject,
+				DNSNames:   []string{clusteridentity.AddOnDNSName(k.AddOn)},
+				SignerName: k.Signer,
+				Lifetime:   a.opts.CertificateLifetime,
+			}, now, a.opts.ApprovalTimeout)
+			if err != nil {
+				err = fmt.Errorf("requesting a certificate for add-on %s: %w", k, err)
+				return fail(err, err.Error())
+			}
+			st.phase, st.pending = phaseRequested, p
+			return a.opts.Poll, nil
+		case stepWait:
+			return s.After, nil
 		}
-		renew := registration.RenewAt(cert)
-		if now.Before(renew) {
-			return renew.Sub(now), nil
-		}
-		why = "the certificate is due for renewal since " + renew.UTC().Format(time.RFC3339)
 	}
-	a.opts.Log.Info("requesting a certificate for an add-on", "cluster", a.opts.ClusterName, "addon", k.AddOn,
-		"signer", k.Signer, "user", st.target.Subject.CommonName, "reason", why)
-	p, err := registration.FileRequest(ctx, v.hub.Kube, registration.CertificateRequest{
-		GenerateName: "addon-" + a.opts.ClusterName + "-" + k.AddOn + "-",
-		Labels: map[string]string{
-			clusteridentity.ClusterNameLabel: a.opts.ClusterName,
-			clusteridentity.AddOnNameLabel:   k.AddOn,
-		},
-		Subject:    st.target.Subject,
-		DNSNames:   []string{clusteridentity.AddOnDNSName(k.AddOn)},
-		SignerName: k.Signer,
-		Lifetime:   a.opts.CertificateLifetime,
-	}, now, a.opts.ApprovalTimeout)
-	if err != nil {
-		err = fmt.Errorf("requesting a certificate for add-on %s: %w", k, err)
-		return 0, errors.Join(err, a.setCondition(ctx, v.hub.Client, w.mca, rotationFailed(err.Error())))
-	}
-	st.pending = p
-	return a.opts.Poll, nil
+	return 0, fmt.Errorf("add-on %s: no decision after %d steps in phase %d (a bug: please report it)", k, maxSteps, st.phase)
 }
 
 func rotationFailed(message string) metav1.Condition {
@@ -308,20 +415,17 @@ func rotationFailed(message string) metav1.Condition {
 	}
 }
 
-// issuedData is the Secret data for a certificate issued for request p.
-func (l *credentialsLoop) issuedData(v *view, k regKey, p *registration.PendingRequest, issued []byte) (map[string][]byte, error) {
+// issuedData is the Secret data for a certificate issued for registration k's request p, checked
+// against subject.
+func issuedData(k regKey, p *registration.PendingRequest, issued []byte, tmpl secretTemplate, subject pkix.Name, now time.Time) (map[string][]byte, error) {
 	keyPEM, err := p.KeyPEM()
 	if err != nil {
 		return nil, err
 	}
-	if _, why := usableCertificate(map[string][]byte{TLSCertKey: issued, TLSKeyKey: keyPEM}, l.states[k].target.Subject, l.a.opts.Clock.Now()); why != "" {
+	if _, why := usableCertificate(map[string][]byte{TLSCertKey: issued, TLSKeyKey: keyPEM}, subject, now); why != "" {
 		return nil, fmt.Errorf("certificate request %s for add-on %s: %s", p.Name, k, why)
 	}
-	hub, err := endpointOf(v.hub)
-	if err != nil {
-		return nil, err
-	}
-	return secretData(k.Signer, l.a.opts.ClusterName, hub, issued, keyPEM)
+	return secretData(tmpl.Signer, tmpl.Cluster, tmpl.Hub, issued, keyPEM)
 }
 
 // endpointOf is the hub's address and CA, from the agent's own hub credentials.
@@ -346,27 +450,29 @@ func (l *credentialsLoop) readSecret(ctx context.Context, t target) (*corev1.Sec
 	return s, nil
 }
 
-// saveSecret stores data in the Secret (have is its current state, nil if there is none).
-func (l *credentialsLoop) saveSecret(ctx context.Context, t target, have *corev1.Secret, data map[string][]byte) error {
+// saveSecret stores data in the Secret (have is its current state, nil if there is none) and
+// returns the Secret as stored.
+func (l *credentialsLoop) saveSecret(ctx context.Context, t target, have *corev1.Secret, data map[string][]byte) (*corev1.Secret, error) {
 	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
 	defer cancel()
 	secrets := l.a.spoke.CoreV1().Secrets(t.Namespace)
+	var stored *corev1.Secret
 	var err error
 	if have == nil {
-		_, err = secrets.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: t.Namespace, Name: t.Secret}, Data: data}, metav1.CreateOptions{})
+		stored, err = secrets.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: t.Namespace, Name: t.Secret}, Data: data}, metav1.CreateOptions{})
 		if apierrors.IsNotFound(err) {
-			return fmt.Errorf("storing Secret %s on the spoke: %w: %s (the add-on's ManifestWork or deployment creates it; "+
+			return nil, fmt.Errorf("storing Secret %s on the spoke: %w: %s (the add-on's ManifestWork or deployment creates it; "+
 				"the agent creates only %s, unless run with --disable-default-addon-namespace)", t.secretRef(), errNamespaceMissing, t.Namespace, DefaultInstallNamespace)
 		}
 	} else {
 		updated := have.DeepCopy()
 		updated.Data, _ = withData(have.Data, data)
-		_, err = secrets.Update(ctx, updated, metav1.UpdateOptions{})
+		stored, err = secrets.Update(ctx, updated, metav1.UpdateOptions{})
 	}
 	if err != nil {
-		return fmt.Errorf("storing Secret %s on the spoke: %w", t.secretRef(), err)
+		return nil, fmt.Errorf("storing Secret %s on the spoke: %w", t.secretRef(), err)
 	}
-	return nil
+	return stored, nil
 }
 
 func (l *credentialsLoop) deleteSecret(ctx context.Context, t target) error {
