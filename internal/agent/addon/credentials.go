@@ -353,21 +353,9 @@ func (l *credentialsLoop) sync(ctx context.Context, v *view, k regKey, w wanted,
 			a.opts.Log.Info("dropping an add-on certificate that was never stored", "cluster", a.opts.ClusterName, "addon", k.AddOn, "reason", s.Why)
 			st.phase, st.issued = phaseSecret, nil
 		case stepStore:
-			stored, err := l.saveSecret(ctx, st.target, seen.Secret, s.Data)
+			stored, err := l.store(ctx, k, st, seen.Secret, s.Data)
 			if err != nil {
 				return 0, err
-			}
-			st.phase, st.issued = phaseSecret, nil
-			cert, err := registration.ParseCertificate(s.Data[TLSCertKey])
-			if err != nil {
-				return 0, err
-			}
-			a.opts.Log.Info("stored a new add-on certificate", "cluster", a.opts.ClusterName, "addon", k.AddOn,
-				"signer", k.Signer, "secret", st.target.secretRef(), "expires", cert.NotAfter)
-			st.phase, st.rotated = phaseStored, metav1.Condition{
-				Type: ConditionClusterCertificateRotated, Status: metav1.ConditionTrue, Reason: ReasonClientCertificateUpdated,
-				Message: fmt.Sprintf("client certificate rotated starting from %s to %s",
-					cert.NotBefore.UTC().Format(time.RFC3339), cert.NotAfter.UTC().Format(time.RFC3339)),
 			}
 			seen = secretSeen{Read: true, Secret: stored}
 		case stepReport:
@@ -382,30 +370,61 @@ func (l *credentialsLoop) sync(ctx context.Context, v *view, k regKey, w wanted,
 			}
 			seen = secretSeen{Read: true, Secret: stored}
 		case stepRequest:
-			a.opts.Log.Info("requesting a certificate for an add-on", "cluster", a.opts.ClusterName, "addon", k.AddOn,
-				"signer", k.Signer, "user", st.target.Subject.CommonName, "reason", s.Why)
-			p, err := registration.FileRequest(ctx, v.hub.Kube, registration.CertificateRequest{
-				GenerateName: "addon-" + a.opts.ClusterName + "-" + k.AddOn + "-",
-				Labels: map[string]string{
-					clusteridentity.ClusterNameLabel: a.opts.ClusterName,
-					clusteridentity.AddOnNameLabel:   k.AddOn,
-				},
-				Subject:    st.target.Subject,
-				DNSNames:   []string{clusteridentity.AddOnDNSName(k.AddOn)},
-				SignerName: k.Signer,
-				Lifetime:   a.opts.CertificateLifetime,
-			}, now, a.opts.ApprovalTimeout)
-			if err != nil {
-				err = fmt.Errorf("requesting a certificate for add-on %s: %w", k, err)
+			if err := l.request(ctx, v, k, st, s.Why, now); err != nil {
 				return fail(err, err.Error())
 			}
-			st.phase, st.pending = phaseRequested, p
 			return a.opts.Poll, nil
 		case stepWait:
 			return s.After, nil
 		}
 	}
 	return 0, fmt.Errorf("add-on %s: no decision after %d steps in phase %d (a bug: please report it)", k, maxSteps, st.phase)
+}
+
+// store stores st's issued certificate (data) in the Secret (have), moves st to phaseStored with
+// the rotation to report, and returns the Secret as stored.
+func (l *credentialsLoop) store(ctx context.Context, k regKey, st *regState, have *corev1.Secret, data map[string][]byte) (*corev1.Secret, error) {
+	stored, err := l.saveSecret(ctx, st.target, have, data)
+	if err != nil {
+		return nil, err
+	}
+	st.phase, st.issued = phaseSecret, nil
+	cert, err := registration.ParseCertificate(data[TLSCertKey])
+	if err != nil {
+		return nil, err
+	}
+	l.a.opts.Log.Info("stored a new add-on certificate", "cluster", l.a.opts.ClusterName, "addon", k.AddOn,
+		"signer", k.Signer, "secret", st.target.secretRef(), "expires", cert.NotAfter)
+	st.phase, st.rotated = phaseStored, metav1.Condition{
+		Type: ConditionClusterCertificateRotated, Status: metav1.ConditionTrue, Reason: ReasonClientCertificateUpdated,
+		Message: fmt.Sprintf("client certificate rotated starting from %s to %s",
+			cert.NotBefore.UTC().Format(time.RFC3339), cert.NotAfter.UTC().Format(time.RFC3339)),
+	}
+	return stored, nil
+}
+
+// request files a certificate request for registration k, for why, and moves st to
+// phaseRequested.
+func (l *credentialsLoop) request(ctx context.Context, v *view, k regKey, st *regState, why string, now time.Time) error {
+	a := l.a
+	a.opts.Log.Info("requesting a certificate for an add-on", "cluster", a.opts.ClusterName, "addon", k.AddOn,
+		"signer", k.Signer, "user", st.target.Subject.CommonName, "reason", why)
+	p, err := registration.FileRequest(ctx, v.hub.Kube, registration.CertificateRequest{
+		GenerateName: "addon-" + a.opts.ClusterName + "-" + k.AddOn + "-",
+		Labels: map[string]string{
+			clusteridentity.ClusterNameLabel: a.opts.ClusterName,
+			clusteridentity.AddOnNameLabel:   k.AddOn,
+		},
+		Subject:    st.target.Subject,
+		DNSNames:   []string{clusteridentity.AddOnDNSName(k.AddOn)},
+		SignerName: k.Signer,
+		Lifetime:   a.opts.CertificateLifetime,
+	}, now, a.opts.ApprovalTimeout)
+	if err != nil {
+		return fmt.Errorf("requesting a certificate for add-on %s: %w", k, err)
+	}
+	st.phase, st.pending = phaseRequested, p
+	return nil
 }
 
 func rotationFailed(message string) metav1.Condition {
