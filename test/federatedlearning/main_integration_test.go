@@ -26,7 +26,7 @@ import (
 	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
-func TestMain(m *testing.M) { os.Exit(testenv.Main(m, testenv.Options{CRDs: true})) }
+func TestMain(m *testing.M) { os.Exit(testenv.Main(m, testenv.Options{Spokes: 1, CRDs: true})) }
 
 const (
 	wait      = 60 * time.Second
