@@ -34,6 +34,9 @@ type FlowerRuns struct {
 	Resolve func(ctx context.Context, hostport string) string
 	// LogWait bounds each read of a running run's log (default 1 s).
 	LogWait time.Duration
+	// AllowLocal lets a SuperLink other than flower-addon's be on a loopback or link-local
+	// address (a local fleet, tests); metadata addresses stay refused.
+	AllowLocal bool
 
 	mu   sync.Mutex
 	logs map[types.UID]*runLog
@@ -49,22 +52,35 @@ type runLog struct {
 // maxRunLog bounds the log kept per federation: the newest output is what progress needs.
 const maxRunLog = 4 << 20
 
-// Read returns fl's newest run with its log, or nil when there is none yet. caPEM is the
-// SuperLink's CA ("" for a SuperLink without TLS).
-func (f *FlowerRuns) Read(ctx context.Context, fl *flv1alpha1.FederatedLearning, caPEM string) (*FlowerRun, error) {
+// Read returns fl's newest run with its log, or nil when there is none yet. insecure: the
+// SuperLink is reached without TLS; otherwise caPEM is its CA ("": the system's roots).
+//
+// The address is the federation author's word unless it is flower-addon's: the client then
+// dials no loopback, link-local or metadata address (unless AllowLocal), uses no proxy and
+// follows no redirect (internal/egress); an error wrapping egress.ErrRefused says so.
+// flower-addon's SuperLink is the hub's own, reached where Resolve says (loopback in a local
+// fleet).
+func (f *FlowerRuns) Read(ctx context.Context, fl *flv1alpha1.FederatedLearning, caPEM string, insecure bool) (*FlowerRun, error) {
 	addr := superLinkOrDefault(fl.Spec.Server.SuperLink)
+	if err := checkSuperLink(addr, f.AllowLocal); err != nil {
+		return nil, err
+	}
 	host, _, _ := strings.Cut(addr, ":")
-	c := &flowerctl.Client{Address: addr}
+	c := &flowerctl.Client{Address: addr, AllowLocal: f.AllowLocal || usesFlowerAddOn(addr)}
 	if f.Resolve != nil {
 		c.Address = f.Resolve(ctx, addr)
 	}
-	if caPEM != "" {
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM([]byte(caPEM)) {
-			return nil, fmt.Errorf("the SuperLink's CA certificate is not PEM")
+	if !insecure {
+		c.TLS = &tls.Config{ServerName: host, MinVersion: tls.VersionTLS12}
+		if caPEM != "" {
+			pool := x509.NewCertPool()
+			if !pool.AppendCertsFromPEM([]byte(caPEM)) {
+				return nil, fmt.Errorf("the SuperLink's CA certificate is not PEM")
+			}
+			c.TLS.RootCAs = pool
 		}
-		c.TLS = &tls.Config{RootCAs: pool, ServerName: host, MinVersion: tls.VersionTLS12}
 	}
+	defer c.CloseIdleConnections()
 	runs, err := c.ListRuns(ctx, flowerctl.ListRunsOptions{Limit: 20})
 	if err != nil {
 		return nil, err

@@ -28,6 +28,9 @@ const (
 	ReasonQuorumLost        = "QuorumLost"
 	ReasonServerFailed      = "ServerFailed"
 	ReasonMissingClaim      = "MissingClaim"
+	// ReasonSuperLinkRefused: the hub will not send requests to spec.server.superlink (a
+	// loopback, link-local or metadata address, a redirect); ServerReady says why.
+	ReasonSuperLinkRefused = "SuperLinkRefused"
 )
 
 // maxTimeline bounds status.timeline (the CRD's MaxItems).

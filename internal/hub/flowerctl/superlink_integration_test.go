@@ -22,7 +22,7 @@ func TestSuperLink(t *testing.T) {
 	start := time.Now()
 	clusters := []string{"cluster-a", "cluster-b"}
 	f := startFederation(t, clusters)
-	c := &Client{Address: f.link, TLS: f.tlsConfig()}
+	c := &Client{Address: f.link, TLS: f.tlsConfig(), AllowLocal: true}
 	defer c.CloseIdleConnections()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
@@ -53,7 +53,7 @@ func TestSuperLink(t *testing.T) {
 	if _, err = c.Logs(ctx, 12345, 0); !IsNotFound(err) {
 		t.Errorf("Logs of an unknown run: error = %v, want the SuperLink's 404", err)
 	}
-	plain := &Client{Address: f.link}
+	plain := &Client{Address: f.link, AllowLocal: true}
 	if _, err = plain.ListRuns(ctx, ListRunsOptions{}); err == nil || !strings.Contains(err.Error(), "set Client.TLS") {
 		t.Errorf("plain HTTP to the TLS SuperLink: error = %v, want a hint to set Client.TLS", err)
 	}
