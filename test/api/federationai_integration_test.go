@@ -147,5 +147,10 @@ func init() {
 			wantErr: []string{`status.phase: Unsupported value: "Paused"`, `"Waiting", "Running", "Completed", "Failed", "Start"`},
 			good:    federatedLearningYAML("fl-phase-good", `  framework: flower`, `  phase: Completed`),
 		},
+		"FederatedLearning: flowerRunID not a run ID": {
+			bad:     federatedLearningYAML("fl-run-id-bad", `  framework: flower`, `  flowerRunID: "run-7"`),
+			wantErr: []string{"status.flowerRunID", "should match"},
+			good:    federatedLearningYAML("fl-run-id-good", `  framework: flower`, `  flowerRunID: "18446744073709551615"`),
+		},
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/go-logr/logr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sort"
+	"strconv"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -116,7 +117,7 @@ func (r *Reconciler) flower(ctx context.Context, fl *flv1alpha1.FederatedLearnin
 	return nil
 }
 
-// flowerProgress reads the newest Flower run through the SuperLink (the ServerApp's output is
+// flowerProgress reads the federation's Flower run (FlowerRuns) through the SuperLink (the ServerApp's output is
 // only there). A finished run ends the federation: completed is
 // Completed, failed or stopped is Failed with Flower's details. A SuperLink the egress guard
 // refuses is said in ServerReady.
@@ -136,8 +137,13 @@ func (r *Reconciler) flowerProgress(ctx context.Context, fl *flv1alpha1.Federate
 		return nil
 	}
 	if run == nil {
+		if fl.Status.FlowerRunID == "" && o.ServerReady {
+			o.ServerMessage += fmt.Sprintf("; the hub follows only a run that names this federation: submit it with "+
+				"`flwr run <app> <superlink> --run-config '%s=\"%s\"'`", RunConfigKey, fl.UID)
+		}
 		return nil
 	}
+	o.RunID = strconv.FormatUint(run.ID, 10)
 	p := ParseProgress(run.Log)
 	if run.Status == "finished" {
 		p.Seen = true
