@@ -59,7 +59,8 @@ func TestSuperLink(t *testing.T) {
 	}
 
 	submitted := time.Now()
-	runID := f.submit("num-server-rounds=1 min-available-clients=2")
+	// The run names a FederatedLearning, as the hub asks (the example app declares the key).
+	runID := f.submit(`num-server-rounds=1 min-available-clients=2 flotilla-federation="uid-of-a-federation"`)
 	t.Logf("submitted run %d after %.1fs", runID, time.Since(start).Seconds())
 
 	// One stream held open from the start: it must end by itself when the run finishes.
@@ -131,6 +132,9 @@ func TestSuperLink(t *testing.T) {
 	if len(runs) != 1 || runs[0].ID != runID || runs[0].FabID != "flotilla/flotilla-fl" ||
 		runs[0].StatusText() != "finished:completed" || runs[0].FinishedAt == "" {
 		t.Errorf("ListRuns = %+v, want run %d of flotilla/flotilla-fl, finished:completed with FinishedAt", runs, runID)
+	}
+	if len(runs) == 1 && runs[0].OverrideConfig["flotilla-federation"] != "uid-of-a-federation" {
+		t.Errorf("run %d's run config = %v, want flotilla-federation uid-of-a-federation", runID, runs[0].OverrideConfig)
 	}
 
 	// After the run: all of the log in one read, and nothing after its Latest.
