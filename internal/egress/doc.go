@@ -1,7 +1,9 @@
-// Package egress is the HTTP client both sides of dynamic scoring use to reach what a
-// DynamicScorer names: the hub's health and /config checks, the agent's Prometheus queries and
-// scoring requests. A DynamicScorer's URLs are written by whoever may create one, and the hub
-// and agent send requests (the agent with tokens) where they point, so the client
+// Package egress is the HTTP client guard for addresses a user names: both sides of dynamic
+// scoring use it to reach what a DynamicScorer names (the hub's health and /config checks, the
+// agent's Prometheus queries and scoring requests), and the hub's Flower client
+// (internal/hub/flowerctl) to reach the SuperLink a FederatedLearning names. Those addresses are
+// written by whoever may create the object, and the hub and agent send requests (the agent with
+// tokens) where they point, so the client
 //
 //   - refuses cloud metadata addresses (169.254.169.254, fd00:ec2::254, metadata.google.internal)
 //     always, and loopback, unspecified and link-local ones (169.254.0.0/16, fe80::/10) unless

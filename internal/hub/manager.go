@@ -132,6 +132,10 @@ type Options struct {
 	// running there meanwhile (released MultiKueue's behavior; docs/failover.md). By default
 	// every worker gets the fencing defaults (internal/contract/fencing).
 	NoMultiKueueFencing bool
+	// FlowerSuperLinkAllowLocal lets a FederatedLearning's spec.server.superlink, other than
+	// flower-addon's, be on a loopback or link-local address (a local fleet, tests); metadata
+	// addresses stay refused (internal/egress).
+	FlowerSuperLinkAllowLocal bool
 	// ResolveHubService maps the address of a Service of the hub's cluster (host:port) to where
 	// this process reaches it; nil keeps it, for a hub that runs in its cluster and resolves
 	// cluster DNS. A local fleet's hub, a process beside the cluster, sets it (the federated-
@@ -267,7 +271,7 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		&dynamicscoring.ScorerReconciler{Client: mgr.GetClient(), Clock: clk, Namespace: opts.DynamicScoringNamespace, AllowLocal: opts.DynamicScoringAllowLocal},
 		&dynamicscoring.ConfigReconciler{Client: mgr.GetClient(), Namespace: opts.DynamicScoringNamespace},
 		&federatedlearning.Reconciler{Client: mgr.GetClient(), Clock: clk, FlowerTLS: !opts.Flower.Insecure,
-			Flower: &federatedlearning.FlowerRuns{Resolve: opts.ResolveHubService}},
+			Flower: &federatedlearning.FlowerRuns{Resolve: opts.ResolveHubService, AllowLocal: opts.FlowerSuperLinkAllowLocal}},
 	} {
 		if err := r.SetupWithManager(mgr); err != nil {
 			return nil, err

@@ -107,6 +107,11 @@ func init() {
 			wantErr: []string{"spec.server.superlink", "should match"},
 			good:    federatedLearningYAML("fl-superlink", `  server: {superlink: "superlink.flower-system:9091"}`, ""),
 		},
+		"FederatedLearning: superlinkInsecure with flower-addon's SuperLink": {
+			bad:     federatedLearningYAML("fl-superlink-insecure", `  server: {superlink: "superlink.flower-system.svc:9091", superlinkInsecure: true}`, ""),
+			wantErr: []string{"spec.server.superlinkInsecure", "superlinkInsecure applies only to a SuperLink other than flower-addon's"},
+			good:    federatedLearningYAML("fl-superlink-insecure", `  server: {superlink: "superlink.ml-team:9091", superlinkInsecure: true}`, ""),
+		},
 		"FederatedLearning: minAvailableClients above the clients placed": {
 			bad: federatedLearningYAML("fl-min-vs-placed", `
   server: {rounds: 3, minAvailableClients: 5}
@@ -141,6 +146,11 @@ func init() {
 			bad:     federatedLearningYAML("fl-phase-bad", `  framework: flower`, `  phase: Paused`),
 			wantErr: []string{`status.phase: Unsupported value: "Paused"`, `"Waiting", "Running", "Completed", "Failed", "Start"`},
 			good:    federatedLearningYAML("fl-phase-good", `  framework: flower`, `  phase: Completed`),
+		},
+		"FederatedLearning: flowerRunID not a run ID": {
+			bad:     federatedLearningYAML("fl-run-id-bad", `  framework: flower`, `  flowerRunID: "run-7"`),
+			wantErr: []string{"status.flowerRunID", "should match"},
+			good:    federatedLearningYAML("fl-run-id-good", `  framework: flower`, `  flowerRunID: "18446744073709551615"`),
 		},
 	})
 }

@@ -22,11 +22,12 @@ import (
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 	flv1alpha1 "github.com/flotilla/flotilla/api/federationai/v1alpha1"
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
+	"github.com/flotilla/flotilla/internal/hub"
 	"github.com/flotilla/flotilla/internal/hub/federatedlearning"
 	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
-func TestMain(m *testing.M) { os.Exit(testenv.Main(m, testenv.Options{CRDs: true})) }
+func TestMain(m *testing.M) { os.Exit(testenv.Main(m, testenv.Options{Spokes: 1, CRDs: true})) }
 
 const (
 	wait      = 60 * time.Second
@@ -42,9 +43,19 @@ type fleet struct {
 
 func start(t *testing.T, set string) *fleet {
 	t.Helper()
+	return startWith(t, set, nil)
+}
+
+// startWith is start with the hub's options changed by mutate (when not nil).
+func startWith(t *testing.T, set string, mutate func(*hub.Options)) *fleet {
+	t.Helper()
 	env := testenv.Start(t, testenv.Options{CRDs: true})
 	c := env.HubClient(t)
-	env.StartHub(t, testenv.TestHubOptions())
+	opts := testenv.TestHubOptions()
+	if mutate != nil {
+		mutate(&opts)
+	}
+	env.StartHub(t, opts)
 	return &fleet{env: env, c: c, set: env.NewBoundSet(t, c, set)}
 }
 

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -21,6 +22,7 @@ import (
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 	flv1alpha1 "github.com/flotilla/flotilla/api/federationai/v1alpha1"
+	"github.com/flotilla/flotilla/internal/hub/federatedlearning"
 	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
@@ -90,7 +92,9 @@ func TestFederationTrains(t *testing.T) {
 	f.show(t, "Submit the example app with flwr run (Flower's CLI, to the hub's SuperLink over TLS)")
 	model := filepath.Join(f.dir, "model")
 	m.submitted, m.cpuStart = time.Now(), f.cpu(t)
-	runID := f.flwrRun(t, fmt.Sprintf(`num-server-rounds=%d min-available-clients=2 test-path=%q output-path=%q`, rounds, filepath.Join(data, "test"), model))
+	// The run names its FederatedLearning: the hub follows only such a run.
+	runID := f.flwrRun(t, fmt.Sprintf(`num-server-rounds=%d min-available-clients=2 test-path=%q output-path=%q %s=%q`,
+		rounds, filepath.Join(data, "test"), model, federatedlearning.RunConfigKey, cur.UID))
 	f.print(t, fmt.Sprintf("  Flower run %d submitted", runID))
 
 	f.show(t, "The rounds advance in the FederatedLearning's status")
@@ -122,6 +126,9 @@ func TestFederationTrains(t *testing.T) {
 
 	// Per round, which clusters took part: never spoke-4; spoke-3 until it was lost; at least
 	// the quorum in every round.
+	if cur.Status.FlowerRunID != strconv.FormatUint(runID, 10) {
+		t.Errorf("status.flowerRunID = %q, want the run submitted, %d", cur.Status.FlowerRunID, runID)
+	}
 	p := cur.Status.Progress
 	if p == nil || p.Round != rounds || len(p.RoundClients) != rounds {
 		t.Fatalf("progress = %+v, want %d rounds with their clusters", p, rounds)

@@ -6,7 +6,8 @@
 // update its cluster, and that an administrator may do all of it; that only a cluster's own agent
 // may change its status.clusterClaims, the administrator included, while other status writes go
 // through even with no hub; and that creating a FederatedLearning, or changing its spec, needs
-// the requester's bind on its sets and create on the server's and the clients' workloads.
+// the requester's bind on its sets and create on the server's and the clients' workloads, and on
+// the Placement, Service and claim the hub makes, and an administrator's grant for HostPath.
 //
 // The hub runs as a service account bound only to its generated roles (config/rbac,
 // testenv.HubIdentity), so these tests also show that the roles are enough (the hub binds a

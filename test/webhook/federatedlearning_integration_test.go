@@ -77,6 +77,7 @@ func TestFederatedLearningNeedsTheRequestersPermissions(t *testing.T) {
 	grant(t, env, user, subresource(webhook.ClusterGroup, "managedclustersets/bind", "create", "wh-fl-gpu"))
 	grantIn(t, env, ns, user,
 		rbacv1.PolicyRule{APIGroups: []string{"apps"}, Resources: []string{"deployments"}, Verbs: []string{"create"}},
+		rbacv1.PolicyRule{APIGroups: []string{webhook.ClusterGroup}, Resources: []string{"placements"}, Verbs: []string{"create"}},
 		rbacv1.PolicyRule{APIGroups: []string{webhook.WorkGroup}, Resources: []string{"manifestworkreplicasets"}, Verbs: []string{"create"}})
 	testenv.WaitFor(t, wait, "the refusal to name only the second set", func(ctx context.Context) (bool, string, error) {
 		err := c.Create(ctx, fl.DeepCopy(), client.DryRunAll)
@@ -119,4 +120,78 @@ func TestFederatedLearningNeedsTheRequestersPermissions(t *testing.T) {
 	denied(t, "the editor changing the rounds", update(ctx, e, fl, func() { fl.Spec.Server.Rounds = 5 }), bindRefusal(0, "wh-fl-gpu"))
 	denied(t, "the editor changing the server image", update(ctx, e, fl, func() { fl.Spec.Server.Image = "quay.io/attacker/server:1" }),
 		fmt.Sprintf(`%sspec.server.image ("quay.io/attacker/server:1") makes the hub run the server in namespace %q as a Deployment`, subject, ns))
+}
+
+// TestFederatedLearningNeedsWhatTheHubMakes: an OpenFL federation makes the hub create, as
+// itself, a Service (a NodePort with the node port the listener names), a PersistentVolumeClaim
+// of the size the storage names, or a pod mounting a hub node's directory (HostPath), and a
+// Placement with the spec's tolerations. A requester who may create FederatedLearnings, jobs and
+// manifestworkreplicasets is refused for each of these they may not create themselves, naming
+// the field; a HostPath needs an administrator's grant of use on federatedlearnings/hostpath,
+// which no built-in role holds.
+func TestFederatedLearningNeedsWhatTheHubMakes(t *testing.T) {
+	env := testenv.Start(t, testenv.Options{CRDs: true})
+	startHub(t, env)
+	ctx := context.Background()
+	ns := env.Namespace(t, env.Hub)
+	const user = "wh-fl-openfl-user"
+	grant(t, env, user, rbacv1.PolicyRule{APIGroups: []string{webhook.FederationGroup}, Resources: []string{"federatedlearnings"},
+		Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}},
+		subresource(webhook.ClusterGroup, "managedclustersets/bind", "create", "wh-fl-openfl"))
+	grantIn(t, env, ns, user,
+		rbacv1.PolicyRule{APIGroups: []string{"batch"}, Resources: []string{"jobs"}, Verbs: []string{"create"}},
+		rbacv1.PolicyRule{APIGroups: []string{webhook.WorkGroup}, Resources: []string{"manifestworkreplicasets"}, Verbs: []string{"create"}})
+	c := as(t, env, user)
+	eventually(t, "RBAC for the user", func(ctx context.Context) error {
+		return c.List(ctx, &flv1alpha1.FederatedLearningList{}, client.InNamespace(ns))
+	})
+	subject := fmt.Sprintf("federatedlearnings %q in namespace %q: ", "brain", ns)
+	openFL := func(storage flv1alpha1.ModelStorageSpec) *flv1alpha1.FederatedLearning {
+		fl := federatedLearning(ns, "brain", flv1alpha1.FrameworkOpenFL, "wh-fl-openfl")
+		fl.Spec.Server.Listeners = []flv1alpha1.ListenerSpec{{Name: "server", Type: flv1alpha1.ListenerTypeNodePort, Port: 30099}}
+		fl.Spec.Server.Storage = storage
+		fl.Spec.Client.Placement.Tolerations = []clusterv1beta1.Toleration{{Key: "cluster.open-cluster-management.io/unreachable", Operator: clusterv1beta1.TolerationOpExists}}
+		return fl
+	}
+	hostPath := openFL(flv1alpha1.ModelStorageSpec{Type: flv1alpha1.StorageTypeHostPath, Path: "/"})
+	claim := openFL(flv1alpha1.ModelStorageSpec{Type: flv1alpha1.StorageTypePersistentVolumeClaim, Name: "model", Path: "/m", Size: "500Gi"})
+
+	placementRefusal := fmt.Sprintf(`%sspec.client.placement makes the hub create Placement "brain" in namespace %q, with its 1 tolerations, `+
+		`which needs permission to create placements in namespace %q in group cluster.open-cluster-management.io`, subject, ns, ns)
+	serviceRefusal := fmt.Sprintf(`%sspec.server.listeners[0] (type NodePort, port 30099) makes the hub create Service "brain-server" of type `+
+		`NodePort in namespace %q, taking node port 30099 on every hub node, which needs permission to create services in namespace %q (core group)`, subject, ns, ns)
+	hostPathRefusal := fmt.Sprintf(`%sspec.server.storage (type HostPath, path "/") makes the hub mount that directory of a hub node, created if `+
+		`missing, into the server's pod in namespace %q; only a hub administrator may allow it, which needs permission to use `+
+		`federatedlearnings/hostpath in namespace %q in group federation-ai.open-cluster-management.io`, subject, ns, ns)
+	claimRefusal := fmt.Sprintf(`%sspec.server.storage (type PersistentVolumeClaim, size 500Gi) makes the hub create PersistentVolumeClaim "model" `+
+		`in namespace %q, which needs permission to create persistentvolumeclaims in namespace %q (core group)`, subject, ns, ns)
+
+	err := c.Create(ctx, hostPath.DeepCopy())
+	for _, want := range []string{placementRefusal, serviceRefusal, hostPathRefusal} {
+		denied(t, "an OpenFL federation with a NodePort, a HostPath / and tolerations, from a user who may create none", err, want)
+	}
+	denied(t, "an OpenFL federation with a 500Gi claim, from a user who may create none", c.Create(ctx, claim.DeepCopy()), claimRefusal)
+
+	// Services and placements granted: the HostPath is still refused; so is the claim.
+	grantIn(t, env, ns, user,
+		rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"services"}, Verbs: []string{"create"}},
+		rbacv1.PolicyRule{APIGroups: []string{webhook.ClusterGroup}, Resources: []string{"placements"}, Verbs: []string{"create"}})
+	testenv.WaitFor(t, wait, "the refusal to name only the HostPath", func(ctx context.Context) (bool, string, error) {
+		err := c.Create(ctx, hostPath.DeepCopy(), client.DryRunAll)
+		msg := fmt.Sprint(err)
+		return err != nil && strings.Contains(msg, hostPathRefusal) && !strings.Contains(msg, "spec.server.listeners") &&
+			!strings.Contains(msg, "spec.client.placement makes"), "dry-run create: " + msg, nil
+	})
+	denied(t, "the claim without create on persistentvolumeclaims", c.Create(ctx, claim.DeepCopy(), client.DryRunAll), claimRefusal)
+
+	// An administrator allows HostPath in this namespace; claims need their own permission.
+	grantIn(t, env, ns, user,
+		rbacv1.PolicyRule{APIGroups: []string{webhook.FederationGroup}, Resources: []string{"federatedlearnings/hostpath"}, Verbs: []string{"use"}},
+		rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"persistentvolumeclaims"}, Verbs: []string{"create"}})
+	eventually(t, "the HostPath federation with the administrator's grant", func(ctx context.Context) error {
+		return c.Create(ctx, hostPath.DeepCopy(), client.DryRunAll)
+	})
+	eventually(t, "the claim federation with create on persistentvolumeclaims", func(ctx context.Context) error {
+		return c.Create(ctx, claim.DeepCopy(), client.DryRunAll)
+	})
 }

@@ -10,6 +10,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -40,7 +41,16 @@ func grantIn(t *testing.T, env *testenv.Env, ns, user string, rules ...rbacv1.Po
 	ctx := context.Background()
 	rbac := env.Hub.Client.RbacV1()
 	name := "wh-test-" + user
-	if _, err := rbac.Roles(ns).Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: name}, Rules: rules}, metav1.CreateOptions{}); err != nil {
+	_, err := rbac.Roles(ns).Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: name}, Rules: rules}, metav1.CreateOptions{})
+	if apierrors.IsAlreadyExists(err) {
+		// A further grant to the same user in the namespace: a role of its own.
+		grants.Lock()
+		grants.n++
+		name = fmt.Sprintf("wh-test-%s-%d", user, grants.n)
+		grants.Unlock()
+		_, err = rbac.Roles(ns).Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: name}, Rules: rules}, metav1.CreateOptions{})
+	}
+	if err != nil {
 		t.Fatal(err)
 	}
 	b := &rbacv1.RoleBinding{

@@ -1,6 +1,8 @@
 package v1alpha1
 
 // ServerSpec is the aggregator of a training job, run on the hub.
+//
+// +kubebuilder:validation:XValidation:rule="!has(self.superlinkInsecure) || !self.superlinkInsecure || (has(self.superlink) && !(self.superlink.split(':')[0] in ['superlink.flower-system', 'superlink.flower-system.svc', 'superlink.flower-system.svc.cluster.local']))",fieldPath=".superlinkInsecure",message="superlinkInsecure applies only to a SuperLink other than flower-addon's (superlink.flower-system), whose TLS the hub's --flower-tls decides: remove superlinkInsecure, or set superlink to your own SuperLink"
 type ServerSpec struct {
 	// Image is the server's container image.
 	// +optional
@@ -34,6 +36,13 @@ type ServerSpec struct {
 	// +kubebuilder:validation:MaxLength=261
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9.]*[a-z0-9])?:[0-9]{1,5}$`
 	SuperLink string `json:"superlink,omitempty"`
+
+	// SuperLinkInsecure lets the hub and the ServerApp reach a SuperLink other than flower-addon's
+	// without TLS, as OCM's controller always does (Flotilla's). By default such a SuperLink must
+	// serve TLS with a certificate that the system's root certificates trust. flower-addon's
+	// SuperLink serves TLS as the hub's --flower-tls says.
+	// +optional
+	SuperLinkInsecure bool `json:"superlinkInsecure,omitempty"`
 }
 
 // ListenerType is how a server listener is exposed.

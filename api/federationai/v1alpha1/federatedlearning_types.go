@@ -114,6 +114,15 @@ type FederatedLearningStatus struct {
 	// +kubebuilder:validation:MaxItems=1000
 	Clients []ClientStatus `json:"clients,omitempty"`
 
+	// FlowerRunID is the Flower run the hub bound this federation to (decimal; Flotilla's): the
+	// first run submitted to its SuperLink after the federation was created whose run config
+	// names the federation's UID (`flwr run ... --run-config 'flotilla-federation="<uid>"'`).
+	// Once set it never changes: progress and the end of training are read from this run only.
+	// +optional
+	// +kubebuilder:validation:MaxLength=20
+	// +kubebuilder:validation:Pattern=`^[0-9]+$`
+	FlowerRunID string `json:"flowerRunID,omitempty"`
+
 	// Progress is the training's progress as the server reported it, when it reports it.
 	// +optional
 	Progress *TrainingProgress `json:"progress,omitempty"`
@@ -200,7 +209,7 @@ type TimelineEntry struct {
 	// +required
 	Time metav1.Time `json:"time"`
 	// Event is a CamelCase word: PlacementDecided, ClientDelivered, ClientLost, ClientReplaced,
-	// QuorumLost, QuorumKept, Running, RoundAggregated, Completed, Failed.
+	// QuorumLost, QuorumKept, Running, RunBound, RoundAggregated, Completed, Failed.
 	// +required
 	// +kubebuilder:validation:MaxLength=64
 	Event string `json:"event"`

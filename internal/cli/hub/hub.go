@@ -113,6 +113,8 @@ func NewCommand(_ streams.IO) *cobra.Command {
 		"the only namespace whose DynamicScorers the hub checks and agents run (whoever may create one there makes the hub and agents send requests, with tokens, where it points)")
 	f.BoolVar(&opts.DynamicScoringAllowLocal, "dynamic-scoring-allow-local-addresses", opts.DynamicScoringAllowLocal,
 		"let DynamicScorers' URLs reach loopback and link-local addresses (local fleets and tests; cloud metadata addresses stay refused)")
+	f.BoolVar(&opts.FlowerSuperLinkAllowLocal, "flower-superlink-allow-local-addresses", opts.FlowerSuperLinkAllowLocal,
+		"let a FederatedLearning's spec.server.superlink (other than flower-addon's) reach loopback and link-local addresses (local fleets and tests; cloud metadata addresses stay refused)")
 	f.Int64Var(&opts.ResourceUsageMaxAcceleratorsPerNode, "resource-usage-max-accelerators-per-node", opts.ResourceUsageMaxAcceleratorsPerNode,
 		"the most GPUs or TPUs one node may report; a cluster's ResourceUsage above it is left out of the fleet's maxima that resource-usage-score is normalised by")
 	f.StringVar(&opts.KueueNamespace, "kueue-namespace", opts.KueueNamespace, "Kueue's namespace on the hub (default kueue-system)")

@@ -132,7 +132,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		return reconcile.Result{}, nil
 	}
 	o := observed{Now: metav1.NewTime(r.Clock.Now()), Clients: map[string]clientState{}}
-	if o.SpecErrors = validate(fl); len(o.SpecErrors) > 0 {
+	if o.SpecErrors = validate(fl, r.Flower != nil && r.Flower.AllowLocal); len(o.SpecErrors) > 0 {
 		return reconcile.Result{}, r.writeStatus(ctx, fl, o)
 	}
 	err := r.observe(ctx, fl, &o)

@@ -29,8 +29,11 @@
 // changes. Unlike OCM's controller, a transient error never fails a federation, and a Flower
 // federation completes when its ServerApp reports the last round.
 //
-// Progress: for Flower the controller reads the newest run through the SuperLink's Control API
-// (FlowerRuns, internal/hub/flowerctl): its status, and the ServerApp's log, which only the SuperLink
+// Progress: for Flower the controller reads the federation's run through the SuperLink's Control
+// API (FlowerRuns, internal/hub/flowerctl): the first run after the FederatedLearning's creation
+// whose run config names its UID (RunConfigKey), recorded in status.flowerRunID and followed
+// alone from then on, since a shared SuperLink takes runs from anyone. Of that run it reads the
+// status, and the ServerApp's log, which only the SuperLink
 // keeps, where it takes Flower's "[ROUND r/R]" lines and the FLOTILLA_PROGRESS JSON lines an app
 // may print (progress.go). OpenFL reports no progress; its server Job's end completes it. The hub
 // reads no pod or log: its role has no business with pods.

@@ -36,24 +36,27 @@ func deployment(meta metav1.ObjectMeta, container, image string, args []string, 
 // serverCAPath is where the ServerApp finds the SuperLink's CA certificate.
 const serverCADir = "/etc/flower/superlink-ca"
 
-// desiredServerApp is the hub's ServerApp: `--insecure --appio-api-address=<superlink>
-// --plugin-type=serverapp`, as in OCM. When the SuperLink is flower-addon's with TLS (caPEM set),
-// --insecure becomes --root-certificates with the CA from ConfigMap <name>-superlink-ca: Flower
-// 1.42 serves the ServerAppIo (Runtime) API on the SuperLink's TLS port, where an --insecure
-// ServerApp never connects.
-func desiredServerApp(fl *flv1alpha1.FederatedLearning, caPEM string) (*appsv1.Deployment, *corev1.ConfigMap) {
+// desiredServerApp is the hub's ServerApp: `--appio-api-address=<superlink>
+// --plugin-type=serverapp` with OCM's `--insecure` only when the SuperLink is reached without
+// TLS (insecure: flower-addon's with the hub's --flower-tls=false, or another with
+// spec.server.superlinkInsecure). With flower-addon's TLS SuperLink (caPEM set) it gets
+// --root-certificates with the CA from ConfigMap <name>-superlink-ca: Flower 1.42 serves the
+// ServerAppIo (Runtime) API on the SuperLink's TLS port, where an --insecure ServerApp never
+// connects. Another SuperLink with TLS is trusted through the system's root certificates, which
+// the ServerApp uses when given neither flag.
+func desiredServerApp(fl *flv1alpha1.FederatedLearning, caPEM string, insecure bool) (*appsv1.Deployment, *corev1.ConfigMap) {
 	meta := owned(fl, "serverapp")
 	meta.Name = serverAppName(fl)
+	appio := []string{"--appio-api-address=" + superLinkOrDefault(fl.Spec.Server.SuperLink), "--plugin-type=serverapp"}
+	if insecure {
+		return deployment(meta, "serverapp", fl.Spec.Server.Image, append([]string{"--insecure"}, appio...), nil), nil
+	}
 	if caPEM == "" {
-		return deployment(meta, "serverapp", fl.Spec.Server.Image, []string{
-			"--insecure", "--appio-api-address=" + superLinkOrDefault(fl.Spec.Server.SuperLink), "--plugin-type=serverapp",
-		}, nil), nil
+		return deployment(meta, "serverapp", fl.Spec.Server.Image, appio, nil), nil
 	}
 	cm := &corev1.ConfigMap{ObjectMeta: owned(fl, "serverapp"), Data: map[string]string{"ca.crt": caPEM}}
 	cm.Name = caConfigMapName(fl)
-	d := deployment(meta, "serverapp", fl.Spec.Server.Image, []string{
-		"--root-certificates=" + serverCADir + "/ca.crt", "--appio-api-address=" + superLinkOrDefault(fl.Spec.Server.SuperLink), "--plugin-type=serverapp",
-	}, nil)
+	d := deployment(meta, "serverapp", fl.Spec.Server.Image, append([]string{"--root-certificates=" + serverCADir + "/ca.crt"}, appio...), nil)
 	pod := &d.Spec.Template.Spec
 	pod.Volumes = []corev1.Volume{{Name: "superlink-ca", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
 		LocalObjectReference: corev1.LocalObjectReference{Name: cm.Name}}}}}
@@ -61,11 +64,26 @@ func desiredServerApp(fl *flv1alpha1.FederatedLearning, caPEM string) (*appsv1.D
 	return d, cm
 }
 
-// usesFlowerAddOn says whether a SuperLink address names flower-addon's SuperLink on the hub
-// (the Service superlink in flower-system).
+// flowerAddOnHosts are the names of flower-addon's SuperLink Service on the hub (the Service
+// superlink in flower-system), as a FederatedLearning may write them.
+var flowerAddOnHosts = map[string]bool{
+	"superlink.flower-system": true, "superlink.flower-system.svc": true, "superlink.flower-system.svc.cluster.local": true,
+}
+
+// usesFlowerAddOn says whether a SuperLink address names flower-addon's SuperLink, which the hub
+// runs and reaches itself; any other is the federation author's word.
 func usesFlowerAddOn(superlink string) bool {
 	host, _, _ := strings.Cut(superLinkOrDefault(superlink), ":")
-	return host == "superlink.flower-system" || strings.HasPrefix(host, "superlink.flower-system.")
+	return flowerAddOnHosts[host]
+}
+
+// superLinkInsecure says whether fl's SuperLink is reached without TLS: flower-addon's when the
+// hub runs it so (flowerTLS false), another only when spec.server.superlinkInsecure says so.
+func superLinkInsecure(fl *flv1alpha1.FederatedLearning, flowerTLS bool) bool {
+	if usesFlowerAddOn(fl.Spec.Server.SuperLink) {
+		return !flowerTLS
+	}
+	return fl.Spec.Server.SuperLinkInsecure
 }
 
 // desiredClientApp is the ManifestWorkReplicaSet <name>-clientapp over the placement: a

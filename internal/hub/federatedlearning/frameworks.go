@@ -2,10 +2,12 @@ package federatedlearning
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"github.com/go-logr/logr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sort"
+	"strconv"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -20,6 +22,7 @@ import (
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
 	workv1alpha1 "github.com/flotilla/flotilla/api/work/v1alpha1"
 	"github.com/flotilla/flotilla/internal/contract/builtinaddon"
+	"github.com/flotilla/flotilla/internal/egress"
 	"github.com/flotilla/flotilla/internal/hub/addon"
 	"github.com/flotilla/flotilla/internal/hub/flower"
 	"github.com/flotilla/flotilla/internal/hub/workreplicaset"
@@ -48,7 +51,8 @@ func (r *Reconciler) flower(ctx context.Context, fl *flv1alpha1.FederatedLearnin
 		}
 		caPEM = pem
 	}
-	desired, cm := desiredServerApp(fl, caPEM)
+	insecure := superLinkInsecure(fl, r.FlowerTLS)
+	desired, cm := desiredServerApp(fl, caPEM, insecure)
 	if cm != nil {
 		if err := conflict(r.ensure(ctx, fl, "ConfigMap", cm, &corev1.ConfigMap{}, true)); err != nil {
 			return err
@@ -109,25 +113,37 @@ func (r *Reconciler) flower(ctx context.Context, fl *flv1alpha1.FederatedLearnin
 		}
 		o.Clients[c] = cs
 	}
-	o.Progress = r.flowerProgress(ctx, fl, caPEM)
+	o.Progress = r.flowerProgress(ctx, fl, o, caPEM, insecure)
 	return nil
 }
 
-// flowerProgress reads the newest Flower run through the SuperLink (the ServerApp's output is
+// flowerProgress reads the federation's Flower run (FlowerRuns) through the SuperLink (the ServerApp's output is
 // only there). A finished run ends the federation: completed is
-// Completed, failed or stopped is Failed with Flower's details.
-func (r *Reconciler) flowerProgress(ctx context.Context, fl *flv1alpha1.FederatedLearning, caPEM string) *Progress {
+// Completed, failed or stopped is Failed with Flower's details. A SuperLink the egress guard
+// refuses is said in ServerReady.
+func (r *Reconciler) flowerProgress(ctx context.Context, fl *flv1alpha1.FederatedLearning, o *observed, caPEM string, insecure bool) *Progress {
 	if r.Flower == nil {
 		return nil
 	}
-	run, err := r.Flower.Read(ctx, fl, caPEM)
+	run, err := r.Flower.Read(ctx, fl, caPEM, insecure)
+	if errors.Is(err, egress.ErrRefused) {
+		o.ServerReady, o.ServerReason = false, ReasonSuperLinkRefused
+		o.ServerMessage = fmt.Sprintf("the hub refuses to reach spec.server.superlink %q: %v; %s",
+			superLinkOrDefault(fl.Spec.Server.SuperLink), err, superLinkFix)
+		return nil
+	}
 	if err != nil {
 		ctrlLog(ctx).V(1).Info("reading the Flower run", "error", err.Error())
 		return nil
 	}
 	if run == nil {
+		if fl.Status.FlowerRunID == "" && o.ServerReady {
+			o.ServerMessage += fmt.Sprintf("; the hub follows only a run that names this federation: submit it with "+
+				"`flwr run <app> <superlink> --run-config '%s=\"%s\"'`", RunConfigKey, fl.UID)
+		}
 		return nil
 	}
+	o.RunID = strconv.FormatUint(run.ID, 10)
 	p := ParseProgress(run.Log)
 	if run.Status == "finished" {
 		p.Seen = true

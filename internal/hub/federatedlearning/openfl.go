@@ -132,6 +132,12 @@ func desiredServerJob(fl *flv1alpha1.FederatedLearning, ep Endpoint, clusters []
 
 // desiredClientWork is cluster's ManifestWork <name>: the namespace and the Job <name>-client,
 // told the data path that cluster's own claim names.
+//
+// The namespace is the FederatedLearning's name on the hub, which the cluster may hold already
+// with things of its own. So, as the fleet queue's works do, it is created only when missing and
+// never changed (CreateOnly: an existing one gets no owner reference of the work's), and it is
+// orphaned when the work goes (SelectivelyOrphan): removing the federation, or the cluster
+// leaving its decisions, deletes the Job and never the namespace or what it holds.
 func desiredClientWork(fl *flv1alpha1.FederatedLearning, cluster, dataPath string, ep Endpoint) *workv1.ManifestWork {
 	s := fl.Spec.Server
 	meta := metav1.ObjectMeta{Name: clientJobName(fl), Namespace: fl.Namespace, Labels: labels(fl, "client")}
@@ -141,9 +147,15 @@ func desiredClientWork(fl *flv1alpha1.FederatedLearning, cluster, dataPath strin
 		"--num-rounds=" + strconv.Itoa(int(s.Rounds)), "--model-dir=" + s.Storage.Path,
 	})
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: fl.Namespace}}
-	return clusterWork(fl, fl.Name, cluster, "client",
+	w := clusterWork(fl, fl.Name, cluster, "client",
 		manifest(corev1.SchemeGroupVersion.WithKind("Namespace"), ns),
 		manifest(batchv1.SchemeGroupVersion.WithKind("Job"), j))
+	nsID := workv1.ResourceIdentifier{Resource: "namespaces", Name: fl.Namespace}
+	w.Spec.ManifestConfigs = []workv1.ManifestConfigOption{{ResourceIdentifier: nsID,
+		UpdateStrategy: &workv1.UpdateStrategy{Type: workv1.UpdateStrategyTypeCreateOnly}}}
+	w.Spec.DeleteOption = &workv1.DeleteOption{PropagationPolicy: workv1.DeletePropagationPolicyTypeSelectivelyOrphan,
+		SelectivelyOrphans: &workv1.SelectivelyOrphan{OrphaningRules: []workv1.OrphaningRule{{Resource: nsID.Resource, Name: nsID.Name}}}}
+	return w
 }
 
 // serverJobState reads the server Job: done, and the failure message when it failed.

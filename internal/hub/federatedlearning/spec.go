@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	flv1alpha1 "github.com/flotilla/flotilla/api/federationai/v1alpha1"
+	"github.com/flotilla/flotilla/internal/egress"
 )
 
 // The names of what the controller makes, as OCM's controller names them.
@@ -68,6 +69,19 @@ func superLinkOrDefault(s string) string {
 	return s
 }
 
+// superLinkFix is what to do about a SuperLink the hub refuses.
+const superLinkFix = "name a SuperLink the hub may reach, such as its Service (superlink.ml-team:9091), or flower-addon's (superlink.flower-system:9091)"
+
+// checkSuperLink refuses a SuperLink address (host:port) that is not flower-addon's and names a
+// metadata service, or a loopback, unspecified or link-local address unless allowLocal, as the
+// egress guard does for dynamic scoring; names are checked again, resolved, when dialed.
+func checkSuperLink(addr string, allowLocal bool) error {
+	if usesFlowerAddOn(addr) {
+		return nil
+	}
+	return egress.CheckURL("https://"+addr, allowLocal)
+}
+
 // framework is spec.framework with the CRD's default.
 func framework(spec *flv1alpha1.FederatedLearningSpec) flv1alpha1.Framework {
 	if spec.Framework == "" {
@@ -79,7 +93,7 @@ func framework(spec *flv1alpha1.FederatedLearningSpec) flv1alpha1.Framework {
 // validate finds what in the spec the controller cannot carry out, each error naming the field
 // and the fix. The CRD refuses most bad values; these are the ones it takes, or took in an
 // older version, and OCM's controller fails on or ignores.
-func validate(fl *flv1alpha1.FederatedLearning) []string {
+func validate(fl *flv1alpha1.FederatedLearning, allowLocal bool) []string {
 	spec := &fl.Spec
 	var errs []string
 	if spec.Server.Image == "" {
@@ -92,6 +106,9 @@ func validate(fl *flv1alpha1.FederatedLearning) []string {
 	case flv1alpha1.FrameworkFlower:
 		if _, err := supernodeNamespace(superNodeOrDefault(spec.Client.SuperNode)); err != nil {
 			errs = append(errs, err.Error())
+		}
+		if err := checkSuperLink(superLinkOrDefault(spec.Server.SuperLink), allowLocal); err != nil {
+			errs = append(errs, fmt.Sprintf("spec.server.superlink %q is refused: %v: %s", spec.Server.SuperLink, err, superLinkFix))
 		}
 	case flv1alpha1.FrameworkOpenFL, flv1alpha1.FrameworkOther:
 		errs = append(errs, validateServer(&spec.Server)...)

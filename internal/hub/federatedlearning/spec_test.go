@@ -10,8 +10,9 @@ import (
 
 func TestValidate(t *testing.T) {
 	cases := map[string]struct {
-		fl   *flv1alpha1.FederatedLearning
-		want []string
+		fl         *flv1alpha1.FederatedLearning
+		allowLocal bool
+		want       []string
 	}{
 		"flower with defaults": {fl: makeFL("a").obj()},
 		"openfl complete": {fl: makeFL("a").framework(flv1alpha1.FrameworkOpenFL).
@@ -39,10 +40,25 @@ func TestValidate(t *testing.T) {
 			fl.Spec.Client.SuperNode = "supernode:9094"
 			return fl
 		}(), want: []string{`spec.client.supernode "supernode:9094" is not <service>.<namespace>:<port>: set it as flower-supernode.flower-addon:9094`}},
+		"superlink on the hub's API server": {fl: superLink("127.0.0.1:6443"),
+			want: []string{`spec.server.superlink "127.0.0.1:6443" is refused: refused: 127.0.0.1 is a loopback address: ` + superLinkFix}},
+		"superlink on a loopback name": {fl: superLink("localhost:9091"),
+			want: []string{`spec.server.superlink "localhost:9091" is refused: refused: localhost is a loopback name: ` + superLinkFix}},
+		"superlink on a metadata address, even where local ones are allowed": {fl: superLink("169.254.169.254:80"), allowLocal: true,
+			want: []string{`spec.server.superlink "169.254.169.254:80" is refused: refused: 169.254.169.254 is a cloud metadata address: ` + superLinkFix}},
+		"superlink on loopback where local ones are allowed": {fl: superLink("127.0.0.1:9091"), allowLocal: true},
+		"superlink of the team's own":                        {fl: superLink("superlink.ml-team:9091")},
+		"flower-addon's superlink by its full name":          {fl: superLink("superlink.flower-system.svc.cluster.local:9091")},
+		"openfl ignores the superlink": {fl: func() *flv1alpha1.FederatedLearning {
+			fl := makeFL("a").framework(flv1alpha1.FrameworkOpenFL).
+				listener(flv1alpha1.ListenerTypeNodePort, 30089).storage(flv1alpha1.StorageTypePersistentVolumeClaim, "model", "/model").obj()
+			fl.Spec.Server.SuperLink = "127.0.0.1:6443"
+			return fl
+		}()},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, validate(tc.fl)); diff != "" {
+			if diff := cmp.Diff(tc.want, validate(tc.fl, tc.allowLocal)); diff != "" {
 				t.Errorf("validate (-want +got):\n%s", diff)
 			}
 		})
@@ -61,5 +77,59 @@ func TestDataClaimAndNamespace(t *testing.T) {
 		if got, err := supernodeNamespace(in); err != nil || got != want {
 			t.Errorf("supernodeNamespace(%q) = %q, %v; want %q", in, got, err, want)
 		}
+	}
+}
+
+func superLink(addr string) *flv1alpha1.FederatedLearning {
+	fl := makeFL("a").obj()
+	fl.Spec.Server.SuperLink = addr
+	return fl
+}
+
+// The SuperLink's TLS: flower-addon's follows the hub (--flower-tls), any other is TLS unless
+// the federation sets superlinkInsecure; a name that only starts like flower-addon's is not it.
+func TestSuperLinkInsecure(t *testing.T) {
+	cases := map[string]struct {
+		superlink string
+		insecure  bool
+		flowerTLS bool
+		want      bool
+	}{
+		"flower-addon with TLS":                       {flowerTLS: true},
+		"flower-addon without TLS":                    {want: true},
+		"flower-addon's full name":                    {superlink: "superlink.flower-system.svc:9091", want: true},
+		"own superlink: TLS by default":               {superlink: "superlink.ml-team:9091"},
+		"own superlink: TLS even if the hub's is off": {superlink: "superlink.ml-team:9091", flowerTLS: false},
+		"own superlink, insecure said":                {superlink: "superlink.ml-team:9091", insecure: true, want: true},
+		"a look-alike of flower-addon's":              {superlink: "superlink.flower-system.attacker.example:9091"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			fl := superLink(tc.superlink)
+			fl.Spec.Server.SuperLinkInsecure = tc.insecure
+			if got := superLinkInsecure(fl, tc.flowerTLS); got != tc.want {
+				t.Errorf("superLinkInsecure(%q, insecure %v, flower TLS %v) = %v, want %v", tc.superlink, tc.insecure, tc.flowerTLS, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestServerAppArgs(t *testing.T) {
+	cases := map[string]struct {
+		caPEM    string
+		insecure bool
+		want     []string
+	}{
+		"insecure":          {insecure: true, want: []string{"--insecure", "--appio-api-address=superlink.flower-system:9091", "--plugin-type=serverapp"}},
+		"flower-addon's CA": {caPEM: "PEM", want: []string{"--root-certificates=/etc/flower/superlink-ca/ca.crt", "--appio-api-address=superlink.flower-system:9091", "--plugin-type=serverapp"}},
+		"system roots":      {want: []string{"--appio-api-address=superlink.flower-system:9091", "--plugin-type=serverapp"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			d, _ := desiredServerApp(makeFL("a").obj(), tc.caPEM, tc.insecure)
+			if diff := cmp.Diff(tc.want, d.Spec.Template.Spec.Containers[0].Args); diff != "" {
+				t.Errorf("ServerApp args (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

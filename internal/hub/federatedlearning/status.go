@@ -28,6 +28,9 @@ const (
 	ReasonQuorumLost        = "QuorumLost"
 	ReasonServerFailed      = "ServerFailed"
 	ReasonMissingClaim      = "MissingClaim"
+	// ReasonSuperLinkRefused: the hub will not send requests to spec.server.superlink (a
+	// loopback, link-local or metadata address, a redirect); ServerReady says why.
+	ReasonSuperLinkRefused = "SuperLinkRefused"
 )
 
 // maxTimeline bounds status.timeline (the CRD's MaxItems).
@@ -65,6 +68,8 @@ type observed struct {
 	// Hint is appended to the not-enough-clusters message (clusters where flower-addon is off).
 	Hint     string
 	Progress *Progress
+	// RunID is the Flower run Progress was read from (decimal), "" when none.
+	RunID string
 	// ServerListener is where listeners[0] is reached, once known (OpenFL).
 	ServerListener *flv1alpha1.ListenerStatus
 }
@@ -118,6 +123,11 @@ func computeStatus(fl *flv1alpha1.FederatedLearning, o observed) flv1alpha1.Fede
 
 	if o.ServerListener != nil {
 		st.Listeners = []flv1alpha1.ListenerStatus{*o.ServerListener}
+	}
+	// The first run found is the federation's for good (FlowerRuns reads only it afterwards).
+	if st.FlowerRunID == "" && o.RunID != "" {
+		st.FlowerRunID = o.RunID
+		event("RunBound", "", fmt.Sprintf("Flower run %s names this federation in its run config: progress and the end of training are read from it only", o.RunID))
 	}
 
 	// Progress.

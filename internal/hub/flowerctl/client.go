@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/flotilla/flotilla/internal/egress"
 )
 
 const (
@@ -34,9 +36,14 @@ type Client struct {
 	// TLS, when set, makes the client speak HTTPS (a SuperLink started with --ssl-*): RootCAs
 	// should hold the SuperLink's CA (ca.crt). nil means plain HTTP (a --insecure SuperLink).
 	TLS *tls.Config
-	// HTTP sends the requests; nil means a client built from TLS. A given client must carry the
-	// TLS settings itself.
+	// HTTP sends the requests; nil means a client built from TLS with the egress guard
+	// (internal/egress): no proxy from the environment, no redirect followed, and no metadata
+	// address dialed, nor a loopback, unspecified or link-local one unless AllowLocal. A given
+	// client must carry the TLS settings and any guard itself.
 	HTTP *http.Client
+	// AllowLocal lets the built-in client dial loopback and link-local addresses (a SuperLink
+	// the hub itself runs and reaches on loopback, tests); metadata addresses stay refused.
+	AllowLocal bool
 	// MaxMessageBytes bounds one response message; 0 means DefaultMaxMessageBytes.
 	MaxMessageBytes int
 
@@ -214,6 +221,11 @@ func (c *Client) post(ctx context.Context, method, path, accept string, body []b
 	if err != nil {
 		return nil, c.errorf(method, err, "%s", c.transportHint(err))
 	}
+	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
+		_ = resp.Body.Close()
+		return nil, c.errorf(method, fmt.Errorf("%w: HTTP %d redirecting to %q", egress.ErrRefused, resp.StatusCode, resp.Header.Get("Location")),
+			"redirects are not followed: give the SuperLink's own host:port")
+	}
 	if resp.StatusCode != http.StatusOK {
 		defer func() { _ = resp.Body.Close() }()
 		return nil, c.statusError(method, resp)
@@ -252,16 +264,18 @@ func (c *Client) httpClient() *http.Client {
 		return c.HTTP
 	}
 	c.once.Do(func() {
-		dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
+		// The address may be a requester's word (a FederatedLearning's spec.server.superlink):
+		// the dialer checks each resolved address, and no proxy dials on the client's behalf.
+		dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second, Control: egress.Control(c.AllowLocal)}
 		c.builtin = &http.Client{Transport: &http.Transport{
-			Proxy:               http.ProxyFromEnvironment,
+			Proxy:               nil,
 			DialContext:         dialer.DialContext,
 			TLSClientConfig:     c.TLS.Clone(),
 			TLSHandshakeTimeout: 10 * time.Second,
 			ForceAttemptHTTP2:   true, // uvicorn answers HTTP/1.1; a proxy in front may offer h2
 			MaxIdleConnsPerHost: 4,
 			IdleConnTimeout:     90 * time.Second,
-		}}
+		}, CheckRedirect: egress.NoRedirect}
 	})
 	return c.builtin
 }

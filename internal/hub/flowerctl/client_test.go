@@ -16,6 +16,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/flotilla/flotilla/internal/egress"
 )
 
 // fakeLink is a Control API server for one test: it records the last request and answers with
@@ -39,7 +41,7 @@ func newFakeLink(t *testing.T, useTLS bool, handler http.HandlerFunc) (*fakeLink
 		}
 		f.handler(w, r)
 	})
-	c := &Client{}
+	c := &Client{AllowLocal: true} // the fake listens on loopback
 	f.server = httptest.NewUnstartedServer(h)
 	f.server.Config.ErrorLog = log.New(io.Discard, "", 0) // handshake errors are expected in some tests
 	if useTLS {
@@ -295,4 +297,33 @@ func getRun(ctx context.Context, c *Client) error {
 func logs(ctx context.Context, c *Client) error {
 	_, err := c.Logs(ctx, 9, 0)
 	return err
+}
+
+// The built-in client reaches the address given and nothing else: no proxy from the environment
+// (it would dial on the client's behalf, past the address check), no redirect followed, and no
+// loopback address dialed unless AllowLocal.
+func TestBuiltinClientIsGuarded(t *testing.T) {
+	var redirected []string
+	target := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		redirected = append(redirected, r.URL.Path)
+	}))
+	t.Cleanup(target.Close)
+	_, c := newFakeLink(t, false, func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, target.URL+r.URL.Path, http.StatusTemporaryRedirect)
+	})
+	if tr := c.httpClient().Transport.(*http.Transport); tr.Proxy != nil {
+		t.Errorf("the built-in transport has a proxy function; want none")
+	}
+	_, err := c.ListRuns(context.Background(), ListRunsOptions{})
+	if !errors.Is(err, egress.ErrRefused) || !strings.Contains(err.Error(), "redirects are not followed") {
+		t.Errorf("ListRuns from a SuperLink that redirects: %v, want refused", err)
+	}
+	if len(redirected) != 0 {
+		t.Errorf("the redirect's target got %v, want nothing", redirected)
+	}
+	strict := &Client{Address: c.Address}
+	t.Cleanup(strict.CloseIdleConnections)
+	if _, err := strict.ListRuns(context.Background(), ListRunsOptions{}); !errors.Is(err, egress.ErrRefused) {
+		t.Errorf("ListRuns from %s without AllowLocal: %v, want refused", c.Address, err)
+	}
 }

@@ -59,7 +59,7 @@ func startFederation(t *testing.T, clusters []string) *federation {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &federation{t: t, repo: filepath.Join(wd, "..", "..", ".."), work: t.TempDir()}
+	f := &federation{t: t, repo: filepath.Join(wd, "..", "..", ".."), work: t.TempDir()} // internal/hub/flowerctl
 	t.Cleanup(f.stop)
 
 	venvCtx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)

@@ -22,7 +22,7 @@ func TestSuperLink(t *testing.T) {
 	start := time.Now()
 	clusters := []string{"cluster-a", "cluster-b"}
 	f := startFederation(t, clusters)
-	c := &Client{Address: f.link, TLS: f.tlsConfig()}
+	c := &Client{Address: f.link, TLS: f.tlsConfig(), AllowLocal: true}
 	defer c.CloseIdleConnections()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
@@ -53,13 +53,14 @@ func TestSuperLink(t *testing.T) {
 	if _, err = c.Logs(ctx, 12345, 0); !IsNotFound(err) {
 		t.Errorf("Logs of an unknown run: error = %v, want the SuperLink's 404", err)
 	}
-	plain := &Client{Address: f.link}
+	plain := &Client{Address: f.link, AllowLocal: true}
 	if _, err = plain.ListRuns(ctx, ListRunsOptions{}); err == nil || !strings.Contains(err.Error(), "set Client.TLS") {
 		t.Errorf("plain HTTP to the TLS SuperLink: error = %v, want a hint to set Client.TLS", err)
 	}
 
 	submitted := time.Now()
-	runID := f.submit("num-server-rounds=1 min-available-clients=2")
+	// The run names a FederatedLearning, as the hub asks (the example app declares the key).
+	runID := f.submit(`num-server-rounds=1 min-available-clients=2 flotilla-federation="uid-of-a-federation"`)
 	t.Logf("submitted run %d after %.1fs", runID, time.Since(start).Seconds())
 
 	// One stream held open from the start: it must end by itself when the run finishes.
@@ -131,6 +132,9 @@ func TestSuperLink(t *testing.T) {
 	if len(runs) != 1 || runs[0].ID != runID || runs[0].FabID != "flotilla/flotilla-fl" ||
 		runs[0].StatusText() != "finished:completed" || runs[0].FinishedAt == "" {
 		t.Errorf("ListRuns = %+v, want run %d of flotilla/flotilla-fl, finished:completed with FinishedAt", runs, runID)
+	}
+	if len(runs) == 1 && runs[0].OverrideConfig["flotilla-federation"] != "uid-of-a-federation" {
+		t.Errorf("run %d's run config = %v, want flotilla-federation uid-of-a-federation", runID, runs[0].OverrideConfig)
 	}
 
 	// After the run: all of the log in one read, and nothing after its Latest.

@@ -37,6 +37,9 @@ type Run struct {
 	PrimaryTaskType  string
 	PrimaryTaskID    uint64
 	SeriesID         uint64
+	// OverrideConfig holds the string values of the run config given at submission
+	// (`flwr run --run-config 'key="value"'`); values of other types are left out.
+	OverrideConfig map[string]string
 }
 
 // StatusText is the status as `flwr ls` shows it: "running", "finished:completed", ...
@@ -171,9 +174,43 @@ func decodeRun(b []byte, r *Run) error {
 			return consumeMessage(typ, b, func(m []byte) error { return decodeRunStatus(m, r) })
 		case 15:
 			return consumeDouble(typ, b, &r.ClientAppRuntime)
+		case 4:
+			return consumeMessage(typ, b, func(m []byte) error { return decodeConfigEntry(m, r) })
 		}
-		return 0, nil // 4 (override_config) and unknown fields
+		return 0, nil // unknown fields
 	})
+}
+
+// decodeConfigEntry merges one map<string, Scalar> entry of override_config (key = 1, value =
+// 2) into r when the Scalar is a string (field 14).
+func decodeConfigEntry(b []byte, r *Run) error {
+	var key, value string
+	isString := false
+	err := walk("Run.override_config entry", b, func(num protowire.Number, typ protowire.Type, b []byte) (int, error) {
+		switch num {
+		case 1:
+			return consumeString(typ, b, &key)
+		case 2:
+			return consumeMessage(typ, b, func(m []byte) error {
+				return walk("Scalar", m, func(num protowire.Number, typ protowire.Type, b []byte) (int, error) {
+					if num == 14 {
+						isString = true
+						return consumeString(typ, b, &value)
+					}
+					return 0, nil
+				})
+			})
+		}
+		return 0, nil
+	})
+	if err != nil || !isString {
+		return err
+	}
+	if r.OverrideConfig == nil {
+		r.OverrideConfig = map[string]string{}
+	}
+	r.OverrideConfig[key] = value
+	return nil
 }
 
 // decodeRunStatus merges flwr.proto.RunStatus into r.

@@ -270,3 +270,19 @@ func TestReadLogStreamPassesReadErrors(t *testing.T) {
 func errText(err error) string {
 	return strings.ReplaceAll(err.Error(), "\u00a0", " ")
 }
+
+// A run's string run-config values are read (the hub binds a federation to its run by one);
+// values of other types are left out.
+func TestDecodeOverrideConfig(t *testing.T) {
+	// Python's ListRunsResponse with run 7 and override_config {"flotilla-federation":
+	// Scalar(string="uid-a"), "num-server-rounds": Scalar(sint64=3)}.
+	const hexResp = "0a5a080712560807221e0a13666c6f74696c6c612d66656465726174696f6e120772057569642d6122170a116e756d2d7365727665722d726f756e6473120240063219323032362d30382d30345431303a30303a30302b30303a30301219323032362d30382d30345431303a30303a30312b30303a3030"
+	got, err := decodeListRunsResponse(mustHex(t, hexResp))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Run{{ID: 7, PendingAt: "2026-08-04T10:00:00+00:00", OverrideConfig: map[string]string{"flotilla-federation": "uid-a"}}}
+	if diff := cmp.Diff(want, got.Runs); diff != "" {
+		t.Errorf("runs (-want +got):\n%s", diff)
+	}
+}

@@ -51,6 +51,9 @@ func (p Permission) String() string {
 	if p.Namespace != "" {
 		on += fmt.Sprintf(" in namespace %q", p.Namespace)
 	}
+	if p.Group == "" {
+		return fmt.Sprintf("%s %s%s (core group)", p.Verb, r, on)
+	}
 	return fmt.Sprintf("%s %s%s in group %s", p.Verb, r, on, p.Group)
 }
 

@@ -25,9 +25,13 @@
 //   - Creating a FederatedLearning, or changing its spec, makes the hub act for the writer
 //     (federatedlearning.go), so the writer needs what the hub will do: create on
 //     managedclustersets/bind for every set in spec.client.placement.clusterSets (as for a
-//     ManagedClusterSetBinding), create on deployments (framework flower) or jobs (openfl,
-//     other) in the FederatedLearning's namespace, where the hub starts the server with the
-//     writer's image, and create on manifestworkreplicasets there, since the hub runs the
+//     ManagedClusterSetBinding), create on placements in the FederatedLearning's namespace
+//     (the hub's Placement carries the spec's tolerations), create on deployments (framework
+//     flower) or jobs (openfl, other) there, where the hub starts the server with the writer's
+//     image, for openfl and other create on services (the listener's NodePort or LoadBalancer)
+//     and persistentvolumeclaims (the model's claim), and use on federatedlearnings/hostpath,
+//     which only an administrator grants, for HostPath storage (a hub node's directory in the
+//     server's pod), and create on manifestworkreplicasets there, since the hub runs the
 //     client image on the clusters bound to that namespace. OCM's controller binds and runs
 //     whatever the FederatedLearning says. The hub holds managedclustersets/bind itself (its own
 //     bindings pass through this webhook too), which is why the writer is asked first.

@@ -51,6 +51,21 @@ func ClientPermission(ns string) Permission {
 	return CreatePermission(WorkGroup, "manifestworkreplicasets", ns)
 }
 
+// PlacementPermission is what choosing the clients of a FederatedLearning in namespace ns needs:
+// the hub creates its Placement there, tolerations and all.
+func PlacementPermission(ns string) Permission {
+	return CreatePermission(ClusterGroup, "placements", ns)
+}
+
+// HostPathPermission is what storage type HostPath needs: the hub mounts the hub node's
+// directory spec.server.storage.path (DirectoryOrCreate) into the server's pod in namespace ns,
+// which admission policies keyed to the requester never see, since the hub makes the pod. No
+// built-in role holds it: an administrator grants `use` on federatedlearnings/hostpath to those
+// who may.
+func HostPathPermission(ns string) Permission {
+	return Permission{Verb: "use", Group: FederationGroup, Resource: "federatedlearnings", Subresource: "hostpath", Namespace: ns}
+}
+
 // FederatedLearningHandler validates writes to FederatedLearnings (ReviewFederatedLearning).
 func FederatedLearningHandler(s *runtime.Scheme, can Authorizer) admission.Handler {
 	return handler[flv1alpha1.FederatedLearning](admission.NewDecoder(s), can, ReviewFederatedLearning)
@@ -58,11 +73,16 @@ func FederatedLearningHandler(s *runtime.Scheme, can Authorizer) admission.Handl
 
 // ReviewFederatedLearning decides whether user may write the FederatedLearning cur over old
 // (nil when creating). The hub carries out the whole spec as the writer's word, so a create, and
-// an update that changes spec, need:
+// an update that changes spec, need what the hub would make for them, each in the
+// FederatedLearning's namespace unless said:
 //   - create on managedclustersets/bind for every set in spec.client.placement.clusterSets, as a
 //     ManagedClusterSetBinding would (ReviewBinding);
-//   - ServerPermission for spec.framework in the FederatedLearning's namespace;
-//   - ClientPermission in that namespace.
+//   - PlacementPermission (the Placement of spec.client.placement, with its tolerations);
+//   - ServerPermission for spec.framework;
+//   - for openfl and other: create on services for spec.server.listeners[0] (a NodePort or
+//     LoadBalancer Service), and for spec.server.storage create on persistentvolumeclaims (type
+//     PersistentVolumeClaim, of the size it names) or HostPathPermission (type HostPath);
+//   - ClientPermission.
 //
 // An update that leaves spec as it was (labels, finalizers, deletion) is always allowed. It
 // returns the reasons to refuse; an error means it could not decide.
@@ -96,6 +116,14 @@ func ReviewFederatedLearning(ctx context.Context, can Authorizer, user authentic
 		}
 	}
 
+	what := fmt.Sprintf("spec.client.placement makes the hub create Placement %q in namespace %q", cur.Name, ns)
+	if n := len(cur.Spec.Client.Placement.Tolerations); n > 0 {
+		what = fmt.Sprintf("spec.client.placement makes the hub create Placement %q in namespace %q, with its %d tolerations", cur.Name, ns, n)
+	}
+	if err := need(PlacementPermission(ns), what); err != nil {
+		return nil, err
+	}
+
 	fw := cur.Spec.Framework
 	if fw == "" {
 		fw = flv1alpha1.FrameworkOther
@@ -104,10 +132,16 @@ func ReviewFederatedLearning(ctx context.Context, can Authorizer, user authentic
 	if fw == flv1alpha1.FrameworkFlower {
 		kind = "Deployment"
 	}
-	what := fmt.Sprintf("%s makes the hub run the server in namespace %q as a %s (spec.framework %s)",
+	what = fmt.Sprintf("%s makes the hub run the server in namespace %q as a %s (spec.framework %s)",
 		field("spec.server.image", cur.Spec.Server.Image), ns, kind, fw)
 	if err := need(ServerPermission(fw, ns), what); err != nil {
 		return nil, err
+	}
+	if fw != flv1alpha1.FrameworkFlower {
+		// Flower ignores listeners and storage: its server talks to the SuperLink.
+		if err := reviewOpenFLServer(cur, need); err != nil {
+			return nil, err
+		}
 	}
 	what = fmt.Sprintf("%s makes the hub run the client on the clusters spec.client.placement chooses from the sets bound "+
 		"to namespace %q", field("spec.client.image", cur.Spec.Client.Image), ns)
@@ -115,6 +149,59 @@ func ReviewFederatedLearning(ctx context.Context, can Authorizer, user authentic
 		return nil, err
 	}
 	return denials, nil
+}
+
+// reviewOpenFLServer asks for what the OpenFL (and other) server makes beside its Job: the
+// Service of listeners[0] and the model's storage.
+func reviewOpenFLServer(cur *flv1alpha1.FederatedLearning, need func(Permission, string) error) error {
+	ns, s := cur.Namespace, cur.Spec.Server
+	if len(s.Listeners) > 0 {
+		l := s.Listeners[0]
+		port := l.Port
+		if port == 0 {
+			port = 8080
+		}
+		what := fmt.Sprintf("spec.server.listeners[0] (type %s, port %d) makes the hub create Service %q of type %s in namespace %q",
+			nonEmptyOr(string(l.Type), "unset"), port, cur.Name+"-server", serviceType(l.Type), ns)
+		if l.Type == flv1alpha1.ListenerTypeNodePort {
+			what += fmt.Sprintf(", taking node port %d on every hub node", port)
+		}
+		if err := need(CreatePermission("", "services", ns), what); err != nil {
+			return err
+		}
+	}
+	switch s.Storage.Type {
+	case flv1alpha1.StorageTypePersistentVolumeClaim:
+		size := nonEmptyOr(s.Storage.Size, "2Gi")
+		what := fmt.Sprintf("spec.server.storage (type PersistentVolumeClaim, size %s) makes the hub create PersistentVolumeClaim %q in namespace %q",
+			size, s.Storage.Name, ns)
+		if err := need(CreatePermission("", "persistentvolumeclaims", ns), what); err != nil {
+			return err
+		}
+	case flv1alpha1.StorageTypeHostPath:
+		what := fmt.Sprintf("spec.server.storage (type HostPath, path %q) makes the hub mount that directory of a hub node, created if missing, "+
+			"into the server's pod in namespace %q; only a hub administrator may allow it", s.Storage.Path, ns)
+		if err := need(HostPathPermission(ns), what); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// serviceType is the type of the Service the hub makes for a listener type: NodePort for
+// NodePort, LoadBalancer otherwise (internal/hub/federatedlearning).
+func serviceType(t flv1alpha1.ListenerType) string {
+	if t == flv1alpha1.ListenerTypeNodePort {
+		return "NodePort"
+	}
+	return "LoadBalancer"
+}
+
+func nonEmptyOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }
 
 // field names a field and, when set, its value.

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 	flv1alpha1 "github.com/flotilla/flotilla/api/federationai/v1alpha1"
 )
 
@@ -40,6 +41,22 @@ func (w *flWrapper) serverImage(image string) *flWrapper {
 	return w
 }
 
+func (w *flWrapper) listener(t flv1alpha1.ListenerType, port int32) *flWrapper {
+	w.Spec.Server.Listeners = append(w.Spec.Server.Listeners, flv1alpha1.ListenerSpec{Name: "server", Type: t, Port: port})
+	return w
+}
+
+func (w *flWrapper) storage(st flv1alpha1.ModelStorageSpec) *flWrapper {
+	w.Spec.Server.Storage = st
+	return w
+}
+
+func (w *flWrapper) tolerate(key string) *flWrapper {
+	w.Spec.Client.Placement.Tolerations = append(w.Spec.Client.Placement.Tolerations,
+		clusterv1beta1.Toleration{Key: key, Operator: clusterv1beta1.TolerationOpExists})
+	return w
+}
+
 func (w *flWrapper) label(k, v string) *flWrapper {
 	if w.Labels == nil {
 		w.Labels = map[string]string{}
@@ -68,8 +85,20 @@ func TestReviewFederatedLearning(t *testing.T) {
 		`spec.client.placement chooses from the sets bound to namespace "team-a", which needs permission to create ` +
 		`manifestworkreplicasets in namespace "team-a" in group work.open-cluster-management.io; ask a hub administrator ` +
 		`to bind a role with it`
-	flowerAll := []Permission{BindPermission("gpu"), BindPermission("cpu"), ServerPermission(flv1alpha1.FrameworkFlower, ns), ClientPermission(ns)}
-	otherAll := []Permission{BindPermission("gpu"), ServerPermission(flv1alpha1.FrameworkOther, ns), ClientPermission(ns)}
+	placementMsg := subject + `spec.client.placement makes the hub create Placement "mnist" in namespace "team-a", which needs ` +
+		`permission to create placements in namespace "team-a" in group cluster.open-cluster-management.io; ask a hub ` +
+		`administrator to bind a role with it`
+	flowerAll := []Permission{BindPermission("gpu"), BindPermission("cpu"), PlacementPermission(ns), ServerPermission(flv1alpha1.FrameworkFlower, ns), ClientPermission(ns)}
+	otherAll := []Permission{BindPermission("gpu"), PlacementPermission(ns), ServerPermission(flv1alpha1.FrameworkOther, ns), ClientPermission(ns)}
+	services := CreatePermission("", "services", ns)
+	claims := CreatePermission("", "persistentvolumeclaims", ns)
+	openFLAll := func(storage Permission) []Permission {
+		return []Permission{BindPermission("gpu"), PlacementPermission(ns), ServerPermission(flv1alpha1.FrameworkOpenFL, ns), services, storage, ClientPermission(ns)}
+	}
+	nodePortPVC := makeFL(ns, "mnist").framework(flv1alpha1.FrameworkOpenFL).sets("gpu").listener(flv1alpha1.ListenerTypeNodePort, 30089).
+		storage(flv1alpha1.ModelStorageSpec{Type: flv1alpha1.StorageTypePersistentVolumeClaim, Name: "model", Path: "/m", Size: "500Gi"})
+	hostPathRoot := makeFL(ns, "mnist").framework(flv1alpha1.FrameworkOpenFL).sets("gpu").listener(flv1alpha1.ListenerTypeNodePort, 30089).
+		storage(flv1alpha1.ModelStorageSpec{Type: flv1alpha1.StorageTypeHostPath, Path: "/"})
 	cases := map[string]struct {
 		grants      []Permission
 		old, cur    *flv1alpha1.FederatedLearning
@@ -82,13 +111,13 @@ func TestReviewFederatedLearning(t *testing.T) {
 			wantAsked: flowerAll,
 		},
 		"flower without bind on the second set": {
-			grants:      []Permission{BindPermission("gpu"), ServerPermission(flv1alpha1.FrameworkFlower, ns), ClientPermission(ns)},
+			grants:      []Permission{BindPermission("gpu"), PlacementPermission(ns), ServerPermission(flv1alpha1.FrameworkFlower, ns), ClientPermission(ns)},
 			cur:         makeFL(ns, "mnist").framework(flv1alpha1.FrameworkFlower).sets("gpu", "cpu").obj(),
 			wantDenials: []string{bindMsg("1", "cpu")},
 			wantAsked:   flowerAll,
 		},
 		"flower needs deployments, not jobs": {
-			grants: []Permission{BindPermission("gpu"), BindPermission("cpu"), CreatePermission("batch", "jobs", ns), ClientPermission(ns)},
+			grants: []Permission{BindPermission("gpu"), BindPermission("cpu"), PlacementPermission(ns), CreatePermission("batch", "jobs", ns), ClientPermission(ns)},
 			cur:    makeFL(ns, "mnist").framework(flv1alpha1.FrameworkFlower).sets("gpu", "cpu").obj(),
 			wantDenials: []string{
 				serverMsg(` ("ghcr.io/team/server:1")`, "Deployment", "flower", deployments),
@@ -96,13 +125,13 @@ func TestReviewFederatedLearning(t *testing.T) {
 			wantAsked: flowerAll,
 		},
 		"openfl needs jobs": {
-			grants:      []Permission{BindPermission("gpu"), ClientPermission(ns)},
+			grants:      []Permission{BindPermission("gpu"), PlacementPermission(ns), ClientPermission(ns)},
 			cur:         makeFL(ns, "mnist").framework(flv1alpha1.FrameworkOpenFL).sets("gpu").obj(),
 			wantDenials: []string{serverMsg(` ("ghcr.io/team/server:1")`, "Job", "openfl", jobs)},
 			wantAsked:   otherAll,
 		},
 		"an empty framework is other, and needs jobs": {
-			grants:      []Permission{BindPermission("gpu"), ClientPermission(ns)},
+			grants:      []Permission{BindPermission("gpu"), PlacementPermission(ns), ClientPermission(ns)},
 			cur:         makeFL(ns, "mnist").sets("gpu").serverImage("").obj(),
 			wantDenials: []string{serverMsg("", "Job", "other", jobs)},
 			wantAsked:   otherAll,
@@ -111,27 +140,77 @@ func TestReviewFederatedLearning(t *testing.T) {
 			cur: makeFL(ns, "mnist").framework(flv1alpha1.FrameworkOther).sets("gpu").obj(),
 			wantDenials: []string{
 				bindMsg("0", "gpu"),
+				placementMsg,
 				serverMsg(` ("ghcr.io/team/server:1")`, "Job", "other", jobs),
 				clientMsg,
 			},
 			wantAsked: otherAll,
 		},
+		"the placement's tolerations need create on placements": {
+			grants: []Permission{BindPermission("gpu"), ServerPermission(flv1alpha1.FrameworkOther, ns), ClientPermission(ns)},
+			cur:    makeFL(ns, "mnist").sets("gpu").tolerate("cluster.open-cluster-management.io/unreachable").obj(),
+			wantDenials: []string{subject + `spec.client.placement makes the hub create Placement "mnist" in namespace "team-a", ` +
+				`with its 1 tolerations, which needs permission to create placements in namespace "team-a" in group ` +
+				`cluster.open-cluster-management.io; ask a hub administrator to bind a role with it`},
+			wantAsked: otherAll,
+		},
+		"openfl with a NodePort and a claim, every permission": {
+			grants:    openFLAll(claims),
+			cur:       nodePortPVC.obj(),
+			wantAsked: openFLAll(claims),
+		},
+		"openfl's NodePort needs create on services": {
+			grants: []Permission{BindPermission("gpu"), PlacementPermission(ns), ServerPermission(flv1alpha1.FrameworkOpenFL, ns), claims, ClientPermission(ns)},
+			cur:    nodePortPVC.obj(),
+			wantDenials: []string{subject + `spec.server.listeners[0] (type NodePort, port 30089) makes the hub create Service ` +
+				`"mnist-server" of type NodePort in namespace "team-a", taking node port 30089 on every hub node, which needs ` +
+				`permission to create services in namespace "team-a" (core group); ask a hub administrator to bind a role with it`},
+			wantAsked: openFLAll(claims),
+		},
+		"openfl's claim needs create on persistentvolumeclaims": {
+			grants: []Permission{BindPermission("gpu"), PlacementPermission(ns), ServerPermission(flv1alpha1.FrameworkOpenFL, ns), services, ClientPermission(ns)},
+			cur:    nodePortPVC.obj(),
+			wantDenials: []string{subject + `spec.server.storage (type PersistentVolumeClaim, size 500Gi) makes the hub create ` +
+				`PersistentVolumeClaim "model" in namespace "team-a", which needs permission to create persistentvolumeclaims in ` +
+				`namespace "team-a" (core group); ask a hub administrator to bind a role with it`},
+			wantAsked: openFLAll(claims),
+		},
+		"hostPath needs the administrator's use on federatedlearnings/hostpath": {
+			grants: openFLAll(claims),
+			cur:    hostPathRoot.obj(),
+			wantDenials: []string{subject + `spec.server.storage (type HostPath, path "/") makes the hub mount that directory of a ` +
+				`hub node, created if missing, into the server's pod in namespace "team-a"; only a hub administrator may allow it, ` +
+				`which needs permission to use federatedlearnings/hostpath in namespace "team-a" in group ` +
+				`federation-ai.open-cluster-management.io; ask a hub administrator to bind a role with it`},
+			wantAsked: openFLAll(HostPathPermission(ns)),
+		},
+		"hostPath allowed by the administrator": {
+			grants:    openFLAll(HostPathPermission(ns)),
+			cur:       hostPathRoot.obj(),
+			wantAsked: openFLAll(HostPathPermission(ns)),
+		},
+		"flower ignores listeners and storage": {
+			grants:    []Permission{BindPermission("gpu"), PlacementPermission(ns), ServerPermission(flv1alpha1.FrameworkFlower, ns), ClientPermission(ns)},
+			cur:       hostPathRoot.framework(flv1alpha1.FrameworkFlower).obj(),
+			wantAsked: []Permission{BindPermission("gpu"), PlacementPermission(ns), ServerPermission(flv1alpha1.FrameworkFlower, ns), ClientPermission(ns)},
+		},
 		"a set named twice is asked once, at its first index": {
-			grants:      []Permission{ServerPermission(flv1alpha1.FrameworkOther, ns), ClientPermission(ns)},
+			grants:      []Permission{PlacementPermission(ns), ServerPermission(flv1alpha1.FrameworkOther, ns), ClientPermission(ns)},
 			cur:         makeFL(ns, "mnist").sets("gpu", "gpu").obj(),
 			wantDenials: []string{bindMsg("0", "gpu")},
 			wantAsked:   otherAll,
 		},
 		"bind on another set does not help": {
-			grants:      []Permission{BindPermission("cpu"), ServerPermission(flv1alpha1.FrameworkOther, ns), ClientPermission(ns)},
+			grants:      []Permission{BindPermission("cpu"), PlacementPermission(ns), ServerPermission(flv1alpha1.FrameworkOther, ns), ClientPermission(ns)},
 			cur:         makeFL(ns, "mnist").sets("gpu").obj(),
 			wantDenials: []string{bindMsg("0", "gpu")},
 			wantAsked:   otherAll,
 		},
 		"permissions in another namespace do not help": {
-			grants: []Permission{BindPermission("gpu"), ServerPermission(flv1alpha1.FrameworkOther, "team-b"), ClientPermission("team-b")},
+			grants: []Permission{BindPermission("gpu"), PlacementPermission("team-b"), ServerPermission(flv1alpha1.FrameworkOther, "team-b"), ClientPermission("team-b")},
 			cur:    makeFL(ns, "mnist").sets("gpu").obj(),
 			wantDenials: []string{
+				placementMsg,
 				serverMsg(` ("ghcr.io/team/server:1")`, "Job", "other", jobs),
 				clientMsg,
 			},
@@ -144,7 +223,7 @@ func TestReviewFederatedLearning(t *testing.T) {
 		"an update that changes spec is checked as a create": {
 			old:         makeFL(ns, "mnist").sets("gpu").obj(),
 			cur:         makeFL(ns, "mnist").sets("gpu").rounds(5).obj(),
-			grants:      []Permission{BindPermission("gpu"), ClientPermission(ns)},
+			grants:      []Permission{BindPermission("gpu"), PlacementPermission(ns), ClientPermission(ns)},
 			wantDenials: []string{serverMsg(` ("ghcr.io/team/server:1")`, "Job", "other", jobs)},
 			wantAsked:   otherAll,
 		},

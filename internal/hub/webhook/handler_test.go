@@ -108,13 +108,13 @@ func TestHandlers(t *testing.T) {
 		"federated learning allowed": {
 			handler: FederatedLearningHandler, op: admissionv1.Create,
 			cur:    makeFL("team-a", "mnist").framework("flower").sets("gpu").obj(),
-			grants: []Permission{BindPermission("gpu"), ServerPermission("flower", "team-a"), ClientPermission("team-a")},
+			grants: []Permission{BindPermission("gpu"), PlacementPermission("team-a"), ServerPermission("flower", "team-a"), ClientPermission("team-a")},
 			want:   result{Allowed: true, Code: 200},
 		},
 		"federated learning denied": {
 			handler: FederatedLearningHandler, op: admissionv1.Create,
 			cur:    makeFL("team-a", "mnist").framework("flower").obj(),
-			grants: []Permission{ServerPermission("flower", "team-a")},
+			grants: []Permission{PlacementPermission("team-a"), ServerPermission("flower", "team-a")},
 			want: result{Code: 403, Message: `federatedlearnings "mnist" in namespace "team-a": spec.client.image ` +
 				`("ghcr.io/team/client:1") makes the hub run the client on the clusters spec.client.placement chooses from ` +
 				`the sets bound to namespace "team-a", which needs permission to create manifestworkreplicasets in namespace ` +

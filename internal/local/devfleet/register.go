@@ -67,8 +67,10 @@ func startFlotilla(ctx context.Context, f *localk8s.Fleet, flotilla string, st *
 		"--health-probe-bind-address", "127.0.0.1:" + strconv.Itoa(ports[0]),
 		"--metrics-bind-address", "127.0.0.1:" + strconv.Itoa(ports[1]),
 		"--explain-bind-address", "127.0.0.1:" + strconv.Itoa(ports[2]),
-		// A local fleet's scorers listen on this machine's loopback.
+		// A local fleet's scorers, and any SuperLink a FederatedLearning names, listen on this
+		// machine's loopback.
 		"--dynamic-scoring-allow-local-addresses",
+		"--flower-superlink-allow-local-addresses",
 	}
 	if withKueue {
 		// Kueue on the hub hands the choice of MultiKueue workers to the hub (startKueue).
