@@ -219,6 +219,8 @@ func TestBadValues(t *testing.T) {
 		"bad cleanup timeout": {chart: Hub, vals: map[string]any{"clusterCleanupTimeout": "five minutes"}, want: []string{"clusterCleanupTimeout"}},
 		"issuer without certManager": {chart: Hub, vals: map[string]any{"webhook": map[string]any{"certManager": map[string]any{"issuerRef": map[string]any{"name": "x"}}}},
 			want: []string{"webhook.certManager.issuerRef", "enabled: true"}},
+		"dashboard name not a DNS name": {chart: Hub, vals: map[string]any{"dashboard": map[string]any{"enabled": true, "dnsNames": []any{"https://fleet.example.com"}}},
+			want: []string{"dnsNames"}},
 		"agent without cluster name": {chart: Agent, vals: map[string]any{"bootstrapKubeconfig": "x"}, want: []string{"clusterName is empty", "--set clusterName="}},
 		"agent bad cluster name":     {chart: Agent, vals: map[string]any{"clusterName": "GPU_East", "bootstrapKubeconfig": "x"}, want: []string{"clusterName"}},
 		"agent without kubeconfig":   {chart: Agent, vals: map[string]any{"clusterName": "gpu-east"}, want: []string{"bootstrapKubeconfig is empty", "flotilla init"}},
@@ -289,23 +291,23 @@ func TestWebhookCertificateRecordsItsNames(t *testing.T) {
 func TestHubDashboard(t *testing.T) {
 	for name, tc := range map[string]struct {
 		vals          map[string]any
-		arg           string
+		args          []string
 		containerPort int32
 		servicePort   int32
 	}{
 		"off by default": {},
-		"enabled": {vals: map[string]any{"dashboard": map[string]any{"enabled": true}}, arg: "--dashboard-bind-address=:8445",
-			containerPort: 8445, servicePort: 8445},
+		"enabled": {vals: map[string]any{"dashboard": map[string]any{"enabled": true}}, args: []string{"--dashboard-bind-address=:8445",
+			"--dashboard-cert-dir=/var/run/flotilla/dashboard-tls"}, containerPort: 8445, servicePort: 8445},
 		"another port": {vals: map[string]any{"dashboard": map[string]any{"enabled": true}, "ports": map[string]any{"dashboard": 9000}},
-			arg: "--dashboard-bind-address=:9000", containerPort: 9000, servicePort: 8445},
+			args: []string{"--dashboard-bind-address=:9000", "--dashboard-cert-dir=/var/run/flotilla/dashboard-tls"}, containerPort: 9000, servicePort: 8445},
 	} {
 		t.Run(name, func(t *testing.T) {
 			r := renderChart(t, Hub, Release{Name: "flotilla", Namespace: "ocm-hub"}, tc.vals)
 			c := find[appsv1.Deployment](t, r.Objects, "Deployment", "flotilla-hub").Spec.Template.Spec.Containers[0]
-			var arg string
+			var args []string
 			for _, a := range c.Args {
 				if strings.HasPrefix(a, "--dashboard-") {
-					arg = a
+					args = append(args, a)
 				}
 			}
 			var containerPort, servicePort int32
@@ -319,10 +321,79 @@ func TestHubDashboard(t *testing.T) {
 					servicePort = p.Port
 				}
 			}
-			got := []any{arg, containerPort, servicePort}
-			if diff := cmp.Diff([]any{tc.arg, tc.containerPort, tc.servicePort}, got); diff != "" {
-				t.Errorf("dashboard's flag, container port and Service port (-want +got):\n%s", diff)
+			got := []any{args, containerPort, servicePort}
+			if diff := cmp.Diff([]any{tc.args, tc.containerPort, tc.servicePort}, got); diff != "" {
+				t.Errorf("dashboard's flags, container port and Service port (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// The dashboard the chart serves has a certificate for Service flotilla-hub's names, signed by an
+// authority viewers can trust once, and every replica reads it and the shared session key from
+// --dashboard-cert-dir; without them each replica would make a self-signed certificate for
+// loopback names at start, and a session would open only on the replica that made it.
+func TestHubDashboardCertificate(t *testing.T) {
+	vals := map[string]any{"dashboard": map[string]any{"enabled": true, "dnsNames": []any{"fleet.example.com"}}}
+	r := renderChart(t, Hub, Release{Name: "flotilla", Namespace: "ocm-hub"}, vals)
+	s := find[corev1.Secret](t, r.Objects, "Secret", "flotilla-hub-dashboard-tls")
+	cert := parseCert(t, s.Data["tls.crt"])
+	want := []string{"flotilla-hub.ocm-hub.svc", "flotilla-hub.ocm-hub.svc.cluster.local", "fleet.example.com"}
+	if diff := cmp.Diff(want, cert.DNSNames); diff != "" {
+		t.Errorf("certificate DNS names (-want +got):\n%s", diff)
+	}
+	if err := cert.CheckSignatureFrom(parseCert(t, s.Data["ca.crt"])); err != nil {
+		t.Errorf("the serving certificate is not signed by ca.crt: %v", err)
+	}
+	if days := cert.NotAfter.Sub(cert.NotBefore).Hours() / 24; days > 825 {
+		t.Errorf("the certificate is valid %.0f days, more than the 825 browsers on Apple's platforms accept", days)
+	}
+	if got := s.Annotations["flotilla.io/dashboard-names"]; got != strings.Join(want, ",") {
+		t.Errorf("dashboard-names annotation = %q, want %q", got, strings.Join(want, ","))
+	}
+	key := find[corev1.Secret](t, r.Objects, "Secret", "flotilla-hub-dashboard-session")
+	if n := len(key.Data["session.key"]); n < 32 {
+		t.Errorf("session.key has %d bytes, want at least 32", n)
+	}
+	d := find[appsv1.Deployment](t, r.Objects, "Deployment", "flotilla-hub")
+	var mounted *corev1.Volume
+	for i, v := range d.Spec.Template.Spec.Volumes {
+		if v.Name == "dashboard-tls" {
+			mounted = &d.Spec.Template.Spec.Volumes[i]
+		}
+	}
+	if mounted == nil || mounted.Projected == nil {
+		t.Fatalf("no projected volume dashboard-tls in %+v", d.Spec.Template.Spec.Volumes)
+	}
+	var files []string
+	for _, src := range mounted.Projected.Sources {
+		for _, it := range src.Secret.Items {
+			files = append(files, src.Secret.Name+"/"+it.Key+"->"+it.Path)
+		}
+	}
+	wantFiles := []string{"flotilla-hub-dashboard-tls/tls.crt->tls.crt", "flotilla-hub-dashboard-tls/tls.key->tls.key",
+		"flotilla-hub-dashboard-tls/ca.crt->ca.crt", "flotilla-hub-dashboard-session/session.key->session.key"}
+	if diff := cmp.Diff(wantFiles, files); diff != "" {
+		t.Errorf("files of --dashboard-cert-dir (-want +got):\n%s", diff)
+	}
+	if _, ok := d.Spec.Template.Annotations["checksum/dashboard-tls"]; !ok {
+		t.Errorf("no checksum/dashboard-tls annotation: a new certificate would not restart the replicas")
+	}
+
+	// With cert-manager the same names go in a Certificate, which cert-manager renews.
+	vals["webhook"] = map[string]any{"certManager": map[string]any{"enabled": true}}
+	r = renderChart(t, Hub, Release{Name: "flotilla", Namespace: "ocm-hub"}, vals)
+	var found bool
+	for _, o := range r.Objects {
+		if o.GetKind() == "Certificate" && o.GetName() == "flotilla-hub-dashboard-tls" {
+			found = true
+			names, _, _ := unstructured.NestedStringSlice(o.Object, "spec", "dnsNames")
+			if diff := cmp.Diff(want, names); diff != "" {
+				t.Errorf("cert-manager Certificate dnsNames (-want +got):\n%s", diff)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no cert-manager Certificate flotilla-hub-dashboard-tls with webhook.certManager.enabled")
 	}
 }
