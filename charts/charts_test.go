@@ -221,6 +221,17 @@ func TestBadValues(t *testing.T) {
 			want: []string{"webhook.certManager.issuerRef", "enabled: true"}},
 		"dashboard name not a DNS name": {chart: Hub, vals: map[string]any{"dashboard": map[string]any{"enabled": true, "dnsNames": []any{"https://fleet.example.com"}}},
 			want: []string{"dnsNames"}},
+		"restricted in the agent's namespace": {chart: Agent, vals: map[string]any{"clusterName": "gpu-east", "bootstrapKubeconfig": "x",
+			"work": map[string]any{"mode": "Restricted", "restricted": map[string]any{"namespaces": []any{"open-cluster-management-agent"}}}},
+			want: []string{"work.restricted.namespaces lists open-cluster-management-agent", "mount those Secrets"}},
+		"restricted in an add-on's namespace": {chart: Agent, vals: map[string]any{"clusterName": "gpu-east", "bootstrapKubeconfig": "x",
+			"addOnInstallNamespaces": []any{"vendor"}, "work": map[string]any{"mode": "Restricted", "restricted": map[string]any{"namespaces": []any{"vendor"}}}},
+			want: []string{"work.restricted.namespaces lists vendor"}},
+		"restricted namespaces in OCM mode": {chart: Agent, vals: map[string]any{"clusterName": "gpu-east", "bootstrapKubeconfig": "x",
+			"work": map[string]any{"restricted": map[string]any{"namespaces": []any{"team-a"}}}},
+			want: []string{"work.mode is OCM"}},
+		"unknown work mode": {chart: Agent, vals: map[string]any{"clusterName": "gpu-east", "bootstrapKubeconfig": "x", "work": map[string]any{"mode": "Strict"}},
+			want: []string{"mode"}},
 		"agent without cluster name": {chart: Agent, vals: map[string]any{"bootstrapKubeconfig": "x"}, want: []string{"clusterName is empty", "--set clusterName="}},
 		"agent bad cluster name":     {chart: Agent, vals: map[string]any{"clusterName": "GPU_East", "bootstrapKubeconfig": "x"}, want: []string{"clusterName"}},
 		"agent without kubeconfig":   {chart: Agent, vals: map[string]any{"clusterName": "gpu-east"}, want: []string{"bootstrapKubeconfig is empty", "flotilla init"}},
@@ -396,4 +407,160 @@ func TestHubDashboardCertificate(t *testing.T) {
 	if !found {
 		t.Errorf("no cert-manager Certificate flotilla-hub-dashboard-tls with webhook.certManager.enabled")
 	}
+}
+
+// agentRules is what the rendered agent chart grants ServiceAccount sa: its ClusterRoles' rules
+// cluster-wide (by ClusterRoleBindings), and per namespace its Roles' and the ClusterRoles bound
+// there by RoleBindings.
+func agentGrants(t *testing.T, r *Rendered, sa string) (cluster []rbacv1.PolicyRule, byNamespace map[string][]rbacv1.PolicyRule) {
+	t.Helper()
+	clusterRoles, roles := map[string][]rbacv1.PolicyRule{}, map[string][]rbacv1.PolicyRule{}
+	for _, o := range r.Objects {
+		switch o.GetKind() {
+		case "ClusterRole":
+			clusterRoles[o.GetName()] = find[rbacv1.ClusterRole](t, r.Objects, "ClusterRole", o.GetName()).Rules
+		case "Role":
+			var role rbacv1.Role
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, &role); err != nil {
+				t.Fatal(err)
+			}
+			roles[o.GetNamespace()+"/"+o.GetName()] = role.Rules
+		}
+	}
+	byNamespace = map[string][]rbacv1.PolicyRule{}
+	bound := func(subjects []rbacv1.Subject) bool {
+		return slices.ContainsFunc(subjects, func(s rbacv1.Subject) bool { return s.Kind == "ServiceAccount" && s.Name == sa })
+	}
+	for _, o := range r.Objects {
+		switch o.GetKind() {
+		case "ClusterRoleBinding":
+			b := find[rbacv1.ClusterRoleBinding](t, r.Objects, "ClusterRoleBinding", o.GetName())
+			if bound(b.Subjects) {
+				rules, ok := clusterRoles[b.RoleRef.Name]
+				if !ok {
+					rules = []rbacv1.PolicyRule{{Verbs: []string{"role " + b.RoleRef.Name + " (not the chart's)"}}}
+				}
+				cluster = append(cluster, rules...)
+			}
+		case "RoleBinding":
+			var b rbacv1.RoleBinding
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, &b); err != nil {
+				t.Fatal(err)
+			}
+			if !bound(b.Subjects) {
+				continue
+			}
+			rules := roles[o.GetNamespace()+"/"+b.RoleRef.Name]
+			if b.RoleRef.Kind == "ClusterRole" {
+				rules = clusterRoles[b.RoleRef.Name]
+			}
+			byNamespace[o.GetNamespace()] = append(byNamespace[o.GetNamespace()], rules...)
+		}
+	}
+	return cluster, byNamespace
+}
+
+// grants says whether rules allow verb on resource in group.
+func grants(rules []rbacv1.PolicyRule, group, resource, verb string) bool {
+	for _, r := range rules {
+		if (slices.Contains(r.APIGroups, group) || slices.Contains(r.APIGroups, "*")) &&
+			(slices.Contains(r.Resources, resource) || slices.Contains(r.Resources, "*")) &&
+			(slices.Contains(r.Verbs, verb) || slices.Contains(r.Verbs, "*")) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestAgentSecretsOnlyWhereItKeepsCredentials: in either mode the agent's own rules read no Secret
+// cluster-wide; it reads and writes them in its namespace, the add-on namespace and the add-on
+// install namespaces the values list.
+func TestAgentSecretsOnlyWhereItKeepsCredentials(t *testing.T) {
+	for _, mode := range []string{"OCM", "Restricted"} {
+		t.Run(mode, func(t *testing.T) {
+			vals := map[string]any{"clusterName": "gpu-east", "bootstrapKubeconfig": "x", "addOnInstallNamespaces": []any{"vendor-addons"},
+				"work": map[string]any{"mode": mode}}
+			r := renderChart(t, Agent, Release{Name: "agent", Namespace: "open-cluster-management-agent"}, vals)
+			cluster, byNS := agentGrants(t, r, "flotilla-agent")
+			own := find[rbacv1.ClusterRole](t, r.Objects, "ClusterRole", "flotilla-agent").Rules
+			if grants(own, "", "secrets", "get") || grants(own, "", "secrets", "list") {
+				t.Errorf("the agent's ClusterRole reads Secrets cluster-wide")
+			}
+			if mode == "Restricted" && grants(cluster, "", "secrets", "get") {
+				t.Errorf("in the Restricted mode the agent reads Secrets cluster-wide through a binding")
+			}
+			var where []string
+			for ns, rules := range byNS {
+				if grants(rules, "", "secrets", "get") && grants(rules, "", "secrets", "create") {
+					where = append(where, ns)
+				}
+			}
+			slices.Sort(where)
+			want := []string{"open-cluster-management-agent", "open-cluster-management-agent-addon", "vendor-addons"}
+			if diff := cmp.Diff(want, where); diff != "" {
+				t.Errorf("namespaces where the agent keeps Secrets (-want +got):\n%s", diff)
+			}
+			find[corev1.Namespace](t, r.Objects, "Namespace", "open-cluster-management-agent-addon")
+		})
+	}
+}
+
+// TestAgentWorkModes: OCM's mode binds the execution role to the agent, as OCM does; the
+// Restricted mode applies works as flotilla-work, which may do nothing with Secrets, ClusterClaims,
+// impersonation or RBAC, and only in the namespaces listed, and binds the agent nothing more.
+func TestAgentWorkModes(t *testing.T) {
+	base := func(work map[string]any) map[string]any {
+		return map[string]any{"clusterName": "gpu-east", "bootstrapKubeconfig": "x", "work": work}
+	}
+	t.Run("OCM", func(t *testing.T) {
+		r := renderChart(t, Agent, Release{Name: "agent", Namespace: "open-cluster-management-agent"}, base(map[string]any{}))
+		crb := find[rbacv1.ClusterRoleBinding](t, r.Objects, "ClusterRoleBinding", "flotilla-agent-work-execution")
+		if crb.RoleRef.Name != "admin" || crb.Subjects[0].Name != "flotilla-agent" {
+			t.Errorf("work execution binding %+v, want admin bound to the agent", crb)
+		}
+		args := find[appsv1.Deployment](t, r.Objects, "Deployment", "flotilla-agent").Spec.Template.Spec.Containers[0].Args
+		if slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "--work-executor") }) {
+			t.Errorf("OCM mode runs the agent with %v, want no --work-executor", args)
+		}
+	})
+	t.Run("Restricted", func(t *testing.T) {
+		r := renderChart(t, Agent, Release{Name: "agent", Namespace: "open-cluster-management-agent"},
+			base(map[string]any{"mode": "Restricted", "restricted": map[string]any{"namespaces": []any{"team-a", "team-b"}}}))
+		for _, o := range r.Objects {
+			if o.GetKind() == "ClusterRoleBinding" && o.GetName() == "flotilla-agent-work-execution" {
+				t.Errorf("the Restricted mode binds %s to the agent", o.GetName())
+			}
+		}
+		args := find[appsv1.Deployment](t, r.Objects, "Deployment", "flotilla-agent").Spec.Template.Spec.Containers[0].Args
+		if !slices.Contains(args, "--work-executor=open-cluster-management-agent/flotilla-work") {
+			t.Errorf("the agent runs with %v, want --work-executor=open-cluster-management-agent/flotilla-work", args)
+		}
+		find[corev1.ServiceAccount](t, r.Objects, "ServiceAccount", "flotilla-work")
+		cluster, byNS := agentGrants(t, r, "flotilla-work")
+		if len(cluster) > 0 {
+			t.Errorf("flotilla-work holds cluster-wide rules %+v, want none", cluster)
+		}
+		var nss []string
+		for ns, rules := range byNS {
+			nss = append(nss, ns)
+			for _, no := range []struct{ group, resource, verb string }{
+				{"", "secrets", "get"}, {"", "secrets", "list"}, {"", "secrets", "create"},
+				{"cluster.open-cluster-management.io", "clusterclaims", "create"},
+				{"", "serviceaccounts", "impersonate"}, {"", "users", "impersonate"},
+				{"rbac.authorization.k8s.io", "roles", "create"}, {"rbac.authorization.k8s.io", "rolebindings", "create"},
+				{"", "serviceaccounts/token", "create"},
+			} {
+				if grants(rules, no.group, no.resource, no.verb) {
+					t.Errorf("flotilla-work may %s %s.%s in %s", no.verb, no.resource, no.group, ns)
+				}
+			}
+			if !grants(rules, "apps", "deployments", "create") {
+				t.Errorf("flotilla-work may not create Deployments in %s", ns)
+			}
+		}
+		slices.Sort(nss)
+		if diff := cmp.Diff([]string{"team-a", "team-b"}, nss); diff != "" {
+			t.Errorf("namespaces where works apply (-want +got):\n%s", diff)
+		}
+	})
 }
