@@ -219,6 +219,19 @@ func TestBadValues(t *testing.T) {
 		"bad cleanup timeout": {chart: Hub, vals: map[string]any{"clusterCleanupTimeout": "five minutes"}, want: []string{"clusterCleanupTimeout"}},
 		"issuer without certManager": {chart: Hub, vals: map[string]any{"webhook": map[string]any{"certManager": map[string]any{"issuerRef": map[string]any{"name": "x"}}}},
 			want: []string{"webhook.certManager.issuerRef", "enabled: true"}},
+		"dashboard name not a DNS name": {chart: Hub, vals: map[string]any{"dashboard": map[string]any{"enabled": true, "dnsNames": []any{"https://fleet.example.com"}}},
+			want: []string{"dnsNames"}},
+		"restricted in the agent's namespace": {chart: Agent, vals: map[string]any{"clusterName": "gpu-east", "bootstrapKubeconfig": "x",
+			"work": map[string]any{"mode": "Restricted", "restricted": map[string]any{"namespaces": []any{"open-cluster-management-agent"}}}},
+			want: []string{"work.restricted.namespaces lists open-cluster-management-agent", "mount those Secrets"}},
+		"restricted in an add-on's namespace": {chart: Agent, vals: map[string]any{"clusterName": "gpu-east", "bootstrapKubeconfig": "x",
+			"addOnInstallNamespaces": []any{"vendor"}, "work": map[string]any{"mode": "Restricted", "restricted": map[string]any{"namespaces": []any{"vendor"}}}},
+			want: []string{"work.restricted.namespaces lists vendor"}},
+		"restricted namespaces in OCM mode": {chart: Agent, vals: map[string]any{"clusterName": "gpu-east", "bootstrapKubeconfig": "x",
+			"work": map[string]any{"restricted": map[string]any{"namespaces": []any{"team-a"}}}},
+			want: []string{"work.mode is OCM"}},
+		"unknown work mode": {chart: Agent, vals: map[string]any{"clusterName": "gpu-east", "bootstrapKubeconfig": "x", "work": map[string]any{"mode": "Strict"}},
+			want: []string{"mode"}},
 		"agent without cluster name": {chart: Agent, vals: map[string]any{"bootstrapKubeconfig": "x"}, want: []string{"clusterName is empty", "--set clusterName="}},
 		"agent bad cluster name":     {chart: Agent, vals: map[string]any{"clusterName": "GPU_East", "bootstrapKubeconfig": "x"}, want: []string{"clusterName"}},
 		"agent without kubeconfig":   {chart: Agent, vals: map[string]any{"clusterName": "gpu-east"}, want: []string{"bootstrapKubeconfig is empty", "flotilla init"}},
@@ -289,23 +302,23 @@ func TestWebhookCertificateRecordsItsNames(t *testing.T) {
 func TestHubDashboard(t *testing.T) {
 	for name, tc := range map[string]struct {
 		vals          map[string]any
-		arg           string
+		args          []string
 		containerPort int32
 		servicePort   int32
 	}{
 		"off by default": {},
-		"enabled": {vals: map[string]any{"dashboard": map[string]any{"enabled": true}}, arg: "--dashboard-bind-address=:8445",
-			containerPort: 8445, servicePort: 8445},
+		"enabled": {vals: map[string]any{"dashboard": map[string]any{"enabled": true}}, args: []string{"--dashboard-bind-address=:8445",
+			"--dashboard-cert-dir=/var/run/flotilla/dashboard-tls"}, containerPort: 8445, servicePort: 8445},
 		"another port": {vals: map[string]any{"dashboard": map[string]any{"enabled": true}, "ports": map[string]any{"dashboard": 9000}},
-			arg: "--dashboard-bind-address=:9000", containerPort: 9000, servicePort: 8445},
+			args: []string{"--dashboard-bind-address=:9000", "--dashboard-cert-dir=/var/run/flotilla/dashboard-tls"}, containerPort: 9000, servicePort: 8445},
 	} {
 		t.Run(name, func(t *testing.T) {
 			r := renderChart(t, Hub, Release{Name: "flotilla", Namespace: "ocm-hub"}, tc.vals)
 			c := find[appsv1.Deployment](t, r.Objects, "Deployment", "flotilla-hub").Spec.Template.Spec.Containers[0]
-			var arg string
+			var args []string
 			for _, a := range c.Args {
 				if strings.HasPrefix(a, "--dashboard-") {
-					arg = a
+					args = append(args, a)
 				}
 			}
 			var containerPort, servicePort int32
@@ -319,10 +332,235 @@ func TestHubDashboard(t *testing.T) {
 					servicePort = p.Port
 				}
 			}
-			got := []any{arg, containerPort, servicePort}
-			if diff := cmp.Diff([]any{tc.arg, tc.containerPort, tc.servicePort}, got); diff != "" {
-				t.Errorf("dashboard's flag, container port and Service port (-want +got):\n%s", diff)
+			got := []any{args, containerPort, servicePort}
+			if diff := cmp.Diff([]any{tc.args, tc.containerPort, tc.servicePort}, got); diff != "" {
+				t.Errorf("dashboard's flags, container port and Service port (-want +got):\n%s", diff)
 			}
 		})
 	}
+}
+
+// The dashboard the chart serves has a certificate for Service flotilla-hub's names, signed by an
+// authority viewers can trust once, and every replica reads it and the shared session key from
+// --dashboard-cert-dir; without them each replica would make a self-signed certificate for
+// loopback names at start, and a session would open only on the replica that made it.
+func TestHubDashboardCertificate(t *testing.T) {
+	vals := map[string]any{"dashboard": map[string]any{"enabled": true, "dnsNames": []any{"fleet.example.com"}}}
+	r := renderChart(t, Hub, Release{Name: "flotilla", Namespace: "ocm-hub"}, vals)
+	s := find[corev1.Secret](t, r.Objects, "Secret", "flotilla-hub-dashboard-tls")
+	cert := parseCert(t, s.Data["tls.crt"])
+	want := []string{"flotilla-hub.ocm-hub.svc", "flotilla-hub.ocm-hub.svc.cluster.local", "fleet.example.com"}
+	if diff := cmp.Diff(want, cert.DNSNames); diff != "" {
+		t.Errorf("certificate DNS names (-want +got):\n%s", diff)
+	}
+	if err := cert.CheckSignatureFrom(parseCert(t, s.Data["ca.crt"])); err != nil {
+		t.Errorf("the serving certificate is not signed by ca.crt: %v", err)
+	}
+	if days := cert.NotAfter.Sub(cert.NotBefore).Hours() / 24; days > 825 {
+		t.Errorf("the certificate is valid %.0f days, more than the 825 browsers on Apple's platforms accept", days)
+	}
+	if got := s.Annotations["flotilla.io/dashboard-names"]; got != strings.Join(want, ",") {
+		t.Errorf("dashboard-names annotation = %q, want %q", got, strings.Join(want, ","))
+	}
+	key := find[corev1.Secret](t, r.Objects, "Secret", "flotilla-hub-dashboard-session")
+	if n := len(key.Data["session.key"]); n < 32 {
+		t.Errorf("session.key has %d bytes, want at least 32", n)
+	}
+	d := find[appsv1.Deployment](t, r.Objects, "Deployment", "flotilla-hub")
+	var mounted *corev1.Volume
+	for i, v := range d.Spec.Template.Spec.Volumes {
+		if v.Name == "dashboard-tls" {
+			mounted = &d.Spec.Template.Spec.Volumes[i]
+		}
+	}
+	if mounted == nil || mounted.Projected == nil {
+		t.Fatalf("no projected volume dashboard-tls in %+v", d.Spec.Template.Spec.Volumes)
+	}
+	var files []string
+	for _, src := range mounted.Projected.Sources {
+		for _, it := range src.Secret.Items {
+			files = append(files, src.Secret.Name+"/"+it.Key+"->"+it.Path)
+		}
+	}
+	wantFiles := []string{"flotilla-hub-dashboard-tls/tls.crt->tls.crt", "flotilla-hub-dashboard-tls/tls.key->tls.key",
+		"flotilla-hub-dashboard-tls/ca.crt->ca.crt", "flotilla-hub-dashboard-session/session.key->session.key"}
+	if diff := cmp.Diff(wantFiles, files); diff != "" {
+		t.Errorf("files of --dashboard-cert-dir (-want +got):\n%s", diff)
+	}
+	if _, ok := d.Spec.Template.Annotations["checksum/dashboard-tls"]; !ok {
+		t.Errorf("no checksum/dashboard-tls annotation: a new certificate would not restart the replicas")
+	}
+
+	// With cert-manager the same names go in a Certificate, which cert-manager renews.
+	vals["webhook"] = map[string]any{"certManager": map[string]any{"enabled": true}}
+	r = renderChart(t, Hub, Release{Name: "flotilla", Namespace: "ocm-hub"}, vals)
+	var found bool
+	for _, o := range r.Objects {
+		if o.GetKind() == "Certificate" && o.GetName() == "flotilla-hub-dashboard-tls" {
+			found = true
+			names, _, _ := unstructured.NestedStringSlice(o.Object, "spec", "dnsNames")
+			if diff := cmp.Diff(want, names); diff != "" {
+				t.Errorf("cert-manager Certificate dnsNames (-want +got):\n%s", diff)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no cert-manager Certificate flotilla-hub-dashboard-tls with webhook.certManager.enabled")
+	}
+}
+
+// agentRules is what the rendered agent chart grants ServiceAccount sa: its ClusterRoles' rules
+// cluster-wide (by ClusterRoleBindings), and per namespace its Roles' and the ClusterRoles bound
+// there by RoleBindings.
+func agentGrants(t *testing.T, r *Rendered, sa string) (cluster []rbacv1.PolicyRule, byNamespace map[string][]rbacv1.PolicyRule) {
+	t.Helper()
+	clusterRoles, roles := map[string][]rbacv1.PolicyRule{}, map[string][]rbacv1.PolicyRule{}
+	for _, o := range r.Objects {
+		switch o.GetKind() {
+		case "ClusterRole":
+			clusterRoles[o.GetName()] = find[rbacv1.ClusterRole](t, r.Objects, "ClusterRole", o.GetName()).Rules
+		case "Role":
+			var role rbacv1.Role
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, &role); err != nil {
+				t.Fatal(err)
+			}
+			roles[o.GetNamespace()+"/"+o.GetName()] = role.Rules
+		}
+	}
+	byNamespace = map[string][]rbacv1.PolicyRule{}
+	bound := func(subjects []rbacv1.Subject) bool {
+		return slices.ContainsFunc(subjects, func(s rbacv1.Subject) bool { return s.Kind == "ServiceAccount" && s.Name == sa })
+	}
+	for _, o := range r.Objects {
+		switch o.GetKind() {
+		case "ClusterRoleBinding":
+			b := find[rbacv1.ClusterRoleBinding](t, r.Objects, "ClusterRoleBinding", o.GetName())
+			if bound(b.Subjects) {
+				rules, ok := clusterRoles[b.RoleRef.Name]
+				if !ok {
+					rules = []rbacv1.PolicyRule{{Verbs: []string{"role " + b.RoleRef.Name + " (not the chart's)"}}}
+				}
+				cluster = append(cluster, rules...)
+			}
+		case "RoleBinding":
+			var b rbacv1.RoleBinding
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, &b); err != nil {
+				t.Fatal(err)
+			}
+			if !bound(b.Subjects) {
+				continue
+			}
+			rules := roles[o.GetNamespace()+"/"+b.RoleRef.Name]
+			if b.RoleRef.Kind == "ClusterRole" {
+				rules = clusterRoles[b.RoleRef.Name]
+			}
+			byNamespace[o.GetNamespace()] = append(byNamespace[o.GetNamespace()], rules...)
+		}
+	}
+	return cluster, byNamespace
+}
+
+// grants says whether rules allow verb on resource in group.
+func grants(rules []rbacv1.PolicyRule, group, resource, verb string) bool {
+	for _, r := range rules {
+		if (slices.Contains(r.APIGroups, group) || slices.Contains(r.APIGroups, "*")) &&
+			(slices.Contains(r.Resources, resource) || slices.Contains(r.Resources, "*")) &&
+			(slices.Contains(r.Verbs, verb) || slices.Contains(r.Verbs, "*")) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestAgentSecretsOnlyWhereItKeepsCredentials: in either mode the agent's own rules read no Secret
+// cluster-wide; it reads and writes them in its namespace, the add-on namespace and the add-on
+// install namespaces the values list.
+func TestAgentSecretsOnlyWhereItKeepsCredentials(t *testing.T) {
+	for _, mode := range []string{"OCM", "Restricted"} {
+		t.Run(mode, func(t *testing.T) {
+			vals := map[string]any{"clusterName": "gpu-east", "bootstrapKubeconfig": "x", "addOnInstallNamespaces": []any{"vendor-addons"},
+				"work": map[string]any{"mode": mode}}
+			r := renderChart(t, Agent, Release{Name: "agent", Namespace: "open-cluster-management-agent"}, vals)
+			cluster, byNS := agentGrants(t, r, "flotilla-agent")
+			own := find[rbacv1.ClusterRole](t, r.Objects, "ClusterRole", "flotilla-agent").Rules
+			if grants(own, "", "secrets", "get") || grants(own, "", "secrets", "list") {
+				t.Errorf("the agent's ClusterRole reads Secrets cluster-wide")
+			}
+			if mode == "Restricted" && grants(cluster, "", "secrets", "get") {
+				t.Errorf("in the Restricted mode the agent reads Secrets cluster-wide through a binding")
+			}
+			var where []string
+			for ns, rules := range byNS {
+				if grants(rules, "", "secrets", "get") && grants(rules, "", "secrets", "create") {
+					where = append(where, ns)
+				}
+			}
+			slices.Sort(where)
+			want := []string{"open-cluster-management-agent", "open-cluster-management-agent-addon", "vendor-addons"}
+			if diff := cmp.Diff(want, where); diff != "" {
+				t.Errorf("namespaces where the agent keeps Secrets (-want +got):\n%s", diff)
+			}
+			find[corev1.Namespace](t, r.Objects, "Namespace", "open-cluster-management-agent-addon")
+		})
+	}
+}
+
+// TestAgentWorkModes: OCM's mode binds the execution role to the agent, as OCM does; the
+// Restricted mode applies works as flotilla-work, which may do nothing with Secrets, ClusterClaims,
+// impersonation or RBAC, and only in the namespaces listed, and binds the agent nothing more.
+func TestAgentWorkModes(t *testing.T) {
+	base := func(work map[string]any) map[string]any {
+		return map[string]any{"clusterName": "gpu-east", "bootstrapKubeconfig": "x", "work": work}
+	}
+	t.Run("OCM", func(t *testing.T) {
+		r := renderChart(t, Agent, Release{Name: "agent", Namespace: "open-cluster-management-agent"}, base(map[string]any{}))
+		crb := find[rbacv1.ClusterRoleBinding](t, r.Objects, "ClusterRoleBinding", "flotilla-agent-work-execution")
+		if crb.RoleRef.Name != "admin" || crb.Subjects[0].Name != "flotilla-agent" {
+			t.Errorf("work execution binding %+v, want admin bound to the agent", crb)
+		}
+		args := find[appsv1.Deployment](t, r.Objects, "Deployment", "flotilla-agent").Spec.Template.Spec.Containers[0].Args
+		if slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "--work-executor") }) {
+			t.Errorf("OCM mode runs the agent with %v, want no --work-executor", args)
+		}
+	})
+	t.Run("Restricted", func(t *testing.T) {
+		r := renderChart(t, Agent, Release{Name: "agent", Namespace: "open-cluster-management-agent"},
+			base(map[string]any{"mode": "Restricted", "restricted": map[string]any{"namespaces": []any{"team-a", "team-b"}}}))
+		for _, o := range r.Objects {
+			if o.GetKind() == "ClusterRoleBinding" && o.GetName() == "flotilla-agent-work-execution" {
+				t.Errorf("the Restricted mode binds %s to the agent", o.GetName())
+			}
+		}
+		args := find[appsv1.Deployment](t, r.Objects, "Deployment", "flotilla-agent").Spec.Template.Spec.Containers[0].Args
+		if !slices.Contains(args, "--work-executor=open-cluster-management-agent/flotilla-work") {
+			t.Errorf("the agent runs with %v, want --work-executor=open-cluster-management-agent/flotilla-work", args)
+		}
+		find[corev1.ServiceAccount](t, r.Objects, "ServiceAccount", "flotilla-work")
+		cluster, byNS := agentGrants(t, r, "flotilla-work")
+		if len(cluster) > 0 {
+			t.Errorf("flotilla-work holds cluster-wide rules %+v, want none", cluster)
+		}
+		var nss []string
+		for ns, rules := range byNS {
+			nss = append(nss, ns)
+			for _, no := range []struct{ group, resource, verb string }{
+				{"", "secrets", "get"}, {"", "secrets", "list"}, {"", "secrets", "create"},
+				{"cluster.open-cluster-management.io", "clusterclaims", "create"},
+				{"", "serviceaccounts", "impersonate"}, {"", "users", "impersonate"},
+				{"rbac.authorization.k8s.io", "roles", "create"}, {"rbac.authorization.k8s.io", "rolebindings", "create"},
+				{"", "serviceaccounts/token", "create"},
+			} {
+				if grants(rules, no.group, no.resource, no.verb) {
+					t.Errorf("flotilla-work may %s %s.%s in %s", no.verb, no.resource, no.group, ns)
+				}
+			}
+			if !grants(rules, "apps", "deployments", "create") {
+				t.Errorf("flotilla-work may not create Deployments in %s", ns)
+			}
+		}
+		slices.Sort(nss)
+		if diff := cmp.Diff([]string{"team-a", "team-b"}, nss); diff != "" {
+			t.Errorf("namespaces where works apply (-want +got):\n%s", diff)
+		}
+	})
 }

@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"time"
 
 	"k8s.io/client-go/rest"
@@ -34,8 +37,32 @@ func setupDashboard(mgr ctrl.Manager, cfg *rest.Config, opts Options, clk clock.
 	if _, _, err := net.SplitHostPort(opts.DashboardAddress); err != nil {
 		return fmt.Errorf("dashboard address %q: %w; give host:port, such as 0.0.0.0:9445", opts.DashboardAddress, err)
 	}
-	h := dashboard.New(dashboard.Options{Identity: dashboard.BearerTokenFor(cfg), Mapper: mgr.GetRESTMapper(), Clock: clk, Assets: opts.DashboardAssets})
+	sessions, err := dashboardSessions(opts.DashboardCertDir, clk)
+	if err != nil {
+		return err
+	}
+	h := dashboard.New(dashboard.Options{Identity: dashboard.BearerTokenFor(cfg, sessions), Mapper: mgr.GetRESTMapper(), Clock: clk, Assets: opts.DashboardAssets})
 	return mgr.Add(&dashboardServer{handler: h, address: opts.DashboardAddress, certDir: opts.DashboardCertDir, clock: clk})
+}
+
+// dashboardSessions seals viewers' sessions with the key in certDir's session.key, which every
+// replica shares (the chart puts it there), or, without one, with a key made at start: sessions
+// then open only on this replica and end when it stops.
+func dashboardSessions(certDir string, clk clock.PassiveClock) (*dashboard.Sessions, error) {
+	if certDir != "" {
+		key, err := os.ReadFile(filepath.Join(certDir, dashboard.SessionKeyFile))
+		switch {
+		case err == nil:
+			s, err := dashboard.NewSessions(key, clk)
+			if err != nil {
+				return nil, fmt.Errorf("--dashboard-cert-dir %s: %w", certDir, err)
+			}
+			return s, nil
+		case !errors.Is(err, fs.ErrNotExist):
+			return nil, fmt.Errorf("--dashboard-cert-dir %s: reading the session key: %w", certDir, err)
+		}
+	}
+	return dashboard.RandomSessions(clk)
 }
 
 func (s *dashboardServer) NeedLeaderElection() bool { return false }

@@ -91,7 +91,8 @@ type Options struct {
 	ExplainCertDir string
 	// DashboardAddress is the host:port of the HTTPS server of the web dashboard, for viewers
 	// who log in with a bearer token (internal/hub/dashboard); "" or "0" runs none. DashboardCertDir
-	// holds its certificate (tls.crt, tls.key), made at start when empty; DashboardAssets is the
+	// holds its certificate (tls.crt, tls.key) and the key that seals sessions (session.key), made
+	// at start when empty or missing; DashboardAssets is the
 	// built app (web/dashboard), which the CLI embeds.
 	DashboardAddress string
 	DashboardCertDir string

@@ -43,7 +43,7 @@ func hubDashboard(t *testing.T, env *testenv.Env) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(dashboard.New(dashboard.Options{Identity: dashboard.BearerTokenFor(admin), Mapper: mapper, Clock: clock.RealClock{}}))
+	srv := httptest.NewServer(dashboard.New(dashboard.Options{Identity: dashboard.BearerTokenFor(admin, nil), Mapper: mapper, Clock: clock.RealClock{}}))
 	t.Cleanup(srv.Close)
 	return srv.URL
 }
@@ -288,12 +288,13 @@ func TestAPI(t *testing.T) {
 		_ = res.Body.Close()
 		var set *http.Cookie
 		for _, c := range res.Request.Response.Cookies() {
-			if c.Name == dashboard.TokenCookie {
+			if c.Name == dashboard.SessionCookie {
 				set = c
 			}
 		}
-		if set == nil || !set.HttpOnly || !set.Secure || set.SameSite != http.SameSiteStrictMode {
-			t.Fatalf("login set cookie %+v, want an HttpOnly, Secure, SameSite=Strict %s", set, dashboard.TokenCookie)
+		if set == nil || !set.HttpOnly || !set.Secure || set.SameSite != http.SameSiteStrictMode || set.Path != "/" ||
+			set.MaxAge <= 0 || strings.Contains(set.Value, reader) {
+			t.Fatalf("login set cookie %+v, want an HttpOnly, Secure, SameSite=Strict %s for / with a Max-Age, not holding the token", set, dashboard.SessionCookie)
 		}
 		res, err = hc.Get(hub + "/api/whoami")
 		if err != nil {
@@ -314,6 +315,22 @@ func TestAPI(t *testing.T) {
 		_ = res.Body.Close()
 		if res.StatusCode != http.StatusOK {
 			t.Errorf("placements with the login cookie = %d, want 200", res.StatusCode)
+		}
+		// Logging out ends the session on the hub: the cookie, sent again, is refused.
+		res, err = hc.Post(hub+"/logout", "application/x-www-form-urlencoded", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = res.Body.Close()
+		replay, _ := http.NewRequest(http.MethodGet, hub+"/api/whoami", nil)
+		replay.AddCookie(&http.Cookie{Name: set.Name, Value: set.Value})
+		res, err = (&http.Client{Transport: hc.Transport}).Do(replay)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = res.Body.Close()
+		if res.StatusCode != http.StatusUnauthorized {
+			t.Errorf("whoami with the logged-out session's cookie = %d, want 401", res.StatusCode)
 		}
 	})
 

@@ -176,6 +176,13 @@ type installedFleet struct {
 // tests left (the charts' objects, the accepted cluster) is applied over or taken as it is.
 func installFleet(t *testing.T, set map[string]any) *installedFleet {
 	t.Helper()
+	return installFleetWith(t, set, nil)
+}
+
+// installFleetWith is installFleet with the agent chart's values besides its cluster name and
+// bootstrap kubeconfig (top-level keys of agentSet replace those).
+func installFleetWith(t *testing.T, set, agentSet map[string]any) *installedFleet {
+	t.Helper()
 	env := testenv.Start(t, testenv.Options{Spokes: 1})
 	f := &installedFleet{env: env, hub: env.Hub, spoke: env.Spokes[0], admin: env.HubClient(t)}
 	ctx := context.Background()
@@ -201,9 +208,9 @@ func installFleet(t *testing.T, set map[string]any) *installedFleet {
 		t.Fatal(err)
 	}
 
-	agentChart := renderChart(t, charts.Agent, agentNamespace, map[string]any{
-		"clusterName": clusterName, "bootstrapKubeconfig": string(bootstrap),
-	})
+	agentVals := map[string]any{"clusterName": clusterName, "bootstrapKubeconfig": string(bootstrap)}
+	maps.Copy(agentVals, agentSet)
+	agentChart := renderChart(t, charts.Agent, agentNamespace, agentVals)
 	applyChart(t, f.spoke, agentNamespace, agentChart)
 	f.agentRun = runDeployment(t, f.spoke, deployment(t, agentChart, "flotilla-agent"), "flotilla-agent-0")
 

@@ -9,6 +9,10 @@
 //   - lostAfterSeconds (L): how long after the last renewal the hub declares the cluster lost and
 //     lets its fenced workloads start elsewhere.
 //
+// F must be at least two lease periods: the agent renews 1 to 1.25 periods apart (jitter) plus
+// the renewal's round trip, so a shorter F rises between the renewals of a cluster that never
+// lost the hub and stops its fenced workloads every cycle.
+//
 // L must be at least F + one lease period + the clock-skew bound (5 s, the hub's tolerance for
 // an agent's clock, see internal/hub/lease): the agent counts F from the renewal it last made by
 // its own clock, the hub counts L from the renewal time the agent wrote, and in between the agent
@@ -17,7 +21,8 @@
 // another start. The API server refuses a policy that breaks the rule, and says the rule.
 //
 // A cluster in several sets with policies gets the shortest lease, the shortest F and the longest
-// L of them, which keeps the rule. The hub writes the cluster's effective durations into its
+// L of them, which keeps both rules (the shortest F is some policy's F, at least twice that
+// policy's lease, which is at least the shortest lease). The hub writes the cluster's effective durations into its
 // ManagedCluster's annotations (internal/contract/fencing), where its agent reads them.
 //
 // +kubebuilder:object:generate=true

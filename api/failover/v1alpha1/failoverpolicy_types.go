@@ -12,6 +12,11 @@ const (
 	// ClockSkewSeconds is the clock-skew bound in the rule lostAfterSeconds >=
 	// fenceAfterSeconds + leaseDurationSeconds + ClockSkewSeconds.
 	ClockSkewSeconds = 5
+	// FenceLeases is the rule fenceAfterSeconds >= FenceLeases x leaseDurationSeconds. A healthy
+	// agent renews 1 to 1.25 lease periods apart (OCM's jitter) plus the renewal's round trip, so
+	// a fence that rises sooner stops the fenced workloads of a cluster that never lost the hub;
+	// two periods leave at least three quarters of one for the round trip.
+	FenceLeases = 2
 )
 
 // FailoverPolicy sets how the clusters of one ManagedClusterSet are fenced and declared lost.
@@ -38,6 +43,7 @@ type FailoverPolicy struct {
 
 // FailoverPolicySpec is a cluster set and its durations.
 //
+// +kubebuilder:validation:XValidation:rule="self.fenceAfterSeconds >= 2 * self.leaseDurationSeconds",message="spec.fenceAfterSeconds must be at least twice spec.leaseDurationSeconds: the agent renews its lease up to 1.25 lease periods apart, so a shorter fence rises between the renewals of a healthy cluster and stops its fenced workloads every cycle: raise fenceAfterSeconds or lower leaseDurationSeconds"
 // +kubebuilder:validation:XValidation:rule="self.lostAfterSeconds >= self.fenceAfterSeconds + self.leaseDurationSeconds + 5",message="spec.lostAfterSeconds must be at least spec.fenceAfterSeconds + spec.leaseDurationSeconds + 5 (the clock-skew bound), so that a cluster cut off from the hub has stopped its fenced work before the hub starts it elsewhere: raise lostAfterSeconds or lower fenceAfterSeconds"
 type FailoverPolicySpec struct {
 	// ClusterSet is the ManagedClusterSet whose clusters the policy applies to.
@@ -55,7 +61,8 @@ type FailoverPolicySpec struct {
 	LeaseDurationSeconds int32 `json:"leaseDurationSeconds,omitempty"`
 
 	// FenceAfterSeconds is how long an agent that cannot renew its lease waits before it stops
-	// the cluster's fenced workloads.
+	// the cluster's fenced workloads. At least twice leaseDurationSeconds, or it would rise
+	// between the renewals of a cluster that never lost the hub.
 	// +optional
 	// +kubebuilder:default=20
 	// +kubebuilder:validation:Minimum=1

@@ -24,7 +24,24 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- if and (not .Values.bootstrapSecret.existing) (not .Values.clusterName) -}}
 {{- fail "clusterName is empty: set it to the cluster's name on the hub (a DNS label), e.g. --set clusterName=gpu-east" -}}
 {{- end -}}
+{{- range .Values.work.restricted.namespaces -}}
+{{- if or (eq . $.Release.Namespace) (eq . "open-cluster-management-agent-addon") (has . $.Values.addOnInstallNamespaces) -}}
+{{- fail (printf "work.restricted.namespaces lists %s, where the agent keeps credentials (its own or an add-on's): a work that may create workloads there could mount those Secrets; list only the namespaces works may use" .) -}}
+{{- end -}}
+{{- end -}}
+{{- if and .Values.work.restricted.namespaces (ne .Values.work.mode "Restricted") -}}
+{{- fail "work.restricted.namespaces is set but work.mode is OCM: set work.mode=Restricted to use it, or remove it" -}}
+{{- end -}}
 {{- if and (not .Values.bootstrapSecret.existing) (not .Values.bootstrapKubeconfig) -}}
 {{- fail "bootstrapKubeconfig is empty: pass the kubeconfig `flotilla init` wrote (--set-file bootstrapKubeconfig=bootstrap.kubeconfig), or name your Secret in bootstrapSecret.existing" -}}
 {{- end -}}
+{{- end -}}
+
+{{/* secretNamespaces are the namespaces where the agent reads and writes Secrets: its own (its hub
+credentials), OCM's add-on namespace and the add-on install namespaces the values list. */}}
+{{- define "flotilla-agent.secretNamespaces" -}}
+{{- $ns := list .Release.Namespace -}}
+{{- if .Values.addOnNamespace -}}{{- $ns = append $ns "open-cluster-management-agent-addon" -}}{{- end -}}
+{{- $ns = concat $ns .Values.addOnInstallNamespaces | uniq -}}
+{{- toJson $ns -}}
 {{- end -}}

@@ -22,6 +22,8 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 
 {{- define "flotilla-hub.webhookService" -}}flotilla-hub-webhook{{- end -}}
 {{- define "flotilla-hub.webhookSecret" -}}flotilla-hub-webhook-tls{{- end -}}
+{{- define "flotilla-hub.dashboardSecret" -}}flotilla-hub-dashboard-tls{{- end -}}
+{{- define "flotilla-hub.dashboardSessionSecret" -}}flotilla-hub-dashboard-session{{- end -}}
 
 {{/* validate fails with the value and the fix for what the schema cannot say. */}}
 {{- define "flotilla-hub.validate" -}}

@@ -464,9 +464,19 @@ func (l *credentialsLoop) readSecret(ctx context.Context, t target) (*corev1.Sec
 	case apierrors.IsNotFound(err):
 		return nil, nil
 	case err != nil:
-		return nil, fmt.Errorf("reading Secret %s on the spoke: %w", t.secretRef(), err)
+		return nil, fmt.Errorf("reading Secret %s on the spoke: %w%s", t.secretRef(), err, forbiddenHint(err, t.Namespace))
 	}
 	return s, nil
+}
+
+// forbiddenHint says, after a refusal of a Secret in ns, how the agent is let keep Secrets there.
+func forbiddenHint(err error, ns string) string {
+	if !apierrors.IsForbidden(err) {
+		return ""
+	}
+	return fmt.Sprintf(" (the agent keeps Secrets only in its own namespace, %s and the add-on install namespaces its chart lists: "+
+		"add %s to the flotilla-agent chart's addOnInstallNamespaces and upgrade it, or bind the agent a Role with Secrets in %s)",
+		DefaultInstallNamespace, ns, ns)
 }
 
 // saveSecret stores data in the Secret (have is its current state, nil if there is none) and
@@ -489,7 +499,7 @@ func (l *credentialsLoop) saveSecret(ctx context.Context, t target, have *corev1
 		stored, err = secrets.Update(ctx, updated, metav1.UpdateOptions{})
 	}
 	if err != nil {
-		return nil, fmt.Errorf("storing Secret %s on the spoke: %w", t.secretRef(), err)
+		return nil, fmt.Errorf("storing Secret %s on the spoke: %w%s", t.secretRef(), err, forbiddenHint(err, t.Namespace))
 	}
 	return stored, nil
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"time"
 
@@ -66,6 +67,13 @@ type Options struct {
 	Log     logr.Logger
 	// Fence, when set, holds back fenced works while it is raised (internal/agent/fencing).
 	Fence Fence
+	// DefaultExecutor, when set (the user name of a ServiceAccount,
+	// system:serviceaccount:NAMESPACE:NAME), applies, reads and removes the manifests of works
+	// without an executor by impersonating it: the restricted mode, in which the agent's own
+	// identity never applies a manifest, so a work reaches only what that account's role grants.
+	// Empty is OCM's mode: the agent's identity applies such works, and removes every work's
+	// objects, with all the agent may do.
+	DefaultExecutor string
 }
 
 // Fence is the agent's fence as the work agent sees it.
@@ -85,6 +93,11 @@ type Agent struct{ opts Options }
 func New(opts Options) (*Agent, error) {
 	if opts.ClusterName == "" || opts.Hub == nil || opts.Spoke == nil {
 		return nil, errors.New("the work agent needs a cluster name, the registration agent's hub credentials and a spoke kubeconfig")
+	}
+	if opts.DefaultExecutor != "" {
+		if _, _, ok := serviceAccountUser(opts.DefaultExecutor); !ok {
+			return nil, fmt.Errorf("work executor %q: give the ServiceAccount as system:serviceaccount:NAMESPACE:NAME", opts.DefaultExecutor)
+		}
 	}
 	if opts.Resync <= 0 {
 		opts.Resync = DefaultResync
@@ -180,12 +193,19 @@ func (a *Agent) run(ctx context.Context, hubConfig *rest.Config) error {
 	if err != nil {
 		return err
 	}
+	ap.defaultUser = a.opts.DefaultExecutor
+	// The feedback watches read the objects works applied: as whoever applies works without an
+	// executor, so that in the restricted mode the agent's identity reads none of them.
+	watchAs, err := ap.client(ap.defaultUser)
+	if err != nil {
+		return err
+	}
 	events := make(chan event.GenericEvent, 1024)
 	r := &Reconciler{
 		Hub: mgr.GetClient(), Spoke: spoke, applier: ap,
 		HubHash: cmp.Or(a.opts.HubHash, HubHash(hubConfig.Host)), AgentID: a.opts.AgentID,
 		Resync: a.opts.Resync, Clock: a.opts.Clock, Log: a.opts.Log,
-		feedback: newWatcher(ctx, ap.agent, events),
+		feedback: newWatcher(ctx, watchAs, events),
 		Fence:    a.opts.Fence, HubReader: mgr.GetAPIReader(),
 	}
 	err = ctrl.NewControllerManagedBy(mgr).

@@ -64,6 +64,9 @@ type applier struct {
 	mapper meta.ResettableRESTMapper
 	agent  dynamic.Interface
 	config *rest.Config
+	// defaultUser is who applies and removes what works without an executor carry, and removes
+	// every work's objects (Options.DefaultExecutor); "" is the agent, as OCM's.
+	defaultUser string
 
 	mu        sync.Mutex
 	executors map[string]dynamic.Interface
@@ -84,6 +87,31 @@ func executorUser(e *workv1.ManifestWorkExecutor) string {
 	}
 	sa := e.Subject.ServiceAccount
 	return "system:serviceaccount:" + sa.Namespace + ":" + sa.Name
+}
+
+// serviceAccountUser splits system:serviceaccount:NAMESPACE:NAME.
+func serviceAccountUser(user string) (ns, name string, ok bool) {
+	rest, found := strings.CutPrefix(user, "system:serviceaccount:")
+	ns, name, ok = strings.Cut(rest, ":")
+	return ns, name, found && ok && ns != "" && name != "" && !strings.Contains(name, ":")
+}
+
+// applyUser is who applies work's manifests: its executor, else the default executor, else
+// the agent ("").
+func (a *applier) applyUser(work *workv1.ManifestWork) string {
+	if u := executorUser(work.Spec.Executor); u != "" {
+		return u
+	}
+	return a.defaultUser
+}
+
+// removeUser is who removes what work applied: in OCM's mode the agent, whatever the executor
+// (as OCM's agent does); in the restricted mode whoever applied it.
+func (a *applier) removeUser(work *workv1.ManifestWork) string {
+	if a.defaultUser == "" {
+		return ""
+	}
+	return a.applyUser(work)
 }
 
 // client returns the dynamic client that acts as user (the agent when "").

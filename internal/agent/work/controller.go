@@ -205,7 +205,7 @@ func (r *Reconciler) applyAll(ctx context.Context, work *workv1.ManifestWork, am
 	markFenced(work, ms)
 	outcomes := make([]outcome, len(ms))
 	crds := map[schema.GroupKind]bool{}
-	user := executorUser(work.Spec.Executor)
+	user := r.applier.applyUser(work)
 	retry := false
 	for _, m := range applyOrder(ms) {
 		o := r.applier.apply(ctx, applyRequest{
@@ -253,7 +253,7 @@ func (r *Reconciler) record(ctx context.Context, work *workv1.ManifestWork, amw 
 	record, stale := nextApplied(amw.Status.AppliedResources, appliedRecords(outcomes), inWork(outcomes))
 	var errs []error
 	for _, res := range stale {
-		done, err := r.removeResource(ctx, amw, res, orphaned(work.Spec.DeleteOption, res))
+		done, err := r.removeResource(ctx, r.applier.removeUser(work), amw, res, orphaned(work.Spec.DeleteOption, res))
 		if err != nil {
 			errs = append(errs, err)
 		}

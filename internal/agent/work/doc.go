@@ -28,7 +28,11 @@
 //     the work from the hub once it has been Complete that long (the clock is injected).
 //   - executor: a work whose executor is a ServiceAccount is applied impersonating it, so the
 //     spoke's RBAC decides what it may create; the agent's spoke identity needs the verb
-//     impersonate on serviceaccounts. Removal runs as the agent.
+//     impersonate on serviceaccounts. Works without one are applied by the agent's identity and
+//     every removal runs as the agent (OCM's mode), unless Options.DefaultExecutor names a
+//     ServiceAccount (the restricted mode): then works without an executor are applied, read
+//     and removed as it, executor works are removed as their executor, and the agent's identity
+//     applies no manifest.
 //   - status: manifestStatus is the one place a manifest's status is computed (Applied from the
 //     apply; Available, condition rules and feedback from internal/core/workstatus, which also
 //     aggregates the work's conditions). It is patched on the hub only when it differs from the

@@ -21,10 +21,14 @@ import (
 // removeResource takes one resource the work applied off the spoke, as decideRemoval says: it
 // deletes it (foreground, with its uid as precondition) or drops the work's ownerReference. It
 // reports done when the resource is gone or released; a deleted resource with dependents is
-// done only once the API server has removed it.
-func (r *Reconciler) removeResource(ctx context.Context, amw *workv1.AppliedManifestWork, res workv1.AppliedManifestResourceMeta, orphan bool) (bool, error) {
+// done only once the API server has removed it. It acts as user (applier.removeUser).
+func (r *Reconciler) removeResource(ctx context.Context, user string, amw *workv1.AppliedManifestWork, res workv1.AppliedManifestResourceMeta, orphan bool) (bool, error) {
 	gvr := schema.GroupVersionResource{Group: res.Group, Version: res.Version, Resource: res.Resource}
-	ri := r.applier.agent.Resource(gvr).Namespace(res.Namespace)
+	dyn, err := r.applier.client(user)
+	if err != nil {
+		return false, err
+	}
+	ri := dyn.Resource(gvr).Namespace(res.Namespace)
 	live, err := ri.Get(ctx, res.Name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return true, nil
@@ -93,7 +97,7 @@ func (r *Reconciler) finalize(ctx context.Context, work *workv1.ManifestWork) (c
 	if err == nil {
 		pending := 0
 		for _, res := range amw.Status.AppliedResources {
-			done, err := r.removeResource(ctx, amw, res, orphaned(work.Spec.DeleteOption, res))
+			done, err := r.removeResource(ctx, r.applier.removeUser(work), amw, res, orphaned(work.Spec.DeleteOption, res))
 			if err != nil {
 				return ctrl.Result{}, err
 			}

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"time"
@@ -26,6 +27,15 @@ import (
 	"github.com/flotilla/flotilla/internal/cli/streams"
 )
 
+// workExecutorUser is the user name of the ServiceAccount NAMESPACE/NAME; "" for "".
+func workExecutorUser(sa string) string {
+	if sa == "" {
+		return ""
+	}
+	ns, name, _ := strings.Cut(sa, "/")
+	return "system:serviceaccount:" + ns + ":" + name
+}
+
 // NewCommand returns `flotilla agent`.
 func NewCommand(_ streams.IO) *cobra.Command {
 	var clusterName, agentID, bootstrapKubeconfig string
@@ -33,6 +43,7 @@ func NewCommand(_ streams.IO) *cobra.Command {
 	var certLifetime time.Duration
 	var dsAllowLocal bool
 	var disableAddOnNamespace bool
+	var workExecutor string
 	cmd := &cobra.Command{
 		Use:   "agent",
 		Short: "Register this cluster with a hub, keep it registered and apply its ManifestWorks",
@@ -76,6 +87,11 @@ func NewCommand(_ streams.IO) *cobra.Command {
 			if err := registration.ValidateClusterName("--cluster-name", clusterName); err != nil {
 				return err
 			}
+			if workExecutor != "" {
+				if ns, name, ok := strings.Cut(workExecutor, "/"); !ok || ns == "" || name == "" || strings.Contains(name, "/") {
+					return fmt.Errorf("--work-executor %q: give the ServiceAccount as NAMESPACE/NAME, such as open-cluster-management-agent/flotilla-work", workExecutor)
+				}
+			}
 			if agentID == "" {
 				host, _ := os.Hostname()
 				agentID = host
@@ -96,7 +112,7 @@ func NewCommand(_ streams.IO) *cobra.Command {
 			}
 			w, err := work.New(work.Options{
 				ClusterName: clusterName, AgentID: agentID, Hub: a.Hub(), Spoke: spoke,
-				Log: ctrl.Log.WithName("work"), Fence: fence,
+				Log: ctrl.Log.WithName("work"), Fence: fence, DefaultExecutor: workExecutorUser(workExecutor),
 			})
 			if err != nil {
 				return err
@@ -139,6 +155,10 @@ func NewCommand(_ streams.IO) *cobra.Command {
 	f.BoolVar(&dsAllowLocal, strings.TrimPrefix(dynamicscoring.AllowLocalFlag, "--"), false,
 		"let the dynamic-scoring add-on reach loopback and link-local addresses (local fleets and tests; cloud metadata addresses stay refused)")
 	f.DurationVar(&certLifetime, "certificate-lifetime", 0, "lifetime to ask for the hub client certificate (at least 10m; default: the signer's)")
+	f.StringVar(&workExecutor, "work-executor", "",
+		"NAMESPACE/NAME of a ServiceAccount that applies, reads and removes the manifests of ManifestWorks without an executor, "+
+			"by impersonation, so that the agent's own identity never applies one (the restricted mode; grant that account only what works may do). "+
+			"Default: the agent applies them with its own rights, as OCM's work agent")
 	f.BoolVar(&disableAddOnNamespace, "disable-default-addon-namespace", false,
 		"do not create the namespace "+addon.DefaultInstallNamespace+", where OCM's add-ons install their agents (as OCM's klusterlet option of that name)")
 	return cmd

@@ -106,7 +106,8 @@ func NewCommand(_ streams.IO) *cobra.Command {
 	f.StringVar(&opts.DashboardAddress, "dashboard-bind-address", opts.DashboardAddress,
 		"address of the HTTPS server of the web dashboard, for viewers who log in with their own bearer token (empty or 0: none; docs/dashboard.md)")
 	f.StringVar(&opts.DashboardCertDir, "dashboard-cert-dir", opts.DashboardCertDir,
-		"directory with the dashboard's tls.crt and tls.key (default: a self-signed certificate made at start)")
+		"directory with the dashboard's tls.crt and tls.key, and session.key, the key that seals viewers' sessions, which every replica must share "+
+			"(default: a self-signed certificate and a key made at start; the Helm chart issues both)")
 	f.BoolVar(&opts.MirrorSIGDecisions, "sig-placement-decisions", opts.MirrorSIGDecisions,
 		"mirror each placement's decisions into multicluster.x-k8s.io/v1alpha1 PlacementDecisions (KEP-5313)")
 	f.StringVar(&opts.DynamicScoringNamespace, "dynamic-scoring-namespace", opts.DynamicScoringNamespace,

@@ -74,6 +74,8 @@ func uninstall(ctx context.Context, io streams.IO, cfg *rest.Config, what, chart
 		variants = append(variants, map[string]any{"kueue": map[string]any{"dispatcher": true}, "webhook": map[string]any{"certManager": map[string]any{"enabled": true}}})
 	} else {
 		variants[0] = map[string]any{"clusterName": "uninstall", "bootstrapKubeconfig": "uninstall"}
+		variants = append(variants, map[string]any{"clusterName": "uninstall", "bootstrapKubeconfig": "uninstall",
+			"work": map[string]any{"mode": "Restricted"}})
 	}
 	var kept []string
 	for _, v := range variants {

@@ -10,8 +10,12 @@ import (
 )
 
 // Annotations the hub keeps on a ManagedCluster. The agent may not write its ManagedCluster's
-// metadata (it has the status subresource only), so both are the hub's word.
+// metadata (it has the status subresource only), and the hub's admission webhook refuses a change
+// to any annotation with ClusterAnnotationPrefix by anyone but the hub, so they are the hub's word.
 const (
+	// ClusterAnnotationPrefix starts every annotation the hub keeps on a ManagedCluster.
+	ClusterAnnotationPrefix = "failover.flotilla.io/"
+
 	// AnnotationTiming holds the cluster's effective Timing (Timing.String); absent when the
 	// cluster is not fenced.
 	AnnotationTiming = "failover.flotilla.io/timing"
@@ -26,6 +30,10 @@ const (
 
 // ClockSkew is the clock-skew bound of the rule LostAfter >= FenceAfter + Lease + ClockSkew.
 const ClockSkew = failoverv1alpha1.ClockSkewSeconds * time.Second
+
+// FenceLeases is the rule FenceAfter >= FenceLeases x Lease: a healthy agent renews up to 1.25
+// lease periods apart, so a shorter FenceAfter fences a cluster that never lost the hub.
+const FenceLeases = failoverv1alpha1.FenceLeases
 
 // Timing is the durations one cluster runs under.
 type Timing struct {
@@ -66,6 +74,9 @@ func (t Timing) Validate() error {
 		return fmt.Errorf("lease must be positive, not %s", t.Lease)
 	case t.FenceAfter <= 0:
 		return fmt.Errorf("fence after must be positive, not %s", t.FenceAfter)
+	case t.FenceAfter < FenceLeases*t.Lease:
+		return fmt.Errorf("fence after (%s) must be at least %d leases (%s each), or it rises between the renewals of a healthy cluster and stops its fenced workloads",
+			t.FenceAfter, FenceLeases, t.Lease)
 	case t.LostAfter < t.FenceAfter+t.Lease+ClockSkew:
 		return fmt.Errorf("lost after (%s) must be at least fence after (%s) + lease (%s) + the clock-skew bound (%s), so that fenced work has stopped before it may start elsewhere",
 			t.LostAfter, t.FenceAfter, t.Lease, ClockSkew)
@@ -74,7 +85,9 @@ func (t Timing) Validate() error {
 }
 
 // Combine is the Timing of a cluster under several policies: the shortest lease and fence and
-// the longest loss, which keeps Validate's rule if each of ts keeps it. ok is false for none.
+// the longest loss, which keeps Validate's rules if each of ts keeps them: the shortest fence is
+// some x's, at least FenceLeases x.Lease, and so at least FenceLeases times the shortest lease;
+// the longest loss is at least that same x's fence + lease + skew. ok is false for none.
 func Combine(ts []Timing) (t Timing, ok bool) {
 	for i, x := range ts {
 		if i == 0 {

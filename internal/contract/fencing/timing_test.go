@@ -21,6 +21,9 @@ func TestParseTiming(t *testing.T) {
 		"exactly the bound":    {in: "lease=5s fence=20s lost=30s", want: Default},
 		"below the bound":      {in: "lease=5s fence=20s lost=29s", wantErr: "must be at least fence after (20s) + lease (5s) + the clock-skew bound (5s)"},
 		"negative fence":       {in: "lease=5s fence=-1s lost=30s", wantErr: "fence after must be positive"},
+		"fence below a lease":  {in: "lease=10s fence=5s lost=30s", wantErr: "fence after (5s) must be at least 2 leases (10s each)"},
+		"fence below 2 leases": {in: "lease=10s fence=19s lost=40s", wantErr: "fence after (19s) must be at least 2 leases"},
+		"fence of 2 leases":    {in: "lease=10s fence=20s lost=35s", want: Timing{Lease: 10 * time.Second, FenceAfter: 20 * time.Second, LostAfter: 35 * time.Second}},
 		"zero lease":           {in: "lease=0s fence=1s lost=30s", wantErr: "lease must be positive"},
 		"missing key":          {in: "lease=5s fence=20s", wantErr: "needs lease, fence and lost"},
 		"repeated key":         {in: "lease=5s lease=5s fence=20s lost=30s", wantErr: "once each"},
@@ -60,6 +63,12 @@ func TestCombine(t *testing.T) {
 		"none": {},
 		"one":  {in: []Timing{a}, want: a, wantOK: true},
 		"two":  {in: []Timing{a, b}, want: Timing{Lease: 2 * time.Second, FenceAfter: 20 * time.Second, LostAfter: 70 * time.Second}, wantOK: true},
+		// The long lease of one and the short fence of the other: the fence is still two of the
+		// shortest lease.
+		"a long lease and a short fence": {in: []Timing{
+			{Lease: 10 * time.Second, FenceAfter: 20 * time.Second, LostAfter: 35 * time.Second},
+			{Lease: time.Second, FenceAfter: 2 * time.Second, LostAfter: 8 * time.Second},
+		}, want: Timing{Lease: time.Second, FenceAfter: 2 * time.Second, LostAfter: 35 * time.Second}, wantOK: true},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -73,6 +82,32 @@ func TestCombine(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCombineKeepsTheRules combines every pair of valid timings with small whole seconds: the
+// hub writes the combination to the cluster, and the agent would refuse an invalid one.
+func TestCombineKeepsTheRules(t *testing.T) {
+	var valid []Timing
+	for lease := 1; lease <= 4; lease++ {
+		for fence := 1; fence <= 10; fence++ {
+			for lost := 1; lost <= 20; lost++ {
+				x := Timing{Lease: time.Duration(lease) * time.Second, FenceAfter: time.Duration(fence) * time.Second, LostAfter: time.Duration(lost) * time.Second}
+				if x.Validate() == nil {
+					valid = append(valid, x)
+				}
+			}
+		}
+	}
+	if len(valid) == 0 {
+		t.Fatal("no valid timing in the range")
+	}
+	for _, x := range valid {
+		for _, y := range valid {
+			if got, _ := Combine([]Timing{x, y}); got.Validate() != nil {
+				t.Fatalf("Combine(%s, %s) = %s: %v", x, y, got, got.Validate())
+			}
+		}
 	}
 }
 

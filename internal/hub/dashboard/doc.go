@@ -14,7 +14,7 @@
 //
 // Every request reads the hub with the viewer's own identity (Identity): the kubeconfig's for
 // `flotilla dashboard` on loopback, the bearer token the viewer logged in with when the hub serves
-// it. Nothing is cached across viewers and the server's own credentials never read objects, so a
+// it, sealed in a session cookie that logout revokes (Sessions, session.go). Nothing is cached across viewers and the server's own credentials never read objects, so a
 // viewer sees what the hub's RBAC lets them see and a refusal is shown as a refusal. A missing or
 // rejected credential gets 401 with {"login": "/login"}.
 //

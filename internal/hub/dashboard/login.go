@@ -4,6 +4,7 @@ import (
 	"html/template"
 	"net/http"
 	"strings"
+	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 )
@@ -15,7 +16,7 @@ var loginTemplate = template.Must(template.New("login").Parse(`<!doctype html>
 <h1>Flotilla dashboard</h1>
 {{if .Token}}
 <p>Log in with a bearer token the hub's API server accepts: <code>kubectl create token NAME -n NAMESPACE</code> for a service account, or your OIDC ID token. The dashboard reads the hub with this token only, so you see what its RBAC lets you see.</p>
-{{if .Error}}<p role="alert">{{.Error}}</p>{{end}}
+{{with .Error}}<p role="alert">{{.}}</p>{{end}}
 <form method="post" action="/login">
 <label for="token">Bearer token</label>
 <input id="token" name="token" type="password" autocomplete="off" required>
@@ -27,41 +28,86 @@ var loginTemplate = template.Must(template.New("login").Parse(`<!doctype html>
 </main></body></html>
 `))
 
+// loginErrors are the only messages the login page shows, by the code in its error parameter:
+// the page never repeats text from its URL, so a link cannot make the hub's own page say
+// something (a phishing instruction) in its voice. An unknown code shows nothing.
+var loginErrors = map[string]string{
+	"missing": "Give a token.",
+	"refused": "The hub did not accept that token.",
+	"ended":   "Your session has ended. Log in again.",
+	"failed":  "The dashboard could not start a session. Try again, or ask the hub's administrator to look at its log.",
+}
+
 func (s *Server) loginPage(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	_ = loginTemplate.Execute(w, struct {
 		Token bool
 		Error string
-	}{s.o.Identity.TokenLogin(), r.URL.Query().Get("error")})
+	}{s.o.Identity.TokenLogin(), loginErrors[r.URL.Query().Get("error")]})
+}
+
+// sessionKeeper is an Identity whose viewers log in with a session cookie.
+type sessionKeeper interface{ sessions() *Sessions }
+
+// sessionsOf is the Sessions of the dashboard's identity; nil when it keeps none.
+func (s *Server) sessionsOf() *Sessions {
+	if k, ok := s.o.Identity.(sessionKeeper); ok {
+		return k.sessions()
+	}
+	return nil
+}
+
+// sessionCookie is the session cookie with value, for maxAge seconds (negative: delete it).
+func sessionCookie(value string, maxAge int) *http.Cookie {
+	return &http.Cookie{Name: SessionCookie, Value: value, Path: "/", MaxAge: maxAge, HttpOnly: true, Secure: true,
+		SameSite: http.SameSiteStrictMode}
 }
 
 // login checks the posted token with the API server (a SelfSubjectReview, which every
-// authenticated user may make) and keeps it in an HttpOnly, SameSite=Strict cookie.
+// authenticated user may make) and starts a session: the token sealed in a __Host- cookie,
+// HttpOnly, Secure and SameSite=Strict, that ends with the session (SessionMaxAge, or the token's
+// own expiry when sooner).
 func (s *Server) login(w http.ResponseWriter, r *http.Request) {
-	if !s.o.Identity.TokenLogin() {
+	sessions := s.sessionsOf()
+	if !s.o.Identity.TokenLogin() || sessions == nil {
 		http.Error(w, "405: this dashboard reads the hub with its kubeconfig; there is nothing to log in with", http.StatusMethodNotAllowed)
 		return
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
 	token := strings.TrimSpace(r.PostFormValue("token"))
 	if token == "" {
-		http.Redirect(w, r, LoginPath+"?error=Give+a+token.", http.StatusSeeOther)
+		http.Redirect(w, r, LoginPath+"?error=missing", http.StatusSeeOther)
 		return
 	}
 	r.Header.Set("Authorization", "Bearer "+token)
 	if _, err := s.whoamiOf(r); err != nil {
-		http.Redirect(w, r, LoginPath+"?error=The+hub+did+not+accept+that+token.", http.StatusSeeOther)
+		http.Redirect(w, r, LoginPath+"?error=refused", http.StatusSeeOther)
 		return
 	}
-	http.SetCookie(w, &http.Cookie{Name: TokenCookie, Value: token, Path: "/", HttpOnly: true, Secure: r.TLS != nil,
-		SameSite: http.SameSiteStrictMode})
+	value, expires, err := sessions.Seal(token)
+	if err != nil {
+		http.Redirect(w, r, LoginPath+"?error=failed", http.StatusSeeOther)
+		return
+	}
+	maxAge := int(expires.Sub(s.o.Clock.Now()) / time.Second)
+	if maxAge <= 0 {
+		http.Redirect(w, r, LoginPath+"?error=refused", http.StatusSeeOther)
+		return
+	}
+	http.SetCookie(w, sessionCookie(value, maxAge))
 	http.Redirect(w, r, "/", http.StatusSeeOther)
 }
 
+// logout ends the session: this replica refuses its cookie from now on, even one a browser or
+// anyone who copied it sends again, and the browser is told to delete it.
 func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
-	http.SetCookie(w, &http.Cookie{Name: TokenCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, Secure: r.TLS != nil,
-		SameSite: http.SameSiteStrictMode})
+	if c, err := r.Cookie(SessionCookie); err == nil {
+		if sessions := s.sessionsOf(); sessions != nil {
+			sessions.Revoke(c.Value)
+		}
+	}
+	http.SetCookie(w, sessionCookie("", -1))
 	http.Redirect(w, r, LoginPath, http.StatusSeeOther)
 }
 

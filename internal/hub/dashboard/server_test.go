@@ -3,7 +3,6 @@ package dashboard
 import (
 	"encoding/json"
 	"io"
-	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -133,31 +132,6 @@ func TestPages(t *testing.T) {
 			code, body, _ := request(t, tc.o, "GET", tc.path, "", nil)
 			if code != tc.code || !strings.Contains(body, tc.want) {
 				t.Errorf("GET %s = %d %q, want %d containing %q", tc.path, code, body, tc.code, tc.want)
-			}
-		})
-	}
-}
-
-func TestRequestToken(t *testing.T) {
-	for name, tc := range map[string]struct {
-		header, cookie, want string
-	}{
-		"header":       {header: "Bearer abc", want: "abc"},
-		"cookie":       {cookie: "def", want: "def"},
-		"header first": {header: "Bearer abc", cookie: "def", want: "abc"},
-		"basic":        {header: "Basic eDp5", cookie: "def", want: ""},
-		"none":         {},
-	} {
-		t.Run(name, func(t *testing.T) {
-			r := httptest.NewRequest("GET", "/", nil)
-			if tc.header != "" {
-				r.Header.Set("Authorization", tc.header)
-			}
-			if tc.cookie != "" {
-				r.AddCookie(&http.Cookie{Name: TokenCookie, Value: tc.cookie})
-			}
-			if diff := cmp.Diff(tc.want, RequestToken(r)); diff != "" {
-				t.Errorf("RequestToken (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -19,10 +19,12 @@ import (
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
 	failoverv1alpha1 "github.com/flotilla/flotilla/api/failover/v1alpha1"
+	"github.com/flotilla/flotilla/internal/contract/fencing"
 	"github.com/flotilla/flotilla/internal/hub/clusterset"
 )
 
-// ConditionApplied is the FailoverPolicy condition that says whether its set exists.
+// ConditionApplied is the FailoverPolicy condition that says whether its set exists and its
+// durations keep the rules (a policy stored before the API server checked one does not).
 const ConditionApplied = "Applied"
 
 // PolicyReconciler reports on each FailoverPolicy the clusters it applies to.
@@ -69,7 +71,13 @@ func (r *PolicyReconciler) Reconcile(ctx context.Context, req reconcile.Request)
 	cond := metav1.Condition{Type: ConditionApplied, Status: metav1.ConditionTrue, Reason: "SetFound",
 		ObservedGeneration: p.Generation, LastTransitionTime: metav1.NewTime(r.Clock.Now())}
 	set := &clusterv1beta2.ManagedClusterSet{}
+	// A policy stored before the API server had a rule: the hub ignores it (desiredTiming).
+	invalid := fencing.FromSpec(p.Spec).Validate()
 	switch err := r.Client.Get(ctx, client.ObjectKey{Name: p.Spec.ClusterSet}, set); {
+	case invalid != nil:
+		status.Clusters = 0
+		cond.Status, cond.Reason = metav1.ConditionFalse, "InvalidTiming"
+		cond.Message = fmt.Sprintf("spec: %v; the hub applies this policy to no cluster: change its durations so that the API server takes them", invalid)
 	case err == nil:
 		clusters := &clusterv1.ManagedClusterList{}
 		if err := r.Client.List(ctx, clusters, client.UnsafeDisableDeepCopy); err != nil {

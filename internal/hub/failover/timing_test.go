@@ -51,6 +51,8 @@ func TestDesiredTiming(t *testing.T) {
 		"a policy of a missing set": {policies: []failoverv1alpha1.FailoverPolicy{policy("p", "gpus", 2, 10, 20)},
 			works: []workv1.ManifestWork{work("train", true)}, want: fencing.Default, wantOK: true},
 		"a policy that breaks the rule does not count": {policies: []failoverv1alpha1.FailoverPolicy{policy("p", "gpus", 5, 20, 29)}, sets: []clusterv1beta2.ManagedClusterSet{set("gpus")}},
+		// Stored before the API server had the rule: its fence would rise between renewals.
+		"a policy whose fence rises between renewals does not count": {policies: []failoverv1alpha1.FailoverPolicy{policy("p", "gpus", 10, 5, 30)}, sets: []clusterv1beta2.ManagedClusterSet{set("gpus")}},
 		"two sets combine": {
 			policies: []failoverv1alpha1.FailoverPolicy{policy("b", "gpus", 2, 30, 40), policy("a", "everyone", 5, 20, 60)},
 			sets:     []clusterv1beta2.ManagedClusterSet{set("gpus"), {ObjectMeta: metav1.ObjectMeta{Name: "everyone"}, Spec: clusterv1beta2.ManagedClusterSetSpec{ClusterSelector: clusterv1beta2.ManagedClusterSelector{SelectorType: clusterv1beta2.LabelSelector, LabelSelector: &metav1.LabelSelector{}}}}},

@@ -35,6 +35,10 @@
 //     client image on the clusters bound to that namespace. OCM's controller binds and runs
 //     whatever the FederatedLearning says. The hub holds managedclustersets/bind itself (its own
 //     bindings pass through this webhook too), which is why the writer is asked first.
+//   - A ManagedCluster's failover.flotilla.io/* annotations (the fencing timing, epoch and
+//     lost-at its agent acts on) may be added, changed or removed by the hub only
+//     (hubannotations.go): its user name, which it learns at start with a SelfSubjectReview.
+//     Administrators and agents are refused too; a FailoverPolicy is how the timing changes.
 //   - A ManifestWork (ReviewManifestWork, in work.go) must hold at most 500 KiB of manifests, each
 //     a whole object with apiVersion, kind and metadata.name, none twice, and manifestConfigs that
 //     name its manifests; a work with an executor needs execute-as on manifestworks named

@@ -70,18 +70,22 @@ func handler[T any, PT interface {
 }
 
 // ManagedClusterHandler validates writes to ManagedClusters and to their status (the claims
-// webhook): the name of a new one (ReviewClusterName) and what a write needs
-// (ReviewManagedCluster).
-func ManagedClusterHandler(s *runtime.Scheme, can Authorizer, namespaces NamespaceLookup) admission.Handler {
+// webhook): the name of a new one (ReviewClusterName), what a write needs
+// (ReviewManagedCluster), and that only hub, the hub's user name, changes the hub's fencing
+// annotations (hubAnnotationEdits).
+func ManagedClusterHandler(s *runtime.Scheme, can Authorizer, namespaces NamespaceLookup, hub string) admission.Handler {
 	return handler(admission.NewDecoder(s), can, func(ctx context.Context, can Authorizer, user authenticationv1.UserInfo, old, cur *clusterv1.ManagedCluster) ([]string, error) {
 		var denials []string
+		before := old
 		if old == nil {
 			d, err := ReviewClusterName(ctx, namespaces, cur.Name)
 			if err != nil {
 				return nil, err
 			}
 			denials = d
+			before = &clusterv1.ManagedCluster{}
 		}
+		denials = append(denials, hubAnnotationEdits(fmt.Sprintf("managedclusters %q", cur.Name), hub, user, before, cur)...)
 		d, err := ReviewManagedCluster(ctx, can, user, old, cur)
 		return append(denials, d...), err
 	})

@@ -31,7 +31,7 @@ func raw(t *testing.T, obj runtime.Object) runtime.RawExtension {
 
 // clusterHandler is ManagedClusterHandler on a hub whose only namespace is team-a, made by a team.
 func clusterHandler(s *runtime.Scheme, can Authorizer) admission.Handler {
-	return ManagedClusterHandler(s, can, namespaces(namespace("team-a")))
+	return ManagedClusterHandler(s, can, namespaces(namespace("team-a")), hubUser)
 }
 
 func TestHandlers(t *testing.T) {
@@ -104,6 +104,15 @@ func TestHandlers(t *testing.T) {
 			want: result{Code: 403, Message: `managedclusters "gpu-east": status.clusterClaims is reported by the cluster's own ` +
 				`agent only (from the ClusterClaims on the cluster), and alice is not that agent; this write would remove claim ` +
 				`a.example.com; create, change or delete the ClusterClaim on cluster gpu-east instead, and its agent reports it`},
+		},
+		"a user sets the fencing epoch": {
+			handler: clusterHandler, op: admissionv1.Update,
+			old: makeCluster("gpu-east").obj(), cur: makeCluster("gpu-east").annotate("failover.flotilla.io/epoch", "9").obj(),
+			want: result{Code: 403, Message: `managedclusters "gpu-east": the annotations failover.flotilla.io/* are the hub's (user ` +
+				hubUser + `): it writes failover.flotilla.io/timing from the FailoverPolicies of the cluster's sets, and raises ` +
+				`failover.flotilla.io/epoch and failover.flotilla.io/lost-at when it declares the cluster lost, which the cluster's ` +
+				`agent acts on; alice is not the hub, and this write would add failover.flotilla.io/epoch="9"; keep those annotations ` +
+				`as they are, and change a FailoverPolicy to change the cluster's timing`},
 		},
 		"federated learning allowed": {
 			handler: FederatedLearningHandler, op: admissionv1.Create,

@@ -1,6 +1,7 @@
 package webhook
 
 import (
+	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
 	apiextclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset/typed/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -22,6 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/flotilla/flotilla/config/crd"
+	"github.com/flotilla/flotilla/internal/contract/fencing"
 	"github.com/flotilla/flotilla/internal/contract/wellknown"
 )
 
@@ -110,9 +113,13 @@ func Setup(mgr manager.Manager, cs kubernetes.Interface, opts Options) error {
 		}
 	}
 
+	hub, err := selfUser(cs)
+	if err != nil {
+		return err
+	}
 	can := SubjectAccessReviews(cs)
 	srv := webhook.NewServer(so)
-	srv.Register(ManagedClusterPath, &admission.Webhook{Handler: ManagedClusterHandler(mgr.GetScheme(), can, Namespaces(cs))})
+	srv.Register(ManagedClusterPath, &admission.Webhook{Handler: ManagedClusterHandler(mgr.GetScheme(), can, Namespaces(cs), hub)})
 	srv.Register(BindingPath, &admission.Webhook{Handler: BindingHandler(mgr.GetScheme(), can)})
 	srv.Register(ManifestWorkPath, &admission.Webhook{Handler: ManifestWorkHandler(mgr.GetScheme(), can)})
 	srv.Register(FederatedLearningPath, &admission.Webhook{Handler: FederatedLearningHandler(mgr.GetScheme(), can)})
@@ -153,6 +160,23 @@ func Setup(mgr manager.Manager, cs kubernetes.Interface, opts Options) error {
 		clock:   clk,
 		resync:  resync,
 	})
+}
+
+// selfUser is the user name the hub runs as, which the webhook lets write the hub's annotations
+// of ManagedClusters (hubAnnotationEdits). Every replica runs as the same identity.
+func selfUser(cs kubernetes.Interface) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	r, err := cs.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
+	if err != nil {
+		return "", fmt.Errorf("asking the API server who the hub is (a SelfSubjectReview), so that the webhook lets only the hub write a ManagedCluster's %s annotations: %w",
+			fencing.ClusterAnnotationPrefix, err)
+	}
+	if r.Status.UserInfo.Username == "" {
+		return "", fmt.Errorf("the API server's SelfSubjectReview gave the hub no user name: the webhook could not tell the hub's writes of a ManagedCluster's %s annotations from others'; run the hub with an identity that has one",
+			fencing.ClusterAnnotationPrefix)
+	}
+	return r.Status.UserInfo.Username, nil
 }
 
 // freePort asks the kernel for a free port on host.
