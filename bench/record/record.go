@@ -21,6 +21,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -81,7 +82,7 @@ type Record struct {
 
 // New starts the record of a run of bench now, on this machine, at the checkout's commit.
 func New(bench string) *Record {
-	return &Record{Bench: bench, Commit: commit(), Date: time.Now().UTC().Truncate(time.Second), Machine: machine(), Params: map[string]string{}}
+	return &Record{Bench: bench, Commit: processCommit(), Date: time.Now().UTC().Truncate(time.Second), Machine: machine(), Params: map[string]string{}}
 }
 
 // Add appends a figure.
@@ -197,6 +198,10 @@ func ReadDir(dir string) ([]Record, error) {
 	})
 	return out, nil
 }
+
+// processCommit is the checkout's commit when the process first asked: a benchmark binary is
+// built from the tree of its start, and a commit made while it runs is not what it measures.
+var processCommit = sync.OnceValue(commit)
 
 // commit is HEAD of the checkout holding the working directory, short, with "-dirty" when
 // tracked files differ from it; "unknown" outside a checkout.

@@ -187,7 +187,7 @@ func verifyRecords(dir, sources string) error {
 	for _, b := range want {
 		r, ok := got[b]
 		if !ok {
-			problems = append(problems, b+": no record (did it run, and call startRecord?)")
+			problems = append(problems, b+": no record (did it run to the end and write its record?)")
 			continue
 		}
 		for _, f := range r.Figures {
