@@ -213,7 +213,7 @@ func runPlacementAtScale(b *testing.B, bins localk8s.Binaries, hubBin string, sz
 			printRequestDelta(pr, reqs0, reqs1, r.filled.Seconds())
 		}
 	}
-	if sz.placements == 1000 && sz.clusters >= 2*samples {
+	if (sz.placements == 1000 || smoke()) && sz.clusters >= 2*samples {
 		r.latencies = measureChangeLatency(b, pr, cl, tr, samples)
 		pr.printf("single-cluster label change to decisions updated: %s", latencySummary(r.latencies))
 		r.hubRSS, r.hubPeakRSS = rss(b, hub), statusBytes(b, hub, "VmHWM")

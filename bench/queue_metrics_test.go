@@ -366,7 +366,7 @@ func (r *phaseResult) report(b *testing.B) {
 	one(float64(r.censored), "jobs-censored", r.jobs)
 	one(meanDuration(r.jct).Seconds(), "jct-mean-s", len(r.jct))
 	one(float64(r.jctCensored), "jct-censored", r.jobs)
-	if !math.IsNaN(r.jain) {
+	if !math.IsNaN(r.jain) && r.fairSamples > 0 { // no second with every team waiting: no index
 		one(r.jain, "jain", r.fairSamples)
 		one(r.jainToIdeal, "jain-to-fair", r.fairSamples)
 	}
