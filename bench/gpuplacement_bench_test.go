@@ -4,10 +4,8 @@ package bench
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -16,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
+	"github.com/flotilla/flotilla/bench/record"
 	"github.com/flotilla/flotilla/internal/local/localk8s"
 )
 
@@ -36,10 +35,12 @@ const gpuPlacementRoundsEnv = "FLOTILLA_BENCH_GPU_ROUNDS"
 //
 // `-bench .` (make bench) skips it: `make bench-gpu-placement`.
 func BenchmarkGPUPlacementLatency(b *testing.B) {
-	if f := flag.Lookup("test.bench"); f == nil || !strings.Contains(f.Value.String(), "GPUPlacement") {
+	startRecord(b, "bench-gpu-placement")
+	if !selected("GPUPlacement") {
 		b.Skip("select it by name (make bench-gpu-placement)")
 	}
-	rounds := envInt(b, gpuPlacementRoundsEnv, minP99Samples)
+	rounds := sized(b, gpuPlacementRoundsEnv, record.MinP99Samples, 2)
+	param(b, "rounds", rounds)
 	bins := binaries(b)
 	hubBin := buildFlotilla(b)
 	agentBin := buildRUAgent(b)
@@ -47,7 +48,7 @@ func BenchmarkGPUPlacementLatency(b *testing.B) {
 		lat := runGPUPlacementLatency(b, bins, hubBin, agentBin, rounds)
 		reportLatency(b, lat, time.Second, func(stat string) string { return stat })
 	}
-	b.ReportMetric(0, "ns/op")
+	report(b, 0, "ns/op")
 }
 
 func runGPUPlacementLatency(b *testing.B, bins localk8s.Binaries, hubBin, agentBin string, rounds int) []time.Duration {

@@ -4,13 +4,11 @@ package bench
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -72,10 +70,14 @@ const (
 // It takes about 10 minutes at 5000 clusters on 2 cores, so `-bench .` (make bench) skips it: run
 // it by name, with `make bench-hub`.
 func BenchmarkHubAtScale(b *testing.B) {
-	if f := flag.Lookup("test.bench"); f == nil || !strings.Contains(f.Value.String(), "Hub") {
+	startRecord(b, "bench-hub")
+	if !selected("Hub") {
 		b.Skip("runs for about 10 minutes: select it by name (make bench-hub)")
 	}
 	n := defaultClusters
+	if smoke() {
+		n = 20
+	}
 	if v := os.Getenv(clustersEnv); v != "" {
 		var err error
 		if n, err = strconv.Atoi(v); err != nil || n < 1 {
@@ -83,28 +85,33 @@ func BenchmarkHubAtScale(b *testing.B) {
 		}
 	}
 	window := defaultWindow
+	if smoke() {
+		window = cpuSample
+	}
 	if v := os.Getenv(windowEnv); v != "" {
 		var err error
 		if window, err = time.ParseDuration(v); err != nil || window < cpuSample {
 			b.Fatalf("%s=%q: want a duration of at least %s", windowEnv, v, cpuSample)
 		}
 	}
+	param(b, "clusters", n)
+	param(b, "window", window)
 	bins := binaries(b)
 	for range b.N {
 		r := runHubAtScale(b, bins, n, window)
-		b.ReportMetric(float64(n), "clusters")
-		b.ReportMetric(r.registered.Seconds(), "s-registered")
-		b.ReportMetric(r.hubCPU, "cpu-%-of-core")
-		b.ReportMetric(mib(r.hubRSS), "MiB-rss")
-		b.ReportMetric(mib(r.hubPeakRSS), "MiB-rss-peak")
-		b.ReportMetric(r.apiCPU, "cpu-%-apiserver")
-		b.ReportMetric(mib(r.apiRSS), "MiB-rss-apiserver")
-		b.ReportMetric(r.taintExpected.Seconds(), "s-taint-expected")
-		b.ReportMetric(r.taintMeasured.Seconds(), "s-taint-measured")
-		b.ReportMetric(r.taintExcess.Seconds(), "s-taint-excess")
-		b.ReportMetric(r.taintExcessMax.Seconds(), "s-taint-excess-max")
+		report(b, float64(n), "clusters")
+		report(b, r.registered.Seconds(), "s-registered")
+		report(b, r.hubCPU, "cpu-%-of-core")
+		report(b, mib(r.hubRSS), "MiB-rss")
+		report(b, mib(r.hubPeakRSS), "MiB-rss-peak")
+		report(b, r.apiCPU, "cpu-%-apiserver")
+		report(b, mib(r.apiRSS), "MiB-rss-apiserver")
+		report(b, r.taintExpected.Seconds(), "s-taint-expected")
+		report(b, r.taintMeasured.Seconds(), "s-taint-measured")
+		report(b, r.taintExcess.Seconds(), "s-taint-excess")
+		report(b, r.taintExcessMax.Seconds(), "s-taint-excess-max")
 	}
-	b.ReportMetric(0, "ns/op")
+	report(b, 0, "ns/op")
 }
 
 type hubResult struct {
@@ -220,7 +227,7 @@ func runHubAtScale(b *testing.B, bins localk8s.Binaries, n int, window time.Dura
 		} else {
 			calm = 0
 		}
-		if elapsed := time.Since(settleStart); elapsed >= minSettle && calm >= 2 {
+		if elapsed := time.Since(settleStart); (elapsed >= minSettle || smoke()) && calm >= 2 {
 			break
 		} else if elapsed >= maxSettle {
 			pr.printf("the hub's CPU has not dropped under %.0f%% in %s: measuring anyway", settledCPU, maxSettle)

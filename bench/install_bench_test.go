@@ -31,6 +31,7 @@ const installWait = 3 * time.Minute
 // resident memory and the hub's CPU over 10 s, to set against the charts' requests and limits.
 // A new fleet is started for each iteration, and given 10 s to settle, outside the timings.
 func BenchmarkInstall(b *testing.B) {
+	startRecord(b, "bench-install")
 	bins := binaries(b)
 	bin := buildFlotilla(b)
 	clk := clockTicks()
@@ -102,14 +103,14 @@ func BenchmarkInstall(b *testing.B) {
 		f.Stop()
 	}
 	n := float64(b.N)
-	b.ReportMetric(availS/n, "s-hub-available")
-	b.ReportMetric(initS/n, "s-init")
-	b.ReportMetric(readyS/n, "s-hub-readyz")
-	b.ReportMetric(joinS/n, "s-join-available")
-	b.ReportMetric(hubRSS/n, "MiB-hub")
-	b.ReportMetric(hubCPU/n, "%cpu-hub")
-	b.ReportMetric(agentRSS/n, "MiB-agent")
-	b.ReportMetric(0, "ns/op")
+	report(b, availS/n, "s-hub-available")
+	report(b, initS/n, "s-init")
+	report(b, readyS/n, "s-hub-readyz")
+	report(b, joinS/n, "s-join-available")
+	report(b, hubRSS/n, "MiB-hub")
+	report(b, hubCPU/n, "%cpu-hub")
+	report(b, agentRSS/n, "MiB-agent")
+	report(b, 0, "ns/op")
 }
 
 // watchAvailable reports, once, how long after start Deployment ns/name had all its replicas

@@ -6,7 +6,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -33,12 +32,16 @@ const (
 // ManagedClusters (FLOTILLA_BENCH_MCP_CLUSTERS, default 1,000; a quarter with 8 H100s claimed):
 // the server (internal/hub/mcpserver) runs in this process with an administrator's client, the SDK's
 // client calls it over the SDK's in-memory transport, and each tool is called mcpCalls times after
-// one warm-up call. It reports each tool's p50 and p99 (of mcpCalls samples). `make bench-mcp`.
+// one warm-up call. It reports each tool's p50 and maximum with their sample count (mcpCalls is below
+// record.MinP99Samples, so no p99). `make bench-mcp`.
 func BenchmarkMCPReadTools(b *testing.B) {
-	if f := flag.Lookup("test.bench"); f == nil || !strings.Contains(f.Value.String(), "MCP") {
+	startRecord(b, "bench-mcp")
+	if f := flag.Lookup("test.bench"); !smoke() && (f == nil || !strings.Contains(f.Value.String(), "MCP")) {
 		b.Skip("select it by name (make bench-mcp)")
 	}
-	n := envInt(b, mcpClustersEnv, 1000)
+	n := sized(b, mcpClustersEnv, 1000, 20)
+	param(b, "clusters", n)
+	param(b, "calls", mcpCalls)
 	h := startHubAPIServer(b, binaries(b), b.TempDir())
 	ctx := context.Background()
 	ns := "bench-mcp"
@@ -92,11 +95,8 @@ func BenchmarkMCPReadTools(b *testing.B) {
 					took = append(took, time.Since(start))
 				}
 			}
-			slices.Sort(took)
-			p50, p99 := took[len(took)/2], took[len(took)*99/100]
-			b.ReportMetric(float64(p50.Microseconds())/1000, tool.name+"-ms-p50")
-			b.ReportMetric(float64(p99.Microseconds())/1000, tool.name+"-ms-p99")
-			b.Logf("%d clusters: %s p50 %s, p99 %s (%d calls)", n, tool.name, p50.Round(100*time.Microsecond), p99.Round(100*time.Microsecond), len(took))
+			reportLatency(b, took, time.Millisecond, func(stat string) string { return tool.name + "-" + stat })
+			b.Logf("%d clusters: %s %s", n, tool.name, latencySummary(took))
 		}
 	}
 }

@@ -4,7 +4,6 @@ package bench
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -73,10 +72,12 @@ type mkFleet struct {
 //
 // `-bench .` (make bench) skips it: `make bench-multikueue`.
 func BenchmarkMultiKueue(b *testing.B) {
-	if f := flag.Lookup("test.bench"); f == nil || !strings.Contains(f.Value.String(), "MultiKueue") {
+	startRecord(b, "bench-multikueue")
+	if !selected("MultiKueue") {
 		b.Skip("select it by name (make bench-multikueue)")
 	}
-	n := envInt(b, multiKueueJobsEnv, 1000)
+	n := sized(b, multiKueueJobsEnv, 1000, 6)
+	param(b, "jobs", n)
 	pr := progress{start: time.Now()}
 	f := startMKFleet(b, pr)
 	for i := range b.N {
@@ -85,7 +86,7 @@ func BenchmarkMultiKueue(b *testing.B) {
 			f.failover(b, pr, admitted)
 		}
 	}
-	b.ReportMetric(0, "ns/op")
+	report(b, 0, "ns/op")
 }
 
 func startMKFleet(b *testing.B, pr progress) *mkFleet {
@@ -334,7 +335,7 @@ func (f *mkFleet) throughput(b *testing.B, pr progress, prefix string, n int) ma
 	rate := float64(n) / took.Seconds()
 	pr.printf("%d jobs admitted on the workers in %s: %.1f jobs/s end to end (submission alone %.0f jobs/s); per job %s; per worker %v",
 		n, took.Round(time.Millisecond), rate, float64(n)/submitTook.Seconds(), latencySummary(lat), per)
-	b.ReportMetric(rate, "jobs/s")
+	report(b, rate, "jobs/s")
 	reportLatency(b, lat, time.Second, func(stat string) string { return stat })
 	return out
 }
@@ -408,6 +409,6 @@ func (f *mkFleet) failover(b *testing.B, pr progress, admitted map[string]string
 	a.mu.Unlock()
 	all := last.Sub(stopped)
 	pr.printf("all %d jobs of %s admitted on other workers %s after its loss (workerLostTimeout %s)", len(held), lost, all.Round(time.Millisecond), devfleet.HubWorkerLostTimeout)
-	b.ReportMetric(pending.Seconds(), "s-failover-new-job")
-	b.ReportMetric(all.Seconds(), "s-failover-all-jobs")
+	report(b, pending.Seconds(), "s-failover-new-job")
+	report(b, all.Seconds(), "s-failover-all-jobs")
 }

@@ -4,7 +4,6 @@ package bench
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -51,19 +50,29 @@ const (
 //
 // It takes several minutes, so `-bench .` (make bench) skips it: `make bench-placement`.
 func BenchmarkPlacementAtScale(b *testing.B) {
-	if f := flag.Lookup("test.bench"); f == nil || !strings.Contains(f.Value.String(), "Placement") {
+	startRecord(b, "bench-placement")
+	if !selected("Placement") {
 		b.Skip("runs for several minutes: select it by name (make bench-placement)")
 	}
-	sizes, err := parseSizes(cmpOr(os.Getenv(placementSizesEnv), defaultPlacementSizes))
+	def := defaultPlacementSizes
+	if smoke() {
+		def = "5x10"
+	}
+	sizes, err := parseSizes(cmpOr(os.Getenv(placementSizesEnv), def))
 	if err != nil {
 		b.Fatalf("%s: %v", placementSizesEnv, err)
 	}
 	samples := defaultLatencySamples
+	if smoke() {
+		samples = 3
+	}
 	if v := os.Getenv(latencySamplesEnv); v != "" {
 		if samples, err = strconv.Atoi(v); err != nil || samples < 1 {
 			b.Fatalf("%s=%q: want a positive number", latencySamplesEnv, v)
 		}
 	}
+	param(b, "sizes", cmpOr(os.Getenv(placementSizesEnv), def))
+	param(b, "latencySamples", samples)
 	ctrllog.SetLogger(logr.Discard()) // the benchmark's clients log nothing worth reading
 	bins := binaries(b)
 	hubBin := buildFlotilla(b)
@@ -71,14 +80,14 @@ func BenchmarkPlacementAtScale(b *testing.B) {
 		b.Run(fmt.Sprintf("%dx%d", sz.placements, sz.clusters), func(b *testing.B) {
 			for range b.N {
 				r := runPlacementAtScale(b, bins, hubBin, sz, samples)
-				b.ReportMetric(r.exist.Seconds(), "s-decisions-exist")
-				b.ReportMetric(r.filled.Seconds(), "s-decisions-filled")
-				b.ReportMetric(mib(r.hubRSS), "MiB-rss")
-				b.ReportMetric(mib(r.hubPeakRSS), "MiB-rss-peak")
-				b.ReportMetric(r.hubCPU.Seconds(), "s-hub-cpu")
+				report(b, r.exist.Seconds(), "s-decisions-exist")
+				report(b, r.filled.Seconds(), "s-decisions-filled")
+				report(b, mib(r.hubRSS), "MiB-rss")
+				report(b, mib(r.hubPeakRSS), "MiB-rss-peak")
+				report(b, r.hubCPU.Seconds(), "s-hub-cpu")
 				reportLatency(b, r.latencies, time.Millisecond, func(stat string) string { return "change-" + stat })
 			}
-			b.ReportMetric(0, "ns/op")
+			report(b, 0, "ns/op")
 		})
 	}
 }
@@ -204,7 +213,7 @@ func runPlacementAtScale(b *testing.B, bins localk8s.Binaries, hubBin string, sz
 			printRequestDelta(pr, reqs0, reqs1, r.filled.Seconds())
 		}
 	}
-	if sz.placements == 1000 && sz.clusters >= 2*samples {
+	if (sz.placements == 1000 || smoke()) && sz.clusters >= 2*samples {
 		r.latencies = measureChangeLatency(b, pr, cl, tr, samples)
 		pr.printf("single-cluster label change to decisions updated: %s", latencySummary(r.latencies))
 		r.hubRSS, r.hubPeakRSS = rss(b, hub), statusBytes(b, hub, "VmHWM")

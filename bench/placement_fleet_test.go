@@ -55,8 +55,20 @@ func startHubProcess(b *testing.B, bin, kubeconfig, logFile string) *localk8s.Pr
 // ExclusiveClusterSetLabel), reported Available with some allocatable CPU, each with the
 // AddOnPlacementScore "demo" (score "demo" 80) in a namespace of its name, and the set bound into
 // the namespace "bench". The clusters are not accepted: no agent runs, and the hub has nothing to
-// grant them.
+// grant them (placement does not ask); createAcceptedFleet makes them accepted.
 func createPlacementFleet(ctx context.Context, pr progress, cl client.Client, n int) error {
+	return createFleet(ctx, pr, cl, n, false)
+}
+
+// createAcceptedFleet is createPlacementFleet with every cluster accepted by the hub
+// (spec.hubAcceptsClient) and reported Joined, as a real accepted cluster is: the hub delivers
+// add-ons and works only to accepted clusters (internal/hub/delivery). Their leases must then be
+// renewed (startLoadGen), or the hub marks them unreachable.
+func createAcceptedFleet(ctx context.Context, pr progress, cl client.Client, n int) error {
+	return createFleet(ctx, pr, cl, n, true)
+}
+
+func createFleet(ctx context.Context, pr progress, cl client.Client, n int, accepted bool) error {
 	for _, o := range []client.Object{
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: benchNamespace}},
 		&clusterv1beta2.ManagedClusterSet{ObjectMeta: metav1.ObjectMeta{Name: benchSet}, Spec: clusterv1beta2.ManagedClusterSetSpec{
@@ -79,7 +91,7 @@ func createPlacementFleet(ctx context.Context, pr progress, cl client.Client, n 
 	var done atomic.Int64
 	return parallel(names, createWorkers, func(name string) error {
 		i, _ := strconv.Atoi(name[len("cluster-"):])
-		if err := createBenchCluster(ctx, cl, name, i); err != nil {
+		if err := createBenchCluster(ctx, cl, name, i, accepted); err != nil {
 			return err
 		}
 		if k := done.Add(1); k%1000 == 0 || int(k) == n {
@@ -89,10 +101,10 @@ func createPlacementFleet(ctx context.Context, pr progress, cl client.Client, n 
 	})
 }
 
-func createBenchCluster(ctx context.Context, cl client.Client, name string, i int) error {
+func createBenchCluster(ctx context.Context, cl client.Client, name string, i int, accepted bool) error {
 	mc := &clusterv1.ManagedCluster{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{clusterv1beta2.ClusterSetLabel: benchSet}},
-		Spec:       clusterv1.ManagedClusterSpec{LeaseDurationSeconds: 60},
+		Spec:       clusterv1.ManagedClusterSpec{HubAcceptsClient: accepted, LeaseDurationSeconds: 60},
 	}
 	if err := cl.Create(ctx, mc); err != nil {
 		return fmt.Errorf("creating ManagedCluster %s: %w", name, err)
@@ -105,6 +117,12 @@ func createBenchCluster(ctx context.Context, cl client.Client, name string, i in
 		Type: clusterv1.ManagedClusterConditionAvailable, Status: metav1.ConditionTrue, Reason: "ManagedClusterAvailable",
 		Message: "simulated (placement benchmark)",
 	})
+	if accepted {
+		meta.SetStatusCondition(&mc.Status.Conditions, metav1.Condition{
+			Type: clusterv1.ManagedClusterConditionJoined, Status: metav1.ConditionTrue, Reason: "ManagedClusterJoined",
+			Message: "simulated agent (add-on benchmark)",
+		})
+	}
 	if err := cl.Status().Update(ctx, mc); err != nil {
 		return fmt.Errorf("reporting ManagedCluster %s Available: %w", name, err)
 	}

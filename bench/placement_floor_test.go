@@ -21,16 +21,20 @@ import (
 // and with four times as many, and no scheduling at all, against the same kind of API server. Run it with
 // `go test -tags integration -run '^$' -bench PlacementWriteFloor ./bench/`.
 func BenchmarkPlacementWriteFloor(b *testing.B) {
+	startRecord(b, "bench-placement-floor")
 	bins := binaries(b)
 	for _, workers := range []int{16, 64} {
 		p := 1000
+		if smoke() {
+			p = 20
+		}
 		b.Run(fmt.Sprintf("%d-placements-%d-workers", p, workers), func(b *testing.B) {
 			for range b.N {
 				d := writeFloor(b, bins, p, workers)
-				b.ReportMetric(d.Seconds(), "s-4-writes-each")
-				b.ReportMetric(float64(4*p)/d.Seconds(), "writes/s")
+				report(b, d.Seconds(), "s-4-writes-each")
+				report(b, float64(4*p)/d.Seconds(), "writes/s")
 			}
-			b.ReportMetric(0, "ns/op")
+			report(b, 0, "ns/op")
 		})
 	}
 }

@@ -4,7 +4,6 @@ package bench
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -92,11 +91,19 @@ type qFleet struct {
 // and prints, per phase, GPU utilization, queueing delay, JCT, makespan, Jain's index, misfits
 // and API writes per job (bench/README.md, "Fleet queue on a real fleet"). `make bench-queue`.
 func BenchmarkFleetQueue(b *testing.B) {
-	if f := flag.Lookup("test.bench"); f == nil || !strings.Contains(f.Value.String(), "FleetQueue") {
+	rec := startRecord(b, "bench-queue")
+	// Phase (a), the peer, is Kueue's AllAtOnce dispatcher without fair sharing, with the local
+	// fleet's client rate and workerLostTimeout, not Kueue's released 5 requests/s and 15 minutes.
+	rec.Peer = fmt.Sprintf("MultiKueue: Kueue's AllAtOnce dispatcher, no fair sharing; the hub's client of each worker at %d requests/s and workerLostTimeout %s (local fleets', not Kueue's released 5/s and 15m)",
+		devfleet.HubRemoteQPS, devfleet.HubWorkerLostTimeout)
+	rec.Param("reclaim", cmpOr(os.Getenv(queueReclaimEnv), "Any"))
+	if !selected("FleetQueue") {
 		b.Skip("select it by name (make bench-queue)")
 	}
-	n := envInt(b, queueJobsEnv, 80)
-	compress := float64(envInt(b, queueCompressEnv, 20))
+	n := sized(b, queueJobsEnv, 80, 6)
+	compress := float64(sized(b, queueCompressEnv, 20, 100))
+	param(b, "jobs", n)
+	param(b, "compress", compress)
 	pr := progress{start: time.Now()}
 	tc := qTrace(n, qSeed)
 	jobs, err := queuesim.Generate(qWorkers, tc)
@@ -125,7 +132,7 @@ func BenchmarkFleetQueue(b *testing.B) {
 	for _, r := range results {
 		r.report(b)
 	}
-	b.ReportMetric(0, "ns/op")
+	report(b, 0, "ns/op")
 }
 
 // traceSummary is the trace's size, teams, GPUs and span, before and after compression.

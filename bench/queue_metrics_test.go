@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flotilla/flotilla/bench/record"
 	"github.com/flotilla/flotilla/internal/core/queuesim"
 )
 
@@ -25,8 +26,13 @@ type phaseResult struct {
 	jobs int
 	// started is the jobs whose pods all ran on the worker that admitted them.
 	started int
-	// delay is submission to every pod running; jct submission to the last pod's end.
-	delay, jct []time.Duration
+	// delay is submission to every pod running; jct submission to the last pod's end. A job
+	// whose pods did not all run on the admitting worker by the run's end (the last pod's end)
+	// is not dropped (that would keep only the survivors): its delay is censored at the run's
+	// end, a lower bound, and counted in censored; likewise a job not finished by then in
+	// jctCensored.
+	delay, jct            []time.Duration
+	censored, jctCensored int
 	// Where delay goes, per started job: hubWait is submission to the hub's first quota
 	// reservation, dispatch from there to a worker's admission (status.clusterName), podStart
 	// from there to every pod running.
@@ -92,7 +98,7 @@ func measure(ph phase, r *recorder, teams []queuesim.Team, writes float64) *phas
 	finishes := map[string]time.Time{}
 	for key, j := range r.jobs {
 		var start, finish, created time.Time
-		running, unsched, other := 0, false, false
+		running, ended, unsched, other := 0, 0, false, false
 		for _, p := range byJob[key] {
 			if p.worker != j.worker {
 				other = true
@@ -108,6 +114,9 @@ func measure(ph phase, r *recorder, teams []queuesim.Team, writes float64) *phas
 					start = p.running
 				}
 			}
+			if !p.ended.IsZero() {
+				ended++
+			}
 			if p.ended.After(finish) {
 				finish = p.ended
 			}
@@ -116,11 +125,19 @@ func measure(ph phase, r *recorder, teams []queuesim.Team, writes float64) *phas
 			res.elsewhere++
 		}
 		if running < j.trace.Pods {
+			res.censored++
+			res.jctCensored++
+			res.delay = append(res.delay, max(0, end.Sub(j.submit)))
+			res.jct = append(res.jct, max(0, end.Sub(j.submit)))
 			continue
 		}
 		res.started++
 		starts[key], finishes[key] = start, finish
 		res.delay = append(res.delay, start.Sub(j.submit))
+		if ended < j.trace.Pods {
+			res.jctCensored++
+			finish = end
+		}
 		res.jct = append(res.jct, finish.Sub(j.submit))
 		if !j.reserved.IsZero() && !j.admitted.IsZero() {
 			res.hubWait = append(res.hubWait, j.reserved.Sub(j.submit))
@@ -234,8 +251,8 @@ func jainOverWeights(gpuSec map[string]float64, teams []queuesim.Team, shares ma
 }
 
 func (r *phaseResult) summary() string {
-	return fmt.Sprintf("utilization %.1f%%, queueing delay %s, makespan %s, Jain %.3f over %d s, misfits %d, writes/job %.0f",
-		100*r.util, latencySummary(r.delay), r.makespan.Round(100*time.Millisecond), r.jain, r.fairSamples, r.misfits, r.writes/float64(r.jobs))
+	return fmt.Sprintf("utilization %.1f%%, queueing delay %s (%d censored at the run's end), makespan %s, Jain %.3f over %d s, misfits %d, writes/job %.0f",
+		100*r.util, latencySummary(r.delay), r.censored, r.makespan.Round(100*time.Millisecond), r.jain, r.fairSamples, r.misfits, r.writes/float64(r.jobs))
 }
 
 func meanDuration(ds []time.Duration) time.Duration {
@@ -259,13 +276,16 @@ func queueTable(rs []*phaseResult, jobs []queuesim.Job, compress float64) string
 	}
 	sec := func(d time.Duration) string { return fmt.Sprintf("%.1f s", d.Seconds()) }
 	row("jobs run (all pods started on the admitting worker)", func(r *phaseResult) string { return fmt.Sprintf("%d of %d", r.started, r.jobs) })
+	row("jobs censored at the run's end (delay / JCT; counted at the run's end, a lower bound)", func(r *phaseResult) string {
+		return fmt.Sprintf("%d / %d", r.censored, r.jctCensored)
+	})
 	row("GPU utilization over the makespan", func(r *phaseResult) string { return fmt.Sprintf("%.1f%%", 100*r.util) })
 	row("makespan", func(r *phaseResult) string { return sec(r.makespan) })
 	row("queueing delay p50 (submit to all pods running)", func(r *phaseResult) string { return pct(r.delay, 50) })
-	row("queueing delay p99", func(r *phaseResult) string { return pct(r.delay, 99) })
+	row("queueing delay tail (p99 from 100 jobs, else the maximum)", func(r *phaseResult) string { return tail(r.delay) })
 	row("mean JCT (submit to last pod ended)", func(r *phaseResult) string { return sec(meanDuration(r.jct)) })
 	parts := func(ds []time.Duration) string {
-		return fmt.Sprintf("%s mean, p50 %s, p99 %s", sec(meanDuration(ds)), pct(ds, 50), pct(ds, 99))
+		return fmt.Sprintf("%s mean, p50 %s, %s", sec(meanDuration(ds)), pct(ds, 50), tail(ds))
 	}
 	row("delay, part 1: submit to quota reserved on the hub", func(r *phaseResult) string { return parts(r.hubWait) })
 	row("delay, part 2: quota reserved to admitted on a worker", func(r *phaseResult) string { return parts(r.dispatch) })
@@ -292,7 +312,19 @@ func pct(ds []time.Duration, p int) string {
 	if len(ds) == 0 {
 		return "-"
 	}
-	return fmt.Sprintf("%.1f s (n=%d)", percentile(ds, p).Seconds(), len(ds))
+	return fmt.Sprintf("%.1f s (n=%d)", record.Percentile(ds, p).Seconds(), len(ds))
+}
+
+// tail is "p99 X s (n=N)" from record.MinP99Samples samples, else "max X s (n=N)".
+func tail(ds []time.Duration) string {
+	s := record.Summarize(ds)
+	if s.N == 0 {
+		return "-"
+	}
+	if s.HasP99() {
+		return fmt.Sprintf("p99 %.1f s (n=%d)", s.P99.Seconds(), s.N)
+	}
+	return fmt.Sprintf("max %.1f s (n=%d)", s.Max.Seconds(), s.N)
 }
 
 func mapSlice[T any](xs []T, f func(T) string) []string {
@@ -315,21 +347,30 @@ func utilizationCSV(rs []*phaseResult) []byte {
 	return []byte(sb.String())
 }
 
-// report reports the phase's figures as benchmark metrics.
+// report reports the phase's figures as benchmark metrics (tagged mk and fl) and adds them to
+// the record, MultiKueue's defaults as the peer.
 func (r *phaseResult) report(b *testing.B) {
 	tag := map[string]string{phaseDefaults.name: "mk", phaseFlotilla.name: "fl"}[r.name]
-	b.ReportMetric(100*r.util, tag+"-util-%")
-	b.ReportMetric(r.makespan.Seconds(), tag+"-makespan-s")
-	if len(r.delay) > 0 {
-		b.ReportMetric(percentile(r.delay, 50).Seconds(), tag+"-delay-p50-s")
-		b.ReportMetric(percentile(r.delay, 99).Seconds(), tag+"-delay-p99-s")
+	side := map[string]record.Side{phaseDefaults.name: record.Peer, phaseFlotilla.name: record.Flotilla}[r.name]
+	one := func(value float64, metric string, n int) { reportSide(b, side, tag, metric, value, n) }
+	one(float64(r.jobs), "jobs", 1)
+	one(100*r.util, "util-%", 1)
+	one(r.makespan.Seconds(), "makespan-s", 1)
+	if s := record.Summarize(r.delay); s.N > 0 {
+		one(s.P50.Seconds(), "delay-p50-s", s.N)
+		if s.HasP99() {
+			one(s.P99.Seconds(), "delay-p99-s", s.N)
+		}
+		one(s.Max.Seconds(), "delay-max-s", s.N)
 	}
-	b.ReportMetric(meanDuration(r.jct).Seconds(), tag+"-jct-mean-s")
-	if !math.IsNaN(r.jain) {
-		b.ReportMetric(r.jain, tag+"-jain")
-		b.ReportMetric(r.jainToIdeal, tag+"-jain-to-fair")
+	one(float64(r.censored), "jobs-censored", r.jobs)
+	one(meanDuration(r.jct).Seconds(), "jct-mean-s", len(r.jct))
+	one(float64(r.jctCensored), "jct-censored", r.jobs)
+	if !math.IsNaN(r.jain) && r.fairSamples > 0 { // no second with every team waiting: no index
+		one(r.jain, "jain", r.fairSamples)
+		one(r.jainToIdeal, "jain-to-fair", r.fairSamples)
 	}
-	b.ReportMetric(float64(r.misfits), tag+"-misfits")
-	b.ReportMetric(float64(r.evicted), tag+"-evicted")
-	b.ReportMetric(r.writes/float64(r.jobs), tag+"-writes/job")
+	one(float64(r.misfits), "misfits", r.jobs)
+	one(float64(r.evicted), "evicted", r.jobs)
+	one(r.writes/float64(r.jobs), "writes/job", r.jobs)
 }

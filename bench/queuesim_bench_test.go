@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flotilla/flotilla/bench/record"
 	"github.com/flotilla/flotilla/internal/core/queuesim"
 )
 
@@ -40,6 +41,7 @@ var queueSimVariants = []queueSimVariant{
 }
 
 func BenchmarkQueueSim(b *testing.B) {
+	startRecord(b, "bench-queue-sim")
 	out := os.Getenv(queueSimOutEnv)
 	if out == "" {
 		out = filepath.Join(os.TempDir(), "flotilla-queuesim")
@@ -99,9 +101,13 @@ func BenchmarkQueueSim(b *testing.B) {
 			fmt.Printf("\nutilization series: %s.csv, %s.svg\n", base, base)
 			for i, res := range results {
 				key := []string{"a", "b-fifo", "b-fixed", "b-mostfree"}[i]
-				b.ReportMetric(res.Utilization, key+"-utilization")
-				b.ReportMetric(res.Timing.PerSecond, key+"-decisions/s")
-				b.ReportMetric(float64(res.Timing.P99)/float64(time.Millisecond), key+"-ms-decision-p99")
+				report(b, res.Utilization, key+"-utilization")
+				report(b, res.Timing.PerSecond, key+"-decisions/s")
+				if res.Timing.Decisions >= queuesim.MinP99Samples {
+					reportN(b, record.Flotilla, float64(res.Timing.P99)/float64(time.Millisecond), key+"-ms-decision-p99", res.Timing.Decisions)
+				} else {
+					reportN(b, record.Flotilla, float64(res.Timing.Max)/float64(time.Millisecond), key+"-ms-decision-max", res.Timing.Decisions)
+				}
 			}
 		})
 	}
@@ -109,6 +115,9 @@ func BenchmarkQueueSim(b *testing.B) {
 
 func queueSimJobs(b *testing.B, name string, def int) int {
 	v := os.Getenv(name)
+	if v == "" && smoke() {
+		return min(def, 300)
+	}
 	if v == "" {
 		return def
 	}
@@ -143,8 +152,11 @@ func queueSimTable(rs []*queuesim.Result) string {
 		return fmt.Sprintf("%.1f%%", 100*r.UtilizationArriving)
 	})
 	row("makespan", func(r *queuesim.Result) string { return fmt.Sprintf("%.2f h", r.Makespan/3600) })
-	row("queueing delay p50 / p99 (all jobs)", func(r *queuesim.Result) string {
-		return fmt.Sprintf("%s / %s (n=%d)", dur(r.QueueDelay.P50), dur(r.QueueDelay.P99), r.QueueDelay.N)
+	row("queueing delay p50 / tail (all jobs; p99 from 100 jobs, else the maximum)", func(r *queuesim.Result) string {
+		if !r.QueueDelay.HasP99() {
+			return fmt.Sprintf("%s / max %s (n=%d)", dur(r.QueueDelay.P50), dur(r.QueueDelay.Max), r.QueueDelay.N)
+		}
+		return fmt.Sprintf("%s / p99 %s (n=%d)", dur(r.QueueDelay.P50), dur(r.QueueDelay.P99), r.QueueDelay.N)
 	})
 	row("mean job completion time", func(r *queuesim.Result) string { return dur(r.MeanCompletion) })
 	row("Jain's index, share/weight (window samples)", func(r *queuesim.Result) string {
@@ -184,8 +196,12 @@ func queueSimTable(rs []*queuesim.Result) string {
 	row("most jobs waiting on the hub", func(r *queuesim.Result) string { return strconv.Itoa(r.PeakWaiting) })
 	row("dispatch decisions", func(r *queuesim.Result) string { return strconv.Itoa(r.Timing.Decisions) })
 	row("decisions/s (wall clock of the decision function)", func(r *queuesim.Result) string { return fmt.Sprintf("%.0f", r.Timing.PerSecond) })
-	row("decision latency p50 / p99 / max", func(r *queuesim.Result) string {
-		return fmt.Sprintf("%s / %s / %s", r.Timing.P50, r.Timing.P99, r.Timing.Max)
+	row("decision latency p50 / p99 / max (p99 from 100 decisions)", func(r *queuesim.Result) string {
+		p99 := "-"
+		if r.Timing.Decisions >= queuesim.MinP99Samples {
+			p99 = r.Timing.P99.String()
+		}
+		return fmt.Sprintf("%s / %s / %s (n=%d)", r.Timing.P50, p99, r.Timing.Max, r.Timing.Decisions)
 	})
 	row("simulation wall time", func(r *queuesim.Result) string { return r.Timing.Run.Round(time.Millisecond).String() })
 	return sb.String()

@@ -4,12 +4,10 @@ package bench
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -43,16 +41,19 @@ const (
 // nothing runs the pods. It takes minutes, so `-bench .` (make bench) skips it:
 // `make bench-resourceusage`.
 func BenchmarkResourceUsageAgent(b *testing.B) {
-	if f := flag.Lookup("test.bench"); f == nil || !strings.Contains(f.Value.String(), "ResourceUsage") {
+	startRecord(b, "bench-resourceusage")
+	if !selected("ResourceUsage") {
 		b.Skip("runs for minutes: select it by name (make bench-resourceusage)")
 	}
-	nodes, pods := envInt(b, ruNodesEnv, defaultRUNodes), envInt(b, ruPodsEnv, defaultRUPods)
+	nodes, pods := sized(b, ruNodesEnv, defaultRUNodes, 20), sized(b, ruPodsEnv, defaultRUPods, 100)
+	param(b, "nodes", nodes)
+	param(b, "pods", pods)
 	bins := binaries(b)
 	agentBin := buildRUAgent(b)
 	for range b.N {
 		runResourceUsageAgent(b, bins, agentBin, nodes, pods)
 	}
-	b.ReportMetric(0, "ns/op")
+	report(b, 0, "ns/op")
 }
 
 // buildRUAgent builds bench/ruagent, the resource-usage add-on as a process of its own.
@@ -132,21 +133,25 @@ func runResourceUsageAgent(b *testing.B, bins localk8s.Binaries, agentBin string
 	// include it, seen by a watch.
 	rss0 := rss(b, agent)
 	cpu0, w0 := cpuTicksOf(b, agent), time.Now()
-	lat := churnGPUPods(ctx, b, api.Client, names, ruWindow, ruChangesPerSecond)
+	window := ruWindow
+	if smoke() {
+		window = 5 * time.Second // 25 deletions: within the smoke run's 100 pods
+	}
+	lat := churnGPUPods(ctx, b, api.Client, names, window, ruChangesPerSecond)
 	cpu := float64(cpuTicksOf(b, agent)-cpu0) / float64(clk) / time.Since(w0).Seconds() * 100
 	rssEnd, peak := rss(b, agent), statusBytes(b, agent, "VmHWM")
 	pr.printf("window of %s at %d pod changes/s: agent %.2f%% of a core, resident %.0f MiB (%.0f MiB before the window, peak %.0f MiB)",
-		ruWindow, ruChangesPerSecond, cpu, mib(rssEnd), mib(rss0), mib(peak))
+		window, ruChangesPerSecond, cpu, mib(rssEnd), mib(rss0), mib(peak))
 	pr.printf("change to ResourceUsage: %s", latencySummary(lat))
 	if log, err := os.ReadFile(filepath.Join(dir, "ruagent.log")); err == nil {
 		pr.printf("the add-on's log:\n%s", log)
 	}
-	b.ReportMetric(float64(nodes), "nodes")
-	b.ReportMetric(float64(pods), "pods")
-	b.ReportMetric(first.Seconds(), "s-first-usage")
-	b.ReportMetric(cpu, "cpu-%-agent")
-	b.ReportMetric(mib(rssEnd), "MiB-rss-agent")
-	b.ReportMetric(mib(peak), "MiB-rss-agent-peak")
+	report(b, float64(nodes), "nodes")
+	report(b, float64(pods), "pods")
+	report(b, first.Seconds(), "s-first-usage")
+	report(b, cpu, "cpu-%-agent")
+	report(b, mib(rssEnd), "MiB-rss-agent")
+	report(b, mib(peak), "MiB-rss-agent-peak")
 	reportLatency(b, lat, time.Second, func(stat string) string { return stat + "-change" })
 }
 

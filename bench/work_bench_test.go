@@ -5,12 +5,9 @@ package bench
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -59,39 +56,30 @@ const (
 //
 // It takes several minutes, so `-bench .` (make bench) skips it: `make bench-work`.
 func BenchmarkWorkDelivery(b *testing.B) {
-	if f := flag.Lookup("test.bench"); f == nil || !strings.Contains(f.Value.String(), "Work") {
+	startRecord(b, "bench-work")
+	if !selected("Work") {
 		b.Skip("runs for several minutes: select it by name (make bench-work)")
 	}
-	n := envInt(b, workClustersEnv, defaultWorkClusters)
+	n := sized(b, workClustersEnv, defaultWorkClusters, 5)
 	rate := envInt(b, workRateEnv, defaultWorkRate)
+	param(b, "clusters", n)
+	param(b, "rate", rate)
 	ctrllog.SetLogger(logr.Discard())
 	bins := binaries(b)
 	hubBin := buildFlotilla(b)
 	for range b.N {
 		r := runWorkDelivery(b, bins, hubBin, n, rate)
-		b.ReportMetric(float64(n), "clusters")
+		report(b, float64(n), "clusters")
 		reportLatency(b, r.latencies, time.Millisecond, func(stat string) string { return "applied-" + stat })
-		b.ReportMetric(r.hubCPU, "cpu-%-hub")
-		b.ReportMetric(mib(r.hubRSS), "MiB-rss-hub")
-		b.ReportMetric(r.agentsCPU, "cpu-%-agents")
-		b.ReportMetric(mib(r.agentsRSS), "MiB-rss-agents")
+		report(b, r.hubCPU, "cpu-%-hub")
+		report(b, mib(r.hubRSS), "MiB-rss-hub")
+		report(b, r.agentsCPU, "cpu-%-agents")
+		report(b, mib(r.agentsRSS), "MiB-rss-agents")
 		for name, cpu := range r.apiCPU {
-			b.ReportMetric(cpu, "cpu-%-"+name)
+			report(b, cpu, "cpu-%-"+name)
 		}
 	}
-	b.ReportMetric(0, "ns/op")
-}
-
-func envInt(b *testing.B, name string, def int) int {
-	v := os.Getenv(name)
-	if v == "" {
-		return def
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 1 {
-		b.Fatalf("%s=%q: want a positive number", name, v)
-	}
-	return n
+	report(b, 0, "ns/op")
 }
 
 type workResult struct {

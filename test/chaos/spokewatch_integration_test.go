@@ -29,10 +29,8 @@ type spokeWatch struct {
 	// existing are the pods present when the watch started; created counts the others by job.
 	existing map[types.UID]bool
 	created  map[string]int
-	// pods are each job's pods that exist now, each with its deletionTimestamp (zero while it
-	// has none); stopped is when the last of its removed pods stopped (stopAt).
-	pods    map[string]map[types.UID]time.Time
-	stopped map[string]time.Time
+	// lives are what the watch saw of each job's pods, removed ones included (podLife).
+	lives map[string]map[types.UID]podLife
 	// history is what happened to each job's pods, a line per change, for a failure's message.
 	history map[string][]string
 }
@@ -73,7 +71,7 @@ func (w *spokeWatch) historyOf(job string) string {
 func watchSpoke(t *testing.T, s *fenced) *spokeWatch {
 	t.Helper()
 	w := &spokeWatch{resumed: map[string]int{}, existing: map[types.UID]bool{}, created: map[string]int{},
-		pods: map[string]map[types.UID]time.Time{}, stopped: map[string]time.Time{}, history: map[string][]string{}}
+		lives: map[string]map[types.UID]podLife{}, history: map[string][]string{}}
 	stop := make(chan struct{})
 	jobs := informers.NewSharedInformerFactory(s.Spoke.Client, 0)
 	jobInf := jobs.Batch().V1().Jobs().Informer()
@@ -101,32 +99,34 @@ func watchSpoke(t *testing.T, s *fenced) *spokeWatch {
 			} else if !w.existing[p.UID] {
 				w.created[job]++
 			}
-			if w.pods[job] == nil {
-				w.pods[job] = map[types.UID]time.Time{}
+			if w.lives[job] == nil {
+				w.lives[job] = map[types.UID]podLife{}
 			}
-			w.pods[job][p.UID] = deadline(p)
-			w.note(p, "seen")
+			w.lives[job][p.UID] = lifeOf(podLife{}, p, time.Now())
+			w.note(p, "seen "+string(p.Status.Phase))
 		}),
 		UpdateFunc: func(_, obj any) {
 			w.onPod(func(p *corev1.Pod) {
-				// The earliest deletionTimestamp counts: a later delete that shortens the grace
-				// period (the kubelet's, with 0) moves it to that moment, after the kill.
-				if dl, ok := w.pods[p.Labels["job"]][p.UID]; ok && !dl.Equal(deadline(p)) {
-					if dl.IsZero() || deadline(p).Before(dl) {
-						w.pods[p.Labels["job"]][p.UID] = deadline(p)
-					}
-					w.note(p, "deleting")
+				was, ok := w.lives[p.Labels["job"]][p.UID]
+				if !ok {
+					return
+				}
+				now := lifeOf(was, p, time.Now())
+				if now != was {
+					w.lives[p.Labels["job"]][p.UID] = now
+					w.note(p, string(p.Status.Phase))
 				}
 			})(obj)
 		},
 		DeleteFunc: w.onPod(func(p *corev1.Pod) {
 			job := p.Labels["job"]
-			first := w.pods[job][p.UID]
-			delete(w.pods[job], p.UID)
-			w.note(p, "removed")
-			if at := stopAt(p, first, time.Now()); at.After(w.stopped[job]) {
-				w.stopped[job] = at
+			l := lifeOf(w.lives[job][p.UID], p, time.Now())
+			l.removed = time.Now()
+			if w.lives[job] == nil {
+				w.lives[job] = map[types.UID]podLife{}
 			}
+			w.lives[job][p.UID] = l
+			w.note(p, "removed")
 		}),
 	})
 	if err != nil {
@@ -152,44 +152,14 @@ func (w *spokeWatch) stale(job string) (resumed, created int) {
 	return w.resumed[job], w.created[job]
 }
 
-// deadline is when the pod's containers have stopped at the latest: its deletionTimestamp, the
-// end of the grace period its deletion gave it, when the kubelet kills what is left; zero while
-// it is not being deleted.
-func deadline(p *corev1.Pod) time.Time {
-	if p.DeletionTimestamp == nil {
-		return time.Time{}
-	}
-	return p.DeletionTimestamp.Time
-}
-
-// stopAt is when a pod removed at removed stopped: then, or at the earliest deletionTimestamp it
-// had (first, or its last state's) if that came first. A kubelet stops a deleted pod's
-// containers by the end of its grace period, while kwok, which stands in for the kubelets here,
-// removes the objects of hundreds of pods deleted at once over a minute or more on one machine.
-func stopAt(p *corev1.Pod, first, removed time.Time) time.Time {
-	at := removed
-	for _, dl := range []time.Time{first, deadline(p)} {
-		if !dl.IsZero() && dl.Before(at) {
-			at = dl
-		}
-	}
-	return at
-}
-
-// alive says how many of the job's pods may still run at `at` (not removed, and not past their
-// deletionTimestamp), and when the last one that stopped did (stopAt).
-func (w *spokeWatch) alive(job string, at time.Time) (int, time.Time) {
+// rerunOf says how the job's start on another worker at start relates to its pods here
+// (classify), and when the last of them that stopped did.
+func (w *spokeWatch) rerunOf(job string, start time.Time) (rerun, time.Time) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	live, last := 0, w.stopped[job]
-	for _, dl := range w.pods[job] {
-		if dl.IsZero() || dl.After(at) {
-			live++
-			continue
-		}
-		if dl.After(last) {
-			last = dl
-		}
+	var pods []podLife
+	for _, l := range w.lives[job] {
+		pods = append(pods, l)
 	}
-	return live, last
+	return classify(pods, start)
 }

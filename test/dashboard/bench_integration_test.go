@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
+	"github.com/flotilla/flotilla/bench/record"
 	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
@@ -31,13 +32,20 @@ import (
 // of `flotilla hub` serving the dashboard over HTTPS to viewers who log in with a token.
 // make bench-dashboard; results in bench/README.md.
 func BenchmarkDashboard(b *testing.B) {
+	rec := record.New("bench-dashboard")
+	rec.Param("benchmark", b.Name())
+	sizes := []int{1000, 5000}
+	if record.Smoke() {
+		sizes = []int{20, 40}
+		rec.Param("smoke", true)
+	}
 	env := testenv.Start(b, testenv.Options{CRDs: true})
 	c := env.HubClient(b)
 	url, proc := serveProcess(b, "--kubeconfig", env.Hub.Kubeconfig)
 	ctx := browser(b)
 	prefix := "bench-" + strconv.FormatInt(time.Now().Unix(), 36)
 	have := 0
-	for _, n := range []int{1000, 5000} {
+	for _, n := range sizes {
 		createClustersFrom(b, c, prefix, have, n-have, map[string]string{"dashboard-test": prefix})
 		have = n
 		var fleet, gpus []time.Duration
@@ -50,13 +58,15 @@ func BenchmarkDashboard(b *testing.B) {
 		b.Logf("%d clusters: first render fleet %s, GPUs %s (median of 3; all fleet %v, GPUs %v)", n, fleet[1], gpus[1], fleet, gpus)
 		b.ReportMetric(float64(fleet[1].Milliseconds()), fmt.Sprintf("fleet-ms@%d", n))
 		b.ReportMetric(float64(gpus[1].Milliseconds()), fmt.Sprintf("gpus-ms@%d", n))
+		rec.Add(record.Flotilla, fmt.Sprintf("fleet-first-render-median@%d", n), float64(fleet[1].Milliseconds()), "ms", len(fleet))
+		rec.Add(record.Flotilla, fmt.Sprintf("gpus-first-render-median@%d", n), float64(gpus[1].Milliseconds()), "ms", len(gpus))
 	}
 
 	// The first tab leaves the GPUs view, whose live stream would refetch the whole fleet on
 	// every change: only the 10 viewers watch.
 	run(b, ctx, "leaving the GPUs view", chromedp.Navigate("about:blank"))
 	change := clusterChanger(c, prefix, have)
-	w := viewers{ctx: ctx, change: change}
+	w := viewers{ctx: ctx, change: change, rec: rec}
 	w.measure(b, "dashboard", proc.Pid, url+"/fleet", nil)
 
 	// The hub, as a chart runs it (every controller, and the dashboard over HTTPS), started on the
@@ -74,6 +84,11 @@ func BenchmarkDashboard(b *testing.B) {
 		return res.StatusCode == 200, res.Status, nil
 	})
 	w.measure(b, "hub", hub.Process.Pid, hubURL+"/fleet", login)
+	path, err := rec.Write()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("record: %s", path)
 }
 
 // logIn logs the tab in on the hub's dashboard at hubURL with tok, through its /login form.
@@ -95,6 +110,7 @@ func logIn(t testing.TB, tab context.Context, hubURL, tok string) {
 type viewers struct {
 	ctx    context.Context
 	change func(time.Duration) int
+	rec    *record.Record
 }
 
 // measure lets the process settle, then runs 30 s of cluster changes with no viewer (its own
@@ -102,8 +118,11 @@ type viewers struct {
 // context of its own (10 people's browsers), logged in with login when it is not nil, on page,
 // and runs 30 s of changes again. The viewers' cost is the difference.
 func (v viewers) measure(b *testing.B, who string, pid int, page string, login func(*testing.B, context.Context)) {
-	window := 30 * time.Second
-	time.Sleep(20 * time.Second)
+	window, settle := 30*time.Second, 20*time.Second
+	if record.Smoke() {
+		window, settle = 3*time.Second, 2*time.Second
+	}
+	time.Sleep(settle)
 	rssIdle, cpu0 := procRSS(b, pid), procCPU(b, pid)
 	alone := v.change(window)
 	rssAlone, cpu1 := procRSS(b, pid), procCPU(b, pid)
@@ -138,6 +157,8 @@ func (v viewers) measure(b *testing.B, who string, pid int, page string, login f
 		who, rssIdle>>20, rssAlone>>20, rssOpen>>20, rssWatch>>20, alone, watched, alonePct, watchPct, window)
 	b.ReportMetric(float64(rssWatch-rssAlone)/(1<<20), who+"-added-MiB-10-viewers")
 	b.ReportMetric(watchPct-alonePct, who+"-added-cpu-%-10-viewers")
+	v.rec.Add(record.Flotilla, who+"-added-rss-10-viewers", float64(rssWatch-rssAlone)/(1<<20), "MiB", 1)
+	v.rec.Add(record.Flotilla, who+"-added-cpu-10-viewers", watchPct-alonePct, "%", 1)
 }
 
 // clusterChanger returns a function that patches a label of one of the n clusters every 100 ms

@@ -3,7 +3,6 @@
 package flowerfleet
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"slices"
@@ -14,11 +13,12 @@ import (
 	"time"
 
 	flv1alpha1 "github.com/flotilla/flotilla/api/federationai/v1alpha1"
+	"github.com/flotilla/flotilla/bench/record"
 	"github.com/flotilla/flotilla/internal/local/localk8s"
 )
 
-// measurements are the timings `make bench-fl` reports (FLOTILLA_BENCH_OUT): they are recorded,
-// never asserted. Times are when the test saw the status change (it polls every 200 ms).
+// measurements are the timings `make bench-fl` reports and records (bench/record, when
+// FLOTILLA_BENCH_RESULTS names a folder, as make bench-fl sets it): never asserted. Times are when the test saw the status change (it polls every 200 ms).
 type measurements struct {
 	created, clientsRunning, submitted time.Time
 	rounds                             map[int32]time.Time
@@ -48,7 +48,8 @@ func (f *fleet) cpu(t *testing.T) cpuSample {
 	return cpuSample{at: time.Now(), apiserver: ticks(f.env.Hub.APIServer), etcd: ticks(f.env.Fleet.Etcds[0].Process), process: self}
 }
 
-// report prints the measurements and writes them to FLOTILLA_BENCH_OUT as JSON when it is set.
+// report prints the measurements and, when FLOTILLA_BENCH_RESULTS is set, writes them as a
+// record (bench/record).
 func (m *measurements) report(t *testing.T, f *fleet, lostAfter int32, roundClients []flv1alpha1.RoundClients) {
 	t.Helper()
 	sec := func(d time.Duration) float64 { return d.Round(10 * time.Millisecond).Seconds() }
@@ -95,12 +96,42 @@ func (m *measurements) report(t *testing.T, f *fleet, lostAfter int32, roundClie
 	}
 	f.show(t, "Measured (one run; times as the test saw the status change)")
 	f.print(t, b.String())
-	if path := os.Getenv("FLOTILLA_BENCH_OUT"); path != "" {
-		data, _ := json.MarshalIndent(out, "", "  ")
-		if err := os.WriteFile(path, append(data, '\n'), 0o644); err != nil {
-			t.Errorf("writing %s: %v", path, err)
-		}
+	if os.Getenv(record.DirEnv) == "" {
+		return
 	}
+	rec := record.New("bench-fl")
+	rec.Param("lostAfterRound", lostAfter)
+	rec.Param("roundSeconds3Clients", fmt.Sprint(threeClient))
+	for _, k := range keys {
+		v, ok := out[k].(float64)
+		if !ok {
+			continue // the rounds' list, kept as a parameter above
+		}
+		n := 1
+		if k == "rounds_per_minute_3_clients" {
+			n = len(threeClient)
+		}
+		rec.Add(record.Flotilla, k, v, flUnit(k), n)
+	}
+	path, err := rec.Write()
+	if err != nil {
+		t.Errorf("writing the record: %v", err)
+		return
+	}
+	t.Logf("record: %s", path)
+}
+
+// flUnit is the unit a measurement's name ends with.
+func flUnit(name string) string {
+	switch {
+	case strings.HasSuffix(name, "_s"):
+		return "s"
+	case strings.HasSuffix(name, "_percent"):
+		return "%"
+	case strings.HasSuffix(name, "_per_minute_3_clients"):
+		return "rounds/min"
+	}
+	return ""
 }
 
 // firstRoundWithout is when the first round after lostAfter that took no update from cluster was

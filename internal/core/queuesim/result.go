@@ -54,11 +54,20 @@ type Result struct {
 	Timing Timing
 }
 
-// Stats summarize samples: nearest-rank percentiles, with their count.
+// Stats summarize samples: nearest-rank percentiles, with their count. P99 is zero below
+// MinP99Samples samples: there the nearest-rank 99th percentile is the maximum under another
+// name, and a report gives Max with N instead.
 type Stats struct {
 	N                   int
 	Mean, P50, P99, Max float64
 }
+
+// MinP99Samples is the fewest samples whose nearest-rank 99th percentile is not their maximum
+// (the rule of bench/record, which core may not import).
+const MinP99Samples = 100
+
+// HasP99 says whether P99 was computed (N >= MinP99Samples).
+func (s Stats) HasP99() bool { return s.N >= MinP99Samples }
 
 // TeamShare is one team's part of the GPU-seconds in the fairness window.
 type TeamShare struct {
@@ -91,7 +100,8 @@ type Timing struct {
 	Decisions int
 	Total     time.Duration
 	// PerSecond is Decisions / Total: decisions a dispatcher doing nothing else sustains.
-	PerSecond     float64
+	PerSecond float64
+	// P99 is zero below MinP99Samples decisions (Stats).
 	P50, P99, Max time.Duration
 	// Run is the whole simulation's wall time.
 	Run time.Duration
@@ -167,7 +177,11 @@ func stats(xs []float64) Stats {
 		k := (p*len(s) + 99) / 100
 		return s[max(k, 1)-1]
 	}
-	return Stats{N: len(s), Mean: sum / float64(len(s)), P50: rank(50), P99: rank(99), Max: s[len(s)-1]}
+	st := Stats{N: len(s), Mean: sum / float64(len(s)), P50: rank(50), Max: s[len(s)-1]}
+	if st.HasP99() {
+		st.P99 = rank(99)
+	}
+	return st
 }
 
 // Jain is Jain's fairness index of each team's GPU-seconds over its weight, (sum x)^2 / (n sum
