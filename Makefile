@@ -153,7 +153,7 @@ bench-failover: k8s-bin ## A worker running 50 GPU jobs cut off the hub (iptable
 # longer measures fails make test. bench-failover's peer (Kueue's 15 minutes) and bench-fl (a
 # real Flower federation) are not in it: their code runs in make test's TestKueueFailover and
 # TestFederationTrains.
-bench-smoke: k8s-bin dashboard-assets ## Every benchmark at a tiny size, checked to record its figures (a few minutes).
+bench-smoke: k8s-bin dashboard-assets ## Every benchmark at a tiny size, checked to record its figures (about 20 minutes on 2 cores under load).
 	@dir="$$(mktemp -d -t flotilla-bench-smoke.XXXXXX)" && start=$$(date +%s) && \
 	FLOTILLA_BENCH_SMOKE=1 FLOTILLA_BENCH_RESULTS="$$dir" FLOTILLA_K8S_BIN="$$(tools/build.sh --print)" \
 	  $(GO) test -tags integration -p 1 -run '^$$' -bench . -benchtime 1x -timeout 30m ./bench/ ./test/dashboard/ && \
