@@ -55,7 +55,10 @@ func FuzzSessionCookie(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if value != sealed || tok != "viewer-token" {
+		// Only "viewer-token" is ever sealed with this key. The seal's nonce is random and each
+		// fuzzing worker runs this setup again, so a genuine seal made by another process opens
+		// too: the property is that nothing opens to another token.
+		if tok != "viewer-token" {
 			t.Fatalf("Token(%q) = %q: a cookie the dashboard did not seal opened", value, tok)
 		}
 	})
