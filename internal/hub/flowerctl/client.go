@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"mime"
-	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -265,17 +264,11 @@ func (c *Client) httpClient() *http.Client {
 	}
 	c.once.Do(func() {
 		// The address may be a requester's word (a FederatedLearning's spec.server.superlink):
-		// the dialer checks each resolved address, and no proxy dials on the client's behalf.
-		dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second, Control: egress.Control(c.AllowLocal)}
-		c.builtin = &http.Client{Transport: &http.Transport{
-			Proxy:               nil,
-			DialContext:         dialer.DialContext,
-			TLSClientConfig:     c.TLS.Clone(),
-			TLSHandshakeTimeout: 10 * time.Second,
-			ForceAttemptHTTP2:   true, // uvicorn answers HTTP/1.1; a proxy in front may offer h2
-			MaxIdleConnsPerHost: 4,
-			IdleConnTimeout:     90 * time.Second,
-		}, CheckRedirect: egress.NoRedirect}
+		// egress's transport checks each resolved address and dials through no proxy.
+		t := egress.Transport(c.AllowLocal)
+		t.TLSClientConfig = c.TLS.Clone()
+		t.MaxIdleConnsPerHost = 4
+		c.builtin = &http.Client{Transport: t, CheckRedirect: egress.NoRedirect}
 	})
 	return c.builtin
 }
