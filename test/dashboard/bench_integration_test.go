@@ -142,11 +142,8 @@ func (v viewers) measure(b *testing.B, who string, pid int, page string, login f
 			login(b, tab)
 		}
 		// A page in the background gets no animation frames: poll the DOM on a timer.
-		run(b, tab, "a viewer's fleet view", chromedp.Navigate(page), chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-			_, err := chromedp.Poll[bool](`document.querySelectorAll("tr[data-cluster]").length > 0`,
-				chromedp.WithPollingInterval(100*time.Millisecond), chromedp.WithPollingTimeout(20*time.Second))(ctx, tg)
-			return err
-		}))
+		run(b, tab, "a viewer's fleet view", chromedp.Navigate(page),
+			poll(`document.querySelectorAll("tr[data-cluster]").length > 0`, 20*time.Second, chromedp.WithPollingInterval(100*time.Millisecond)))
 	}
 	rssOpen, cpu2 := procRSS(b, pid), procCPU(b, pid)
 	watched := v.change(window)

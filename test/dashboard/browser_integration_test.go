@@ -113,11 +113,33 @@ func eval(expr string, opts ...chromedp.EvaluateOption) chromedp.Action[chromedp
 }
 
 // poll is a step that waits until expr is true.
-func poll(expr string, timeout time.Duration) chromedp.Action[chromedp.Void] {
+func poll(expr string, timeout time.Duration, opts ...chromedp.PollOption) chromedp.Action[chromedp.Void] {
 	return chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-		_, err := chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(timeout))(ctx, tg)
+		_, err := pollValue[bool](expr, timeout, opts...)(ctx, tg)
 		return err
 	})
+}
+
+// pollValue waits up to timeout for expr to be truthy and returns its value. A navigation still
+// in flight (a redirect, or the page a form posted to) destroys the execution context chromedp's
+// Poll evaluates in, and Poll then fails at once with "Cannot find context with specified id":
+// pollValue polls again in the new document until the same deadline.
+func pollValue[T any](expr string, timeout time.Duration, opts ...chromedp.PollOption) chromedp.Action[T] {
+	return func(ctx context.Context, tg *chromedp.Target) (T, error) {
+		deadline := time.Now().Add(timeout)
+		for {
+			left := time.Until(deadline)
+			v, err := chromedp.Poll[T](expr, append(opts[:len(opts):len(opts)], chromedp.WithPollingTimeout(max(left, time.Millisecond)))...)(ctx, tg)
+			if err == nil || !strings.Contains(err.Error(), "Cannot find context with specified id") || time.Now().After(deadline) {
+				return v, err
+			}
+			select {
+			case <-ctx.Done():
+				return v, ctx.Err()
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	}
 }
 
 // texts are the trimmed text contents of the elements selector matches.
@@ -173,8 +195,8 @@ func checkAccessibility(t *testing.T, ctx context.Context, page string) {
 func firstRender(t testing.TB, ctx context.Context, url, view string) time.Duration {
 	t.Helper()
 	run(t, ctx, "loading "+view, chromedp.Navigate(url))
-	ms := value(t, ctx, "first render of "+view, chromedp.Poll[float64](fmt.Sprintf(`performance.getEntriesByName("flotilla:first-render:%s")[0]?.startTime`, view),
-		chromedp.WithPollingTimeout(20*time.Second)))
+	ms := value(t, ctx, "first render of "+view, pollValue[float64](fmt.Sprintf(`performance.getEntriesByName("flotilla:first-render:%s")[0]?.startTime`, view),
+		20*time.Second))
 	return time.Duration(ms * float64(time.Millisecond))
 }
 
