@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -29,6 +30,7 @@ type dashboardServer struct {
 	handler          http.Handler
 	address, certDir string
 	clock            clock.PassiveClock
+	logouts          *dashboard.ConfigMapRevocations
 }
 
 var _ manager.LeaderElectionRunnable = (*dashboardServer)(nil)
@@ -41,8 +43,15 @@ func setupDashboard(mgr ctrl.Manager, cfg *rest.Config, opts Options, clk clock.
 	if err != nil {
 		return err
 	}
+	// Logouts are recorded where every replica reads them: the hub's namespace.
+	cs, err := kubernetes.NewForConfigAndClient(cfg, mgr.GetHTTPClient())
+	if err != nil {
+		return err
+	}
+	logouts := dashboard.NewConfigMapRevocations(cs, opts.LeaderElectionNamespace, clk)
+	sessions.ShareRevocations(logouts)
 	h := dashboard.New(dashboard.Options{Identity: dashboard.BearerTokenFor(cfg, sessions), Mapper: mgr.GetRESTMapper(), Clock: clk, Assets: opts.DashboardAssets})
-	return mgr.Add(&dashboardServer{handler: h, address: opts.DashboardAddress, certDir: opts.DashboardCertDir, clock: clk})
+	return mgr.Add(&dashboardServer{handler: h, address: opts.DashboardAddress, certDir: opts.DashboardCertDir, clock: clk, logouts: logouts})
 }
 
 // dashboardSessions seals viewers' sessions with the key in certDir's session.key, which every
@@ -67,8 +76,17 @@ func dashboardSessions(certDir string, clk clock.PassiveClock) (*dashboard.Sessi
 
 func (s *dashboardServer) NeedLeaderElection() bool { return false }
 
+// Dashboard logouts are kept in a ConfigMap of the hub's namespace (dashboard.LogoutsConfigMap),
+// which every replica watches.
+// +kubebuilder:rbac:groups="",namespace=open-cluster-management-hub,resources=configmaps,verbs=get;list;watch;create;update
+
 func (s *dashboardServer) Start(ctx context.Context) error {
 	logger := log.FromContext(ctx).WithName("dashboard")
+	// A replica serves only once it knows every logout so far: before, it would open cookies
+	// logged out on another replica.
+	if err := s.logouts.Start(ctx); err != nil {
+		return fmt.Errorf("dashboard: %w", err)
+	}
 	cfg, err := explain.ServingTLS(ctx, s.certDir, s.address, s.clock.Now())
 	if err != nil {
 		return fmt.Errorf("dashboard: %w", err)

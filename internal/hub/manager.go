@@ -54,7 +54,8 @@ type Options struct {
 	// that the API server's own priority and fairness, not the client, decides the pace.
 	QPS   float32
 	Burst int
-	// LeaderElection makes replicas take turns through a Lease in LeaderElectionNamespace.
+	// LeaderElection makes replicas take turns through a Lease in LeaderElectionNamespace, the
+	// hub's own namespace, where every replica also reads and writes the dashboard's logouts.
 	LeaderElection          bool
 	LeaderElectionNamespace string
 	// LeaseDuration, RenewDeadline and RetryPeriod tune leader election; zero takes

@@ -6,23 +6,35 @@ import (
 	"bufio"
 	"context"
 	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
+	"github.com/flotilla/flotilla/internal/certs"
+	"github.com/flotilla/flotilla/internal/contract/wellknown"
+	"github.com/flotilla/flotilla/internal/hub"
 	"github.com/flotilla/flotilla/internal/hub/dashboard"
 	"github.com/flotilla/flotilla/internal/hub/fleetview"
 	"github.com/flotilla/flotilla/internal/local/testenv"
@@ -334,6 +346,117 @@ func TestAPI(t *testing.T) {
 		}
 	})
 
+	t.Run("a logout on one replica of the hub is refused by every replica", func(t *testing.T) {
+		// Two replicas as the chart runs them: one certificate directory (serving pair and
+		// session key), and neither the leader (a Lease held elsewhere), so that only their
+		// dashboards run beside the hub this test started.
+		ctx := context.Background()
+		hubNS := testenv.TestHubOptions().LeaderElectionNamespace
+		dir, pool := dashboardCertDir(t)
+		holdLease(t, f.env, hubNS)
+		cms := f.env.Hub.Client.CoreV1().ConfigMaps(hubNS)
+		t.Cleanup(func() { _ = cms.Delete(context.Background(), dashboard.LogoutsConfigMap, metav1.DeleteOptions{}) })
+		var replicas []string
+		for range 2 {
+			o := testenv.TestHubOptions()
+			o.LeaderElection, o.DashboardAddress, o.DashboardCertDir = true, freeAddress(t), dir
+			f.env.StartHub(t, o)
+			replicas = append(replicas, "https://"+o.DashboardAddress)
+		}
+		a, b := replicas[0], replicas[1]
+		tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}
+		noRedirect := func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+		status := func(replica string, cookie *http.Cookie) int {
+			req, _ := http.NewRequest(http.MethodGet, replica+"/api/whoami", nil)
+			req.AddCookie(cookie)
+			res, err := (&http.Client{Transport: tr}).Do(req)
+			if err != nil {
+				return 0
+			}
+			_ = res.Body.Close()
+			return res.StatusCode
+		}
+		login := func() *http.Cookie {
+			var cookie *http.Cookie
+			testenv.WaitFor(t, wait, "logging in on replica A", func(context.Context) (bool, string, error) {
+				res, err := (&http.Client{Transport: tr, CheckRedirect: noRedirect}).PostForm(a+"/login", map[string][]string{"token": {reader}})
+				if err != nil {
+					return false, err.Error(), nil
+				}
+				_ = res.Body.Close()
+				for _, c := range res.Cookies() {
+					if c.Name == dashboard.SessionCookie {
+						cookie = &http.Cookie{Name: c.Name, Value: c.Value}
+					}
+				}
+				return cookie != nil, res.Status, nil
+			})
+			return cookie
+		}
+		logout := func(cookie *http.Cookie) string {
+			req, _ := http.NewRequest(http.MethodPost, a+"/logout", nil)
+			req.AddCookie(cookie)
+			res, err := (&http.Client{Transport: tr, CheckRedirect: noRedirect}).Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_ = res.Body.Close()
+			return res.Header.Get("Location")
+		}
+		refusedOnB := func(cookie *http.Cookie) {
+			testenv.WaitFor(t, 10*time.Second, "replica B refusing the cookie logged out on A", func(context.Context) (bool, string, error) {
+				code := status(b, cookie)
+				return code == http.StatusUnauthorized, fmt.Sprintf("whoami on B: %d", code), nil
+			})
+		}
+
+		before := 0 // logouts recorded so far (the test's first hub records them too)
+		if cm, err := cms.Get(ctx, dashboard.LogoutsConfigMap, metav1.GetOptions{}); err == nil {
+			before = len(cm.Data)
+		}
+		cookie := login()
+		testenv.WaitFor(t, wait, "replica B opening A's session (the shared key)", func(context.Context) (bool, string, error) {
+			code := status(b, cookie)
+			return code == http.StatusOK, fmt.Sprintf("whoami on B: %d", code), nil
+		})
+		if to := logout(cookie); to != dashboard.LoginPath {
+			t.Errorf("logout went to %q, want %s", to, dashboard.LoginPath)
+		}
+		if code := status(a, cookie); code != http.StatusUnauthorized {
+			t.Errorf("whoami on A with the cookie logged out there = %d, want 401", code)
+		}
+		refusedOnB(cookie)
+		cm, err := cms.Get(ctx, dashboard.LogoutsConfigMap, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cm.Labels[wellknown.PartOfLabel] != wellknown.PartOf || len(cm.Data) != before+1 {
+			t.Errorf("ConfigMap %s: labels %v, %d logouts; want the hub's label and %d", cm.Name, cm.Labels, len(cm.Data), before+1)
+		}
+
+		// A ConfigMap of that name the hub did not make is neither written nor read: the logout
+		// holds on A only, and the login page says the hub could not record it.
+		if err := cms.Delete(ctx, dashboard.LogoutsConfigMap, metav1.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		foreign := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: dashboard.LogoutsConfigMap, Namespace: hubNS}, Data: map[string]string{"mine": "yes"}}
+		testenv.Create(t, f.c, foreign)
+		cookie = login()
+		if to := logout(cookie); to != dashboard.LoginPath+"?error=logout" {
+			t.Errorf("a logout the hub could not record went to %q, want %s?error=logout", to, dashboard.LoginPath)
+		}
+		if code := status(a, cookie); code != http.StatusUnauthorized {
+			t.Errorf("whoami on A with the cookie logged out there = %d, want 401", code)
+		}
+		got, err := cms.Get(ctx, dashboard.LogoutsConfigMap, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(foreign.Data, got.Data); diff != "" || len(got.Labels) != 0 {
+			t.Errorf("the ConfigMap the hub did not make was changed: labels %v, data (-want +got):\n%s", got.Labels, diff)
+		}
+	})
+
 	t.Run("flotilla dashboard: the kubeconfig's identity on loopback", func(t *testing.T) {
 		local := serve(t, "--kubeconfig", kubeconfigOf(t, f.env, "works-viewer", worksViewer))
 		if code, body := getJSON(t, local+"/api/works?namespace="+f.gpuCluster, "", nil); code != http.StatusOK || !strings.Contains(body, `"train"`) {
@@ -364,4 +487,43 @@ func freeAddress(t testing.TB) string {
 	}
 	defer func() { _ = l.Close() }()
 	return l.Addr().String()
+}
+
+// dashboardCertDir is a --dashboard-cert-dir as the chart mounts it: a serving pair for
+// 127.0.0.1 signed by a CA made for the test (returned as a pool), and a session key.
+func dashboardCertDir(t *testing.T) (string, *x509.CertPool) {
+	t.Helper()
+	now := time.Now()
+	ca, err := certs.NewCA("dashboard-test-ca", now, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	crt, key, err := ca.Issue(x509.Certificate{Subject: pkix.Name{CommonName: "dashboard"}, IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}, now, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for name, b := range map[string][]byte{"tls.crt": crt, "tls.key": key, dashboard.SessionKeyFile: []byte(strings.Repeat("k", 40))} {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(ca.CertPEM())
+	return dir, pool
+}
+
+// holdLease makes the hub's leader election Lease in ns held by a replica elsewhere for an hour,
+// so that hubs started with leader election never lead, until the test ends.
+func holdLease(t *testing.T, env *testenv.Env, ns string) {
+	t.Helper()
+	leases := env.Hub.Client.CoordinationV1().Leases(ns)
+	now := metav1.NewMicroTime(time.Now())
+	_, err := leases.Create(context.Background(), &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: hub.LeaderElectionID, Namespace: ns},
+		Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To("a-replica-elsewhere"), LeaseDurationSeconds: ptr.To(int32(3600)), AcquireTime: &now, RenewTime: &now}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("holding Lease %s/%s: %v", ns, hub.LeaderElectionID, err)
+	}
+	t.Cleanup(func() { _ = leases.Delete(context.Background(), hub.LeaderElectionID, metav1.DeleteOptions{}) })
 }

@@ -70,7 +70,8 @@ func NewCommand(_ streams.IO) *cobra.Command {
 				return err
 			}
 			cfg := hubConfig.Config
-			if opts.LeaderElection {
+			// The hub's namespace holds the leader election Lease and the dashboard's logouts.
+			if opts.LeaderElection || (opts.DashboardAddress != "" && opts.DashboardAddress != "0") {
 				if err := ensureNamespace(cmd.Context(), cfg, opts.LeaderElectionNamespace); err != nil {
 					return err
 				}

@@ -14,8 +14,9 @@
 //
 // Every request reads the hub with the viewer's own identity (Identity): the kubeconfig's for
 // `flotilla dashboard` on loopback, the bearer token the viewer logged in with when the hub serves
-// it, sealed in a session cookie that logout revokes (Sessions, session.go). Nothing is cached across viewers and the server's own credentials never read objects, so a
-// viewer sees what the hub's RBAC lets them see and a refusal is shown as a refusal. A missing or
+// it, sealed in a session cookie that logout revokes on every replica (Sessions, session.go; the
+// logouts are kept in a ConfigMap every replica watches, revocations.go). Nothing is cached
+// across viewers and the server's own credentials never read objects, so a viewer sees what the hub's RBAC lets them see and a refusal is shown as a refusal. A missing or
 // rejected credential gets 401 with {"login": "/login"}.
 //
 // Lists are paged on the server (limit, at most MaxLimit, and an opaque continue token) in a

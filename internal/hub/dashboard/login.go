@@ -7,6 +7,7 @@ import (
 	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 )
 
 var loginTemplate = template.Must(template.New("login").Parse(`<!doctype html>
@@ -36,6 +37,7 @@ var loginErrors = map[string]string{
 	"refused": "The hub did not accept that token.",
 	"ended":   "Your session has ended. Log in again.",
 	"failed":  "The dashboard could not start a session. Try again, or ask the hub's administrator to look at its log.",
+	"logout":  "Your browser forgot the session, but the hub could not record the logout for all its replicas: a copy of the cookie may still open until it expires. Ask the hub's administrator to look at its log.",
 }
 
 func (s *Server) loginPage(w http.ResponseWriter, r *http.Request) {
@@ -99,16 +101,21 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, "/", http.StatusSeeOther)
 }
 
-// logout ends the session: this replica refuses its cookie from now on, even one a browser or
-// anyone who copied it sends again, and the browser is told to delete it.
+// logout ends the session: the hub refuses its cookie from now on, even one a browser or anyone
+// who copied it sends again, and the browser is told to delete it. When the logout could not be
+// recorded for the hub's other replicas, the login page says so and the hub's log says why.
 func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
+	to := LoginPath
 	if c, err := r.Cookie(SessionCookie); err == nil {
 		if sessions := s.sessionsOf(); sessions != nil {
-			sessions.Revoke(c.Value)
+			if err := sessions.Revoke(r.Context(), c.Value); err != nil {
+				log.FromContext(r.Context()).Error(err, "recording a dashboard logout for every replica")
+				to = LoginPath + "?error=logout"
+			}
 		}
 	}
 	http.SetCookie(w, sessionCookie("", -1))
-	http.Redirect(w, r, LoginPath, http.StatusSeeOther)
+	http.Redirect(w, r, to, http.StatusSeeOther)
 }
 
 // Whoami is who the hub says the viewer is.

@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"context"
 	"crypto/aes"
 	"crypto/cipher"
 	"crypto/rand"
@@ -11,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"k8s.io/utils/clock"
@@ -37,15 +37,14 @@ const minSessionKey = 32
 // cookie read from a browser's disk or a log is no bearer token for the API server, and a
 // session the viewer logged out of can be refused by id although the token itself lives on.
 //
-// Revocation is in memory: Revoke records the id until the session would have expired anyway.
-// A replica that restarts forgets it, and another replica does not learn it; docs/dashboard.md
-// says what that means for a hub with several replicas.
+// Logouts are held in memory, and also in shared Revocations when ShareRevocations gave some
+// (the hub's ConfigMapRevocations): then every replica refuses a cookie logged out on any one.
 type Sessions struct {
 	aead  cipher.AEAD
 	clock clock.PassiveClock
 
-	mu      sync.Mutex
-	revoked map[string]time.Time // session id → its expiry
+	local  *memoryRevocations
+	shared Revocations
 }
 
 // session is what the cookie seals.
@@ -71,7 +70,14 @@ func NewSessions(key []byte, clk clock.PassiveClock) (*Sessions, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Sessions{aead: aead, clock: clk, revoked: map[string]time.Time{}}, nil
+	return &Sessions{aead: aead, clock: clk, local: newMemoryRevocations(clk)}, nil
+}
+
+// ShareRevocations makes s record logouts in r and refuse the sessions r holds as well as those
+// logged out here. Call it before s serves.
+func (s *Sessions) ShareRevocations(r Revocations) *Sessions {
+	s.shared = r
+	return s
 }
 
 // RandomSessions seals with a key made now: sessions end with the process, and open only on it.
@@ -131,9 +137,7 @@ func (s *Sessions) open(value string) (session, error) {
 	if !now.Before(time.Unix(ss.Expires, 0)) {
 		return session{}, errSessionEnded
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, gone := s.revoked[ss.ID]; gone {
+	if s.local.Revoked(ss.ID) || (s.shared != nil && s.shared.Revoked(ss.ID)) {
 		return session{}, errSessionEnded
 	}
 	return ss, nil
@@ -145,22 +149,20 @@ func (s *Sessions) Token(value string) (string, error) {
 	return ss.Token, err
 }
 
-// Revoke ends the session in value, if it is one still open, until it would have expired; it
-// forgets revoked sessions that have expired since.
-func (s *Sessions) Revoke(value string) {
+// Revoke ends the session in value, if it is one still open, until it would have expired: at
+// once in this process, and in the shared Revocations if there are any. An error says the shared
+// record failed, so that other replicas may still open the cookie.
+func (s *Sessions) Revoke(ctx context.Context, value string) error {
 	ss, err := s.open(value)
 	if err != nil {
-		return
+		return nil
 	}
-	now := s.clock.Now()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for id, exp := range s.revoked {
-		if !now.Before(exp) {
-			delete(s.revoked, id)
-		}
+	expires := time.Unix(ss.Expires, 0)
+	_ = s.local.Revoke(ctx, ss.ID, expires)
+	if s.shared == nil {
+		return nil
 	}
-	s.revoked[ss.ID] = time.Unix(ss.Expires, 0)
+	return s.shared.Revoke(ctx, ss.ID, expires)
 }
 
 // jwtExpiry is the exp claim of token when it is a JWT. It is read without checking the

@@ -1,13 +1,16 @@
 package dashboard
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -70,7 +73,9 @@ func TestSessions(t *testing.T) {
 				t.Errorf("the cookie %q holds the token in the clear", value)
 			}
 			if tc.revoke {
-				s.Revoke(value)
+				if err := s.Revoke(context.Background(), value); err != nil {
+					t.Fatal(err)
+				}
 			}
 			if tc.other {
 				s = newSessions(t, strings.ToUpper(key), clk)
@@ -98,12 +103,93 @@ func TestRevokedForgottenAfterExpiry(t *testing.T) {
 	clk := clocktesting.NewFakeClock(t0)
 	s := newSessions(t, "0123456789abcdef0123456789abcdef", clk)
 	first, _, _ := s.Seal("a")
-	s.Revoke(first)
+	_ = s.Revoke(context.Background(), first)
 	clk.Step(SessionMaxAge)
 	second, _, _ := s.Seal("b")
-	s.Revoke(second)
-	if got := len(s.revoked); got != 1 {
+	_ = s.Revoke(context.Background(), second)
+	if got := len(s.local.ids); got != 1 {
 		t.Errorf("%d sessions held as revoked, want 1 (the expired one forgotten)", got)
+	}
+}
+
+// TestSharedRevocations: two replicas with the same key and the same shared Revocations; a
+// logout on one is refused by the other. Without ShareRevocations the other still opens it.
+func TestSharedRevocations(t *testing.T) {
+	const key = "0123456789abcdef0123456789abcdef"
+	for name, share := range map[string]bool{"shared": true, "this replica only": false} {
+		t.Run(name, func(t *testing.T) {
+			clk := clocktesting.NewFakeClock(t0)
+			a, b := newSessions(t, key, clk), newSessions(t, key, clk)
+			if share {
+				shared := newMemoryRevocations(clk)
+				a.ShareRevocations(shared)
+				b.ShareRevocations(shared)
+			}
+			value, _, _ := a.Seal("tok")
+			if err := a.Revoke(context.Background(), value); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := a.Token(value); err == nil {
+				t.Error("the replica that logged out opens the cookie")
+			}
+			if _, err := b.Token(value); (err != nil) != share {
+				t.Errorf("the other replica opening the logged-out cookie: %v, want refused %v", err, share)
+			}
+		})
+	}
+}
+
+// failingRevocations fail every write.
+type failingRevocations struct{}
+
+func (failingRevocations) Revoked(string) bool { return false }
+func (failingRevocations) Revoke(context.Context, string, time.Time) error {
+	return errors.New("the API server is away")
+}
+
+// TestSharedRevocationFails: a logout the shared store did not take is still refused here, and
+// Revoke says it failed.
+func TestSharedRevocationFails(t *testing.T) {
+	s := newSessions(t, "0123456789abcdef0123456789abcdef", clocktesting.NewFakeClock(t0)).ShareRevocations(failingRevocations{})
+	value, _, _ := s.Seal("tok")
+	if err := s.Revoke(context.Background(), value); err == nil {
+		t.Error("Revoke with a failing shared store: no error")
+	}
+	if _, err := s.Token(value); err == nil {
+		t.Error("this replica opens a cookie it logged out of")
+	}
+}
+
+func TestLogoutsAfter(t *testing.T) {
+	now := t0
+	exp := func(d time.Duration) string { return strconv.FormatInt(now.Add(d).Unix(), 10) }
+	full := map[string]string{}
+	for i := range maxLogouts {
+		full[fmt.Sprintf("s%d", i)] = exp(time.Hour)
+	}
+	for name, tc := range map[string]struct {
+		data    map[string]string
+		id      string
+		want    map[string]string
+		wantErr error
+	}{
+		"the first":               {id: "a", want: map[string]string{"a": exp(time.Hour)}},
+		"beside one open":         {data: map[string]string{"b": exp(time.Minute)}, id: "a", want: map[string]string{"a": exp(time.Hour), "b": exp(time.Minute)}},
+		"expired ones go":         {data: map[string]string{"b": exp(0), "c": exp(-time.Hour)}, id: "a", want: map[string]string{"a": exp(time.Hour)}},
+		"garbage goes":            {data: map[string]string{"b": "soon"}, id: "a", want: map[string]string{"a": exp(time.Hour)}},
+		"again":                   {data: map[string]string{"a": exp(time.Hour)}, id: "a", want: map[string]string{"a": exp(time.Hour)}},
+		"full":                    {data: full, id: "a", wantErr: errTooManyLogouts},
+		"full, the same id again": {data: full, id: "s7", want: full},
+	} {
+		t.Run(name, func(t *testing.T) {
+			got, err := logoutsAfter(tc.data, now, tc.id, now.Add(time.Hour))
+			if !errors.Is(err, tc.wantErr) {
+				t.Fatalf("error %v, want %v", err, tc.wantErr)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("data (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 

@@ -23,13 +23,14 @@ func TestHubOptions() hub.Options {
 	return opts
 }
 
-// StartHub runs the hub's manager with opts in the test process, as the hub's generated roles and
-// nothing more (HubIdentity, so every test that uses it also shows the roles are enough), until
-// stop is called or the test ends.
+// StartHub runs the hub's manager with opts in the test process, as the hub's generated roles
+// (with the Role in its namespace, opts.LeaderElectionNamespace) and nothing more (HubIdentity,
+// so every test that uses it also shows the roles are enough), until stop is called or the test
+// ends.
 func (e *Env) StartHub(t testing.TB, opts hub.Options) (stop func()) {
 	t.Helper()
 	useProcessLogger()
-	mgr, err := hub.NewManager(e.HubIdentity(t, ""), opts)
+	mgr, err := hub.NewManager(e.HubIdentity(t, opts.LeaderElectionNamespace), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
