@@ -3,6 +3,7 @@ package fencing
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -120,81 +121,117 @@ func (f *Fencer) stopAll(ctx context.Context, e *episode) (look, error) {
 	}
 	var errs firstError
 	now := f.opts.Clock.Now()
-	// held[i]: all[i] is stopped, by the fence now or before, or by its owner's wish.
-	held := make([]bool, len(all))
-	changed := make([]bool, len(all))
-	// changedAt[i]: when the fence's change of all[i] went through.
-	changedAt := make([]time.Time, len(all))
-	// leftToKueue: the UIDs of the objects whose Workloads Kueue has not evicted yet, with when
-	// the fence deactivated them (the episode's start for those deactivated before it).
-	leftToKueue := map[types.UID]time.Time{}
-	for _, deactivate := range []bool{true, false} {
-		var group []int
-		for i, x := range all {
-			if (x.Kind.Mode == fencing.Deactivate) != deactivate {
-				continue
-			}
-			if since, left := leftToKueue[x.Obj.GetUID()]; !deactivate && left && !suspended(x.Obj) && leaveToKueue(e, since, f.opts.Clock.Now()) {
-				lk.waiting++
-				continue
-			}
-			group = append(group, i)
-		}
-		t0 := time.Now()
-		workqueue.ParallelizeUntil(ctx, fenceWorkers, len(group), func(g int) {
-			c, h, err := f.stop(ctx, &all[group[g]], now, e.Epoch)
-			errs.add(err)
-			held[group[g]], changed[group[g]] = h, c
-			if c {
-				changedAt[group[g]] = f.opts.Clock.Now()
-			}
-		})
-		if deactivate {
-			lk.deactivate = time.Since(t0)
-			for _, i := range group {
-				owner := metav1.GetControllerOfNoCopy(all[i].Obj)
-				if owner == nil {
-					continue
-				}
-				if changed[i] {
-					if e.deactivated == nil {
-						e.deactivated = map[types.UID]time.Time{}
-					}
-					e.deactivated[owner.UID] = changedAt[i]
-				}
-				if held[i] && !evicted(all[i].Obj) && !fencing.Finished(all[i].Obj) {
-					since, ok := e.deactivated[owner.UID]
-					if !ok {
-						since = e.At
-					}
-					leftToKueue[owner.UID] = since
-				}
-			}
+	var workloads, rest []*target
+	for _, x := range all {
+		t := &target{fenced: x}
+		if x.Kind.Mode == fencing.Deactivate {
+			workloads = append(workloads, t)
 		} else {
-			lk.stop = time.Since(t0)
+			rest = append(rest, t)
 		}
 	}
-	// A suspended Job's pods are hurried whoever suspended it: Kueue on the spoke suspends a Job
-	// itself once the fence deactivates its Workload, and may do it first.
+
+	// Phase 1: deactivate Kueue's Workloads.
+	watch := startStopwatch()
+	f.stopEach(ctx, workloads, now, e.Epoch, &errs)
+	lk.deactivate = watch.elapsed()
+	leftToKueue := recordDeactivated(e, workloads)
+
+	// Phase 2: stop the rest, but for the Jobs and JobSets Kueue will suspend itself once it has
+	// evicted their Workloads (leaveToKueue).
+	var stopNow []*target
+	for _, t := range rest {
+		if since, left := leftToKueue[t.Obj.GetUID()]; left && !suspended(t.Obj) && leaveToKueue(e, since, f.opts.Clock.Now()) {
+			lk.waiting++
+			continue
+		}
+		stopNow = append(stopNow, t)
+	}
+	watch = startStopwatch()
+	f.stopEach(ctx, stopNow, now, e.Epoch, &errs)
+	lk.stop = watch.elapsed()
+
+	// Phase 3: a suspended Job's pods are hurried whoever suspended it: Kueue on the spoke
+	// suspends a Job itself once the fence deactivates its Workload, and may do it first.
+	targets := slices.Concat(workloads, rest)
 	var hurry []fenced
-	for i, x := range all {
-		if held[i] && suspended(x.Obj) && !fencing.Finished(x.Obj) && !e.hurried[x.Obj.GetUID()] {
-			hurry = append(hurry, x)
+	for _, t := range targets {
+		if t.held && suspended(t.Obj) && !fencing.Finished(t.Obj) && !e.hurried[t.Obj.GetUID()] {
+			hurry = append(hurry, t.fenced)
 		}
 	}
-	t0 := time.Now()
+	watch = startStopwatch()
 	n, err := f.hurryAll(ctx, hurry, e)
 	errs.add(err)
 	lk.pods += n
-	lk.hurry = time.Since(t0)
+	lk.hurry = watch.elapsed()
 	// Stopped counts only what the fence changed, whatever becomes of the pods.
-	for i, x := range all {
-		if changed[i] {
-			lk.stopped = append(lk.stopped, x)
+	for _, t := range targets {
+		if t.changed {
+			lk.stopped = append(lk.stopped, t.fenced)
 		}
 	}
 	return lk, errs.get()
 }
+
+// target is one fenced object in a look, and what stopping it did.
+type target struct {
+	fenced
+	// held: the object is stopped, by the fence now or before, or by its owner's wish.
+	held bool
+	// changed: the fence changed it in this look, at changedAt (the injected clock).
+	changed   bool
+	changedAt time.Time
+}
+
+// stopEach stops targets in parallel (fenceWorkers), recording in each what became of it; errors
+// go to errs, and one object that fails does not keep the others from stopping.
+func (f *Fencer) stopEach(ctx context.Context, targets []*target, now time.Time, epoch int64, errs *firstError) {
+	workqueue.ParallelizeUntil(ctx, fenceWorkers, len(targets), func(i int) {
+		t := targets[i]
+		changed, held, err := f.stop(ctx, &t.fenced, now, epoch)
+		errs.add(err)
+		t.held, t.changed = held, changed
+		if changed {
+			t.changedAt = f.opts.Clock.Now()
+		}
+	})
+}
+
+// recordDeactivated notes in e when the fence deactivated each Workload's owner (a Job or JobSet),
+// and returns the owners left to Kueue: those whose Workload is held but neither evicted nor
+// finished yet, with when it was deactivated (the episode's start for one deactivated before).
+func recordDeactivated(e *episode, workloads []*target) map[types.UID]time.Time {
+	left := map[types.UID]time.Time{}
+	for _, t := range workloads {
+		owner := metav1.GetControllerOfNoCopy(t.Obj)
+		if owner == nil {
+			continue
+		}
+		if t.changed {
+			if e.deactivated == nil {
+				e.deactivated = map[types.UID]time.Time{}
+			}
+			e.deactivated[owner.UID] = t.changedAt
+		}
+		if t.held && !evicted(t.Obj) && !fencing.Finished(t.Obj) {
+			since, ok := e.deactivated[owner.UID]
+			if !ok {
+				since = e.At
+			}
+			left[owner.UID] = since
+		}
+	}
+	return left
+}
+
+// stopwatch measures how long a step took, in wall time: a figure for the fence's log and
+// metrics, never an input to a decision (those read the injected clock).
+type stopwatch struct{ start time.Time }
+
+func startStopwatch() stopwatch { return stopwatch{start: time.Now()} }
+
+func (w stopwatch) elapsed() time.Duration { return time.Since(w.start) }
 
 // evicted says whether Kueue has evicted the Workload obj (condition Evicted True).
 func evicted(obj *unstructured.Unstructured) bool { return fencing.ConditionTrue(obj, "Evicted") }
