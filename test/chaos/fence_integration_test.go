@@ -30,7 +30,7 @@ import (
 	failoverv1alpha1 "github.com/flotilla/flotilla/api/failover/v1alpha1"
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
 	workv1alpha1 "github.com/flotilla/flotilla/api/work/v1alpha1"
-	agentfencing "github.com/flotilla/flotilla/internal/agent/fencing"
+	"github.com/flotilla/flotilla/internal/agent/fence"
 	"github.com/flotilla/flotilla/internal/agent/registration"
 	"github.com/flotilla/flotilla/internal/agent/work"
 	"github.com/flotilla/flotilla/internal/contract/fencing"
@@ -51,7 +51,7 @@ const (
 // fenced is a spoke joined through its link, with a work agent and a fence.
 type fenced struct {
 	*testenv.Joined
-	fence *agentfencing.Fencer
+	fence *fence.Fencer
 	// stopWork stops the spoke's work agent; startWork starts a new one.
 	stopWork func()
 	// stopFence stops the fence's loop.
@@ -583,7 +583,7 @@ func startAgents(t *testing.T, j *testenv.Joined) *fenced {
 func (s *fenced) startFence() {
 	t := s.t
 	t.Helper()
-	f, err := agentfencing.New(agentfencing.Options{ClusterName: s.Name, Agent: s.Agent, Hub: s.Agent.Hub(), Spoke: s.Spoke.RESTConfig(),
+	f, err := fence.New(fence.Options{ClusterName: s.Name, Agent: s.Agent, Hub: s.Agent.Hub(), Spoke: s.Spoke.RESTConfig(),
 		Log: testr.New(t).WithName("fence-" + s.Name)})
 	if err != nil {
 		t.Fatal(err)

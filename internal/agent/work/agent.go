@@ -65,7 +65,7 @@ type Options struct {
 	HubHash string
 	Clock   clock.Clock
 	Log     logr.Logger
-	// Fence, when set, holds back fenced works while it is raised (internal/agent/fencing).
+	// Fence, when set, holds back fenced works while it is raised (internal/agent/fence).
 	Fence Fence
 	// DefaultExecutor, when set (the user name of a ServiceAccount,
 	// system:serviceaccount:NAMESPACE:NAME), applies, reads and removes the manifests of works

@@ -20,7 +20,7 @@ import (
 	"github.com/flotilla/flotilla/internal/agent/builtin/kueuequeues"
 	"github.com/flotilla/flotilla/internal/agent/builtin/multikueueworker"
 	"github.com/flotilla/flotilla/internal/agent/builtin/resourceusage"
-	"github.com/flotilla/flotilla/internal/agent/fencing"
+	"github.com/flotilla/flotilla/internal/agent/fence"
 	"github.com/flotilla/flotilla/internal/agent/registration"
 	"github.com/flotilla/flotilla/internal/agent/work"
 	"github.com/flotilla/flotilla/internal/cli/kubeflags"
@@ -104,7 +104,7 @@ func NewCommand(_ streams.IO) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			fence, err := fencing.New(fencing.Options{
+			fencer, err := fence.New(fence.Options{
 				ClusterName: clusterName, Agent: a, Hub: a.Hub(), Spoke: spoke, Log: ctrl.Log.WithName("fence"),
 			})
 			if err != nil {
@@ -112,7 +112,7 @@ func NewCommand(_ streams.IO) *cobra.Command {
 			}
 			w, err := work.New(work.Options{
 				ClusterName: clusterName, AgentID: agentID, Hub: a.Hub(), Spoke: spoke,
-				Log: ctrl.Log.WithName("work"), Fence: fence, DefaultExecutor: workExecutorUser(workExecutor),
+				Log: ctrl.Log.WithName("work"), Fence: fencer, DefaultExecutor: workExecutorUser(workExecutor),
 			})
 			if err != nil {
 				return err
@@ -136,8 +136,8 @@ func NewCommand(_ streams.IO) *cobra.Command {
 			for _, run := range others {
 				go func() { done <- run(ctx) }()
 			}
-			// The fence is one more loop of the registration agent's (internal/agent/fencing).
-			err = a.Runner().Run(ctx, append(a.Loops(), fence.Loop())...)
+			// The fence is one more loop of the registration agent's (internal/agent/fence).
+			err = a.Runner().Run(ctx, append(a.Loops(), fencer.Loop())...)
 			cancel()
 			for range others {
 				if oerr := <-done; err == nil && oerr != nil && !errors.Is(oerr, context.Canceled) {

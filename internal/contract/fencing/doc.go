@@ -6,7 +6,7 @@
 //
 // A workload is fenced when it must not run twice at once: a training Job that writes
 // checkpoints. Such a workload on a cluster cut off from the hub is stopped by the cluster's agent
-// F seconds after its last lease renewal (internal/agent/fencing), before the hub declares the
+// F seconds after its last lease renewal (internal/agent/fence), before the hub declares the
 // cluster lost at L seconds and lets the workload start elsewhere (internal/hub/failover). Which
 // workloads are fenced:
 //

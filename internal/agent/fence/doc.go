@@ -1,4 +1,4 @@
-// Package fencing is the agent's fence: when the cluster's agent has not renewed its lease with
+// Package fence is the agent's fence: when the cluster's agent has not renewed its lease with
 // the hub for the FenceAfter of its Timing (internal/contract/fencing, set by the hub on the
 // ManagedCluster), it stops the cluster's fenced workloads, before the hub declares the cluster
 // lost at LostAfter and lets them start elsewhere.
@@ -40,4 +40,4 @@
 //
 // A fence needs a running agent: if the agent itself is down, nothing stops the workloads (see
 // docs/failover.md).
-package fencing
+package fence
