@@ -101,7 +101,7 @@ type Options struct {
 	// KueueNamespace is Kueue's namespace, where the Placements of Kueue's AdmissionChecks and the
 	// MultiKueue kubeconfig Secrets are (internal/hub/kueue); kueue.DefaultNamespace when "".
 	KueueNamespace string
-	// KueueDispatcher runs Flotilla's MultiKueue dispatcher (kueue.Dispatcher): set it when Kueue
+	// KueueDispatcher runs Flotilla's MultiKueue dispatcher (kueue.DispatcherReconciler): set it when Kueue
 	// on the hub runs with multiKueue.dispatcherName flotilla.io/placement-ranked.
 	KueueDispatcher bool
 	// DynamicScoringNamespace is the only namespace whose DynamicScorers the hub checks and
@@ -266,7 +266,7 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		&addon.ProgressingReconciler{Client: mgr.GetClient(), Clock: clk},
 		&addon.FeatureLabelReconciler{Client: mgr.GetClient()},
 		templates,
-		&addontemplate.Signer{Client: mgr.GetClient(), Certificates: cs, Clock: clk},
+		&addontemplate.SignerReconciler{Client: mgr.GetClient(), Certificates: cs, Clock: clk},
 		&builtins.Installer{Client: mgr.GetClient()},
 		&flower.Reconciler{Client: mgr.GetClient(), Clock: clk, Options: opts.Flower},
 		&resourceusage.Reconciler{Client: mgr.GetClient(), MaxAcceleratorsPerNode: opts.ResourceUsageMaxAcceleratorsPerNode},
@@ -295,18 +295,18 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		return nil, err
 	}
 	if kueueServed {
-		if err := (&kueue.Requeuer{Client: mgr.GetClient(), Clock: clk}).SetupWithManager(mgr); err != nil {
+		if err := (&kueue.RequeueReconciler{Client: mgr.GetClient(), Clock: clk}).SetupWithManager(mgr); err != nil {
 			return nil, err
 		}
 		if err := (&kueue.Reconciler{Client: mgr.GetClient(), Clock: clk, Namespace: opts.KueueNamespace}).SetupWithManager(mgr); err != nil {
 			return nil, err
 		}
 		if opts.KueueDispatcher {
-			if err := (&kueue.Dispatcher{Client: mgr.GetClient(), Clock: clk}).SetupWithManager(mgr); err != nil {
+			if err := (&kueue.DispatcherReconciler{Client: mgr.GetClient(), Clock: clk}).SetupWithManager(mgr); err != nil {
 				return nil, err
 			}
 		}
-		if err := (&kueue.Credentials{Client: mgr.GetClient(), Namespace: opts.KueueNamespace, Resync: opts.KueueTokenResync}).SetupWithManager(mgr); err != nil {
+		if err := (&kueue.CredentialsReconciler{Client: mgr.GetClient(), Namespace: opts.KueueNamespace, Resync: opts.KueueTokenResync}).SetupWithManager(mgr); err != nil {
 			return nil, err
 		}
 		if err := (&fleetqueue.Reconciler{Client: mgr.GetClient(), Clock: clk}).SetupWithManager(mgr); err != nil {

@@ -58,7 +58,7 @@
 //   - Status from the work (health.go): ManifestApplied from its Applied condition, Available
 //     from its status feedback (OCM's WorkloadAvailability check: a ready replica per
 //     Deployment and DaemonSet), with OCM's reasons.
-//   - CustomSigner certificates (signer.go): Signer approves the CertificateSigningRequests of a
+//   - CustomSigner certificates (signer.go): SignerReconciler approves the CertificateSigningRequests of a
 //     template's custom signer that an agent of the add-on's cluster filed for the subject the
 //     template gives that cluster's add-on (worked out from the template, never read from
 //     status.registrations, which the agent may write; the template itself is checked as above),

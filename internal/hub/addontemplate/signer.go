@@ -37,7 +37,7 @@ const CustomSignerDuration = 24 * time.Hour
 // ApprovedReason is the reason of the Approved condition the hub gives a custom signer's request.
 const ApprovedReason = "AutoApprovedByAddOnTemplate"
 
-// Signer approves and signs the CertificateSigningRequests of template add-ons' custom signers,
+// SignerReconciler approves and signs the CertificateSigningRequests of template add-ons' custom signers,
 // as OCM's template agent does, with the CA in the Secret the template's customSigner.signingCA
 // names. Unlike OCM, which approves every request for the signer, a request is approved only
 // when it was filed by an agent of the cluster in its cluster-name label, for the subject the
@@ -48,7 +48,7 @@ const ApprovedReason = "AutoApprovedByAddOnTemplate"
 // whoever sets up a custom signer grants the hub `approve` and `sign` on signers/<signer name>
 // and `get` on the CA Secret (docs/addons.md). Without them the request stays pending and the
 // refusal is logged.
-type Signer struct {
+type SignerReconciler struct {
 	Client client.Client
 	// Reader reads the CA Secrets from the API server (the hub caches no Secrets); default: the
 	// manager's API reader.
@@ -57,10 +57,10 @@ type Signer struct {
 	Clock        clock.PassiveClock
 }
 
-var _ reconcile.Reconciler = (*Signer)(nil)
+var _ reconcile.Reconciler = (*SignerReconciler)(nil)
 
 // SetupWithManager registers the signer.
-func (s *Signer) SetupWithManager(mgr ctrl.Manager) error {
+func (s *SignerReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if s.Reader == nil {
 		s.Reader = mgr.GetAPIReader()
 	}
@@ -74,7 +74,7 @@ func (s *Signer) SetupWithManager(mgr ctrl.Manager) error {
 // +kubebuilder:rbac:groups=certificates.k8s.io,resources=certificatesigningrequests/approval;certificatesigningrequests/status,verbs=update
 
 // Reconcile approves and signs one request of a template add-on's custom signer.
-func (s *Signer) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+func (s *SignerReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	csr := &certificatesv1.CertificateSigningRequest{}
 	if err := s.Client.Get(ctx, req.NamespacedName, csr); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)

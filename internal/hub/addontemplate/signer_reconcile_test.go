@@ -79,7 +79,7 @@ func TestSignerReconcile(t *testing.T) {
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "gpu-system", Name: "gpu-ca"},
 		Data: map[string][]byte{corev1.TLSCertKey: caPEM, corev1.TLSPrivateKeyKey: caKeyPEM}}
 	certs := kubefake.NewClientset(stolen.DeepCopy(), mine.DeepCopy())
-	s := &Signer{
+	s := &SignerReconciler{
 		Client:       fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(cma, mca, tmpl, stolen, mine).Build(),
 		Reader:       fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(secret).Build(),
 		Certificates: certs, Clock: clocktesting.NewFakePassiveClock(now),

@@ -159,7 +159,7 @@ func TestSignerUsesOnlyAllowedTemplates(t *testing.T) {
 			WithStatusSubresource(&clusterv1beta1.PlacementDecision{}).Build()
 		tc.decisions(t, c)
 		certs := kubefake.NewClientset(csr.DeepCopy())
-		s := &Signer{Client: c, Reader: fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(secret).Build(),
+		s := &SignerReconciler{Client: c, Reader: fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(secret).Build(),
 			Certificates: certs, Clock: clocktesting.NewFakePassiveClock(now)}
 		if _, err := s.Reconcile(context.Background(), reconcile.Request{NamespacedName: client.ObjectKey{Name: "req"}}); err != nil {
 			t.Fatalf("%s: %v", name, err)

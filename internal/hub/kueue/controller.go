@@ -235,7 +235,7 @@ func (r *Reconciler) decided(ctx context.Context, placement string) (missing boo
 }
 
 // withoutLost splits the decided clusters into those MultiKueue may use and those the hub declared
-// lost (DeclaredLost). A lost worker is taken out of MultiKueue at once, before the Requeuer puts
+// lost (DeclaredLost). A lost worker is taken out of MultiKueue at once, before the RequeueReconciler puts
 // its workloads back in the queue: Kueue reads every worker of a config on each reconcile of a
 // workload, and a worker cut off by a real partition answers nothing, so each read would hang until
 // the connection times out (about a minute) and hold up the re-placement (docs/failover.md).

@@ -36,12 +36,12 @@ const (
 	SpecHashAnnotation = "kueue.flotilla.io/spec-hash"
 )
 
-// Credentials keeps the MultiKueue credentials of each cluster that has a MultiKueueCluster of
+// CredentialsReconciler keeps the MultiKueue credentials of each cluster that has a MultiKueueCluster of
 // the hub's (package kueueworker says what they are): the work that delivers the worker's
 // ServiceAccount and rules, the token Secret its agent writes and the Role that lets it, the
 // built-in add-on that makes the agent do so, and the kubeconfig Secret composed from the token.
 // It removes them all when the cluster has no MultiKueueCluster of the hub's any more.
-type Credentials struct {
+type CredentialsReconciler struct {
 	// Client reads from the manager's cache and writes.
 	Client client.Client
 	// SecretReader reads Secrets in the Kueue namespace from the API server (the hub caches no
@@ -53,10 +53,10 @@ type Credentials struct {
 	Resync time.Duration
 }
 
-var _ reconcile.Reconciler = (*Credentials)(nil)
+var _ reconcile.Reconciler = (*CredentialsReconciler)(nil)
 
 // SetupWithManager registers the controller. Its requests are named after clusters.
-func (c *Credentials) SetupWithManager(mgr ctrl.Manager) error {
+func (c *CredentialsReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if c.Namespace == "" {
 		c.Namespace = DefaultNamespace
 	}
@@ -93,7 +93,7 @@ func (c *Credentials) SetupWithManager(mgr ctrl.Manager) error {
 // and delete there only, granted by the installer's Role (docs/kueue.md), not by the ClusterRole.
 
 // Reconcile brings one cluster's MultiKueue credentials up to date.
-func (c *Credentials) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+func (c *CredentialsReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	cluster := req.Name
 	mkc := &kueuev1beta2.MultiKueueCluster{}
 	err := c.Client.Get(ctx, client.ObjectKey{Name: cluster}, mkc)
@@ -172,7 +172,7 @@ func hubMeta(namespace, name string, owner metav1.OwnerReference) metav1.ObjectM
 }
 
 // ensureWork puts the worker's ServiceAccount and rules in the ManifestWork kueueworker.WorkName.
-func (c *Credentials) ensureWork(ctx context.Context, cluster string, owner metav1.OwnerReference) error {
+func (c *CredentialsReconciler) ensureWork(ctx context.Context, cluster string, owner metav1.OwnerReference) error {
 	var manifests []workv1.Manifest
 	for _, o := range kueueworker.Manifests() {
 		manifests = append(manifests, workv1.Manifest{RawExtension: rawOf(o)})
@@ -199,7 +199,7 @@ func (c *Credentials) ensureWork(ctx context.Context, cluster string, owner meta
 
 // ensureTokenAccess makes the empty token Secret in the Kueue namespace and the Role and
 // RoleBinding that let the cluster's agents read and update it, and nothing else.
-func (c *Credentials) ensureTokenAccess(ctx context.Context, cluster string, owner metav1.OwnerReference) error {
+func (c *CredentialsReconciler) ensureTokenAccess(ctx context.Context, cluster string, owner metav1.OwnerReference) error {
 	if err := c.removeLegacyToken(ctx, cluster); err != nil {
 		return err
 	}
@@ -240,7 +240,7 @@ func tokenRules(cluster string) []rbacv1.PolicyRule {
 }
 
 // ensureAddOn switches the built-in add-on on for the cluster, saying where the token goes.
-func (c *Credentials) ensureAddOn(ctx context.Context, cluster string, owner metav1.OwnerReference) error {
+func (c *CredentialsReconciler) ensureAddOn(ctx context.Context, cluster string, owner metav1.OwnerReference) error {
 	where := c.Namespace + "/" + kueueworker.TokenSecret(cluster)
 	want := &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: hubMeta(cluster, kueueworker.AddOnName, owner)}
 	want.Annotations = map[string]string{kueueworker.TokenSecretAnnotation: where}
@@ -260,7 +260,7 @@ func (c *Credentials) ensureAddOn(ctx context.Context, cluster string, owner met
 
 // compose writes the kubeconfig Secret from the token the agent reported, and says whether
 // there was one.
-func (c *Credentials) compose(ctx context.Context, mc *clusterv1.ManagedCluster, owner metav1.OwnerReference) (bool, error) {
+func (c *CredentialsReconciler) compose(ctx context.Context, mc *clusterv1.ManagedCluster, owner metav1.OwnerReference) (bool, error) {
 	ts := &corev1.Secret{}
 	if err := c.SecretReader.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: kueueworker.TokenSecret(mc.Name)}, ts); err != nil {
 		return false, client.IgnoreNotFound(err)

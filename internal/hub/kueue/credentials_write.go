@@ -53,7 +53,7 @@ func equalJSON(a, b any) bool {
 // apply creates want, or, when it exists and is the hub's, gives it want's owner and lets mutate
 // bring it in line (mutate says whether it changed anything). An object of that name that is not
 // the hub's is left alone: the cluster's credentials then stay pending, and the log says why.
-func (c *Credentials) apply(ctx context.Context, want client.Object, mutate func(client.Object) bool) error {
+func (c *CredentialsReconciler) apply(ctx context.Context, want client.Object, mutate func(client.Object) bool) error {
 	kind := reflect.TypeOf(want).Elem().Name()
 	got := want.DeepCopyObject().(client.Object)
 	err := c.Client.Get(ctx, client.ObjectKeyFromObject(want), got)
@@ -86,7 +86,7 @@ func (c *Credentials) apply(ctx context.Context, want client.Object, mutate func
 }
 
 // secretErr explains an error writing or reading a Secret in the Kueue namespace.
-func (c *Credentials) secretErr(what string, s *corev1.Secret, err error) error {
+func (c *CredentialsReconciler) secretErr(what string, s *corev1.Secret, err error) error {
 	if apierrors.IsForbidden(err) {
 		return fmt.Errorf("%s Secret %s/%s: the hub may not: grant it get, create, update, patch and delete on secrets in namespace %s with a Role (docs/kueue.md): %w",
 			what, s.Namespace, s.Name, c.Namespace, err)
@@ -95,7 +95,7 @@ func (c *Credentials) secretErr(what string, s *corev1.Secret, err error) error 
 }
 
 // createSecret creates s unless a Secret of its name exists.
-func (c *Credentials) createSecret(ctx context.Context, s *corev1.Secret) error {
+func (c *CredentialsReconciler) createSecret(ctx context.Context, s *corev1.Secret) error {
 	err := c.SecretReader.Get(ctx, client.ObjectKeyFromObject(s), &corev1.Secret{})
 	if apierrors.IsNotFound(err) {
 		err = c.Client.Create(ctx, s)
@@ -115,7 +115,7 @@ func (c *Credentials) createSecret(ctx context.Context, s *corev1.Secret) error 
 
 // writeSecret creates want, or updates the hub's Secret of its name when its data or owner
 // differ. A Secret of that name that is not the hub's is the user's: left as it is, and used.
-func (c *Credentials) writeSecret(ctx context.Context, want *corev1.Secret) error {
+func (c *CredentialsReconciler) writeSecret(ctx context.Context, want *corev1.Secret) error {
 	got := &corev1.Secret{}
 	err := c.SecretReader.Get(ctx, client.ObjectKeyFromObject(want), got)
 	if apierrors.IsNotFound(err) {
@@ -144,7 +144,7 @@ func (c *Credentials) writeSecret(ctx context.Context, want *corev1.Secret) erro
 // first: the Secrets go (by the hub, or by the garbage collector with their MultiKueueCluster)
 // only when the Role made with them is there, so that clusters that never were workers cost no
 // reads of Secrets.
-func (c *Credentials) remove(ctx context.Context, cluster string) error {
+func (c *CredentialsReconciler) remove(ctx context.Context, cluster string) error {
 	if err := c.removeLegacyToken(ctx, cluster); err != nil {
 		return err
 	}
@@ -176,7 +176,7 @@ func (c *Credentials) remove(ctx context.Context, cluster string) error {
 }
 
 // deleteIfOurs deletes o when it exists and is the hub's, and says whether it was.
-func (c *Credentials) deleteIfOurs(ctx context.Context, r client.Reader, o client.Object) (bool, error) {
+func (c *CredentialsReconciler) deleteIfOurs(ctx context.Context, r client.Reader, o client.Object) (bool, error) {
 	key := client.ObjectKeyFromObject(o)
 	if err := r.Get(ctx, key, o); err != nil {
 		return false, client.IgnoreNotFound(err)
@@ -197,7 +197,7 @@ func (c *Credentials) deleteIfOurs(ctx context.Context, r client.Reader, o clien
 // rewrite: it goes before the Role changes (so that a failure is retried with the Role as it
 // was), and the hub composes that kubeconfig anew. Only a Secret with ManagedLabel is deleted;
 // one without is someone else's. The check costs one read of the cache.
-func (c *Credentials) removeLegacyToken(ctx context.Context, cluster string) error {
+func (c *CredentialsReconciler) removeLegacyToken(ctx context.Context, cluster string) error {
 	role := &rbacv1.Role{}
 	if err := c.Client.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: kueueworker.TokenRole(cluster)}, role); err != nil {
 		return client.IgnoreNotFound(err)
@@ -225,7 +225,7 @@ func grantsSecret(rules []rbacv1.PolicyRule, name string) bool {
 }
 
 // mark labels the hub's Secret s as cluster's credential of kind.
-func (c *Credentials) mark(ctx context.Context, s *corev1.Secret, kind, cluster string) error {
+func (c *CredentialsReconciler) mark(ctx context.Context, s *corev1.Secret, kind, cluster string) error {
 	if s.Labels == nil {
 		s.Labels = map[string]string{}
 	}

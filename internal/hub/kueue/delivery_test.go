@@ -64,7 +64,7 @@ func TestCredentialsOnlyForAcceptedClusters(t *testing.T) {
 				Labels: map[string]string{ManagedLabel: ManagedValue}}, Spec: ClusterSpec("a")}
 			objs := append(clusterObjects("a", true, false, false), mkc)
 			c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(objs...).Build()
-			cr := &Credentials{Client: c, SecretReader: c, Namespace: DefaultNamespace, Resync: time.Minute}
+			cr := &CredentialsReconciler{Client: c, SecretReader: c, Namespace: DefaultNamespace, Resync: time.Minute}
 			req := reconcile.Request{NamespacedName: client.ObjectKey{Name: "a"}}
 			// First a worker the hub accepts, then as the case says.
 			if _, err := cr.Reconcile(ctx, req); err != nil {

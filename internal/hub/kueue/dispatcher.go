@@ -25,7 +25,7 @@ import (
 	"github.com/flotilla/flotilla/internal/core/workloadfit"
 )
 
-// Dispatcher is Flotilla's MultiKueue dispatcher: for each workload on the hub waiting for its
+// DispatcherReconciler is Flotilla's MultiKueue dispatcher: for each workload on the hub waiting for its
 // MultiKueue admission check, it nominates workers (status.nominatedClusterNames) in the order
 // of the check's MultiKueueConfig, which the placement ranks best first. It offers a workload
 // only to the workers where its gangs fit (internal/core/workloadfit: every pod of each pod set on a
@@ -45,7 +45,7 @@ import (
 //
 // It acts only when Kueue on the hub runs with multiKueue.dispatcherName DispatcherName: with
 // Kueue's own dispatchers the two would fight over the nominations.
-type Dispatcher struct {
+type DispatcherReconciler struct {
 	Client client.Client
 	Clock  clock.PassiveClock
 	// Round is DefaultRound when zero.
@@ -64,10 +64,10 @@ type Dispatcher struct {
 // ReasonNoWorkerFits is the reason of the event on a workload whose pods fit no worker now.
 const ReasonNoWorkerFits = "NoWorkerFits"
 
-var _ reconcile.Reconciler = (*Dispatcher)(nil)
+var _ reconcile.Reconciler = (*DispatcherReconciler)(nil)
 
 // SetupWithManager registers the dispatcher.
-func (d *Dispatcher) SetupWithManager(mgr ctrl.Manager) error {
+func (d *DispatcherReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if d.Clock == nil {
 		d.Clock = clock.RealClock{}
 	}
@@ -105,7 +105,7 @@ func (d *Dispatcher) SetupWithManager(mgr ctrl.Manager) error {
 }
 
 // waiting maps any event to the workloads waiting for a worker.
-func (d *Dispatcher) waiting(ctx context.Context, _ client.Object) []reconcile.Request {
+func (d *DispatcherReconciler) waiting(ctx context.Context, _ client.Object) []reconcile.Request {
 	l := &kueuev1beta2.WorkloadList{}
 	if err := d.Client.List(ctx, l); err != nil {
 		ctrl.LoggerFrom(ctx).Error(err, "listing Workloads")
@@ -127,7 +127,7 @@ func (d *Dispatcher) waiting(ctx context.Context, _ client.Object) []reconcile.R
 // +kubebuilder:rbac:groups="";events.k8s.io,resources=events,verbs=create;patch;update
 
 // Reconcile nominates the workers of one workload.
-func (d *Dispatcher) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+func (d *DispatcherReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	wl := &kueuev1beta2.Workload{}
 	if err := d.Client.Get(ctx, req.NamespacedName, wl); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
@@ -176,12 +176,12 @@ func (d *Dispatcher) Reconcile(ctx context.Context, req reconcile.Request) (reco
 }
 
 // multiKueueChecks names the AdmissionChecks of Kueue's MultiKueue controller.
-func (d *Dispatcher) multiKueueChecks(ctx context.Context) (map[string]bool, error) {
+func (d *DispatcherReconciler) multiKueueChecks(ctx context.Context) (map[string]bool, error) {
 	return MultiKueueChecks(ctx, d.Client)
 }
 
 // workers are the active workers of the MultiKueue check's config, in its order.
-func (d *Dispatcher) workers(ctx context.Context, check string) ([]string, error) {
+func (d *DispatcherReconciler) workers(ctx context.Context, check string) ([]string, error) {
 	_, all, err := ConfigWorkers(ctx, d.Client, check)
 	var out []string
 	for _, w := range all {
@@ -194,7 +194,7 @@ func (d *Dispatcher) workers(ctx context.Context, check string) ([]string, error
 
 // report records an event on a workload that fits no worker, once per change of the verdicts,
 // naming each worker's numbers; and forgets it once some worker is offered it.
-func (d *Dispatcher) report(wl *kueuev1beta2.Workload, verdicts []workloadfit.Verdict, order []string) {
+func (d *DispatcherReconciler) report(wl *kueuev1beta2.Workload, verdicts []workloadfit.Verdict, order []string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.reported == nil {

@@ -20,7 +20,7 @@ import (
 	"github.com/flotilla/flotilla/internal/contract/fencing"
 )
 
-// Requeuer puts back in the hub's queue the workloads admitted on a worker that the hub declared
+// RequeueReconciler puts back in the hub's queue the workloads admitted on a worker that the hub declared
 // lost under its fencing Timing (internal/contract/fencing): by then the worker's agent has stopped them
 // (MultiKueue's Jobs are fenced), so they may start elsewhere. It sets their MultiKueue check to
 // Retry, which is what Kueue itself does after multiKueue.workerLostTimeout; Kueue then evicts
@@ -32,22 +32,22 @@ import (
 // connection to the worker, before the worker's agent can know it is cut off. Keep
 // workerLostTimeout long (Kueue's 15 minutes) on fleets whose workers are fenced, and let the
 // hub requeue at the declared loss (docs/failover.md).
-type Requeuer struct {
+type RequeueReconciler struct {
 	Client client.Client
 	Clock  clock.PassiveClock
 }
 
-var _ reconcile.Reconciler = (*Requeuer)(nil)
+var _ reconcile.Reconciler = (*RequeueReconciler)(nil)
 
-// ConfigWait bounds how long after the declared loss the Requeuer waits for the lost worker to
+// ConfigWait bounds how long after the declared loss the RequeueReconciler waits for the lost worker to
 // leave the hub's MultiKueueConfigs before it requeues its workloads anyway.
 const ConfigWait = 10 * time.Second
 
-// RequeueRetry is how often the Requeuer looks again at a lost worker that still holds workloads.
+// RequeueRetry is how often the RequeueReconciler looks again at a lost worker that still holds workloads.
 const RequeueRetry = 2 * time.Second
 
 // SetupWithManager registers the requeuer.
-func (r *Requeuer) SetupWithManager(mgr ctrl.Manager) error {
+func (r *RequeueReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("kueue-lost-worker").
 		For(&clusterv1.ManagedCluster{}).
@@ -88,7 +88,7 @@ func lost(o client.Object) bool {
 // +kubebuilder:rbac:groups=kueue.x-k8s.io,resources=admissionchecks,verbs=get;list;watch
 
 // Reconcile requeues the workloads admitted on the cluster while it is declared lost.
-func (r *Requeuer) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+func (r *RequeueReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	mc := &clusterv1.ManagedCluster{}
 	if err := r.Client.Get(ctx, req.NamespacedName, mc); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
@@ -146,7 +146,7 @@ func (r *Requeuer) Reconcile(ctx context.Context, req reconcile.Request) (reconc
 }
 
 // inConfig names a MultiKueueConfig of the hub's that still lists the cluster, or "".
-func (r *Requeuer) inConfig(ctx context.Context, cluster string) (string, error) {
+func (r *RequeueReconciler) inConfig(ctx context.Context, cluster string) (string, error) {
 	l := &kueuev1beta2.MultiKueueConfigList{}
 	if err := r.Client.List(ctx, l, client.MatchingLabels{ManagedLabel: ManagedValue}); err != nil {
 		return "", err

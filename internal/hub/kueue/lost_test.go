@@ -92,7 +92,7 @@ func TestRequeuer(t *testing.T) {
 			if since == 0 {
 				since = time.Second
 			}
-			r := &Requeuer{Client: c, Clock: clocktesting.NewFakePassiveClock(at.Add(since))}
+			r := &RequeueReconciler{Client: c, Clock: clocktesting.NewFakePassiveClock(at.Add(since))}
 			if _, err := r.Reconcile(context.Background(), reconcile.Request{NamespacedName: client.ObjectKey{Name: "gpu-1"}}); err != nil {
 				t.Fatal(err)
 			}
