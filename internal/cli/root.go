@@ -25,8 +25,9 @@ import (
 	"github.com/flotilla/flotilla/internal/cli/version"
 )
 
-// NewRootCommand returns the flotilla command with every subcommand.
-func NewRootCommand(io streams.IO, clk clock.PassiveClock) *cobra.Command {
+// NewRootCommand returns the flotilla command with every subcommand, each reading time from clk
+// (the dashboard's live views tick on it).
+func NewRootCommand(io streams.IO, clk clock.WithTicker) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "flotilla",
 		Short: "Flotilla schedules AI workloads across a fleet of Kubernetes clusters",
@@ -61,7 +62,7 @@ func NewRootCommand(io streams.IO, clk clock.PassiveClock) *cobra.Command {
 		explain.NewCommand(io, clk),
 		addon.NewCommand(io),
 		mcp.NewCommand(io, clk),
-		dashboard.NewCommand(io, clock.RealClock{}),
+		dashboard.NewCommand(io, clk),
 	)
 	return root
 }

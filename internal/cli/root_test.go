@@ -18,7 +18,7 @@ import (
 // with the kubectl defaults, and --context.
 func TestEveryClusterCommandFindsItsKubeconfigAsKubectl(t *testing.T) {
 	io, _, _ := streams.Buffers()
-	root := NewRootCommand(io, clocktesting.NewFakePassiveClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)))
+	root := NewRootCommand(io, clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)))
 	var got []string
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {

@@ -29,7 +29,7 @@ func TestMain(m *testing.M) { os.Exit(testenv.Main(m, testenv.Options{CRDs: true
 // run runs `flotilla args...` as main does, with the clock at now.
 func run(now time.Time, args ...string) (stdout, stderr string, err error) {
 	io, out, errOut := streams.Buffers()
-	root := flotillacli.NewRootCommand(io, clocktesting.NewFakePassiveClock(now))
+	root := flotillacli.NewRootCommand(io, clocktesting.NewFakeClock(now))
 	root.SetArgs(args)
 	err = root.ExecuteContext(context.Background())
 	return out.String(), errOut.String(), err

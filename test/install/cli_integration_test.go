@@ -24,7 +24,7 @@ import (
 func flotilla(t *testing.T, args ...string) (string, error) {
 	t.Helper()
 	io, out, _ := streams.Buffers()
-	root := cli.NewRootCommand(io, clocktesting.NewFakePassiveClock(time.Now()))
+	root := cli.NewRootCommand(io, clocktesting.NewFakeClock(time.Now()))
 	root.SetArgs(args)
 	err := root.ExecuteContext(context.Background())
 	return out.String(), err
