@@ -31,6 +31,7 @@ import (
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
 	workv1alpha1 "github.com/flotilla/flotilla/api/work/v1alpha1"
 	"github.com/flotilla/flotilla/internal/agent/fence"
+	"github.com/flotilla/flotilla/internal/agent/loop"
 	"github.com/flotilla/flotilla/internal/agent/registration"
 	"github.com/flotilla/flotilla/internal/agent/work"
 	"github.com/flotilla/flotilla/internal/contract/fencing"
@@ -588,7 +589,7 @@ func (s *fenced) startFence() {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runner := registration.Runner{Clock: clock.RealClock{}, Log: testr.New(t).WithName("fence-" + s.Name), InitialBackoff: 200 * time.Millisecond, MaxBackoff: time.Second}
+	runner := loop.Runner{Clock: clock.RealClock{}, Log: testr.New(t).WithName("fence-" + s.Name), InitialBackoff: 200 * time.Millisecond, MaxBackoff: time.Second}
 	s.fence = f
 	s.stopFence = testenv.RunUntilCleanup(t, func(ctx context.Context) error { return runner.Run(ctx, f.Loop()) })
 }

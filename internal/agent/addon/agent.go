@@ -11,6 +11,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/flotilla/flotilla/internal/agent/builtin"
+	"github.com/flotilla/flotilla/internal/agent/loop"
 	"github.com/flotilla/flotilla/internal/agent/registration"
 )
 
@@ -30,6 +31,10 @@ type Options struct {
 	// Spoke reaches the managed cluster, where the add-ons' Secrets and Leases are. Its identity
 	// reads Leases and writes Secrets in the add-ons' install namespaces.
 	Spoke *rest.Config
+	// QPS and Burst limit the requests of the agent's watch of the cluster's ManagedClusterAddOns
+	// on the hub; registration.DefaultQPS and registration.DefaultBurst when zero.
+	QPS   float32
+	Burst int
 	// CertificateLifetime asks the signer for this lifetime; zero takes the signer's default.
 	CertificateLifetime time.Duration
 	// ApprovalTimeout bounds the wait for an add-on's certificate (DefaultApprovalTimeout when
@@ -92,6 +97,12 @@ func New(opts Options) (*Agent, error) {
 	if opts.ClusterName == "" || opts.AgentID == "" || opts.Hub == nil || opts.Spoke == nil {
 		return nil, errors.New("the add-on agent needs a cluster name, an agent id, the registration agent's hub credentials and a spoke kubeconfig")
 	}
+	if opts.QPS <= 0 {
+		opts.QPS = registration.DefaultQPS
+	}
+	if opts.Burst <= 0 {
+		opts.Burst = registration.DefaultBurst
+	}
 	if opts.ApprovalTimeout <= 0 {
 		opts.ApprovalTimeout = DefaultApprovalTimeout
 	}
@@ -143,12 +154,12 @@ func (a *Agent) leaseWindow() time.Duration {
 //     (unless DisableDefaultAddOnNamespace).
 //
 // Each call returns new loops: run them once.
-func (a *Agent) Loops() []registration.Loop {
+func (a *Agent) Loops() []loop.Loop {
 	w, c := &watchLoop{a: a}, &credentialsLoop{a: a, states: map[regKey]*regState{}}
 	changes := []func() <-chan struct{}{a.view.Changed, a.changed.Changed}
 	capped := func() time.Duration { return a.opts.Resync }
 	nsReady := []func() <-chan struct{}{a.namespaces.ready.Changed}
-	return []registration.Loop{
+	return []loop.Loop{
 		{Name: "spoke-namespaces", Step: a.watchNamespacesStep},
 		{Name: "addon-namespace", Step: a.defaultNamespaceStep, Wake: nsReady},
 		{Name: "addons", Step: w.step, Wake: []func() <-chan struct{}{a.opts.Hub.Changed}},
@@ -160,7 +171,7 @@ func (a *Agent) Loops() []registration.Loop {
 
 // Run runs the loops until ctx ends, and only then returns, with ctx's error.
 func (a *Agent) Run(ctx context.Context) error {
-	r := registration.Runner{
+	r := loop.Runner{
 		Clock: a.opts.Clock, Log: a.opts.Log, InitialBackoff: a.opts.InitialBackoff, MaxBackoff: a.opts.MaxBackoff,
 		Values: []any{"cluster", a.opts.ClusterName},
 	}

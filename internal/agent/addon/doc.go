@@ -3,7 +3,7 @@
 //
 // It reaches the hub with the registration agent's credentials (registration.HubAccess), watches
 // the ManagedClusterAddOns of the cluster's namespace with them (watching again when they are
-// renewed), and runs as loops of registration.Runner:
+// renewed), and runs as loops of a loop.Runner (internal/agent/loop):
 //
 //   - credentials: every status.registrations entry gets a certificate. The agent files a
 //     CertificateSigningRequest on the hub as the cluster's agent, for the entry's subject with

@@ -56,7 +56,7 @@ func (w *watchLoop) step(ctx context.Context) (time.Duration, error) {
 		return idle, nil
 	}
 	cfg := rest.CopyConfig(cur.Config)
-	cfg.QPS, cfg.Burst = 50, 100
+	cfg.QPS, cfg.Burst = a.opts.QPS, a.opts.Burst
 	c, err := cache.New(cfg, cache.Options{
 		Scheme:            scheme.Scheme,
 		DefaultNamespaces: map[string]cache.Config{a.opts.ClusterName: {}},

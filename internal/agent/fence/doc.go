@@ -3,7 +3,7 @@
 // ManagedCluster), it stops the cluster's fenced workloads, before the hub declares the cluster
 // lost at LostAfter and lets them start elsewhere.
 //
-// The Fencer is a loop of the agent (registration.Loop) that looks once a second:
+// The Fencer is a loop of the agent (loop.Loop) that looks once a second:
 //
 //   - raised: FenceAfter after the last renewal the hub took (registration.Agent.LastRenewed,
 //     by the agent's clock, which stamped it), every fenced workload is stopped (Jobs and

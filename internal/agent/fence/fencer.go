@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
+	"github.com/flotilla/flotilla/internal/agent/loop"
 	"github.com/flotilla/flotilla/internal/agent/registration"
 	"github.com/flotilla/flotilla/internal/contract/fencing"
 )
@@ -131,9 +132,10 @@ func (f *Fencer) Fenced() bool { return f.fenced.Load() }
 // again, past its cache, after each.
 func (f *Fencer) Episodes() int64 { return f.episodes.Load() }
 
-// Loop is the fencer as a loop of the agent.
-func (f *Fencer) Loop() registration.Loop {
-	return registration.Loop{Name: "fence", Step: f.Step}
+// Loop is the fencer as a loop of the agent, which runs it beside the registration agent's loops
+// (internal/agent).
+func (f *Fencer) Loop() loop.Loop {
+	return loop.Loop{Name: "fence", Step: f.Step}
 }
 
 // Step looks once: raises the fence, keeps stopping while it is raised, or lowers it.

@@ -16,6 +16,7 @@ import (
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	"github.com/flotilla/flotilla/api/scheme"
+	"github.com/flotilla/flotilla/internal/agent/loop"
 	"github.com/flotilla/flotilla/internal/kubeconfig"
 )
 
@@ -65,6 +66,18 @@ const (
 const (
 	DefaultInitialBackoff = time.Second
 	DefaultMaxBackoff     = 5 * time.Minute
+)
+
+// DefaultQPS and DefaultBurst are the rate of the agent's busiest clients: the work agent's and
+// the add-on agent's clients of the hub, made with the agent's hub credentials (HubAccess), and
+// the work agent's client of the spoke when the spoke's kubeconfig sets no rate. They are OCM's
+// agent's defaults: client-go's own (5 requests a second, bursts of 10) would hold back a work
+// agent that applies and reports hundreds of works, and a bound is still needed, since one hub
+// serves the agents of every cluster of the fleet. `flotilla agent` sets them with
+// --kube-api-qps and --kube-api-burst (internal/agent.Options).
+const (
+	DefaultQPS   = 50
+	DefaultBurst = 100
 )
 
 // Default bounds on the wait for a certificate. An administrator approves the first request;
@@ -173,9 +186,9 @@ func (a *Agent) Hub() *HubAccess { return &a.hub }
 //     ManagedCluster's status, writing only what changed.
 //
 // Each call returns new loops: run them once.
-func (a *Agent) Loops() []Loop {
+func (a *Agent) Loops() []loop.Loop {
 	cert, inventory := &certLoop{a: a}, &inventoryLoop{a: a}
-	return []Loop{
+	return []loop.Loop{
 		{Name: "clientcert", Step: cert.step, Wake: []func() <-chan struct{}{a.hub.Changed}},
 		{Name: "acceptance", Step: a.acceptanceStep, Wake: []func() <-chan struct{}{a.hub.Changed}, MaxBackoff: a.leasePeriod},
 		{Name: "lease", Step: a.leaseStep, Wake: []func() <-chan struct{}{a.period.Changed}, MaxBackoff: a.leasePeriod},
@@ -184,10 +197,11 @@ func (a *Agent) Loops() []Loop {
 	}
 }
 
-// Runner runs loops with the agent's clock, log and backoff.
-func (a *Agent) Runner() Runner {
-	return Runner{
-		Clock: a.opts.Clock, Log: a.opts.Log, InitialBackoff: a.opts.InitialBackoff, MaxBackoff: a.opts.MaxBackoff,
+// Runner runs loops with the agent's clock, log and backoff, and logs their failures explained
+// (explain.go).
+func (a *Agent) Runner() loop.Runner {
+	return loop.Runner{
+		Clock: a.opts.Clock, Log: a.opts.Log, Explain: explain, InitialBackoff: a.opts.InitialBackoff, MaxBackoff: a.opts.MaxBackoff,
 		Values: []any{"cluster", a.opts.ClusterName},
 	}
 }

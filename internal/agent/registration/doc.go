@@ -20,8 +20,8 @@
 // and GPU inventory by model as claims named in api/cluster/v1/gpu_claims.go. Status is written
 // only when it changed.
 //
-// The agent is a set of independent loops (loops.go; Agent.Loops lists them): client
-// certificate, acceptance, lease, inventory and status. Each does one thing on its own schedule
+// The agent is a set of independent loops (Agent.Loops lists them, and internal/agent/loop runs
+// them): client certificate, acceptance, lease, inventory and status. Each does one thing on its own schedule
 // and reads what the others learned from goroutine-safe holders at every round: the hub
 // credentials (HubAccess, which the work and add-on agents share), the last ManagedCluster read
 // and the spoke's inventory. So a renewal waiting for approval or a spoke that does not answer

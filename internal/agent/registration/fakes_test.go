@@ -18,6 +18,7 @@ import (
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes/fake"
@@ -27,11 +28,16 @@ import (
 	"k8s.io/utils/clock"
 	ctrlfake "sigs.k8s.io/controller-runtime/pkg/client/fake"
 
+	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	"github.com/flotilla/flotilla/api/scheme"
 	"github.com/flotilla/flotilla/internal/kubeconfig"
 )
 
 const fakeHubURL = "https://hub.test:6443"
+
+func testCluster() *clusterv1.ManagedCluster {
+	return &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "gpu-east"}, Spec: clusterv1.ManagedClusterSpec{HubAcceptsClient: true}}
+}
 
 // testCA signs the certificates of the fake hub.
 type testCA struct {

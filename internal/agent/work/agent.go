@@ -54,6 +54,10 @@ type Options struct {
 	// whatever they carry, as OCM's agent) and impersonates their executors (the verb impersonate
 	// on serviceaccounts).
 	Spoke *rest.Config
+	// QPS and Burst limit the agent's requests to the hub, and to the spoke unless Spoke sets a
+	// rate of its own; registration.DefaultQPS and registration.DefaultBurst when zero.
+	QPS   float32
+	Burst int
 	// Resync is DefaultResync when zero.
 	Resync time.Duration
 	// Workers is how many works are applied at once; 4 when zero.
@@ -98,6 +102,12 @@ func New(opts Options) (*Agent, error) {
 		if _, _, ok := serviceAccountUser(opts.DefaultExecutor); !ok {
 			return nil, fmt.Errorf("work executor %q: give the ServiceAccount as system:serviceaccount:NAMESPACE:NAME", opts.DefaultExecutor)
 		}
+	}
+	if opts.QPS <= 0 {
+		opts.QPS = registration.DefaultQPS
+	}
+	if opts.Burst <= 0 {
+		opts.Burst = registration.DefaultBurst
 	}
 	if opts.Resync <= 0 {
 		opts.Resync = DefaultResync
@@ -164,8 +174,7 @@ func (a *Agent) stopped(err error) {
 // run runs the work controller with one set of hub credentials until ctx ends.
 func (a *Agent) run(ctx context.Context, hubConfig *rest.Config) error {
 	cfg := rest.CopyConfig(hubConfig)
-	// OCM's agent defaults, above client-go's 5 requests a second.
-	cfg.QPS, cfg.Burst = 50, 100
+	cfg.QPS, cfg.Burst = a.opts.QPS, a.opts.Burst
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 scheme.Scheme,
 		Logger:                 a.opts.Log,
@@ -179,7 +188,7 @@ func (a *Agent) run(ctx context.Context, hubConfig *rest.Config) error {
 	}
 	spokeCfg := rest.CopyConfig(a.opts.Spoke)
 	if spokeCfg.QPS == 0 {
-		spokeCfg.QPS, spokeCfg.Burst = 50, 100
+		spokeCfg.QPS, spokeCfg.Burst = a.opts.QPS, a.opts.Burst
 	}
 	spoke, err := client.New(spokeCfg, client.Options{Scheme: scheme.Scheme})
 	if err != nil {

@@ -1,11 +1,4 @@
-package registration
-
-// The agent is a few loops that run side by side, each doing one thing on its own schedule, so
-// that a slow step of one (a certificate request waiting for approval, a spoke slow to list its
-// nodes) cannot delay another (the lease). Loops share what they learn through holders (shared.go)
-// that every loop reads at each round: the hub credentials, the last ManagedCluster read, the
-// spoke's inventory. The work and add-on agents join with loops of their own that read the same
-// HubAccess.
+package loop
 
 import (
 	"context"
@@ -24,11 +17,11 @@ type Loop struct {
 	// Name names the loop in the log, such as "lease".
 	Name string
 	// Step does one round of the loop's work and says how long to wait before the next. A step
-	// that fails is logged once, with what would fix it (explain), and the next round follows
-	// after the loop's backoff, which starts over after a step that succeeds.
+	// that fails is logged once, with what would fix it (Runner.Explain), and the next round
+	// follows after the loop's backoff, which starts over after a step that succeeds.
 	Step func(ctx context.Context) (next time.Duration, err error)
-	// Wake lists signals that start the next round early, such as HubAccess.Changed. The runner
-	// takes them before each step, so a change made while the step runs is not missed.
+	// Wake lists signals that start the next round early, such as registration.HubAccess.Changed.
+	// The runner takes them before each step, so a change made while the step runs is not missed.
 	Wake []func() <-chan struct{}
 	// MaxBackoff, when set, caps the backoff below the runner's at each failure: the lease loop
 	// retries at least once a lease period.
@@ -40,6 +33,10 @@ type Runner struct {
 	Clock clock.WithTicker
 	// Log gets each failure, with the loop's name and the delay before the next round.
 	Log logr.Logger
+	// Explain turns a failed step's error into the failure's log message, a sentence that says
+	// what would fix it (the registration agent's explains its steps' failures); the error's own
+	// text when nil. The error is logged as well.
+	Explain func(error) string
 	// InitialBackoff and MaxBackoff bound the wait after a failed step: it starts at
 	// InitialBackoff, doubles with each failure up to MaxBackoff, and adds up to 10% jitter.
 	InitialBackoff, MaxBackoff time.Duration
@@ -65,6 +62,13 @@ func (r Runner) backoff() wait.Backoff {
 	return wait.Backoff{Duration: r.InitialBackoff, Factor: 2, Jitter: 0.1, Steps: math.MaxInt32, Cap: r.MaxBackoff}
 }
 
+func (r Runner) explain(err error) string {
+	if r.Explain == nil {
+		return err.Error()
+	}
+	return r.Explain(err)
+}
+
 func (r Runner) run(ctx context.Context, l Loop) {
 	backoff := r.backoff()
 	for ctx.Err() == nil {
@@ -81,7 +85,7 @@ func (r Runner) run(ctx context.Context, l Loop) {
 			if l.MaxBackoff != nil {
 				next = min(next, l.MaxBackoff())
 			}
-			r.Log.Error(err, explain(err), append(append([]any{}, r.Values...), "loop", l.Name, "retryIn", next.Round(time.Millisecond).String())...)
+			r.Log.Error(err, r.explain(err), append(append([]any{}, r.Values...), "loop", l.Name, "retryIn", next.Round(time.Millisecond).String())...)
 		} else {
 			backoff = r.backoff()
 		}

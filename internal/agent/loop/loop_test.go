@@ -1,27 +1,57 @@
-package registration
+package loop
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/go-logr/logr/funcr"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/clock"
-
-	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 )
 
-func testCluster() *clusterv1.ManagedCluster {
-	return &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "gpu-east"}, Spec: clusterv1.ManagedClusterSpec{HubAcceptsClient: true}}
+// logRecorder keeps a runner's log entries, decoded.
+type logRecorder struct {
+	mu      sync.Mutex
+	entries []map[string]any
 }
+
+func (r *logRecorder) add(t *testing.T, line string) {
+	e := map[string]any{}
+	if err := json.Unmarshal([]byte(line), &e); err != nil {
+		t.Errorf("log line %q is not JSON: %v", line, err)
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.entries = append(r.entries, e)
+}
+
+// find returns the entries whose message contains msg.
+func (r *logRecorder) find(msg string) []map[string]any {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []map[string]any
+	for _, e := range r.entries {
+		if m, _ := e["msg"].(string); strings.Contains(m, msg) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// explainStep is an Explain as a caller gives one: a sentence made from the step's error.
+func explainStep(err error) string { return "could not " + err.Error() }
 
 func testRunner(t *testing.T, logs *logRecorder) Runner {
 	return Runner{
 		Clock: clock.RealClock{}, InitialBackoff: time.Millisecond, MaxBackoff: 8 * time.Millisecond, Values: []any{"cluster", "gpu-east"},
-		Log: funcr.NewJSON(func(obj string) { logs.add(t, obj) }, funcr.Options{}),
+		Log:     funcr.NewJSON(func(obj string) { logs.add(t, obj) }, funcr.Options{}),
+		Explain: explainStep,
 	}
 }
 
@@ -65,7 +95,7 @@ func TestRunnerHangingLoopDoesNotDelayOthers(t *testing.T) {
 }
 
 // Failures back off, doubling up to the cap (the runner's or the loop's), and a success starts
-// the backoff over. Each failure is logged with the loop, the cluster and the delay.
+// the backoff over. Each failure is logged, explained, with the loop, the cluster and the delay.
 func TestRunnerBackoff(t *testing.T) {
 	tests := map[string]struct {
 		results    []bool // the steps' outcomes, true for success
@@ -85,7 +115,7 @@ func TestRunnerBackoff(t *testing.T) {
 				if i < len(tc.results) && tc.results[i] {
 					return 0, nil
 				}
-				return 0, &stepError{Step: "renew Lease gpu-east/managed-cluster-lease", Identity: agentIdentity, Server: testHub, Cluster: "gpu-east", Err: errors.New("boom")}
+				return 0, errors.New("renew Lease gpu-east/managed-cluster-lease: boom")
 			}}
 			if tc.maxBackoff > 0 {
 				l.MaxBackoff = func() time.Duration { return tc.maxBackoff }
@@ -112,14 +142,55 @@ func TestRunnerBackoff(t *testing.T) {
 	}
 }
 
+// Without Explain, a failure is logged with the error's own text.
+func TestRunnerWithoutExplain(t *testing.T) {
+	logs := &logRecorder{}
+	r := testRunner(t, logs)
+	r.Explain = nil
+	var step atomic.Int32
+	l := Loop{Name: "fence", Step: func(context.Context) (time.Duration, error) {
+		step.Add(1)
+		return 0, errors.New("listing Jobs: boom")
+	}}
+	runUntil(t, r, func() bool { return step.Load() >= 2 }, l)
+	failures := logs.find("listing Jobs: boom")
+	if len(failures) == 0 || failures[0]["msg"] != "listing Jobs: boom" || failures[0]["loop"] != "fence" {
+		t.Errorf("failures logged %v, want the error's text as the message, with the loop", logs.entries)
+	}
+}
+
+// signal is a holder's change signal: Changed returns a channel that closes at the next fire.
+type signal struct {
+	mu sync.Mutex
+	ch chan struct{}
+}
+
+func (s *signal) Changed() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ch == nil {
+		s.ch = make(chan struct{})
+	}
+	return s.ch
+}
+
+func (s *signal) fire() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ch != nil {
+		close(s.ch)
+		s.ch = nil
+	}
+}
+
 // A loop waiting for its next round starts it as soon as a signal it waits on fires, even one
 // fired while its step ran.
 func TestRunnerWake(t *testing.T) {
-	var creds shared[*HubClients]
+	var creds signal
 	var rounds atomic.Int32
 	l := Loop{Name: "acceptance", Wake: []func() <-chan struct{}{creds.Changed}, Step: func(context.Context) (time.Duration, error) {
 		if rounds.Add(1) == 1 {
-			creds.Set(&HubClients{}) // a change during the step
+			creds.fire() // a change during the step
 		}
 		return time.Hour, nil
 	}}
