@@ -22,6 +22,7 @@ import (
 	"github.com/flotilla/flotilla/api/scheme"
 	"github.com/flotilla/flotilla/internal/agent/builtin"
 	"github.com/flotilla/flotilla/internal/agent/builtin/resourceusage"
+	"github.com/flotilla/flotilla/internal/agent/registration"
 )
 
 func main() {
@@ -49,8 +50,9 @@ func run(kubeconfig, hubKubeconfig, cluster string, a resourceusage.AddOn) error
 	if err != nil {
 		return err
 	}
-	cfg.QPS, cfg.Burst = 50, 100
-	hubCfg.QPS, hubCfg.Burst = 50, 100
+	// The default rate of the agent's busiest clients (flotilla agent --kube-api-qps, --kube-api-burst).
+	cfg.QPS, cfg.Burst = registration.DefaultQPS, registration.DefaultBurst
+	hubCfg.QPS, hubCfg.Burst = registration.DefaultQPS, registration.DefaultBurst
 	hub, err := client.New(hubCfg, client.Options{Scheme: scheme.Scheme})
 	if err != nil {
 		return err

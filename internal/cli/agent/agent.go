@@ -2,48 +2,25 @@ package agent
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"os"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/utils/clock"
-	ctrl "sigs.k8s.io/controller-runtime"
 
+	"github.com/flotilla/flotilla/internal/agent"
 	"github.com/flotilla/flotilla/internal/agent/addon"
-	"github.com/flotilla/flotilla/internal/agent/builtin"
 	"github.com/flotilla/flotilla/internal/agent/builtin/dynamicscoring"
-	"github.com/flotilla/flotilla/internal/agent/builtin/kueuequeues"
-	"github.com/flotilla/flotilla/internal/agent/builtin/multikueueworker"
-	"github.com/flotilla/flotilla/internal/agent/builtin/resourceusage"
-	"github.com/flotilla/flotilla/internal/agent/fence"
 	"github.com/flotilla/flotilla/internal/agent/registration"
-	"github.com/flotilla/flotilla/internal/agent/work"
 	"github.com/flotilla/flotilla/internal/cli/kubeflags"
 	"github.com/flotilla/flotilla/internal/cli/streams"
 )
 
-// workExecutorUser is the user name of the ServiceAccount NAMESPACE/NAME; "" for "".
-func workExecutorUser(sa string) string {
-	if sa == "" {
-		return ""
-	}
-	ns, name, _ := strings.Cut(sa, "/")
-	return "system:serviceaccount:" + ns + ":" + name
-}
-
 // NewCommand returns `flotilla agent`.
 func NewCommand(_ streams.IO) *cobra.Command {
-	var clusterName, agentID, bootstrapKubeconfig string
+	opts := agent.DefaultOptions()
+	var bootstrapKubeconfig string
 	var kube kubeflags.Flags
-	var certLifetime time.Duration
-	var dsAllowLocal bool
-	var disableAddOnNamespace bool
-	var workExecutor string
 	cmd := &cobra.Command{
 		Use:   "agent",
 		Short: "Register this cluster with a hub, keep it registered and apply its ManifestWorks",
@@ -64,102 +41,63 @@ func NewCommand(_ streams.IO) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			spoke := spokeConfig.Config
-			var bootstrap *rest.Config
-			if bootstrapKubeconfig == "" {
-				// What `flotilla join` stored on the cluster.
-				cs, err := kubernetes.NewForConfig(spoke)
-				if err != nil {
+			opts.Spoke = spokeConfig.Config
+			if opts.Bootstrap, err = loadBootstrap(cmd.Context(), opts.Spoke, bootstrapKubeconfig, &opts.ClusterName); err != nil {
+				return err
+			}
+			if err := registration.ValidateClusterName("--cluster-name", opts.ClusterName); err != nil {
+				return err
+			}
+			if opts.WorkExecutor != "" {
+				if err := agent.ValidateWorkExecutor("--work-executor", opts.WorkExecutor); err != nil {
 					return err
 				}
-				stored, cfg, err := registration.LoadBootstrap(cmd.Context(), cs)
-				if err != nil {
-					return err
-				}
-				if clusterName == "" {
-					clusterName = stored
-				}
-				bootstrap = cfg
-			} else if bootstrap, err = registration.LoadKubeconfig("--bootstrap-kubeconfig", bootstrapKubeconfig,
-				"the bootstrap kubeconfig that `flotilla init` printed on the hub"); err != nil {
-				return err
 			}
-			if err := registration.ValidateClusterName("--cluster-name", clusterName); err != nil {
-				return err
-			}
-			if workExecutor != "" {
-				if ns, name, ok := strings.Cut(workExecutor, "/"); !ok || ns == "" || name == "" || strings.Contains(name, "/") {
-					return fmt.Errorf("--work-executor %q: give the ServiceAccount as NAMESPACE/NAME, such as open-cluster-management-agent/flotilla-work", workExecutor)
-				}
-			}
-			if agentID == "" {
-				host, _ := os.Hostname()
-				agentID = host
-			}
-			a, err := registration.New(registration.Options{
-				ClusterName: clusterName, AgentID: agentID, Bootstrap: bootstrap, Spoke: spoke,
-				CertificateLifetime: certLifetime,
-				Log:                 ctrl.Log.WithName("agent"),
-			})
+			a, err := agent.New(opts)
 			if err != nil {
 				return err
 			}
-			fencer, err := fence.New(fence.Options{
-				ClusterName: clusterName, Agent: a, Hub: a.Hub(), Spoke: spoke, Log: ctrl.Log.WithName("fence"),
-			})
-			if err != nil {
-				return err
-			}
-			w, err := work.New(work.Options{
-				ClusterName: clusterName, AgentID: agentID, Hub: a.Hub(), Spoke: spoke,
-				Log: ctrl.Log.WithName("work"), Fence: fencer, DefaultExecutor: workExecutorUser(workExecutor),
-			})
-			if err != nil {
-				return err
-			}
-			ad, err := addon.New(addon.Options{
-				ClusterName: clusterName, AgentID: agentID, Hub: a.Hub(), Spoke: spoke,
-				CertificateLifetime: certLifetime, DisableDefaultAddOnNamespace: disableAddOnNamespace,
-				BuiltIns: builtin.NewManager(clusterName, spoke, clock.RealClock{}, ctrl.Log.WithName("builtin"),
-					resourceusage.AddOn{}, dynamicscoring.AddOn{AllowLocal: dsAllowLocal}, multikueueworker.AddOn{}, kueuequeues.AddOn{}),
-				Log: ctrl.Log.WithName("addon"),
-			})
-			if err != nil {
-				return err
-			}
-			// The work and add-on agents act with the credentials the registration agent keeps;
-			// all stop with the command.
-			ctx, cancel := context.WithCancel(cmd.Context())
-			defer cancel()
-			others := []func(context.Context) error{w.Run, ad.Run}
-			done := make(chan error, len(others))
-			for _, run := range others {
-				go func() { done <- run(ctx) }()
-			}
-			// The fence is one more loop of the registration agent's (internal/agent/fence).
-			err = a.Runner().Run(ctx, append(a.Loops(), fencer.Loop())...)
-			cancel()
-			for range others {
-				if oerr := <-done; err == nil && oerr != nil && !errors.Is(oerr, context.Canceled) {
-					err = oerr
-				}
-			}
-			return err
+			return a.Run(cmd.Context())
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&clusterName, "cluster-name", "", "name of this cluster on the hub, a DNS label (default: the name `flotilla join` stored)")
-	f.StringVar(&agentID, "agent-id", "", "identity of this agent among the cluster's agents (default: the host name)")
+	f.StringVar(&opts.ClusterName, "cluster-name", "", "name of this cluster on the hub, a DNS label (default: the name `flotilla join` stored)")
+	f.StringVar(&opts.AgentID, "agent-id", "", "identity of this agent among the cluster's agents (default: the host name)")
 	f.StringVar(&bootstrapKubeconfig, "bootstrap-kubeconfig", "", "hub kubeconfig with the bootstrap identity (default: the one `flotilla join` stored on this cluster)")
 	kube.AddFlags(f, "this (spoke) cluster")
-	f.BoolVar(&dsAllowLocal, strings.TrimPrefix(dynamicscoring.AllowLocalFlag, "--"), false,
+	f.Float32Var(&opts.QPS, "kube-api-qps", opts.QPS,
+		"requests per second of the clients that apply ManifestWorks and watch add-ons, to the hub's API server and to this cluster's")
+	f.IntVar(&opts.Burst, "kube-api-burst", opts.Burst, "burst of requests of those clients (--kube-api-qps)")
+	f.BoolVar(&opts.DynamicScoringAllowLocal, strings.TrimPrefix(dynamicscoring.AllowLocalFlag, "--"), false,
 		"let the dynamic-scoring add-on reach loopback and link-local addresses (local fleets and tests; cloud metadata addresses stay refused)")
-	f.DurationVar(&certLifetime, "certificate-lifetime", 0, "lifetime to ask for the hub client certificate (at least 10m; default: the signer's)")
-	f.StringVar(&workExecutor, "work-executor", "",
+	f.DurationVar(&opts.CertificateLifetime, "certificate-lifetime", 0, "lifetime to ask for the hub client certificate (at least 10m; default: the signer's)")
+	f.StringVar(&opts.WorkExecutor, "work-executor", "",
 		"NAMESPACE/NAME of a ServiceAccount that applies, reads and removes the manifests of ManifestWorks without an executor, "+
 			"by impersonation, so that the agent's own identity never applies one (the restricted mode; grant that account only what works may do). "+
 			"Default: the agent applies them with its own rights, as OCM's work agent")
-	f.BoolVar(&disableAddOnNamespace, "disable-default-addon-namespace", false,
+	f.BoolVar(&opts.DisableDefaultAddOnNamespace, "disable-default-addon-namespace", false,
 		"do not create the namespace "+addon.DefaultInstallNamespace+", where OCM's add-ons install their agents (as OCM's klusterlet option of that name)")
 	return cmd
+}
+
+// loadBootstrap returns the hub kubeconfig with the bootstrap identity: the file path
+// (--bootstrap-kubeconfig), or, when path is empty, what `flotilla join` stored on the spoke,
+// whose cluster name also becomes *clusterName when that is empty.
+func loadBootstrap(ctx context.Context, spoke *rest.Config, path string, clusterName *string) (*rest.Config, error) {
+	if path != "" {
+		return registration.LoadKubeconfig("--bootstrap-kubeconfig", path,
+			"the bootstrap kubeconfig that `flotilla init` printed on the hub")
+	}
+	cs, err := kubernetes.NewForConfig(spoke)
+	if err != nil {
+		return nil, err
+	}
+	stored, cfg, err := registration.LoadBootstrap(ctx, cs)
+	if err != nil {
+		return nil, err
+	}
+	if *clusterName == "" {
+		*clusterName = stored
+	}
+	return cfg, nil
 }
