@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/clock"
 
 	"github.com/flotilla/flotilla/internal/agent"
 	"github.com/flotilla/flotilla/internal/agent/addon"
@@ -16,9 +17,10 @@ import (
 	"github.com/flotilla/flotilla/internal/cli/streams"
 )
 
-// NewCommand returns `flotilla agent`.
-func NewCommand(_ streams.IO) *cobra.Command {
+// NewCommand returns `flotilla agent`, which reads time from clk.
+func NewCommand(_ streams.IO, clk clock.WithTicker) *cobra.Command {
 	opts := agent.DefaultOptions()
+	opts.Clock = clk
 	var bootstrapKubeconfig string
 	var kube kubeflags.Flags
 	cmd := &cobra.Command{

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"k8s.io/utils/clock"
 	"testing"
 
 	"github.com/flotilla/flotilla/internal/cli/streams"
@@ -10,7 +11,7 @@ import (
 // defaults.
 func TestRateFlags(t *testing.T) {
 	io, _, _ := streams.Buffers()
-	flags := NewCommand(io).Flags()
+	flags := NewCommand(io, clock.RealClock{}).Flags()
 	for name, want := range map[string]string{"kube-api-qps": "50", "kube-api-burst": "100"} {
 		f := flags.Lookup(name)
 		if f == nil {

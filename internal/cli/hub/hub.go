@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/clock"
 
 	"github.com/flotilla/flotilla/internal/cli/kubeflags"
 	"github.com/flotilla/flotilla/internal/cli/streams"
@@ -21,9 +22,10 @@ import (
 	dashboardassets "github.com/flotilla/flotilla/web/dashboard"
 )
 
-// NewCommand returns `flotilla hub`.
-func NewCommand(_ streams.IO) *cobra.Command {
+// NewCommand returns `flotilla hub`, which reads time from clk.
+func NewCommand(_ streams.IO, clk clock.WithTicker) *cobra.Command {
 	opts := hub.DefaultOptions()
+	opts.Clock = clk
 	opts.WebhookAddress = hub.DefaultWebhookAddress
 	opts.ExplainAddress = hub.DefaultExplainAddress
 	var kube kubeflags.Flags

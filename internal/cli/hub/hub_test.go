@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"k8s.io/utils/clock"
 	"testing"
 
 	"github.com/flotilla/flotilla/internal/cli/streams"
@@ -9,7 +10,7 @@ import (
 // The SIG PlacementDecision mirror writes objects consumers may act on: it stays off unless asked.
 func TestSIGPlacementDecisionsFlagOffByDefault(t *testing.T) {
 	io, _, _ := streams.Buffers()
-	f := NewCommand(io).Flags().Lookup("sig-placement-decisions")
+	f := NewCommand(io, clock.RealClock{}).Flags().Lookup("sig-placement-decisions")
 	if f == nil {
 		t.Fatal("flotilla hub has no --sig-placement-decisions flag")
 	}
