@@ -125,28 +125,29 @@ func (w *FederatedLearningWrapper) Tolerate(key string) *FederatedLearningWrappe
 	return w
 }
 
-// Status replaces the whole status.
-func (w *FederatedLearningWrapper) Status(s flv1alpha1.FederatedLearningStatus) *FederatedLearningWrapper {
-	w.FederatedLearning.Status = s
+// ReplaceStatus replaces the whole status. (It is not named Status, which would hide the
+// object's field.)
+func (w *FederatedLearningWrapper) ReplaceStatus(s flv1alpha1.FederatedLearningStatus) *FederatedLearningWrapper {
+	w.Status = s
 	return w
 }
 
 // Phase sets the status's phase and message.
 func (w *FederatedLearningWrapper) Phase(p flv1alpha1.FederatedLearningPhase, message string) *FederatedLearningWrapper {
-	w.FederatedLearning.Status.Phase, w.FederatedLearning.Status.Message = p, message
+	w.Status.Phase, w.Status.Message = p, message
 	return w
 }
 
 // Condition adds status conditions as they are.
 func (w *FederatedLearningWrapper) Condition(c ...metav1.Condition) *FederatedLearningWrapper {
-	w.FederatedLearning.Status.Conditions = append(w.FederatedLearning.Status.Conditions, c...)
+	w.Status.Conditions = append(w.Status.Conditions, c...)
 	return w
 }
 
 // Client adds a client on cluster that entered state at since, for reason (with message; both
 // may be empty).
 func (w *FederatedLearningWrapper) Client(cluster string, state flv1alpha1.ClientState, reason, message string, since time.Time) *FederatedLearningWrapper {
-	w.FederatedLearning.Status.Clients = append(w.FederatedLearning.Status.Clients, flv1alpha1.ClientStatus{
+	w.Status.Clients = append(w.Status.Clients, flv1alpha1.ClientStatus{
 		Cluster: cluster, State: state, Reason: reason, Message: message, Since: &metav1.Time{Time: since},
 	})
 	return w
@@ -162,32 +163,32 @@ func (w *FederatedLearningWrapper) Progress(round, rounds int32, metrics ...stri
 		}
 		p.Metrics[metrics[i]] = metrics[i+1]
 	}
-	w.FederatedLearning.Status.Progress = p
+	w.Status.Progress = p
 	return w
 }
 
 // ProgressRead sets when the controller read the progress; call it after Progress.
 func (w *FederatedLearningWrapper) ProgressRead(at time.Time) *FederatedLearningWrapper {
-	w.FederatedLearning.Status.Progress.UpdatedAt = &metav1.Time{Time: at}
+	w.Status.Progress.UpdatedAt = &metav1.Time{Time: at}
 	return w
 }
 
 // RoundClients records the clusters a round took; call it after Progress.
 func (w *FederatedLearningWrapper) RoundClients(round int32, clusters ...string) *FederatedLearningWrapper {
-	p := w.FederatedLearning.Status.Progress
+	p := w.Status.Progress
 	p.RoundClients = append(p.RoundClients, flv1alpha1.RoundClients{Round: round, Clusters: clusters})
 	return w
 }
 
 // ListenerStatus adds a listener the server is reachable at.
 func (w *FederatedLearningWrapper) ListenerStatus(l flv1alpha1.ListenerStatus) *FederatedLearningWrapper {
-	w.FederatedLearning.Status.Listeners = append(w.FederatedLearning.Status.Listeners, l)
+	w.Status.Listeners = append(w.Status.Listeners, l)
 	return w
 }
 
 // Event appends a timeline entry at at.
 func (w *FederatedLearningWrapper) Event(at time.Time, event, cluster, message string) *FederatedLearningWrapper {
-	w.FederatedLearning.Status.Timeline = append(w.FederatedLearning.Status.Timeline,
+	w.Status.Timeline = append(w.Status.Timeline,
 		flv1alpha1.TimelineEntry{Time: metav1.NewTime(at), Event: event, Cluster: cluster, Message: message})
 	return w
 }

@@ -71,7 +71,7 @@ func TestComputeStatus(t *testing.T) {
 				Events:     []string{"ClientDelivered:a", "ClientDelivered:b", "Running:"}},
 		},
 		"a client lost with the quorum kept": {
-			fl: makeFL("x").Status(runningStatus).Obj(),
+			fl: makeFL("x").ReplaceStatus(runningStatus).Obj(),
 			o:  observed{Decided: []string{"a", "b"}, Clients: running("a", "b"), ServerReady: true},
 			want: statusSummary{Phase: flv1alpha1.PhaseRunning, Message: "Assigned 2 clusters for client execution in model training",
 				Conditions: map[string]string{"ClientsReady": "True/QuorumMet", "Failed": "False/NotFailed", "ServerReady": "True/ServerRunning", "Succeeded": "False/NotFinished", "Training": "True/Training"},
@@ -79,7 +79,7 @@ func TestComputeStatus(t *testing.T) {
 				Events:     []string{"ClientLost:c"}},
 		},
 		"below the quorum: Running, Training False until a replacement": {
-			fl: makeFL("x").MinClients(3).Status(runningStatus).Obj(),
+			fl: makeFL("x").MinClients(3).ReplaceStatus(runningStatus).Obj(),
 			o:  observed{Decided: []string{"a", "b"}, Clients: running("a", "b"), ServerReady: true},
 			want: statusSummary{Phase: flv1alpha1.PhaseRunning, Message: "Assigned 2 clusters for client execution in model training",
 				Conditions: map[string]string{"ClientsReady": "False/NotEnoughClusters", "Failed": "False/NotFailed", "ServerReady": "True/ServerRunning", "Succeeded": "False/NotFinished", "Training": "False/QuorumLost"},
@@ -87,7 +87,7 @@ func TestComputeStatus(t *testing.T) {
 				Events:     []string{"ClientLost:c"}},
 		},
 		"replacement delivered": {
-			fl: makeFL("x").MinClients(3).Status(runningStatus).Obj(),
+			fl: makeFL("x").MinClients(3).ReplaceStatus(runningStatus).Obj(),
 			o:  observed{Decided: []string{"a", "b", "d"}, Clients: running("a", "b", "d"), ServerReady: true},
 			want: statusSummary{Phase: flv1alpha1.PhaseRunning, Message: "Assigned 3 clusters for client execution in model training",
 				Conditions: map[string]string{"ClientsReady": "True/QuorumMet", "Failed": "False/NotFailed", "ServerReady": "True/ServerRunning", "Succeeded": "False/NotFinished", "Training": "True/Training"},
@@ -95,7 +95,7 @@ func TestComputeStatus(t *testing.T) {
 				Events:     []string{"ClientDelivered:d", "ClientLost:c"}},
 		},
 		"a running client's claim gone before the placement drops it: Lost, not Excluded": {
-			fl: makeFL("x").Status(runningStatus).Obj(),
+			fl: makeFL("x").ReplaceStatus(runningStatus).Obj(),
 			o: observed{Decided: []string{"a", "b", "c"}, ServerReady: true, Clients: map[string]clientState{
 				"a": {Delivered: true, Applied: true}, "b": {Delivered: true, Applied: true}, "c": {Excluded: true, Reason: ReasonMissingClaim}}},
 			want: statusSummary{Phase: flv1alpha1.PhaseRunning, Message: "Assigned 3 clusters for client execution in model training",
@@ -112,7 +112,7 @@ func TestComputeStatus(t *testing.T) {
 				Events:     []string{"Failed:"}},
 		},
 		"server job succeeded: OCM's Completed": {
-			fl: makeFL("x").Framework(flv1alpha1.FrameworkOpenFL).Status(runningStatus).Obj(),
+			fl: makeFL("x").Framework(flv1alpha1.FrameworkOpenFL).ReplaceStatus(runningStatus).Obj(),
 			o:  observed{Decided: []string{"a", "b", "c"}, Clients: running("a", "b", "c"), ServerReady: true, ServerSucceeded: true},
 			want: statusSummary{Phase: flv1alpha1.PhaseCompleted, Message: "Model training successful. Check storage for details",
 				Conditions: map[string]string{"ClientsReady": "True/QuorumMet", "Failed": "False/NotFailed", "ServerReady": "True/ServerRunning", "Succeeded": "True/ModelTrained", "Training": "False/TrainingEnded"},
@@ -140,7 +140,7 @@ func TestComputeStatus(t *testing.T) {
 }
 
 func TestTerminalPhasesStay(t *testing.T) {
-	done := makeFL("x").Status(flv1alpha1.FederatedLearningStatus{Phase: flv1alpha1.PhaseCompleted, Message: "done"}).Obj()
+	done := makeFL("x").ReplaceStatus(flv1alpha1.FederatedLearningStatus{Phase: flv1alpha1.PhaseCompleted, Message: "done"}).Obj()
 	st := computeStatus(done, observed{Now: t0, ServerFailed: true, ServerFailure: "boom"})
 	if st.Phase != flv1alpha1.PhaseCompleted {
 		t.Errorf("a Completed federation became %s", st.Phase)
@@ -161,7 +161,7 @@ func TestTerminalPhasesStay(t *testing.T) {
 }
 
 func TestProgressInStatus(t *testing.T) {
-	fl := makeFL("x").Status(flv1alpha1.FederatedLearningStatus{Phase: flv1alpha1.PhaseRunning}).Obj()
+	fl := makeFL("x").ReplaceStatus(flv1alpha1.FederatedLearningStatus{Phase: flv1alpha1.PhaseRunning}).Obj()
 	p := ParseProgress(`FLOTILLA_PROGRESS {"round":2,"rounds":3,"clients":["b","a"],"metrics":{"accuracy":0.9}}`)
 	st := computeStatus(fl, observed{Now: t0, Decided: []string{"a", "b"}, Clients: running("a", "b"), ServerReady: true, Progress: &p})
 	want := &flv1alpha1.TrainingProgress{Round: 2, Rounds: 3, Metrics: map[string]string{"accuracy": "0.9"},
