@@ -17,13 +17,6 @@ import (
 	"github.com/flotilla/flotilla/internal/contract/clusteridentity"
 )
 
-func binding(ns, set string) *clusterv1beta2.ManagedClusterSetBinding {
-	return &clusterv1beta2.ManagedClusterSetBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: set, Namespace: ns},
-		Spec:       clusterv1beta2.ManagedClusterSetBindingSpec{ClusterSet: set},
-	}
-}
-
 // fakeSAR grants each user the permissions listed for it and records what it was asked.
 type fakeSAR struct {
 	grants map[string][]Permission
@@ -342,7 +335,7 @@ func TestReviewBinding(t *testing.T) {
 		wantAsked   []Permission
 	}{
 		"create without bind": {
-			cur: binding("team-a", "red"),
+			cur: apitest.MakeClusterSetBinding("team-a", "red").Obj(),
 			wantDenials: []string{`managedclustersetbindings "red" in namespace "team-a": binding set "red" (spec.clusterSet) needs ` +
 				`permission to create managedclustersets/bind on "red" in group cluster.open-cluster-management.io; ` +
 				`ask a hub administrator to bind a role with it`},
@@ -350,24 +343,24 @@ func TestReviewBinding(t *testing.T) {
 		},
 		"create with bind": {
 			grants:    []Permission{BindPermission("red")},
-			cur:       binding("team-a", "red"),
+			cur:       apitest.MakeClusterSetBinding("team-a", "red").Obj(),
 			wantAsked: []Permission{BindPermission("red")},
 		},
 		"bind on another set does not help": {
 			grants: []Permission{BindPermission("blue")},
-			cur:    binding("team-a", "red"),
+			cur:    apitest.MakeClusterSetBinding("team-a", "red").Obj(),
 			wantDenials: []string{`managedclustersetbindings "red" in namespace "team-a": binding set "red" (spec.clusterSet) needs ` +
 				`permission to create managedclustersets/bind on "red" in group cluster.open-cluster-management.io; ` +
 				`ask a hub administrator to bind a role with it`},
 			wantAsked: []Permission{BindPermission("red")},
 		},
 		"update keeping the set needs nothing": {
-			old: binding("team-a", "red"),
-			cur: binding("team-a", "red"),
+			old: apitest.MakeClusterSetBinding("team-a", "red").Obj(),
+			cur: apitest.MakeClusterSetBinding("team-a", "red").Obj(),
 		},
 		"update changing the set needs bind on the new one": {
 			grants:    []Permission{BindPermission("blue")},
-			old:       binding("team-a", "red"),
+			old:       apitest.MakeClusterSetBinding("team-a", "red").Obj(),
 			cur:       &clusterv1beta2.ManagedClusterSetBinding{ObjectMeta: metav1.ObjectMeta{Name: "red", Namespace: "team-a"}, Spec: clusterv1beta2.ManagedClusterSetBindingSpec{ClusterSet: "blue"}},
 			wantAsked: []Permission{BindPermission("blue")},
 		},
@@ -394,7 +387,7 @@ func TestReviewAuthorizerFails(t *testing.T) {
 	if _, err := ReviewManagedCluster(context.Background(), sar.can, alice, nil, apitest.MakeCluster("gpu-east").Accepted().Obj()); err == nil {
 		t.Error("ReviewManagedCluster() with a failing authorizer: no error, want one (the webhook must not guess)")
 	}
-	if _, err := ReviewBinding(context.Background(), sar.can, alice, nil, binding("team-a", "red")); err == nil {
+	if _, err := ReviewBinding(context.Background(), sar.can, alice, nil, apitest.MakeClusterSetBinding("team-a", "red").Obj()); err == nil {
 		t.Error("ReviewBinding() with a failing authorizer: no error, want one")
 	}
 }

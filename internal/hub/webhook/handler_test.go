@@ -90,13 +90,13 @@ func TestHandlers(t *testing.T) {
 		},
 		"binding allowed": {
 			handler: BindingHandler, op: admissionv1.Create,
-			cur:    binding("team-a", "red"),
+			cur:    apitest.MakeClusterSetBinding("team-a", "red").Obj(),
 			grants: []Permission{BindPermission("red")},
 			want:   result{Allowed: true, Code: 200},
 		},
 		"delete is not checked": {
 			handler: BindingHandler, op: admissionv1.Delete,
-			old:  binding("team-a", "red"),
+			old:  apitest.MakeClusterSetBinding("team-a", "red").Obj(),
 			want: result{Allowed: true, Code: 200},
 		},
 		"a status write that changes claims": {
