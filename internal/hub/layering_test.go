@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -53,6 +54,24 @@ func TestLayering(t *testing.T) {
 	if diff := cmp.Diff([]string(nil), got); diff != "" {
 		t.Errorf("packages that cross a layer (-want +got):\n%s\n"+
 			"move what both sides share below them: internal/contract for names and wire formats, internal/core for logic (docs/development.md)", diff)
+	}
+}
+
+// TestAPITestOnlyInTests checks that internal/apitest, the tests' builders of API objects, is
+// built into nothing: only _test.go files import it (go list's Deps leave tests out).
+func TestAPITestOnlyInTests(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Deps " "}}`, module+"...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	var got []string
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if fields := strings.Fields(line); len(fields) > 1 && slices.Contains(fields[1:], module+"internal/apitest") {
+			got = append(got, strings.TrimPrefix(fields[0], module))
+		}
+	}
+	if len(got) > 0 {
+		t.Errorf("packages built with internal/apitest, which only _test.go files may import: %v", got)
 	}
 }
 
