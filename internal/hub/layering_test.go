@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -28,12 +29,15 @@ type rule struct {
 // small wire formats) or internal/core (deterministic logic). Local-fleet machinery is for
 // `flotilla dev`, tests and benchmarks, never for the hub or the agent. Command-line code is for
 // cmd/ and the CLI itself; test/ and bench/ drive commands as a user does and may import them.
+// internal/apitest, the tests' builders of API objects, is a leaf every layer's tests import, so
+// it imports nothing of internal/.
 var rules = []rule{
 	{from: "internal/hub", banned: []string{"internal/agent", "internal/cli", "internal/local"}},
 	{from: "internal/agent", banned: []string{"internal/hub", "internal/cli", "internal/local"}},
 	{from: "internal/core", banned: []string{"internal/hub", "internal/agent", "internal/cli", "internal/local", "internal/contract"}},
 	{from: "internal/contract", banned: []string{"internal/hub", "internal/agent", "internal/cli", "internal/local", "internal/core"}},
 	{from: "", except: []string{"cmd", "internal/cli", "test", "bench"}, banned: []string{"internal/cli"}},
+	{from: "internal/apitest", banned: []string{"internal"}},
 }
 
 // TestLayering checks every package of the module against rules. The built graph counts (go
@@ -50,6 +54,24 @@ func TestLayering(t *testing.T) {
 	if diff := cmp.Diff([]string(nil), got); diff != "" {
 		t.Errorf("packages that cross a layer (-want +got):\n%s\n"+
 			"move what both sides share below them: internal/contract for names and wire formats, internal/core for logic (docs/development.md)", diff)
+	}
+}
+
+// TestAPITestOnlyInTests checks that internal/apitest, the tests' builders of API objects, is
+// built into nothing: only _test.go files import it (go list's Deps leave tests out).
+func TestAPITestOnlyInTests(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Deps " "}}`, module+"...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	var got []string
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if fields := strings.Fields(line); len(fields) > 1 && slices.Contains(fields[1:], module+"internal/apitest") {
+			got = append(got, strings.TrimPrefix(fields[0], module))
+		}
+	}
+	if len(got) > 0 {
+		t.Errorf("packages built with internal/apitest, which only _test.go files may import: %v", got)
 	}
 }
 
@@ -121,6 +143,8 @@ func TestCrossings(t *testing.T) {
 			want: []string{"internal/core/scheduler -> internal/contract/wellknown", "internal/core/scheduler -> internal/hub/placement"}},
 		"contract on core": {list: module + "internal/contract/fencing " + module + "internal/core/conditions",
 			want: []string{"internal/contract/fencing -> internal/core/conditions"}},
+		"apitest on anything internal": {list: module + "internal/apitest " + module + "api/cluster/v1 " + module + "internal/contract/wellknown",
+			want: []string{"internal/apitest -> internal/contract/wellknown"}},
 		"a leaf on cli": {list: module + "internal/install " + module + "internal/cli/streams",
 			want: []string{"internal/install -> internal/cli/streams"}},
 	} {

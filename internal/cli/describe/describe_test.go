@@ -24,6 +24,7 @@ import (
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
 	"github.com/flotilla/flotilla/internal/cli/kubeflags"
 	"github.com/flotilla/flotilla/internal/cli/streams"
+	"github.com/flotilla/flotilla/internal/hub/workreplicaset"
 )
 
 // fakeHub returns a client constructor serving objs, and the flags it was last asked for (nil
@@ -57,22 +58,22 @@ func lines(rows ...string) string { return strings.Join(rows, "\n") + "\n" }
 // work an hour after it completes. The agent wrote the Job's conditions in another order than
 // the printer's.
 func trainJob() *workv1.ManifestWork {
-	return makeWork("gpu-east", "train", 2*day).fromSet("research", "train.v2").
-		manifest("v1", "Namespace", "", "ml").
-		manifest("batch/v1", "Job", "ml", "train").
-		deleteOption(&workv1.DeleteOption{
+	return makeWork("gpu-east", "train", 2*day).Label(workreplicaset.SetLabel, "research.train.v2").
+		Object("v1", "Namespace", "", "ml").
+		Object("batch/v1", "Job", "ml", "train").
+		DeleteOption(&workv1.DeleteOption{
 			PropagationPolicy:       workv1.DeletePropagationPolicyTypeSelectivelyOrphan,
 			SelectivelyOrphans:      &workv1.SelectivelyOrphan{OrphaningRules: []workv1.OrphaningRule{{Resource: "namespaces", Name: "ml"}}},
 			TTLSecondsAfterFinished: ptr.To[int64](3600),
 		}).
-		executor("ml", "trainer").
-		condition(cond(workv1.WorkApplied, metav1.ConditionTrue, "AppliedManifestWorkComplete", "Apply manifest work complete", 2*day)).
-		condition(cond(workv1.WorkAvailable, metav1.ConditionTrue, "ResourcesAvailable", "All resources are available", 2*day)).
-		condition(cond(workv1.WorkComplete, metav1.ConditionTrue, "ConditionRulesAggregated", "All manifests are complete", 10*time.Minute)).
-		reported(0, workv1.ManifestResourceMeta{Version: "v1", Kind: "Namespace", Resource: "namespaces", Name: "ml"}, nil,
+		Executor("ml", "trainer").
+		Condition(cond(workv1.WorkApplied, metav1.ConditionTrue, "AppliedManifestWorkComplete", "Apply manifest work complete", 2*day)).
+		Condition(cond(workv1.WorkAvailable, metav1.ConditionTrue, "ResourcesAvailable", "All resources are available", 2*day)).
+		Condition(cond(workv1.WorkComplete, metav1.ConditionTrue, "ConditionRulesAggregated", "All manifests are complete", 10*time.Minute)).
+		ManifestStatus(0, workv1.ManifestResourceMeta{Version: "v1", Kind: "Namespace", Resource: "namespaces", Name: "ml"}, nil,
 			cond(workv1.ManifestApplied, metav1.ConditionTrue, "AppliedManifestComplete", "Apply manifest complete", 2*day),
 			cond(workv1.ManifestAvailable, metav1.ConditionTrue, "ResourceAvailable", "Resource is available", 2*day)).
-		reported(1, workv1.ManifestResourceMeta{Group: "batch", Version: "v1", Kind: "Job", Resource: "jobs", Namespace: "ml", Name: "train"},
+		ManifestStatus(1, workv1.ManifestResourceMeta{Group: "batch", Version: "v1", Kind: "Job", Resource: "jobs", Namespace: "ml", Name: "train"},
 			[]workv1.FeedbackValue{
 				integer("succeeded", 4), str("phase", "Complete"), str("empty", ""), boolean("ready", true),
 				jsonRaw("conditions", `[{"type":"Complete","status":"True"}]`),
@@ -82,7 +83,7 @@ func trainJob() *workv1.ManifestWork {
 			cond(workv1.ManifestStatusFeedbackSynced, metav1.ConditionTrue, "StatusFeedbackSynced", "", time.Minute),
 			cond(workv1.ManifestApplied, metav1.ConditionTrue, "AppliedManifestComplete", "Apply manifest complete", 2*day),
 			cond(workv1.ManifestAvailable, metav1.ConditionTrue, "ResourceAvailable", "Resource is available", 2*day)).
-		obj()
+		Obj()
 }
 
 // brokenWeb failed to apply a Deployment on gpu-west (the spoke's message spans lines), applied
@@ -90,25 +91,25 @@ func trainJob() *workv1.ManifestWork {
 // fourth manifest since removed.
 func brokenWeb() *workv1.ManifestWork {
 	return makeWork("gpu-west", "web", time.Hour).
-		manifest("apps/v1", "Deployment", "web", "web").
-		manifest("v1", "ConfigMap", "web", "settings").
-		manifest("v1", "Service", "web", "web").
-		condition(cond(workv1.WorkApplied, metav1.ConditionFalse, "AppliedManifestWorkFailed", "Failed to apply manifest work", 5*time.Minute)).
-		condition(cond(workv1.WorkAvailable, metav1.ConditionUnknown, "ResourcesStatusUnknown", "", 5*time.Minute)).
-		reported(0, workv1.ManifestResourceMeta{Group: "apps", Version: "v1", Kind: "Deployment", Resource: "deployments", Namespace: "web", Name: "web"}, nil,
+		Object("apps/v1", "Deployment", "web", "web").
+		Object("v1", "ConfigMap", "web", "settings").
+		Object("v1", "Service", "web", "web").
+		Condition(cond(workv1.WorkApplied, metav1.ConditionFalse, "AppliedManifestWorkFailed", "Failed to apply manifest work", 5*time.Minute)).
+		Condition(cond(workv1.WorkAvailable, metav1.ConditionUnknown, "ResourcesStatusUnknown", "", 5*time.Minute)).
+		ManifestStatus(0, workv1.ManifestResourceMeta{Group: "apps", Version: "v1", Kind: "Deployment", Resource: "deployments", Namespace: "web", Name: "web"}, nil,
 			cond(workv1.ManifestApplied, metav1.ConditionFalse, "AppliedManifestFailed",
 				"Deployment.apps \"web\" is invalid:\n\tspec.replicas: Invalid value: -1: must be greater than or equal to 0", 5*time.Minute),
 			cond(workv1.ManifestStatusFeedbackSynced, metav1.ConditionFalse, "StatusFeedbackSyncFailed", "readyReplicas: no value at .status.readyReplicas", 5*time.Minute)).
-		reported(1, workv1.ManifestResourceMeta{Version: "v1", Kind: "ConfigMap", Resource: "configmaps", Namespace: "web", Name: "settings"}, nil,
+		ManifestStatus(1, workv1.ManifestResourceMeta{Version: "v1", Kind: "ConfigMap", Resource: "configmaps", Namespace: "web", Name: "settings"}, nil,
 			cond(workv1.ManifestApplied, metav1.ConditionTrue, "AppliedManifestComplete", "Apply manifest complete", 5*time.Minute)).
-		reported(3, workv1.ManifestResourceMeta{Version: "v1", Kind: "Secret", Resource: "secrets", Namespace: "web", Name: "old"}, nil).
-		obj()
+		ManifestStatus(3, workv1.ManifestResourceMeta{Version: "v1", Kind: "Secret", Resource: "secrets", Namespace: "web", Name: "old"}, nil).
+		Obj()
 }
 
 // leaving is being deleted and was never reported on.
 func leaving() *workv1.ManifestWork {
-	return makeWork("edge-1", "leaving", 3*time.Minute).manifest("v1", "ConfigMap", "default", "c").
-		deleting(30 * time.Second).obj()
+	return makeWork("edge-1", "leaving", 3*time.Minute).Object("v1", "ConfigMap", "default", "c").
+		Deleting(now.Add(-30 * time.Second)).Finalizer(workv1.ManifestWorkFinalizer).Obj()
 }
 
 func TestDescribeWork(t *testing.T) {

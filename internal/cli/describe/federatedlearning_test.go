@@ -25,72 +25,72 @@ import (
 // and edge-2 may not get a client. Its conditions are in another order than the printer's, and
 // its timeline and rounds are longer than describe prints.
 func mnist() *flv1alpha1.FederatedLearning {
-	w := makeFL("research", "mnist", flv1alpha1.FrameworkFlower, 3*time.Hour).rounds(20, 2).
-		placement(3, "gpu-fleet", "edge").
-		claim("gpu.example/model", metav1.LabelSelectorOpIn, "A100").
-		claim("example.com/old-data", metav1.LabelSelectorOpExists).
-		claim("federated-learning-sample.client-data", metav1.LabelSelectorOpExists).
-		flower("superlink.flower-system:9091", "flower-supernode.flower-addon:9094").
-		phase(flv1alpha1.PhaseRunning, "round 14 of 20 aggregated").
-		condition(cond("Failed", metav1.ConditionFalse, "NotFailed", "", 3*time.Hour)).
-		condition(cond("Training", metav1.ConditionTrue, "Training", "round 14 of 20", 2*time.Hour)).
-		condition(cond("ServerReady", metav1.ConditionTrue, "ServerRunning", "ServerApp mnist-serverapp is available", 2*time.Hour)).
-		condition(cond("ClientsReady", metav1.ConditionTrue, "QuorumMet", "2 clients running (gpu-east, gpu-west), at least 2 needed", time.Hour)).
-		condition(cond("Succeeded", metav1.ConditionFalse, "NotFinished", "training has not finished", 3*time.Hour)).
-		client("edge-1", flv1alpha1.ClientLost, "NotDecided", "the placement no longer chooses this cluster (lost, unavailable or no longer matching); its client is removed", 27*time.Minute).
-		client("edge-2", flv1alpha1.ClientExcluded, "MissingClaim", "cluster edge-2 does not report the claim federated-learning-sample.client-data", 2*time.Hour).
-		client("gpu-east", flv1alpha1.ClientRunning, "Applied", "client applied on the cluster", 2*time.Hour).
-		client("gpu-west", flv1alpha1.ClientRunning, "Applied", "client applied on the cluster", 2*time.Hour).
-		progress(14, 20, 30*time.Second, "val_loss", "0.3", "loss", "0.2812", "accuracy", "0.9123")
+	w := makeFL("research", "mnist", flv1alpha1.FrameworkFlower, 3*time.Hour).Rounds(20).MinClients(2).
+		ClusterSets("gpu-fleet", "edge").Clusters(3).
+		Claim("gpu.example/model", metav1.LabelSelectorOpIn, "A100").
+		Claim("example.com/old-data", metav1.LabelSelectorOpExists).
+		Claim("federated-learning-sample.client-data", metav1.LabelSelectorOpExists).
+		Flower("superlink.flower-system:9091", "flower-supernode.flower-addon:9094").
+		Phase(flv1alpha1.PhaseRunning, "round 14 of 20 aggregated").
+		Condition(cond("Failed", metav1.ConditionFalse, "NotFailed", "", 3*time.Hour)).
+		Condition(cond("Training", metav1.ConditionTrue, "Training", "round 14 of 20", 2*time.Hour)).
+		Condition(cond("ServerReady", metav1.ConditionTrue, "ServerRunning", "ServerApp mnist-serverapp is available", 2*time.Hour)).
+		Condition(cond("ClientsReady", metav1.ConditionTrue, "QuorumMet", "2 clients running (gpu-east, gpu-west), at least 2 needed", time.Hour)).
+		Condition(cond("Succeeded", metav1.ConditionFalse, "NotFinished", "training has not finished", 3*time.Hour)).
+		Client("edge-1", flv1alpha1.ClientLost, "NotDecided", "the placement no longer chooses this cluster (lost, unavailable or no longer matching); its client is removed", now.Add(-27*time.Minute)).
+		Client("edge-2", flv1alpha1.ClientExcluded, "MissingClaim", "cluster edge-2 does not report the claim federated-learning-sample.client-data", now.Add(-2*time.Hour)).
+		Client("gpu-east", flv1alpha1.ClientRunning, "Applied", "client applied on the cluster", now.Add(-2*time.Hour)).
+		Client("gpu-west", flv1alpha1.ClientRunning, "Applied", "client applied on the cluster", now.Add(-2*time.Hour)).
+		Progress(14, 20, "val_loss", "0.3", "loss", "0.2812", "accuracy", "0.9123").ProgressRead(now.Add(-30 * time.Second))
 	for r := int32(1); r <= 14; r++ {
 		if r <= 9 {
-			w.roundClients(r, "edge-1", "gpu-east", "gpu-west")
+			w.RoundClients(r, "edge-1", "gpu-east", "gpu-west")
 		} else {
-			w.roundClients(r, "gpu-east", "gpu-west")
+			w.RoundClients(r, "gpu-east", "gpu-west")
 		}
 	}
-	w.event(3*time.Hour, "PlacementDecided", "", "3 clusters decided: edge-1, gpu-east, gpu-west").
-		event(2*time.Hour, "ClientDelivered", "edge-1", "").
-		event(2*time.Hour, "ClientDelivered", "gpu-east", "").
-		event(2*time.Hour, "ClientDelivered", "gpu-west", "").
-		event(2*time.Hour, "Running", "", "3 clients running")
+	w.Event(now.Add(-3*time.Hour), "PlacementDecided", "", "3 clusters decided: edge-1, gpu-east, gpu-west").
+		Event(now.Add(-2*time.Hour), "ClientDelivered", "edge-1", "").
+		Event(now.Add(-2*time.Hour), "ClientDelivered", "gpu-east", "").
+		Event(now.Add(-2*time.Hour), "ClientDelivered", "gpu-west", "").
+		Event(now.Add(-2*time.Hour), "Running", "", "3 clients running")
 	for r := 1; r <= 14; r++ {
 		if r == 10 {
-			w.event(27*time.Minute, "ClientLost", "edge-1", "the cluster is no longer available").
-				event(27*time.Minute, "QuorumKept", "", "2 clients running, at least 2 needed")
+			w.Event(now.Add(-27*time.Minute), "ClientLost", "edge-1", "the cluster is no longer available").
+				Event(now.Add(-27*time.Minute), "QuorumKept", "", "2 clients running, at least 2 needed")
 		}
-		w.event(time.Duration(15-r)*5*time.Minute, "RoundAggregated", "", fmt.Sprintf("round %d aggregated", r))
+		w.Event(now.Add(-time.Duration(15-r)*5*time.Minute), "RoundAggregated", "", fmt.Sprintf("round %d aggregated", r))
 	}
-	return w.obj()
+	return w.Obj()
 }
 
 // fraud is an OpenFL training that finished, with a long message on two lines.
 func fraud() *flv1alpha1.FederatedLearning {
-	return makeFL("research", "fraud", flv1alpha1.FrameworkOpenFL, 2*day).rounds(3, 2).placement(0).
-		listener(flv1alpha1.ListenerSpec{Name: "server", Type: flv1alpha1.ListenerTypeNodePort, Port: 31000, IP: "192.0.2.10"}).
-		storage(flv1alpha1.ModelStorageSpec{Type: flv1alpha1.StorageTypePersistentVolumeClaim, Name: "fraud-model", Size: "2Gi", Path: "/models"}).
-		phase(flv1alpha1.PhaseCompleted, "training finished after 3 rounds; the model is stored in PersistentVolumeClaim fraud-model at /models, "+
+	return makeFL("research", "fraud", flv1alpha1.FrameworkOpenFL, 2*day).Rounds(3).MinClients(2).
+		Listener(flv1alpha1.ListenerSpec{Name: "server", Type: flv1alpha1.ListenerTypeNodePort, Port: 31000, IP: "192.0.2.10"}).
+		Storage(flv1alpha1.ModelStorageSpec{Type: flv1alpha1.StorageTypePersistentVolumeClaim, Name: "fraud-model", Size: "2Gi", Path: "/models"}).
+		Phase(flv1alpha1.PhaseCompleted, "training finished after 3 rounds; the model is stored in PersistentVolumeClaim fraud-model at /models, "+
 			"where the aggregator wrote its last checkpoint\nnext: copy it out with kubectl cp").
-		condition(cond("Succeeded", metav1.ConditionTrue, "ModelTrained", "training finished after 3 rounds", day)).
-		client("bank-a", flv1alpha1.ClientRunning, "Applied", "client applied on the cluster", 2*day).
-		client("bank-b", flv1alpha1.ClientRunning, "Applied", "client applied on the cluster", 2*day).
-		progress(3, 0, day).
-		listenerStatus(flv1alpha1.ListenerStatus{Name: "server", Type: flv1alpha1.ListenerTypeNodePort, Address: "192.0.2.10", Port: 31000}).
-		event(2*day, "Running", "", "2 clients running").
-		event(day, "Completed", "", "training finished after 3 rounds").obj()
+		Condition(cond("Succeeded", metav1.ConditionTrue, "ModelTrained", "training finished after 3 rounds", day)).
+		Client("bank-a", flv1alpha1.ClientRunning, "Applied", "client applied on the cluster", now.Add(-2*day)).
+		Client("bank-b", flv1alpha1.ClientRunning, "Applied", "client applied on the cluster", now.Add(-2*day)).
+		Progress(3, 0).ProgressRead(now.Add(-day)).
+		ListenerStatus(flv1alpha1.ListenerStatus{Name: "server", Type: flv1alpha1.ListenerTypeNodePort, Address: "192.0.2.10", Port: 31000}).
+		Event(now.Add(-2*day), "Running", "", "2 clients running").
+		Event(now.Add(-day), "Completed", "", "training finished after 3 rounds").Obj()
 }
 
 // waiting is a Flower training whose placement has decided no cluster, in the namespace of the
 // fake hub's kubeconfig context.
 func waiting() *flv1alpha1.FederatedLearning {
-	return makeFL("default", "waiting", flv1alpha1.FrameworkFlower, 5*time.Minute).rounds(5, 1).
-		phase(flv1alpha1.PhaseWaiting, "").
-		condition(cond("ClientsReady", metav1.ConditionFalse, "NotEnoughClusters", "no cluster is decided, 1 needed", 5*time.Minute)).obj()
+	return makeFL("default", "waiting", flv1alpha1.FrameworkFlower, 5*time.Minute).Rounds(5).MinClients(1).
+		Phase(flv1alpha1.PhaseWaiting, "").
+		Condition(cond("ClientsReady", metav1.ConditionFalse, "NotEnoughClusters", "no cluster is decided, 1 needed", 5*time.Minute)).Obj()
 }
 
 // fresh was just created; the hub has not written its status.
 func fresh() *flv1alpha1.FederatedLearning {
-	return makeFL("team-b", "fresh", "", 3*time.Second).obj()
+	return makeFL("team-b", "fresh", "", 3*time.Second).Obj()
 }
 
 func TestDescribeFederatedLearning(t *testing.T) {
@@ -297,12 +297,11 @@ func TestWriteFederatedLearning(t *testing.T) {
 	}{
 		"a round of many clusters, rounds from the spec, being deleted": {
 			fl: func() *flv1alpha1.FederatedLearning {
-				w := makeFL("ns", "wide", flv1alpha1.FrameworkOther, time.Hour).rounds(8, 30).
-					storage(flv1alpha1.ModelStorageSpec{Type: flv1alpha1.StorageTypeHostPath, Path: "/srv/models"}).
-					phase(flv1alpha1.PhaseRunning, "").progress(2, 0, 0, "loss", "0.5").roundClients(2, many...).roundClients(1)
-				w.Status.Progress.UpdatedAt = nil
+				w := makeFL("ns", "wide", flv1alpha1.FrameworkOther, time.Hour).Rounds(8).MinClients(30).
+					Storage(flv1alpha1.ModelStorageSpec{Type: flv1alpha1.StorageTypeHostPath, Path: "/srv/models"}).
+					Phase(flv1alpha1.PhaseRunning, "").Progress(2, 0, "loss", "0.5").RoundClients(2, many...).RoundClients(1)
 				w.DeletionTimestamp = &deleting
-				return w.obj()
+				return w.Obj()
 			}(),
 			want: lines(
 				"Name:           wide",
@@ -337,7 +336,7 @@ func TestWriteFederatedLearning(t *testing.T) {
 		},
 		"a message of one long word": {
 			fl: makeFL("ns", "word", flv1alpha1.FrameworkOpenFL, time.Minute).
-				phase(flv1alpha1.PhaseFailed, "failed: "+strings.Repeat("x", 120)+" end").obj(),
+				Phase(flv1alpha1.PhaseFailed, "failed: "+strings.Repeat("x", 120)+" end").Obj(),
 			want: lines(
 				"Name:           word",
 				"Namespace:      ns",
@@ -383,11 +382,11 @@ func TestFederatedLearningSpecCells(t *testing.T) {
 		got, want string
 	}{
 		"the last Exists claim": {
-			got:  (&makeFL("ns", "a", "", 0).claim("a", metav1.LabelSelectorOpExists).claim("b", metav1.LabelSelectorOpExists).claim("c", metav1.LabelSelectorOpDoesNotExist).obj().Spec).DataClaim(),
+			got:  (&makeFL("ns", "a", "", 0).Claim("a", metav1.LabelSelectorOpExists).Claim("b", metav1.LabelSelectorOpExists).Claim("c", metav1.LabelSelectorOpDoesNotExist).Obj().Spec).DataClaim(),
 			want: "b",
 		},
 		"no Exists claim": {
-			got:  (&makeFL("ns", "a", "", 0).claim("a", metav1.LabelSelectorOpIn, "x").obj().Spec).DataClaim(),
+			got:  (&makeFL("ns", "a", "", 0).Claim("a", metav1.LabelSelectorOpIn, "x").Obj().Spec).DataClaim(),
 			want: "",
 		},
 		"S3 storage": {

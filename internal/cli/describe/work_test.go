@@ -39,12 +39,12 @@ func TestIdentify(t *testing.T) {
 		want     string
 	}{
 		"from the manifest, over a stale status": {
-			manifest: makeWork("c", "w", 0).manifest("apps/v1", "Deployment", "web", "web").Spec.Workload.Manifests[0],
+			manifest: makeWork("c", "w", 0).Object("apps/v1", "Deployment", "web", "web").Spec.Workload.Manifests[0],
 			status:   jobMeta,
 			want:     "Deployment web/web (apps/v1)",
 		},
 		"cluster-scoped": {
-			manifest: makeWork("c", "w", 0).manifest("rbac.authorization.k8s.io/v1", "ClusterRole", "", "reader").Spec.Workload.Manifests[0],
+			manifest: makeWork("c", "w", 0).Object("rbac.authorization.k8s.io/v1", "ClusterRole", "", "reader").Spec.Workload.Manifests[0],
 			want:     "ClusterRole reader (rbac.authorization.k8s.io/v1)",
 		},
 		"unreadable manifest, from the status": {

@@ -1,15 +1,14 @@
 package describe
 
 import (
-	"encoding/json"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 
+	flv1alpha1 "github.com/flotilla/flotilla/api/federationai/v1alpha1"
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
-	"github.com/flotilla/flotilla/internal/hub/workreplicaset"
+	"github.com/flotilla/flotilla/internal/apitest"
 )
 
 // now is the fake clock's time in every test.
@@ -24,70 +23,17 @@ func cond(typ string, s metav1.ConditionStatus, reason, message string, d time.D
 	return metav1.Condition{Type: typ, Status: s, Reason: reason, Message: message, LastTransitionTime: ago(d)}
 }
 
-type workWrapper struct{ workv1.ManifestWork }
-
-func makeWork(cluster, name string, age time.Duration) *workWrapper {
-	return &workWrapper{workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: name, CreationTimestamp: ago(age)}}}
+// makeWork is an empty ManifestWork for cluster (its namespace), created age ago.
+func makeWork(cluster, name string, age time.Duration) *apitest.WorkWrapper {
+	return apitest.MakeWork(cluster, name).Created(now.Add(-age))
 }
 
-// manifest adds an object of kind in namespace (empty for a cluster-scoped one) to the workload.
-func (w *workWrapper) manifest(apiVersion, kind, namespace, name string) *workWrapper {
-	meta := map[string]any{"name": name}
-	if namespace != "" {
-		meta["namespace"] = namespace
-	}
-	raw, err := json.Marshal(map[string]any{"apiVersion": apiVersion, "kind": kind, "metadata": meta})
-	if err != nil {
-		panic(err)
-	}
-	w.Spec.Workload.Manifests = append(w.Spec.Workload.Manifests, workv1.Manifest{RawExtension: runtime.RawExtension{Raw: raw}})
-	return w
+// makeFL is a FederatedLearning of framework with images registry.example/<name>/server:1 and
+// client:1, created age ago; it has no status.
+func makeFL(namespace, name string, framework flv1alpha1.Framework, age time.Duration) *apitest.FederatedLearningWrapper {
+	return apitest.MakeFederatedLearning(namespace, name).Created(now.Add(-age)).Framework(framework).
+		ServerImage("registry.example/" + name + "/server:1").ClientImage("registry.example/" + name + "/client:1")
 }
-
-func (w *workWrapper) condition(c metav1.Condition) *workWrapper {
-	w.Status.Conditions = append(w.Status.Conditions, c)
-	return w
-}
-
-// reported adds the agent's status of the manifest at ordinal; its resourceMeta is left for
-// the printer to ignore unless the manifest is gone.
-func (w *workWrapper) reported(ordinal int32, meta workv1.ManifestResourceMeta, values []workv1.FeedbackValue, conditions ...metav1.Condition) *workWrapper {
-	meta.Ordinal = ordinal
-	w.Status.ResourceStatus.Manifests = append(w.Status.ResourceStatus.Manifests, workv1.ManifestCondition{
-		ResourceMeta:    meta,
-		StatusFeedbacks: workv1.StatusFeedbackResult{Values: values},
-		Conditions:      conditions,
-	})
-	return w
-}
-
-func (w *workWrapper) fromSet(namespace, name string) *workWrapper {
-	w.Labels = map[string]string{workreplicaset.SetLabel: namespace + "." + name}
-	return w
-}
-
-func (w *workWrapper) deleteOption(d *workv1.DeleteOption) *workWrapper {
-	w.Spec.DeleteOption = d
-	return w
-}
-
-func (w *workWrapper) executor(namespace, name string) *workWrapper {
-	w.Spec.Executor = &workv1.ManifestWorkExecutor{Subject: &workv1.ManifestWorkExecutorSubject{
-		Type:           workv1.ExecutorSubjectTypeServiceAccount,
-		ServiceAccount: &workv1.ManifestWorkSubjectServiceAccount{Namespace: namespace, Name: name},
-	}}
-	return w
-}
-
-// deleting marks the work deleted d ago, held by the agent's finalizer.
-func (w *workWrapper) deleting(d time.Duration) *workWrapper {
-	t := ago(d)
-	w.DeletionTimestamp = &t
-	w.Finalizers = []string{"cluster.open-cluster-management.io/manifest-work-cleanup"}
-	return w
-}
-
-func (w *workWrapper) obj() *workv1.ManifestWork { return &w.ManifestWork }
 
 func integer(name string, v int64) workv1.FeedbackValue {
 	return workv1.FeedbackValue{Name: name, Value: workv1.FieldValue{Type: workv1.Integer, Integer: ptr.To(v)}}

@@ -8,83 +8,57 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 	"sigs.k8s.io/yaml"
 
 	flv1alpha1 "github.com/flotilla/flotilla/api/federationai/v1alpha1"
+	"github.com/flotilla/flotilla/internal/apitest"
 )
 
-type flWrapper struct{ flv1alpha1.FederatedLearning }
+// clientSince is when every test client entered its state.
+var clientSince = now.Add(-time.Minute)
 
-// makeFL is a FederatedLearning of framework running rounds rounds; it has no status.
-func makeFL(namespace, name string, framework flv1alpha1.Framework, rounds int32, age time.Duration) *flWrapper {
-	return &flWrapper{flv1alpha1.FederatedLearning{
-		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name, CreationTimestamp: ago(age)},
-		Spec: flv1alpha1.FederatedLearningSpec{
-			Framework: framework,
-			Server:    flv1alpha1.ServerSpec{Rounds: rounds, MinAvailableClients: 1},
-		},
-	}}
+// makeFL is a FederatedLearning of framework running rounds rounds, created age ago; it has no
+// status.
+func makeFL(namespace, name string, framework flv1alpha1.Framework, rounds int32, age time.Duration) *apitest.FederatedLearningWrapper {
+	return apitest.MakeFederatedLearning(namespace, name).Created(now.Add(-age)).Framework(framework).Rounds(rounds).MinClients(1)
 }
-
-func (w *flWrapper) phase(p flv1alpha1.FederatedLearningPhase, message string) *flWrapper {
-	w.Status.Phase, w.Status.Message = p, message
-	return w
-}
-
-// client adds a client cluster in state.
-func (w *flWrapper) client(cluster string, state flv1alpha1.ClientState) *flWrapper {
-	since := ago(time.Minute)
-	w.Status.Clients = append(w.Status.Clients, flv1alpha1.ClientStatus{Cluster: cluster, State: state, Since: &since})
-	return w
-}
-
-// progress sets the last aggregated round, the rounds the server said it runs (0: not said) and
-// metrics as name, value pairs.
-func (w *flWrapper) progress(round, rounds int32, metrics ...string) *flWrapper {
-	p := &flv1alpha1.TrainingProgress{Round: round, Rounds: rounds}
-	for i := 0; i+1 < len(metrics); i += 2 {
-		if p.Metrics == nil {
-			p.Metrics = map[string]string{}
-		}
-		p.Metrics[metrics[i]] = metrics[i+1]
-	}
-	w.Status.Progress = p
-	return w
-}
-
-func (w *flWrapper) obj() *flv1alpha1.FederatedLearning { return &w.FederatedLearning }
 
 // federation is a Flower training in its third of five rounds on three of three clusters, an
 // OpenFL one that finished, one that waits for clusters, a new one nobody reconciled yet, and
 // one in another namespace that failed.
 func federation() []client.Object {
 	return []client.Object{
-		makeFL("research", "mnist", flv1alpha1.FrameworkFlower, 5, 2*time.Hour).phase(flv1alpha1.PhaseRunning, "round 2 of 5 aggregated").
-			client("gpu-east", flv1alpha1.ClientRunning).client("gpu-west", flv1alpha1.ClientRunning).client("edge-1", flv1alpha1.ClientRunning).
-			progress(2, 5, "loss", "0.2812", "accuracy", "0.9123").obj(),
-		makeFL("research", "fraud", flv1alpha1.FrameworkOpenFL, 3, 3*day).phase(flv1alpha1.PhaseCompleted, "the model is stored in /models").
-			client("bank-a", flv1alpha1.ClientRunning).client("bank-b", flv1alpha1.ClientLost).client("bank-c", flv1alpha1.ClientRunning).
-			progress(3, 0, "accuracy", "0.97").obj(),
+		makeFL("research", "mnist", flv1alpha1.FrameworkFlower, 5, 2*time.Hour).Phase(flv1alpha1.PhaseRunning, "round 2 of 5 aggregated").
+			Client("gpu-east", flv1alpha1.ClientRunning, "", "", clientSince).
+			Client("gpu-west", flv1alpha1.ClientRunning, "", "", clientSince).
+			Client("edge-1", flv1alpha1.ClientRunning, "", "", clientSince).
+			Progress(2, 5, "loss", "0.2812", "accuracy", "0.9123").Obj(),
+		makeFL("research", "fraud", flv1alpha1.FrameworkOpenFL, 3, 3*day).Phase(flv1alpha1.PhaseCompleted, "the model is stored in /models").
+			Client("bank-a", flv1alpha1.ClientRunning, "", "", clientSince).
+			Client("bank-b", flv1alpha1.ClientLost, "", "", clientSince).
+			Client("bank-c", flv1alpha1.ClientRunning, "", "", clientSince).
+			Progress(3, 0, "accuracy", "0.97").Obj(),
 		makeFL("research", "waiting", flv1alpha1.FrameworkFlower, 10, 5*time.Minute).
-			phase(flv1alpha1.PhaseWaiting, "1 of 2 clients running, 2 needed").
-			client("gpu-east", flv1alpha1.ClientRunning).client("edge-1", flv1alpha1.ClientExcluded).client("gpu-west", flv1alpha1.ClientPending).obj(),
-		makeFL("research", "new", "", 0, 3*time.Second).obj(),
+			Phase(flv1alpha1.PhaseWaiting, "1 of 2 clients running, 2 needed").
+			Client("gpu-east", flv1alpha1.ClientRunning, "", "", clientSince).
+			Client("edge-1", flv1alpha1.ClientExcluded, "", "", clientSince).
+			Client("gpu-west", flv1alpha1.ClientPending, "", "", clientSince).Obj(),
+		makeFL("research", "new", "", 0, 3*time.Second).Obj(),
 		makeFL("team-b", "llm", flv1alpha1.FrameworkFlower, 2, time.Hour).
-			phase(flv1alpha1.PhaseFailed, "the ServerApp failed:\n  Traceback (most recent call last): ValueError: the model does not fit").obj(),
+			Phase(flv1alpha1.PhaseFailed, "the ServerApp failed:\n  Traceback (most recent call last): ValueError: the model does not fit").Obj(),
 	}
 }
 
 func TestPrintFederatedLearnings(t *testing.T) {
-	manyMetrics := makeFL("research", "many", flv1alpha1.FrameworkOther, 0, time.Minute).phase(flv1alpha1.PhaseRunning, "").
-		progress(7, 0, "val_loss", "0.3", "accuracy", "0.91", "loss", "0.28", "f1", "0.88", "precision", "0.9", "recall", "0.87").obj()
+	manyMetrics := makeFL("research", "many", flv1alpha1.FrameworkOther, 0, time.Minute).Phase(flv1alpha1.PhaseRunning, "").
+		Progress(7, 0, "val_loss", "0.3", "accuracy", "0.91", "loss", "0.28", "f1", "0.88", "precision", "0.9", "recall", "0.87").Obj()
 	longMetric := makeFL("research", "long", flv1alpha1.FrameworkOther, 4, time.Minute).
-		progress(1, 4, "a_metric_whose_name_goes_on_and_on_and_on", "12345", "b", "1").obj()
+		Progress(1, 4, "a_metric_whose_name_goes_on_and_on_and_on", "12345", "b", "1").Obj()
 	longMessage := makeFL("research", "verbose", flv1alpha1.FrameworkOpenFL, 4, time.Minute).
-		phase(flv1alpha1.PhaseFailed, strings.Repeat("the aggregator stopped ", 10)).obj()
+		Phase(flv1alpha1.PhaseFailed, strings.Repeat("the aggregator stopped ", 10)).Obj()
 	cases := map[string]struct {
 		items         []client.Object
 		allNamespaces bool
@@ -148,14 +122,14 @@ func TestFederatedLearningCells(t *testing.T) {
 	cases := map[string]struct {
 		got, want string
 	}{
-		"no progress":                  {got: round(makeFL("ns", "a", "", 5, 0).obj()), want: "-"},
-		"round 0 of the spec's":        {got: round(makeFL("ns", "a", "", 5, 0).progress(0, 0).obj()), want: "0/5"},
-		"the server's rounds win":      {got: round(makeFL("ns", "a", "", 5, 0).progress(2, 6).obj()), want: "2/6"},
+		"no progress":                  {got: round(makeFL("ns", "a", "", 5, 0).Obj()), want: "-"},
+		"round 0 of the spec's":        {got: round(makeFL("ns", "a", "", 5, 0).Progress(0, 0).Obj()), want: "0/5"},
+		"the server's rounds win":      {got: round(makeFL("ns", "a", "", 5, 0).Progress(2, 6).Obj()), want: "2/6"},
 		"no clients":                   {got: clients(nil), want: "-"},
-		"lost clients are not counted": {got: clients(makeFL("ns", "a", "", 0, 0).client("a", flv1alpha1.ClientLost).client("b", flv1alpha1.ClientPending).obj().Status.Clients), want: "0/1"},
+		"lost clients are not counted": {got: clients(makeFL("ns", "a", "", 0, 0).Client("a", flv1alpha1.ClientLost, "", "", clientSince).Client("b", flv1alpha1.ClientPending, "", "", clientSince).Obj().Status.Clients), want: "0/1"},
 		"metrics with no entries":      {got: metrics(&flv1alpha1.TrainingProgress{Round: 1}), want: "-"},
-		"a value with a line break":    {got: metrics(makeFL("ns", "a", "", 0, 0).progress(1, 1, "note", "a\nb").obj().Status.Progress), want: "note=a b"},
-		"exactly the width":            {got: metrics(makeFL("ns", "a", "", 0, 0).progress(1, 1, "m", strings.Repeat("9", 38)).obj().Status.Progress), want: "m=" + strings.Repeat("9", 38)},
+		"a value with a line break":    {got: metrics(makeFL("ns", "a", "", 0, 0).Progress(1, 1, "note", "a\nb").Obj().Status.Progress), want: "note=a b"},
+		"exactly the width":            {got: metrics(makeFL("ns", "a", "", 0, 0).Progress(1, 1, "m", strings.Repeat("9", 38)).Obj().Status.Progress), want: "m=" + strings.Repeat("9", 38)},
 		"cut unicode by characters":    {got: truncate(strings.Repeat("é", 6), 5), want: "éé..."},
 	}
 	for name, tc := range cases {

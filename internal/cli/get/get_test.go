@@ -33,16 +33,16 @@ const contextNamespace = "research"
 // fleet is what the fake hub holds, in no particular order.
 func fleet() []client.Object {
 	return []client.Object{
-		makeCluster("edge-1", 5*time.Second).accepted().
-			condition(clusterv1.ManagedClusterConditionJoined, metav1.ConditionTrue).
-			condition(clusterv1.ManagedClusterConditionAvailable, metav1.ConditionUnknown).obj(),
-		makeCluster("gpu-east", 2*day+4*time.Hour).accepted().healthy().
-			allocatable(clusterv1.ResourceNvidiaGPU, "16").gpuClaim("NVIDIA-A100-SXM4-80GB", "16").obj(),
-		makeSet("global", 30*day).labelSelector(&metav1.LabelSelector{}).empty(metav1.ConditionFalse).obj(),
-		makeSet("a100", 2*day).empty(metav1.ConditionFalse).obj(),
-		makeBinding("team-inference", "global", 3*time.Minute).bound(metav1.ConditionTrue).obj(),
-		makeBinding(contextNamespace, "global", time.Hour).bound(metav1.ConditionTrue).obj(),
-		makeBinding(contextNamespace, "a100", 2*day).bound(metav1.ConditionTrue).obj(),
+		makeCluster("edge-1", 5*time.Second).Accepted().
+			Condition(condition(clusterv1.ManagedClusterConditionJoined, metav1.ConditionTrue)).
+			Condition(condition(clusterv1.ManagedClusterConditionAvailable, metav1.ConditionUnknown)).Obj(),
+		makeCluster("gpu-east", 2*day+4*time.Hour).Accepted().Condition(healthy()...).
+			Allocatable(clusterv1.ResourceNvidiaGPU, "16").GPUClaim("NVIDIA-A100-SXM4-80GB", "16").Obj(),
+		makeSet("global", 30*day).LabelSelector(&metav1.LabelSelector{}).Condition(empty(metav1.ConditionFalse)).Obj(),
+		makeSet("a100", 2*day).Condition(empty(metav1.ConditionFalse)).Obj(),
+		makeBinding("team-inference", "global", 3*time.Minute).Condition(bound(metav1.ConditionTrue)).Obj(),
+		makeBinding(contextNamespace, "global", time.Hour).Condition(bound(metav1.ConditionTrue)).Obj(),
+		makeBinding(contextNamespace, "a100", 2*day).Condition(bound(metav1.ConditionTrue)).Obj(),
 	}
 }
 

@@ -40,19 +40,19 @@ func TestPrintClusters(t *testing.T) {
 	}{
 		"a fleet in every state": {
 			clusters: []*clusterv1.ManagedCluster{
-				makeCluster("gpu-east", 2*day+4*time.Hour).accepted().healthy().
-					allocatable(clusterv1.ResourceNvidiaGPU, "16").gpuClaim("NVIDIA-A100-SXM4-80GB", "16").obj(),
-				makeCluster("gpu-west", 3*time.Minute).accepted().healthy().
-					gpuClaim("NVIDIA-L4", "4").gpuClaim("NVIDIA-H100-80GB-HBM3", "8").obj(),
+				makeCluster("gpu-east", 2*day+4*time.Hour).Accepted().Condition(healthy()...).
+					Allocatable(clusterv1.ResourceNvidiaGPU, "16").GPUClaim("NVIDIA-A100-SXM4-80GB", "16").Obj(),
+				makeCluster("gpu-west", 3*time.Minute).Accepted().Condition(healthy()...).
+					GPUClaim("NVIDIA-L4", "4").GPUClaim("NVIDIA-H100-80GB-HBM3", "8").Obj(),
 				// The agent stopped renewing its lease.
-				makeCluster("edge-1", 5*time.Second).accepted().
-					condition(clusterv1.ManagedClusterConditionJoined, metav1.ConditionTrue).
-					condition(clusterv1.ManagedClusterConditionAvailable, metav1.ConditionUnknown).obj(),
+				makeCluster("edge-1", 5*time.Second).Accepted().
+					Condition(condition(clusterv1.ManagedClusterConditionJoined, metav1.ConditionTrue)).
+					Condition(condition(clusterv1.ManagedClusterConditionAvailable, metav1.ConditionUnknown)).Obj(),
 				// Asked to join; nobody has accepted it and no claims were copied yet.
-				makeCluster("pending-1", 90*day).allocatable(clusterv1.ResourceNvidiaGPU, "8").obj(),
+				makeCluster("pending-1", 90*day).Allocatable(clusterv1.ResourceNvidiaGPU, "8").Obj(),
 				makeCluster("denied", 26*time.Hour).
-					condition(clusterv1.ManagedClusterConditionJoined, metav1.ConditionFalse).
-					condition(clusterv1.ManagedClusterConditionAvailable, metav1.ConditionFalse).obj(),
+					Condition(condition(clusterv1.ManagedClusterConditionJoined, metav1.ConditionFalse)).
+					Condition(condition(clusterv1.ManagedClusterConditionAvailable, metav1.ConditionFalse)).Obj(),
 			},
 			// Free GPUs come from the clusters' ResourceUsages (the resource-usage add-on).
 			usages: []usagev1alpha1.ResourceUsage{
@@ -105,16 +105,16 @@ func TestPrintClusterSets(t *testing.T) {
 	}{
 		"exclusive and label selectors": {
 			sets: []*clusterv1beta2.ManagedClusterSet{
-				makeSet("a100", 7*time.Minute).labelSelector(&metav1.LabelSelector{
+				makeSet("a100", 7*time.Minute).LabelSelector(&metav1.LabelSelector{
 					MatchLabels: map[string]string{"gpu.flotilla.io/model": "A100"},
 					MatchExpressions: []metav1.LabelSelectorRequirement{
 						{Key: "region", Operator: metav1.LabelSelectorOpIn, Values: []string{"us-west", "us-east"}},
 					},
-				}).empty(metav1.ConditionFalse).obj(),
-				makeSet("default", 400*day).empty(metav1.ConditionTrue).obj(),
+				}).Condition(empty(metav1.ConditionFalse)).Obj(),
+				makeSet("default", 400*day).Condition(empty(metav1.ConditionTrue)).Obj(),
 				// OCM's global set selects every cluster with an empty selector.
-				makeSet("global", 400*day).labelSelector(&metav1.LabelSelector{}).empty(metav1.ConditionFalse).obj(),
-				makeSet("training", 45*time.Second).obj(),
+				makeSet("global", 400*day).LabelSelector(&metav1.LabelSelector{}).Condition(empty(metav1.ConditionFalse)).Obj(),
+				makeSet("training", 45*time.Second).Obj(),
 			},
 			want: lines(
 				"NAME       SELECTOR                                                 EMPTY     AGE",
@@ -153,10 +153,10 @@ func TestPrintClusterSets(t *testing.T) {
 
 func TestPrintBindings(t *testing.T) {
 	bindings := []*clusterv1beta2.ManagedClusterSetBinding{
-		makeBinding("research", "a100", 2*time.Hour+30*time.Minute).bound(metav1.ConditionTrue).obj(),
-		makeBinding("research", "global", 10*day).bound(metav1.ConditionTrue).obj(),
-		makeBinding("team-inference", "gone", 12*time.Second).bound(metav1.ConditionFalse).obj(),
-		makeBinding("team-inference", "new", time.Second).obj(),
+		makeBinding("research", "a100", 2*time.Hour+30*time.Minute).Condition(bound(metav1.ConditionTrue)).Obj(),
+		makeBinding("research", "global", 10*day).Condition(bound(metav1.ConditionTrue)).Obj(),
+		makeBinding("team-inference", "gone", 12*time.Second).Condition(bound(metav1.ConditionFalse)).Obj(),
+		makeBinding("team-inference", "new", time.Second).Obj(),
 	}
 	cases := map[string]struct {
 		allNamespaces bool
@@ -227,7 +227,7 @@ func TestSelector(t *testing.T) {
 }
 
 func TestPrintObjects(t *testing.T) {
-	b := makeBinding("research", "a100", time.Hour).bound(metav1.ConditionTrue).obj()
+	b := makeBinding("research", "a100", time.Hour).Condition(bound(metav1.ConditionTrue)).Obj()
 	b.ResourceVersion = "42"
 	b.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "flotilla-hub", Operation: metav1.ManagedFieldsOperationUpdate}}
 	list := &clusterv1beta2.ManagedClusterSetBindingList{Items: []clusterv1beta2.ManagedClusterSetBinding{*b}}

@@ -8,56 +8,40 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 	"sigs.k8s.io/yaml"
 
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
+	"github.com/flotilla/flotilla/internal/apitest"
 	"github.com/flotilla/flotilla/internal/hub/workreplicaset"
 )
 
-type workWrapper struct{ workv1.ManifestWork }
-
-// makeWork is a ManifestWork for cluster (its namespace) with n ConfigMap manifests.
-func makeWork(cluster, name string, n int, age time.Duration) *workWrapper {
-	w := &workWrapper{workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: name, CreationTimestamp: ago(age)}}}
+// makeWork is a ManifestWork for cluster (its namespace) with n ConfigMap manifests, created
+// age ago.
+func makeWork(cluster, name string, n int, age time.Duration) *apitest.WorkWrapper {
+	w := apitest.MakeWork(cluster, name).Created(now.Add(-age))
 	for i := range n {
-		obj := map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"namespace": "default", "name": name + "-" + string(rune('a'+i))}}
-		raw, _ := json.Marshal(obj)
-		w.Spec.Workload.Manifests = append(w.Spec.Workload.Manifests, workv1.Manifest{RawExtension: runtime.RawExtension{Raw: raw}})
+		w.Object("v1", "ConfigMap", "default", name+"-"+string(rune('a'+i)))
 	}
 	return w
 }
-
-func (w *workWrapper) condition(typ string, s metav1.ConditionStatus) *workWrapper {
-	w.Status.Conditions = append(w.Status.Conditions, condition(typ, s))
-	return w
-}
-
-// fromSet labels the work as the ManifestWorkReplicaSet's controller does.
-func (w *workWrapper) fromSet(namespace, name string) *workWrapper {
-	w.Labels = map[string]string{workreplicaset.SetLabel: namespace + "." + name}
-	return w
-}
-
-func (w *workWrapper) obj() *workv1.ManifestWork { return &w.ManifestWork }
 
 // works are a completed Job from a replica set, a work that failed to apply, a Job that is not
 // available yet on another cluster, and a work no agent has reported on.
 func works() []client.Object {
 	return []client.Object{
-		makeWork("gpu-east", "train", 1, 2*day).fromSet("research", "train.v2").
-			condition(workv1.WorkApplied, metav1.ConditionTrue).
-			condition(workv1.WorkAvailable, metav1.ConditionTrue).
-			condition(workv1.WorkComplete, metav1.ConditionTrue).obj(),
+		makeWork("gpu-east", "train", 1, 2*day).Label(workreplicaset.SetLabel, "research.train.v2").
+			Condition(condition(workv1.WorkApplied, metav1.ConditionTrue)).
+			Condition(condition(workv1.WorkAvailable, metav1.ConditionTrue)).
+			Condition(condition(workv1.WorkComplete, metav1.ConditionTrue)).Obj(),
 		makeWork("gpu-east", "web", 3, time.Hour).
-			condition(workv1.WorkApplied, metav1.ConditionFalse).obj(),
-		makeWork("gpu-west", "train", 1, 3*time.Minute).fromSet("research", "train.v2").
-			condition(workv1.WorkApplied, metav1.ConditionTrue).
-			condition(workv1.WorkAvailable, metav1.ConditionFalse).
-			condition(workv1.WorkComplete, metav1.ConditionFalse).obj(),
-		makeWork("gpu-west", "new", 0, 5*time.Second).obj(),
+			Condition(condition(workv1.WorkApplied, metav1.ConditionFalse)).Obj(),
+		makeWork("gpu-west", "train", 1, 3*time.Minute).Label(workreplicaset.SetLabel, "research.train.v2").
+			Condition(condition(workv1.WorkApplied, metav1.ConditionTrue)).
+			Condition(condition(workv1.WorkAvailable, metav1.ConditionFalse)).
+			Condition(condition(workv1.WorkComplete, metav1.ConditionFalse)).Obj(),
+		makeWork("gpu-west", "new", 0, 5*time.Second).Obj(),
 	}
 }
 

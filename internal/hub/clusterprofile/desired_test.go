@@ -14,27 +14,28 @@ import (
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
 	mcv1alpha1 "github.com/flotilla/flotilla/api/multicluster/v1alpha1"
+	"github.com/flotilla/flotilla/internal/apitest"
 )
 
 const ns = "team-a"
 
 func TestDesiredProfiles(t *testing.T) {
 	sets := []clusterv1beta2.ManagedClusterSet{
-		makeSet("blue").obj(),
-		makeSet("red").obj(),
-		makeSet("t4").labelSelector(&metav1.LabelSelector{MatchLabels: map[string]string{"gpu": "t4"}}).obj(),
-		makeSet("going").deleting().obj(),
-		makeSet("bad").labelSelector(&metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+		*makeSet("blue").Obj(),
+		*makeSet("red").Obj(),
+		*makeSet("t4").LabelSelector(&metav1.LabelSelector{MatchLabels: map[string]string{"gpu": "t4"}}).Obj(),
+		*makeSet("going").Deleting(deletedAt.Time).Finalizer("test").Obj(),
+		*makeSet("bad").LabelSelector(&metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
 			{Key: "gpu", Operator: "Near"},
-		}}).obj(),
+		}}).Obj(),
 	}
 	clusters := []clusterv1.ManagedCluster{
-		makeCluster("blue-1").set("blue").label("gpu", "t4").obj(),
-		makeCluster("blue-2").set("blue").obj(),
-		makeCluster("red-1").set("red").obj(),
-		makeCluster("red-t4").set("red").label("gpu", "t4").obj(),
-		makeCluster("going-1").set("going").obj(),
-		makeCluster("blue-leaving").set("blue").deleting().obj(),
+		*apitest.MakeCluster("blue-1").ClusterSet("blue").Label("gpu", "t4").Obj(),
+		*apitest.MakeCluster("blue-2").ClusterSet("blue").Obj(),
+		*apitest.MakeCluster("red-1").ClusterSet("red").Obj(),
+		*apitest.MakeCluster("red-t4").ClusterSet("red").Label("gpu", "t4").Obj(),
+		*apitest.MakeCluster("going-1").ClusterSet("going").Obj(),
+		*apitest.MakeCluster("blue-leaving").ClusterSet("blue").Deleting(deletedAt.Time).Finalizer("test").Obj(),
 	}
 	cases := map[string]struct {
 		bindings  []clusterv1beta2.ManagedClusterSetBinding
@@ -42,41 +43,41 @@ func TestDesiredProfiles(t *testing.T) {
 	}{
 		"no binding": {},
 		"bound set": {
-			bindings:  []clusterv1beta2.ManagedClusterSetBinding{makeBinding(ns, "blue").bound(metav1.ConditionTrue).obj()},
+			bindings:  []clusterv1beta2.ManagedClusterSetBinding{*makeBinding(ns, "blue").Condition(bound(metav1.ConditionTrue)).Obj()},
 			wantNames: []string{"blue-1", "blue-2"},
 		},
 		"overlapping sets give one profile per cluster": {
 			bindings: []clusterv1beta2.ManagedClusterSetBinding{
-				makeBinding(ns, "blue").bound(metav1.ConditionTrue).obj(),
-				makeBinding(ns, "t4").bound(metav1.ConditionTrue).obj(),
+				*makeBinding(ns, "blue").Condition(bound(metav1.ConditionTrue)).Obj(),
+				*makeBinding(ns, "t4").Condition(bound(metav1.ConditionTrue)).Obj(),
 			},
 			wantNames: []string{"blue-1", "blue-2", "red-t4"},
 		},
 		"binding not bound": {
-			bindings: []clusterv1beta2.ManagedClusterSetBinding{makeBinding(ns, "blue").bound(metav1.ConditionFalse).obj()},
+			bindings: []clusterv1beta2.ManagedClusterSetBinding{*makeBinding(ns, "blue").Condition(bound(metav1.ConditionFalse)).Obj()},
 		},
 		"binding without a Bound condition yet": {
-			bindings: []clusterv1beta2.ManagedClusterSetBinding{makeBinding(ns, "blue").obj()},
+			bindings: []clusterv1beta2.ManagedClusterSetBinding{*makeBinding(ns, "blue").Obj()},
 		},
 		"Bound written for an earlier generation": {
-			bindings: []clusterv1beta2.ManagedClusterSetBinding{makeBinding(ns, "blue").staleBound().obj()},
+			bindings: []clusterv1beta2.ManagedClusterSetBinding{*makeBinding(ns, "blue").Condition(staleBound()).Obj()},
 		},
 		"binding being deleted": {
-			bindings: []clusterv1beta2.ManagedClusterSetBinding{makeBinding(ns, "blue").bound(metav1.ConditionTrue).deleting().obj()},
+			bindings: []clusterv1beta2.ManagedClusterSetBinding{*makeBinding(ns, "blue").Condition(bound(metav1.ConditionTrue)).Deleting(deletedAt.Time).Finalizer("test").Obj()},
 		},
 		"set being deleted": {
-			bindings: []clusterv1beta2.ManagedClusterSetBinding{makeBinding(ns, "going").bound(metav1.ConditionTrue).obj()},
+			bindings: []clusterv1beta2.ManagedClusterSetBinding{*makeBinding(ns, "going").Condition(bound(metav1.ConditionTrue)).Obj()},
 		},
 		"bound set missing from the cache": {
-			bindings: []clusterv1beta2.ManagedClusterSetBinding{makeBinding(ns, "green").bound(metav1.ConditionTrue).obj()},
+			bindings: []clusterv1beta2.ManagedClusterSetBinding{*makeBinding(ns, "green").Condition(bound(metav1.ConditionTrue)).Obj()},
 		},
 		"set with an invalid selector": {
-			bindings: []clusterv1beta2.ManagedClusterSetBinding{makeBinding(ns, "bad").bound(metav1.ConditionTrue).obj()},
+			bindings: []clusterv1beta2.ManagedClusterSetBinding{*makeBinding(ns, "bad").Condition(bound(metav1.ConditionTrue)).Obj()},
 		},
 		"one bad binding does not hide another": {
 			bindings: []clusterv1beta2.ManagedClusterSetBinding{
-				makeBinding(ns, "bad").bound(metav1.ConditionTrue).obj(),
-				makeBinding(ns, "red").bound(metav1.ConditionTrue).obj(),
+				*makeBinding(ns, "bad").Condition(bound(metav1.ConditionTrue)).Obj(),
+				*makeBinding(ns, "red").Condition(bound(metav1.ConditionTrue)).Obj(),
 			},
 			wantNames: []string{"red-1", "red-t4"},
 		},
@@ -111,12 +112,12 @@ func TestProfileFor(t *testing.T) {
 		want    *mcv1alpha1.ClusterProfile
 	}{
 		"a cluster that reports everything": {
-			cluster: makeCluster("east").version("v1.37.2").
-				claim("id.k8s.io", "east-uid").claim("region.open-cluster-management.io", "us-east-1").
-				condition(clusterv1.ManagedClusterConditionJoined, metav1.ConditionTrue, "ManagedClusterJoined", "joined").
-				condition(clusterv1.ManagedClusterConditionAvailable, metav1.ConditionFalse, "ManagedClusterKubeAPIServerUnavailable", "probe failed").
-				condition(clusterv1.ManagedClusterConditionHubAccepted, metav1.ConditionTrue, "HubClusterAdminAccepted", "accepted").
-				obj(),
+			cluster: *apitest.MakeCluster("east").Version("v1.37.2").
+				Claim("id.k8s.io", "east-uid").Claim("region.open-cluster-management.io", "us-east-1").
+				Condition(cond(clusterv1.ManagedClusterConditionJoined, metav1.ConditionTrue, "ManagedClusterJoined", "joined")).
+				Condition(cond(clusterv1.ManagedClusterConditionAvailable, metav1.ConditionFalse, "ManagedClusterKubeAPIServerUnavailable", "probe failed")).
+				Condition(cond(clusterv1.ManagedClusterConditionHubAccepted, metav1.ConditionTrue, "HubClusterAdminAccepted", "accepted")).
+				Obj(),
 			want: &mcv1alpha1.ClusterProfile{
 				ObjectMeta: objectMeta("east"),
 				Spec:       spec("east"),
@@ -134,7 +135,7 @@ func TestProfileFor(t *testing.T) {
 			},
 		},
 		"a new cluster that reported nothing": {
-			cluster: makeCluster("new").obj(),
+			cluster: *apitest.MakeCluster("new").Obj(),
 			want: &mcv1alpha1.ClusterProfile{
 				ObjectMeta: objectMeta("new"),
 				Spec:       spec("new"),
@@ -147,10 +148,10 @@ func TestProfileFor(t *testing.T) {
 			},
 		},
 		"duplicate claims and a version too long for a profile": {
-			cluster: makeCluster("odd").version("v1.37.2-"+strings.Repeat("x", 60)).
-				claim("platform.open-cluster-management.io", "AWS").claim("platform.open-cluster-management.io", "GCP").
-				condition(clusterv1.ManagedClusterConditionAvailable, metav1.ConditionUnknown, "", "lease expired").
-				obj(),
+			cluster: *apitest.MakeCluster("odd").Version("v1.37.2-"+strings.Repeat("x", 60)).
+				Claim("platform.open-cluster-management.io", "AWS").Claim("platform.open-cluster-management.io", "GCP").
+				Condition(cond(clusterv1.ManagedClusterConditionAvailable, metav1.ConditionUnknown, "", "lease expired")).
+				Obj(),
 			want: &mcv1alpha1.ClusterProfile{
 				ObjectMeta: objectMeta("odd"),
 				Spec:       spec("odd"),
@@ -306,32 +307,32 @@ func TestMergeMeta(t *testing.T) {
 }
 
 func TestProfileInputsChanged(t *testing.T) {
-	base := func() *clusterWrapper {
-		return makeCluster("east").set("blue").version("v1.37.2").claim("id.k8s.io", "uid").
-			condition(clusterv1.ManagedClusterConditionAvailable, metav1.ConditionTrue, "Available", "ok")
+	base := func() *apitest.ClusterWrapper {
+		return apitest.MakeCluster("east").ClusterSet("blue").Version("v1.37.2").Claim("id.k8s.io", "uid").
+			Condition(cond(clusterv1.ManagedClusterConditionAvailable, metav1.ConditionTrue, "Available", "ok"))
 	}
-	withCapacity := base().obj()
+	withCapacity := *base().Obj()
 	withCapacity.Status.Capacity = clusterv1.ResourceList{clusterv1.ResourceCPU: {}}
 	cases := map[string]struct {
 		updated clusterv1.ManagedCluster
 		want    bool
 	}{
-		"nothing":                          {updated: base().obj()},
+		"nothing":                          {updated: *base().Obj()},
 		"capacity":                         {updated: withCapacity},
-		"a condition profiles do not show": {updated: base().condition(clusterv1.ManagedClusterConditionClockSynced, metav1.ConditionTrue, "Synced", "").obj()},
-		"a label":                          {updated: base().label("gpu", "t4").obj(), want: true},
-		"the version":                      {updated: base().version("v1.37.3").obj(), want: true},
-		"a claim":                          {updated: base().claim("region.open-cluster-management.io", "eu").obj(), want: true},
-		"deletion":                         {updated: base().deleting().obj(), want: true},
+		"a condition profiles do not show": {updated: *base().Condition(cond(clusterv1.ManagedClusterConditionClockSynced, metav1.ConditionTrue, "Synced", "")).Obj()},
+		"a label":                          {updated: *base().Label("gpu", "t4").Obj(), want: true},
+		"the version":                      {updated: *base().Version("v1.37.3").Obj(), want: true},
+		"a claim":                          {updated: *base().Claim("region.open-cluster-management.io", "eu").Obj(), want: true},
+		"deletion":                         {updated: *base().Deleting(deletedAt.Time).Finalizer("test").Obj(), want: true},
 		"Joined": {
-			updated: base().condition(clusterv1.ManagedClusterConditionJoined, metav1.ConditionTrue, "ManagedClusterJoined", "").obj(),
+			updated: *base().Condition(cond(clusterv1.ManagedClusterConditionJoined, metav1.ConditionTrue, "ManagedClusterJoined", "")).Obj(),
 			want:    true,
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			old := base().obj()
-			if got := profileInputsChanged.Update(event.UpdateEvent{ObjectOld: &old, ObjectNew: &tc.updated}); got != tc.want {
+			old := base().Obj()
+			if got := profileInputsChanged.Update(event.UpdateEvent{ObjectOld: old, ObjectNew: &tc.updated}); got != tc.want {
 				t.Errorf("profileInputsChanged.Update() = %v, want %v", got, tc.want)
 			}
 		})

@@ -8,16 +8,17 @@ import (
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
+	"github.com/flotilla/flotilla/internal/apitest"
 )
 
 func TestMembers(t *testing.T) {
 	clusters := []clusterv1.ManagedCluster{
-		makeCluster("c-blue").set("blue").label("gpu", "t4").obj(),
-		makeCluster("a-blue").set("blue").obj(),
-		makeCluster("red").set("red").label("gpu", "a100").obj(),
-		makeCluster("bare").obj(),
-		makeCluster("empty-label").set("").obj(),
-		makeCluster("going").set("blue").deleting().obj(),
+		*apitest.MakeCluster("c-blue").ClusterSet("blue").Label("gpu", "t4").Obj(),
+		*apitest.MakeCluster("a-blue").ClusterSet("blue").Obj(),
+		*apitest.MakeCluster("red").ClusterSet("red").Label("gpu", "a100").Obj(),
+		*apitest.MakeCluster("bare").Obj(),
+		*apitest.MakeCluster("empty-label").ClusterSet("").Obj(),
+		*apitest.MakeCluster("going").ClusterSet("blue").Deleting(deletedAt.Time).Finalizer("test").Obj(),
 	}
 	cases := map[string]struct {
 		set         clusterv1beta2.ManagedClusterSet
@@ -25,41 +26,41 @@ func TestMembers(t *testing.T) {
 		wantErr     bool
 	}{
 		"by label": {
-			set:         makeSet("blue").obj(),
+			set:         *makeSet("blue").Obj(),
 			wantMembers: []string{"a-blue", "c-blue", "going"},
 		},
 		"by label, no cluster": {
-			set: makeSet("green").obj(),
+			set: *makeSet("green").Obj(),
 		},
 		"empty selector type is the default, by label": {
-			set:         makeSet("red").selectorType("").obj(),
+			set:         *makeSet("red").SelectorType("").Obj(),
 			wantMembers: []string{"red"},
 		},
 		"a selector-typed set ignores the clusterset label": {
-			set:         makeSet("blue").labelSelector(&metav1.LabelSelector{MatchLabels: map[string]string{"gpu": "a100"}}).obj(),
+			set:         *makeSet("blue").LabelSelector(&metav1.LabelSelector{MatchLabels: map[string]string{"gpu": "a100"}}).Obj(),
 			wantMembers: []string{"red"},
 		},
 		"selector with expressions": {
-			set: makeSet("gpus").labelSelector(&metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+			set: *makeSet("gpus").LabelSelector(&metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
 				{Key: "gpu", Operator: metav1.LabelSelectorOpExists},
-			}}).obj(),
+			}}).Obj(),
 			wantMembers: []string{"c-blue", "red"},
 		},
 		"empty selector selects every cluster": {
-			set:         makeSet("global").labelSelector(&metav1.LabelSelector{}).obj(),
+			set:         *makeSet("global").LabelSelector(&metav1.LabelSelector{}).Obj(),
 			wantMembers: []string{"a-blue", "bare", "c-blue", "empty-label", "going", "red"},
 		},
 		"missing selector selects none": {
-			set: makeSet("nothing").labelSelector(nil).obj(),
+			set: *makeSet("nothing").LabelSelector(nil).Obj(),
 		},
 		"invalid selector": {
-			set: makeSet("bad").labelSelector(&metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+			set: *makeSet("bad").LabelSelector(&metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
 				{Key: "gpu", Operator: "Near"},
-			}}).obj(),
+			}}).Obj(),
 			wantErr: true,
 		},
 		"unknown selector type": {
-			set:     makeSet("odd").selectorType("ByName").obj(),
+			set:     *makeSet("odd").SelectorType("ByName").Obj(),
 			wantErr: true,
 		},
 	}
@@ -97,28 +98,28 @@ func contains(s []string, x string) bool {
 
 func TestSetsOf(t *testing.T) {
 	sets := []clusterv1beta2.ManagedClusterSet{
-		makeSet("default").obj(),
-		makeSet("blue").obj(),
-		makeSet("global").labelSelector(&metav1.LabelSelector{}).obj(),
-		makeSet("t4").labelSelector(&metav1.LabelSelector{MatchLabels: map[string]string{"gpu": "t4"}}).obj(),
-		makeSet("bad").labelSelector(&metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+		*makeSet("default").Obj(),
+		*makeSet("blue").Obj(),
+		*makeSet("global").LabelSelector(&metav1.LabelSelector{}).Obj(),
+		*makeSet("t4").LabelSelector(&metav1.LabelSelector{MatchLabels: map[string]string{"gpu": "t4"}}).Obj(),
+		*makeSet("bad").LabelSelector(&metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
 			{Key: "gpu", Operator: "Near"},
-		}}).obj(),
+		}}).Obj(),
 	}
 	cases := map[string]struct {
 		cluster  clusterv1.ManagedCluster
 		wantSets []string
 	}{
 		"labeled and matching a selector": {
-			cluster:  makeCluster("c").set("blue").label("gpu", "t4").obj(),
+			cluster:  *apitest.MakeCluster("c").ClusterSet("blue").Label("gpu", "t4").Obj(),
 			wantSets: []string{"blue", "global", "t4"},
 		},
 		"labeled for a set that does not exist": {
-			cluster:  makeCluster("c").set("green").obj(),
+			cluster:  *apitest.MakeCluster("c").ClusterSet("green").Obj(),
 			wantSets: []string{"global"},
 		},
 		"default label": {
-			cluster:  makeCluster("c").set("default").obj(),
+			cluster:  *apitest.MakeCluster("c").ClusterSet("default").Obj(),
 			wantSets: []string{"default", "global"},
 		},
 	}
@@ -133,9 +134,9 @@ func TestSetsOf(t *testing.T) {
 
 func TestDefaultSetSpecs(t *testing.T) {
 	clusters := []clusterv1.ManagedCluster{
-		makeCluster("d").set(DefaultSetName).obj(),
-		makeCluster("other").set("other").obj(),
-		makeCluster("bare").obj(),
+		*apitest.MakeCluster("d").ClusterSet(DefaultSetName).Obj(),
+		*apitest.MakeCluster("other").ClusterSet("other").Obj(),
+		*apitest.MakeCluster("bare").Obj(),
 	}
 	want := map[string][]string{
 		DefaultSetName: {"d"},
@@ -159,11 +160,11 @@ func TestNeedsDefaultLabel(t *testing.T) {
 		cluster clusterv1.ManagedCluster
 		want    bool
 	}{
-		"no labels":               {cluster: makeCluster("c").obj(), want: true},
-		"other labels":            {cluster: makeCluster("c").label("env", "prod").obj(), want: true},
-		"labeled for another set": {cluster: makeCluster("c").set("blue").obj()},
-		"empty label is kept":     {cluster: makeCluster("c").set("").obj()},
-		"being deleted":           {cluster: makeCluster("c").deleting().obj()},
+		"no labels":               {cluster: *apitest.MakeCluster("c").Obj(), want: true},
+		"other labels":            {cluster: *apitest.MakeCluster("c").Label("env", "prod").Obj(), want: true},
+		"labeled for another set": {cluster: *apitest.MakeCluster("c").ClusterSet("blue").Obj()},
+		"empty label is kept":     {cluster: *apitest.MakeCluster("c").ClusterSet("").Obj()},
+		"being deleted":           {cluster: *apitest.MakeCluster("c").Deleting(deletedAt.Time).Finalizer("test").Obj()},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

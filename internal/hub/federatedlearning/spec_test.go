@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	flv1alpha1 "github.com/flotilla/flotilla/api/federationai/v1alpha1"
 )
@@ -14,19 +15,22 @@ func TestValidate(t *testing.T) {
 		allowLocal bool
 		want       []string
 	}{
-		"flower with defaults": {fl: makeFL("a").obj()},
-		"openfl complete": {fl: makeFL("a").framework(flv1alpha1.FrameworkOpenFL).
-			listener(flv1alpha1.ListenerTypeNodePort, 30089).storage(flv1alpha1.StorageTypePersistentVolumeClaim, "model", "/model").obj()},
-		"unknown framework": {fl: makeFL("a").framework("tensorflow-federated").obj(),
+		"flower with defaults": {fl: makeFL("a").Obj()},
+		"openfl complete": {fl: makeFL("a").Framework(flv1alpha1.FrameworkOpenFL).
+			Listener(grpc(flv1alpha1.ListenerTypeNodePort, 30089)).
+			Storage(flv1alpha1.ModelStorageSpec{Type: flv1alpha1.StorageTypePersistentVolumeClaim, Name: "model", Path: "/model"}).Obj()},
+		"unknown framework": {fl: makeFL("a").Framework("tensorflow-federated").Obj(),
 			want: []string{`spec.framework "tensorflow-federated" is not a framework Flotilla runs: set flower, openfl or other`}},
-		"node port outside the range": {fl: makeFL("a").framework(flv1alpha1.FrameworkOpenFL).
-			listener(flv1alpha1.ListenerTypeNodePort, 8080).storage(flv1alpha1.StorageTypeHostPath, "", "/m").obj(),
+		"node port outside the range": {fl: makeFL("a").Framework(flv1alpha1.FrameworkOpenFL).
+			Listener(grpc(flv1alpha1.ListenerTypeNodePort, 8080)).
+			Storage(flv1alpha1.ModelStorageSpec{Type: flv1alpha1.StorageTypeHostPath, Path: "/m"}).Obj(),
 			want: []string{"spec.server.listeners[0].port 8080 is outside the NodePort range 30000-32767: set a port in that range, or use type LoadBalancer"}},
-		"storage not implemented": {fl: makeFL("a").framework(flv1alpha1.FrameworkOther).
-			listener(flv1alpha1.ListenerTypeLoadBalancer, 8080).storage(flv1alpha1.StorageTypeS3Bucket, "", "").obj(),
+		"storage not implemented": {fl: makeFL("a").Framework(flv1alpha1.FrameworkOther).
+			Listener(grpc(flv1alpha1.ListenerTypeLoadBalancer, 8080)).
+			Storage(flv1alpha1.ModelStorageSpec{Type: flv1alpha1.StorageTypeS3Bucket}).Obj(),
 			want: []string{"spec.server.storage.type S3Bucket is not implemented (OCM's controller does not implement it either): use PersistentVolumeClaim or HostPath"}},
 		"route listener, no storage, no images": {fl: func() *flv1alpha1.FederatedLearning {
-			fl := makeFL("a").framework(flv1alpha1.FrameworkOpenFL).listener(flv1alpha1.ListenerTypeRoute, 443).obj()
+			fl := makeFL("a").Framework(flv1alpha1.FrameworkOpenFL).Listener(grpc(flv1alpha1.ListenerTypeRoute, 443)).Obj()
 			fl.Spec.Server.Image, fl.Spec.Client.Image = "", ""
 			return fl
 		}(), want: []string{
@@ -36,7 +40,7 @@ func TestValidate(t *testing.T) {
 			"spec.server.storage.type is not set: set PersistentVolumeClaim (name, size, path) or HostPath (path) for the model",
 		}},
 		"bad supernode": {fl: func() *flv1alpha1.FederatedLearning {
-			fl := makeFL("a").obj()
+			fl := makeFL("a").Obj()
 			fl.Spec.Client.SuperNode = "supernode:9094"
 			return fl
 		}(), want: []string{`spec.client.supernode "supernode:9094" is not <service>.<namespace>:<port>: set it as flower-supernode.flower-addon:9094`}},
@@ -50,8 +54,9 @@ func TestValidate(t *testing.T) {
 		"superlink of the team's own":                        {fl: superLink("superlink.ml-team:9091")},
 		"flower-addon's superlink by its full name":          {fl: superLink("superlink.flower-system.svc.cluster.local:9091")},
 		"openfl ignores the superlink": {fl: func() *flv1alpha1.FederatedLearning {
-			fl := makeFL("a").framework(flv1alpha1.FrameworkOpenFL).
-				listener(flv1alpha1.ListenerTypeNodePort, 30089).storage(flv1alpha1.StorageTypePersistentVolumeClaim, "model", "/model").obj()
+			fl := makeFL("a").Framework(flv1alpha1.FrameworkOpenFL).
+				Listener(grpc(flv1alpha1.ListenerTypeNodePort, 30089)).
+				Storage(flv1alpha1.ModelStorageSpec{Type: flv1alpha1.StorageTypePersistentVolumeClaim, Name: "model", Path: "/model"}).Obj()
 			fl.Spec.Server.SuperLink = "127.0.0.1:6443"
 			return fl
 		}()},
@@ -66,7 +71,8 @@ func TestValidate(t *testing.T) {
 }
 
 func TestDataClaimAndNamespace(t *testing.T) {
-	fl := makeFL("a").claim("first").claim("federated-learning-sample.client-data").obj()
+	fl := makeFL("a").Claim("first", metav1.LabelSelectorOpExists).
+		Claim("federated-learning-sample.client-data", metav1.LabelSelectorOpExists).Obj()
 	if got := dataClaim(&fl.Spec); got != "federated-learning-sample.client-data" {
 		t.Errorf("dataClaim = %q, want the last Exists selector's key", got)
 	}
@@ -81,7 +87,7 @@ func TestDataClaimAndNamespace(t *testing.T) {
 }
 
 func superLink(addr string) *flv1alpha1.FederatedLearning {
-	fl := makeFL("a").obj()
+	fl := makeFL("a").Obj()
 	fl.Spec.Server.SuperLink = addr
 	return fl
 }
@@ -126,7 +132,7 @@ func TestServerAppArgs(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			d, _ := desiredServerApp(makeFL("a").obj(), tc.caPEM, tc.insecure)
+			d, _ := desiredServerApp(makeFL("a").Obj(), tc.caPEM, tc.insecure)
 			if diff := cmp.Diff(tc.want, d.Spec.Template.Spec.Containers[0].Args); diff != "" {
 				t.Errorf("ServerApp args (-want +got):\n%s", diff)
 			}

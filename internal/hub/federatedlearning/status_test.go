@@ -54,7 +54,7 @@ func TestComputeStatus(t *testing.T) {
 		want statusSummary
 	}{
 		"too few clusters: OCM's message": {
-			fl: makeFL("x").min(3).obj(),
+			fl: makeFL("x").MinClients(3).Obj(),
 			o:  observed{Decided: []string{"a"}, Clients: running(), Hint: "flower-addon is not available on 1 cluster (z)"},
 			want: statusSummary{Phase: flv1alpha1.PhaseWaiting,
 				Message:    "Expected 3 clusters, but only 1 meet the criteria; flower-addon is not available on 1 cluster (z)",
@@ -63,7 +63,7 @@ func TestComputeStatus(t *testing.T) {
 				Events:     []string{"Waiting:"}},
 		},
 		"enough clusters, clients applied: Running": {
-			fl: makeFL("x").obj(),
+			fl: makeFL("x").Obj(),
 			o:  observed{Decided: []string{"a", "b"}, Clients: running("a", "b"), ServerReady: true},
 			want: statusSummary{Phase: flv1alpha1.PhaseRunning, Message: "Assigned 2 clusters for client execution in model training",
 				Conditions: map[string]string{"ClientsReady": "True/QuorumMet", "Failed": "False/NotFailed", "ServerReady": "True/ServerRunning", "Succeeded": "False/NotFinished", "Training": "True/Training"},
@@ -71,7 +71,7 @@ func TestComputeStatus(t *testing.T) {
 				Events:     []string{"ClientDelivered:a", "ClientDelivered:b", "Running:"}},
 		},
 		"a client lost with the quorum kept": {
-			fl: makeFL("x").status(runningStatus).obj(),
+			fl: makeFL("x").ReplaceStatus(runningStatus).Obj(),
 			o:  observed{Decided: []string{"a", "b"}, Clients: running("a", "b"), ServerReady: true},
 			want: statusSummary{Phase: flv1alpha1.PhaseRunning, Message: "Assigned 2 clusters for client execution in model training",
 				Conditions: map[string]string{"ClientsReady": "True/QuorumMet", "Failed": "False/NotFailed", "ServerReady": "True/ServerRunning", "Succeeded": "False/NotFinished", "Training": "True/Training"},
@@ -79,7 +79,7 @@ func TestComputeStatus(t *testing.T) {
 				Events:     []string{"ClientLost:c"}},
 		},
 		"below the quorum: Running, Training False until a replacement": {
-			fl: makeFL("x").min(3).status(runningStatus).obj(),
+			fl: makeFL("x").MinClients(3).ReplaceStatus(runningStatus).Obj(),
 			o:  observed{Decided: []string{"a", "b"}, Clients: running("a", "b"), ServerReady: true},
 			want: statusSummary{Phase: flv1alpha1.PhaseRunning, Message: "Assigned 2 clusters for client execution in model training",
 				Conditions: map[string]string{"ClientsReady": "False/NotEnoughClusters", "Failed": "False/NotFailed", "ServerReady": "True/ServerRunning", "Succeeded": "False/NotFinished", "Training": "False/QuorumLost"},
@@ -87,7 +87,7 @@ func TestComputeStatus(t *testing.T) {
 				Events:     []string{"ClientLost:c"}},
 		},
 		"replacement delivered": {
-			fl: makeFL("x").min(3).status(runningStatus).obj(),
+			fl: makeFL("x").MinClients(3).ReplaceStatus(runningStatus).Obj(),
 			o:  observed{Decided: []string{"a", "b", "d"}, Clients: running("a", "b", "d"), ServerReady: true},
 			want: statusSummary{Phase: flv1alpha1.PhaseRunning, Message: "Assigned 3 clusters for client execution in model training",
 				Conditions: map[string]string{"ClientsReady": "True/QuorumMet", "Failed": "False/NotFailed", "ServerReady": "True/ServerRunning", "Succeeded": "False/NotFinished", "Training": "True/Training"},
@@ -95,7 +95,7 @@ func TestComputeStatus(t *testing.T) {
 				Events:     []string{"ClientDelivered:d", "ClientLost:c"}},
 		},
 		"a running client's claim gone before the placement drops it: Lost, not Excluded": {
-			fl: makeFL("x").status(runningStatus).obj(),
+			fl: makeFL("x").ReplaceStatus(runningStatus).Obj(),
 			o: observed{Decided: []string{"a", "b", "c"}, ServerReady: true, Clients: map[string]clientState{
 				"a": {Delivered: true, Applied: true}, "b": {Delivered: true, Applied: true}, "c": {Excluded: true, Reason: ReasonMissingClaim}}},
 			want: statusSummary{Phase: flv1alpha1.PhaseRunning, Message: "Assigned 3 clusters for client execution in model training",
@@ -104,7 +104,7 @@ func TestComputeStatus(t *testing.T) {
 				Events:     []string{"ClientLost:c"}},
 		},
 		"spec error: Failed naming the field": {
-			fl: makeFL("x").obj(),
+			fl: makeFL("x").Obj(),
 			o:  observed{SpecErrors: []string{"spec.server.image is empty: set the server's container image"}},
 			want: statusSummary{Phase: flv1alpha1.PhaseFailed, Message: "spec.server.image is empty: set the server's container image",
 				Conditions: map[string]string{"ClientsReady": "False/NotEnoughClusters", "Failed": "True/InvalidSpec", "ServerReady": "False/ServerNotReady", "Succeeded": "False/Failed", "Training": "False/TrainingEnded"},
@@ -112,7 +112,7 @@ func TestComputeStatus(t *testing.T) {
 				Events:     []string{"Failed:"}},
 		},
 		"server job succeeded: OCM's Completed": {
-			fl: makeFL("x").framework(flv1alpha1.FrameworkOpenFL).status(runningStatus).obj(),
+			fl: makeFL("x").Framework(flv1alpha1.FrameworkOpenFL).ReplaceStatus(runningStatus).Obj(),
 			o:  observed{Decided: []string{"a", "b", "c"}, Clients: running("a", "b", "c"), ServerReady: true, ServerSucceeded: true},
 			want: statusSummary{Phase: flv1alpha1.PhaseCompleted, Message: "Model training successful. Check storage for details",
 				Conditions: map[string]string{"ClientsReady": "True/QuorumMet", "Failed": "False/NotFailed", "ServerReady": "True/ServerRunning", "Succeeded": "True/ModelTrained", "Training": "False/TrainingEnded"},
@@ -120,7 +120,7 @@ func TestComputeStatus(t *testing.T) {
 				Events:     []string{"Completed:"}},
 		},
 		"a cluster without the claim is excluded": {
-			fl: makeFL("x").min(1).obj(),
+			fl: makeFL("x").MinClients(1).Obj(),
 			o: observed{Decided: []string{"a", "edge"}, ServerReady: true, Clients: map[string]clientState{
 				"a": {Delivered: true, Applied: true}, "edge": {Excluded: true, Reason: ReasonMissingClaim, Message: "no claim"}}},
 			want: statusSummary{Phase: flv1alpha1.PhaseRunning, Message: "Assigned 2 clusters for client execution in model training",
@@ -140,13 +140,13 @@ func TestComputeStatus(t *testing.T) {
 }
 
 func TestTerminalPhasesStay(t *testing.T) {
-	done := makeFL("x").status(flv1alpha1.FederatedLearningStatus{Phase: flv1alpha1.PhaseCompleted, Message: "done"}).obj()
+	done := makeFL("x").ReplaceStatus(flv1alpha1.FederatedLearningStatus{Phase: flv1alpha1.PhaseCompleted, Message: "done"}).Obj()
 	st := computeStatus(done, observed{Now: t0, ServerFailed: true, ServerFailure: "boom"})
 	if st.Phase != flv1alpha1.PhaseCompleted {
 		t.Errorf("a Completed federation became %s", st.Phase)
 	}
 	// A spec error is tried again once the spec changed.
-	bad := makeFL("x").obj()
+	bad := makeFL("x").Obj()
 	bad.Status = computeStatus(bad, observed{Now: t0, SpecErrors: []string{"spec.server.image is empty"}})
 	if !terminal(bad) {
 		t.Fatalf("a spec error of the current generation should hold")
@@ -161,7 +161,7 @@ func TestTerminalPhasesStay(t *testing.T) {
 }
 
 func TestProgressInStatus(t *testing.T) {
-	fl := makeFL("x").status(flv1alpha1.FederatedLearningStatus{Phase: flv1alpha1.PhaseRunning}).obj()
+	fl := makeFL("x").ReplaceStatus(flv1alpha1.FederatedLearningStatus{Phase: flv1alpha1.PhaseRunning}).Obj()
 	p := ParseProgress(`FLOTILLA_PROGRESS {"round":2,"rounds":3,"clients":["b","a"],"metrics":{"accuracy":0.9}}`)
 	st := computeStatus(fl, observed{Now: t0, Decided: []string{"a", "b"}, Clients: running("a", "b"), ServerReady: true, Progress: &p})
 	want := &flv1alpha1.TrainingProgress{Round: 2, Rounds: 3, Metrics: map[string]string{"accuracy": "0.9"},

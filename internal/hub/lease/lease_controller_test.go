@@ -10,36 +10,15 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
+	"github.com/flotilla/flotilla/internal/apitest"
 )
 
 var now = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
-// clusterWrapper builds ManagedClusters for tests.
-type clusterWrapper struct{ clusterv1.ManagedCluster }
-
-func makeCluster(name string) *clusterWrapper {
-	w := &clusterWrapper{}
-	w.Name, w.Generation = name, 3
-	w.Spec.HubAcceptsClient = true
-	return w
+// makeCluster is an accepted cluster at generation 3.
+func makeCluster(name string) *apitest.ClusterWrapper {
+	return apitest.MakeCluster(name).Generation(3).Accepted()
 }
-
-func (w *clusterWrapper) LeaseSeconds(s int32) *clusterWrapper {
-	w.Spec.LeaseDurationSeconds = s
-	return w
-}
-
-func (w *clusterWrapper) Condition(c metav1.Condition) *clusterWrapper {
-	w.Status.Conditions = append(w.Status.Conditions, c)
-	return w
-}
-
-func (w *clusterWrapper) Taints(t ...clusterv1.Taint) *clusterWrapper {
-	w.Spec.Taints = append(w.Spec.Taints, t...)
-	return w
-}
-
-func (w *clusterWrapper) Obj() *clusterv1.ManagedCluster { return &w.ManagedCluster }
 
 func available(status metav1.ConditionStatus, at time.Time) metav1.Condition {
 	return metav1.Condition{

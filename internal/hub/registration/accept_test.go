@@ -17,6 +17,7 @@ import (
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	"github.com/flotilla/flotilla/api/scheme"
+	"github.com/flotilla/flotilla/internal/apitest"
 	"github.com/flotilla/flotilla/internal/contract/clusteridentity"
 	"github.com/flotilla/flotilla/internal/hub/csrs"
 )
@@ -25,7 +26,7 @@ func TestAccept(t *testing.T) {
 	planter := clusteridentity.User("gpu-west", "a1") // an accepted agent of another cluster
 	type outcome struct{ Name, Requester, Outcome string }
 	cases := map[string]struct {
-		cluster      *clusterWrapper
+		cluster      *apitest.ClusterWrapper
 		csrs         []*csrWrapper
 		opts         AcceptOptions
 		want         []outcome // newest first
@@ -88,7 +89,7 @@ func TestAccept(t *testing.T) {
 			want:    []outcome{{"renew", agentA1, OutcomeNotApproved}},
 		},
 		"approved before, already accepted": {
-			cluster:      makeCluster("gpu-east").accepted(),
+			cluster:      makeCluster("gpu-east").Accepted(),
 			csrs:         []*csrWrapper{makeCSR(t, "boot", "gpu-east", "a1", BootstrapUser, 0).condition(certificatesv1.CertificateApproved)},
 			want:         []outcome{{"boot", BootstrapUser, OutcomeApprovedBefore}},
 			wantAccepted: true,
@@ -113,7 +114,7 @@ func TestAccept(t *testing.T) {
 				objs = append(objs, w.obj())
 			}
 			cs := kubefake.NewClientset(objs...)
-			c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(tc.cluster.obj()).Build()
+			c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(tc.cluster.Obj()).Build()
 			tc.opts.Clock = clocktesting.NewFakePassiveClock(t0)
 			res, err := Accept(context.Background(), c, cs, "gpu-east", tc.opts)
 			if err != nil {

@@ -31,7 +31,7 @@ func coversSecrets(rule rbacv1.PolicyRule) bool {
 // credentials of other clusters and add-ons in Secrets; an agent has no business with any. The
 // integration tests check this against an API server; this pins it on the objects the hub writes.
 func TestAgentRolesGrantNoSecrets(t *testing.T) {
-	mc := makeCluster("gpu-east").accepted().finalizer().obj()
+	mc := makeCluster("gpu-east").Accepted().Finalizer(CleanupFinalizer).Obj()
 	c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(mc).WithStatusSubresource(mc).Build()
 	r := &ManagedClusterReconciler{Client: c, Clock: clocktesting.NewFakePassiveClock(t0)}
 	if _, err := r.Reconcile(context.Background(), reconcile.Request{NamespacedName: types.NamespacedName{Name: mc.Name}}); err != nil {

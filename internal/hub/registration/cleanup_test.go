@@ -109,7 +109,7 @@ const cleanupTimeout = 5 * time.Minute
 
 func newCleanupEnv(t *testing.T, objs ...client.Object) *cleanupEnv {
 	t.Helper()
-	mc := makeCluster("gpu-east").accepted().obj()
+	mc := makeCluster("gpu-east").Accepted().Obj()
 	clk := clocktesting.NewFakePassiveClock(t0)
 	c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(append(objs, mc)...).WithStatusSubresource(mc).Build()
 	e := &cleanupEnv{t: t, c: c, clock: clk, r: &ManagedClusterReconciler{Client: c, Clock: clk, CleanupTimeout: cleanupTimeout}}

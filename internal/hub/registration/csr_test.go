@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/flotilla/flotilla/api/scheme"
+	"github.com/flotilla/flotilla/internal/apitest"
 	"github.com/flotilla/flotilla/internal/contract/clusteridentity"
 	"github.com/flotilla/flotilla/internal/hub/csrs"
 )
@@ -77,44 +78,44 @@ func TestAgentRequestAndRenewal(t *testing.T) {
 
 func TestRenewalReconciler(t *testing.T) {
 	cases := map[string]struct {
-		cluster      *clusterWrapper
+		cluster      *apitest.ClusterWrapper
 		csr          *csrWrapper
 		wantApproved bool
 	}{
 		"accepted cluster, agent renews itself": {
-			cluster: makeCluster("gpu-east").accepted(), csr: makeCSR(t, "r", "gpu-east", "a1", agentA1, 0), wantApproved: true,
+			cluster: makeCluster("gpu-east").Accepted(), csr: makeCSR(t, "r", "gpu-east", "a1", agentA1, 0), wantApproved: true,
 		},
 		"cluster not accepted": {
 			cluster: makeCluster("gpu-east"), csr: makeCSR(t, "r", "gpu-east", "a1", agentA1, 0),
 		},
 		"cluster being deleted": {
-			cluster: makeCluster("gpu-east").accepted().finalizer().deleting(), csr: makeCSR(t, "r", "gpu-east", "a1", agentA1, 0),
+			cluster: makeCluster("gpu-east").Accepted().Finalizer(CleanupFinalizer).Deleting(t0), csr: makeCSR(t, "r", "gpu-east", "a1", agentA1, 0),
 		},
 		"no such cluster": {
-			cluster: makeCluster("gpu-west").accepted(), csr: makeCSR(t, "r", "gpu-east", "a1", agentA1, 0),
+			cluster: makeCluster("gpu-west").Accepted(), csr: makeCSR(t, "r", "gpu-east", "a1", agentA1, 0),
 		},
 		"first request by the bootstrap identity waits for an administrator": {
-			cluster: makeCluster("gpu-east").accepted(), csr: makeCSR(t, "r", "gpu-east", "a1", BootstrapUser, 0),
+			cluster: makeCluster("gpu-east").Accepted(), csr: makeCSR(t, "r", "gpu-east", "a1", BootstrapUser, 0),
 		},
 		"an accepted agent of another cluster asking for this one": {
-			cluster: makeCluster("gpu-east").accepted(), csr: makeCSR(t, "r", "gpu-east", "a1", clusteridentity.User("gpu-west", "a1"), 0),
+			cluster: makeCluster("gpu-east").Accepted(), csr: makeCSR(t, "r", "gpu-east", "a1", clusteridentity.User("gpu-west", "a1"), 0),
 		},
 		"wrong signer": {
-			cluster: makeCluster("gpu-east").accepted(), csr: makeCSR(t, "r", "gpu-east", "a1", agentA1, 0).signer("kubernetes.io/kubelet-serving"),
+			cluster: makeCluster("gpu-east").Accepted(), csr: makeCSR(t, "r", "gpu-east", "a1", agentA1, 0).signer("kubernetes.io/kubelet-serving"),
 		},
 		"an add-on agent of an accepted cluster named cluster": {
-			cluster: makeCluster("cluster").accepted(),
+			cluster: makeCluster("cluster").Accepted(),
 			csr: makeCSR(t, "r", "cluster", "a1", clusteridentity.AddOnUser("gpu-east", "scorer", "a1"), 0).
 				request(t, clusteridentity.AddOnUser("gpu-east", "scorer", "a1"), clusteridentity.Groups("cluster"), nil),
 		},
 		"already denied": {
-			cluster: makeCluster("gpu-east").accepted(), csr: makeCSR(t, "r", "gpu-east", "a1", agentA1, 0).condition(certificatesv1.CertificateDenied),
+			cluster: makeCluster("gpu-east").Accepted(), csr: makeCSR(t, "r", "gpu-east", "a1", agentA1, 0).condition(certificatesv1.CertificateDenied),
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			csr := tc.csr.obj()
-			c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(tc.cluster.obj(), csr).Build()
+			c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(tc.cluster.Obj(), csr).Build()
 			cs := kubefake.NewClientset(csr)
 			r := &RenewalReconciler{Client: c, Certificates: cs, Clock: clocktesting.NewFakePassiveClock(t0)}
 			if _, err := r.Reconcile(context.Background(), reconcile.Request{NamespacedName: types.NamespacedName{Name: csr.Name}}); err != nil {
@@ -140,7 +141,7 @@ func TestRenewalPendingRequestsOfCluster(t *testing.T) {
 	}
 	c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(objs...).Build()
 	r := &RenewalReconciler{Client: c}
-	got := r.pendingRequestsOf(context.Background(), makeCluster("gpu-east").obj())
+	got := r.pendingRequestsOf(context.Background(), makeCluster("gpu-east").Obj())
 	want := []reconcile.Request{{NamespacedName: types.NamespacedName{Name: "pending"}}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("requests (-want +got):\n%s", diff)

@@ -19,6 +19,7 @@ import (
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	"github.com/flotilla/flotilla/api/scheme"
+	"github.com/flotilla/flotilla/internal/apitest"
 	"github.com/flotilla/flotilla/internal/contract/clusteridentity"
 )
 
@@ -85,7 +86,7 @@ func observe(t *testing.T, c client.Client, mc *clusterv1.ManagedCluster) state 
 
 func TestManagedClusterReconciler(t *testing.T) {
 	mc := makeCluster("gpu-east")
-	hubs := ownerRef(mc.obj())
+	hubs := ownerRef(mc.Obj())
 	ours := map[string]string{clusteridentity.ClusterNameLabel: "gpu-east"}
 	agentRole := func(owners ...metav1.OwnerReference) *rbacv1.Role {
 		return &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: clusteridentity.RoleName("gpu-east"), Namespace: "gpu-east", OwnerReferences: owners}}
@@ -97,7 +98,7 @@ func TestManagedClusterReconciler(t *testing.T) {
 		}
 	}
 	cases := map[string]struct {
-		cluster *clusterWrapper
+		cluster *apitest.ClusterWrapper
 		objs    []client.Object
 		want    state
 	}{
@@ -111,57 +112,57 @@ func TestManagedClusterReconciler(t *testing.T) {
 			want:    state{Namespace: "someone else's", ClusterRoleRules: 1, RoleBinding: true},
 		},
 		"accepted: namespace, role, binding and lease, all the hub's": {
-			cluster: makeCluster("gpu-east").accepted(),
+			cluster: makeCluster("gpu-east").Accepted(),
 			want: state{
 				Finalizer: true, Namespace: "hub's", NamespaceLabels: ours, ClusterRoleRules: 3,
 				Role: true, RoleBinding: true, Lease: true, Accepted: "True", Reason: ReasonAccepted,
 			},
 		},
 		"accepted, but the namespace is someone else's: not adopted, nothing granted": {
-			cluster: makeCluster("gpu-east").accepted(),
+			cluster: makeCluster("gpu-east").Accepted(),
 			objs:    []client.Object{namespace("gpu-east")},
 			want: state{
 				Namespace: "someone else's", ClusterRoleRules: 1, Accepted: "False", Reason: ReasonNotOwned,
 			},
 		},
 		"accepted, but a role of the agent's name is someone else's": {
-			cluster: makeCluster("gpu-east").accepted(),
+			cluster: makeCluster("gpu-east").Accepted(),
 			objs:    []client.Object{agentRole()},
 			want: state{
 				Namespace: "absent", ClusterRoleRules: 1, Role: true, Accepted: "False", Reason: ReasonNotOwned,
 			},
 		},
 		"accepted, but the cluster role of the agent's name is someone else's": {
-			cluster: makeCluster("gpu-east").accepted(),
+			cluster: makeCluster("gpu-east").Accepted(),
 			objs: []client.Object{&rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: clusteridentity.ClusterRoleName("gpu-east")},
 				Rules: []rbacv1.PolicyRule{{Verbs: []string{"*"}, APIGroups: []string{"*"}, Resources: []string{"*"}}}}},
 			want: state{Namespace: "absent", ClusterRoleRules: -1, ClusterRoleForeign: true, Accepted: "False", Reason: ReasonNotOwned},
 		},
 		"denied after acceptance: the hub's namespace and binding go, and the finalizer": {
-			cluster: makeCluster("gpu-east").finalizer(),
+			cluster: makeCluster("gpu-east").Finalizer(CleanupFinalizer),
 			objs:    []client.Object{namespace("gpu-east", hubs...), agentRole(hubs...), agentBinding(hubs...)},
 			want:    state{Namespace: "absent", ClusterRoleRules: 1, Role: true},
 		},
 		"denied, and the namespace was someone else's all along": {
-			cluster: makeCluster("gpu-east").finalizer(),
+			cluster: makeCluster("gpu-east").Finalizer(CleanupFinalizer),
 			objs:    []client.Object{namespace("gpu-east"), agentBinding()},
 			want:    state{Namespace: "someone else's", ClusterRoleRules: 1, RoleBinding: true},
 		},
 		"deleted: everything the hub made goes, the finalizer last": {
-			cluster: makeCluster("gpu-east").accepted().finalizer().deleting(),
+			cluster: makeCluster("gpu-east").Accepted().Finalizer(CleanupFinalizer).Deleting(t0),
 			objs: []client.Object{namespace("gpu-east", hubs...), agentBinding(hubs...),
 				&rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: clusteridentity.ClusterRoleName("gpu-east"), OwnerReferences: hubs}}},
 			want: state{Namespace: "absent", ClusterRoleRules: -1},
 		},
 		"deleted, with a namespace of its name that is not the hub's": {
-			cluster: makeCluster("gpu-east").accepted().finalizer().deleting(),
+			cluster: makeCluster("gpu-east").Accepted().Finalizer(CleanupFinalizer).Deleting(t0),
 			objs:    []client.Object{namespace("gpu-east"), agentBinding()},
 			want:    state{Namespace: "someone else's", ClusterRoleRules: -1, RoleBinding: true},
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			mc := tc.cluster.obj()
+			mc := tc.cluster.Obj()
 			c := fake.NewClientBuilder().WithScheme(scheme.Scheme).
 				WithObjects(append(tc.objs, mc)...).WithStatusSubresource(mc).Build()
 			r := &ManagedClusterReconciler{Client: c, Clock: clocktesting.NewFakePassiveClock(t0)}

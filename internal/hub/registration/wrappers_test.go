@@ -16,34 +16,16 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
+	"github.com/flotilla/flotilla/internal/apitest"
 	"github.com/flotilla/flotilla/internal/contract/clusteridentity"
 )
 
 var t0 = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 
-// clusterWrapper builds test ManagedClusters.
-type clusterWrapper struct{ clusterv1.ManagedCluster }
-
-func makeCluster(name string) *clusterWrapper {
-	return &clusterWrapper{clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name, UID: types.UID(name + "-uid")}}}
+// makeCluster is a cluster whose UID is its name and "-uid".
+func makeCluster(name string) *apitest.ClusterWrapper {
+	return apitest.MakeCluster(name).UID(types.UID(name + "-uid"))
 }
-
-func (w *clusterWrapper) accepted() *clusterWrapper {
-	w.Spec.HubAcceptsClient = true
-	return w
-}
-
-func (w *clusterWrapper) finalizer() *clusterWrapper {
-	w.Finalizers = append(w.Finalizers, CleanupFinalizer)
-	return w
-}
-
-func (w *clusterWrapper) deleting() *clusterWrapper {
-	w.DeletionTimestamp = &metav1.Time{Time: t0}
-	return w
-}
-
-func (w *clusterWrapper) obj() *clusterv1.ManagedCluster { return w.DeepCopy() }
 
 // ownerRef is the controller reference the hub puts on what it makes for mc.
 func ownerRef(mc *clusterv1.ManagedCluster) []metav1.OwnerReference {

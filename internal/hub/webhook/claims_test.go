@@ -9,18 +9,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
+	"github.com/flotilla/flotilla/internal/apitest"
 	"github.com/flotilla/flotilla/internal/contract/clusteridentity"
 )
-
-func (w *clusterWrapper) claim(name, value string) *clusterWrapper {
-	w.Status.ClusterClaims = append(w.Status.ClusterClaims, clusterv1.ManagedClusterClaim{Name: name, Value: value})
-	return w
-}
-
-func (w *clusterWrapper) condition(typ string) *clusterWrapper {
-	w.Status.Conditions = append(w.Status.Conditions, metav1.Condition{Type: typ, Status: metav1.ConditionTrue, Reason: "Test"})
-	return w
-}
 
 func TestReviewManagedClusterClaims(t *testing.T) {
 	const region, data = "region.open-cluster-management.io", "federated-learning-sample.client-data"
@@ -36,8 +27,8 @@ func TestReviewManagedClusterClaims(t *testing.T) {
 	nameOnly := authenticationv1.UserInfo{Username: clusteridentity.User("gpu-east", "a1"), Groups: []string{clusteridentity.ManagedClustersGroup}}
 	hubSA := authenticationv1.UserInfo{Username: "system:serviceaccount:open-cluster-management-hub:flotilla-hub"}
 	// reported is gpu-east as its agent reported it; each call makes a new one.
-	reported := func() *clusterWrapper {
-		return makeCluster("gpu-east").accepted().claim(region, "eu").claim(data, "/data/a")
+	reported := func() *apitest.ClusterWrapper {
+		return apitest.MakeCluster("gpu-east").Accepted().Claim(region, "eu").Claim(data, "/data/a")
 	}
 	cases := map[string]struct {
 		user        authenticationv1.UserInfo
@@ -46,83 +37,84 @@ func TestReviewManagedClusterClaims(t *testing.T) {
 	}{
 		"the cluster's agent reports its claims": {
 			user: agent,
-			old:  makeCluster("gpu-east").accepted().obj(),
-			cur:  reported().obj(),
+			old:  apitest.MakeCluster("gpu-east").Accepted().Obj(),
+			cur:  reported().Obj(),
 		},
 		"the cluster's agent changes and removes claims": {
 			user: agent,
-			old:  reported().obj(),
-			cur:  makeCluster("gpu-east").accepted().claim(region, "us").obj(),
+			old:  reported().Obj(),
+			cur:  apitest.MakeCluster("gpu-east").Accepted().Claim(region, "us").Obj(),
 		},
 		"an administrator adds a claim": {
 			user:        alice,
-			old:         makeCluster("gpu-east").accepted().obj(),
-			cur:         makeCluster("gpu-east").accepted().claim(data, "/etc").obj(),
+			old:         apitest.MakeCluster("gpu-east").Accepted().Obj(),
+			cur:         apitest.MakeCluster("gpu-east").Accepted().Claim(data, "/etc").Obj(),
 			wantDenials: []string{claimsMsg("alice", "", `add claim `+data+`="/etc"`)},
 		},
 		"an administrator changes a value": {
 			user:        alice,
-			old:         reported().obj(),
-			cur:         makeCluster("gpu-east").accepted().claim(region, "eu").claim(data, "/etc").obj(),
+			old:         reported().Obj(),
+			cur:         apitest.MakeCluster("gpu-east").Accepted().Claim(region, "eu").Claim(data, "/etc").Obj(),
 			wantDenials: []string{claimsMsg("alice", "", `change claim `+data+` from "/data/a" to "/etc"`)},
 		},
 		"an administrator removes every claim": {
 			user:        alice,
-			old:         reported().obj(),
-			cur:         makeCluster("gpu-east").accepted().obj(),
+			old:         reported().Obj(),
+			cur:         apitest.MakeCluster("gpu-east").Accepted().Obj(),
 			wantDenials: []string{claimsMsg("alice", "", "remove claim "+region+", remove claim "+data)},
 		},
 		"an administrator reorders claims": {
 			user:        alice,
-			old:         reported().obj(),
-			cur:         makeCluster("gpu-east").accepted().claim(data, "/data/a").claim(region, "eu").obj(),
+			old:         reported().Obj(),
+			cur:         apitest.MakeCluster("gpu-east").Accepted().Claim(data, "/data/a").Claim(region, "eu").Obj(),
 			wantDenials: []string{claimsMsg("alice", "", "reorder or repeat claims")},
 		},
 		"an administrator puts a second value in front": {
 			user:        alice,
-			old:         reported().obj(),
-			cur:         makeCluster("gpu-east").accepted().claim(data, "/etc").claim(region, "eu").claim(data, "/data/a").obj(),
+			old:         reported().Obj(),
+			cur:         apitest.MakeCluster("gpu-east").Accepted().Claim(data, "/etc").Claim(region, "eu").Claim(data, "/data/a").Obj(),
 			wantDenials: []string{claimsMsg("alice", "", `change claim `+data+` from "/data/a" to "/etc"`)},
 		},
 		"another cluster's agent": {
 			user:        otherAgent,
-			old:         reported().obj(),
-			cur:         makeCluster("gpu-east").accepted().claim(region, "eu").claim(data, "/etc").obj(),
+			old:         reported().Obj(),
+			cur:         apitest.MakeCluster("gpu-east").Accepted().Claim(region, "eu").Claim(data, "/etc").Obj(),
 			wantDenials: []string{claimsMsg(otherAgent.Username, " (it is cluster gpu-west's)", `change claim `+data+` from "/data/a" to "/etc"`)},
 		},
 		"an add-on's agent on the cluster": {
 			user:        addOnAgent,
-			old:         reported().obj(),
-			cur:         reported().claim("x.example.com", "1").obj(),
+			old:         reported().Obj(),
+			cur:         reported().Claim("x.example.com", "1").Obj(),
 			wantDenials: []string{claimsMsg(addOnAgent.Username, " (it is add-on scorer's agent on cluster gpu-east)", `add claim x.example.com="1"`)},
 		},
 		"the agent's name without its cluster's group": {
 			user:        nameOnly,
-			old:         reported().obj(),
-			cur:         makeCluster("gpu-east").accepted().obj(),
+			old:         reported().Obj(),
+			cur:         apitest.MakeCluster("gpu-east").Accepted().Obj(),
 			wantDenials: []string{claimsMsg(nameOnly.Username, " (it is cluster gpu-east's)", "remove claim "+region+", remove claim "+data)},
 		},
 		"the cluster's group without an agent's name": {
 			user:        agentByGroup,
-			old:         reported().obj(),
-			cur:         makeCluster("gpu-east").accepted().obj(),
+			old:         reported().Obj(),
+			cur:         apitest.MakeCluster("gpu-east").Accepted().Obj(),
 			wantDenials: []string{claimsMsg("renamed", "", "remove claim "+region+", remove claim "+data)},
 		},
 		"the hub writes conditions and leaves the claims": {
 			user: hubSA,
-			old:  reported().obj(),
-			cur:  makeCluster("gpu-east").accepted().claim(region, "eu").claim(data, "/data/a").condition(clusterv1.ManagedClusterConditionAvailable).obj(),
+			old:  reported().Obj(),
+			cur: apitest.MakeCluster("gpu-east").Accepted().Claim(region, "eu").Claim(data, "/data/a").
+				Condition(metav1.Condition{Type: clusterv1.ManagedClusterConditionAvailable, Status: metav1.ConditionTrue, Reason: "Test"}).Obj(),
 		},
 		"the hub changing a claim is refused too": {
 			user:        hubSA,
-			old:         reported().obj(),
-			cur:         makeCluster("gpu-east").accepted().claim(region, "us").claim(data, "/data/a").obj(),
+			old:         reported().Obj(),
+			cur:         apitest.MakeCluster("gpu-east").Accepted().Claim(region, "us").Claim(data, "/data/a").Obj(),
 			wantDenials: []string{claimsMsg(hubSA.Username, "", `change claim `+region+` from "eu" to "us"`)},
 		},
 		"an empty list and none are the same": {
 			user: alice,
-			old:  &clusterv1.ManagedCluster{ObjectMeta: makeCluster("gpu-east").ObjectMeta, Status: clusterv1.ManagedClusterStatus{ClusterClaims: []clusterv1.ManagedClusterClaim{}}},
-			cur:  makeCluster("gpu-east").obj(),
+			old:  &clusterv1.ManagedCluster{ObjectMeta: apitest.MakeCluster("gpu-east").ObjectMeta, Status: clusterv1.ManagedClusterStatus{ClusterClaims: []clusterv1.ManagedClusterClaim{}}},
+			cur:  apitest.MakeCluster("gpu-east").Obj(),
 		},
 	}
 	for name, tc := range cases {

@@ -13,65 +13,9 @@ import (
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
+	"github.com/flotilla/flotilla/internal/apitest"
 	"github.com/flotilla/flotilla/internal/contract/clusteridentity"
 )
-
-// clusterWrapper builds test ManagedClusters.
-type clusterWrapper struct{ clusterv1.ManagedCluster }
-
-func makeCluster(name string) *clusterWrapper {
-	return &clusterWrapper{clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name}}}
-}
-
-func (w *clusterWrapper) accepted() *clusterWrapper {
-	w.Spec.HubAcceptsClient = true
-	return w
-}
-
-func (w *clusterWrapper) set(name string) *clusterWrapper {
-	if w.Labels == nil {
-		w.Labels = map[string]string{}
-	}
-	w.Labels[clusterv1beta2.ClusterSetLabel] = name
-	return w
-}
-
-func (w *clusterWrapper) taint(key string, added time.Time) *clusterWrapper {
-	w.Spec.Taints = append(w.Spec.Taints, clusterv1.Taint{Key: key, Effect: clusterv1.TaintEffectNoSelect, TimeAdded: &metav1.Time{Time: added}})
-	return w
-}
-
-func (w *clusterWrapper) taintWith(key string, effect clusterv1.TaintEffect, added time.Time) *clusterWrapper {
-	w.Spec.Taints = append(w.Spec.Taints, clusterv1.Taint{Key: key, Effect: effect, TimeAdded: &metav1.Time{Time: added}})
-	return w
-}
-
-func (w *clusterWrapper) label(key, value string) *clusterWrapper {
-	if w.Labels == nil {
-		w.Labels = map[string]string{}
-	}
-	w.Labels[key] = value
-	return w
-}
-
-func (w *clusterWrapper) clientConfig(url string) *clusterWrapper {
-	w.Spec.ManagedClusterClientConfigs = append(w.Spec.ManagedClusterClientConfigs, clusterv1.ClientConfig{URL: url, CABundle: []byte("ca")})
-	return w
-}
-
-func (w *clusterWrapper) lease(seconds int32) *clusterWrapper {
-	w.Spec.LeaseDurationSeconds = seconds
-	return w
-}
-
-func (w *clusterWrapper) obj() *clusterv1.ManagedCluster { return w.DeepCopy() }
-
-func binding(ns, set string) *clusterv1beta2.ManagedClusterSetBinding {
-	return &clusterv1beta2.ManagedClusterSetBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: set, Namespace: ns},
-		Spec:       clusterv1beta2.ManagedClusterSetBindingSpec{ClusterSet: set},
-	}
-}
 
 // fakeSAR grants each user the permissions listed for it and records what it was asked.
 type fakeSAR struct {
@@ -107,6 +51,7 @@ const (
 	unreachable = clusterv1.ManagedClusterTaintUnreachable
 	unavailable = clusterv1.ManagedClusterTaintUnavailable
 	quarantine  = "example.com/quarantine"
+	noSelect    = clusterv1.TaintEffectNoSelect
 )
 
 func TestReviewManagedCluster(t *testing.T) {
@@ -138,66 +83,66 @@ func TestReviewManagedCluster(t *testing.T) {
 	}{
 		"create unaccepted without a set needs nothing": {
 			user: alice,
-			cur:  makeCluster("gpu-east").obj(),
+			cur:  apitest.MakeCluster("gpu-east").Obj(),
 		},
 		"create accepted without permission": {
 			user:        alice,
-			cur:         makeCluster("gpu-east").accepted().obj(),
+			cur:         apitest.MakeCluster("gpu-east").Accepted().Obj(),
 			wantDenials: []string{acceptMsg},
 			wantAsked:   []Permission{AcceptPermission("gpu-east")},
 		},
 		"create accepted with permission": {
 			user:      alice,
 			grants:    []Permission{AcceptPermission("gpu-east")},
-			cur:       makeCluster("gpu-east").accepted().obj(),
+			cur:       apitest.MakeCluster("gpu-east").Accepted().Obj(),
 			wantAsked: []Permission{AcceptPermission("gpu-east")},
 		},
 		"accepting another cluster does not help": {
 			user:        alice,
 			grants:      []Permission{AcceptPermission("gpu-west")},
-			old:         makeCluster("gpu-east").obj(),
-			cur:         makeCluster("gpu-east").accepted().obj(),
+			old:         apitest.MakeCluster("gpu-east").Obj(),
+			cur:         apitest.MakeCluster("gpu-east").Accepted().Obj(),
 			wantDenials: []string{acceptMsg},
 			wantAsked:   []Permission{AcceptPermission("gpu-east")},
 		},
 		"accept on update with permission": {
 			user:      alice,
 			grants:    []Permission{AcceptPermission("gpu-east")},
-			old:       makeCluster("gpu-east").obj(),
-			cur:       makeCluster("gpu-east").accepted().obj(),
+			old:       apitest.MakeCluster("gpu-east").Obj(),
+			cur:       apitest.MakeCluster("gpu-east").Accepted().Obj(),
 			wantAsked: []Permission{AcceptPermission("gpu-east")},
 		},
 		"staying accepted needs nothing": {
 			user: alice,
-			old:  makeCluster("gpu-east").accepted().obj(),
-			cur:  makeCluster("gpu-east").accepted().obj(),
+			old:  apitest.MakeCluster("gpu-east").Accepted().Obj(),
+			cur:  apitest.MakeCluster("gpu-east").Accepted().Obj(),
 		},
 		"denying needs nothing": {
 			user: alice,
-			old:  makeCluster("gpu-east").accepted().obj(),
-			cur:  makeCluster("gpu-east").obj(),
+			old:  apitest.MakeCluster("gpu-east").Accepted().Obj(),
+			cur:  apitest.MakeCluster("gpu-east").Obj(),
 		},
 		"create in a set without join": {
 			user:        alice,
-			cur:         makeCluster("gpu-east").set("red").obj(),
+			cur:         apitest.MakeCluster("gpu-east").ClusterSet("red").Obj(),
 			wantDenials: []string{joinMsg(`setting label cluster.open-cluster-management.io/clusterset to "red" (joining set "red")`, "red")},
 			wantAsked:   []Permission{JoinPermission("red")},
 		},
 		"create in a set with join": {
 			user:      alice,
 			grants:    []Permission{JoinPermission("red")},
-			cur:       makeCluster("gpu-east").set("red").obj(),
+			cur:       apitest.MakeCluster("gpu-east").ClusterSet("red").Obj(),
 			wantAsked: []Permission{JoinPermission("red")},
 		},
 		"an empty label names no set": {
 			user: alice,
-			cur:  makeCluster("gpu-east").set("").obj(),
+			cur:  apitest.MakeCluster("gpu-east").ClusterSet("").Obj(),
 		},
 		"moving needs join on both sets, old missing": {
 			user:   alice,
 			grants: []Permission{JoinPermission("blue")},
-			old:    makeCluster("gpu-east").set("red").obj(),
-			cur:    makeCluster("gpu-east").set("blue").obj(),
+			old:    apitest.MakeCluster("gpu-east").ClusterSet("red").Obj(),
+			cur:    apitest.MakeCluster("gpu-east").ClusterSet("blue").Obj(),
 			wantDenials: []string{joinMsg(`changing label cluster.open-cluster-management.io/clusterset from "red" to "blue" (leaving set "red")`,
 				"red")},
 			wantAsked: []Permission{JoinPermission("red"), JoinPermission("blue")},
@@ -205,8 +150,8 @@ func TestReviewManagedCluster(t *testing.T) {
 		"moving needs join on both sets, new missing": {
 			user:   alice,
 			grants: []Permission{JoinPermission("red")},
-			old:    makeCluster("gpu-east").set("red").obj(),
-			cur:    makeCluster("gpu-east").set("blue").obj(),
+			old:    apitest.MakeCluster("gpu-east").ClusterSet("red").Obj(),
+			cur:    apitest.MakeCluster("gpu-east").ClusterSet("blue").Obj(),
 			wantDenials: []string{joinMsg(`changing label cluster.open-cluster-management.io/clusterset from "red" to "blue" (joining set "blue")`,
 				"blue")},
 			wantAsked: []Permission{JoinPermission("red"), JoinPermission("blue")},
@@ -214,27 +159,27 @@ func TestReviewManagedCluster(t *testing.T) {
 		"moving with both": {
 			user:      alice,
 			grants:    []Permission{JoinPermission("red"), JoinPermission("blue")},
-			old:       makeCluster("gpu-east").set("red").obj(),
-			cur:       makeCluster("gpu-east").set("blue").obj(),
+			old:       apitest.MakeCluster("gpu-east").ClusterSet("red").Obj(),
+			cur:       apitest.MakeCluster("gpu-east").ClusterSet("blue").Obj(),
 			wantAsked: []Permission{JoinPermission("red"), JoinPermission("blue")},
 		},
 		"leaving needs join on the old set": {
 			user:        alice,
-			old:         makeCluster("gpu-east").set("red").obj(),
-			cur:         makeCluster("gpu-east").obj(),
+			old:         apitest.MakeCluster("gpu-east").ClusterSet("red").Obj(),
+			cur:         apitest.MakeCluster("gpu-east").Obj(),
 			wantDenials: []string{joinMsg(`removing label cluster.open-cluster-management.io/clusterset (leaving set "red")`, "red")},
 			wantAsked:   []Permission{JoinPermission("red")},
 		},
 		"staying in a set needs no join, accepting still needs accept": {
 			user:        alice,
-			old:         makeCluster("gpu-east").set("red").obj(),
-			cur:         makeCluster("gpu-east").set("red").accepted().obj(),
+			old:         apitest.MakeCluster("gpu-east").ClusterSet("red").Obj(),
+			cur:         apitest.MakeCluster("gpu-east").ClusterSet("red").Accepted().Obj(),
 			wantDenials: []string{acceptMsg},
 			wantAsked:   []Permission{AcceptPermission("gpu-east")},
 		},
 		"accepting and joining without either lists both": {
 			user: alice,
-			cur:  makeCluster("gpu-east").accepted().set("red").obj(),
+			cur:  apitest.MakeCluster("gpu-east").Accepted().ClusterSet("red").Obj(),
 			wantDenials: []string{
 				acceptMsg,
 				joinMsg(`setting label cluster.open-cluster-management.io/clusterset to "red" (joining set "red")`, "red"),
@@ -243,57 +188,57 @@ func TestReviewManagedCluster(t *testing.T) {
 		},
 		"agent removes the unreachable taint": {
 			user:        agent,
-			old:         makeCluster("gpu-east").accepted().taint(unreachable, t0).obj(),
-			cur:         makeCluster("gpu-east").accepted().obj(),
+			old:         apitest.MakeCluster("gpu-east").Accepted().Taint(unreachable, noSelect, t0).Obj(),
+			cur:         apitest.MakeCluster("gpu-east").Accepted().Obj(),
 			wantDenials: []string{taintMsg(agent.Username, "remove", unreachable)},
 		},
 		"agent adds the unavailable taint": {
 			user:        agent,
-			old:         makeCluster("gpu-east").accepted().obj(),
-			cur:         makeCluster("gpu-east").accepted().taint(unavailable, t0).obj(),
+			old:         apitest.MakeCluster("gpu-east").Accepted().Obj(),
+			cur:         apitest.MakeCluster("gpu-east").Accepted().Taint(unavailable, noSelect, t0).Obj(),
 			wantDenials: []string{taintMsg(agent.Username, "add", unavailable)},
 		},
 		"agent changes when the unreachable taint was added": {
 			user:        agent,
-			old:         makeCluster("gpu-east").accepted().taint(unreachable, t0).obj(),
-			cur:         makeCluster("gpu-east").accepted().taint(unreachable, t0.Add(time.Hour)).obj(),
+			old:         apitest.MakeCluster("gpu-east").Accepted().Taint(unreachable, noSelect, t0).Obj(),
+			cur:         apitest.MakeCluster("gpu-east").Accepted().Taint(unreachable, noSelect, t0.Add(time.Hour)).Obj(),
 			wantDenials: []string{taintMsg(agent.Username, "change", unreachable)},
 		},
 		"agent known by its group": {
 			user:        agentByGroup,
-			old:         makeCluster("gpu-east").accepted().taint(unreachable, t0).obj(),
-			cur:         makeCluster("gpu-east").accepted().obj(),
+			old:         apitest.MakeCluster("gpu-east").Accepted().Taint(unreachable, noSelect, t0).Obj(),
+			cur:         apitest.MakeCluster("gpu-east").Accepted().Obj(),
 			wantDenials: []string{taintMsg("renamed", "remove", unreachable)},
 		},
 		"agent keeps the hub's taints and adds its own": {
 			user:        agent,
-			old:         makeCluster("gpu-east").accepted().taint(unreachable, t0).obj(),
-			cur:         makeCluster("gpu-east").accepted().taint("gpu.flotilla.io/maintenance", t0).taint(unreachable, t0).obj(),
+			old:         apitest.MakeCluster("gpu-east").Accepted().Taint(unreachable, noSelect, t0).Obj(),
+			cur:         apitest.MakeCluster("gpu-east").Accepted().Taint("gpu.flotilla.io/maintenance", noSelect, t0).Taint(unreachable, noSelect, t0).Obj(),
 			wantDenials: []string{adminTaintMsg(agent.Username, "add", "gpu.flotilla.io/maintenance")},
 		},
 		"agent lifts an administrator's quarantine": {
 			user:        agent,
-			old:         makeCluster("gpu-east").accepted().taint(quarantine, t0).taint(unreachable, t0).obj(),
-			cur:         makeCluster("gpu-east").accepted().taint(unreachable, t0).obj(),
+			old:         apitest.MakeCluster("gpu-east").Accepted().Taint(quarantine, noSelect, t0).Taint(unreachable, noSelect, t0).Obj(),
+			cur:         apitest.MakeCluster("gpu-east").Accepted().Taint(unreachable, noSelect, t0).Obj(),
 			wantDenials: []string{adminTaintMsg(agent.Username, "remove", quarantine)},
 		},
 		"agent softens an administrator's quarantine": {
 			user:        agent,
-			old:         makeCluster("gpu-east").accepted().taint(quarantine, t0).obj(),
-			cur:         makeCluster("gpu-east").accepted().taintWith(quarantine, clusterv1.TaintEffectPreferNoSelect, t0).obj(),
+			old:         apitest.MakeCluster("gpu-east").Accepted().Taint(quarantine, noSelect, t0).Obj(),
+			cur:         apitest.MakeCluster("gpu-east").Accepted().Taint(quarantine, clusterv1.TaintEffectPreferNoSelect, t0).Obj(),
 			wantDenials: []string{adminTaintMsg(agent.Username, "change", quarantine)},
 		},
 		"agent adds a label": {
 			user: agent,
-			old:  makeCluster("gpu-east").accepted().label("team", "a").obj(),
-			cur:  makeCluster("gpu-east").accepted().label("team", "a").label("tenant", "b").obj(),
+			old:  apitest.MakeCluster("gpu-east").Accepted().Label("team", "a").Obj(),
+			cur:  apitest.MakeCluster("gpu-east").Accepted().Label("team", "a").Label("tenant", "b").Obj(),
 			wantDenials: []string{agentMsg(agent.Username, `add label tenant="b" (metadata.labels): placements and cluster sets `+
 				`select clusters by their labels, so a hub administrator sets them`)},
 		},
 		"agent changes and removes labels": {
 			user: agent,
-			old:  makeCluster("gpu-east").accepted().label("team", "a").label("zone", "eu").obj(),
-			cur:  makeCluster("gpu-east").accepted().label("team", "b").obj(),
+			old:  apitest.MakeCluster("gpu-east").Accepted().Label("team", "a").Label("zone", "eu").Obj(),
+			cur:  apitest.MakeCluster("gpu-east").Accepted().Label("team", "b").Obj(),
 			wantDenials: []string{
 				agentMsg(agent.Username, `change label team from "a" to "b" (metadata.labels): placements and cluster sets `+
 					`select clusters by their labels, so a hub administrator sets them`),
@@ -304,65 +249,65 @@ func TestReviewManagedCluster(t *testing.T) {
 		"agent moves itself to another set": {
 			user:   agent,
 			grants: []Permission{JoinPermission("red"), JoinPermission("blue")},
-			old:    makeCluster("gpu-east").accepted().set("red").obj(),
-			cur:    makeCluster("gpu-east").accepted().set("blue").obj(),
+			old:    apitest.MakeCluster("gpu-east").Accepted().ClusterSet("red").Obj(),
+			cur:    apitest.MakeCluster("gpu-east").Accepted().ClusterSet("blue").Obj(),
 			wantDenials: []string{agentMsg(agent.Username, `change label cluster.open-cluster-management.io/clusterset from "red" `+
 				`to "blue" (metadata.labels): placements and cluster sets select clusters by their labels, so a hub administrator sets them`)},
 			wantAsked: []Permission{JoinPermission("red"), JoinPermission("blue")},
 		},
 		"agent sets its client configs": {
 			user: agent,
-			old:  makeCluster("gpu-east").accepted().clientConfig("https://api.gpu-east.example.com:6443").obj(),
-			cur:  makeCluster("gpu-east").accepted().clientConfig("https://attacker.example.com:6443").obj(),
+			old:  apitest.MakeCluster("gpu-east").Accepted().ClientConfig("https://api.gpu-east.example.com:6443", []byte("ca")).Obj(),
+			cur:  apitest.MakeCluster("gpu-east").Accepted().ClientConfig("https://attacker.example.com:6443", []byte("ca")).Obj(),
 			wantDenials: []string{agentMsg(agent.Username, `change spec.managedClusterClientConfigs: the hub trusts these addresses `+
 				`of the cluster's API server (the Kueue controller connects to them), so they are set when the cluster registers`)},
 		},
 		"agent adds a client config": {
 			user: agent,
-			old:  makeCluster("gpu-east").accepted().obj(),
-			cur:  makeCluster("gpu-east").accepted().clientConfig("https://api.gpu-east.example.com:6443").obj(),
+			old:  apitest.MakeCluster("gpu-east").Accepted().Obj(),
+			cur:  apitest.MakeCluster("gpu-east").Accepted().ClientConfig("https://api.gpu-east.example.com:6443", []byte("ca")).Obj(),
 			wantDenials: []string{agentMsg(agent.Username, `change spec.managedClusterClientConfigs: the hub trusts these addresses `+
 				`of the cluster's API server (the Kueue controller connects to them), so they are set when the cluster registers`)},
 		},
 		"agent stretches its lease": {
 			user: agent,
-			old:  makeCluster("gpu-east").accepted().lease(60).obj(),
-			cur:  makeCluster("gpu-east").accepted().lease(86400).obj(),
+			old:  apitest.MakeCluster("gpu-east").Accepted().LeaseSeconds(60).Obj(),
+			cur:  apitest.MakeCluster("gpu-east").Accepted().LeaseSeconds(86400).Obj(),
 			wantDenials: []string{agentMsg(agent.Username, `change spec.leaseDurationSeconds from 60 to 86400: the hub judges the `+
 				`cluster unreachable after 5 lease durations without a renewal`)},
 		},
 		"agent denies itself": {
 			user:        agent,
-			old:         makeCluster("gpu-east").accepted().obj(),
-			cur:         makeCluster("gpu-east").obj(),
+			old:         apitest.MakeCluster("gpu-east").Accepted().Obj(),
+			cur:         apitest.MakeCluster("gpu-east").Obj(),
 			wantDenials: []string{agentMsg(agent.Username, `change spec.hubAcceptsClient to false: accepting and denying a cluster is a hub administrator's decision`)},
 		},
 		"agent writes what is already there": {
 			user: agent,
-			old:  makeCluster("gpu-east").accepted().label("team", "a").taint(quarantine, t0).clientConfig("https://api.gpu-east.example.com:6443").lease(60).obj(),
-			cur:  makeCluster("gpu-east").accepted().label("team", "a").taint(quarantine, t0).clientConfig("https://api.gpu-east.example.com:6443").lease(60).obj(),
+			old:  apitest.MakeCluster("gpu-east").Accepted().Label("team", "a").Taint(quarantine, noSelect, t0).ClientConfig("https://api.gpu-east.example.com:6443", []byte("ca")).LeaseSeconds(60).Obj(),
+			cur:  apitest.MakeCluster("gpu-east").Accepted().Label("team", "a").Taint(quarantine, noSelect, t0).ClientConfig("https://api.gpu-east.example.com:6443", []byte("ca")).LeaseSeconds(60).Obj(),
 		},
 		"an add-on agent adds a label": {
 			user: addOnAgent,
-			old:  makeCluster("gpu-east").accepted().obj(),
-			cur:  makeCluster("gpu-east").accepted().label("tenant", "b").obj(),
+			old:  apitest.MakeCluster("gpu-east").Accepted().Obj(),
+			cur:  apitest.MakeCluster("gpu-east").Accepted().Label("tenant", "b").Obj(),
 			wantDenials: []string{agentMsg(addOnAgent.Username, `add label tenant="b" (metadata.labels): placements and cluster sets `+
 				`select clusters by their labels, so a hub administrator sets them`)},
 		},
 		"an administrator edits spec and labels": {
 			user: alice,
-			old:  makeCluster("gpu-east").accepted().label("team", "a").taint(quarantine, t0).lease(60).obj(),
-			cur:  makeCluster("gpu-east").accepted().label("team", "b").clientConfig("https://api.gpu-east.example.com:6443").lease(30).obj(),
+			old:  apitest.MakeCluster("gpu-east").Accepted().Label("team", "a").Taint(quarantine, noSelect, t0).LeaseSeconds(60).Obj(),
+			cur:  apitest.MakeCluster("gpu-east").Accepted().Label("team", "b").ClientConfig("https://api.gpu-east.example.com:6443", []byte("ca")).LeaseSeconds(30).Obj(),
 		},
 		"agent creates its cluster with a hub taint": {
 			user:        agent,
-			cur:         makeCluster("gpu-east").taint(unreachable, t0).obj(),
+			cur:         apitest.MakeCluster("gpu-east").Taint(unreachable, noSelect, t0).Obj(),
 			wantDenials: []string{taintMsg(agent.Username, "add", unreachable)},
 		},
 		"others may change the hub's taints": {
 			user: alice,
-			old:  makeCluster("gpu-east").accepted().taint(unreachable, t0).obj(),
-			cur:  makeCluster("gpu-east").accepted().taint(unavailable, t0).obj(),
+			old:  apitest.MakeCluster("gpu-east").Accepted().Taint(unreachable, noSelect, t0).Obj(),
+			cur:  apitest.MakeCluster("gpu-east").Accepted().Taint(unavailable, noSelect, t0).Obj(),
 		},
 	}
 	for name, tc := range cases {
@@ -390,7 +335,7 @@ func TestReviewBinding(t *testing.T) {
 		wantAsked   []Permission
 	}{
 		"create without bind": {
-			cur: binding("team-a", "red"),
+			cur: apitest.MakeClusterSetBinding("team-a", "red").Obj(),
 			wantDenials: []string{`managedclustersetbindings "red" in namespace "team-a": binding set "red" (spec.clusterSet) needs ` +
 				`permission to create managedclustersets/bind on "red" in group cluster.open-cluster-management.io; ` +
 				`ask a hub administrator to bind a role with it`},
@@ -398,24 +343,24 @@ func TestReviewBinding(t *testing.T) {
 		},
 		"create with bind": {
 			grants:    []Permission{BindPermission("red")},
-			cur:       binding("team-a", "red"),
+			cur:       apitest.MakeClusterSetBinding("team-a", "red").Obj(),
 			wantAsked: []Permission{BindPermission("red")},
 		},
 		"bind on another set does not help": {
 			grants: []Permission{BindPermission("blue")},
-			cur:    binding("team-a", "red"),
+			cur:    apitest.MakeClusterSetBinding("team-a", "red").Obj(),
 			wantDenials: []string{`managedclustersetbindings "red" in namespace "team-a": binding set "red" (spec.clusterSet) needs ` +
 				`permission to create managedclustersets/bind on "red" in group cluster.open-cluster-management.io; ` +
 				`ask a hub administrator to bind a role with it`},
 			wantAsked: []Permission{BindPermission("red")},
 		},
 		"update keeping the set needs nothing": {
-			old: binding("team-a", "red"),
-			cur: binding("team-a", "red"),
+			old: apitest.MakeClusterSetBinding("team-a", "red").Obj(),
+			cur: apitest.MakeClusterSetBinding("team-a", "red").Obj(),
 		},
 		"update changing the set needs bind on the new one": {
 			grants:    []Permission{BindPermission("blue")},
-			old:       binding("team-a", "red"),
+			old:       apitest.MakeClusterSetBinding("team-a", "red").Obj(),
 			cur:       &clusterv1beta2.ManagedClusterSetBinding{ObjectMeta: metav1.ObjectMeta{Name: "red", Namespace: "team-a"}, Spec: clusterv1beta2.ManagedClusterSetBindingSpec{ClusterSet: "blue"}},
 			wantAsked: []Permission{BindPermission("blue")},
 		},
@@ -439,10 +384,10 @@ func TestReviewBinding(t *testing.T) {
 
 func TestReviewAuthorizerFails(t *testing.T) {
 	sar := &fakeSAR{err: errors.New("connection refused")}
-	if _, err := ReviewManagedCluster(context.Background(), sar.can, alice, nil, makeCluster("gpu-east").accepted().obj()); err == nil {
+	if _, err := ReviewManagedCluster(context.Background(), sar.can, alice, nil, apitest.MakeCluster("gpu-east").Accepted().Obj()); err == nil {
 		t.Error("ReviewManagedCluster() with a failing authorizer: no error, want one (the webhook must not guess)")
 	}
-	if _, err := ReviewBinding(context.Background(), sar.can, alice, nil, binding("team-a", "red")); err == nil {
+	if _, err := ReviewBinding(context.Background(), sar.can, alice, nil, apitest.MakeClusterSetBinding("team-a", "red").Obj()); err == nil {
 		t.Error("ReviewBinding() with a failing authorizer: no error, want one")
 	}
 }

@@ -6,66 +6,15 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 	flv1alpha1 "github.com/flotilla/flotilla/api/federationai/v1alpha1"
+	"github.com/flotilla/flotilla/internal/apitest"
 )
 
-// flWrapper builds test FederatedLearnings.
-type flWrapper struct{ flv1alpha1.FederatedLearning }
-
-func makeFL(ns, name string) *flWrapper {
-	w := &flWrapper{flv1alpha1.FederatedLearning{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}}
-	w.Spec.Server.Image, w.Spec.Client.Image = "ghcr.io/team/server:1", "ghcr.io/team/client:1"
-	return w
+// makeFL is a FederatedLearning with images from ghcr.io/team and nothing else set.
+func makeFL(ns, name string) *apitest.FederatedLearningWrapper {
+	return apitest.MakeFederatedLearning(ns, name).ServerImage("ghcr.io/team/server:1").ClientImage("ghcr.io/team/client:1")
 }
-
-func (w *flWrapper) framework(f flv1alpha1.Framework) *flWrapper {
-	w.Spec.Framework = f
-	return w
-}
-
-func (w *flWrapper) sets(sets ...string) *flWrapper {
-	w.Spec.Client.Placement.ClusterSets = sets
-	return w
-}
-
-func (w *flWrapper) rounds(n int32) *flWrapper {
-	w.Spec.Server.Rounds = n
-	return w
-}
-
-func (w *flWrapper) serverImage(image string) *flWrapper {
-	w.Spec.Server.Image = image
-	return w
-}
-
-func (w *flWrapper) listener(t flv1alpha1.ListenerType, port int32) *flWrapper {
-	w.Spec.Server.Listeners = append(w.Spec.Server.Listeners, flv1alpha1.ListenerSpec{Name: "server", Type: t, Port: port})
-	return w
-}
-
-func (w *flWrapper) storage(st flv1alpha1.ModelStorageSpec) *flWrapper {
-	w.Spec.Server.Storage = st
-	return w
-}
-
-func (w *flWrapper) tolerate(key string) *flWrapper {
-	w.Spec.Client.Placement.Tolerations = append(w.Spec.Client.Placement.Tolerations,
-		clusterv1beta1.Toleration{Key: key, Operator: clusterv1beta1.TolerationOpExists})
-	return w
-}
-
-func (w *flWrapper) label(k, v string) *flWrapper {
-	if w.Labels == nil {
-		w.Labels = map[string]string{}
-	}
-	w.Labels[k] = v
-	return w
-}
-
-func (w *flWrapper) obj() *flv1alpha1.FederatedLearning { return w.DeepCopy() }
 
 func TestReviewFederatedLearning(t *testing.T) {
 	const ns = "team-a"
@@ -95,10 +44,10 @@ func TestReviewFederatedLearning(t *testing.T) {
 	openFLAll := func(storage Permission) []Permission {
 		return []Permission{BindPermission("gpu"), PlacementPermission(ns), ServerPermission(flv1alpha1.FrameworkOpenFL, ns), services, storage, ClientPermission(ns)}
 	}
-	nodePortPVC := makeFL(ns, "mnist").framework(flv1alpha1.FrameworkOpenFL).sets("gpu").listener(flv1alpha1.ListenerTypeNodePort, 30089).
-		storage(flv1alpha1.ModelStorageSpec{Type: flv1alpha1.StorageTypePersistentVolumeClaim, Name: "model", Path: "/m", Size: "500Gi"})
-	hostPathRoot := makeFL(ns, "mnist").framework(flv1alpha1.FrameworkOpenFL).sets("gpu").listener(flv1alpha1.ListenerTypeNodePort, 30089).
-		storage(flv1alpha1.ModelStorageSpec{Type: flv1alpha1.StorageTypeHostPath, Path: "/"})
+	nodePortPVC := makeFL(ns, "mnist").Framework(flv1alpha1.FrameworkOpenFL).ClusterSets("gpu").Listener(flv1alpha1.ListenerSpec{Name: "server", Type: flv1alpha1.ListenerTypeNodePort, Port: 30089}).
+		Storage(flv1alpha1.ModelStorageSpec{Type: flv1alpha1.StorageTypePersistentVolumeClaim, Name: "model", Path: "/m", Size: "500Gi"})
+	hostPathRoot := makeFL(ns, "mnist").Framework(flv1alpha1.FrameworkOpenFL).ClusterSets("gpu").Listener(flv1alpha1.ListenerSpec{Name: "server", Type: flv1alpha1.ListenerTypeNodePort, Port: 30089}).
+		Storage(flv1alpha1.ModelStorageSpec{Type: flv1alpha1.StorageTypeHostPath, Path: "/"})
 	cases := map[string]struct {
 		grants      []Permission
 		old, cur    *flv1alpha1.FederatedLearning
@@ -107,18 +56,18 @@ func TestReviewFederatedLearning(t *testing.T) {
 	}{
 		"flower with every permission": {
 			grants:    flowerAll,
-			cur:       makeFL(ns, "mnist").framework(flv1alpha1.FrameworkFlower).sets("gpu", "cpu").obj(),
+			cur:       makeFL(ns, "mnist").Framework(flv1alpha1.FrameworkFlower).ClusterSets("gpu", "cpu").Obj(),
 			wantAsked: flowerAll,
 		},
 		"flower without bind on the second set": {
 			grants:      []Permission{BindPermission("gpu"), PlacementPermission(ns), ServerPermission(flv1alpha1.FrameworkFlower, ns), ClientPermission(ns)},
-			cur:         makeFL(ns, "mnist").framework(flv1alpha1.FrameworkFlower).sets("gpu", "cpu").obj(),
+			cur:         makeFL(ns, "mnist").Framework(flv1alpha1.FrameworkFlower).ClusterSets("gpu", "cpu").Obj(),
 			wantDenials: []string{bindMsg("1", "cpu")},
 			wantAsked:   flowerAll,
 		},
 		"flower needs deployments, not jobs": {
 			grants: []Permission{BindPermission("gpu"), BindPermission("cpu"), PlacementPermission(ns), CreatePermission("batch", "jobs", ns), ClientPermission(ns)},
-			cur:    makeFL(ns, "mnist").framework(flv1alpha1.FrameworkFlower).sets("gpu", "cpu").obj(),
+			cur:    makeFL(ns, "mnist").Framework(flv1alpha1.FrameworkFlower).ClusterSets("gpu", "cpu").Obj(),
 			wantDenials: []string{
 				serverMsg(` ("ghcr.io/team/server:1")`, "Deployment", "flower", deployments),
 			},
@@ -126,18 +75,18 @@ func TestReviewFederatedLearning(t *testing.T) {
 		},
 		"openfl needs jobs": {
 			grants:      []Permission{BindPermission("gpu"), PlacementPermission(ns), ClientPermission(ns)},
-			cur:         makeFL(ns, "mnist").framework(flv1alpha1.FrameworkOpenFL).sets("gpu").obj(),
+			cur:         makeFL(ns, "mnist").Framework(flv1alpha1.FrameworkOpenFL).ClusterSets("gpu").Obj(),
 			wantDenials: []string{serverMsg(` ("ghcr.io/team/server:1")`, "Job", "openfl", jobs)},
 			wantAsked:   otherAll,
 		},
 		"an empty framework is other, and needs jobs": {
 			grants:      []Permission{BindPermission("gpu"), PlacementPermission(ns), ClientPermission(ns)},
-			cur:         makeFL(ns, "mnist").sets("gpu").serverImage("").obj(),
+			cur:         makeFL(ns, "mnist").ClusterSets("gpu").ServerImage("").Obj(),
 			wantDenials: []string{serverMsg("", "Job", "other", jobs)},
 			wantAsked:   otherAll,
 		},
 		"nothing granted: every refusal, in spec order": {
-			cur: makeFL(ns, "mnist").framework(flv1alpha1.FrameworkOther).sets("gpu").obj(),
+			cur: makeFL(ns, "mnist").Framework(flv1alpha1.FrameworkOther).ClusterSets("gpu").Obj(),
 			wantDenials: []string{
 				bindMsg("0", "gpu"),
 				placementMsg,
@@ -148,7 +97,7 @@ func TestReviewFederatedLearning(t *testing.T) {
 		},
 		"the placement's tolerations need create on placements": {
 			grants: []Permission{BindPermission("gpu"), ServerPermission(flv1alpha1.FrameworkOther, ns), ClientPermission(ns)},
-			cur:    makeFL(ns, "mnist").sets("gpu").tolerate("cluster.open-cluster-management.io/unreachable").obj(),
+			cur:    makeFL(ns, "mnist").ClusterSets("gpu").Tolerate("cluster.open-cluster-management.io/unreachable").Obj(),
 			wantDenials: []string{subject + `spec.client.placement makes the hub create Placement "mnist" in namespace "team-a", ` +
 				`with its 1 tolerations, which needs permission to create placements in namespace "team-a" in group ` +
 				`cluster.open-cluster-management.io; ask a hub administrator to bind a role with it`},
@@ -156,12 +105,12 @@ func TestReviewFederatedLearning(t *testing.T) {
 		},
 		"openfl with a NodePort and a claim, every permission": {
 			grants:    openFLAll(claims),
-			cur:       nodePortPVC.obj(),
+			cur:       nodePortPVC.Obj(),
 			wantAsked: openFLAll(claims),
 		},
 		"openfl's NodePort needs create on services": {
 			grants: []Permission{BindPermission("gpu"), PlacementPermission(ns), ServerPermission(flv1alpha1.FrameworkOpenFL, ns), claims, ClientPermission(ns)},
-			cur:    nodePortPVC.obj(),
+			cur:    nodePortPVC.Obj(),
 			wantDenials: []string{subject + `spec.server.listeners[0] (type NodePort, port 30089) makes the hub create Service ` +
 				`"mnist-server" of type NodePort in namespace "team-a", taking node port 30089 on every hub node, which needs ` +
 				`permission to create services in namespace "team-a" (core group); ask a hub administrator to bind a role with it`},
@@ -169,7 +118,7 @@ func TestReviewFederatedLearning(t *testing.T) {
 		},
 		"openfl's claim needs create on persistentvolumeclaims": {
 			grants: []Permission{BindPermission("gpu"), PlacementPermission(ns), ServerPermission(flv1alpha1.FrameworkOpenFL, ns), services, ClientPermission(ns)},
-			cur:    nodePortPVC.obj(),
+			cur:    nodePortPVC.Obj(),
 			wantDenials: []string{subject + `spec.server.storage (type PersistentVolumeClaim, size 500Gi) makes the hub create ` +
 				`PersistentVolumeClaim "model" in namespace "team-a", which needs permission to create persistentvolumeclaims in ` +
 				`namespace "team-a" (core group); ask a hub administrator to bind a role with it`},
@@ -177,7 +126,7 @@ func TestReviewFederatedLearning(t *testing.T) {
 		},
 		"hostPath needs the administrator's use on federatedlearnings/hostpath": {
 			grants: openFLAll(claims),
-			cur:    hostPathRoot.obj(),
+			cur:    hostPathRoot.Obj(),
 			wantDenials: []string{subject + `spec.server.storage (type HostPath, path "/") makes the hub mount that directory of a ` +
 				`hub node, created if missing, into the server's pod in namespace "team-a"; only a hub administrator may allow it, ` +
 				`which needs permission to use federatedlearnings/hostpath in namespace "team-a" in group ` +
@@ -186,29 +135,29 @@ func TestReviewFederatedLearning(t *testing.T) {
 		},
 		"hostPath allowed by the administrator": {
 			grants:    openFLAll(HostPathPermission(ns)),
-			cur:       hostPathRoot.obj(),
+			cur:       hostPathRoot.Obj(),
 			wantAsked: openFLAll(HostPathPermission(ns)),
 		},
 		"flower ignores listeners and storage": {
 			grants:    []Permission{BindPermission("gpu"), PlacementPermission(ns), ServerPermission(flv1alpha1.FrameworkFlower, ns), ClientPermission(ns)},
-			cur:       hostPathRoot.framework(flv1alpha1.FrameworkFlower).obj(),
+			cur:       hostPathRoot.Framework(flv1alpha1.FrameworkFlower).Obj(),
 			wantAsked: []Permission{BindPermission("gpu"), PlacementPermission(ns), ServerPermission(flv1alpha1.FrameworkFlower, ns), ClientPermission(ns)},
 		},
 		"a set named twice is asked once, at its first index": {
 			grants:      []Permission{PlacementPermission(ns), ServerPermission(flv1alpha1.FrameworkOther, ns), ClientPermission(ns)},
-			cur:         makeFL(ns, "mnist").sets("gpu", "gpu").obj(),
+			cur:         makeFL(ns, "mnist").ClusterSets("gpu", "gpu").Obj(),
 			wantDenials: []string{bindMsg("0", "gpu")},
 			wantAsked:   otherAll,
 		},
 		"bind on another set does not help": {
 			grants:      []Permission{BindPermission("cpu"), PlacementPermission(ns), ServerPermission(flv1alpha1.FrameworkOther, ns), ClientPermission(ns)},
-			cur:         makeFL(ns, "mnist").sets("gpu").obj(),
+			cur:         makeFL(ns, "mnist").ClusterSets("gpu").Obj(),
 			wantDenials: []string{bindMsg("0", "gpu")},
 			wantAsked:   otherAll,
 		},
 		"permissions in another namespace do not help": {
 			grants: []Permission{BindPermission("gpu"), PlacementPermission("team-b"), ServerPermission(flv1alpha1.FrameworkOther, "team-b"), ClientPermission("team-b")},
-			cur:    makeFL(ns, "mnist").sets("gpu").obj(),
+			cur:    makeFL(ns, "mnist").ClusterSets("gpu").Obj(),
 			wantDenials: []string{
 				placementMsg,
 				serverMsg(` ("ghcr.io/team/server:1")`, "Job", "other", jobs),
@@ -217,12 +166,12 @@ func TestReviewFederatedLearning(t *testing.T) {
 			wantAsked: otherAll,
 		},
 		"an update that keeps spec needs nothing": {
-			old: makeFL(ns, "mnist").sets("gpu").obj(),
-			cur: makeFL(ns, "mnist").sets("gpu").label("team", "a").obj(),
+			old: makeFL(ns, "mnist").ClusterSets("gpu").Obj(),
+			cur: makeFL(ns, "mnist").ClusterSets("gpu").Label("team", "a").Obj(),
 		},
 		"an update that changes spec is checked as a create": {
-			old:         makeFL(ns, "mnist").sets("gpu").obj(),
-			cur:         makeFL(ns, "mnist").sets("gpu").rounds(5).obj(),
+			old:         makeFL(ns, "mnist").ClusterSets("gpu").Obj(),
+			cur:         makeFL(ns, "mnist").ClusterSets("gpu").Rounds(5).Obj(),
 			grants:      []Permission{BindPermission("gpu"), PlacementPermission(ns), ClientPermission(ns)},
 			wantDenials: []string{serverMsg(` ("ghcr.io/team/server:1")`, "Job", "other", jobs)},
 			wantAsked:   otherAll,
@@ -247,7 +196,7 @@ func TestReviewFederatedLearning(t *testing.T) {
 
 func TestReviewFederatedLearningAuthorizerFails(t *testing.T) {
 	sar := &fakeSAR{err: errors.New("connection refused")}
-	_, err := ReviewFederatedLearning(context.Background(), sar.can, alice, nil, makeFL("team-a", "mnist").sets("gpu").obj())
+	_, err := ReviewFederatedLearning(context.Background(), sar.can, alice, nil, makeFL("team-a", "mnist").ClusterSets("gpu").Obj())
 	if err == nil {
 		t.Fatal("ReviewFederatedLearning() with a failing authorizer: no error, want one (the webhook must not guess)")
 	}

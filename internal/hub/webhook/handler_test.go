@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/flotilla/flotilla/api/scheme"
+	"github.com/flotilla/flotilla/internal/apitest"
 )
 
 func raw(t *testing.T, obj runtime.Object) runtime.RawExtension {
@@ -49,19 +50,19 @@ func TestHandlers(t *testing.T) {
 	}{
 		"cluster create allowed": {
 			handler: clusterHandler, op: admissionv1.Create,
-			cur:  makeCluster("gpu-east").obj(),
+			cur:  apitest.MakeCluster("gpu-east").Obj(),
 			want: result{Allowed: true, Code: 200},
 		},
 		"cluster accept denied": {
 			handler: clusterHandler, op: admissionv1.Update,
-			old: makeCluster("gpu-east").obj(), cur: makeCluster("gpu-east").accepted().obj(),
+			old: apitest.MakeCluster("gpu-east").Obj(), cur: apitest.MakeCluster("gpu-east").Accepted().Obj(),
 			want: result{Code: 403, Message: `managedclusters "gpu-east": setting spec.hubAcceptsClient to true needs permission to ` +
 				`update managedclusters/accept on "gpu-east" in group register.open-cluster-management.io; ask a hub ` +
 				`administrator to bind a role with it, or run flotilla accept as one`},
 		},
 		"two refusals are joined": {
 			handler: clusterHandler, op: admissionv1.Create,
-			cur: makeCluster("gpu-east").accepted().set("red").obj(),
+			cur: apitest.MakeCluster("gpu-east").Accepted().ClusterSet("red").Obj(),
 			want: result{Code: 403, Message: `managedclusters "gpu-east": setting spec.hubAcceptsClient to true needs permission to ` +
 				`update managedclusters/accept on "gpu-east" in group register.open-cluster-management.io; ask a hub ` +
 				`administrator to bind a role with it, or run flotilla accept as one; and managedclusters "gpu-east": ` +
@@ -71,43 +72,43 @@ func TestHandlers(t *testing.T) {
 		},
 		"cluster named after a team's namespace": {
 			handler: clusterHandler, op: admissionv1.Create,
-			cur: makeCluster("team-a").obj(),
+			cur: apitest.MakeCluster("team-a").Obj(),
 			want: result{Code: 403, Message: `managedclusters "team-a": namespace "team-a" already exists and the hub did ` +
 				`not make it for a cluster; the hub would have to take it over to give the cluster's agent access there: ` +
 				`register the cluster under another name (flotilla agent --cluster-name), or delete the namespace if it is unused`},
 		},
 		"an update does not check the name": {
 			handler: clusterHandler, op: admissionv1.Update,
-			old: makeCluster("team-a").obj(), cur: makeCluster("team-a").set("").obj(),
+			old: apitest.MakeCluster("team-a").Obj(), cur: apitest.MakeCluster("team-a").ClusterSet("").Obj(),
 			want: result{Allowed: true, Code: 200},
 		},
 		"cluster accept allowed": {
 			handler: clusterHandler, op: admissionv1.Update,
-			old: makeCluster("gpu-east").obj(), cur: makeCluster("gpu-east").accepted().obj(),
+			old: apitest.MakeCluster("gpu-east").Obj(), cur: apitest.MakeCluster("gpu-east").Accepted().Obj(),
 			grants: []Permission{AcceptPermission("gpu-east")},
 			want:   result{Allowed: true, Code: 200},
 		},
 		"binding allowed": {
 			handler: BindingHandler, op: admissionv1.Create,
-			cur:    binding("team-a", "red"),
+			cur:    apitest.MakeClusterSetBinding("team-a", "red").Obj(),
 			grants: []Permission{BindPermission("red")},
 			want:   result{Allowed: true, Code: 200},
 		},
 		"delete is not checked": {
 			handler: BindingHandler, op: admissionv1.Delete,
-			old:  binding("team-a", "red"),
+			old:  apitest.MakeClusterSetBinding("team-a", "red").Obj(),
 			want: result{Allowed: true, Code: 200},
 		},
 		"a status write that changes claims": {
 			handler: clusterHandler, op: admissionv1.Update,
-			old: makeCluster("gpu-east").claim("a.example.com", "1").obj(), cur: makeCluster("gpu-east").obj(),
+			old: apitest.MakeCluster("gpu-east").Claim("a.example.com", "1").Obj(), cur: apitest.MakeCluster("gpu-east").Obj(),
 			want: result{Code: 403, Message: `managedclusters "gpu-east": status.clusterClaims is reported by the cluster's own ` +
 				`agent only (from the ClusterClaims on the cluster), and alice is not that agent; this write would remove claim ` +
 				`a.example.com; create, change or delete the ClusterClaim on cluster gpu-east instead, and its agent reports it`},
 		},
 		"a user sets the fencing epoch": {
 			handler: clusterHandler, op: admissionv1.Update,
-			old: makeCluster("gpu-east").obj(), cur: makeCluster("gpu-east").annotate("failover.flotilla.io/epoch", "9").obj(),
+			old: apitest.MakeCluster("gpu-east").Obj(), cur: apitest.MakeCluster("gpu-east").Annotation("failover.flotilla.io/epoch", "9").Obj(),
 			want: result{Code: 403, Message: `managedclusters "gpu-east": the annotations failover.flotilla.io/* are the hub's (user ` +
 				hubUser + `): it writes failover.flotilla.io/timing from the FailoverPolicies of the cluster's sets, and raises ` +
 				`failover.flotilla.io/epoch and failover.flotilla.io/lost-at when it declares the cluster lost, which the cluster's ` +
@@ -116,13 +117,13 @@ func TestHandlers(t *testing.T) {
 		},
 		"federated learning allowed": {
 			handler: FederatedLearningHandler, op: admissionv1.Create,
-			cur:    makeFL("team-a", "mnist").framework("flower").sets("gpu").obj(),
+			cur:    makeFL("team-a", "mnist").Framework("flower").ClusterSets("gpu").Obj(),
 			grants: []Permission{BindPermission("gpu"), PlacementPermission("team-a"), ServerPermission("flower", "team-a"), ClientPermission("team-a")},
 			want:   result{Allowed: true, Code: 200},
 		},
 		"federated learning denied": {
 			handler: FederatedLearningHandler, op: admissionv1.Create,
-			cur:    makeFL("team-a", "mnist").framework("flower").obj(),
+			cur:    makeFL("team-a", "mnist").Framework("flower").Obj(),
 			grants: []Permission{PlacementPermission("team-a"), ServerPermission("flower", "team-a")},
 			want: result{Code: 403, Message: `federatedlearnings "mnist" in namespace "team-a": spec.client.image ` +
 				`("ghcr.io/team/client:1") makes the hub run the client on the clusters spec.client.placement chooses from ` +
