@@ -84,162 +84,184 @@ func minClients(fl *flv1alpha1.FederatedLearning) int {
 func computeStatus(fl *flv1alpha1.FederatedLearning, o observed) flv1alpha1.FederatedLearningStatus {
 	prev := fl.Status
 	st := *prev.DeepCopy()
-	gen := fl.Generation
-	set := func(t string, ok bool, reason, msg string) {
-		s := metav1.ConditionFalse
-		if ok {
-			s = metav1.ConditionTrue
-		}
-		meta.SetStatusCondition(&st.Conditions, metav1.Condition{Type: t, Status: s, Reason: reason, Message: msg, ObservedGeneration: gen, LastTransitionTime: o.Now})
-	}
-	event := func(ev, cluster, msg string) {
-		st.Timeline = append(st.Timeline, flv1alpha1.TimelineEntry{Time: o.Now, Event: ev, Cluster: cluster, Message: msg})
-	}
-
 	// A terminal phase stays, except a spec error once the spec has changed.
 	if terminal(fl) {
 		return st
 	}
-
-	clients, lost, delivered := clientStatuses(prev.Clients, o)
-	st.Clients = clients
-	running := 0
-	for _, c := range st.Clients {
-		if c.State == flv1alpha1.ClientRunning {
-			running++
-		}
-	}
+	w := statusWriter{st: &st, now: o.Now, gen: fl.Generation}
 	want := minClients(fl)
-	for _, c := range delivered {
-		event("ClientDelivered", c, "client applied on "+c)
-	}
-	for _, c := range lost {
-		if running >= want {
-			event("ClientLost", c, fmt.Sprintf("%s is no longer decided or available; %d clients remain, the quorum of %d is met: training goes on", c, running, want))
-		} else {
-			event("ClientLost", c, fmt.Sprintf("%s is no longer decided or available; %d clients remain, below the quorum of %d: waiting for the placement to choose a replacement", c, running, want))
-		}
-	}
-
+	running := w.clients(o, want)
 	if o.ServerListener != nil {
 		st.Listeners = []flv1alpha1.ListenerStatus{*o.ServerListener}
 	}
 	// The first run found is the federation's for good (FlowerRuns reads only it afterwards).
 	if st.FlowerRunID == "" && o.RunID != "" {
 		st.FlowerRunID = o.RunID
-		event("RunBound", "", fmt.Sprintf("Flower run %s names this federation in its run config: progress and the end of training are read from it only", o.RunID))
+		w.event("RunBound", "", fmt.Sprintf("Flower run %s names this federation in its run config: progress and the end of training are read from it only", o.RunID))
 	}
-
-	// Progress.
 	if p := o.Progress; p != nil && p.Seen {
-		prog := &flv1alpha1.TrainingProgress{Round: p.Round, Rounds: p.Rounds, Metrics: p.Metrics, UpdatedAt: &o.Now}
-		if prog.Rounds == 0 {
-			prog.Rounds = fl.Spec.Server.Rounds
-		}
-		rounds := make([]int32, 0, len(p.RoundClients))
-		for r := range p.RoundClients {
-			rounds = append(rounds, r)
-		}
-		sort.Slice(rounds, func(i, j int) bool { return rounds[i] < rounds[j] })
-		for _, r := range rounds {
-			prog.RoundClients = append(prog.RoundClients, flv1alpha1.RoundClients{Round: r, Clusters: p.RoundClients[r]})
-		}
-		if prog.Round >= 1 && (prev.Progress == nil || prev.Progress.Round < prog.Round) {
-			msg := fmt.Sprintf("round %d of %d aggregated", prog.Round, prog.Rounds)
-			if cs := p.RoundClients[prog.Round]; len(cs) > 0 {
-				msg += " with updates from " + strings.Join(cs, ", ")
-			}
-			event("RoundAggregated", "", msg)
-		} else if prev.Progress != nil && prev.Progress.Round == prog.Round && prev.Progress.UpdatedAt != nil {
-			prog.UpdatedAt = prev.Progress.UpdatedAt
-		}
-		st.Progress = prog
+		st.Progress = w.progress(fl, p)
 	}
-
-	// Conditions and phase.
-	var phase flv1alpha1.FederatedLearningPhase
-	var msg string
-	switch {
-	case len(o.SpecErrors) > 0:
-		phase, msg = flv1alpha1.PhaseFailed, strings.Join(o.SpecErrors, "; ")
-		set(ConditionFailed, true, ReasonInvalidSpec, msg)
-	case o.ServerFailed || (o.Progress != nil && o.Progress.Failed != ""):
-		phase, msg = flv1alpha1.PhaseFailed, o.ServerFailure
-		if msg == "" {
-			msg = o.Progress.Failed
-		}
-		set(ConditionFailed, true, ReasonServerFailed, msg)
-	case o.ServerSucceeded || (o.Progress != nil && o.Progress.Finished):
-		phase, msg = flv1alpha1.PhaseCompleted, "Model training successful. Check storage for details"
-		set(ConditionFailed, false, "NotFailed", "")
-	case len(o.Conflicts) > 0:
-		phase, msg = flv1alpha1.PhaseWaiting, strings.Join(o.Conflicts, "; ")
-	case len(o.Decided) < want && prev.Phase != flv1alpha1.PhaseRunning:
-		phase, msg = flv1alpha1.PhaseWaiting, fmt.Sprintf("Expected %d clusters, but only %d meet the criteria", want, len(o.Decided))
-		if o.Hint != "" {
-			msg += "; " + o.Hint
-		}
-	case allDelivered(o) && len(o.Decided) >= want || prev.Phase == flv1alpha1.PhaseRunning:
-		phase, msg = flv1alpha1.PhaseRunning, fmt.Sprintf("Assigned %d clusters for client execution in model training", len(o.Decided))
-	default:
-		phase, msg = flv1alpha1.PhaseWaiting, "Awaiting server and client readiness"
+	phase, msg, failedReason := decidePhase(o, prev.Phase, want)
+	if phase == flv1alpha1.PhaseFailed {
+		w.set(ConditionFailed, true, failedReason, msg)
+	} else {
+		w.set(ConditionFailed, false, "NotFailed", "")
 	}
-	if phase != flv1alpha1.PhaseFailed {
-		set(ConditionFailed, false, "NotFailed", "")
-	}
-
-	switch {
-	case len(o.Conflicts) > 0:
-		set(ConditionServerReady, false, ReasonNameConflict, strings.Join(o.Conflicts, "; "))
-	case o.ServerReady:
-		set(ConditionServerReady, true, "ServerRunning", o.ServerMessage)
-	default:
-		set(ConditionServerReady, false, nonEmpty(o.ServerReason, "ServerNotReady"), o.ServerMessage)
-	}
-
-	switch {
-	case running >= want:
-		set(ConditionClientsReady, true, "QuorumMet", fmt.Sprintf("%d clients running (%s), at least %d needed", running, strings.Join(clientsIn(st.Clients, flv1alpha1.ClientRunning), ", "), want))
-	case len(o.Decided) < want:
-		m := fmt.Sprintf("Expected %d clusters, but only %d meet the criteria: spec.server.minAvailableClients is %d; widen spec.client.placement or lower minAvailableClients", want, len(o.Decided), want)
-		if o.Hint != "" {
-			m += "; " + o.Hint
-		}
-		set(ConditionClientsReady, false, ReasonNotEnoughClusters, m)
-	default:
-		set(ConditionClientsReady, false, "ClientsPending", fmt.Sprintf("%d of %d clients running, %d needed", running, len(o.Decided), want))
-	}
-
-	switch {
-	case phase == flv1alpha1.PhaseCompleted:
-		set(ConditionTraining, false, "TrainingEnded", "training ended")
-		set(ConditionSucceeded, true, "ModelTrained", msg)
-	case phase == flv1alpha1.PhaseFailed:
-		set(ConditionTraining, false, "TrainingEnded", "training stopped: "+msg)
-		set(ConditionSucceeded, false, "Failed", msg)
-	case phase == flv1alpha1.PhaseRunning && running < want:
-		set(ConditionTraining, false, ReasonQuorumLost, fmt.Sprintf("%d clients running, below spec.server.minAvailableClients %d: rounds wait until the placement chooses a replacement", running, want))
-		set(ConditionSucceeded, false, "NotFinished", "training has not finished")
-	case phase == flv1alpha1.PhaseRunning:
-		m := "training"
-		if st.Progress != nil {
-			m = fmt.Sprintf("round %d of %d aggregated", st.Progress.Round, st.Progress.Rounds)
-		}
-		set(ConditionTraining, true, "Training", m)
-		set(ConditionSucceeded, false, "NotFinished", "training has not finished")
-	default:
-		set(ConditionTraining, false, "NotStarted", msg)
-		set(ConditionSucceeded, false, "NotFinished", "training has not started")
-	}
-
+	w.conditions(o, phase, msg, running, want)
 	if phase != prev.Phase {
-		event(string(phase), "", msg)
+		w.event(string(phase), "", msg)
 	}
 	st.Phase, st.Message = phase, msg
 	if n := len(st.Timeline); n > maxTimeline {
 		st.Timeline = st.Timeline[n-maxTimeline:]
 	}
 	return st
+}
+
+// statusWriter writes conditions and timeline entries into the status being computed, at the
+// observation's time and the FederatedLearning's generation.
+type statusWriter struct {
+	st  *flv1alpha1.FederatedLearningStatus
+	now metav1.Time
+	gen int64
+}
+
+// set sets condition t, True when ok.
+func (w statusWriter) set(t string, ok bool, reason, msg string) {
+	s := metav1.ConditionFalse
+	if ok {
+		s = metav1.ConditionTrue
+	}
+	meta.SetStatusCondition(&w.st.Conditions, metav1.Condition{Type: t, Status: s, Reason: reason, Message: msg, ObservedGeneration: w.gen, LastTransitionTime: w.now})
+}
+
+// event adds a timeline entry.
+func (w statusWriter) event(ev, cluster, msg string) {
+	w.st.Timeline = append(w.st.Timeline, flv1alpha1.TimelineEntry{Time: w.now, Event: ev, Cluster: cluster, Message: msg})
+}
+
+// clients writes the clients' states and the events of those delivered and lost, and returns
+// how many run.
+func (w statusWriter) clients(o observed, want int) int {
+	clients, lost, delivered := clientStatuses(w.st.Clients, o)
+	w.st.Clients = clients
+	running := len(clientsIn(clients, flv1alpha1.ClientRunning))
+	for _, c := range delivered {
+		w.event("ClientDelivered", c, "client applied on "+c)
+	}
+	for _, c := range lost {
+		if running >= want {
+			w.event("ClientLost", c, fmt.Sprintf("%s is no longer decided or available; %d clients remain, the quorum of %d is met: training goes on", c, running, want))
+		} else {
+			w.event("ClientLost", c, fmt.Sprintf("%s is no longer decided or available; %d clients remain, below the quorum of %d: waiting for the placement to choose a replacement", c, running, want))
+		}
+	}
+	return running
+}
+
+// progress is the training progress p shows, with an event when a new round was aggregated;
+// UpdatedAt moves only with the round.
+func (w statusWriter) progress(fl *flv1alpha1.FederatedLearning, p *Progress) *flv1alpha1.TrainingProgress {
+	prev := fl.Status.Progress
+	prog := &flv1alpha1.TrainingProgress{Round: p.Round, Rounds: p.Rounds, Metrics: p.Metrics, UpdatedAt: &w.now}
+	if prog.Rounds == 0 {
+		prog.Rounds = fl.Spec.Server.Rounds
+	}
+	rounds := make([]int32, 0, len(p.RoundClients))
+	for r := range p.RoundClients {
+		rounds = append(rounds, r)
+	}
+	sort.Slice(rounds, func(i, j int) bool { return rounds[i] < rounds[j] })
+	for _, r := range rounds {
+		prog.RoundClients = append(prog.RoundClients, flv1alpha1.RoundClients{Round: r, Clusters: p.RoundClients[r]})
+	}
+	if prog.Round >= 1 && (prev == nil || prev.Round < prog.Round) {
+		msg := fmt.Sprintf("round %d of %d aggregated", prog.Round, prog.Rounds)
+		if cs := p.RoundClients[prog.Round]; len(cs) > 0 {
+			msg += " with updates from " + strings.Join(cs, ", ")
+		}
+		w.event("RoundAggregated", "", msg)
+	} else if prev != nil && prev.Round == prog.Round && prev.UpdatedAt != nil {
+		prog.UpdatedAt = prev.UpdatedAt
+	}
+	return prog
+}
+
+// decidePhase is the federation's phase and its message, and for Failed the reason of
+// condition Failed.
+func decidePhase(o observed, prev flv1alpha1.FederatedLearningPhase, want int) (flv1alpha1.FederatedLearningPhase, string, string) {
+	switch {
+	case len(o.SpecErrors) > 0:
+		return flv1alpha1.PhaseFailed, strings.Join(o.SpecErrors, "; "), ReasonInvalidSpec
+	case o.ServerFailed || (o.Progress != nil && o.Progress.Failed != ""):
+		msg := o.ServerFailure
+		if msg == "" {
+			msg = o.Progress.Failed
+		}
+		return flv1alpha1.PhaseFailed, msg, ReasonServerFailed
+	case o.ServerSucceeded || (o.Progress != nil && o.Progress.Finished):
+		return flv1alpha1.PhaseCompleted, "Model training successful. Check storage for details", ""
+	case len(o.Conflicts) > 0:
+		return flv1alpha1.PhaseWaiting, strings.Join(o.Conflicts, "; "), ""
+	case len(o.Decided) < want && prev != flv1alpha1.PhaseRunning:
+		msg := fmt.Sprintf("Expected %d clusters, but only %d meet the criteria", want, len(o.Decided))
+		if o.Hint != "" {
+			msg += "; " + o.Hint
+		}
+		return flv1alpha1.PhaseWaiting, msg, ""
+	case allDelivered(o) && len(o.Decided) >= want || prev == flv1alpha1.PhaseRunning:
+		return flv1alpha1.PhaseRunning, fmt.Sprintf("Assigned %d clusters for client execution in model training", len(o.Decided)), ""
+	default:
+		return flv1alpha1.PhaseWaiting, "Awaiting server and client readiness", ""
+	}
+}
+
+// conditions sets ServerReady, ClientsReady, Training and Succeeded for phase.
+func (w statusWriter) conditions(o observed, phase flv1alpha1.FederatedLearningPhase, msg string, running, want int) {
+	switch {
+	case len(o.Conflicts) > 0:
+		w.set(ConditionServerReady, false, ReasonNameConflict, strings.Join(o.Conflicts, "; "))
+	case o.ServerReady:
+		w.set(ConditionServerReady, true, "ServerRunning", o.ServerMessage)
+	default:
+		w.set(ConditionServerReady, false, nonEmpty(o.ServerReason, "ServerNotReady"), o.ServerMessage)
+	}
+
+	switch {
+	case running >= want:
+		w.set(ConditionClientsReady, true, "QuorumMet", fmt.Sprintf("%d clients running (%s), at least %d needed", running, strings.Join(clientsIn(w.st.Clients, flv1alpha1.ClientRunning), ", "), want))
+	case len(o.Decided) < want:
+		m := fmt.Sprintf("Expected %d clusters, but only %d meet the criteria: spec.server.minAvailableClients is %d; widen spec.client.placement or lower minAvailableClients", want, len(o.Decided), want)
+		if o.Hint != "" {
+			m += "; " + o.Hint
+		}
+		w.set(ConditionClientsReady, false, ReasonNotEnoughClusters, m)
+	default:
+		w.set(ConditionClientsReady, false, "ClientsPending", fmt.Sprintf("%d of %d clients running, %d needed", running, len(o.Decided), want))
+	}
+
+	switch {
+	case phase == flv1alpha1.PhaseCompleted:
+		w.set(ConditionTraining, false, "TrainingEnded", "training ended")
+		w.set(ConditionSucceeded, true, "ModelTrained", msg)
+	case phase == flv1alpha1.PhaseFailed:
+		w.set(ConditionTraining, false, "TrainingEnded", "training stopped: "+msg)
+		w.set(ConditionSucceeded, false, "Failed", msg)
+	case phase == flv1alpha1.PhaseRunning && running < want:
+		w.set(ConditionTraining, false, ReasonQuorumLost, fmt.Sprintf("%d clients running, below spec.server.minAvailableClients %d: rounds wait until the placement chooses a replacement", running, want))
+		w.set(ConditionSucceeded, false, "NotFinished", "training has not finished")
+	case phase == flv1alpha1.PhaseRunning:
+		m := "training"
+		if w.st.Progress != nil {
+			m = fmt.Sprintf("round %d of %d aggregated", w.st.Progress.Round, w.st.Progress.Rounds)
+		}
+		w.set(ConditionTraining, true, "Training", m)
+		w.set(ConditionSucceeded, false, "NotFinished", "training has not finished")
+	default:
+		w.set(ConditionTraining, false, "NotStarted", msg)
+		w.set(ConditionSucceeded, false, "NotFinished", "training has not started")
+	}
 }
 
 // terminal says whether fl's phase is final: Completed, or Failed other than by a spec error
