@@ -29,8 +29,8 @@ type rule struct {
 // small wire formats) or internal/core (deterministic logic). Local-fleet machinery is for
 // `flotilla dev`, tests and benchmarks, never for the hub or the agent. Command-line code is for
 // cmd/ and the CLI itself; test/ and bench/ drive commands as a user does and may import them.
-// internal/apitest, the tests' builders of API objects, is a leaf every layer's tests import, so
-// it imports nothing of internal/.
+// internal/apitest, the tests' builders of API objects, and internal/logtest, their log
+// recorder, are leaves every layer's tests import, so they import nothing of internal/.
 var rules = []rule{
 	{from: "internal/hub", banned: []string{"internal/agent", "internal/cli", "internal/local"}},
 	{from: "internal/agent", banned: []string{"internal/hub", "internal/cli", "internal/local"}},
@@ -38,6 +38,7 @@ var rules = []rule{
 	{from: "internal/contract", banned: []string{"internal/hub", "internal/agent", "internal/cli", "internal/local", "internal/core"}},
 	{from: "", except: []string{"cmd", "internal/cli", "test", "bench"}, banned: []string{"internal/cli"}},
 	{from: "internal/apitest", banned: []string{"internal"}},
+	{from: "internal/logtest", banned: []string{"internal"}},
 }
 
 // TestLayering checks every package of the module against rules. The built graph counts (go

@@ -5,11 +5,11 @@ package registration
 import (
 	"context"
 	"fmt"
+	"github.com/flotilla/flotilla/internal/logtest"
 	"slices"
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/funcr"
 	certificatesv1 "k8s.io/api/certificates/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -36,13 +36,13 @@ func TestRenewalNeverApprovedKeepsTheLease(t *testing.T) {
 	spoke := env.Spokes[2]
 	const cluster, agentID = "spoke-3-renewal", "agent-renewal"
 	clk := &offsetClock{}
-	logs := &logRecorder{}
+	logs := &logtest.Recorder{Echo: true}
 	ns := env.Namespace(t, spoke)
 	runAgent(t, agentreg.Options{
 		ClusterName: cluster, AgentID: agentID, Bootstrap: bootstrapConfig(t, env), Spoke: spoke.RESTConfig(),
 		Namespace: ns, LeaseDurationSeconds: 1, CertificateLifetime: 10 * time.Minute, Clock: clk,
 		RenewalApprovalTimeout: 3 * time.Second, InitialBackoff: 100 * time.Millisecond, MaxBackoff: time.Second,
-		Log: recordedLog(t, logs),
+		Log: logs.Logger(t, funcr.Options{Verbosity: 1}),
 	})
 	testenv.WaitFor(t, 30*time.Second, "a certificate request from the agent", func(context.Context) (bool, string, error) {
 		n := len(clusterCSRs(t, env, cluster))
@@ -83,8 +83,8 @@ func TestRenewalNeverApprovedKeepsTheLease(t *testing.T) {
 		return n >= 2, fmt.Sprintf("%d renewal requests", n), nil
 	})
 	first := agentRenewals(t, env, cluster, agentID)[0].Name
-	if got := logs.failures("the hub did not sign renewal request " + first + " of cluster " + cluster + " within 3s"); len(got) == 0 {
-		t.Errorf("no explained failure for the renewal not signed in time; last log entries:\n%s", logs.last(5))
+	if got := logs.Failures("the hub did not sign renewal request " + first + " of cluster " + cluster + " within 3s"); len(got) == 0 {
+		t.Errorf("no explained failure for the renewal not signed in time; last log entries:\n%s", logs.Last(5))
 	}
 
 	// The hub comes back and approves the pending renewal.
@@ -106,11 +106,11 @@ func TestDeletedRequestIsReportedAndAskedAgain(t *testing.T) {
 	ctx := context.Background()
 	spoke := env.Spokes[2]
 	const cluster = "spoke-3-csr-deleted"
-	logs := &logRecorder{}
+	logs := &logtest.Recorder{Echo: true}
 	runAgent(t, agentreg.Options{
 		ClusterName: cluster, AgentID: "agent-deleted", Bootstrap: bootstrapConfig(t, env), Spoke: spoke.RESTConfig(),
 		Namespace: env.Namespace(t, spoke), LeaseDurationSeconds: 1, InitialBackoff: 500 * time.Millisecond, MaxBackoff: time.Second,
-		Log: recordedLog(t, logs),
+		Log: logs.Logger(t, funcr.Options{Verbosity: 1}),
 	})
 	var first string
 	testenv.WaitFor(t, 30*time.Second, "a certificate request from the agent", func(context.Context) (bool, string, error) {
@@ -127,11 +127,11 @@ func TestDeletedRequestIsReportedAndAskedAgain(t *testing.T) {
 		"approve it with `flotilla accept " + cluster + "` on the hub"
 	testenv.WaitFor(t, 30*time.Second, "the deletion explained in the log and a new request", func(context.Context) (bool, string, error) {
 		csrs := clusterCSRs(t, env, cluster)
-		explained := len(logs.failures(want)) > 0
+		explained := len(logs.Failures(want)) > 0
 		return explained && len(csrs) == 1 && csrs[0].Name != first,
-			fmt.Sprintf("explained=%v, requests %v; last log entries:\n%s", explained, csrNames(csrs), logs.last(3)), nil
+			fmt.Sprintf("explained=%v, requests %v; last log entries:\n%s", explained, csrNames(csrs), logs.Last(3)), nil
 	})
-	if e := logs.failures(want)[0]; e["retryIn"] == nil || e["loop"] != "clientcert" {
+	if e := logs.Failures(want)[0]; e["retryIn"] == nil || e["loop"] != "clientcert" {
 		t.Errorf("the deletion was logged without the delay or the loop: %v", e)
 	}
 	if _, err := hubreg.Accept(ctx, c, env.Hub.Client, cluster, hubreg.AcceptOptions{}); err != nil {
@@ -170,14 +170,6 @@ func csrNames(csrs []certificatesv1.CertificateSigningRequest) []string {
 		out = append(out, c.Name)
 	}
 	return out
-}
-
-// recordedLog logs to the test and records the entries in logs.
-func recordedLog(t *testing.T, logs *logRecorder) logr.Logger {
-	return funcr.NewJSON(func(obj string) {
-		logs.add(t, obj)
-		t.Log(obj)
-	}, funcr.Options{Verbosity: 1})
 }
 
 // storedCertificate is the client certificate in the hub kubeconfig the agent stored in namespace

@@ -4,12 +4,11 @@ package registration
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/flotilla/flotilla/internal/logtest"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -212,13 +211,13 @@ func TestBadBootstrapInputIsRetried(t *testing.T) {
 		i++
 		cluster := fmt.Sprintf("spoke-3-bad-%d", i)
 		t.Run(name, func(t *testing.T) {
-			logs := &logRecorder{}
+			logs := &logtest.Recorder{}
 			opts := agentreg.Options{
 				ClusterName: cluster, AgentID: "bad", Bootstrap: tc.bootstrap(t), Spoke: env.Spokes[2].RESTConfig(),
 				// A namespace of the test's own, so that no agent finds another's Secret.
 				Namespace: env.Namespace(t, env.Spokes[2]), Poll: 200 * time.Millisecond,
 				InitialBackoff: 50 * time.Millisecond, MaxBackoff: 400 * time.Millisecond,
-				Log: funcr.NewJSON(func(obj string) { logs.add(t, obj) }, funcr.Options{Verbosity: 1}),
+				Log: logs.Logger(t, funcr.Options{Verbosity: 1}),
 			}
 			a, err := agentreg.New(opts)
 			if err != nil {
@@ -237,10 +236,10 @@ func TestBadBootstrapInputIsRetried(t *testing.T) {
 					t.Fatalf("Run returned %v before its context ended", err)
 				default:
 				}
-				n := len(logs.failures(tc.wantLog))
-				return n >= rounds, fmt.Sprintf("%d such failures; last log entries: %s", n, logs.last(3)), nil
+				n := len(logs.Failures(tc.wantLog))
+				return n >= rounds, fmt.Sprintf("%d such failures; last log entries: %s", n, logs.Last(3)), nil
 			})
-			for _, e := range logs.failures(tc.wantLog)[:rounds] {
+			for _, e := range logs.Failures(tc.wantLog)[:rounds] {
 				if e["error"] == nil || e["cluster"] != cluster || e["retryIn"] == nil {
 					t.Errorf("failure logged without the error, the cluster or the delay: %v", e)
 				}
@@ -366,47 +365,4 @@ func clusterStateOf(t *testing.T, c client.Client, cluster string) clusterState 
 		t.Fatal(err)
 	}
 	return stateOf(mc)
-}
-
-// logRecorder keeps an agent's JSON log entries, decoded.
-type logRecorder struct {
-	mu      sync.Mutex
-	entries []map[string]any
-}
-
-func (r *logRecorder) add(t *testing.T, line string) {
-	e := map[string]any{}
-	if err := json.Unmarshal([]byte(line), &e); err != nil {
-		t.Errorf("log line %q is not JSON: %v", line, err)
-		return
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.entries = append(r.entries, e)
-}
-
-// failures returns the error entries whose message contains msg.
-func (r *logRecorder) failures(msg string) []map[string]any {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var out []map[string]any
-	for _, e := range r.entries {
-		if m, _ := e["msg"].(string); e["error"] != nil && strings.Contains(m, msg) {
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
-// last formats the last n entries, for failure messages.
-func (r *logRecorder) last(n int) string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var b strings.Builder
-	for _, e := range r.entries[max(0, len(r.entries)-n):] {
-		line, _ := json.Marshal(e)
-		b.Write(line)
-		b.WriteByte('\n')
-	}
-	return b.String()
 }

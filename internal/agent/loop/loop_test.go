@@ -2,9 +2,8 @@ package loop
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"strings"
+	"github.com/flotilla/flotilla/internal/logtest"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -14,43 +13,13 @@ import (
 	"k8s.io/utils/clock"
 )
 
-// logRecorder keeps a runner's log entries, decoded.
-type logRecorder struct {
-	mu      sync.Mutex
-	entries []map[string]any
-}
-
-func (r *logRecorder) add(t *testing.T, line string) {
-	e := map[string]any{}
-	if err := json.Unmarshal([]byte(line), &e); err != nil {
-		t.Errorf("log line %q is not JSON: %v", line, err)
-		return
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.entries = append(r.entries, e)
-}
-
-// find returns the entries whose message contains msg.
-func (r *logRecorder) find(msg string) []map[string]any {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var out []map[string]any
-	for _, e := range r.entries {
-		if m, _ := e["msg"].(string); strings.Contains(m, msg) {
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
 // explainStep is an Explain as a caller gives one: a sentence made from the step's error.
 func explainStep(err error) string { return "could not " + err.Error() }
 
-func testRunner(t *testing.T, logs *logRecorder) Runner {
+func testRunner(t *testing.T, logs *logtest.Recorder) Runner {
 	return Runner{
 		Clock: clock.RealClock{}, InitialBackoff: time.Millisecond, MaxBackoff: 8 * time.Millisecond, Values: []any{"cluster", "gpu-east"},
-		Log:     funcr.NewJSON(func(obj string) { logs.add(t, obj) }, funcr.Options{}),
+		Log:     logs.Logger(t, funcr.Options{}),
 		Explain: explainStep,
 	}
 }
@@ -91,7 +60,7 @@ func TestRunnerHangingLoopDoesNotDelayOthers(t *testing.T) {
 		rounds.Add(1)
 		return time.Millisecond, nil
 	}}
-	runUntil(t, testRunner(t, &logRecorder{}), func() bool { return rounds.Load() >= 20 }, hanging, lease)
+	runUntil(t, testRunner(t, &logtest.Recorder{}), func() bool { return rounds.Load() >= 20 }, hanging, lease)
 }
 
 // Failures back off, doubling up to the cap (the runner's or the loop's), and a success starts
@@ -108,7 +77,7 @@ func TestRunnerBackoff(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			logs := &logRecorder{}
+			logs := &logtest.Recorder{}
 			var step atomic.Int32
 			l := Loop{Name: "lease", Step: func(context.Context) (time.Duration, error) {
 				i := int(step.Add(1)) - 1
@@ -122,7 +91,7 @@ func TestRunnerBackoff(t *testing.T) {
 			}
 			runUntil(t, testRunner(t, logs), func() bool { return int(step.Load()) > len(tc.results) }, l)
 			var got []time.Duration
-			for _, e := range logs.find("could not renew Lease gpu-east/managed-cluster-lease")[:len(tc.want)] {
+			for _, e := range logs.Find("could not renew Lease gpu-east/managed-cluster-lease")[:len(tc.want)] {
 				if e["loop"] != "lease" || e["cluster"] != "gpu-east" || e["error"] == nil {
 					t.Errorf("failure logged without the loop, the cluster or the error: %v", e)
 				}
@@ -144,7 +113,7 @@ func TestRunnerBackoff(t *testing.T) {
 
 // Without Explain, a failure is logged with the error's own text.
 func TestRunnerWithoutExplain(t *testing.T) {
-	logs := &logRecorder{}
+	logs := &logtest.Recorder{}
 	r := testRunner(t, logs)
 	r.Explain = nil
 	var step atomic.Int32
@@ -153,9 +122,9 @@ func TestRunnerWithoutExplain(t *testing.T) {
 		return 0, errors.New("listing Jobs: boom")
 	}}
 	runUntil(t, r, func() bool { return step.Load() >= 2 }, l)
-	failures := logs.find("listing Jobs: boom")
+	failures := logs.Find("listing Jobs: boom")
 	if len(failures) == 0 || failures[0]["msg"] != "listing Jobs: boom" || failures[0]["loop"] != "fence" {
-		t.Errorf("failures logged %v, want the error's text as the message, with the loop", logs.entries)
+		t.Errorf("failures logged %v, want the error's text as the message, with the loop", logs.Find(""))
 	}
 }
 
@@ -194,5 +163,5 @@ func TestRunnerWake(t *testing.T) {
 		}
 		return time.Hour, nil
 	}}
-	runUntil(t, testRunner(t, &logRecorder{}), func() bool { return rounds.Load() >= 2 }, l)
+	runUntil(t, testRunner(t, &logtest.Recorder{}), func() bool { return rounds.Load() >= 2 }, l)
 }

@@ -4,10 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/flotilla/flotilla/internal/logtest"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,36 +16,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 )
-
-// logRecorder keeps an agent's log entries, decoded.
-type logRecorder struct {
-	mu      sync.Mutex
-	entries []map[string]any
-}
-
-func (r *logRecorder) add(t *testing.T, line string) {
-	e := map[string]any{}
-	if err := json.Unmarshal([]byte(line), &e); err != nil {
-		t.Errorf("log line %q is not JSON: %v", line, err)
-		return
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.entries = append(r.entries, e)
-}
-
-// find returns the entries whose message contains msg.
-func (r *logRecorder) find(msg string) []map[string]any {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var out []map[string]any
-	for _, e := range r.entries {
-		if m, _ := e["msg"].(string); strings.Contains(m, msg) {
-			out = append(out, e)
-		}
-	}
-	return out
-}
 
 // fakeSpoke serves the few calls an agent makes to its spoke before it registers: it creates
 // the agent namespace, and answers the hub kubeconfig Secret with secret (404 when nil).
@@ -107,14 +77,14 @@ func TestRunRetriesUntilCanceled(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			logs := &logRecorder{}
+			logs := &logtest.Recorder{}
 			hub := refusingHub(t)
 			a, err := New(Options{
 				ClusterName: "gpu-east", AgentID: "a1",
 				Bootstrap: &rest.Config{Host: hub.URL, BearerToken: "expired"},
 				Spoke:     &rest.Config{Host: fakeSpoke(t, tc.secret).URL},
 				Poll:      10 * time.Millisecond, InitialBackoff: time.Millisecond, MaxBackoff: 8 * time.Millisecond,
-				Log: funcr.NewJSON(func(obj string) { logs.add(t, obj) }, funcr.Options{Verbosity: 1}),
+				Log: logs.Logger(t, funcr.Options{Verbosity: 1}),
 			})
 			if err != nil {
 				t.Fatal(err)
@@ -126,12 +96,12 @@ func TestRunRetriesUntilCanceled(t *testing.T) {
 
 			const refused = "the bootstrap token was refused (401)"
 			deadline := time.After(20 * time.Second)
-			for len(logs.find(refused)) < 8 {
+			for len(logs.Find(refused)) < 8 {
 				select {
 				case err := <-done:
 					t.Fatalf("Run returned %v before its context ended", err)
 				case <-deadline:
-					t.Fatalf("no 8 failures logged with %q; log: %v", refused, logs.entries)
+					t.Fatalf("no 8 failures logged with %q; log: %v", refused, logs.Find(""))
 				case <-time.After(5 * time.Millisecond):
 				}
 			}
@@ -150,7 +120,7 @@ func TestRunRetriesUntilCanceled(t *testing.T) {
 				t.Fatal("Run did not return within 5s of its context ending")
 			}
 
-			failures := logs.find(refused)
+			failures := logs.Find(refused)
 			var delays []time.Duration
 			for i, e := range failures[:8] {
 				if e["error"] == nil || e["cluster"] != "gpu-east" {
@@ -169,7 +139,7 @@ func TestRunRetriesUntilCanceled(t *testing.T) {
 					t.Errorf("delay after failure %d = %s, want %s plus up to 10%%; all: %v", i+1, d, base, delays)
 				}
 			}
-			registering := logs.find("registering with the hub")
+			registering := logs.Find("registering with the hub")
 			if len(registering) == 0 || !strings.Contains(registering[0]["reason"].(string), tc.wantRegisterReason) {
 				t.Errorf("registering log entries %v, want reason %q", registering, tc.wantRegisterReason)
 			}

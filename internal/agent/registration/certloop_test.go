@@ -5,6 +5,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"github.com/flotilla/flotilla/internal/logtest"
 	"strings"
 	"testing"
 	"time"
@@ -122,7 +123,7 @@ func TestRenewal(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			logs := &logRecorder{}
+			logs := &logtest.Recorder{}
 			a, spoke := testAgent(t, ca, newFakeCSRs(t, ca, csrPending), logs, clock.RealClock{})
 			hub := newFakeCSRs(t, ca, tc.mode)
 			now := time.Now()
@@ -170,18 +171,18 @@ func TestRenewal(t *testing.T) {
 // pending request is reported once, not at every poll.
 func TestTransientErrorsWhileWaitingAreLoggedOnce(t *testing.T) {
 	ca := newTestCA(t)
-	logs := &logRecorder{}
+	logs := &logtest.Recorder{}
 	bootstrap := newFakeCSRs(t, ca, csrFlaky)
 	a, _ := testAgent(t, ca, bootstrap, logs, clock.RealClock{})
 	l := &certLoop{a: a}
 	if _, err := l.step(context.Background()); err != nil {
 		t.Fatalf("step: %v (a request not signed in time is asked again at once, not a failure)", err)
 	}
-	if n := len(logs.find("answered 500 InternalError to wait for certificate request gpu-east-1")); n != 1 {
-		t.Errorf("%d log entries for the hub's 500s while waiting, want 1; log: %v", n, logs.entries)
+	if n := len(logs.Find("answered 500 InternalError to wait for certificate request gpu-east-1")); n != 1 {
+		t.Errorf("%d log entries for the hub's 500s while waiting, want 1; log: %v", n, logs.Find(""))
 	}
-	if n := len(logs.find("certificate request gpu-east-1 of cluster gpu-east was not signed within 200ms")); n != 1 {
-		t.Errorf("%d log entries for the timeout, want 1; log: %v", n, logs.entries)
+	if n := len(logs.Find("certificate request gpu-east-1 of cluster gpu-east was not signed within 200ms")); n != 1 {
+		t.Errorf("%d log entries for the timeout, want 1; log: %v", n, logs.Find(""))
 	}
 }
 
@@ -210,7 +211,7 @@ func TestFallBack(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			logs := &logRecorder{}
+			logs := &logtest.Recorder{}
 			bootstrap := newFakeCSRs(t, ca, csrSign)
 			a, spoke := testAgent(t, ca, bootstrap, logs, clock.RealClock{})
 			now := time.Now()
@@ -231,8 +232,8 @@ func TestFallBack(t *testing.T) {
 			if a.hub.Current() != nil {
 				t.Fatal("the unusable credentials are still in use")
 			}
-			if got := logs.find(tc.wantLog); len(got) != 1 || got[0]["next"] != "registering again with the bootstrap kubeconfig" {
-				t.Errorf("log entries with %q: %v, want one saying the agent registers again; log: %v", tc.wantLog, got, logs.entries)
+			if got := logs.Find(tc.wantLog); len(got) != 1 || got[0]["next"] != "registering again with the bootstrap kubeconfig" {
+				t.Errorf("log entries with %q: %v, want one saying the agent registers again; log: %v", tc.wantLog, got, logs.Find(""))
 			}
 			spoke.ClearActions()
 
@@ -250,7 +251,7 @@ func TestFallBack(t *testing.T) {
 			if a.hub.Current() == nil || a.hub.Current().creds == old {
 				t.Fatal("no new credentials after registering again")
 			}
-			reg := logs.find("registering with the hub")
+			reg := logs.Find("registering with the hub")
 			if len(reg) != 1 || !strings.Contains(fmt.Sprint(reg[0]["reason"]), tc.wantLog) {
 				t.Errorf("registering log entries %v, want one whose reason says %q", reg, tc.wantLog)
 			}
@@ -274,7 +275,7 @@ func TestFirstRequest(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			logs := &logRecorder{}
+			logs := &logtest.Recorder{}
 			bootstrap := newFakeCSRs(t, ca, tc.mode)
 			a, _ := testAgent(t, ca, bootstrap, logs, clock.RealClock{})
 			l := &certLoop{a: a}
@@ -282,8 +283,8 @@ func TestFirstRequest(t *testing.T) {
 			if got := explain(err); got != tc.wantErr {
 				t.Errorf("step error explained as %q, want %q", got, tc.wantErr)
 			}
-			if tc.wantLog != "" && len(logs.find(tc.wantLog)) != 1 {
-				t.Errorf("no log entry %q; log: %v", tc.wantLog, logs.entries)
+			if tc.wantLog != "" && len(logs.Find(tc.wantLog)) != 1 {
+				t.Errorf("no log entry %q; log: %v", tc.wantLog, logs.Find(""))
 			}
 			bootstrap.setMode(csrSign)
 			if _, err := l.step(context.Background()); err != nil {
@@ -332,7 +333,7 @@ func TestDesiredStatus(t *testing.T) {
 // wall clock that jumps ahead (a resumed virtual machine) is noticed, which a timer would not.
 func TestFreshCredentialsAreLookedAtEveryLeasePeriod(t *testing.T) {
 	ca := newTestCA(t)
-	a, _ := testAgent(t, ca, newFakeCSRs(t, ca, csrPending), &logRecorder{}, clock.RealClock{})
+	a, _ := testAgent(t, ca, newFakeCSRs(t, ca, csrPending), &logtest.Recorder{}, clock.RealClock{})
 	now := time.Now()
 	a.hub.set(hubClientsWith(t, ca.creds(t, now.Add(-time.Minute), now.Add(9*time.Minute)), newFakeCSRs(t, ca, csrSign)))
 	next, err := (&certLoop{a: a}).step(context.Background())

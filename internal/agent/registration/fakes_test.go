@@ -8,6 +8,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"fmt"
+	"github.com/flotilla/flotilla/internal/logtest"
 	"math/big"
 	"sync"
 	"sync/atomic"
@@ -193,7 +194,7 @@ func hubClientsWith(t *testing.T, creds *credentials, kube *fakeCSRs) *HubClient
 }
 
 // testAgent is an agent whose spoke, bootstrap clients and hub are fakes. Its log goes to logs.
-func testAgent(t *testing.T, ca *testCA, bootstrap *fakeCSRs, logs *logRecorder, clk clock.WithTicker) (*Agent, *fake.Clientset) {
+func testAgent(t *testing.T, ca *testCA, bootstrap *fakeCSRs, logs *logtest.Recorder, clk clock.WithTicker) (*Agent, *fake.Clientset) {
 	t.Helper()
 	a, err := New(Options{
 		ClusterName: "gpu-east", AgentID: "a1",
@@ -202,7 +203,7 @@ func testAgent(t *testing.T, ca *testCA, bootstrap *fakeCSRs, logs *logRecorder,
 		Poll:      5 * time.Millisecond, InitialBackoff: time.Millisecond, MaxBackoff: 10 * time.Millisecond,
 		ApprovalTimeout: 200 * time.Millisecond, RenewalApprovalTimeout: 200 * time.Millisecond,
 		Clock: clk,
-		Log:   funcr.NewJSON(func(obj string) { logs.add(t, obj) }, funcr.Options{Verbosity: 1}),
+		Log:   logs.Logger(t, funcr.Options{Verbosity: 1}),
 	})
 	if err != nil {
 		t.Fatal(err)
