@@ -78,7 +78,11 @@ func (s *dashboardServer) NeedLeaderElection() bool { return false }
 
 // Dashboard logouts are kept in a ConfigMap of the hub's namespace (dashboard.LogoutsConfigMap),
 // which every replica watches.
-// +kubebuilder:rbac:groups="",namespace=open-cluster-management-hub,resources=configmaps,verbs=get;list;watch;create;update
+// Creating cannot be limited to a name; reading and updating are limited to that one. (The
+// dynamic-scoring controller's ClusterRole rules cover every ConfigMap today, so this Role is
+// what the dashboard needs, not yet a limit the hub's identity keeps.)
+// +kubebuilder:rbac:groups="",namespace=open-cluster-management-hub,resources=configmaps,verbs=create
+// +kubebuilder:rbac:groups="",namespace=open-cluster-management-hub,resources=configmaps,resourceNames=flotilla-dashboard-logouts,verbs=get;list;watch;update
 
 func (s *dashboardServer) Start(ctx context.Context) error {
 	logger := log.FromContext(ctx).WithName("dashboard")
