@@ -216,79 +216,100 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if !meta.IsStatusConditionTrue(mca.Status.Conditions, addonv1alpha1.ManagedClusterAddOnConditionConfigured) {
 		return reconcile.Result{}, nil
 	}
+	d, err := r.prepare(ctx, mca, ref)
+	if err != nil || d == nil {
+		return reconcile.Result{}, err
+	}
 	st := mca.Status.DeepCopy()
 	now := metav1.NewTime(r.Clock.Now())
 	set := func(c metav1.Condition) {
 		c.ObservedGeneration, c.LastTransitionTime = mca.Generation, now
 		meta.SetStatusCondition(&st.Conditions, c)
 	}
+	if d.refused != nil {
+		set(*d.refused)
+		return reconcile.Result{}, r.writeStatus(ctx, mca, st)
+	}
+	return reconcile.Result{}, r.deploy(ctx, mca, d, st, set)
+}
+
+// agentPlan is what one pass deploys for a template add-on, or why it deploys nothing.
+type agentPlan struct {
+	tmpl     *addonv1alpha1.AddOnTemplate
+	rendered *Rendered
+	// refused, when set, is the ManifestApplied=False condition that says why nothing is
+	// deployed; the add-on's work and bindings stay as the hub last made them.
+	refused *metav1.Condition
+}
+
+// prepare reads what the add-on's agent is rendered from, checks it and renders it. It returns
+// nil while a configuration the add-on names does not exist: the lifecycle controller reports
+// that (Configured), and the configuration's creation brings the add-on back here.
+func (r *Reconciler) prepare(ctx context.Context, mca *addonv1alpha1.ManagedClusterAddOn, ref *addonv1alpha1.ConfigSpecHash) (*agentPlan, error) {
+	refuse := func(reason, msg string) (*agentPlan, error) {
+		return &agentPlan{refused: &metav1.Condition{Type: addonv1alpha1.ManagedClusterAddOnManifestApplied,
+			Status: metav1.ConditionFalse, Reason: reason, Message: msg}}, nil
+	}
 	// A cluster the hub does not accept, that is being deleted, or whose namespace terminates gets
 	// no agent: its namespace is being emptied, which a work made anew would undo on every pass
 	// (OCM's add-on manager likewise deploys nothing on a cluster being deleted). Its work, if
 	// any, is the registration controller's to remove; ManifestApplied says why.
-	if why, err := delivery.Check(ctx, r.Client, mca.Namespace); err != nil || why != nil {
-		if err != nil {
-			return reconcile.Result{}, err
-		}
-		set(metav1.Condition{Type: addonv1alpha1.ManagedClusterAddOnManifestApplied, Status: metav1.ConditionFalse,
-			Reason: why.Reason, Message: why.Message})
-		return reconcile.Result{}, r.writeStatus(ctx, mca, st)
+	why, err := delivery.Check(ctx, r.Client, mca.Namespace)
+	if err != nil {
+		return nil, err
+	}
+	if why != nil {
+		return refuse(why.Reason, why.Message)
 	}
 	// status.configReferences says which of the configurations the hub allows this add-on runs
 	// now (the rollout decides), but the agent may write it too: what it names is used only if
 	// the hub allows it for this add-on on this cluster.
 	tmpl, refusal, err := allowedTemplate(ctx, r.Client, mca, ref)
-	if err != nil {
-		return reconcile.Result{}, err
+	if err != nil || tmpl == nil && refusal == "" {
+		return nil, err
 	}
 	if refusal != "" {
-		// The add-on's work and bindings stay as the hub last made them from allowed configurations.
-		set(metav1.Condition{Type: addonv1alpha1.ManagedClusterAddOnManifestApplied, Status: metav1.ConditionFalse,
-			Reason: ReasonConfigurationNotAllowed, Message: refusal})
-		return reconcile.Result{}, r.writeStatus(ctx, mca, st)
-	}
-	if tmpl == nil {
-		// A missing template is reported by the lifecycle controller (Configured); it is
-		// watched, so its creation brings the add-on back here.
-		return reconcile.Result{}, nil
+		return refuse(ReasonConfigurationNotAllowed, refusal)
 	}
 	in := Input{Cluster: mca.Namespace, Addon: mca.Name, Template: tmpl}
 	if c := desiredConfig(mca, "addondeploymentconfigs"); c != nil {
 		in.Config = &addonv1alpha1.AddOnDeploymentConfig{}
 		if err := r.Client.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: c.Name}, in.Config); err != nil {
-			return reconcile.Result{}, client.IgnoreNotFound(err)
+			return nil, client.IgnoreNotFound(err)
 		}
 	}
 	if check := r.Checks[mca.Name]; check != nil {
 		if err := check(in); err != nil {
-			set(metav1.Condition{Type: addonv1alpha1.ManagedClusterAddOnManifestApplied, Status: metav1.ConditionFalse,
-				Reason: ReasonConfigurationInvalid, Message: err.Error()})
-			return reconcile.Result{}, r.writeStatus(ctx, mca, st)
+			return refuse(ReasonConfigurationInvalid, err.Error())
 		}
 	}
-
 	rendered, err := Render(in)
 	if err != nil {
-		set(metav1.Condition{Type: addonv1alpha1.ManagedClusterAddOnManifestApplied, Status: metav1.ConditionFalse,
-			Reason: ReasonTemplateInvalid, Message: fmt.Sprintf("AddOnTemplate %s: %v", tmpl.Name, err)})
-		return reconcile.Result{}, r.writeStatus(ctx, mca, st)
+		return refuse(ReasonTemplateInvalid, fmt.Sprintf("AddOnTemplate %s: %v", tmpl.Name, err))
 	}
-	st.Registrations = Registrations(mca.Namespace, mca.Name, tmpl)
-	st.Namespace = rendered.InstallNamespace
+	return &agentPlan{tmpl: tmpl, rendered: rendered}, nil
+}
+
+// deploy binds the add-on's hub permissions, applies its work and writes what came of both
+// into its status.
+func (r *Reconciler) deploy(ctx context.Context, mca *addonv1alpha1.ManagedClusterAddOn, d *agentPlan,
+	st *addonv1alpha1.ManagedClusterAddOnStatus, set func(metav1.Condition)) error {
+	st.Registrations = Registrations(mca.Namespace, mca.Name, d.tmpl)
+	st.Namespace = d.rendered.InstallNamespace
 	st.HealthCheck.Mode = addonv1alpha1.HealthCheckModeCustomized
 
 	var errs []error
-	problems, err := r.applyBindings(ctx, mca, tmpl)
+	problems, err := r.applyBindings(ctx, mca, d.tmpl)
 	errs = append(errs, err)
 	if len(problems) > 0 {
 		set(metav1.Condition{Type: addonv1alpha1.ManagedClusterAddOnRegistrationApplied, Status: metav1.ConditionFalse,
-			Reason: ReasonSetPermissionFailed, Message: fmt.Sprintf("AddOnTemplate %s: %s", tmpl.Name, joinProblems(problems))})
+			Reason: ReasonSetPermissionFailed, Message: fmt.Sprintf("AddOnTemplate %s: %s", d.tmpl.Name, joinProblems(problems))})
 	} else if err == nil {
 		set(metav1.Condition{Type: addonv1alpha1.ManagedClusterAddOnRegistrationApplied, Status: metav1.ConditionTrue,
 			Reason: ReasonSetPermissionApplied, Message: "Registration of the addon agent is configured"})
 	}
 
-	work, err := r.applyWork(ctx, mca, rendered)
+	work, err := r.applyWork(ctx, mca, d.rendered)
 	if err != nil {
 		set(metav1.Condition{Type: addonv1alpha1.ManagedClusterAddOnManifestApplied, Status: metav1.ConditionFalse,
 			Reason: ReasonWorkApplyFailed, Message: fmt.Sprintf("failed to apply manifestWork: %v", err)})
@@ -303,8 +324,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		meta.RemoveStatusCondition(&st.Conditions, addonv1alpha1.ManagedClusterAddOnManifestApplied)
 	}
 	if err == nil {
-		set(available(mca.Name, work, rendered.Workloads))
+		set(available(mca.Name, work, d.rendered.Workloads))
 	}
 	errs = append(errs, r.writeStatus(ctx, mca, st))
-	return reconcile.Result{}, errors.Join(errs...)
+	return errors.Join(errs...)
 }
