@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -147,20 +148,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if err != nil {
 		return reconcile.Result{}, err
 	}
-	var errs []error
-	v := view{works: map[string]*workv1.ManifestWork{}, current: map[string]bool{}}
-	inSpec := map[string]bool{}
-	for _, ref := range set.Spec.PlacementRefs {
-		inSpec[ref.Name] = true
-	}
-	// ManifestWorks of placements the set no longer names go, as in OCM.
-	for c, w := range works {
-		if inSpec[w.Labels[PlacementLabel]] {
-			v.works[c] = w
-		} else if err := r.delete(ctx, w); err != nil {
-			errs = append(errs, err)
-		}
-	}
+	v, errs := r.dropUnnamed(ctx, set, works)
 	// A missing placement stops the rollout: nothing is created or removed until it exists.
 	for i, ref := range set.Spec.PlacementRefs {
 		err := r.Client.Get(ctx, client.ObjectKey{Namespace: set.Namespace, Name: ref.Name}, &clusterv1beta1.Placement{})
@@ -175,12 +163,44 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if err := r.holdBack(ctx, outcomes); err != nil {
 		return reconcile.Result{}, utilerrors.NewAggregate(append(errs, err))
 	}
+	errs = append(errs, r.dropUnselected(ctx, v, outcomes, owner)...)
+	requeue, applyErrs := r.rollOut(ctx, set, outcomes, v)
+	errs = append(errs, applyErrs...)
+	errs = append(errs, r.writeStatus(ctx, set, desiredStatus(set, outcomes, v, r.now())))
+	if err := utilerrors.NewAggregate(errs); err != nil {
+		return reconcile.Result{}, err
+	}
+	// A soak time or a progress deadline ends then: the rollout may move on without any event.
+	return reconcile.Result{RequeueAfter: requeue}, nil
+}
+
+// dropUnnamed deletes the set's ManifestWorks made for placements the set no longer names, as
+// OCM does, and returns a view of the others.
+func (r *Reconciler) dropUnnamed(ctx context.Context, set *workv1alpha1.ManifestWorkReplicaSet, works map[string]*workv1.ManifestWork) (view, []error) {
+	v := view{works: map[string]*workv1.ManifestWork{}, current: map[string]bool{}}
+	inSpec := map[string]bool{}
+	for _, ref := range set.Spec.PlacementRefs {
+		inSpec[ref.Name] = true
+	}
+	var errs []error
+	for c, w := range works {
+		if inSpec[w.Labels[PlacementLabel]] {
+			v.works[c] = w
+		} else if err := r.delete(ctx, w); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return v, errs
+}
+
+// dropUnselected deletes the ManifestWorks of clusters no placement selects any more (not when
+// the placement's decisions could not be read: then its clusters are unknown).
+func (r *Reconciler) dropUnselected(ctx context.Context, v view, outcomes []refOutcome, owner map[string]string) []error {
 	bad := map[string]bool{}
 	for _, o := range outcomes {
 		bad[o.Name] = o.Err != ""
 	}
-	// Clusters no placement selects any more lose their ManifestWork (not when the placement's
-	// decisions could not be read: then its clusters are unknown).
+	var errs []error
 	for c, w := range v.works {
 		if owner[c] == "" && !bad[w.Labels[PlacementLabel]] {
 			if err := r.delete(ctx, w); err != nil {
@@ -189,7 +209,15 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 			delete(v.works, c)
 		}
 	}
-	var requeue rollout.Result
+	return errs
+}
+
+// rollOut decides each placement's rollout from its clusters' up-to-date works and applies the
+// works it lets through, recording each outcome; it returns the earliest time a rollout must be
+// looked at again (0: none).
+func (r *Reconciler) rollOut(ctx context.Context, set *workv1alpha1.ManifestWorkReplicaSet, outcomes []refOutcome, v view) (time.Duration, []error) {
+	var requeue time.Duration
+	var errs []error
 	for i, ref := range set.Spec.PlacementRefs {
 		o := &outcomes[i]
 		if o.Err != "" {
@@ -208,8 +236,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 			continue
 		}
 		o.Result = res
-		if res.RecheckAfter > 0 && (requeue.RecheckAfter == 0 || res.RecheckAfter < requeue.RecheckAfter) {
-			requeue.RecheckAfter = res.RecheckAfter
+		if res.RecheckAfter > 0 && (requeue == 0 || res.RecheckAfter < requeue) {
+			requeue = res.RecheckAfter
 		}
 		for _, c := range res.ToRollout {
 			if c.Status != rollout.ToApply {
@@ -226,12 +254,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 			}
 		}
 	}
-	errs = append(errs, r.writeStatus(ctx, set, desiredStatus(set, outcomes, v, r.now())))
-	if err := utilerrors.NewAggregate(errs); err != nil {
-		return reconcile.Result{}, err
-	}
-	// A soak time or a progress deadline ends then: the rollout may move on without any event.
-	return reconcile.Result{RequeueAfter: requeue.RecheckAfter}, nil
+	return requeue, errs
 }
 
 func (r *Reconciler) now() metav1.Time { return metav1.NewTime(r.Clock.Now()) }
