@@ -103,21 +103,26 @@ func Summarize(s *dsv1alpha1.DynamicScorer) (scoringwire.Summary, error) {
 		return sum, fmt.Errorf("%s: spec.scoring.host: %v; set it (or spec.configURL, whose host it defaults to) to the scorer's URL", ref, err)
 	}
 	sum.ScoringEndpoint = ep
-	// A token goes only to the host the DynamicScorer's own spec names, never to one its /config
-	// serves: whoever runs the scorer would otherwise choose where agents send a Secret.
+	return sum, tokenOrigins(sum, firstSet(specSrcHost, base), firstSet(specScHost, base), ref)
+}
+
+// tokenOrigins refuses a token that would go to a host other than the one the DynamicScorer's
+// own spec names (specSrc, specScoring), never to one its /config serves: whoever runs the
+// scorer would otherwise choose where agents send a Secret.
+func tokenOrigins(sum scoringwire.Summary, specSrc, specScoring, ref string) error {
 	if sum.SourceType == string(dsv1alpha1.SourceTypePrometheus) && sum.SourceEndpointAuthName != "" {
-		if err := sameOrigin(sum.SourceEndpoint, firstSet(specSrcHost, base)); err != nil {
-			return sum, fmt.Errorf("%s: spec.source.auth.tokenSecretRef: the token would go to %v, the host its /config serves as source.host; "+
+		if err := sameOrigin(sum.SourceEndpoint, specSrc); err != nil {
+			return fmt.Errorf("%s: spec.source.auth.tokenSecretRef: the token would go to %v, the host its /config serves as source.host; "+
 				"set spec.source.host to that host if you trust it, or serve no source.host from /config", ref, err)
 		}
 	}
 	if sum.ScoringEndpointAuthName != "" {
-		if err := sameOrigin(sum.ScoringEndpoint, firstSet(specScHost, base)); err != nil {
-			return sum, fmt.Errorf("%s: spec.scoring.auth.tokenSecretRef: the token would go to %v, the host its /config serves as scoring.host; "+
+		if err := sameOrigin(sum.ScoringEndpoint, specScoring); err != nil {
+			return fmt.Errorf("%s: spec.scoring.auth.tokenSecretRef: the token would go to %v, the host its /config serves as scoring.host; "+
 				"set spec.scoring.host to that host if you trust it, or serve no scoring.host from /config", ref, err)
 		}
 	}
-	return sum, nil
+	return nil
 }
 
 // sameOrigin says where endpoint goes when its scheme and host are not those of want.
