@@ -129,77 +129,15 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if !ours(ac) || !ac.DeletionTimestamp.IsZero() {
 		return reconcile.Result{}, nil
 	}
-	s := State{Namespace: r.Namespace, ParametersError: ParametersError(ac.Spec.Parameters, r.Namespace)}
-	if s.ParametersError == "" {
-		s.Placement = ac.Spec.Parameters.Name
-		var err error
-		if s.PlacementMissing, s.Clusters, err = r.decided(ctx, s.Placement); err != nil {
-			return reconcile.Result{}, err
-		}
-		if s.Clusters, s.Lost, err = r.withoutLost(ctx, s.Clusters); err != nil {
-			return reconcile.Result{}, err
-		}
-	}
-	// The config: the placement's, when it decided clusters; any other of the check's goes.
-	configs := &kueuev1beta2.MultiKueueConfigList{}
-	if err := r.Client.List(ctx, configs, client.MatchingLabels{ManagedLabel: ManagedValue}); err != nil {
+	s, err := r.observe(ctx, ac)
+	if err != nil {
 		return reconcile.Result{}, err
 	}
-	for i := range configs.Items {
-		if c := &configs.Items[i]; ownedBy(c.OwnerReferences, ac.UID) && (c.Name != s.Placement || len(s.Clusters) == 0) {
-			if err := r.release(ctx, ac, c); err != nil {
-				return reconcile.Result{}, err
-			}
-		}
-	}
-	if len(s.Clusters) > 0 {
-		clash, err := r.writeConfig(ctx, ac, s.Placement, s.Clusters)
-		if err != nil {
-			return reconcile.Result{}, err
-		}
-		if clash {
-			s.Clashes = append(s.Clashes, "MultiKueueConfig "+s.Placement)
-		}
-	}
-	// The clusters: one per decided cluster; the check lets go of the others.
-	clusters := &kueuev1beta2.MultiKueueClusterList{}
-	if err := r.Client.List(ctx, clusters, client.MatchingLabels{ManagedLabel: ManagedValue}); err != nil {
+	if err := r.syncConfig(ctx, ac, &s); err != nil {
 		return reconcile.Result{}, err
 	}
-	for i := range clusters.Items {
-		if c := &clusters.Items[i]; ownedBy(c.OwnerReferences, ac.UID) && !slices.Contains(s.Clusters, c.Name) {
-			if err := r.release(ctx, ac, c); err != nil {
-				return reconcile.Result{}, err
-			}
-		}
-	}
-	for _, name := range s.Clusters {
-		clash, err := r.writeCluster(ctx, ac, name)
-		if err != nil {
-			return reconcile.Result{}, err
-		}
-		if clash {
-			s.Clashes = append(s.Clashes, "MultiKueueCluster "+name)
-		}
-		switch ok, err := r.secretReady(ctx, name); {
-		case apierrors.IsForbidden(err):
-			s.SecretsForbidden = true
-			s.MissingSecrets = append(s.MissingSecrets, SecretName(name))
-		case err != nil:
-			return reconcile.Result{}, err
-		case !ok:
-			// The hub writes no kubeconfig for a cluster it does not accept: say so, rather than
-			// wait for one.
-			why, err := delivery.Check(ctx, r.Client, name)
-			if err != nil {
-				return reconcile.Result{}, err
-			}
-			if why != nil {
-				s.NotAccepted = append(s.NotAccepted, why.Message)
-			} else {
-				s.MissingSecrets = append(s.MissingSecrets, SecretName(name))
-			}
-		}
+	if err := r.syncClusters(ctx, ac, &s); err != nil {
+		return reconcile.Result{}, err
 	}
 	if err := r.setActive(ctx, ac, Active(s, ac.Generation)); err != nil {
 		return reconcile.Result{}, err
@@ -209,6 +147,102 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		return reconcile.Result{RequeueAfter: SecretPoll}, nil
 	}
 	return reconcile.Result{}, nil
+}
+
+// observe starts the check's State: its parameters, its placement and the clusters it decided
+// that MultiKueue may use.
+func (r *Reconciler) observe(ctx context.Context, ac *kueuev1beta2.AdmissionCheck) (State, error) {
+	s := State{Namespace: r.Namespace, ParametersError: ParametersError(ac.Spec.Parameters, r.Namespace)}
+	if s.ParametersError != "" {
+		return s, nil
+	}
+	s.Placement = ac.Spec.Parameters.Name
+	var err error
+	if s.PlacementMissing, s.Clusters, err = r.decided(ctx, s.Placement); err != nil {
+		return s, err
+	}
+	s.Clusters, s.Lost, err = r.withoutLost(ctx, s.Clusters)
+	return s, err
+}
+
+// syncConfig writes the placement's MultiKueueConfig when it decided clusters; any other config
+// of the check goes. A config the hub did not make is a clash in s.
+func (r *Reconciler) syncConfig(ctx context.Context, ac *kueuev1beta2.AdmissionCheck, s *State) error {
+	configs := &kueuev1beta2.MultiKueueConfigList{}
+	if err := r.Client.List(ctx, configs, client.MatchingLabels{ManagedLabel: ManagedValue}); err != nil {
+		return err
+	}
+	for i := range configs.Items {
+		if c := &configs.Items[i]; ownedBy(c.OwnerReferences, ac.UID) && (c.Name != s.Placement || len(s.Clusters) == 0) {
+			if err := r.release(ctx, ac, c); err != nil {
+				return err
+			}
+		}
+	}
+	if len(s.Clusters) == 0 {
+		return nil
+	}
+	clash, err := r.writeConfig(ctx, ac, s.Placement, s.Clusters)
+	if err != nil {
+		return err
+	}
+	if clash {
+		s.Clashes = append(s.Clashes, "MultiKueueConfig "+s.Placement)
+	}
+	return nil
+}
+
+// syncClusters writes one MultiKueueCluster per decided cluster and lets go of the check's
+// others, recording in s the clashes and the kubeconfig Secrets that are not there yet.
+func (r *Reconciler) syncClusters(ctx context.Context, ac *kueuev1beta2.AdmissionCheck, s *State) error {
+	clusters := &kueuev1beta2.MultiKueueClusterList{}
+	if err := r.Client.List(ctx, clusters, client.MatchingLabels{ManagedLabel: ManagedValue}); err != nil {
+		return err
+	}
+	for i := range clusters.Items {
+		if c := &clusters.Items[i]; ownedBy(c.OwnerReferences, ac.UID) && !slices.Contains(s.Clusters, c.Name) {
+			if err := r.release(ctx, ac, c); err != nil {
+				return err
+			}
+		}
+	}
+	for _, name := range s.Clusters {
+		clash, err := r.writeCluster(ctx, ac, name)
+		if err != nil {
+			return err
+		}
+		if clash {
+			s.Clashes = append(s.Clashes, "MultiKueueCluster "+name)
+		}
+		if err := r.checkSecret(ctx, name, s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkSecret records in s why the cluster's kubeconfig Secret cannot be used yet, if it cannot.
+func (r *Reconciler) checkSecret(ctx context.Context, name string, s *State) error {
+	switch ok, err := r.secretReady(ctx, name); {
+	case apierrors.IsForbidden(err):
+		s.SecretsForbidden = true
+		s.MissingSecrets = append(s.MissingSecrets, SecretName(name))
+	case err != nil:
+		return err
+	case !ok:
+		// The hub writes no kubeconfig for a cluster it does not accept: say so, rather than
+		// wait for one.
+		why, err := delivery.Check(ctx, r.Client, name)
+		if err != nil {
+			return err
+		}
+		if why != nil {
+			s.NotAccepted = append(s.NotAccepted, why.Message)
+		} else {
+			s.MissingSecrets = append(s.MissingSecrets, SecretName(name))
+		}
+	}
+	return nil
 }
 
 // decided says whether the placement is missing, and which clusters it decided, best first.
