@@ -28,66 +28,21 @@ type Step struct {
 // first copied to a spare PlacementDecision named after the last desired one, which is deleted at
 // the end with every surplus slice. Slices already as desired are not written.
 func Plan(current, desired []scheduler.PlacementDecisionSlice) []Step {
-	keep := map[string]bool{}
-	for _, s := range desired {
-		for _, d := range s.Decisions {
-			keep[d.ClusterName] = true
-		}
-	}
-	state := map[string]scheduler.PlacementDecisionSlice{}
-	count := map[string]int{}
-	var order []string // names in state, current first, then spares, for a stable delete order
-	put := func(s scheduler.PlacementDecisionSlice) {
-		if old, ok := state[s.Name]; ok {
-			for _, d := range old.Decisions {
-				count[d.ClusterName]--
-			}
-		} else {
-			order = append(order, s.Name)
-		}
-		for _, d := range s.Decisions {
-			count[d.ClusterName]++
-		}
-		state[s.Name] = s
-	}
-	for _, s := range current {
-		put(s)
-	}
-
+	st := newPlanState(current, desired)
 	desiredNames := map[string]bool{}
 	var pending []scheduler.PlacementDecisionSlice
 	for _, s := range desired {
 		desiredNames[s.Name] = true
-		if old, ok := state[s.Name]; !ok || !Same(old, s) {
+		if old, ok := st.slices[s.Name]; !ok || !Same(old, s) {
 			pending = append(pending, s)
 		}
-	}
-	// blocked are the still-selected clusters that writing s would make vanish.
-	blocked := func(s scheduler.PlacementDecisionSlice) []clusterv1beta1.ClusterDecision {
-		old, ok := state[s.Name]
-		if !ok {
-			return nil
-		}
-		var out []clusterv1beta1.ClusterDecision
-		for _, d := range old.Decisions {
-			if keep[d.ClusterName] && count[d.ClusterName] == 1 && !holds(s, d.ClusterName) {
-				out = append(out, d)
-			}
-		}
-		return out
-	}
-
-	var steps []Step
-	write := func(s scheduler.PlacementDecisionSlice) {
-		steps = append(steps, Step{Slice: s})
-		put(s)
 	}
 	spares := 0
 	for len(pending) > 0 {
 		next := pending[:0:0]
 		for _, s := range pending {
-			if len(blocked(s)) == 0 {
-				write(s)
+			if len(st.blocked(s)) == 0 {
+				st.write(s)
 			} else {
 				next = append(next, s)
 			}
@@ -95,25 +50,86 @@ func Plan(current, desired []scheduler.PlacementDecisionSlice) []Step {
 		if len(next) == len(pending) {
 			// A cycle: park the first slice's blocked clusters in a spare, then it can be written.
 			s := next[0]
-			spare := scheduler.PlacementDecisionSlice{Labels: maps.Clone(state[s.Name].Labels), Decisions: blocked(s)}
+			spare := scheduler.PlacementDecisionSlice{Labels: maps.Clone(st.slices[s.Name].Labels), Decisions: st.blocked(s)}
 			for spares++; ; spares++ {
 				spare.Name = spareName(desired, spares)
-				if _, taken := state[spare.Name]; !taken && !desiredNames[spare.Name] {
+				if _, taken := st.slices[spare.Name]; !taken && !desiredNames[spare.Name] {
 					break
 				}
 			}
-			write(spare)
-			write(s)
+			st.write(spare)
+			st.write(s)
 			next = next[1:]
 		}
 		pending = next
 	}
-	for _, name := range order {
+	for _, name := range st.order {
 		if !desiredNames[name] {
-			steps = append(steps, Step{Delete: true, Slice: scheduler.PlacementDecisionSlice{Name: name}})
+			st.steps = append(st.steps, Step{Delete: true, Slice: scheduler.PlacementDecisionSlice{Name: name}})
 		}
 	}
-	return steps
+	return st.steps
+}
+
+// planState is what the PlacementDecisions hold after the steps planned so far.
+type planState struct {
+	// keep are the clusters some desired slice holds.
+	keep map[string]bool
+	// slices are the PlacementDecisions by name; count is in how many of them each cluster is.
+	slices map[string]scheduler.PlacementDecisionSlice
+	count  map[string]int
+	// order is the names in slices, current first, then spares, for a stable delete order.
+	order []string
+	steps []Step
+}
+
+func newPlanState(current, desired []scheduler.PlacementDecisionSlice) *planState {
+	st := &planState{keep: map[string]bool{}, slices: map[string]scheduler.PlacementDecisionSlice{}, count: map[string]int{}}
+	for _, s := range desired {
+		for _, d := range s.Decisions {
+			st.keep[d.ClusterName] = true
+		}
+	}
+	for _, s := range current {
+		st.put(s)
+	}
+	return st
+}
+
+// put records that the PlacementDecision s.Name holds s.
+func (st *planState) put(s scheduler.PlacementDecisionSlice) {
+	if old, ok := st.slices[s.Name]; ok {
+		for _, d := range old.Decisions {
+			st.count[d.ClusterName]--
+		}
+	} else {
+		st.order = append(st.order, s.Name)
+	}
+	for _, d := range s.Decisions {
+		st.count[d.ClusterName]++
+	}
+	st.slices[s.Name] = s
+}
+
+// write plans the write of s.
+func (st *planState) write(s scheduler.PlacementDecisionSlice) {
+	st.steps = append(st.steps, Step{Slice: s})
+	st.put(s)
+}
+
+// blocked are the still-selected clusters that writing s would make vanish.
+func (st *planState) blocked(s scheduler.PlacementDecisionSlice) []clusterv1beta1.ClusterDecision {
+	old, ok := st.slices[s.Name]
+	if !ok {
+		return nil
+	}
+	var out []clusterv1beta1.ClusterDecision
+	for _, d := range old.Decisions {
+		if st.keep[d.ClusterName] && st.count[d.ClusterName] == 1 && !holds(s, d.ClusterName) {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // spareName names the n-th spare (from 1) after the desired slices: <placement>-decision-<len+n>.
