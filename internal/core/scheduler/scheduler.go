@@ -86,26 +86,8 @@ func (s *Scheduler) schedule(p *clusterv1beta1.Placement, snap *Snapshot, now ti
 		expls[i].Name = c.Name
 		cands[i] = candidate{cluster: c, expl: &expls[i]}
 		cd := &cands[i]
-		for _, f := range pl.filters {
-			st := f.Filter(c)
-			if st != nil && st.RequeueAfter > 0 && (res.RequeueAfter == 0 || st.RequeueAfter < res.RequeueAfter) {
-				res.RequeueAfter = st.RequeueAfter
-			}
-			switch st.CodeOf() {
-			case framework.Success, framework.Warning:
-				if st != nil && st.Message != "" {
-					cd.expl.Message = joinMsg(cd.expl.Message, st.Message)
-				}
-			case framework.Unschedulable:
-				cd.filtered = true
-				cd.expl.FilteredBy, cd.expl.Message = f.Name(), st.Message
-			case framework.Demoted:
-				cd.demoted = true
-				cd.expl.Message = joinMsg(cd.expl.Message, st.Message)
-			}
-			if cd.filtered {
-				break
-			}
+		if after := cd.filter(pl.filters); after > 0 && (res.RequeueAfter == 0 || after < res.RequeueAfter) {
+			res.RequeueAfter = after
 		}
 		if !cd.filtered {
 			passing = append(passing, cd)
@@ -148,6 +130,32 @@ func (s *Scheduler) schedule(p *clusterv1beta1.Placement, snap *Snapshot, now ti
 			clusterv1beta1.PlacementReasonSucceedConfigured, "Placement configurations check pass"),
 	}
 	return res
+}
+
+// filter runs the filters on the candidate until one filters it out, recording what they say in
+// its explanation; it returns the soonest time a filter asked to look again (0: none).
+func (cd *candidate) filter(filters []framework.FilterPlugin) time.Duration {
+	var requeue time.Duration
+	for _, f := range filters {
+		st := f.Filter(cd.cluster)
+		if st != nil && st.RequeueAfter > 0 && (requeue == 0 || st.RequeueAfter < requeue) {
+			requeue = st.RequeueAfter
+		}
+		switch st.CodeOf() {
+		case framework.Success, framework.Warning:
+			if st != nil && st.Message != "" {
+				cd.expl.Message = joinMsg(cd.expl.Message, st.Message)
+			}
+		case framework.Unschedulable:
+			cd.filtered = true
+			cd.expl.FilteredBy, cd.expl.Message = f.Name(), st.Message
+			return requeue
+		case framework.Demoted:
+			cd.demoted = true
+			cd.expl.Message = joinMsg(cd.expl.Message, st.Message)
+		}
+	}
+	return requeue
 }
 
 // explainNotChosen gives every passing cluster its rank, and each one not chosen the reason,
