@@ -1,6 +1,7 @@
 package charts
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -281,6 +282,16 @@ func TestAgentChart(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"clusterclaims.cluster.open-cluster-management.io", "appliedmanifestworks.work.open-cluster-management.io"}, crds); diff != "" {
 		t.Errorf("agent CRDs (-want +got):\n%s", diff)
+	}
+
+	vals := maps.Clone(agentValues)
+	vals["externalServerURLs"] = []any{"https://api.gpu-east.example.com:6443", "https://10.0.0.1:6443"}
+	r = renderChart(t, Agent, Release{Name: "agent", Namespace: "open-cluster-management-agent"}, vals)
+	d = find[appsv1.Deployment](t, r.Objects, "Deployment", "flotilla-agent")
+	want = []string{"agent", "--cluster-name=gpu-east", "--agent-id=$(POD_NAME)",
+		"--spoke-external-server-urls=https://api.gpu-east.example.com:6443,https://10.0.0.1:6443", "--v=0"}
+	if diff := cmp.Diff(want, d.Spec.Template.Spec.Containers[0].Args); diff != "" {
+		t.Errorf("agent args with externalServerURLs (-want +got):\n%s", diff)
 	}
 }
 

@@ -36,6 +36,10 @@ type Options struct {
 	Bootstrap *rest.Config
 	// Spoke reaches this (the managed) cluster.
 	Spoke *rest.Config
+	// ExternalServerURLs are the addresses at which the hub and its consumers reach this
+	// cluster's API server, written into the ManagedCluster the agent creates
+	// (registration.Options.ExternalServerURLs).
+	ExternalServerURLs []string
 	// QPS and Burst limit the requests of the agent's busiest clients: the work agent's, to the
 	// hub and (unless Spoke sets a rate) to the spoke, and the add-on agent's watch of the hub
 	// (registration.DefaultQPS and DefaultBurst say why those defaults; they apply when zero).
@@ -131,8 +135,8 @@ func New(opts Options) (*Agent, error) {
 	var err error
 	if a.registration, err = registration.New(registration.Options{
 		ClusterName: opts.ClusterName, AgentID: opts.AgentID, Bootstrap: opts.Bootstrap, Spoke: opts.Spoke,
-		CertificateLifetime: opts.CertificateLifetime,
-		Clock:               opts.Clock, Log: opts.Log.WithName("agent"),
+		ExternalServerURLs: opts.ExternalServerURLs, CertificateLifetime: opts.CertificateLifetime,
+		Clock: opts.Clock, Log: opts.Log.WithName("agent"),
 	}); err != nil {
 		return nil, err
 	}

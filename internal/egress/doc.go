@@ -1,7 +1,9 @@
 // Package egress is the HTTP client guard for addresses a user names: both sides of dynamic
 // scoring use it to reach what a DynamicScorer names (the hub's health and /config checks, the
 // agent's Prometheus queries and scoring requests), and the hub's Flower client
-// (internal/hub/flowerctl) to reach the SuperLink a FederatedLearning names. Those addresses are
+// (internal/hub/flowerctl) to reach the SuperLink a FederatedLearning names; the hub's
+// ClusterProfiles offer consumers only a cluster address CheckURL accepts
+// (internal/hub/clusterprofile). Those addresses are
 // written by whoever may create the object, and the hub and agent send requests (the agent with
 // tokens) where they point, so the client
 //

@@ -138,6 +138,10 @@ type Options struct {
 	// flower-addon's, be on a loopback or link-local address (a local fleet, tests); metadata
 	// addresses stay refused (internal/egress).
 	FlowerSuperLinkAllowLocal bool
+	// ClusterProfileAllowLocal lets the access provider of a ClusterProfile name a loopback or
+	// link-local address of the cluster's API server (a local fleet, tests); metadata addresses
+	// stay refused (internal/hub/clusterprofile).
+	ClusterProfileAllowLocal bool
 	// ResolveHubService maps the address of a Service of the hub's cluster (host:port) to where
 	// this process reaches it; nil keeps it, for a hub that runs in its cluster and resolves
 	// cluster DNS. A local fleet's hub, a process beside the cluster, sets it (the federated-
@@ -258,7 +262,7 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		&clusterset.BindingReconciler{Client: mgr.GetClient(), Clock: clk},
 		&clusterset.DefaultLabelReconciler{Client: mgr.GetClient()},
 		&clusterset.DefaultSets{Client: mgr.GetClient()},
-		&clusterprofile.Reconciler{Client: mgr.GetClient(), Clock: clk},
+		&clusterprofile.Reconciler{Client: mgr.GetClient(), Clock: clk, AllowLocal: opts.ClusterProfileAllowLocal},
 		&placement.Reconciler{Client: mgr.GetClient(), Clock: clk},
 		&workreplicaset.Reconciler{Client: mgr.GetClient(), Clock: clk},
 		// The progressing controller uses an index the add-on controller adds: it comes after.

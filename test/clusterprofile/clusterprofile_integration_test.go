@@ -57,7 +57,8 @@ func hubProfile(cluster, version, available string) profile {
 		Manager:     "open-cluster-management",
 		Version:     version,
 		Properties:  map[string]string{"id.k8s.io": cluster + "-uid", "region.open-cluster-management.io": "us-east-1"},
-		Conditions:  map[string]string{"ControlPlaneHealthy": available, "Joined": "True/ManagedClusterJoined"},
+		Conditions: map[string]string{"ControlPlaneHealthy": available, "Joined": "True/ManagedClusterJoined",
+			"AccessProviderReady": "False/NotAccepted"},
 	}
 }
 

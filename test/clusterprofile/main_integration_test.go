@@ -28,7 +28,8 @@ func startControllers(t *testing.T, env *testenv.Env) {
 			&clusterset.BindingReconciler{Client: mgr.GetClient(), Clock: clk},
 			&clusterset.DefaultLabelReconciler{Client: mgr.GetClient()},
 			&clusterset.DefaultSets{Client: mgr.GetClient()},
-			&clusterprofile.Reconciler{Client: mgr.GetClient(), Clock: clk},
+			// The test's "clusters" are served on loopback.
+			&clusterprofile.Reconciler{Client: mgr.GetClient(), Clock: clk, AllowLocal: true},
 		}
 	})
 }

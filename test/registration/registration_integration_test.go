@@ -26,6 +26,7 @@ import (
 	agentreg "github.com/flotilla/flotilla/internal/agent/registration"
 	"github.com/flotilla/flotilla/internal/contract/clusteridentity"
 	hubreg "github.com/flotilla/flotilla/internal/hub/registration"
+	"github.com/flotilla/flotilla/internal/kubeconfig"
 	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
@@ -59,6 +60,7 @@ func TestJoinAcceptHeartbeatRestartRotateDeny(t *testing.T) {
 	agentOpts := agentreg.Options{
 		ClusterName: cluster, AgentID: "agent-1", Bootstrap: bootstrap, Spoke: env.Spokes[0].RESTConfig(),
 		LeaseDurationSeconds: 1, CertificateLifetime: 10 * time.Minute, Clock: clk,
+		ExternalServerURLs: []string{env.Spokes[0].RESTConfig().Host},
 	}
 	// Agents belong to the whole test, not to the step that starts them.
 	outer := t
@@ -73,6 +75,19 @@ func TestJoinAcceptHeartbeatRestartRotateDeny(t *testing.T) {
 			n := len(clusterCSRs(t, env, cluster))
 			return n == 1, fmt.Sprintf("%d requests", n), nil
 		})
+		// The addresses it was given, with the spoke's CA, as OCM's klusterlet writes them.
+		mc := &clusterv1.ManagedCluster{}
+		if err := c.Get(ctx, client.ObjectKey{Name: cluster}, mc); err != nil {
+			t.Fatal(err)
+		}
+		ca, err := kubeconfig.CA(env.Spokes[0].RESTConfig())
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []clusterv1.ClientConfig{{URL: env.Spokes[0].RESTConfig().Host, CABundle: ca}}
+		if diff := cmp.Diff(want, mc.Spec.ManagedClusterClientConfigs); diff != "" {
+			t.Errorf("spec.managedClusterClientConfigs (-want +got):\n%s", diff)
+		}
 		// Neither approved nor accepted: no credentials, not joined.
 		time.Sleep(time.Second)
 		if _, err := env.Spokes[0].Client.CoreV1().Secrets(agentreg.DefaultNamespace).Get(ctx, agentreg.DefaultSecretName, metav1GetOptions); !apierrors.IsNotFound(err) {

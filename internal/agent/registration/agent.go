@@ -35,6 +35,12 @@ type Options struct {
 	// LeaseDurationSeconds goes into the ManagedCluster the agent creates; 60 when zero. The hub
 	// owns it afterwards: the agent renews at whatever period the ManagedCluster says.
 	LeaseDurationSeconds int32
+	// ExternalServerURLs are the addresses at which the hub and its consumers (Kueue's
+	// MultiKueue, the ClusterProfiles' access providers) reach this cluster's API server. They go,
+	// each with the CA of the Spoke configuration, into spec.managedClusterClientConfigs of the
+	// ManagedCluster the agent creates (OCM's klusterlet --spoke-external-server-urls); the hub
+	// owns them afterwards. Each must be an absolute https URL (ValidateExternalServerURLs).
+	ExternalServerURLs []string
 	// CertificateLifetime asks the signer for this lifetime; zero takes the signer's default.
 	CertificateLifetime time.Duration
 	// ApprovalTimeout bounds the wait for an administrator to approve the first certificate
@@ -150,6 +156,9 @@ func New(opts Options) (*Agent, error) {
 	}
 	if opts.LeaseDurationSeconds == 0 {
 		opts.LeaseDurationSeconds = clusterv1.DefaultLeaseDurationSeconds
+	}
+	if err := ValidateExternalServerURLs("ExternalServerURLs", opts.ExternalServerURLs); err != nil {
+		return nil, err
 	}
 	spoke, err := kubernetes.NewForConfig(opts.Spoke)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
+	"github.com/flotilla/flotilla/internal/kubeconfig"
 )
 
 // certAction is what the client certificate loop does next.
@@ -113,6 +114,13 @@ func (l *certLoop) register(ctx context.Context) (time.Duration, error) {
 	mc := &clusterv1.ManagedCluster{
 		ObjectMeta: metav1.ObjectMeta{Name: o.ClusterName},
 		Spec:       clusterv1.ManagedClusterSpec{LeaseDurationSeconds: o.LeaseDurationSeconds},
+	}
+	if len(o.ExternalServerURLs) > 0 {
+		ca, err := kubeconfig.CA(o.Spoke)
+		if err != nil {
+			return 0, a.spokeErr("read the CA of the spoke's kubeconfig for spec.managedClusterClientConfigs", err)
+		}
+		mc.Spec.ManagedClusterClientConfigs = clientConfigs(o.ExternalServerURLs, ca)
 	}
 	cctx, cancel := context.WithTimeout(ctx, requestTimeout)
 	err := a.bootstrap.Create(cctx, mc)

@@ -4,10 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"os"
 
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+
+	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 )
 
 // clusterNameRule is the rule a cluster name follows: the name of the cluster's namespace on the
@@ -75,4 +78,33 @@ func LoadKubeconfig(field, path, what string) (*rest.Config, error) {
 		return nil, fmt.Errorf("%s %s has no credentials (a token or a client certificate) for its server %s; pass %s", field, path, rc.Host, what)
 	}
 	return rc, nil
+}
+
+// maxClientConfigs is how many spec.managedClusterClientConfigs a ManagedCluster holds.
+const maxClientConfigs = 32
+
+// ValidateExternalServerURLs checks the addresses of the cluster's API server an agent writes
+// into its ManagedCluster (Options.ExternalServerURLs) as the hub's API server does: each an
+// absolute https URL with a host, at most 32.
+func ValidateExternalServerURLs(field string, urls []string) error {
+	if len(urls) > maxClientConfigs {
+		return fmt.Errorf("%s names %d addresses: a ManagedCluster holds at most %d in spec.managedClusterClientConfigs", field, len(urls), maxClientConfigs)
+	}
+	for i, raw := range urls {
+		u, err := url.Parse(raw)
+		if err != nil || u.Scheme != "https" || u.Host == "" {
+			return fmt.Errorf("%s[%d] %q is not an absolute https URL: give the address at which the hub reaches this cluster's API server, "+
+				"such as https://api.gpu-east-1.example.com:6443", field, i, raw)
+		}
+	}
+	return nil
+}
+
+// clientConfigs are the ManagedCluster's spec.managedClusterClientConfigs for urls, each trusting ca.
+func clientConfigs(urls []string, ca []byte) []clusterv1.ClientConfig {
+	out := make([]clusterv1.ClientConfig, 0, len(urls))
+	for _, u := range urls {
+		out = append(out, clusterv1.ClientConfig{URL: u, CABundle: ca})
+	}
+	return out
 }

@@ -123,3 +123,32 @@ users:
 		})
 	}
 }
+
+func TestValidateExternalServerURLs(t *testing.T) {
+	many := make([]string, 33)
+	for i := range many {
+		many[i] = "https://api.example.com"
+	}
+	cases := map[string]struct {
+		urls    []string
+		wantErr string
+	}{
+		"none":                 {},
+		"https with a port":    {urls: []string{"https://api.gpu-east-1.example.com:6443", "https://10.0.0.1"}},
+		"http":                 {urls: []string{"http://api.example.com"}, wantErr: `--spoke-external-server-urls[0] "http://api.example.com" is not an absolute https URL: give the address at which the hub reaches this cluster's API server, such as https://api.gpu-east-1.example.com:6443`},
+		"no host":              {urls: []string{"https://api.example.com", "https://"}, wantErr: `--spoke-external-server-urls[1] "https://" is not an absolute https URL`},
+		"a host without https": {urls: []string{"api.example.com:6443"}, wantErr: `--spoke-external-server-urls[0] "api.example.com:6443" is not an absolute https URL`},
+		"too many":             {urls: many, wantErr: "--spoke-external-server-urls names 33 addresses: a ManagedCluster holds at most 32 in spec.managedClusterClientConfigs"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			err := ValidateExternalServerURLs("--spoke-external-server-urls", tc.urls)
+			switch {
+			case tc.wantErr == "" && err != nil:
+				t.Errorf("ValidateExternalServerURLs() = %v, want nil", err)
+			case tc.wantErr != "" && (err == nil || !strings.HasPrefix(err.Error(), tc.wantErr)):
+				t.Errorf("ValidateExternalServerURLs() = %v, want an error starting %q", err, tc.wantErr)
+			}
+		})
+	}
+}

@@ -50,6 +50,9 @@ func NewCommand(_ streams.IO, clk clock.WithTicker) *cobra.Command {
 			if err := registration.ValidateClusterName("--cluster-name", opts.ClusterName); err != nil {
 				return err
 			}
+			if err := registration.ValidateExternalServerURLs("--spoke-external-server-urls", opts.ExternalServerURLs); err != nil {
+				return err
+			}
 			if opts.WorkExecutor != "" {
 				if err := agent.ValidateWorkExecutor("--work-executor", opts.WorkExecutor); err != nil {
 					return err
@@ -67,6 +70,9 @@ func NewCommand(_ streams.IO, clk clock.WithTicker) *cobra.Command {
 	f.StringVar(&opts.AgentID, "agent-id", "", "identity of this agent among the cluster's agents (default: the host name)")
 	f.StringVar(&bootstrapKubeconfig, "bootstrap-kubeconfig", "", "hub kubeconfig with the bootstrap identity (default: the one `flotilla join` stored on this cluster)")
 	kube.AddFlags(f, "this (spoke) cluster")
+	f.StringSliceVar(&opts.ExternalServerURLs, "spoke-external-server-urls", nil,
+		"https addresses at which the hub and its consumers reach this cluster's API server, written with this cluster's CA into "+
+			"spec.managedClusterClientConfigs of the ManagedCluster when the agent registers (as OCM's klusterlet flag; the ClusterProfiles' access provider and Kueue use the first)")
 	f.Float32Var(&opts.QPS, "kube-api-qps", opts.QPS,
 		"requests per second of the clients that apply ManifestWorks and watch add-ons, to the hub's API server and to this cluster's")
 	f.IntVar(&opts.Burst, "kube-api-burst", opts.Burst, "burst of requests of those clients (--kube-api-qps)")

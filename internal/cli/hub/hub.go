@@ -119,6 +119,8 @@ func NewCommand(_ streams.IO, clk clock.WithTicker) *cobra.Command {
 		"let DynamicScorers' URLs reach loopback and link-local addresses (local fleets and tests; cloud metadata addresses stay refused)")
 	f.BoolVar(&opts.FlowerSuperLinkAllowLocal, "flower-superlink-allow-local-addresses", opts.FlowerSuperLinkAllowLocal,
 		"let a FederatedLearning's spec.server.superlink (other than flower-addon's) reach loopback and link-local addresses (local fleets and tests; cloud metadata addresses stay refused)")
+	f.BoolVar(&opts.ClusterProfileAllowLocal, "cluster-profile-allow-local-addresses", opts.ClusterProfileAllowLocal,
+		"let ClusterProfiles' access providers name loopback and link-local addresses of clusters' API servers (local fleets and tests; cloud metadata addresses stay refused)")
 	f.Int64Var(&opts.ResourceUsageMaxAcceleratorsPerNode, "resource-usage-max-accelerators-per-node", opts.ResourceUsageMaxAcceleratorsPerNode,
 		"the most GPUs or TPUs one node may report; a cluster's ResourceUsage above it is left out of the fleet's maxima that resource-usage-score is normalised by")
 	f.StringVar(&opts.KueueNamespace, "kueue-namespace", opts.KueueNamespace, "Kueue's namespace on the hub (default kueue-system)")

@@ -32,6 +32,10 @@ import (
 type Reconciler struct {
 	Client client.Client
 	Clock  clock.PassiveClock
+	// AllowLocal lets the hub's access provider name a loopback or link-local address of a
+	// cluster's API server (local fleets, where every spoke listens on 127.0.0.1); metadata
+	// addresses are refused always.
+	AllowLocal bool
 }
 
 var _ reconcile.Reconciler = (*Reconciler)(nil)
@@ -50,7 +54,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		// Old and new objects are both mapped, so the namespaces of a set the cluster leaves are
 		// requeued as well.
 		Watches(&clusterv1.ManagedCluster{}, handler.EnqueueRequestsFromMapFunc(r.namespacesOfCluster),
-			builder.WithPredicates(profileInputsChanged)).
+			builder.WithPredicates(profileInputsChanged(r.AllowLocal))).
 		// Our own writes come back once and find nothing to do; a user's profile going away may
 		// free a name we want.
 		Watches(&multiclusterv1alpha1.ClusterProfile{}, handler.EnqueueRequestsFromMapFunc(namespaceOf)).
@@ -59,16 +63,18 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 
 // profileInputsChanged passes ManagedCluster updates that change set membership (labels), deletion
 // or what a profile shows; agents also update capacity and other conditions, which it ignores.
-var profileInputsChanged = predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
-	o, okOld := e.ObjectOld.(*clusterv1.ManagedCluster)
-	n, okNew := e.ObjectNew.(*clusterv1.ManagedCluster)
-	if !okOld || !okNew {
-		return true
-	}
-	return !maps.Equal(o.Labels, n.Labels) ||
-		o.DeletionTimestamp.IsZero() != n.DeletionTimestamp.IsZero() ||
-		!equality.Semantic.DeepEqual(statusFor(o), statusFor(n))
-}}
+func profileInputsChanged(allowLocal bool) predicate.Funcs {
+	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+		o, okOld := e.ObjectOld.(*clusterv1.ManagedCluster)
+		n, okNew := e.ObjectNew.(*clusterv1.ManagedCluster)
+		if !okOld || !okNew {
+			return true
+		}
+		return !maps.Equal(o.Labels, n.Labels) ||
+			o.DeletionTimestamp.IsZero() != n.DeletionTimestamp.IsZero() ||
+			!equality.Semantic.DeepEqual(statusFor(o, allowLocal), statusFor(n, allowLocal))
+	}}
+}
 
 func namespaceOf(_ context.Context, obj client.Object) []reconcile.Request {
 	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: obj.GetNamespace()}}}
@@ -201,7 +207,7 @@ func (r *Reconciler) desired(ctx context.Context, ns string) (map[string]*multic
 	if err := r.Client.List(ctx, clusters, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, err
 	}
-	return desiredProfiles(ns, bindings.Items, sets.Items, clusters.Items), nil
+	return desiredProfiles(ns, bindings.Items, sets.Items, clusters.Items, r.AllowLocal), nil
 }
 
 // create creates profile want, then writes its status (the API ignores status on create).

@@ -46,9 +46,10 @@ func boundSets(bindings []clusterv1beta2.ManagedClusterSetBinding) map[string]bo
 // cluster, not being deleted, in a set bound there. sets and clusters may hold more than that
 // (the whole cache); sets being deleted and sets with an invalid selector (their status says so)
 // contribute no cluster. Status conditions carry neither transition time nor observed generation:
-// mergeStatus adds them.
+// mergeStatus adds them. allowLocal lets access providers name loopback and link-local addresses
+// (accessProvider).
 func desiredProfiles(ns string, bindings []clusterv1beta2.ManagedClusterSetBinding, sets []clusterv1beta2.ManagedClusterSet,
-	clusters []clusterv1.ManagedCluster) map[string]*multiclusterv1alpha1.ClusterProfile {
+	clusters []clusterv1.ManagedCluster, allowLocal bool) map[string]*multiclusterv1alpha1.ClusterProfile {
 	bound := boundSets(bindings)
 	members := map[string]bool{}
 	for i := range sets {
@@ -67,14 +68,14 @@ func desiredProfiles(ns string, bindings []clusterv1beta2.ManagedClusterSetBindi
 	for i := range clusters {
 		mc := &clusters[i]
 		if members[mc.Name] && mc.DeletionTimestamp.IsZero() {
-			profiles[mc.Name] = profileFor(ns, mc)
+			profiles[mc.Name] = profileFor(ns, mc, allowLocal)
 		}
 	}
 	return profiles
 }
 
 // profileFor is the profile of cluster mc in namespace ns.
-func profileFor(ns string, mc *clusterv1.ManagedCluster) *multiclusterv1alpha1.ClusterProfile {
+func profileFor(ns string, mc *clusterv1.ManagedCluster, allowLocal bool) *multiclusterv1alpha1.ClusterProfile {
 	return &multiclusterv1alpha1.ClusterProfile{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: mc.Name, Namespace: ns,
@@ -87,12 +88,12 @@ func profileFor(ns string, mc *clusterv1.ManagedCluster) *multiclusterv1alpha1.C
 			DisplayName:    mc.Name,
 			ClusterManager: multiclusterv1alpha1.ClusterManager{Name: multiclusterv1alpha1.ClusterManagerName},
 		},
-		Status: statusFor(mc),
+		Status: statusFor(mc, allowLocal),
 	}
 }
 
 // statusFor is what a profile shows of cluster mc.
-func statusFor(mc *clusterv1.ManagedCluster) multiclusterv1alpha1.ClusterProfileStatus {
+func statusFor(mc *clusterv1.ManagedCluster, allowLocal bool) multiclusterv1alpha1.ClusterProfileStatus {
 	var st multiclusterv1alpha1.ClusterProfileStatus
 	// A version the profile cannot hold is left out rather than cut: a truncated version would
 	// read as another version.
@@ -112,6 +113,13 @@ func statusFor(mc *clusterv1.ManagedCluster) multiclusterv1alpha1.ClusterProfile
 		mirror(mc, clusterv1.ManagedClusterConditionAvailable, multiclusterv1alpha1.ClusterConditionControlPlaneHealthy),
 		mirror(mc, clusterv1.ManagedClusterConditionJoined, multiclusterv1alpha1.ClusterConditionJoined),
 	}
+	p, c := accessProvider(mc, allowLocal)
+	if p != nil {
+		// Both lists: consumers built before the rename read credentialProviders.
+		st.AccessProviders = []multiclusterv1alpha1.AccessProvider{*p}
+		st.CredentialProviders = []multiclusterv1alpha1.AccessProvider{*p.DeepCopy()}
+	}
+	st.Conditions = append(st.Conditions, c)
 	return st
 }
 
@@ -131,20 +139,25 @@ func mirror(mc *clusterv1.ManagedCluster, from, to string) metav1.Condition {
 }
 
 // mergeStatus returns cur with the fields the hub owns set as in want: the version, the
-// properties, and want's conditions (observed at generation, transitioned at now if their status
-// changed). Conditions of other types and the access providers are kept. changed says whether the
-// result differs from cur, ignoring transition times.
+// properties, the hub's access provider (ProviderName) in both provider lists, and want's
+// conditions (observed at generation, transitioned at now if their status changed). Conditions
+// of other types and other providers' entries are kept. changed says whether the result differs
+// from cur, ignoring transition times.
 func mergeStatus(cur, want multiclusterv1alpha1.ClusterProfileStatus, generation int64,
 	now metav1.Time) (multiclusterv1alpha1.ClusterProfileStatus, bool) {
 	out := *cur.DeepCopy()
 	out.Version = want.Version
 	out.Properties = want.DeepCopy().Properties
+	out.AccessProviders = withProvider(cur.AccessProviders, hubProvider(want.AccessProviders))
+	out.CredentialProviders = withProvider(cur.CredentialProviders, hubProvider(want.CredentialProviders))
 	for _, c := range want.Conditions {
 		c.ObservedGeneration, c.LastTransitionTime = generation, now // kept by SetStatusCondition unless the status changes
 		meta.SetStatusCondition(&out.Conditions, c)
 	}
 	changed := out.Version != cur.Version ||
 		!equality.Semantic.DeepEqual(out.Properties, cur.Properties) ||
+		!equality.Semantic.DeepEqual(out.AccessProviders, cur.AccessProviders) ||
+		!equality.Semantic.DeepEqual(out.CredentialProviders, cur.CredentialProviders) ||
 		!conditions.Equal(cur.Conditions, out.Conditions)
 	return out, changed
 }

@@ -84,7 +84,7 @@ func TestDesiredProfiles(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got := desiredProfiles(ns, tc.bindings, sets, clusters)
+			got := desiredProfiles(ns, tc.bindings, sets, clusters, false)
 			if diff := cmp.Diff(tc.wantNames, slices.Sorted(maps.Keys(got))); diff != "" {
 				t.Errorf("desiredProfiles() names (-want +got):\n%s", diff)
 			}
@@ -130,6 +130,8 @@ func TestProfileFor(t *testing.T) {
 					Conditions: []metav1.Condition{
 						{Type: "ControlPlaneHealthy", Status: metav1.ConditionFalse, Reason: "ManagedClusterKubeAPIServerUnavailable", Message: "probe failed"},
 						{Type: "Joined", Status: metav1.ConditionTrue, Reason: "ManagedClusterJoined", Message: "joined"},
+						{Type: "AccessProviderReady", Status: metav1.ConditionFalse, Reason: ReasonNotAccepted,
+							Message: "ManagedCluster east is not accepted (spec.hubAcceptsClient is false): no access provider until a hub administrator accepts it"},
 					},
 				},
 			},
@@ -144,6 +146,8 @@ func TestProfileFor(t *testing.T) {
 						Message: "ManagedCluster new has not reported condition ManagedClusterConditionAvailable yet"},
 					{Type: "Joined", Status: metav1.ConditionUnknown, Reason: ReasonConditionMissing,
 						Message: "ManagedCluster new has not reported condition ManagedClusterJoined yet"},
+					{Type: "AccessProviderReady", Status: metav1.ConditionFalse, Reason: ReasonNotAccepted,
+						Message: "ManagedCluster new is not accepted (spec.hubAcceptsClient is false): no access provider until a hub administrator accepts it"},
 				}},
 			},
 		},
@@ -161,6 +165,8 @@ func TestProfileFor(t *testing.T) {
 						{Type: "ControlPlaneHealthy", Status: metav1.ConditionUnknown, Reason: "ManagedClusterConditionAvailable", Message: "lease expired"},
 						{Type: "Joined", Status: metav1.ConditionUnknown, Reason: ReasonConditionMissing,
 							Message: "ManagedCluster odd has not reported condition ManagedClusterJoined yet"},
+						{Type: "AccessProviderReady", Status: metav1.ConditionFalse, Reason: ReasonNotAccepted,
+							Message: "ManagedCluster odd is not accepted (spec.hubAcceptsClient is false): no access provider until a hub administrator accepts it"},
 					},
 				},
 			},
@@ -168,7 +174,7 @@ func TestProfileFor(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, profileFor(ns, &tc.cluster)); diff != "" {
+			if diff := cmp.Diff(tc.want, profileFor(ns, &tc.cluster, false)); diff != "" {
 				t.Errorf("profileFor() (-want +got):\n%s", diff)
 			}
 		})
@@ -250,7 +256,7 @@ func TestMergeStatus(t *testing.T) {
 }
 
 func TestMergeMeta(t *testing.T) {
-	want := profileFor(ns, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "east"}})
+	want := profileFor(ns, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "east"}}, false)
 	cases := map[string]struct {
 		cur         *mcv1alpha1.ClusterProfile
 		wantLabels  map[string]string
@@ -308,11 +314,13 @@ func TestMergeMeta(t *testing.T) {
 
 func TestProfileInputsChanged(t *testing.T) {
 	base := func() *apitest.ClusterWrapper {
-		return apitest.MakeCluster("east").ClusterSet("blue").Version("v1.37.2").Claim("id.k8s.io", "uid").
+		return apitest.MakeCluster("east").ClusterSet("blue").Version("v1.37.2").Claim("id.k8s.io", "uid").Accepted().
 			Condition(cond(clusterv1.ManagedClusterConditionAvailable, metav1.ConditionTrue, "Available", "ok"))
 	}
 	withCapacity := *base().Obj()
 	withCapacity.Status.Capacity = clusterv1.ResourceList{clusterv1.ResourceCPU: {}}
+	denied := *base().Obj()
+	denied.Spec.HubAcceptsClient = false
 	cases := map[string]struct {
 		updated clusterv1.ManagedCluster
 		want    bool
@@ -328,11 +336,13 @@ func TestProfileInputsChanged(t *testing.T) {
 			updated: *base().Condition(cond(clusterv1.ManagedClusterConditionJoined, metav1.ConditionTrue, "ManagedClusterJoined", "")).Obj(),
 			want:    true,
 		},
+		"denied":            {updated: denied, want: true},
+		"an API server URL": {updated: *base().ClientConfig("https://api.east.example.com:6443", nil).Obj(), want: true},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			old := base().Obj()
-			if got := profileInputsChanged.Update(event.UpdateEvent{ObjectOld: old, ObjectNew: &tc.updated}); got != tc.want {
+			if got := profileInputsChanged(false).Update(event.UpdateEvent{ObjectOld: old, ObjectNew: &tc.updated}); got != tc.want {
 				t.Errorf("profileInputsChanged.Update() = %v, want %v", got, tc.want)
 			}
 		})

@@ -16,6 +16,10 @@
 //
 // A profile's status mirrors its ManagedCluster: version.kubernetes, one property per cluster
 // claim, ControlPlaneHealthy from ManagedClusterConditionAvailable and Joined from
-// ManagedClusterJoined (each Unknown until the cluster reports its source condition). Other
-// conditions and the access providers are left as other writers set them.
+// ManagedClusterJoined (each Unknown until the cluster reports its source condition), and the
+// hub's access provider, ProviderName, in status.accessProviders and status.credentialProviders:
+// the cluster's API server address and CA from spec.managedClusterClientConfigs, offered only for
+// an accepted cluster and an address the egress guard accepts, with AccessProviderReady saying
+// why not otherwise (accessProvider). Other conditions and other providers' entries are left as
+// other writers set them.
 package clusterprofile

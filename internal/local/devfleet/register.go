@@ -71,6 +71,8 @@ func startFlotilla(ctx context.Context, f *localk8s.Fleet, flotilla string, st *
 		// machine's loopback.
 		"--dynamic-scoring-allow-local-addresses",
 		"--flower-superlink-allow-local-addresses",
+		// and so does every spoke's API server, which ClusterProfiles' access providers name.
+		"--cluster-profile-allow-local-addresses",
 	}
 	if withKueue {
 		// Kueue on the hub hands the choice of MultiKueue workers to the hub (startKueue).
@@ -87,6 +89,8 @@ func startFlotilla(ctx context.Context, f *localk8s.Fleet, flotilla string, st *
 			"--cluster-name", s.Name, "--agent-id", "dev",
 			"--bootstrap-kubeconfig", bootstrap, "--kubeconfig", s.Kubeconfig,
 			"--dynamic-scoring-allow-local-addresses",
+			// Where the hub and its consumers (ClusterProfiles' access providers) reach the spoke.
+			"--spoke-external-server-urls", s.Config.Host,
 		}); err != nil {
 			return err
 		}

@@ -20,6 +20,8 @@ func TestHubOptions() hub.Options {
 	opts.SkipNameValidation = true
 	// Tests' scorers and Prometheus listen on loopback.
 	opts.DynamicScoringAllowLocal = true
+	// Tests' spokes too.
+	opts.ClusterProfileAllowLocal = true
 	return opts
 }
 
