@@ -65,12 +65,7 @@ func TestAccessProviders(t *testing.T) {
 	startControllers(t, env)
 	ns := env.Namespace(t, env.Hub)
 	const set, name = "cp-access", "cp-access-1"
-	create(t, c, &clusterv1beta2.ManagedClusterSet{
-		ObjectMeta: metav1.ObjectMeta{Name: set},
-		Spec: clusterv1beta2.ManagedClusterSetSpec{ClusterSelector: clusterv1beta2.ManagedClusterSelector{
-			SelectorType: clusterv1beta2.ExclusiveClusterSetLabel,
-		}},
-	})
+	exclusiveSet(t, c, set)
 	create(t, c, &clusterv1beta2.ManagedClusterSetBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: set, Namespace: ns},
 		Spec:       clusterv1beta2.ManagedClusterSetBindingSpec{ClusterSet: set},
