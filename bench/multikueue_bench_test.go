@@ -15,9 +15,7 @@ import (
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/clientcmd"
@@ -33,6 +31,7 @@ import (
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
 	"github.com/flotilla/flotilla/api/scheme"
 	"github.com/flotilla/flotilla/internal/agent/builtin/kueuequeues"
+	"github.com/flotilla/flotilla/internal/apitest"
 	"github.com/flotilla/flotilla/internal/hub/kueue"
 	"github.com/flotilla/flotilla/internal/local/devfleet"
 	"github.com/flotilla/flotilla/internal/local/fleet"
@@ -195,13 +194,7 @@ func waitMultiKueueActive(ctx context.Context, hub client.Client, check string, 
 
 // benchJob is a small Job for the hub's LocalQueue: one pod of 10m CPU that kwok keeps running.
 func benchJob(name string) *batchv1.Job {
-	return &batchv1.Job{
-		ObjectMeta: metav1.ObjectMeta{Namespace: kueuequeues.LocalQueueNS, Name: name, Labels: map[string]string{kueuesetup.QueueLabel: kueuequeues.LocalQueueName}},
-		Spec: batchv1.JobSpec{BackoffLimit: ptr.To[int32](0), Template: corev1.PodTemplateSpec{
-			ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{"pod-complete.stage.kwok.x-k8s.io/delay": "30m"}},
-			Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever, Containers: []corev1.Container{{Name: "c", Image: "bench",
-				Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("10m")}}}}}}},
-	}
+	return apitest.MakeJob(kueuequeues.LocalQueueNS, name).Queue(kueuequeues.LocalQueueName).CPU("10m").RunFor(30 * time.Minute).Obj()
 }
 
 // finishedUnadmitted stands for the worker of a workload that finished without one.

@@ -20,16 +20,15 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	queuev1alpha1 "github.com/flotilla/flotilla/api/queue/v1alpha1"
+	"github.com/flotilla/flotilla/internal/apitest"
 	"github.com/flotilla/flotilla/internal/core/queuesim"
 	"github.com/flotilla/flotilla/internal/hub/fleetqueue"
 	"github.com/flotilla/flotilla/internal/hub/kueue"
 	"github.com/flotilla/flotilla/internal/local/devfleet"
-	"github.com/flotilla/flotilla/internal/local/kueuesetup"
 	"github.com/flotilla/flotilla/internal/local/localk8s"
 )
 
@@ -229,25 +228,13 @@ func stopRecorded(b *testing.B, st *devfleet.State, cluster, component string) (
 // qJobSpec is the trace's job j as a Job for its team's LocalQueue: j.Pods pods of j.PerPod GPUs
 // of j.Model (any model when empty), each of which kwok completes after j.Duration/compress.
 func qJobSpec(prefix string, j queuesim.Job, compress float64) *batchv1.Job {
-	q := *resource.NewQuantity(int64(j.PerPod), resource.DecimalSI)
 	run := time.Duration(j.Duration / compress * float64(time.Second)).Round(100 * time.Millisecond)
-	spec := corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever,
-		Containers: []corev1.Container{{Name: "train", Image: "trainer", Resources: corev1.ResourceRequirements{
-			Requests: corev1.ResourceList{localk8s.GPUResource: q, corev1.ResourceCPU: resource.MustParse("100m")},
-			Limits:   corev1.ResourceList{localk8s.GPUResource: q}}}}}
+	w := apitest.MakeJob(qTeam(j.Team), fmt.Sprintf("%s-%03d", prefix, j.ID)).Queue(fleetqueue.DefaultLocalQueue).
+		Pods(int32(j.Pods)).GPUs(int64(j.PerPod)).CPU("100m").RunFor(run)
 	if j.Model != "" {
-		spec.NodeSelector = map[string]string{"nvidia.com/gpu.product": j.Model}
+		w.Model(j.Model)
 	}
-	pods := int32(j.Pods)
-	return &batchv1.Job{
-		ObjectMeta: metav1.ObjectMeta{Namespace: qTeam(j.Team), Name: fmt.Sprintf("%s-%03d", prefix, j.ID),
-			Labels: map[string]string{kueuesetup.QueueLabel: fleetqueue.DefaultLocalQueue}},
-		Spec: batchv1.JobSpec{Parallelism: ptr.To(pods), Completions: ptr.To(pods), BackoffLimit: ptr.To[int32](0),
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{"pod-complete.stage.kwok.x-k8s.io/delay": run.String()}},
-				Spec:       spec,
-			}},
-	}
+	return w.Obj()
 }
 
 // clear deletes the phase's jobs, workloads and queues on the hub and the jobs' copies on the

@@ -5,7 +5,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
@@ -69,5 +74,34 @@ func TestFederatedLearningProgress(t *testing.T) {
 	if got.Round != 2 || got.Rounds != 5 || got.Metrics["loss"] != "0.2" || !got.UpdatedAt.Time.Equal(at) ||
 		len(got.RoundClients) != 1 || !reflect.DeepEqual(got.RoundClients[0].Clusters, []string{"a"}) {
 		t.Errorf("progress %+v", got)
+	}
+}
+
+func TestMakeJob(t *testing.T) {
+	two := *resource.NewQuantity(2, resource.DecimalSI)
+	got := MakeJob("team-a", "train").Queue("gpu").Pods(3).GPUs(2).CPU("1").Model("NVIDIA-H100-80GB-HBM3").
+		RunFor(90*time.Second).PodLabel("job", "train").Obj()
+	want := &batchv1.Job{
+		TypeMeta: metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "train",
+			Labels: map[string]string{"kueue.x-k8s.io/queue-name": "gpu"}},
+		Spec: batchv1.JobSpec{
+			Parallelism: ptr.To[int32](3), Completions: ptr.To[int32](3), BackoffLimit: ptr.To[int32](0),
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"job": "train"},
+					Annotations: map[string]string{"pod-complete.stage.kwok.x-k8s.io/delay": "1m30s"}},
+				Spec: corev1.PodSpec{
+					RestartPolicy: corev1.RestartPolicyNever,
+					NodeSelector:  map[string]string{"nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3"},
+					Containers: []corev1.Container{{Name: "train", Image: "trainer", Resources: corev1.ResourceRequirements{
+						Requests: corev1.ResourceList{"nvidia.com/gpu": two, corev1.ResourceCPU: resource.MustParse("1")},
+						Limits:   corev1.ResourceList{"nvidia.com/gpu": two},
+					}}},
+				},
+			},
+		},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("MakeJob (-want +got):\n%s", diff)
 	}
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/go-logr/logr/testr"
 	"github.com/google/go-cmp/cmp"
 	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -31,6 +30,7 @@ import (
 	"github.com/flotilla/flotilla/internal/agent/addon"
 	"github.com/flotilla/flotilla/internal/agent/builtin"
 	"github.com/flotilla/flotilla/internal/agent/builtin/resourceusage"
+	"github.com/flotilla/flotilla/internal/apitest"
 	"github.com/flotilla/flotilla/internal/contract/builtinaddon"
 	"github.com/flotilla/flotilla/internal/core/scheduler/plugins/gpufit"
 	"github.com/flotilla/flotilla/internal/local/localk8s"
@@ -303,22 +303,9 @@ func waitDecisions(t *testing.T, c client.Client, p *clusterv1beta1.Placement, w
 	})
 }
 
-// gpuJob is a Job of one pod asking for gpus GPUs, which kwok completes after runFor.
+// gpuJob is a Job of one pod asking gpus GPUs, which kwok completes after runFor.
 func gpuJob(name string, gpus int64, runFor time.Duration) *batchv1.Job {
-	q := *resource.NewQuantity(gpus, resource.DecimalSI)
-	return &batchv1.Job{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name},
-		Spec: batchv1.JobSpec{
-			BackoffLimit: new(int32),
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{"pod-complete.stage.kwok.x-k8s.io/delay": runFor.String()}},
-				Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever, Containers: []corev1.Container{{
-					Name: "train", Image: "trainer",
-					Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{"nvidia.com/gpu": q}},
-				}}},
-			},
-		},
-	}
+	return apitest.MakeJob("default", name).GPUs(gpus).RunFor(runFor).Obj()
 }
 
 // waitGPUs waits for the cluster's ResourceUsage to give free H100s and their spread over the

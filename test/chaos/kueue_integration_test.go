@@ -22,7 +22,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/clock"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
@@ -37,6 +36,7 @@ import (
 	"github.com/flotilla/flotilla/internal/agent/builtin/multikueueworker"
 	"github.com/flotilla/flotilla/internal/agent/builtin/resourceusage"
 	"github.com/flotilla/flotilla/internal/agent/registration"
+	"github.com/flotilla/flotilla/internal/apitest"
 	"github.com/flotilla/flotilla/internal/contract/fencing"
 	"github.com/flotilla/flotilla/internal/hub/clusterset"
 	"github.com/flotilla/flotilla/internal/hub/kueue"
@@ -255,12 +255,12 @@ func kueueFailover(t *testing.T, released bool, rec *record.Record) {
 	// minutes and are not waited for; the peer's run 30, twice Kueue's workerLostTimeout, so
 	// that its move happens while they still run on the cut worker (else it would measure jobs
 	// run again after finishing, not run twice at once).
-	runs, countCompletions := "10m", !released && jobs <= 10
+	runs, countCompletions := 10*time.Minute, !released && jobs <= 10
 	if countCompletions {
-		runs = "2m"
+		runs = 2 * time.Minute
 	}
 	if released {
-		runs = (2 * releasedWorkerLostTimeout(t)).String()
+		runs = 2 * releasedWorkerLostTimeout(t)
 	}
 	var completions []func(string) int
 	for _, s := range spokes {
@@ -272,7 +272,7 @@ func kueueFailover(t *testing.T, released bool, rec *record.Record) {
 	// the hub, which then ran it again). The worker it ran on is the one cut off.
 	var doneOn string
 	if !released {
-		testenv.Create(t, hub, kueueJob(doneJob, "1s"))
+		testenv.Create(t, hub, kueueJob(doneJob, time.Second))
 		testenv.WaitFor(t, 2*time.Minute, doneJob+" to finish on a worker", func(ctx context.Context) (bool, string, error) {
 			wl, err := workloadOf(ctx, hub, doneJob)
 			if err != nil || wl == nil || wl.Status.ClusterName == nil {
@@ -586,23 +586,11 @@ func finishedBeforeTheLoss(t *testing.T, hub client.Client, to *fenced, again fu
 	}
 }
 
-// kueueJob is a Job for the hub's LocalQueue: one pod of 2 H100s that runs for runs (such as
-// "10m") on a worker's simulated node.
-func kueueJob(name, runs string) *batchv1.Job {
-	q := *resource.NewQuantity(2, resource.DecimalSI)
-	return &batchv1.Job{
-		ObjectMeta: metav1.ObjectMeta{Namespace: kueuequeues.LocalQueueNS, Name: name, Labels: map[string]string{kueuesetup.QueueLabel: kueuequeues.LocalQueueName}},
-		Spec: batchv1.JobSpec{
-			BackoffLimit: ptr.To[int32](0),
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"job": name}, Annotations: map[string]string{"pod-complete.stage.kwok.x-k8s.io/delay": runs}},
-				Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever, NodeSelector: map[string]string{"nvidia.com/gpu.product": h100},
-					Containers: []corev1.Container{{Name: "train", Image: "trainer", Resources: corev1.ResourceRequirements{
-						Requests: corev1.ResourceList{localk8s.GPUResource: q, corev1.ResourceCPU: resource.MustParse("1")},
-						Limits:   corev1.ResourceList{localk8s.GPUResource: q}}}}},
-			},
-		},
-	}
+// kueueJob is a Job for the hub's LocalQueue: one pod of 2 H100s that runs for runs on a
+// worker's simulated node.
+func kueueJob(name string, runs time.Duration) *batchv1.Job {
+	return apitest.MakeJob(kueuequeues.LocalQueueNS, name).Queue(kueuequeues.LocalQueueName).PodLabel("job", name).
+		GPUs(2).CPU("1").Model(h100).RunFor(runs).Obj()
 }
 
 // workloadOf is the hub's Workload of the Job named name in the LocalQueue's namespace.

@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
+	"github.com/flotilla/flotilla/internal/apitest"
 	"github.com/flotilla/flotilla/internal/local/localk8s"
 	"github.com/flotilla/flotilla/internal/local/testenv"
 )
@@ -151,25 +152,7 @@ func queues(t *testing.T, c client.Client, ns, name string, gpus int64) {
 // gpuJob is a Job in queue of pods pods, each asking gpus GPUs, which kwok completes after runFor.
 // It is created unsuspended; Kueue's webhook suspends it.
 func gpuJob(ns, name, queue string, pods int32, gpus int64, runFor time.Duration) *batchv1.Job {
-	q := *resource.NewQuantity(gpus, resource.DecimalSI)
-	return &batchv1.Job{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{queueLabel: queue}},
-		Spec: batchv1.JobSpec{
-			Parallelism:  ptr.To(pods),
-			Completions:  ptr.To(pods),
-			BackoffLimit: ptr.To[int32](0),
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{"pod-complete.stage.kwok.x-k8s.io/delay": runFor.String()}},
-				Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever, Containers: []corev1.Container{{
-					Name: "train", Image: "trainer",
-					Resources: corev1.ResourceRequirements{
-						Requests: corev1.ResourceList{localk8s.GPUResource: q},
-						Limits:   corev1.ResourceList{localk8s.GPUResource: q},
-					},
-				}}},
-			},
-		},
-	}
+	return apitest.MakeJob(ns, name).Queue(queue).Pods(pods).GPUs(gpus).RunFor(runFor).Obj()
 }
 
 func create(t *testing.T, c client.Client, obj client.Object) {

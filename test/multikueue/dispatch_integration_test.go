@@ -10,7 +10,6 @@ import (
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -25,6 +24,7 @@ import (
 	usagev1alpha1 "github.com/flotilla/flotilla/api/usage/v1alpha1"
 	"github.com/flotilla/flotilla/internal/agent/builtin/kueuequeues"
 	"github.com/flotilla/flotilla/internal/agent/builtin/resourceusage"
+	"github.com/flotilla/flotilla/internal/apitest"
 	"github.com/flotilla/flotilla/internal/hub/kueue"
 	"github.com/flotilla/flotilla/internal/local/kueuesetup"
 	"github.com/flotilla/flotilla/internal/local/localk8s"
@@ -80,20 +80,8 @@ func (f *fleet) enable(t *testing.T, addOn string) {
 // gpuJob is a Job for the hub's LocalQueue of pods pods of gpus H100s each, which kwok on the
 // worker completes after runFor.
 func gpuJob(name string, pods int32, gpus int64, runFor time.Duration) *batchv1.Job {
-	q := *resource.NewQuantity(gpus, resource.DecimalSI)
-	return &batchv1.Job{
-		ObjectMeta: metav1.ObjectMeta{Namespace: kueuequeues.LocalQueueNS, Name: name, Labels: map[string]string{kueuesetup.QueueLabel: kueuequeues.LocalQueueName}},
-		Spec: batchv1.JobSpec{
-			Parallelism: ptr.To(pods), Completions: ptr.To(pods), BackoffLimit: ptr.To[int32](0),
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{"pod-complete.stage.kwok.x-k8s.io/delay": runFor.String()}},
-				Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever, NodeSelector: map[string]string{"nvidia.com/gpu.product": h100},
-					Containers: []corev1.Container{{Name: "train", Image: "trainer", Resources: corev1.ResourceRequirements{
-						Requests: corev1.ResourceList{localk8s.GPUResource: q, corev1.ResourceCPU: resource.MustParse("1")},
-						Limits:   corev1.ResourceList{localk8s.GPUResource: q}}}}},
-			},
-		},
-	}
+	return apitest.MakeJob(kueuequeues.LocalQueueNS, name).Queue(kueuequeues.LocalQueueName).
+		Pods(pods).GPUs(gpus).CPU("1").Model(h100).RunFor(runFor).Obj()
 }
 
 // workloadOf is the hub's Workload of job j.

@@ -14,8 +14,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 
+	"github.com/flotilla/flotilla/internal/apitest"
 	"github.com/flotilla/flotilla/internal/local/localk8s"
 	"github.com/flotilla/flotilla/internal/local/testenv"
 )
@@ -53,31 +53,9 @@ func TestFleetStarts(t *testing.T) {
 	}
 }
 
+// gpuJob is a Job of pods pods of gpusPerPod GPUs each, which kwok completes after a second.
 func gpuJob(ns, name string, pods int32, gpusPerPod int64) *batchv1.Job {
-	return &batchv1.Job{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-		Spec: batchv1.JobSpec{
-			Parallelism:  ptr.To(pods),
-			Completions:  ptr.To(pods),
-			BackoffLimit: ptr.To[int32](0),
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{
-					// kwok completes Job pods after this delay.
-					Annotations: map[string]string{"pod-complete.stage.kwok.x-k8s.io/delay": "1s"},
-				},
-				Spec: corev1.PodSpec{
-					RestartPolicy: corev1.RestartPolicyNever,
-					Containers: []corev1.Container{{
-						Name:  "train",
-						Image: "registry.example/train:v1",
-						Resources: corev1.ResourceRequirements{
-							Limits: corev1.ResourceList{localk8s.GPUResource: *resource.NewQuantity(gpusPerPod, resource.DecimalSI)},
-						},
-					}},
-				},
-			},
-		},
-	}
+	return apitest.MakeJob(ns, name).Pods(pods).GPUs(gpusPerPod).Image("registry.example/train:v1").RunFor(time.Second).Obj()
 }
 
 var a100 = localk8s.NodePool{
