@@ -35,6 +35,8 @@ const (
 	defaultLatencySamples = 200
 
 	benchNamespace = "bench"
+	// floorNamespace holds the write-floor probe's placements, after the hub's run.
+	floorNamespace = "floor"
 	benchSet       = "bench"
 	// perPlacement is every placement's numberOfClusters, as in OCM's benchmark.
 	perPlacement = 10
@@ -45,8 +47,11 @@ const (
 // whose score "demo" is 80, bound into one namespace; P placements with numberOfClusters 10, mode
 // Exact and the prioritizers AddOn demo/demo, ResourceAllocatableCPU and Balance, weight 1 each,
 // created while the scheduler runs. It reports the time from the hub's start until P
-// PlacementDecisions exist (and until each holds its clusters), the hub's resident memory and,
-// at P = 1000, the latency of one cluster's label change.
+// PlacementDecisions exist (and until each holds its clusters), the hub's resident memory, at
+// P = 1000 the latency of one cluster's label change, and the write floor of the same API server
+// measured right after (placementWrites: the P placements' four writes each, without the hub),
+// with the hub's time as a multiple of it (x-write-floor), so that a figure from this 2-core
+// machine compares with one from a larger server.
 //
 // It takes several minutes, so `-bench .` (make bench) skips it: `make bench-placement`.
 func BenchmarkPlacementAtScale(b *testing.B) {
@@ -82,6 +87,8 @@ func BenchmarkPlacementAtScale(b *testing.B) {
 				r := runPlacementAtScale(b, bins, hubBin, sz, samples)
 				report(b, r.exist.Seconds(), "s-decisions-exist")
 				report(b, r.filled.Seconds(), "s-decisions-filled")
+				report(b, r.floor.Seconds(), "s-write-floor")
+				report(b, r.filled.Seconds()/r.floor.Seconds(), "x-write-floor")
 				report(b, mib(r.hubRSS), "MiB-rss")
 				report(b, mib(r.hubPeakRSS), "MiB-rss-peak")
 				report(b, r.hubCPU.Seconds(), "s-hub-cpu")
@@ -116,7 +123,10 @@ func cmpOr(a, b string) string {
 }
 
 type placementResult struct {
-	exist, filled      time.Duration // from the hub's start
+	exist, filled time.Duration // from the hub's start
+	// floor is how long the same API server took, right after, for the placements' four writes
+	// each without the hub (placementWrites): filled/floor is how close the hub came to it.
+	floor              time.Duration
 	hubCPU             time.Duration // the hub's CPU time from its start until filled
 	hubRSS, hubPeakRSS int64
 	latencies          []time.Duration
@@ -218,6 +228,14 @@ func runPlacementAtScale(b *testing.B, bins localk8s.Binaries, hubBin string, sz
 		pr.printf("single-cluster label change to decisions updated: %s", latencySummary(r.latencies))
 		r.hubRSS, r.hubPeakRSS = rss(b, hub), statusBytes(b, hub, "VmHWM")
 	}
+	// The write floor of this run, on the same API server, with the hub stopped so that it
+	// neither competes nor reconciles the probe's placements.
+	hub.Stop(5 * time.Second)
+	if r.floor, err = placementWrites(ctx, cl, floorNamespace, sz.placements, floorWorkers); err != nil {
+		b.Fatal(err)
+	}
+	pr.printf("write floor: the %d placements' %d writes alone took %.2f s; the hub's run is %.2fx that",
+		sz.placements, 4*sz.placements, r.floor.Seconds(), r.filled.Seconds()/r.floor.Seconds())
 	return r
 }
 
