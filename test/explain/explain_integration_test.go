@@ -109,13 +109,7 @@ func admin(t *testing.T, env *testenv.Env) client.Client {
 }
 
 // create creates obj and deletes it when the test ends.
-func create(t *testing.T, c client.Client, obj client.Object) {
-	t.Helper()
-	if err := c.Create(context.Background(), obj); err != nil {
-		t.Fatalf("creating %T %s: %v", obj, obj.GetName(), err)
-	}
-	t.Cleanup(func() { _ = c.Delete(context.Background(), obj) })
-}
+func create(t *testing.T, c client.Client, obj client.Object) { testenv.Create(t, c, obj) }
 
 // caller makes service account name in ns, with a Role of rules when any, and returns its token.
 func caller(t *testing.T, env *testenv.Env, ns, name string, rules ...rbacv1.PolicyRule) string {

@@ -155,15 +155,8 @@ func gpuJob(ns, name, queue string, pods int32, gpus int64, runFor time.Duration
 	return apitest.MakeJob(ns, name).Queue(queue).Pods(pods).GPUs(gpus).RunFor(runFor).Obj()
 }
 
-func create(t *testing.T, c client.Client, obj client.Object) {
-	t.Helper()
-	if err := c.Create(context.Background(), obj); err != nil {
-		t.Fatalf("creating %T %s: %v", obj, obj.GetName(), err)
-	}
-	t.Cleanup(func() {
-		_ = c.Delete(context.Background(), obj, client.PropagationPolicy(metav1.DeletePropagationBackground))
-	})
-}
+// create creates obj and deletes it when the test ends.
+func create(t *testing.T, c client.Client, obj client.Object) { testenv.Create(t, c, obj) }
 
 func getJob(t *testing.T, c client.Client, j *batchv1.Job) *batchv1.Job {
 	t.Helper()

@@ -3,12 +3,10 @@
 package kueuequeues
 
 import (
-	"context"
 	"testing"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -42,12 +40,4 @@ func gpuJob(name string, gpus int64, runFor time.Duration) *batchv1.Job {
 }
 
 // create creates obj and deletes it when the test ends.
-func create(t *testing.T, c client.Client, obj client.Object) {
-	t.Helper()
-	if err := c.Create(context.Background(), obj); err != nil {
-		t.Fatalf("creating %T %s: %v", obj, obj.GetName(), err)
-	}
-	t.Cleanup(func() {
-		_ = c.Delete(context.Background(), obj, client.PropagationPolicy(metav1.DeletePropagationBackground))
-	})
-}
+func create(t *testing.T, c client.Client, obj client.Object) { testenv.Create(t, c, obj) }

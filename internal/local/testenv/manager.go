@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/go-logr/logr/funcr"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -86,14 +87,16 @@ func (e *Env) HubClient(t testing.TB) client.Client {
 	return c
 }
 
-// Create creates obj with c and deletes it when the test ends.
+// Create creates obj with c and deletes it when the test ends, with what it owns (background
+// propagation: a Job's pods go too, which the API's default for Jobs would orphan).
 func Create(t testing.TB, c client.Client, obj client.Object) {
 	t.Helper()
 	if err := c.Create(context.Background(), obj); err != nil {
 		t.Fatalf("creating %T %s: %v", obj, obj.GetName(), err)
 	}
 	t.Cleanup(func() {
-		if err := c.Delete(context.Background(), obj); client.IgnoreNotFound(err) != nil {
+		err := c.Delete(context.Background(), obj, client.PropagationPolicy(metav1.DeletePropagationBackground))
+		if client.IgnoreNotFound(err) != nil {
 			t.Errorf("deleting %T %s: %v", obj, obj.GetName(), err)
 		}
 	})
