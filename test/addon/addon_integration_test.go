@@ -40,9 +40,9 @@ func TestProgressiveInstallAndUpgrade(t *testing.T) {
 	const name = "addon-prog"
 	c1, c2, c3 := "addon-prog-1", "addon-prog-2", "addon-prog-3"
 	for _, c := range []string{c1, c2, c3} {
-		f.cluster(t, c, map[string]string{"gpu": "yes"})
+		f.set.AgentlessCluster(t, c, map[string]string{"gpu": "yes"})
 	}
-	f.placement(t, "gpu", map[string]string{"gpu": "yes"})
+	f.set.AgentlessPlacement(t, "gpu", map[string]string{"gpu": "yes"})
 	cfg := f.deploymentConfig(t, "gpu-config", "gpu-agent")
 	h1 := short(f.hashOf(t, f.set.Namespace, "gpu-config"))
 	cma := &addonv1alpha1.ClusterManagementAddOn{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: addonv1alpha1.ClusterManagementAddOnSpec{
@@ -106,10 +106,10 @@ func TestClustersLeaveAndUsersAddOnsStay(t *testing.T) {
 	const name = "addon-leave"
 	c1, c2, c3, c4 := "addon-leave-1", "addon-leave-2", "addon-leave-3", "addon-leave-4"
 	for _, c := range []string{c1, c2, c4} {
-		f.cluster(t, c, map[string]string{"app": "x"})
+		f.set.AgentlessCluster(t, c, map[string]string{"app": "x"})
 	}
-	f.cluster(t, c3, nil)
-	f.placement(t, "x", map[string]string{"app": "x"})
+	f.set.AgentlessCluster(t, c3, nil)
+	f.set.AgentlessPlacement(t, "x", map[string]string{"app": "x"})
 	// Users' own add-ons: one in a cluster the placement does not select, one in a cluster it does.
 	for _, c := range []string{c3, c4} {
 		testenv.Create(t, f.c, &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: c, Name: name}})
@@ -148,7 +148,7 @@ func TestManualStrategy(t *testing.T) {
 	const name = "addon-manual"
 	c1, c2, c3 := "addon-manual-1", "addon-manual-2", "addon-manual-3"
 	for _, c := range []string{c1, c2, c3} {
-		f.cluster(t, c, nil)
+		f.set.AgentlessCluster(t, c, nil)
 	}
 	f.deploymentConfig(t, "default", "ns-a")
 	f.deploymentConfig(t, "own", "ns-b")
@@ -184,8 +184,8 @@ func TestManualStrategy(t *testing.T) {
 func TestBadInputLeavesOtherAddOnsWorking(t *testing.T) {
 	f := start(t, "addon-bad")
 	c1 := "addon-bad-1"
-	f.cluster(t, c1, map[string]string{"app": "y"})
-	f.placement(t, "y", map[string]string{"app": "y"})
+	f.set.AgentlessCluster(t, c1, map[string]string{"app": "y"})
+	f.set.AgentlessPlacement(t, "y", map[string]string{"app": "y"})
 	f.deploymentConfig(t, "good", "ns-good")
 	all := clusterv1alpha1.RolloutStrategy{Type: clusterv1alpha1.All}
 

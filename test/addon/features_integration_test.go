@@ -34,11 +34,11 @@ func TestFeatureLabelsSelectClusters(t *testing.T) {
 	key := addon.FeatureLabelPrefix + name
 	c1, c2 := "addon-feature-1", "addon-feature-2"
 	for _, c := range []string{c1, c2} {
-		f.cluster(t, c, nil)
+		f.set.AgentlessCluster(t, c, nil)
 		// The hub labels a cluster once its agent has reported (as OCM): play the agent.
 		setClusterAvailable(t, f.c, c)
 	}
-	f.placement(t, "flower", map[string]string{key: addon.FeatureAvailable})
+	f.set.AgentlessPlacement(t, "flower", map[string]string{key: addon.FeatureAvailable})
 	for _, c := range []string{c1, c2} {
 		testenv.Create(t, f.c, &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: c, Name: name}})
 	}

@@ -12,16 +12,13 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	clusterv1alpha1 "github.com/flotilla/flotilla/api/cluster/v1alpha1"
-	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
 	workv1alpha1 "github.com/flotilla/flotilla/api/work/v1alpha1"
 	"github.com/flotilla/flotilla/internal/hub/workreplicaset"
@@ -42,35 +39,8 @@ type fleet struct {
 // start runs the hub as its generated roles and makes a cluster set bound into a new namespace.
 func start(t *testing.T, set string) *fleet {
 	t.Helper()
-	env := testenv.Start(t, testenv.Options{CRDs: true})
-	c := env.HubClient(t)
-	env.StartHub(t, testenv.TestHubOptions())
-	return &fleet{c: c, set: env.NewBoundSet(t, c, set)}
-}
-
-// cluster makes an accepted ManagedCluster in the set with labels (the hub puts works only in
-// accepted clusters' namespaces), and its namespace first: these clusters have no agent, and a
-// namespace the hub did not make leaves the registration controller nothing to set up or clean.
-func (f *fleet) cluster(t *testing.T, name string, labels map[string]string) {
-	t.Helper()
-	testenv.Create(t, f.c, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}})
-	f.set.AcceptedCluster(t, name, labels)
-}
-
-// tolerateNoAgent tolerates the taints the hub puts on clusters without a running agent.
-var tolerateNoAgent = []clusterv1beta1.Toleration{
-	{Key: clusterv1.ManagedClusterTaintUnreachable, Operator: clusterv1beta1.TolerationOpExists},
-	{Key: clusterv1.ManagedClusterTaintUnavailable, Operator: clusterv1beta1.TolerationOpExists},
-}
-
-// placement makes a Placement of every cluster with the given labels.
-func (f *fleet) placement(t *testing.T, name string, match map[string]string) {
-	t.Helper()
-	testenv.Create(t, f.c, &clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: f.set.Namespace, Name: name}, Spec: clusterv1beta1.PlacementSpec{
-		Tolerations: tolerateNoAgent,
-		Predicates: []clusterv1beta1.ClusterPredicate{{RequiredClusterSelector: clusterv1beta1.ClusterSelector{
-			LabelSelector: metav1.LabelSelector{MatchLabels: match}}}},
-	}})
+	s := testenv.StartHubWithSet(t, set)
+	return &fleet{c: s.Client, set: s}
 }
 
 func configMap(name string) workv1.Manifest {

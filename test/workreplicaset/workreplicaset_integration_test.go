@@ -34,9 +34,9 @@ const (
 func TestAllStrategy(t *testing.T) {
 	f := start(t, "wrs-all")
 	for _, c := range []string{"wrs-all-1", "wrs-all-2", "wrs-all-3"} {
-		f.cluster(t, c, map[string]string{"app": "web"})
+		f.set.AgentlessCluster(t, c, map[string]string{"app": "web"})
 	}
-	f.placement(t, "web", map[string]string{"app": "web"})
+	f.set.AgentlessPlacement(t, "web", map[string]string{"app": "web"})
 	s := f.replicaSet(t, "web", "web", allAtOnce, workv1alpha1.Background)
 
 	items := f.waitWorks(t, s, "wrs-all-1", "wrs-all-2", "wrs-all-3")
@@ -90,9 +90,9 @@ func TestProgressiveWithAFailingCluster(t *testing.T) {
 	f := start(t, "wrs-prog")
 	clusters := []string{"wrs-prog-1", "wrs-prog-2", "wrs-prog-3"}
 	for _, c := range clusters {
-		f.cluster(t, c, map[string]string{"app": "api"})
+		f.set.AgentlessCluster(t, c, map[string]string{"app": "api"})
 	}
-	f.placement(t, "api", map[string]string{"app": "api"})
+	f.set.AgentlessPlacement(t, "api", map[string]string{"app": "api"})
 	const deadline = 4 * time.Second
 	s := f.replicaSet(t, "api", "api", clusterv1alpha1.RolloutStrategy{Type: clusterv1alpha1.Progressive, Progressive: &clusterv1alpha1.RolloutProgressive{
 		RolloutConfig:  clusterv1alpha1.RolloutConfig{ProgressDeadline: "4s", MaxFailures: intstr.FromInt32(1)},
@@ -136,7 +136,7 @@ func TestProgressiveWithAFailingCluster(t *testing.T) {
 	}
 
 	// A fourth cluster joins the placement: a stopped rollout does not start it.
-	f.cluster(t, "wrs-prog-4", map[string]string{"app": "api"})
+	f.set.AgentlessCluster(t, "wrs-prog-4", map[string]string{"app": "api"})
 	f.waitConditions(t, s, map[string]string{verified: "True/AsExpected"}, func(got *workv1alpha1.ManifestWorkReplicaSet) string {
 		if got.Status.Summary.DesiredTotal != 4 {
 			return "\nthe set does not see the fourth cluster yet"
@@ -156,10 +156,10 @@ func TestProgressiveWithAFailingCluster(t *testing.T) {
 
 func TestDecisionChanges(t *testing.T) {
 	f := start(t, "wrs-dc")
-	f.cluster(t, "wrs-dc-1", map[string]string{"env": "prod"})
-	f.cluster(t, "wrs-dc-2", map[string]string{"env": "prod"})
-	f.cluster(t, "wrs-dc-3", map[string]string{"env": "dev"})
-	f.placement(t, "prod", map[string]string{"env": "prod"})
+	f.set.AgentlessCluster(t, "wrs-dc-1", map[string]string{"env": "prod"})
+	f.set.AgentlessCluster(t, "wrs-dc-2", map[string]string{"env": "prod"})
+	f.set.AgentlessCluster(t, "wrs-dc-3", map[string]string{"env": "dev"})
+	f.set.AgentlessPlacement(t, "prod", map[string]string{"env": "prod"})
 	s := f.replicaSet(t, "app", "prod", allAtOnce, workv1alpha1.Background)
 	f.waitWorks(t, s, "wrs-dc-1", "wrs-dc-2")
 
@@ -197,10 +197,10 @@ func (f *fleet) handMade(t *testing.T, s *workv1alpha1.ManifestWorkReplicaSet, n
 func TestDeletionCascadesToOwnWorksOnly(t *testing.T) {
 	f := start(t, "wrs-del")
 	for _, c := range []string{"wrs-del-1", "wrs-del-2", "wrs-del-3"} {
-		f.cluster(t, c, map[string]string{"del": "yes"})
+		f.set.AgentlessCluster(t, c, map[string]string{"del": "yes"})
 	}
-	f.cluster(t, "wrs-del-other", nil)
-	f.placement(t, "p", map[string]string{"del": "yes"})
+	f.set.AgentlessCluster(t, "wrs-del-other", nil)
+	f.set.AgentlessPlacement(t, "p", map[string]string{"del": "yes"})
 	// The set's name is taken in wrs-del-3 by a hand-made ManifestWork before the set exists, and
 	// another hand-made one carries the set's label in a cluster the placement does not select.
 	ghost := &workv1alpha1.ManifestWorkReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: f.set.Namespace, Name: "bg"}}
@@ -267,8 +267,8 @@ func TestMissingPlacement(t *testing.T) {
 		return ""
 	})
 	// Once the placement exists, the set goes on.
-	f.cluster(t, "wrs-missing-1", map[string]string{"late": "yes"})
-	f.placement(t, "no-such-placement", map[string]string{"late": "yes"})
+	f.set.AgentlessCluster(t, "wrs-missing-1", map[string]string{"late": "yes"})
+	f.set.AgentlessPlacement(t, "no-such-placement", map[string]string{"late": "yes"})
 	f.waitWorks(t, s, "wrs-missing-1")
 	f.waitConditions(t, s, map[string]string{verified: "True/AsExpected"}, nil)
 }

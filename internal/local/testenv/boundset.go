@@ -4,11 +4,13 @@ import (
 	"context"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
+	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
 )
 
@@ -42,6 +44,39 @@ func (b *BoundSet) Cluster(t testing.TB, name string, labels map[string]string) 
 func (b *BoundSet) AcceptedCluster(t testing.TB, name string, labels map[string]string) {
 	t.Helper()
 	b.cluster(t, name, labels, true)
+}
+
+// AgentlessCluster is AcceptedCluster with its namespace made first: no agent runs for it, and a
+// namespace the hub did not make leaves the registration controller nothing to set up or clean.
+func (b *BoundSet) AgentlessCluster(t testing.TB, name string, labels map[string]string) {
+	t.Helper()
+	Create(t, b.Client, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}})
+	b.AcceptedCluster(t, name, labels)
+}
+
+// AgentlessPlacement makes a Placement in the set's namespace of every cluster with the labels
+// match, tolerating the taints the hub puts on clusters without a running agent.
+func (b *BoundSet) AgentlessPlacement(t testing.TB, name string, match map[string]string) {
+	t.Helper()
+	Create(t, b.Client, &clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: b.Namespace, Name: name}, Spec: clusterv1beta1.PlacementSpec{
+		Tolerations: []clusterv1beta1.Toleration{
+			{Key: clusterv1.ManagedClusterTaintUnreachable, Operator: clusterv1beta1.TolerationOpExists},
+			{Key: clusterv1.ManagedClusterTaintUnavailable, Operator: clusterv1beta1.TolerationOpExists},
+		},
+		Predicates: []clusterv1beta1.ClusterPredicate{{RequiredClusterSelector: clusterv1beta1.ClusterSelector{
+			LabelSelector: metav1.LabelSelector{MatchLabels: match}}}},
+	}})
+}
+
+// StartHubWithSet starts a hub cluster with the CRDs, runs the hub in the test (TestHubOptions,
+// as its generated roles) and makes set, bound into a new namespace: where the tests of
+// controllers that act on placed, agentless clusters start.
+func StartHubWithSet(t *testing.T, set string) *BoundSet {
+	t.Helper()
+	env := Start(t, Options{CRDs: true})
+	c := env.HubClient(t)
+	env.StartHub(t, TestHubOptions())
+	return env.NewBoundSet(t, c, set)
 }
 
 func (b *BoundSet) cluster(t testing.TB, name string, labels map[string]string, accepted bool) {
