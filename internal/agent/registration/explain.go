@@ -143,13 +143,34 @@ func explain(err error) string {
 	if !errors.As(err, &se) {
 		return err.Error() // every failure of the agent's steps is a stepError
 	}
+	if why := ExplainWebhookFailure(err); why != "" {
+		return fmt.Sprintf("the hub %s refused to %s: %s", se.Server, se.Step, why)
+	}
+	if why := explainRequest(err, se); why != "" {
+		return why
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Sprintf("%s did not answer in time to %s: it may be overloaded or the network slow", se.server(), se.Step)
+	}
+	if why := unreachable(err); why != "" {
+		if se.Identity == spokeIdentity {
+			return fmt.Sprintf("cannot reach %s (%s) to %s: is it running?", se.server(), why, se.Step)
+		}
+		return fmt.Sprintf("cannot reach %s (%s) to %s: is the hub running, and is %s the address this agent reaches it at?", se.server(), why, se.Step, se.Server)
+	}
+	if why := explainAnswer(err, se); why != "" {
+		return why
+	}
+	return fmt.Sprintf("could not %s at %s with %s: %s", se.Step, se.Server, se.credentials(), rootCause(err))
+}
+
+// explainRequest explains a failure of the certificate request or of the TLS handshake, and
+// returns "" for any other.
+func explainRequest(err error, se *stepError) string {
 	var denied *csrDeniedError
 	var gone *csrGoneError
 	var timeout *approvalTimeoutError
 	var expired *certificateExpiredError
-	if why := ExplainWebhookFailure(err); why != "" {
-		return fmt.Sprintf("the hub %s refused to %s: %s", se.Server, se.Step, why)
-	}
 	switch {
 	case errors.As(err, &denied):
 		return fmt.Sprintf("certificate request %s of cluster %s was %s (%s): the agent asks again; %s",
@@ -178,15 +199,12 @@ func explain(err error) string {
 	case tlsFailure(err):
 		return fmt.Sprintf("the TLS handshake with %s failed (%s): check the server address and the CA in %s", se.server(), rootCause(err), se.credentials())
 	}
-	if errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Sprintf("%s did not answer in time to %s: it may be overloaded or the network slow", se.server(), se.Step)
-	}
-	if why := unreachable(err); why != "" {
-		if se.Identity == spokeIdentity {
-			return fmt.Sprintf("cannot reach %s (%s) to %s: is it running?", se.server(), why, se.Step)
-		}
-		return fmt.Sprintf("cannot reach %s (%s) to %s: is the hub running, and is %s the address this agent reaches it at?", se.server(), why, se.Step, se.Server)
-	}
+	return ""
+}
+
+// explainAnswer explains a server's refusal or trouble answering, and returns "" for any other
+// failure.
+func explainAnswer(err error, se *stepError) string {
 	var noKind *meta.NoKindMatchError
 	switch {
 	case unauthorized(err):
@@ -217,7 +235,7 @@ func explain(err error) string {
 	case serverTrouble(err):
 		return fmt.Sprintf("%s answered %d %s to %s: it may be starting or overloaded; the agent tries again", se.server(), statusCode(err), apierrors.ReasonForError(err), se.Step)
 	}
-	return fmt.Sprintf("could not %s at %s with %s: %s", se.Step, se.Server, se.credentials(), rootCause(err))
+	return ""
 }
 
 // unknownAuthority reports a server certificate not signed by the CA the client trusts.
