@@ -54,7 +54,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		// Old and new objects are both mapped, so the namespaces of a set the cluster leaves are
 		// requeued as well.
 		Watches(&clusterv1.ManagedCluster{}, handler.EnqueueRequestsFromMapFunc(r.namespacesOfCluster),
-			builder.WithPredicates(profileInputsChanged(r.AllowLocal))).
+			builder.WithPredicates(profileInputsChanged)).
 		// Our own writes come back once and find nothing to do; a user's profile going away may
 		// free a name we want.
 		Watches(&multiclusterv1alpha1.ClusterProfile{}, handler.EnqueueRequestsFromMapFunc(namespaceOf)).
@@ -62,19 +62,20 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 }
 
 // profileInputsChanged passes ManagedCluster updates that change set membership (labels), deletion
-// or what a profile shows; agents also update capacity and other conditions, which it ignores.
-func profileInputsChanged(allowLocal bool) predicate.Funcs {
-	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
-		o, okOld := e.ObjectOld.(*clusterv1.ManagedCluster)
-		n, okNew := e.ObjectNew.(*clusterv1.ManagedCluster)
-		if !okOld || !okNew {
-			return true
-		}
-		return !maps.Equal(o.Labels, n.Labels) ||
-			o.DeletionTimestamp.IsZero() != n.DeletionTimestamp.IsZero() ||
-			!equality.Semantic.DeepEqual(statusFor(o, allowLocal), statusFor(n, allowLocal))
-	}}
-}
+// or what a profile shows (its status, and the acceptance and addresses its access provider comes
+// from); agents also update capacity and other conditions, which it ignores.
+var profileInputsChanged = predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+	o, okOld := e.ObjectOld.(*clusterv1.ManagedCluster)
+	n, okNew := e.ObjectNew.(*clusterv1.ManagedCluster)
+	if !okOld || !okNew {
+		return true
+	}
+	return !maps.Equal(o.Labels, n.Labels) ||
+		o.DeletionTimestamp.IsZero() != n.DeletionTimestamp.IsZero() ||
+		o.Spec.HubAcceptsClient != n.Spec.HubAcceptsClient ||
+		!equality.Semantic.DeepEqual(o.Spec.ManagedClusterClientConfigs, n.Spec.ManagedClusterClientConfigs) ||
+		!equality.Semantic.DeepEqual(statusFor(o), statusFor(n))
+}}
 
 func namespaceOf(_ context.Context, obj client.Object) []reconcile.Request {
 	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: obj.GetNamespace()}}}

@@ -88,12 +88,13 @@ func profileFor(ns string, mc *clusterv1.ManagedCluster, allowLocal bool) *multi
 			DisplayName:    mc.Name,
 			ClusterManager: multiclusterv1alpha1.ClusterManager{Name: multiclusterv1alpha1.ClusterManagerName},
 		},
-		Status: statusFor(mc, allowLocal),
+		Status: withAccessProvider(statusFor(mc), mc, allowLocal),
 	}
 }
 
-// statusFor is what a profile shows of cluster mc.
-func statusFor(mc *clusterv1.ManagedCluster, allowLocal bool) multiclusterv1alpha1.ClusterProfileStatus {
+// statusFor is what a profile shows of cluster mc's status (the access provider, from its spec,
+// aside).
+func statusFor(mc *clusterv1.ManagedCluster) multiclusterv1alpha1.ClusterProfileStatus {
 	var st multiclusterv1alpha1.ClusterProfileStatus
 	// A version the profile cannot hold is left out rather than cut: a truncated version would
 	// read as another version.
@@ -113,11 +114,17 @@ func statusFor(mc *clusterv1.ManagedCluster, allowLocal bool) multiclusterv1alph
 		mirror(mc, clusterv1.ManagedClusterConditionAvailable, multiclusterv1alpha1.ClusterConditionControlPlaneHealthy),
 		mirror(mc, clusterv1.ManagedClusterConditionJoined, multiclusterv1alpha1.ClusterConditionJoined),
 	}
+	return st
+}
+
+// withAccessProvider adds to st the hub's access provider for mc, and the condition that says
+// whether there is one. Both lists hold the one entry (mergeStatus copies it into each):
+// consumers built before the rename read credentialProviders.
+func withAccessProvider(st multiclusterv1alpha1.ClusterProfileStatus, mc *clusterv1.ManagedCluster, allowLocal bool) multiclusterv1alpha1.ClusterProfileStatus {
 	p, c := accessProvider(mc, allowLocal)
 	if p != nil {
-		// Both lists: consumers built before the rename read credentialProviders.
 		st.AccessProviders = []multiclusterv1alpha1.AccessProvider{*p}
-		st.CredentialProviders = []multiclusterv1alpha1.AccessProvider{*p.DeepCopy()}
+		st.CredentialProviders = st.AccessProviders
 	}
 	st.Conditions = append(st.Conditions, c)
 	return st

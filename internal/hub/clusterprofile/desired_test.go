@@ -342,7 +342,7 @@ func TestProfileInputsChanged(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			old := base().Obj()
-			if got := profileInputsChanged(false).Update(event.UpdateEvent{ObjectOld: old, ObjectNew: &tc.updated}); got != tc.want {
+			if got := profileInputsChanged.Update(event.UpdateEvent{ObjectOld: old, ObjectNew: &tc.updated}); got != tc.want {
 				t.Errorf("profileInputsChanged.Update() = %v, want %v", got, tc.want)
 			}
 		})
