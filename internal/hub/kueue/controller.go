@@ -9,6 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -168,19 +169,11 @@ func (r *Reconciler) observe(ctx context.Context, ac *kueuev1beta2.AdmissionChec
 // syncConfig writes the placement's MultiKueueConfig when it decided clusters; any other config
 // of the check goes. A config the hub did not make is a clash in s.
 func (r *Reconciler) syncConfig(ctx context.Context, ac *kueuev1beta2.AdmissionCheck, s *State) error {
-	configs := &kueuev1beta2.MultiKueueConfigList{}
-	if err := r.Client.List(ctx, configs, client.MatchingLabels{ManagedLabel: ManagedValue}); err != nil {
+	err := r.releaseOthers(ctx, ac, &kueuev1beta2.MultiKueueConfigList{}, func(name string) bool {
+		return name == s.Placement && len(s.Clusters) > 0
+	})
+	if err != nil || len(s.Clusters) == 0 {
 		return err
-	}
-	for i := range configs.Items {
-		if c := &configs.Items[i]; ownedBy(c.OwnerReferences, ac.UID) && (c.Name != s.Placement || len(s.Clusters) == 0) {
-			if err := r.release(ctx, ac, c); err != nil {
-				return err
-			}
-		}
-	}
-	if len(s.Clusters) == 0 {
-		return nil
 	}
 	clash, err := r.writeConfig(ctx, ac, s.Placement, s.Clusters)
 	if err != nil {
@@ -195,16 +188,11 @@ func (r *Reconciler) syncConfig(ctx context.Context, ac *kueuev1beta2.AdmissionC
 // syncClusters writes one MultiKueueCluster per decided cluster and lets go of the check's
 // others, recording in s the clashes and the kubeconfig Secrets that are not there yet.
 func (r *Reconciler) syncClusters(ctx context.Context, ac *kueuev1beta2.AdmissionCheck, s *State) error {
-	clusters := &kueuev1beta2.MultiKueueClusterList{}
-	if err := r.Client.List(ctx, clusters, client.MatchingLabels{ManagedLabel: ManagedValue}); err != nil {
+	err := r.releaseOthers(ctx, ac, &kueuev1beta2.MultiKueueClusterList{}, func(name string) bool {
+		return slices.Contains(s.Clusters, name)
+	})
+	if err != nil {
 		return err
-	}
-	for i := range clusters.Items {
-		if c := &clusters.Items[i]; ownedBy(c.OwnerReferences, ac.UID) && !slices.Contains(s.Clusters, c.Name) {
-			if err := r.release(ctx, ac, c); err != nil {
-				return err
-			}
-		}
 	}
 	for _, name := range s.Clusters {
 		clash, err := r.writeCluster(ctx, ac, name)
@@ -219,6 +207,21 @@ func (r *Reconciler) syncClusters(ctx context.Context, ac *kueuev1beta2.Admissio
 		}
 	}
 	return nil
+}
+
+// releaseOthers lists the hub's objects of list's kind and lets the check go of those it owns
+// whose name keep refuses (release: deleted when no other check owns them).
+func (r *Reconciler) releaseOthers(ctx context.Context, ac *kueuev1beta2.AdmissionCheck, list client.ObjectList, keep func(name string) bool) error {
+	if err := r.Client.List(ctx, list, client.MatchingLabels{ManagedLabel: ManagedValue}); err != nil {
+		return err
+	}
+	return meta.EachListItem(list, func(o runtime.Object) error {
+		c := o.(client.Object)
+		if !ownedBy(c.GetOwnerReferences(), ac.UID) || keep(c.GetName()) {
+			return nil
+		}
+		return r.release(ctx, ac, c)
+	})
 }
 
 // checkSecret records in s why the cluster's kubeconfig Secret cannot be used yet, if it cannot.
