@@ -10,13 +10,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
-	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
 	mcv1alpha1 "github.com/flotilla/flotilla/api/multicluster/v1alpha1"
 	"github.com/flotilla/flotilla/internal/hub/clusterprofile"
 	"github.com/flotilla/flotilla/internal/local/testenv"
@@ -63,13 +61,8 @@ func TestAccessProviders(t *testing.T) {
 	env := testenv.Start(t, testenv.Options{CRDs: true})
 	c := hubClient(t, env)
 	startControllers(t, env)
-	ns := env.Namespace(t, env.Hub)
 	const set, name = "cp-access", "cp-access-1"
-	exclusiveSet(t, c, set)
-	create(t, c, &clusterv1beta2.ManagedClusterSetBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: set, Namespace: ns},
-		Spec:       clusterv1beta2.ManagedClusterSetBindingSpec{ClusterSet: set},
-	})
+	ns := env.NewBoundSet(t, c, set).Namespace
 	joinedCluster(t, c, name, set, "v1.37.2")
 	// The "cluster" is the test's API server: a consumer of the profile can then really connect.
 	server := env.Hub.RESTConfig()

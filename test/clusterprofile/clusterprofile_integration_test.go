@@ -103,17 +103,6 @@ func joinedCluster(t *testing.T, c client.Client, name, set, version string) {
 	}
 }
 
-// exclusiveSet creates a set of the clusters labeled with its name.
-func exclusiveSet(t *testing.T, c client.Client, name string) {
-	t.Helper()
-	create(t, c, &clusterv1beta2.ManagedClusterSet{
-		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec: clusterv1beta2.ManagedClusterSetSpec{ClusterSelector: clusterv1beta2.ManagedClusterSelector{
-			SelectorType: clusterv1beta2.ExclusiveClusterSetLabel,
-		}},
-	})
-}
-
 // updateCluster changes cluster name and writes it back, status through the status subresource.
 func updateCluster(t *testing.T, c client.Client, name string, change func(*clusterv1.ManagedCluster), status bool) {
 	t.Helper()
@@ -141,7 +130,12 @@ func TestProfilesFollowBindingsAndClusters(t *testing.T) {
 	startControllers(t, env)
 	ns := env.Namespace(t, env.Hub)
 	const set, other = "cp-blue", "cp-red"
-	exclusiveSet(t, c, set)
+	create(t, c, &clusterv1beta2.ManagedClusterSet{
+		ObjectMeta: metav1.ObjectMeta{Name: set},
+		Spec: clusterv1beta2.ManagedClusterSetSpec{ClusterSelector: clusterv1beta2.ManagedClusterSelector{
+			SelectorType: clusterv1beta2.ExclusiveClusterSetLabel,
+		}},
+	})
 	joinedCluster(t, c, "cp-1", set, "v1.37.2")
 	joinedCluster(t, c, "cp-2", set, "v1.36.5")
 	joinedCluster(t, c, "cp-3", set, "v1.37.2")
