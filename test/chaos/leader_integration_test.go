@@ -220,10 +220,7 @@ func waitLeader(t *testing.T, hubc client.Client, not string) string {
 // taints of clusters without agents.
 func placement(ns, name string, zones []string, n int32) *clusterv1beta1.Placement {
 	p := &clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: clusterv1beta1.PlacementSpec{
-		Tolerations: []clusterv1beta1.Toleration{
-			{Key: clusterv1.ManagedClusterTaintUnreachable, Operator: clusterv1beta1.TolerationOpExists},
-			{Key: clusterv1.ManagedClusterTaintUnavailable, Operator: clusterv1beta1.TolerationOpExists},
-		},
+		Tolerations:       testenv.NoAgentTolerations(),
 		PrioritizerPolicy: clusterv1beta1.PrioritizerPolicy{Mode: clusterv1beta1.PrioritizerPolicyModeExact},
 	}}
 	if n > 0 {

@@ -39,12 +39,6 @@ import (
 
 const wait = 60 * time.Second
 
-// The test's clusters have no agent, so the hub taints them unreachable.
-var tolerateNoAgent = []clusterv1beta1.Toleration{
-	{Key: clusterv1.ManagedClusterTaintUnreachable, Operator: clusterv1beta1.TolerationOpExists},
-	{Key: clusterv1.ManagedClusterTaintUnavailable, Operator: clusterv1beta1.TolerationOpExists},
-}
-
 // fixture is a small fleet on the hub: two clusters of a set bound to ns, one with 16 H100s of
 // which 8 are free, a placement of one cluster with gpu=h100, and a work on each cluster.
 type fixture struct {
@@ -90,7 +84,7 @@ func newFixture(t *testing.T) *fixture {
 				LargestNodeAllocatable: resource.MustParse("8"), FreeNodes: []usagev1alpha1.NodesWithFree{{Free: resource.MustParse("4"), Nodes: 2}}}}}
 	})
 	f.placement = &clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: "gpu"},
-		Spec: clusterv1beta1.PlacementSpec{NumberOfClusters: ptr.To[int32](1), Tolerations: tolerateNoAgent, Predicates: []clusterv1beta1.ClusterPredicate{{
+		Spec: clusterv1beta1.PlacementSpec{NumberOfClusters: ptr.To[int32](1), Tolerations: testenv.NoAgentTolerations(), Predicates: []clusterv1beta1.ClusterPredicate{{
 			RequiredClusterSelector: clusterv1beta1.ClusterSelector{LabelSelector: metav1.LabelSelector{MatchLabels: map[string]string{"gpu": "h100"}}}}}}}
 	testenv.Create(t, c, f.placement)
 	f.gpuWork = newWork(t, c, f.gpuCluster, "train")

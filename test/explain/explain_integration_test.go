@@ -206,12 +206,6 @@ func status(t *testing.T, a answer) metav1.Status {
 	return st
 }
 
-// The test's clusters have no agent, so the hub taints them unreachable.
-var tolerateNoAgent = []clusterv1beta1.Toleration{
-	{Key: clusterv1.ManagedClusterTaintUnreachable, Operator: clusterv1beta1.TolerationOpExists},
-	{Key: clusterv1.ManagedClusterTaintUnavailable, Operator: clusterv1beta1.TolerationOpExists},
-}
-
 // sameExplanation compares explanations made at different times: conditions' transition times
 // are when each was computed.
 var sameExplanation = cmpopts.IgnoreFields(metav1.Condition{}, "LastTransitionTime")
@@ -234,7 +228,7 @@ func TestExplainOverHTTPS(t *testing.T) {
 		create(t, c, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: ns + "-" + name, Labels: l}})
 	}
 	gpu := &clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "gpu"},
-		Spec: clusterv1beta1.PlacementSpec{NumberOfClusters: ptr.To[int32](1), Tolerations: tolerateNoAgent, Predicates: []clusterv1beta1.ClusterPredicate{{
+		Spec: clusterv1beta1.PlacementSpec{NumberOfClusters: ptr.To[int32](1), Tolerations: testenv.NoAgentTolerations(), Predicates: []clusterv1beta1.ClusterPredicate{{
 			RequiredClusterSelector: clusterv1beta1.ClusterSelector{LabelSelector: metav1.LabelSelector{MatchLabels: map[string]string{"gpu": "h100"}}}}}}}
 	create(t, c, gpu)
 
@@ -342,7 +336,7 @@ spec:
 			t.Fatal(err)
 		}
 		p := &clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "cpu-what-if"},
-			Spec: clusterv1beta1.PlacementSpec{Tolerations: tolerateNoAgent, Predicates: []clusterv1beta1.ClusterPredicate{{
+			Spec: clusterv1beta1.PlacementSpec{Tolerations: testenv.NoAgentTolerations(), Predicates: []clusterv1beta1.ClusterPredicate{{
 				RequiredClusterSelector: clusterv1beta1.ClusterSelector{LabelSelector: metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
 					{Key: "gpu", Operator: metav1.LabelSelectorOpDoesNotExist}}}}}}}}
 		want, err := local(ctx, c, p)

@@ -131,12 +131,6 @@ func (f *fleet) addonAvailable(t *testing.T, cluster string, ok bool) {
 	}
 }
 
-// tolerateNoAgent tolerates the taints the hub puts on clusters without a running agent.
-var tolerateNoAgent = []clusterv1beta1.Toleration{
-	{Key: clusterv1.ManagedClusterTaintUnreachable, Operator: clusterv1beta1.TolerationOpExists},
-	{Key: clusterv1.ManagedClusterTaintUnavailable, Operator: clusterv1beta1.TolerationOpExists},
-}
-
 // flower is OCM's Flower sample's FederatedLearning, in the test's namespace: clients on
 // clusters of the set that report the data claim.
 func (f *fleet) flower(name string, min int32) *flv1alpha1.FederatedLearning {
@@ -147,7 +141,7 @@ func (f *fleet) flower(name string, min int32) *flv1alpha1.FederatedLearning {
 			Server:    flv1alpha1.ServerSpec{Image: "quay.io/example/flower-app-torch:latest", Rounds: 3, MinAvailableClients: min},
 			Client: flv1alpha1.ClientSpec{Image: "quay.io/example/flower-app-torch:latest", Placement: clusterv1beta1.PlacementSpec{
 				ClusterSets: []string{f.set.Set},
-				Tolerations: tolerateNoAgent,
+				Tolerations: testenv.NoAgentTolerations(),
 				Predicates: []clusterv1beta1.ClusterPredicate{{RequiredClusterSelector: clusterv1beta1.ClusterSelector{
 					ClaimSelector: clusterv1beta1.ClusterClaimSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: dataClaim, Operator: metav1.LabelSelectorOpExists}}},
 				}}},

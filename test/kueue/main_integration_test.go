@@ -123,18 +123,12 @@ func (f *fixture) score(t *testing.T, cluster string, v int32) {
 	}
 }
 
-// tolerateNoAgent tolerates the taints the hub puts on clusters without an agent, as these are.
-var tolerateNoAgent = []clusterv1beta1.Toleration{
-	{Key: clusterv1.ManagedClusterTaintUnreachable, Operator: clusterv1beta1.TolerationOpExists},
-	{Key: clusterv1.ManagedClusterTaintUnavailable, Operator: clusterv1beta1.TolerationOpExists},
-}
-
 // placement makes a Placement in the Kueue namespace choosing every cluster labeled match,
 // scored by the AddOnPlacementScore kueue/gpu.
 func (f *fixture) placement(t *testing.T, name string, match map[string]string) {
 	t.Helper()
 	testenv.Create(t, f.c, &clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: clusterv1beta1.PlacementSpec{
-		Tolerations: tolerateNoAgent,
+		Tolerations: testenv.NoAgentTolerations(),
 		Predicates: []clusterv1beta1.ClusterPredicate{{RequiredClusterSelector: clusterv1beta1.ClusterSelector{
 			LabelSelector: metav1.LabelSelector{MatchLabels: match}}}},
 		PrioritizerPolicy: clusterv1beta1.PrioritizerPolicy{Mode: clusterv1beta1.PrioritizerPolicyModeExact,

@@ -44,12 +44,6 @@ import (
 
 const wait = 60 * time.Second
 
-// The test's clusters have no agent, so the hub taints them unreachable.
-var tolerateNoAgent = []clusterv1beta1.Toleration{
-	{Key: clusterv1.ManagedClusterTaintUnreachable, Operator: clusterv1beta1.TolerationOpExists},
-	{Key: clusterv1.ManagedClusterTaintUnavailable, Operator: clusterv1beta1.TolerationOpExists},
-}
-
 // serve runs `flotilla mcp args...` over stdio and returns a client session of it, closed (and
 // the process ended) when the test ends.
 func serve(t *testing.T, args ...string) *sdk.ClientSession {
@@ -239,7 +233,7 @@ func TestMCP(t *testing.T) {
 				LargestNodeAllocatable: resource.MustParse("8"), FreeNodes: []usagev1alpha1.NodesWithFree{{Free: resource.MustParse("4"), Nodes: 2}}}}}
 	})
 	placement := &clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "gpu"},
-		Spec: clusterv1beta1.PlacementSpec{NumberOfClusters: ptr.To[int32](1), Tolerations: tolerateNoAgent, Predicates: []clusterv1beta1.ClusterPredicate{{
+		Spec: clusterv1beta1.PlacementSpec{NumberOfClusters: ptr.To[int32](1), Tolerations: testenv.NoAgentTolerations(), Predicates: []clusterv1beta1.ClusterPredicate{{
 			RequiredClusterSelector: clusterv1beta1.ClusterSelector{LabelSelector: metav1.LabelSelector{MatchLabels: map[string]string{"gpu": "h100"}}}}}}}
 	testenv.Create(t, c, placement)
 	work := &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: gpuCluster, Name: "train"},

@@ -16,23 +16,15 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 	"github.com/flotilla/flotilla/internal/core/scheduler"
 	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
-// tolerateNoAgent tolerates the taints the hub puts on clusters without a running agent, as the
-// test's clusters are.
-var tolerateNoAgent = []clusterv1beta1.Toleration{
-	{Key: clusterv1.ManagedClusterTaintUnreachable, Operator: clusterv1beta1.TolerationOpExists},
-	{Key: clusterv1.ManagedClusterTaintUnavailable, Operator: clusterv1beta1.TolerationOpExists},
-}
-
 func labelPlacement(ns, name string, n int32, match map[string]string) *clusterv1beta1.Placement {
 	return &clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: clusterv1beta1.PlacementSpec{
 		NumberOfClusters: ptr.To(n),
-		Tolerations:      tolerateNoAgent,
+		Tolerations:      testenv.NoAgentTolerations(),
 		Predicates: []clusterv1beta1.ClusterPredicate{{RequiredClusterSelector: clusterv1beta1.ClusterSelector{
 			LabelSelector: metav1.LabelSelector{MatchLabels: match}}}},
 	}}
@@ -183,7 +175,7 @@ func TestDecisionGroups(t *testing.T) {
 		f.Cluster(t, fmt.Sprintf("pl-groups-%d", i), map[string]string{"tier": tier})
 	}
 	p := &clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: f.Namespace, Name: "rollout"}, Spec: clusterv1beta1.PlacementSpec{
-		Tolerations: tolerateNoAgent,
+		Tolerations: testenv.NoAgentTolerations(),
 		DecisionStrategy: clusterv1beta1.DecisionStrategy{GroupStrategy: clusterv1beta1.GroupStrategy{
 			DecisionGroups: []clusterv1beta1.DecisionGroup{{GroupName: "canary", GroupClusterSelector: clusterv1beta1.GroupClusterSelector{
 				LabelSelector: metav1.LabelSelector{MatchLabels: map[string]string{"tier": "canary"}}}}},

@@ -13,7 +13,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 	multiclusterv1alpha1 "github.com/flotilla/flotilla/api/multicluster/v1alpha1"
 	"github.com/flotilla/flotilla/api/scheme"
@@ -41,13 +40,6 @@ func admin(t *testing.T, env *testenv.Env) client.WithWatch {
 		t.Fatal(err)
 	}
 	return c
-}
-
-// tolerateNoAgent tolerates the taints the hub puts on clusters without a running agent, as the
-// test's clusters are.
-var tolerateNoAgent = []clusterv1beta1.Toleration{
-	{Key: clusterv1.ManagedClusterTaintUnreachable, Operator: clusterv1beta1.TolerationOpExists},
-	{Key: clusterv1.ManagedClusterTaintUnavailable, Operator: clusterv1beta1.TolerationOpExists},
 }
 
 // sigSlice is what a SIG PlacementDecision says.

@@ -24,7 +24,7 @@ import (
 func labelPlacement(ns, name string, match map[string]string) *clusterv1beta1.Placement {
 	return &clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: clusterv1beta1.PlacementSpec{
 		NumberOfClusters: ptr.To[int32](1),
-		Tolerations:      tolerateNoAgent,
+		Tolerations:      testenv.NoAgentTolerations(),
 		Predicates: []clusterv1beta1.ClusterPredicate{{RequiredClusterSelector: clusterv1beta1.ClusterSelector{
 			LabelSelector: metav1.LabelSelector{MatchLabels: match}}}},
 	}}
@@ -159,7 +159,7 @@ func TestNoClusterVanishes(t *testing.T) {
 		before = append(before, name)
 	}
 	p := &clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: f.Namespace, Name: "shift"}, Spec: clusterv1beta1.PlacementSpec{
-		Tolerations: tolerateNoAgent,
+		Tolerations: testenv.NoAgentTolerations(),
 		DecisionStrategy: clusterv1beta1.DecisionStrategy{GroupStrategy: clusterv1beta1.GroupStrategy{
 			ClustersPerDecisionGroup: intstr.FromInt32(2)}},
 	}}

@@ -97,7 +97,7 @@ func waitMirror(t *testing.T, c client.Client, ns, p string, check ocmCheck, ski
 
 func groupPlacement(ns, name string, perGroup intstr.IntOrString) *clusterv1beta1.Placement {
 	return &clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: clusterv1beta1.PlacementSpec{
-		Tolerations: tolerateNoAgent,
+		Tolerations: testenv.NoAgentTolerations(),
 		DecisionStrategy: clusterv1beta1.DecisionStrategy{GroupStrategy: clusterv1beta1.GroupStrategy{
 			DecisionGroups: []clusterv1beta1.DecisionGroup{{GroupName: "canary", GroupClusterSelector: clusterv1beta1.GroupClusterSelector{
 				LabelSelector: metav1.LabelSelector{MatchLabels: map[string]string{"tier": "canary"}}}}},

@@ -54,15 +54,21 @@ func (b *BoundSet) AgentlessCluster(t testing.TB, name string, labels map[string
 	b.AcceptedCluster(t, name, labels)
 }
 
+// NoAgentTolerations tolerates the taints the hub puts on clusters without a running agent: a
+// placement of a test's agentless clusters needs them.
+func NoAgentTolerations() []clusterv1beta1.Toleration {
+	return []clusterv1beta1.Toleration{
+		{Key: clusterv1.ManagedClusterTaintUnreachable, Operator: clusterv1beta1.TolerationOpExists},
+		{Key: clusterv1.ManagedClusterTaintUnavailable, Operator: clusterv1beta1.TolerationOpExists},
+	}
+}
+
 // AgentlessPlacement makes a Placement in the set's namespace of every cluster with the labels
-// match, tolerating the taints the hub puts on clusters without a running agent.
+// match, with NoAgentTolerations.
 func (b *BoundSet) AgentlessPlacement(t testing.TB, name string, match map[string]string) {
 	t.Helper()
 	Create(t, b.Client, &clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: b.Namespace, Name: name}, Spec: clusterv1beta1.PlacementSpec{
-		Tolerations: []clusterv1beta1.Toleration{
-			{Key: clusterv1.ManagedClusterTaintUnreachable, Operator: clusterv1beta1.TolerationOpExists},
-			{Key: clusterv1.ManagedClusterTaintUnavailable, Operator: clusterv1beta1.TolerationOpExists},
-		},
+		Tolerations: NoAgentTolerations(),
 		Predicates: []clusterv1beta1.ClusterPredicate{{RequiredClusterSelector: clusterv1beta1.ClusterSelector{
 			LabelSelector: metav1.LabelSelector{MatchLabels: match}}}},
 	}})
