@@ -177,10 +177,7 @@ func runPlacementAtScale(b *testing.B, bins localk8s.Binaries, hubBin string, sz
 			pr.printf("perf profile of the hub in %s", out)
 		}()
 	}
-	names := make([]string, sz.placements)
-	for i := range names {
-		names[i] = fmt.Sprintf("placement-%05d", i)
-	}
+	names := placementNames(sz.placements)
 	created := make(chan error, 1)
 	go func() {
 		created <- parallel(names, createWorkers, func(name string) error {
@@ -237,6 +234,15 @@ func runPlacementAtScale(b *testing.B, bins localk8s.Binaries, hubBin string, sz
 	pr.printf("write floor: the %d placements' %d writes alone took %.2f s; the hub's run is %.2fx that",
 		sz.placements, 4*sz.placements, r.floor.Seconds(), r.filled.Seconds()/r.floor.Seconds())
 	return r
+}
+
+// placementNames are the names of n benchmark placements.
+func placementNames(n int) []string {
+	names := make([]string, n)
+	for i := range names {
+		names[i] = fmt.Sprintf("placement-%05d", i)
+	}
+	return names
 }
 
 // benchPlacement is OCM's benchmark placement: 10 clusters, Exact, three prioritizers.

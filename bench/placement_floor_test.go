@@ -66,12 +66,8 @@ func placementWrites(ctx context.Context, cl client.Client, ns string, n, worker
 	if err := cl.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return 0, err
 	}
-	names := make([]string, n)
-	for i := range names {
-		names[i] = fmt.Sprintf("placement-%05d", i)
-	}
 	start := time.Now()
-	err := parallel(names, workers, func(name string) error {
+	err := parallel(placementNames(n), workers, func(name string) error {
 		p := benchPlacement(name)
 		p.Namespace = ns
 		if err := cl.Create(ctx, p); err != nil {
