@@ -241,3 +241,12 @@ func (l *certLoop) save(ctx context.Context) error {
 	l.unsaved = nil
 	return nil
 }
+
+// clientConfigs are the ManagedCluster's spec.managedClusterClientConfigs for urls, each trusting ca.
+func clientConfigs(urls []string, ca []byte) []clusterv1.ClientConfig {
+	out := make([]clusterv1.ClientConfig, 0, len(urls))
+	for _, u := range urls {
+		out = append(out, clusterv1.ClientConfig{URL: u, CABundle: ca})
+	}
+	return out
+}

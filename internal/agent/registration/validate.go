@@ -9,8 +9,6 @@ import (
 
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
-
-	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 )
 
 // clusterNameRule is the rule a cluster name follows: the name of the cluster's namespace on the
@@ -98,13 +96,4 @@ func ValidateExternalServerURLs(field string, urls []string) error {
 		}
 	}
 	return nil
-}
-
-// clientConfigs are the ManagedCluster's spec.managedClusterClientConfigs for urls, each trusting ca.
-func clientConfigs(urls []string, ca []byte) []clusterv1.ClientConfig {
-	out := make([]clusterv1.ClientConfig, 0, len(urls))
-	for _, u := range urls {
-		out = append(out, clusterv1.ClientConfig{URL: u, CABundle: ca})
-	}
-	return out
 }
