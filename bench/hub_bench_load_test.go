@@ -160,6 +160,18 @@ func probeOne(ctx context.Context, pr progress, cl client.Client, cs kubernetes.
 	}); err != nil {
 		return 0, fmt.Errorf("%s: waiting for its lease: %w", name, err)
 	}
+	// A new cluster has no Available condition until its agent reports one, and the hub
+	// taints it unreachable for that moment (as OCM does); wait until the hub has seen the
+	// report and lifted the taint, so that the probe starts from a healthy cluster.
+	mc := &clusterv1.ManagedCluster{}
+	if err := poll(ctx, time.Minute, func() (bool, error) {
+		if err := cl.Get(ctx, key, mc); err != nil {
+			return false, err
+		}
+		return healthy(mc), nil
+	}); err != nil {
+		return 0, fmt.Errorf("%s: not Available and untainted a minute after it joined: taints %v, conditions %v: %w", name, mc.Spec.Taints, mc.Status.Conditions, err)
+	}
 	period := time.Duration(probeLeaseSeconds) * time.Second
 	var last time.Time
 	renewals := probeRenewals
@@ -175,11 +187,10 @@ func probeOne(ctx context.Context, pr progress, cl client.Client, cs kubernetes.
 			return 0, fmt.Errorf("%s: renewing its lease: %w", name, err)
 		}
 	}
-	mc := &clusterv1.ManagedCluster{}
 	if err := cl.Get(ctx, key, mc); err != nil {
 		return 0, err
 	}
-	if hasTaint(mc, clusterv1.ManagedClusterTaintUnreachable) || !meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable) {
+	if !healthy(mc) {
 		return 0, fmt.Errorf("%s: not Available and untainted at its last renewal: taints %v, conditions %v", name, mc.Spec.Taints, mc.Status.Conditions)
 	}
 	pr.printf("%s: last renewal at %s, lease stopped", name, last.Format("15:04:05.000"))
@@ -202,4 +213,9 @@ func probeOne(ctx context.Context, pr progress, cl client.Client, cs kubernetes.
 	pr.printf("%s: unreachable taint seen %.2f s after the last renewal (expected %s, excess %.2f s); %s",
 		name, lat.Seconds(), expected, (lat - expected).Seconds(), unknownAt)
 	return lat, nil
+}
+
+// healthy says whether the cluster is Available and carries no unreachable taint.
+func healthy(mc *clusterv1.ManagedCluster) bool {
+	return !hasTaint(mc, clusterv1.ManagedClusterTaintUnreachable) && meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable)
 }
