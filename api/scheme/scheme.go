@@ -8,6 +8,7 @@ import (
 
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
 	addonv1beta1 "github.com/flotilla/flotilla/api/addon/v1beta1"
+	authenticationv1beta1 "github.com/flotilla/flotilla/api/authentication/v1beta1"
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	clusterv1alpha1 "github.com/flotilla/flotilla/api/cluster/v1alpha1"
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
@@ -27,6 +28,7 @@ var builder = runtime.NewSchemeBuilder(
 	clusterv1.AddToScheme, clusterv1alpha1.AddToScheme, clusterv1beta1.AddToScheme, clusterv1beta2.AddToScheme,
 	workv1.AddToScheme, workv1alpha1.AddToScheme,
 	addonv1alpha1.AddToScheme, addonv1beta1.AddToScheme,
+	authenticationv1beta1.AddToScheme,
 	multiclusterv1alpha1.AddToScheme,
 	federationaiv1alpha1.AddToScheme,
 	dynamicscoringv1alpha1.AddToScheme,

@@ -9,6 +9,7 @@ import (
 	"io"
 
 	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 )
@@ -27,6 +28,24 @@ var roleYAML []byte
 // FlowerNamespace is the namespace of the hub's Role for the built-in add-on flower-addon: the
 // SuperLink, its certificates and the add-on's AddOnDeploymentConfig (internal/hub/flower).
 const FlowerNamespace = "flower-system"
+
+// ManagedServiceAccountAgentName names the ClusterRole that lets a cluster's agent keep the token
+// Secrets of its ManagedServiceAccounts: the hub binds it, with a RoleBinding in the cluster's
+// namespace to that cluster's agents, while the namespace holds ManagedServiceAccounts
+// (internal/hub/managedserviceaccount). An installer makes it with the hub's roles; the hub holds
+// bind on it and no right to Secrets itself.
+const ManagedServiceAccountAgentName = "flotilla-managed-serviceaccount-agent"
+
+// ManagedServiceAccountAgentRole is ClusterRole ManagedServiceAccountAgentName: get, create,
+// update and patch Secrets, by name (no list, no watch, no delete). Bound in one namespace, it
+// holds there only.
+func ManagedServiceAccountAgentRole() *rbacv1.ClusterRole {
+	return &rbacv1.ClusterRole{
+		TypeMeta:   metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "ClusterRole"},
+		ObjectMeta: metav1.ObjectMeta{Name: ManagedServiceAccountAgentName},
+		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"get", "create", "update", "patch"}}},
+	}
+}
 
 // YAML returns role.yaml as generated: the ClusterRole, then the Roles.
 func YAML() []byte { return bytes.Clone(roleYAML) }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	"sigs.k8s.io/yaml"
@@ -72,16 +73,21 @@ func run(root string) error {
 		return err
 	}
 	files := map[string][]rbacv1.PolicyRule{
-		"charts/flotilla-hub/files/clusterrole-rules.yaml": cr.Rules,
-		"charts/flotilla-hub/files/role-rules.yaml":        le.Rules,
-		"charts/flotilla-hub/files/flower-role-rules.yaml": fr.Rules,
+		"charts/flotilla-hub/files/clusterrole-rules.yaml":                  cr.Rules,
+		"charts/flotilla-hub/files/role-rules.yaml":                         le.Rules,
+		"charts/flotilla-hub/files/flower-role-rules.yaml":                  fr.Rules,
+		"charts/flotilla-hub/files/managed-serviceaccount-agent-rules.yaml": rbac.ManagedServiceAccountAgentRole().Rules,
 	}
 	for path, rules := range files {
 		data, err := yaml.Marshal(rules)
 		if err != nil {
 			return err
 		}
-		out := append([]byte(fmt.Sprintf(header, "config/rbac/role.yaml")), data...)
+		source := "config/rbac/role.yaml"
+		if strings.HasSuffix(path, "managed-serviceaccount-agent-rules.yaml") {
+			source = "config/rbac/rbac.go (ManagedServiceAccountAgentRole)"
+		}
+		out := append([]byte(fmt.Sprintf(header, source)), data...)
 		if err := os.WriteFile(filepath.Join(root, path), out, 0o644); err != nil {
 			return err
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/flotilla/flotilla/internal/agent/builtin"
 	"github.com/flotilla/flotilla/internal/agent/builtin/dynamicscoring"
 	"github.com/flotilla/flotilla/internal/agent/builtin/kueuequeues"
+	"github.com/flotilla/flotilla/internal/agent/builtin/managedserviceaccount"
 	"github.com/flotilla/flotilla/internal/agent/builtin/multikueueworker"
 	"github.com/flotilla/flotilla/internal/agent/builtin/resourceusage"
 	"github.com/flotilla/flotilla/internal/agent/fence"
@@ -156,7 +157,7 @@ func New(opts Options) (*Agent, error) {
 		return nil, err
 	}
 	builtIns := builtin.NewManager(opts.ClusterName, opts.Spoke, opts.Clock, opts.Log.WithName("builtin"),
-		resourceusage.AddOn{}, dynamicscoring.AddOn{AllowLocal: opts.DynamicScoringAllowLocal}, multikueueworker.AddOn{}, kueuequeues.AddOn{})
+		resourceusage.AddOn{}, dynamicscoring.AddOn{AllowLocal: opts.DynamicScoringAllowLocal}, multikueueworker.AddOn{}, kueuequeues.AddOn{}, managedserviceaccount.AddOn{})
 	if a.addOns, err = addon.New(addon.Options{
 		ClusterName: opts.ClusterName, AgentID: opts.AgentID, Hub: hub, Spoke: opts.Spoke,
 		QPS: opts.QPS, Burst: opts.Burst,

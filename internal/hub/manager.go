@@ -38,6 +38,7 @@ import (
 	"github.com/flotilla/flotilla/internal/hub/flower"
 	"github.com/flotilla/flotilla/internal/hub/kueue"
 	"github.com/flotilla/flotilla/internal/hub/lease"
+	"github.com/flotilla/flotilla/internal/hub/managedserviceaccount"
 	"github.com/flotilla/flotilla/internal/hub/placement"
 	"github.com/flotilla/flotilla/internal/hub/registration"
 	"github.com/flotilla/flotilla/internal/hub/resourceusage"
@@ -263,6 +264,7 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		&clusterset.DefaultLabelReconciler{Client: mgr.GetClient()},
 		&clusterset.DefaultSets{Client: mgr.GetClient()},
 		&clusterprofile.Reconciler{Client: mgr.GetClient(), Clock: clk, AllowLocal: opts.ClusterProfileAllowLocal},
+		&managedserviceaccount.Reconciler{Client: mgr.GetClient(), Clock: clk},
 		&placement.Reconciler{Client: mgr.GetClient(), Clock: clk},
 		&workreplicaset.Reconciler{Client: mgr.GetClient(), Clock: clk},
 		// The progressing controller uses an index the add-on controller adds: it comes after.

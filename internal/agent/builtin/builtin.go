@@ -35,9 +35,11 @@ type Env struct {
 	// watches.
 	Hub     client.Client
 	HubKube kubernetes.Interface
-	Spoke   *rest.Config
-	Clock   clock.WithTicker
-	Log     logr.Logger
+	// HubConfig is the same identity's configuration, for watches of Flotilla's and OCM's kinds.
+	HubConfig *rest.Config
+	Spoke     *rest.Config
+	Clock     clock.WithTicker
+	Log       logr.Logger
 	// Annotations are the ManagedClusterAddOn's when the run started: how the hub passes a
 	// built-in add-on its settings.
 	Annotations map[string]string
@@ -171,7 +173,7 @@ func (m *Manager) snapshot() map[string]*run {
 }
 
 func (m *Manager) env(hub *registration.HubClients, name string) Env {
-	return Env{ClusterName: m.clusterName, Hub: hub.Client, HubKube: hub.Kube, Spoke: m.spoke, Clock: m.clock, Log: m.log.WithValues("addon", name)}
+	return Env{ClusterName: m.clusterName, Hub: hub.Client, HubKube: hub.Kube, HubConfig: hub.Config, Spoke: m.spoke, Clock: m.clock, Log: m.log.WithValues("addon", name)}
 }
 
 func (m *Manager) start(name string, hub *registration.HubClients, annotations map[string]string) {

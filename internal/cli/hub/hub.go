@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/flotilla/flotilla/config/rbac"
+
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -47,7 +49,8 @@ func NewCommand(_ streams.IO, clk clock.WithTicker) *cobra.Command {
 			"With --dashboard-bind-address the hub also serves the web dashboard over HTTPS to viewers who log in\n" +
 			"with their own bearer token; each sees what the hub's RBAC lets that token see (docs/dashboard.md).\n\n" +
 			"The hub needs only the roles in config/rbac: ClusterRole flotilla-hub, and Role flotilla-hub in the leader\n" +
-			"election namespace (which also lets it impersonate " + addontemplate.OCMManagerServiceAccount + " there, for --addon-manager-identity).",
+			"election namespace (which also lets it impersonate " + addontemplate.OCMManagerServiceAccount + " there, for --addon-manager-identity).\n" +
+			"It binds ClusterRole " + rbac.ManagedServiceAccountAgentName + " for cluster agents, which `flotilla init` and the hub chart make.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if webhookService != "" {

@@ -54,6 +54,9 @@ func NewCommand(io streams.IO) *cobra.Command {
 			if _, err := install.Embedded(ctx, cfg, install.Options{}); err != nil {
 				return err
 			}
+			if err := install.AgentRoles(ctx, cfg); err != nil {
+				return err
+			}
 			cs, err := kubernetes.NewForConfig(cfg)
 			if err != nil {
 				return err

@@ -78,8 +78,18 @@ var FlowerAddon = Info{
 	},
 }
 
+// ManagedServiceAccount serves OCM's ManagedServiceAccounts on the cluster
+// (internal/agent/builtin/managedserviceaccount), under OCM's add-on name.
+var ManagedServiceAccount = Info{
+	Name:        "managed-serviceaccount",
+	DisplayName: "Managed ServiceAccounts",
+	Description: "Built into flotilla agent: for each ManagedServiceAccount in the cluster's namespace, makes the ServiceAccount " +
+		"in open-cluster-management-agent-addon on the cluster and keeps a rotated token of it in the Secret of the same name " +
+		"on the hub (OCM's managed-serviceaccount). The ServiceAccount gets no rights: grant them with a ManifestWork.",
+}
+
 // Catalog is every built-in add-on.
-var Catalog = []Info{ResourceUsage, DynamicScoring, MultiKueueWorker, KueueQueues, FlowerAddon}
+var Catalog = []Info{ResourceUsage, DynamicScoring, MultiKueueWorker, KueueQueues, FlowerAddon, ManagedServiceAccount}
 
 // ScoreConflictCondition is the condition of the ManagedClusterAddOn resource-usage that says
 // another writer writes AddOnPlacementScore resource-usage-score in the cluster's namespace, and

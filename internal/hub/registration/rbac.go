@@ -14,6 +14,7 @@ const (
 	certsGroup   = "certificates.k8s.io"
 	eventsGroup  = "events.k8s.io"
 	usageGroup   = "usage.flotilla.io"
+	authGroup    = "authentication.open-cluster-management.io"
 )
 
 var read = []string{"get", "list", "watch"}
@@ -63,6 +64,8 @@ func clusterRules(cluster string, accepted bool) []rbacv1.PolicyRule {
 // +kubebuilder:rbac:groups=usage.flotilla.io,resources=resourceusages/status,verbs=update;patch
 // +kubebuilder:rbac:groups="";events.k8s.io,resources=events,verbs=create;patch;update
 // +kubebuilder:rbac:groups="",resources=configmaps,resourceNames=dynamic-scoring-config,verbs=get;list;watch
+// +kubebuilder:rbac:groups=authentication.open-cluster-management.io,resources=managedserviceaccounts,verbs=get;list;watch
+// +kubebuilder:rbac:groups=authentication.open-cluster-management.io,resources=managedserviceaccounts/status,verbs=update;patch
 
 // namespaceRules are what an accepted cluster's agents may do in the cluster's namespace on the
 // hub, and nowhere else: renew the lease, read and report on their works and add-ons, record events,
@@ -85,6 +88,11 @@ func namespaceRules() []rbacv1.PolicyRule {
 		// The built-in add-on dynamic-scoring reads and watches (by a field selector on its name) the
 		// scorers the hub lists for it, and no other ConfigMap.
 		{APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{"dynamic-scoring-config"}, Verbs: []string{"get", "list", "watch"}},
+		// The built-in add-on managed-serviceaccount serves the cluster's ManagedServiceAccounts and
+		// reports on them. It writes their token Secrets through the Role the hub keeps for exactly
+		// those Secrets (internal/hub/managedserviceaccount), and no other Secret.
+		{APIGroups: []string{authGroup}, Resources: []string{"managedserviceaccounts"}, Verbs: read},
+		{APIGroups: []string{authGroup}, Resources: []string{"managedserviceaccounts/status"}, Verbs: []string{"update", "patch"}},
 	}
 }
 

@@ -123,6 +123,7 @@ func Setup(mgr manager.Manager, cs kubernetes.Interface, opts Options) error {
 	srv.Register(BindingPath, &admission.Webhook{Handler: BindingHandler(mgr.GetScheme(), can)})
 	srv.Register(ManifestWorkPath, &admission.Webhook{Handler: ManifestWorkHandler(mgr.GetScheme(), can)})
 	srv.Register(FederatedLearningPath, &admission.Webhook{Handler: FederatedLearningHandler(mgr.GetScheme(), can)})
+	srv.Register(ManagedServiceAccountPath, &admission.Webhook{Handler: ManagedServiceAccountHandler(mgr.GetScheme(), Clusters(mgr.GetAPIReader()))})
 	srv.Register(ConversionPath, ConversionHandler())
 	if err := mgr.Add(srv); err != nil {
 		return err
@@ -234,6 +235,7 @@ func Configuration(endpoint Endpoint, caBundle []byte) *admissionregistrationv1.
 			specChangedHook(WorkGroup, hook(ManifestWorkWebhookName, ManifestWorkPath, "v1", "manifestworks", admissionregistrationv1.NamespacedScope)),
 			claimsHook(hook(ClaimsWebhookName, ManagedClusterPath, "v1", "managedclusters/status", admissionregistrationv1.ClusterScope)),
 			specChangedHook(FederationGroup, hook(FederatedLearningWebhookName, FederatedLearningPath, "v1alpha1", "federatedlearnings", admissionregistrationv1.NamespacedScope)),
+			createOnly(inGroup(AuthenticationGroup, hook(ManagedServiceAccountWebhookName, ManagedServiceAccountPath, "v1beta1", "managedserviceaccounts", admissionregistrationv1.NamespacedScope))),
 		},
 	}
 }

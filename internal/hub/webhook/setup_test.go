@@ -77,6 +77,11 @@ func TestConfiguration(t *testing.T) {
 			FailurePolicy: "Fail", SideEffects: "None", Operations: []string{"CREATE", "UPDATE"},
 			Groups: []string{"federation-ai.open-cluster-management.io"}, Versions: []string{"v1alpha1"}, Res: []string{"federatedlearnings"},
 		},
+		{
+			Name: ManagedServiceAccountWebhookName, URL: "https://127.0.0.1:9443/validate-managedserviceaccounts", CABundle: "CA",
+			FailurePolicy: "Fail", SideEffects: "None", Operations: []string{"CREATE"},
+			Groups: []string{"authentication.open-cluster-management.io"}, Versions: []string{"v1beta1"}, Res: []string{"managedserviceaccounts"},
+		},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("webhooks (-want +got):\n%s", diff)

@@ -55,9 +55,7 @@ func ManifestWorkHandler(s *runtime.Scheme, can Authorizer) admission.Handler {
 // working while no hub answers, and ReviewManifestWork allows such updates anyway; for
 // FederatedLearnings, the controller's finalizer and status writes go through likewise.
 func specChangedHook(group string, w admissionregistrationv1.ValidatingWebhook) admissionregistrationv1.ValidatingWebhook {
-	for i := range w.Rules {
-		w.Rules[i].APIGroups = []string{group}
-	}
+	w = inGroup(group, w)
 	w.MatchConditions = []admissionregistrationv1.MatchCondition{{
 		Name:       "spec-changed",
 		Expression: "request.operation != 'UPDATE' || !has(oldObject.spec) || !has(object.spec) || object.spec != oldObject.spec",
@@ -275,4 +273,12 @@ func orUnknown(s string) string {
 		return "?"
 	}
 	return s
+}
+
+// inGroup turns a webhook built for the cluster group into one for group.
+func inGroup(group string, w admissionregistrationv1.ValidatingWebhook) admissionregistrationv1.ValidatingWebhook {
+	for i := range w.Rules {
+		w.Rules[i].APIGroups = []string{group}
+	}
+	return w
 }

@@ -161,6 +161,9 @@ func installCRDs(ctx context.Context, f *localk8s.Fleet, say func(string, ...any
 		}
 		n = len(results)
 	}
+	if err := install.AgentRoles(ctx, f.Hub.Config); err != nil {
+		return err
+	}
 	say("  %d CRDs installed on every cluster", n)
 	return nil
 }

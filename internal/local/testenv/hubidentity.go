@@ -43,6 +43,10 @@ func (e *Env) HubIdentity(t testing.TB, leaderElectionNamespace string) *rest.Co
 	if err := applyClusterRole(ctx, cs, cr); err != nil {
 		t.Fatal(err)
 	}
+	// The role the hub binds for agents, as an installation makes it.
+	if err := applyClusterRole(ctx, cs, rbac.ManagedServiceAccountAgentRole()); err != nil {
+		t.Fatal(err)
+	}
 
 	ns := e.Namespace(t, e.Hub)
 	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: HubServiceAccount, Namespace: ns}}
