@@ -13,6 +13,7 @@ import (
 	"github.com/flotilla/flotilla/internal/hub/addon"
 	"github.com/flotilla/flotilla/internal/hub/addontemplate"
 	"github.com/flotilla/flotilla/internal/hub/kueue"
+	"github.com/flotilla/flotilla/internal/hub/managedserviceaccount"
 )
 
 // Adversarial names: each a prefix, suffix or middle of another's derived names, or at the limit
@@ -28,6 +29,8 @@ var (
 		"x", "a", "a-b", "a-pre-delete", "a-deploy-0", "multikueue-worker", "managedcluster", "token-x",
 		"cluster.x", "x.clusterrole", strings.Repeat("d", 63),
 	}
+	// ManagedServiceAccount names: their token Secrets take them.
+	adversarialManagedServiceAccounts = []string{"x", "token-x", "multikueue", "kubeconfig", "x-hub-kubeconfig", strings.Repeat("e", 253)}
 	// Role names may hold ':'.
 	adversarialRoles = []string{"r", "writer", "role:writer", "clusterrole:writer", "agent", "x:agent"}
 	// Reserved cluster names (issue 19, item 7), for which OCM's identities clash by design: the
@@ -85,6 +88,13 @@ func namesOf(clusters, addons []string) map[object][]string {
 		// kueueworker.AddOnName is among the adversarial add-ons).
 		add("ManifestWork", c, kueueworker.WorkName, "kueueworker.WorkName")
 		add("Namespace", "", c, "cluster namespace "+c)
+		// ManagedServiceAccounts: the agents' binding, and each token Secret beside its
+		// ManagedServiceAccount under its name (the ServiceAccount on the cluster takes it too, in
+		// the one namespace the cluster's agent serves).
+		add("RoleBinding", c, managedserviceaccount.TokenBinding, "managedserviceaccount.TokenBinding")
+		for _, m := range adversarialManagedServiceAccounts {
+			add("Secret", c, m, "ManagedServiceAccount "+m)
+		}
 		for _, a := range addons {
 			add("ManifestWork", c, addontemplate.WorkName(a), "addontemplate.WorkName("+a+")")
 			add("ManifestWork", c, addon.PreDeleteWorkName(a), "addon.PreDeleteWorkName("+a+")")

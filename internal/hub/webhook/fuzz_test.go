@@ -36,6 +36,12 @@ func fuzzHandlers(s *runtime.Scheme) map[string]admission.Handler {
 		BindingPath:        BindingHandler(s, fuzzAuthorizer),
 		"/validate-works":  ManifestWorkHandler(s, fuzzAuthorizer),
 		"/validate-fl":     FederatedLearningHandler(s, fuzzAuthorizer),
+		"/validate-msa": ManagedServiceAccountHandler(s, func(_ context.Context, name string) (bool, error) {
+			if name == "broken" {
+				return false, errors.New("the API server did not answer")
+			}
+			return name == "gpu-east", nil
+		}),
 	}
 }
 
@@ -50,7 +56,8 @@ func FuzzAdmissionReview(f *testing.F) {
 	work := `{"apiVersion":"work.open-cluster-management.io/v1","kind":"ManifestWork","metadata":{"name":"w","namespace":"gpu-east"},"spec":{"executor":{"subject":{"type":"ServiceAccount","serviceAccount":{"namespace":"a","name":"b"}}}}}`
 	claimed := `{"apiVersion":"cluster.open-cluster-management.io/v1","kind":"ManagedCluster","metadata":{"name":"gpu-east"},"status":{"clusterClaims":[{"name":"a","value":"1"},{"name":"a","value":"2"}]}}`
 	fl := `{"apiVersion":"federation-ai.open-cluster-management.io/v1alpha1","kind":"FederatedLearning","metadata":{"name":"m","namespace":"ns"},"spec":{"framework":"flower","server":{"image":"s"},"client":{"image":"c","placement":{"clusterSets":["a","b","a"]}}}}`
-	for _, obj := range []string{cluster, claimed, binding, work, fl, `{}`, `null`, `{"metadata":7}`} {
+	msa := `{"apiVersion":"authentication.open-cluster-management.io/v1beta1","kind":"ManagedServiceAccount","metadata":{"name":"argocd","namespace":"gpu-east"},"spec":{"rotation":{"validity":"24h"},"ttlSecondsAfterCreation":5}}`
+	for _, obj := range []string{cluster, claimed, binding, work, fl, msa, `{}`, `null`, `{"metadata":7}`} {
 		for _, op := range []admissionv1.Operation{admissionv1.Create, admissionv1.Update, admissionv1.Delete} {
 			for _, user := range []string{"admin", "broken", "system:open-cluster-management:gpu-east:agent"} {
 				review := admissionv1.AdmissionReview{Request: &admissionv1.AdmissionRequest{
