@@ -10,6 +10,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/flotilla/flotilla/config/rbac"
+	"github.com/flotilla/flotilla/internal/contract/wellknown"
 )
 
 // AgentRoles makes the ClusterRoles the hub binds for cluster agents without holding their rules
@@ -25,6 +26,9 @@ func AgentRoles(ctx context.Context, cfg *rest.Config) error {
 	got, err := api.Get(ctx, want.Name, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
+		// Labeled, so that `flotilla uninstall hub` knows Flotilla made it (the chart's carries
+		// the release's labels instead, and is only brought back to its rules here).
+		want.Labels = map[string]string{wellknown.PartOfLabel: wellknown.PartOf}
 		_, err = api.Create(ctx, want, metav1.CreateOptions{})
 	case err == nil:
 		got.Rules = want.Rules

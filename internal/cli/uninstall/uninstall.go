@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/flotilla/flotilla/config/rbac"
+
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
@@ -93,6 +95,7 @@ func uninstall(ctx context.Context, io streams.IO, cfg *rest.Config, what, chart
 		object("admissionregistration.k8s.io/v1", "ValidatingWebhookConfiguration", "", wellknown.HubWebhookConfiguration),
 		object("rbac.authorization.k8s.io/v1", "ClusterRoleBinding", "", "open-cluster-management:bootstrap"),
 		object("rbac.authorization.k8s.io/v1", "ClusterRole", "", "open-cluster-management:bootstrap"),
+		object("rbac.authorization.k8s.io/v1", "ClusterRole", "", rbac.ManagedServiceAccountAgentName),
 		object("v1", "ServiceAccount", "open-cluster-management", "cluster-bootstrap"),
 	}
 	k, err := install.RemoveLabeled(ctx, cfg, hubMade, io.Out)
