@@ -38,6 +38,7 @@ targets=$(cat <<'LIST'
 ./internal/contract/fencing FuzzStoppedRecord
 ./internal/hub/mcpserver FuzzWorkloads
 ./internal/hub/dashboard FuzzParseQuery
+./internal/cli/credentialsplugin FuzzClusterName
 ./internal/hub/dashboard FuzzSessionCookie
 LIST
 )

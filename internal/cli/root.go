@@ -9,6 +9,7 @@ import (
 	"github.com/flotilla/flotilla/internal/cli/accept"
 	"github.com/flotilla/flotilla/internal/cli/addon"
 	"github.com/flotilla/flotilla/internal/cli/agent"
+	"github.com/flotilla/flotilla/internal/cli/credentialsplugin"
 	"github.com/flotilla/flotilla/internal/cli/dashboard"
 	"github.com/flotilla/flotilla/internal/cli/describe"
 	"github.com/flotilla/flotilla/internal/cli/dev"
@@ -63,6 +64,7 @@ func NewRootCommand(io streams.IO, clk clock.WithTicker) *cobra.Command {
 		addon.NewCommand(io),
 		mcp.NewCommand(io, clk),
 		dashboard.NewCommand(io, clk),
+		credentialsplugin.NewCommand(io, clk),
 	)
 	return root
 }

@@ -6,6 +6,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -17,8 +19,11 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -26,14 +31,37 @@ import (
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
 	authv1beta1 "github.com/flotilla/flotilla/api/authentication/v1beta1"
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
+	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
+	mcv1alpha1 "github.com/flotilla/flotilla/api/multicluster/v1alpha1"
 	"github.com/flotilla/flotilla/internal/agent/addon"
 	"github.com/flotilla/flotilla/internal/agent/builtin"
 	msa "github.com/flotilla/flotilla/internal/agent/builtin/managedserviceaccount"
+	"github.com/flotilla/flotilla/internal/hub/clusterprofile"
 	hubmsa "github.com/flotilla/flotilla/internal/hub/managedserviceaccount"
+	"github.com/flotilla/flotilla/internal/kubeconfig"
 	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
-func TestMain(m *testing.M) { os.Exit(testenv.Main(m, testenv.Options{Spokes: 1, CRDs: true})) }
+// flotillaBin is the flotilla binary, which client-go runs as the consumers' credentials plugin.
+var flotillaBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "flotilla-msa-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	flotillaBin = filepath.Join(dir, "flotilla")
+	cmd := exec.Command("go", "build", "-o", flotillaBin, "./cmd/flotilla")
+	cmd.Dir = filepath.Join("..", "..")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building flotilla: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := testenv.Main(m, testenv.Options{Spokes: 1, CRDs: true})
+	_ = os.RemoveAll(dir)
+	os.Exit(code)
+}
 
 const wait = time.Minute
 
@@ -181,6 +209,10 @@ func TestManagedServiceAccount(t *testing.T) {
 		waitUnauthorized(t, tokenClient(t, spokeCfg, first), "the token of the deleted ServiceAccount")
 	})
 
+	t.Run("a ClusterProfile consumer gets the token through flotilla credentials-plugin, as its own identity", func(t *testing.T) {
+		consumerGetsToken(t, env, hub, one, spokeCfg)
+	})
+
 	t.Run("a ServiceAccount someone else made is not adopted", func(t *testing.T) {
 		if _, err := spoke.CoreV1().ServiceAccounts(saNS).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: saNS, Name: "powerful"}}, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
@@ -326,4 +358,113 @@ func waitUnauthorized(t *testing.T, kube kubernetes.Interface, what string) {
 		who, err := whoAmI(ctx, kube)
 		return apierrors.IsUnauthorized(err), fmt.Sprintf("authenticated as %q (%v)", who, err), nil
 	})
+}
+
+// consumerGetsToken plays a ClusterProfile consumer: it finds the cluster's access provider in
+// a ClusterProfile, runs flotilla credentials-plugin through client-go's exec authentication as a
+// hub identity that may read the ManagedServiceAccount argocd and its Secret, and reaches the
+// spoke as that ServiceAccount. An identity without the Secret gets nothing, and is told why.
+func consumerGetsToken(t *testing.T, env *testenv.Env, hub client.Client, one *testenv.Joined, spokeCfg *rest.Config) {
+	ctx := context.Background()
+	ca, err := kubeconfig.CA(spokeCfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The spoke's address, as an administrator (or the agent's --spoke-external-server-urls) sets it.
+	mc := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: one.Name}}
+	testenv.Update(t, hub, mc, func() {
+		mc.Spec.ManagedClusterClientConfigs = []clusterv1.ClientConfig{{URL: spokeCfg.Host, CABundle: ca}}
+	})
+	ns := env.Namespace(t, env.Hub)
+	testenv.Create(t, hub, &clusterv1beta2.ManagedClusterSetBinding{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "global"},
+		Spec: clusterv1beta2.ManagedClusterSetBindingSpec{ClusterSet: "global"}})
+	var provider *mcv1alpha1.AccessProvider
+	testenv.WaitFor(t, wait, "ClusterProfile "+ns+"/"+one.Name+" with the hub's access provider", func(ctx context.Context) (bool, string, error) {
+		p := &mcv1alpha1.ClusterProfile{}
+		if err := hub.Get(ctx, client.ObjectKey{Namespace: ns, Name: one.Name}, p); err != nil {
+			return false, "", client.IgnoreNotFound(err)
+		}
+		for i := range p.Status.AccessProviders {
+			if p.Status.AccessProviders[i].Name == clusterprofile.ProviderName && p.Status.AccessProviders[i].Cluster != nil {
+				provider = &p.Status.AccessProviders[i]
+				return true, "", nil
+			}
+		}
+		return false, fmt.Sprintf("providers %+v", p.Status.AccessProviders), nil
+	})
+
+	// Two consumers on the hub: one may read the ManagedCluster, the ManagedServiceAccount and its
+	// Secret; the other all but the Secret.
+	rules := []rbacv1.PolicyRule{{APIGroups: []string{"authentication.open-cluster-management.io"}, Resources: []string{"managedserviceaccounts"}, ResourceNames: []string{"argocd"}, Verbs: []string{"get"}}}
+	allowed := consumer(t, env, hub, ns, "consumer", one.Name, append(rules,
+		rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"secrets"}, ResourceNames: []string{"argocd"}, Verbs: []string{"get"}}))
+	refused := consumer(t, env, hub, ns, "no-secret", one.Name, rules)
+
+	spokeAs := func(hubKubeconfig string) kubernetes.Interface {
+		cfg := clientcmdapi.NewConfig()
+		cfg.Clusters["spoke"] = &clientcmdapi.Cluster{Server: provider.Cluster.Server, CertificateAuthorityData: provider.Cluster.CertificateAuthorityData,
+			Extensions: map[string]runtime.Object{}}
+		for _, e := range provider.Cluster.Extensions {
+			cfg.Clusters["spoke"].Extensions[e.Name] = &runtime.Unknown{Raw: e.Extension.Raw}
+		}
+		cfg.AuthInfos["plugin"] = &clientcmdapi.AuthInfo{Exec: &clientcmdapi.ExecConfig{APIVersion: "client.authentication.k8s.io/v1",
+			Command: flotillaBin, Args: []string{"credentials-plugin", "--managed-serviceaccount", "argocd", "--kubeconfig", hubKubeconfig},
+			ProvideClusterInfo: true, InteractiveMode: clientcmdapi.NeverExecInteractiveMode}}
+		cfg.Contexts["spoke"] = &clientcmdapi.Context{Cluster: "spoke", AuthInfo: "plugin"}
+		cfg.CurrentContext = "spoke"
+		rc, err := clientcmd.NewDefaultClientConfig(*cfg, nil).ClientConfig()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return kubernetes.NewForConfigOrDie(rc)
+	}
+	if who, err := whoAmI(ctx, spokeAs(allowed)); err != nil || who != "system:serviceaccount:"+msa.DefaultNamespace+":argocd" {
+		t.Fatalf("the consumer reaches the spoke as %q (%v), want the managed ServiceAccount", who, err)
+	}
+	if who, err := whoAmI(ctx, spokeAs(refused)); err == nil {
+		t.Fatalf("a consumer that may not read the Secret reached the spoke as %q", who)
+	}
+	// What it is told: the plugin's error, as client-go's caller sees it on standard error.
+	cmd := exec.Command(flotillaBin, "credentials-plugin", "--managed-serviceaccount", "argocd", "--kubeconfig", refused)
+	cmd.Env = append(os.Environ(), `KUBERNETES_EXEC_INFO={"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","spec":{"cluster":{"server":"`+
+		provider.Cluster.Server+`","config":{"clusterName":"`+one.Name+`"}}}}`)
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "may not read Secret "+one.Name+"/argocd on the hub") {
+		t.Errorf("the plugin for an identity without the Secret: %v, said %q; want a refusal naming the Secret", err, out)
+	}
+}
+
+// consumer makes ServiceAccount name in ns on the hub, allowed to get ManagedCluster cluster and,
+// in the cluster's namespace, what rules say, and returns a kubeconfig file for it.
+func consumer(t *testing.T, env *testenv.Env, hub client.Client, ns, name, cluster string, rules []rbacv1.PolicyRule) string {
+	t.Helper()
+	ctx := context.Background()
+	testenv.Create(t, hub, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}})
+	subject := []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: ns, Name: name}}
+	testenv.Create(t, hub, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: ns + "-" + name},
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{"cluster.open-cluster-management.io"}, Resources: []string{"managedclusters"}, ResourceNames: []string{cluster}, Verbs: []string{"get"}}}})
+	testenv.Create(t, hub, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: ns + "-" + name},
+		RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: ns + "-" + name}, Subjects: subject})
+	testenv.Create(t, hub, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: ns + "-" + name}, Rules: rules})
+	testenv.Create(t, hub, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: ns + "-" + name},
+		RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: ns + "-" + name}, Subjects: subject})
+	tr, err := env.Hub.Client.CoreV1().ServiceAccounts(ns).CreateToken(ctx, name, &authenticationv1.TokenRequest{}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hubCfg := env.Hub.RESTConfig()
+	ca, err := kubeconfig.CA(hubCfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["hub"] = &clientcmdapi.Cluster{Server: hubCfg.Host, CertificateAuthorityData: ca}
+	cfg.AuthInfos[name] = &clientcmdapi.AuthInfo{Token: tr.Status.Token}
+	cfg.Contexts["hub"] = &clientcmdapi.Context{Cluster: "hub", AuthInfo: name}
+	cfg.CurrentContext = "hub"
+	path := filepath.Join(t.TempDir(), name+".kubeconfig")
+	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

@@ -274,7 +274,7 @@ func tokenSecret(ctx context.Context, env builtin.Env, m *authv1beta1.ManagedSer
 				"cannot read or make Secret %s on the hub (the hub binds ClusterRole flotilla-managed-serviceaccount-agent for this cluster's agents in the namespace): %v", key, err)),
 			fmt.Errorf("the token Secret %s on the hub: %w", key, err)
 	}
-	if !madeFor(s, m) {
+	if !m.OwnsTokenSecret(s) {
 		msg := fmt.Sprintf("Secret %s exists on the hub and was not made for this ManagedServiceAccount (label %s=true and an owner reference to it); "+
 			"it is left alone and no token is written: delete or rename that Secret, or give the ManagedServiceAccount another name",
 			key, authv1beta1.LabelIsManagedServiceAccount)
@@ -285,19 +285,6 @@ func tokenSecret(ctx context.Context, env builtin.Env, m *authv1beta1.ManagedSer
 
 func secretCondition(status metav1.ConditionStatus, reason, msg string) metav1.Condition {
 	return metav1.Condition{Type: authv1beta1.ConditionTypeSecretCreated, Status: status, Reason: reason, Message: msg}
-}
-
-// madeFor says whether s was made for m: OCM's label and an owner reference to m.
-func madeFor(s *corev1.Secret, m *authv1beta1.ManagedServiceAccount) bool {
-	if s.Labels[authv1beta1.LabelIsManagedServiceAccount] != "true" {
-		return false
-	}
-	for _, o := range s.OwnerReferences {
-		if o.UID == m.UID && o.Kind == "ManagedServiceAccount" {
-			return true
-		}
-	}
-	return false
 }
 
 func failed(reason, msg string) metav1.Condition {

@@ -14,11 +14,6 @@ import (
 // authenticate.
 const ServiceAccountUIDAnnotation = "authentication.flotilla.io/serviceaccount-uid"
 
-// RefreshFraction is how much of a token's life passes before a new one is requested (OCM's
-// managed-serviceaccount: "the token will not be rotated unless its remaining lifetime is less
-// than 20% of its rotation validity").
-const RefreshFraction = 0.8
-
 // next says whether a new token is due for m, whose Secret on the hub is secret, issued for the
 // ServiceAccount sa, and otherwise when it will be (refreshAt), with why a token is due.
 func next(m *authv1beta1.ManagedServiceAccount, secret *corev1.Secret, sa types.UID, now time.Time) (due bool, refreshAt time.Time, why string) {
@@ -32,7 +27,7 @@ func next(m *authv1beta1.ManagedServiceAccount, secret *corev1.Secret, sa types.
 	}
 	last := m.Status.TokenSecretRef.LastRefreshTimestamp.Time
 	life := m.Status.ExpirationTimestamp.Sub(last)
-	refreshAt = last.Add(time.Duration(float64(life) * RefreshFraction))
+	refreshAt = last.Add(time.Duration(float64(life) * authv1beta1.TokenRefreshFraction))
 	if !now.Before(refreshAt) {
 		return true, refreshAt, "80% of the token's life has passed"
 	}
