@@ -79,12 +79,22 @@ func (a AddOn) Run(ctx context.Context, env builtin.Env) error {
 	}
 	changed := make(chan struct{}, 1)
 	go a.watch(ctx, env, changed)
+	fresh := map[types.UID]time.Time{}
+	var nextFull time.Time
 	for {
-		wait, err := a.sync(ctx, env, kube, ca)
+		// A change on the hub serves what changed; every Resync, everything is checked again
+		// (a ServiceAccount deleted on the cluster, a Secret emptied on the hub).
+		now := env.Clock.Now()
+		full := !now.Before(nextFull)
+		if full {
+			nextFull = now.Add(builtin.OrDefault(a.Resync, DefaultResync))
+		}
+		wait, err := a.sync(ctx, env, kube, ca, fresh, full)
 		if err != nil {
 			env.Log.Error(err, "serving ManagedServiceAccounts; trying again", "after", retry)
 			wait = retry
 		}
+		wait = min(wait, nextFull.Sub(now))
 		select {
 		case <-ctx.Done():
 			return nil
@@ -126,30 +136,54 @@ func (a AddOn) watch(ctx context.Context, env builtin.Env, changed chan<- struct
 	}
 }
 
-// sync serves every ManagedServiceAccount of the cluster, removes the ServiceAccounts of those
-// that are gone, and says how soon to sync again.
-func (a AddOn) sync(ctx context.Context, env builtin.Env, kube kubernetes.Interface, ca []byte) (time.Duration, error) {
+// sync serves the cluster's ManagedServiceAccounts, removes the ServiceAccounts of those that are
+// gone, and says how soon to sync again. fresh holds, per ManagedServiceAccount, until when its
+// token needs nothing, as the last serve found; unless full, those are not read again, so that a
+// change costs the requests of what changed, not of every ManagedServiceAccount.
+func (a AddOn) sync(ctx context.Context, env builtin.Env, kube kubernetes.Interface, ca []byte, fresh map[types.UID]time.Time, full bool) (time.Duration, error) {
 	var list authv1beta1.ManagedServiceAccountList
 	if err := env.Hub.List(ctx, &list, client.InNamespace(env.ClusterName)); err != nil {
 		return 0, fmt.Errorf("listing the ManagedServiceAccounts of cluster %s on the hub: %w", env.ClusterName, err)
 	}
-	if err := a.ensureNamespace(ctx, kube); err != nil {
-		return 0, err
+	if full {
+		if err := a.ensureNamespace(ctx, kube); err != nil {
+			return 0, err
+		}
 	}
+	now := env.Clock.Now()
 	wait := builtin.OrDefault(a.Resync, DefaultResync)
 	want := map[string]bool{}
+	listed := map[types.UID]bool{}
 	var errs []error
 	for i := range list.Items {
 		m := &list.Items[i]
 		if !m.DeletionTimestamp.IsZero() {
 			continue
 		}
-		want[m.Name] = true
-		w, err := a.serve(ctx, env, kube, ca, m)
+		want[m.Name], listed[m.UID] = true, true
+		if until, ok := fresh[m.UID]; ok && !full && now.Before(until) &&
+			meta.IsStatusConditionTrue(m.Status.Conditions, authv1beta1.ConditionTypeTokenReported) {
+			wait = min(wait, until.Sub(now))
+			continue
+		}
+		w, ok, err := a.serve(ctx, env, kube, ca, m)
 		errs = append(errs, err)
+		delete(fresh, m.UID)
+		if ok {
+			fresh[m.UID] = now.Add(w)
+		}
 		wait = min(wait, max(w, 0))
 	}
-	errs = append(errs, a.removeUnwanted(ctx, env, kube, want))
+	gone := false
+	for uid := range fresh {
+		if !listed[uid] {
+			delete(fresh, uid)
+			gone = true
+		}
+	}
+	if full || gone {
+		errs = append(errs, a.removeUnwanted(ctx, env, kube, want))
+	}
 	return wait, errors.Join(errs...)
 }
 
@@ -187,23 +221,23 @@ func (a AddOn) removeUnwanted(ctx context.Context, env builtin.Env, kube kuberne
 }
 
 // serve brings m's Secret, ServiceAccount, token and status up to date and says when m next
-// needs it.
-func (a AddOn) serve(ctx context.Context, env builtin.Env, kube kubernetes.Interface, ca []byte, m *authv1beta1.ManagedServiceAccount) (time.Duration, error) {
+// needs it, and whether its token is reported and good until then.
+func (a AddOn) serve(ctx context.Context, env builtin.Env, kube kubernetes.Interface, ca []byte, m *authv1beta1.ManagedServiceAccount) (time.Duration, bool, error) {
 	now := env.Clock.Now()
 	secret, created, err := tokenSecret(ctx, env, m)
 	if err != nil {
-		return retry, a.report(ctx, env, m, nil, created, failed(ReasonSecretNotReady, err.Error()))
+		return retry, false, a.report(ctx, env, m, nil, created, failed(ReasonSecretNotReady, err.Error()))
 	}
 	sa, problem, err := a.serviceAccount(ctx, kube, m.Name)
 	if err != nil {
-		return retry, a.report(ctx, env, m, nil, created, failed(ReasonTokenReportFailed, err.Error()))
+		return retry, false, a.report(ctx, env, m, nil, created, failed(ReasonTokenReportFailed, err.Error()))
 	}
 	if problem != "" {
-		return retry, a.report(ctx, env, m, nil, created, failed(ReasonServiceAccountNotOwned, problem))
+		return retry, false, a.report(ctx, env, m, nil, created, failed(ReasonServiceAccountNotOwned, problem))
 	}
 	due, refreshAt, why := next(m, secret, sa, now)
 	if !due {
-		return refreshAt.Sub(now), a.report(ctx, env, m, nil, created, reported(a.namespace(), m.Name, env.ClusterName))
+		return refreshAt.Sub(now), true, a.report(ctx, env, m, nil, created, reported(a.namespace(), m.Name, env.ClusterName))
 	}
 	validity := m.Spec.Rotation.Validity.Duration
 	if validity <= 0 {
@@ -213,7 +247,7 @@ func (a AddOn) serve(ctx context.Context, env builtin.Env, kube kubernetes.Inter
 	tr, err := kube.CoreV1().ServiceAccounts(a.namespace()).CreateToken(ctx, m.Name, &authenticationv1.TokenRequest{
 		Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &seconds}}, metav1.CreateOptions{})
 	if err != nil {
-		return retry, a.report(ctx, env, m, nil, created, failed(ReasonTokenReportFailed, fmt.Sprintf(
+		return retry, false, a.report(ctx, env, m, nil, created, failed(ReasonTokenReportFailed, fmt.Sprintf(
 			"requesting a token of ServiceAccount %s/%s on cluster %s: %v", a.namespace(), m.Name, env.ClusterName, err)))
 	}
 	upd := secret.DeepCopy()
@@ -223,14 +257,14 @@ func (a AddOn) serve(ctx context.Context, env builtin.Env, kube kubernetes.Inter
 	}
 	upd.Annotations[ServiceAccountUIDAnnotation] = string(sa)
 	if err := env.Hub.Update(ctx, upd); err != nil {
-		return retry, a.report(ctx, env, m, nil, created, failed(ReasonTokenReportFailed, fmt.Sprintf(
+		return retry, false, a.report(ctx, env, m, nil, created, failed(ReasonTokenReportFailed, fmt.Sprintf(
 			"writing the token to Secret %s/%s on the hub: %v", upd.Namespace, upd.Name, err)))
 	}
 	env.Log.Info("reported a token", "managedServiceAccount", m.Namespace+"/"+m.Name, "why", why, "expires", tr.Status.ExpirationTimestamp.Time)
 	issued := &authv1beta1.ManagedServiceAccountStatus{ExpirationTimestamp: &tr.Status.ExpirationTimestamp,
 		TokenSecretRef: &authv1beta1.SecretRef{Name: m.Name, LastRefreshTimestamp: metav1.NewTime(now)}}
 	_, refreshAt, _ = next(&authv1beta1.ManagedServiceAccount{Status: *issued}, upd, sa, now)
-	return refreshAt.Sub(now), a.report(ctx, env, m, issued, created, reported(a.namespace(), m.Name, env.ClusterName))
+	return refreshAt.Sub(now), true, a.report(ctx, env, m, issued, created, reported(a.namespace(), m.Name, env.ClusterName))
 }
 
 // serviceAccount returns the UID of the ServiceAccount name, making it when it is missing. A
