@@ -5,7 +5,6 @@ package dashboard
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -23,19 +22,5 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "the dashboard's web assets are not built (%v): run make dashboard-assets (npm ci && npm run build in web/dashboard) first\n", err)
 		os.Exit(1)
 	}
-	dir, err := os.MkdirTemp("", "flotilla-dashboard-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	flotillaBin = filepath.Join(dir, "flotilla")
-	cmd := exec.Command("go", "build", "-o", flotillaBin, "./cmd/flotilla")
-	cmd.Dir = filepath.Join("..", "..")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building flotilla: %v\n%s", err, out)
-		os.Exit(1)
-	}
-	code := testenv.Main(m, testenv.Options{CRDs: true})
-	_ = os.RemoveAll(dir)
-	os.Exit(code)
+	os.Exit(testenv.MainWithFlotilla(m, testenv.Options{CRDs: true}, &flotillaBin))
 }

@@ -46,21 +46,7 @@ import (
 var flotillaBin string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "flotilla-msa-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	flotillaBin = filepath.Join(dir, "flotilla")
-	cmd := exec.Command("go", "build", "-o", flotillaBin, "./cmd/flotilla")
-	cmd.Dir = filepath.Join("..", "..")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building flotilla: %v\n%s", err, out)
-		os.Exit(1)
-	}
-	code := testenv.Main(m, testenv.Options{Spokes: 1, CRDs: true})
-	_ = os.RemoveAll(dir)
-	os.Exit(code)
+	os.Exit(testenv.MainWithFlotilla(m, testenv.Options{Spokes: 1, CRDs: true}, &flotillaBin))
 }
 
 const wait = time.Minute
