@@ -43,7 +43,9 @@ func TestKueueAdmitsGPUJobs(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	start := time.Now()
-	kq, err := localk8s.StartKueue(ctx, localk8s.KueueOptions{Cluster: spoke.Cluster, Binaries: bins})
+	exits := make(chan error, 4)
+	kq, err := localk8s.StartKueue(ctx, localk8s.KueueOptions{Cluster: spoke.Cluster, Binaries: bins,
+		OnExit: func(exit error) bool { exits <- exit; return true }})
 	if err != nil {
 		t.Fatalf("starting Kueue on %s: %v", spoke.Name, err)
 	}
@@ -94,6 +96,25 @@ func TestKueueAdmitsGPUJobs(t *testing.T) {
 		for _, j := range []*batchv1.Job{big, second, third} {
 			testenv.WaitJob(t, c, j, "complete", 60*time.Second, testenv.JobComplete)
 		}
+	})
+
+	t.Run("a crashed manager is started again, and admits again", func(t *testing.T) {
+		kq.Process.Kill()
+		select {
+		case exit := <-exits:
+			t.Logf("the manager exited (%v); OnExit was told", exit)
+		case <-time.After(30 * time.Second):
+			t.Fatal("the manager was killed and OnExit was not called")
+		}
+		j := gpuJob(ns, "after-restart", "kl-h100", 1, 8, 2*time.Second)
+		testenv.WaitFor(t, 90*time.Second, "Kueue's webhook to take a Job again", func(ctx context.Context) (bool, string, error) {
+			err := c.Create(ctx, j)
+			return err == nil, fmt.Sprint(err), nil
+		})
+		t.Cleanup(func() {
+			_ = c.Delete(context.Background(), j, client.PropagationPolicy(metav1.DeletePropagationBackground))
+		})
+		testenv.WaitJob(t, c, j, "complete", 90*time.Second, testenv.JobComplete)
 	})
 
 	t.Run("a job naming a missing local queue stays suspended", func(t *testing.T) {

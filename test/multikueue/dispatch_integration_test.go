@@ -93,7 +93,17 @@ func (f *fleet) workloadOf(ctx context.Context, j *batchv1.Job) (*kueuev1beta2.W
 // default deletion orphans them, and MultiKueue would keep the worker's copy running).
 func createJob(t *testing.T, c client.Client, j *batchv1.Job) {
 	t.Helper()
-	if err := c.Create(context.Background(), j); err != nil {
+	// Kueue's admission webhook refuses writes while its manager restarts (testenv starts it
+	// again if it crashes, as a kubelet would): a client tries again, as kubectl's user would.
+	var err error
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(time.Second) {
+		err = c.Create(context.Background(), j)
+		if err == nil || !strings.Contains(err.Error(), "failed calling webhook") || time.Now().After(deadline) {
+			break
+		}
+		t.Logf("creating Job %s: %v; trying again", j.Name, err)
+	}
+	if err != nil {
 		t.Fatalf("creating Job %s: %v", j.Name, err)
 	}
 	t.Cleanup(func() {

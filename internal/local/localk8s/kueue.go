@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"time"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
@@ -153,6 +154,12 @@ type KueueOptions struct {
 	Detach bool
 	// MultiKueue, when set, configures the manager as a MultiKueue manager (the hub's).
 	MultiKueue *MultiKueueOptions
+	// OnExit, when set (and not Detach), is called when the manager exits by itself, with how it
+	// ended; when it returns true the manager is started again a second later, with the same
+	// configuration and ports, as a Deployment's kubelet restarts a crashed container. Kueue
+	// v0.17.0 can panic in its preemption (workload.Evict reads status.admission after a patch
+	// that cleared it), which on a cluster costs a restart, not the whole Kueue.
+	OnExit func(exit error) bool
 }
 
 // MultiKueueOptions are the settings of a MultiKueue manager cluster's Kueue.
@@ -175,11 +182,16 @@ type MultiKueueOptions struct {
 
 // Kueue is a running Kueue manager.
 type Kueue struct {
+	// Process is the manager as first started (a restart, KueueOptions.OnExit, runs another).
 	Process *Process
 	// Dir holds the configuration, certificates and the log (under <cluster>/kueue).
 	Dir string
 	// WebhookPort, HealthPort and MetricsPort are its loopback ports.
 	WebhookPort, HealthPort, MetricsPort int
+
+	mu      sync.Mutex
+	current *Process
+	stopped bool
 }
 
 // StartKueue installs Kueue's CRDs, namespace and webhook configurations on a cluster and starts
@@ -222,17 +234,19 @@ func StartKueue(ctx context.Context, opts KueueOptions) (_ *Kueue, err error) {
 	if err := applyKueueWebhooks(ctx, cs, opts.Binaries.Path(KueueWebhooksFile), k.WebhookPort, caPEM); err != nil {
 		return nil, fmt.Errorf("cluster %s: %w", c.Name, err)
 	}
-	k.Process, err = startProcess(processSpec{
+	spec := processSpec{
 		name:   c.Name + "/" + KueueBin,
 		binary: opts.Binaries.Path(KueueBin),
 		args: append([]string{"--config=" + configPath, "--kubeconfig=" + c.Kubeconfig,
 			"--metrics-cert-dir=" + certDir, "--zap-log-level=" + kueueLogLevel()}, remoteLimits(opts.MultiKueue)...),
 		logPath: filepath.Join(c.Dir, "logs", KueueBin+".log"),
 		detach:  opts.Detach,
-	})
+	}
+	k.Process, err = startProcess(spec)
 	if err != nil {
 		return nil, fmt.Errorf("cluster %s: %w", c.Name, err)
 	}
+	k.current = k.Process
 	defer func() {
 		if err != nil {
 			k.Stop()
@@ -241,14 +255,51 @@ func StartKueue(ctx context.Context, opts KueueOptions) (_ *Kueue, err error) {
 	if err := waitReady(ctx, k.Process, kueueReadyTimeout, k.ready(caPEM)); err != nil {
 		return nil, fmt.Errorf("cluster %s: kueue: %w", c.Name, err)
 	}
+	if opts.OnExit != nil && !opts.Detach {
+		go k.restartOnExit(spec, opts.OnExit)
+	}
 	return k, nil
 }
 
-// Stop stops the manager (SIGTERM, then SIGKILL after a grace period). Its webhook
-// configurations stay, as on a cluster whose Kueue is down: Jobs are refused until it is back.
+// restartOnExit starts the manager again each time it exits by itself and onExit agrees, until
+// Stop.
+func (k *Kueue) restartOnExit(spec processSpec, onExit func(error) bool) {
+	for {
+		k.mu.Lock()
+		p := k.current
+		k.mu.Unlock()
+		<-p.Done()
+		k.mu.Lock()
+		stopped := k.stopped
+		k.mu.Unlock()
+		if stopped || !onExit(p.ExitError()) {
+			return
+		}
+		time.Sleep(time.Second)
+		np, err := startProcess(spec)
+		k.mu.Lock()
+		if err != nil || k.stopped {
+			k.mu.Unlock()
+			if np != nil {
+				np.Stop(kueueStopGracePeriod)
+			}
+			return
+		}
+		k.current = np
+		k.mu.Unlock()
+	}
+}
+
+// Stop stops the manager (SIGTERM, then SIGKILL after a grace period), and restarts no more. Its
+// webhook configurations stay, as on a cluster whose Kueue is down: Jobs are refused until it is
+// back.
 func (k *Kueue) Stop() {
-	if k.Process != nil {
-		k.Process.Stop(kueueStopGracePeriod)
+	k.mu.Lock()
+	k.stopped = true
+	p := k.current
+	k.mu.Unlock()
+	if p != nil {
+		p.Stop(kueueStopGracePeriod)
 	}
 }
 

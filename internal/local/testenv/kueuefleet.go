@@ -2,6 +2,9 @@ package testenv
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -32,7 +35,12 @@ func (e *Env) StartKueue(t testing.TB, mk *localk8s.MultiKueueOptions) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	for _, c := range e.Fleet.Clusters() {
-		o := localk8s.KueueOptions{Cluster: c, Binaries: bins}
+		o := localk8s.KueueOptions{Cluster: c, Binaries: bins, OnExit: func(exit error) bool {
+			// Said on standard error: the test that saw it may have ended.
+			fmt.Fprintf(os.Stderr, "testenv: Kueue on %s exited by itself (%v); starting it again, as a kubelet restarts a crashed container (log %s)\n",
+				c.Name, exit, filepath.Join(c.Dir, "logs", localk8s.KueueBin+".log"))
+			return true
+		}}
 		if c == e.Hub.Cluster {
 			o.MultiKueue = mk
 		}
