@@ -13,12 +13,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	authv1beta1 "github.com/flotilla/flotilla/api/authentication/v1beta1"
 	"github.com/flotilla/flotilla/api/scheme"
 	"github.com/flotilla/flotilla/internal/agent/builtin"
+	"github.com/flotilla/flotilla/internal/agent/registration"
 	"github.com/flotilla/flotilla/internal/contract/builtinaddon"
 	"github.com/flotilla/flotilla/internal/kubeconfig"
 )
@@ -69,16 +71,30 @@ func (a AddOn) namespace() string {
 // Run implements builtin.AddOn: it syncs on every change of the cluster's ManagedServiceAccounts
 // and when the next token is due.
 func (a AddOn) Run(ctx context.Context, env builtin.Env) error {
-	kube, err := kubernetes.NewForConfig(env.Spoke)
+	// Clients of its own, at the agent's rate for its busy clients: each new ManagedServiceAccount
+	// costs four requests to the hub and three to the cluster, and client-go's default of 5 a
+	// second would serve fewer than two a second (bench-msa).
+	spoke, hub := rest.CopyConfig(env.Spoke), rest.CopyConfig(env.HubConfig)
+	for _, cfg := range []*rest.Config{spoke, hub} {
+		if cfg.QPS == 0 {
+			cfg.QPS, cfg.Burst = registration.DefaultQPS, registration.DefaultBurst
+		}
+	}
+	kube, err := kubernetes.NewForConfig(spoke)
 	if err != nil {
 		return err
 	}
+	hubClient, err := client.NewWithWatch(hub, client.Options{Scheme: scheme.Scheme})
+	if err != nil {
+		return err
+	}
+	env.Hub = hubClient
 	ca, err := kubeconfig.CA(env.Spoke)
 	if err != nil {
 		return err
 	}
 	changed := make(chan struct{}, 1)
-	go a.watch(ctx, env, changed)
+	go a.watch(ctx, env, hubClient, changed)
 	fresh := map[types.UID]time.Time{}
 	var nextFull time.Time
 	for {
@@ -106,17 +122,12 @@ func (a AddOn) Run(ctx context.Context, env builtin.Env) error {
 
 // watch signals changed on every change of a ManagedServiceAccount in the cluster's namespace
 // (and once per watch it starts, for what it may have missed).
-func (a AddOn) watch(ctx context.Context, env builtin.Env, changed chan<- struct{}) {
+func (a AddOn) watch(ctx context.Context, env builtin.Env, wc client.WithWatch, changed chan<- struct{}) {
 	signal := func() {
 		select {
 		case changed <- struct{}{}:
 		default:
 		}
-	}
-	wc, err := client.NewWithWatch(env.HubConfig, client.Options{Scheme: scheme.Scheme})
-	if err != nil {
-		env.Log.Error(err, "cannot watch ManagedServiceAccounts; serving them every resync only")
-		return
 	}
 	for ctx.Err() == nil {
 		w, err := wc.Watch(ctx, &authv1beta1.ManagedServiceAccountList{}, client.InNamespace(env.ClusterName))
