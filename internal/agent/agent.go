@@ -156,7 +156,13 @@ func New(opts Options) (*Agent, error) {
 	}); err != nil {
 		return nil, err
 	}
-	builtIns := builtin.NewManager(opts.ClusterName, opts.Spoke, opts.Clock, opts.Log.WithName("builtin"),
+	// The built-in add-ons' client of the spoke has the agent's rate unless its kubeconfig sets
+	// one, as the work agent's has.
+	builtInSpoke := rest.CopyConfig(opts.Spoke)
+	if builtInSpoke.QPS == 0 {
+		builtInSpoke.QPS, builtInSpoke.Burst = opts.QPS, opts.Burst
+	}
+	builtIns := builtin.NewManager(opts.ClusterName, builtInSpoke, opts.Clock, opts.Log.WithName("builtin"),
 		resourceusage.AddOn{}, dynamicscoring.AddOn{AllowLocal: opts.DynamicScoringAllowLocal}, multikueueworker.AddOn{}, kueuequeues.AddOn{}, managedserviceaccount.AddOn{})
 	if a.addOns, err = addon.New(addon.Options{
 		ClusterName: opts.ClusterName, AgentID: opts.AgentID, Hub: hub, Spoke: opts.Spoke,

@@ -68,6 +68,9 @@ func newHubClients(creds *credentials) (*HubClients, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Every client made with the agent's hub credentials (its loops and the built-in add-ons')
+	// has the agent's rate, not client-go's 5 requests a second.
+	cfg.QPS, cfg.Burst = DefaultQPS, DefaultBurst
 	c, err := client.New(cfg, client.Options{Scheme: scheme.Scheme})
 	if err != nil {
 		return nil, err

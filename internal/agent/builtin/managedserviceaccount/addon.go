@@ -13,14 +13,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	authv1beta1 "github.com/flotilla/flotilla/api/authentication/v1beta1"
 	"github.com/flotilla/flotilla/api/scheme"
 	"github.com/flotilla/flotilla/internal/agent/builtin"
-	"github.com/flotilla/flotilla/internal/agent/registration"
 	"github.com/flotilla/flotilla/internal/contract/builtinaddon"
 	"github.com/flotilla/flotilla/internal/kubeconfig"
 )
@@ -71,30 +69,23 @@ func (a AddOn) namespace() string {
 // Run implements builtin.AddOn: it syncs on every change of the cluster's ManagedServiceAccounts
 // and when the next token is due.
 func (a AddOn) Run(ctx context.Context, env builtin.Env) error {
-	// Clients of its own, at the agent's rate for its busy clients: each new ManagedServiceAccount
-	// costs four requests to the hub and three to the cluster, and client-go's default of 5 a
-	// second would serve fewer than two a second (bench-msa).
-	spoke, hub := rest.CopyConfig(env.Spoke), rest.CopyConfig(env.HubConfig)
-	for _, cfg := range []*rest.Config{spoke, hub} {
-		if cfg.QPS == 0 {
-			cfg.QPS, cfg.Burst = registration.DefaultQPS, registration.DefaultBurst
-		}
-	}
-	kube, err := kubernetes.NewForConfig(spoke)
+	// Each new ManagedServiceAccount costs four requests to the hub and three to the cluster: the
+	// agent gives built-in add-ons its busy clients' rate (registration.DefaultQPS), without which
+	// client-go's 5 a second served fewer than two a second (bench-msa).
+	kube, err := kubernetes.NewForConfig(env.Spoke)
 	if err != nil {
 		return err
 	}
-	hubClient, err := client.NewWithWatch(hub, client.Options{Scheme: scheme.Scheme})
+	watcher, err := client.NewWithWatch(env.HubConfig, client.Options{Scheme: scheme.Scheme})
 	if err != nil {
 		return err
 	}
-	env.Hub = hubClient
 	ca, err := kubeconfig.CA(env.Spoke)
 	if err != nil {
 		return err
 	}
 	changed := make(chan struct{}, 1)
-	go a.watch(ctx, env, hubClient, changed)
+	go a.watch(ctx, env, watcher, changed)
 	fresh := map[types.UID]time.Time{}
 	var nextFull time.Time
 	for {
