@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flotilla/flotilla/config/rbac"
+	"github.com/flotilla/flotilla/internal/install"
 )
 
 // HubServiceAccount names the service account HubIdentity makes, in a namespace of the test's.
@@ -44,7 +45,7 @@ func (e *Env) HubIdentity(t testing.TB, leaderElectionNamespace string) *rest.Co
 		t.Fatal(err)
 	}
 	// The role the hub binds for agents, as an installation makes it.
-	if err := applyClusterRole(ctx, cs, rbac.ManagedServiceAccountAgentRole()); err != nil {
+	if err := install.AgentRoles(ctx, e.Hub.RESTConfig()); err != nil {
 		t.Fatal(err)
 	}
 
