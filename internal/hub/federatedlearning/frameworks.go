@@ -52,6 +52,22 @@ func (r *Reconciler) flower(ctx context.Context, fl *flv1alpha1.FederatedLearnin
 		caPEM = pem
 	}
 	insecure := superLinkInsecure(fl, r.FlowerTLS)
+	if err := r.flowerServerApp(ctx, fl, o, caPEM, insecure, conflict); err != nil {
+		return err
+	}
+	if err := r.flowerClientApps(ctx, fl, o, conflict); err != nil {
+		return err
+	}
+	if err := r.observeClientApps(ctx, fl, o); err != nil {
+		return err
+	}
+	o.Progress = r.flowerProgress(ctx, fl, o, caPEM, insecure)
+	return nil
+}
+
+// flowerServerApp keeps the ServerApp's Deployment (and its ConfigMap, when it has one) and says in o
+// whether it is available.
+func (r *Reconciler) flowerServerApp(ctx context.Context, fl *flv1alpha1.FederatedLearning, o *observed, caPEM string, insecure bool, conflict func(error) error) error {
 	desired, cm := desiredServerApp(fl, caPEM, insecure)
 	if cm != nil {
 		if err := conflict(r.ensure(ctx, fl, "ConfigMap", cm, &corev1.ConfigMap{}, true)); err != nil {
@@ -67,6 +83,13 @@ func (r *Reconciler) flower(ctx context.Context, fl *flv1alpha1.FederatedLearnin
 	if o.ServerReady {
 		o.ServerMessage = fmt.Sprintf("Deployment %s is available; it talks to the SuperLink at %s", serverAppName(fl), superLinkOrDefault(fl.Spec.Server.SuperLink))
 	}
+	return nil
+}
+
+// flowerClientApps keeps the ClientApps' ManifestWorkReplicaSet (once enough clients are decided, and
+// from then on) and one data work per decided client when the federation names a data claim; the
+// data works of clusters no longer decided go. A data work another owner holds excludes its client.
+func (r *Reconciler) flowerClientApps(ctx context.Context, fl *flv1alpha1.FederatedLearning, o *observed, conflict func(error) error) error {
 	set := &workv1alpha1.ManifestWorkReplicaSet{}
 	exists := r.Client.Get(ctx, client.ObjectKey{Namespace: fl.Namespace, Name: clientAppName(fl)}, set) == nil
 	if exists || len(o.Decided) >= minClients(fl) {
@@ -93,10 +116,12 @@ func (r *Reconciler) flower(ctx context.Context, fl *flv1alpha1.FederatedLearnin
 			}
 		}
 	}
-	// Data works of clusters no longer decided go.
-	if err := r.deleteStaleWorks(ctx, fl, o, dataWorkName(fl), paths); err != nil {
-		return err
-	}
+	return r.deleteStaleWorks(ctx, fl, o, dataWorkName(fl), paths)
+}
+
+// observeClientApps records, for each decided client not excluded, whether the replica set's work
+// reached its cluster and was applied there.
+func (r *Reconciler) observeClientApps(ctx context.Context, fl *flv1alpha1.FederatedLearning, o *observed) error {
 	for _, c := range o.Decided {
 		cs := o.Clients[c]
 		if cs.Excluded {
@@ -113,7 +138,6 @@ func (r *Reconciler) flower(ctx context.Context, fl *flv1alpha1.FederatedLearnin
 		}
 		o.Clients[c] = cs
 	}
-	o.Progress = r.flowerProgress(ctx, fl, o, caPEM, insecure)
 	return nil
 }
 
