@@ -58,18 +58,7 @@ func (f *qFleet) configure(b *testing.B, pr progress, ph phase) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	began := time.Now()
-	// Kueue on the hub.
-	if f.hubKueue != nil {
-		f.hubKueue.Stop()
-	} else {
-		stopRecorded(b, f.st, localk8s.HubName, localk8s.KueueBin)
-	}
-	k, err := localk8s.StartKueue(ctx, localk8s.KueueOptions{Cluster: f.hubCluster, Binaries: f.kbins, MultiKueue: &ph.mk})
-	if err != nil {
-		b.Fatal(err)
-	}
-	f.hubKueue = k
-	// `flotilla hub`, with or without the dispatcher.
+	// `flotilla hub` stops first: its binary is also the credentials plugin of Kueue's.
 	var args []string
 	var binary string
 	if f.hubProc != nil {
@@ -78,6 +67,20 @@ func (f *qFleet) configure(b *testing.B, pr progress, ph phase) {
 	} else {
 		binary, args = stopRecorded(b, f.st, localk8s.HubName, devfleet.HubComponent)
 	}
+	// Kueue on the hub, reaching the workers through their ClusterProfiles as the hub has them.
+	if f.hubKueue != nil {
+		f.hubKueue.Stop()
+	} else {
+		stopRecorded(b, f.st, localk8s.HubName, localk8s.KueueBin)
+	}
+	mk := ph.mk
+	mk.CredentialsPlugin = localk8s.HubPlugin(binary, f.hubCluster)
+	k, err := localk8s.StartKueue(ctx, localk8s.KueueOptions{Cluster: f.hubCluster, Binaries: f.kbins, MultiKueue: &mk})
+	if err != nil {
+		b.Fatal(err)
+	}
+	f.hubKueue = k
+	// `flotilla hub` again, with or without the dispatcher.
 	args = slices.DeleteFunc(slices.Clone(args), func(a string) bool { return a == "--kueue-dispatcher" })
 	if ph.dispatcher {
 		args = append(args, "--kueue-dispatcher")

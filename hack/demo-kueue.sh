@@ -135,15 +135,16 @@ for _ in $(seq 1 60); do
   [[ $inactive -eq 0 && "$cq" == True ]] && break
   sleep 1
 done
-kubectl --kubeconfig "$hub" get multikueueclusters -o custom-columns='MULTIKUEUECLUSTER:.metadata.name,ACTIVE:.status.conditions[?(@.type=="Active")].status,KUBECONFIG-SECRET:.spec.clusterSource.kubeConfig.location,MESSAGE:.status.conditions[?(@.type=="Active")].message'
+kubectl --kubeconfig "$hub" get multikueueclusters -o custom-columns='MULTIKUEUECLUSTER:.metadata.name,ACTIVE:.status.conditions[?(@.type=="Active")].status,CLUSTERPROFILE:.spec.clusterSource.clusterProfileRef.name,MESSAGE:.status.conditions[?(@.type=="Active")].message'
 if [[ $inactive -ne 0 || "$cq" != True ]]; then
   echo "Kueue on the hub did not find every worker of [$ranked] active, or its ClusterQueue cluster-queue is not active ($cq), within 60 s" >&2
   kubectl --kubeconfig "$hub" get clusterqueue cluster-queue -o jsonpath='{.status.conditions}' >&2 || true
   exit 1
 fi
 echo
-echo "each kubeconfig Secret holds a short-lived token of a least-privilege ServiceAccount that the hub"
-echo "delivered to the worker (docs/kueue.md, Worker credentials), never an admin kubeconfig"
+echo "each MultiKueueCluster names the worker's ClusterProfile in kueue-system; Kueue gets a short-lived token"
+echo "of the worker's ManagedServiceAccount multikueue from \`flotilla credentials-plugin\` (least-privilege rules"
+echo "the hub delivered to the worker; docs/kueue.md, Worker credentials through ClusterProfiles), never a kubeconfig"
 
 step "Submit batch GPU Jobs once, to the hub's LocalQueue default/user-queue (examples/kueue/jobs.yaml)"
 mapfile -t jobs < <(kubectl --kubeconfig "$hub" create --dry-run=client -f examples/kueue/jobs.yaml -o name)

@@ -102,6 +102,10 @@ type Options struct {
 	// KueueNamespace is Kueue's namespace, where the Placements of Kueue's AdmissionChecks and the
 	// MultiKueue kubeconfig Secrets are (internal/hub/kueue); kueue.DefaultNamespace when "".
 	KueueNamespace string
+	// KueueCredentials is where MultiKueue takes its workers' credentials from
+	// (kueue.SourceClusterProfile unless kueue.SourceSecret): ClusterProfiles and the credentials
+	// plugin, or kubeconfig Secrets the hub composes (docs/kueue.md).
+	KueueCredentials kueue.Source
 	// KueueDispatcher runs Flotilla's MultiKueue dispatcher (kueue.DispatcherReconciler): set it when Kueue
 	// on the hub runs with multiKueue.dispatcherName flotilla.io/placement-ranked.
 	KueueDispatcher bool
@@ -304,7 +308,7 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		if err := (&kueue.RequeueReconciler{Client: mgr.GetClient(), Clock: clk}).SetupWithManager(mgr); err != nil {
 			return nil, err
 		}
-		if err := (&kueue.Reconciler{Client: mgr.GetClient(), Clock: clk, Namespace: opts.KueueNamespace}).SetupWithManager(mgr); err != nil {
+		if err := (&kueue.Reconciler{Client: mgr.GetClient(), Clock: clk, Namespace: opts.KueueNamespace, Source: opts.KueueCredentials}).SetupWithManager(mgr); err != nil {
 			return nil, err
 		}
 		if opts.KueueDispatcher {
@@ -312,7 +316,8 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 				return nil, err
 			}
 		}
-		if err := (&kueue.CredentialsReconciler{Client: mgr.GetClient(), Namespace: opts.KueueNamespace, Resync: opts.KueueTokenResync}).SetupWithManager(mgr); err != nil {
+		if err := (&kueue.CredentialsReconciler{Client: mgr.GetClient(), Namespace: opts.KueueNamespace, Resync: opts.KueueTokenResync,
+			Source: opts.KueueCredentials}).SetupWithManager(mgr); err != nil {
 			return nil, err
 		}
 		if err := (&fleetqueue.Reconciler{Client: mgr.GetClient(), Clock: clk}).SetupWithManager(mgr); err != nil {

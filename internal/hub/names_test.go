@@ -92,6 +92,10 @@ func namesOf(clusters, addons []string) map[object][]string {
 		// ManagedServiceAccount under its name (the ServiceAccount on the cluster takes it too, in
 		// the one namespace the cluster's agent serves).
 		add("RoleBinding", c, managedserviceaccount.TokenBinding, "managedserviceaccount.TokenBinding")
+		// MultiKueue's on the ClusterProfile path: its token Secret is that of the
+		// ManagedServiceAccount of its name (a user's of that name is used instead, by design).
+		add("ManagedServiceAccount", c, kueueworker.ManagedServiceAccount, "kueueworker.ManagedServiceAccount")
+		add("Secret", c, kueueworker.ManagedServiceAccount, "ManagedServiceAccount "+kueueworker.ManagedServiceAccount)
 		for _, m := range adversarialManagedServiceAccounts {
 			add("Secret", c, m, "ManagedServiceAccount "+m)
 		}

@@ -33,6 +33,7 @@ import (
 	"github.com/flotilla/flotilla/internal/agent/addon"
 	"github.com/flotilla/flotilla/internal/agent/builtin"
 	"github.com/flotilla/flotilla/internal/agent/builtin/kueuequeues"
+	"github.com/flotilla/flotilla/internal/agent/builtin/managedserviceaccount"
 	"github.com/flotilla/flotilla/internal/agent/builtin/multikueueworker"
 	"github.com/flotilla/flotilla/internal/agent/builtin/resourceusage"
 	"github.com/flotilla/flotilla/internal/agent/registration"
@@ -183,9 +184,14 @@ func kueueFailover(t *testing.T, released bool, rec *record.Record) {
 	} else {
 		// The hub's clients of the workers at local fleets' rate (devfleet.HubRemoteQPS), not
 		// Kueue's default, which paces the dispatch of hundreds of jobs.
-		env.StartKueue(t, &localk8s.MultiKueueOptions{DispatcherName: kueue.DispatcherName, WorkerLostTimeout: kueueWorkerLostTimeout, RemoteQPS: devfleet.HubRemoteQPS})
+		env.StartKueue(t, &localk8s.MultiKueueOptions{DispatcherName: kueue.DispatcherName, WorkerLostTimeout: kueueWorkerLostTimeout, RemoteQPS: devfleet.HubRemoteQPS,
+			CredentialsPlugin: env.KueuePlugin(t)})
 	}
 	opts := testenv.TestHubOptions()
+	if released {
+		// Kueue as released has no ClusterProfile gate: its workers' kubeconfig Secrets.
+		opts.KueueCredentials = kueue.SourceSecret
+	}
 	opts.KueueTokenResync = time.Second
 	opts.KueueDispatcher = !released
 	opts.NoMultiKueueFencing = released
@@ -205,7 +211,7 @@ func kueueFailover(t *testing.T, released bool, rec *record.Record) {
 		ad, err := addon.New(addon.Options{
 			ClusterName: j.Name, AgentID: "agent-" + j.Name, Hub: j.Agent.Hub(), Spoke: j.Spoke.RESTConfig(),
 			BuiltIns: builtin.NewManager(j.Name, j.Spoke.RESTConfig(), clock.RealClock{}, testr.New(t).WithName("builtin-"+j.Name),
-				multikueueworker.AddOn{Check: 200 * time.Millisecond}, kueuequeues.AddOn{Debounce: 200 * time.Millisecond},
+				multikueueworker.AddOn{Check: 200 * time.Millisecond}, managedserviceaccount.AddOn{}, kueuequeues.AddOn{Debounce: 200 * time.Millisecond},
 				resourceusage.AddOn{Interval: 2 * time.Second, Debounce: 200 * time.Millisecond}),
 			InitialBackoff: 200 * time.Millisecond, MaxBackoff: 2 * time.Second,
 			Log: testr.New(t).WithName("addon-" + j.Name),

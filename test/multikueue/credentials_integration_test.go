@@ -97,6 +97,36 @@ func canRunJobs(t *testing.T, w kubernetes.Interface, namespace string) {
 	}
 }
 
+// canDoNoMore proves the worker's token may do nothing beyond MultiKueue's rules: no Secrets, no
+// Nodes, no ConfigMaps, no role for itself (sa is its ServiceAccount).
+func canDoNoMore(t *testing.T, cluster string, w kubernetes.Interface, namespace string, sa rbacv1.Subject) {
+	t.Helper()
+	ctx := context.Background()
+	forbidden := map[string]error{
+		"delete a Secret": w.CoreV1().Secrets(namespace).Delete(ctx, "x", metav1.DeleteOptions{}),
+		"list Secrets": func() error {
+			_, err := w.CoreV1().Secrets(namespace).List(ctx, metav1.ListOptions{})
+			return err
+		}(),
+		"list Nodes": func() error { _, err := w.CoreV1().Nodes().List(ctx, metav1.ListOptions{}); return err }(),
+		"make a ConfigMap": func() error {
+			_, err := w.CoreV1().ConfigMaps(namespace).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "x"}}, metav1.CreateOptions{})
+			return err
+		}(),
+		"bind itself a role": func() error {
+			_, err := w.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "mk-escalate"},
+				RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
+				Subjects: []rbacv1.Subject{sa}}, metav1.CreateOptions{})
+			return err
+		}(),
+	}
+	for what, err := range forbidden {
+		if !apierrors.IsForbidden(err) {
+			t.Errorf("%s: the worker token may %s: want Forbidden, got %v", cluster, what, err)
+		}
+	}
+}
+
 func testCredentials(t *testing.T, f *fleet, clk *testingclock.FakeClock) {
 	one, two := f.joined[0].Name, f.joined[1].Name
 	f.bindSet(t, "mk-cred", map[string]map[string]string{one: {"mk-cred": "worker"}, two: {"mk-cred": "worker"}})
@@ -115,29 +145,7 @@ func testCredentials(t *testing.T, f *fleet, clk *testingclock.FakeClock) {
 			w := workerClient(t, data)
 			namespace := f.env.Namespace(t, j.Spoke)
 			canRunJobs(t, w, namespace)
-			forbidden := map[string]error{
-				"delete a Secret": w.CoreV1().Secrets(namespace).Delete(ctx, "x", metav1.DeleteOptions{}),
-				"list Secrets": func() error {
-					_, err := w.CoreV1().Secrets(namespace).List(ctx, metav1.ListOptions{})
-					return err
-				}(),
-				"list Nodes": func() error { _, err := w.CoreV1().Nodes().List(ctx, metav1.ListOptions{}); return err }(),
-				"make a ConfigMap": func() error {
-					_, err := w.CoreV1().ConfigMaps(namespace).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "x"}}, metav1.CreateOptions{})
-					return err
-				}(),
-				"bind itself a role": func() error {
-					_, err := w.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "mk-escalate"},
-						RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
-						Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: kueueworker.Namespace, Name: kueueworker.ServiceAccount}}}, metav1.CreateOptions{})
-					return err
-				}(),
-			}
-			for what, err := range forbidden {
-				if !apierrors.IsForbidden(err) {
-					t.Errorf("%s: the worker token may %s: want Forbidden, got %v", j.Name, what, err)
-				}
-			}
+			canDoNoMore(t, j.Name, w, namespace, rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Namespace: kueueworker.Namespace, Name: kueueworker.ServiceAccount})
 		}
 	})
 

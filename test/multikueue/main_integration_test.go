@@ -19,6 +19,7 @@ import (
 	"github.com/flotilla/flotilla/internal/agent/addon"
 	"github.com/flotilla/flotilla/internal/agent/builtin"
 	"github.com/flotilla/flotilla/internal/agent/builtin/kueuequeues"
+	"github.com/flotilla/flotilla/internal/agent/builtin/managedserviceaccount"
 	"github.com/flotilla/flotilla/internal/agent/builtin/multikueueworker"
 	"github.com/flotilla/flotilla/internal/agent/builtin/resourceusage"
 	"github.com/flotilla/flotilla/internal/agent/work"
@@ -54,12 +55,15 @@ const (
 
 // startFleet runs Kueue's manager on the hub (a MultiKueue manager handing the choice of workers
 // to the hub's dispatcher) and on the spokes, starts the hub and joins the spokes with their
-// agents; builtIns gives each spoke's built-in add-ons.
-func startFleet(t *testing.T, clk clock.WithTicker, builtIns func() []builtin.AddOn) *fleet {
+// agents; source is where MultiKueue takes the workers' credentials from, builtIns gives each
+// spoke's built-in add-ons.
+func startFleet(t *testing.T, clk clock.WithTicker, source kueue.Source, builtIns func() []builtin.AddOn) *fleet {
 	t.Helper()
 	env := testenv.Start(t, testenv.Options{Spokes: 2, CRDs: true})
-	env.StartKueue(t, &localk8s.MultiKueueOptions{DispatcherName: kueue.DispatcherName, WorkerLostTimeout: workerLostTimeout, FairSharing: true})
+	env.StartKueue(t, &localk8s.MultiKueueOptions{DispatcherName: kueue.DispatcherName, WorkerLostTimeout: workerLostTimeout, FairSharing: true,
+		CredentialsPlugin: env.KueuePlugin(t)})
 	opts := testenv.TestHubOptions()
+	opts.KueueCredentials = source
 	opts.KueueTokenResync = time.Second
 	opts.KueueDispatcher = true
 	env.StartKueueHub(t, opts)
@@ -93,17 +97,26 @@ func startFleet(t *testing.T, clk clock.WithTicker, builtIns func() []builtin.Ad
 
 // workerAddOns are the built-in add-ons a MultiKueue worker runs in these tests.
 func workerAddOns() []builtin.AddOn {
-	return []builtin.AddOn{multikueueworker.AddOn{Check: 200 * time.Millisecond},
+	return []builtin.AddOn{multikueueworker.AddOn{Check: 200 * time.Millisecond}, managedserviceaccount.AddOn{},
 		kueuequeues.AddOn{Debounce: 200 * time.Millisecond}, resourceusage.AddOn{Interval: 5 * time.Second, Debounce: 200 * time.Millisecond}}
 }
 
 // TestMultiKueue runs the tests that share one fleet: a hub and two spokes with Kueue and their
-// agents.
+// agents, MultiKueue reaching the workers through their ClusterProfiles (the hub's default).
 func TestMultiKueue(t *testing.T) {
 	clk := runningClock(t)
-	f := startFleet(t, clk, workerAddOns)
-	t.Run("credentials", func(t *testing.T) { testCredentials(t, f, clk) })
+	f := startFleet(t, clk, kueue.SourceClusterProfile, workerAddOns)
+	t.Run("credentials", func(t *testing.T) { testProfileCredentials(t, f) })
 	t.Run("dispatch", func(t *testing.T) { testDispatch(t, f) })
+}
+
+// TestMultiKueueSecrets runs the credentials tests on the Secret path (--kueue-credentials
+// secret, for Kueue versions without clusterProfileRef), and one job through it, on a fleet of
+// its own.
+func TestMultiKueueSecrets(t *testing.T) {
+	clk := runningClock(t)
+	f := startFleet(t, clk, kueue.SourceSecret, workerAddOns)
+	t.Run("credentials", func(t *testing.T) { testCredentials(t, f, clk) })
 }
 
 // bindSet puts every joined cluster in a new cluster set bound into the Kueue namespace, labels

@@ -19,6 +19,7 @@ import (
 	"github.com/flotilla/flotilla/internal/hub"
 	"github.com/flotilla/flotilla/internal/hub/addontemplate"
 	"github.com/flotilla/flotilla/internal/hub/flower"
+	"github.com/flotilla/flotilla/internal/hub/kueue"
 	"github.com/flotilla/flotilla/internal/hub/registration"
 	"github.com/flotilla/flotilla/internal/hub/webhook"
 	dashboardassets "github.com/flotilla/flotilla/web/dashboard"
@@ -34,6 +35,7 @@ func NewCommand(_ streams.IO, clk clock.WithTicker) *cobra.Command {
 	var webhookService, addonManagerIdentity string
 	flowerTLS := true
 	multiKueueFencing := true
+	kueueCredentials := string(kueue.SourceClusterProfile)
 	cmd := &cobra.Command{
 		Use:   "hub",
 		Short: "Run the hub's controllers against the hub's API server",
@@ -67,6 +69,9 @@ func NewCommand(_ streams.IO, clk clock.WithTicker) *cobra.Command {
 			opts.AddonManagerIdentity = id
 			opts.Flower.Insecure = !flowerTLS
 			opts.NoMultiKueueFencing = !multiKueueFencing
+			if opts.KueueCredentials, err = kueue.ParseSource(kueueCredentials); err != nil {
+				return err
+			}
 			if err := opts.Flower.Validate(); err != nil {
 				return err
 			}
@@ -127,6 +132,10 @@ func NewCommand(_ streams.IO, clk clock.WithTicker) *cobra.Command {
 	f.Int64Var(&opts.ResourceUsageMaxAcceleratorsPerNode, "resource-usage-max-accelerators-per-node", opts.ResourceUsageMaxAcceleratorsPerNode,
 		"the most GPUs or TPUs one node may report; a cluster's ResourceUsage above it is left out of the fleet's maxima that resource-usage-score is normalised by")
 	f.StringVar(&opts.KueueNamespace, "kueue-namespace", opts.KueueNamespace, "Kueue's namespace on the hub (default kueue-system)")
+	f.StringVar(&kueueCredentials, "kueue-credentials", string(kueue.SourceClusterProfile),
+		"where MultiKueue takes its workers' credentials from: "+string(kueue.SourceClusterProfile)+" (each MultiKueueCluster names the worker's ClusterProfile; Kueue v0.15+ "+
+			"with its MultiKueueClusterProfile gate and `flotilla credentials-plugin` configured for provider open-cluster-management) or "+
+			string(kueue.SourceSecret)+" (kubeconfig Secrets multikueue-<cluster> the hub composes; docs/kueue.md)")
 	f.BoolVar(&opts.KueueDispatcher, "kueue-dispatcher", opts.KueueDispatcher,
 		"nominate MultiKueue workers in placement order (set when Kueue on the hub runs with multiKueue.dispatcherName flotilla.io/placement-ranked)")
 	f.DurationVar(&opts.ClusterCleanupTimeout, "cluster-cleanup-timeout", registration.DefaultCleanupTimeout,

@@ -42,6 +42,15 @@ const (
 	Lifetime = time.Hour
 	// RefreshFraction of a token's lifetime passes before the agent asks for the next one.
 	RefreshFraction = 0.8
+
+	// ManagedServiceAccount is the ManagedServiceAccount the hub makes in a worker's namespace on
+	// the ClusterProfile path: its ServiceAccount, open-cluster-management-agent-addon/multikueue
+	// on the worker (ProfileNamespace), is what MultiKueue acts as there, and its token Secret on
+	// the hub (<cluster>/multikueue) is what the credentials plugin hands Kueue.
+	ManagedServiceAccount = "multikueue"
+	// ProfileNamespace holds the ManagedServiceAccount's ServiceAccount on the worker (the
+	// managed-serviceaccount add-on's namespace, OCM's).
+	ProfileNamespace = "open-cluster-management-agent-addon"
 )
 
 // Names built from a cluster's name must never be equal for two clusters, or for two kinds of
@@ -78,18 +87,32 @@ func Rules() []rbacv1.PolicyRule {
 	}
 }
 
-// Manifests are the objects the hub's ManifestWork puts on the worker.
+// Manifests are the objects the hub's ManifestWork puts on the worker on the Secret path: the
+// ServiceAccount the agent requests tokens of, and its rules.
 func Manifests() []runtime.Object {
-	return []runtime.Object{
+	return append([]runtime.Object{
 		&corev1.Namespace{TypeMeta: typeMeta("v1", "Namespace"), ObjectMeta: metav1.ObjectMeta{Name: Namespace}},
 		&corev1.ServiceAccount{TypeMeta: typeMeta("v1", "ServiceAccount"),
 			ObjectMeta: metav1.ObjectMeta{Namespace: Namespace, Name: ServiceAccount}},
+	}, rulesFor(Namespace, ServiceAccount)...)
+}
+
+// ProfileManifests are the objects the hub's ManifestWork puts on the worker on the ClusterProfile
+// path: the rules only, bound to the ManagedServiceAccount's ServiceAccount, which the
+// managed-serviceaccount add-on makes (and which has no rights of its own).
+func ProfileManifests() []runtime.Object {
+	return rulesFor(ProfileNamespace, ManagedServiceAccount)
+}
+
+// rulesFor are the ClusterRole of Rules and its binding to ServiceAccount namespace/name.
+func rulesFor(namespace, name string) []runtime.Object {
+	return []runtime.Object{
 		&rbacv1.ClusterRole{TypeMeta: typeMeta(rbacv1.SchemeGroupVersion.String(), "ClusterRole"),
 			ObjectMeta: metav1.ObjectMeta{Name: ClusterRoleName}, Rules: Rules()},
 		&rbacv1.ClusterRoleBinding{TypeMeta: typeMeta(rbacv1.SchemeGroupVersion.String(), "ClusterRoleBinding"),
 			ObjectMeta: metav1.ObjectMeta{Name: ClusterRoleName},
 			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: ClusterRoleName},
-			Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: Namespace, Name: ServiceAccount}}},
+			Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: namespace, Name: name}}},
 	}
 }
 

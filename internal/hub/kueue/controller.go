@@ -19,8 +19,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
+	authv1beta1 "github.com/flotilla/flotilla/api/authentication/v1beta1"
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
+	multiclusterv1alpha1 "github.com/flotilla/flotilla/api/multicluster/v1alpha1"
+	"github.com/flotilla/flotilla/internal/contract/kueueworker"
+	"github.com/flotilla/flotilla/internal/hub/clusterprofile"
 	"github.com/flotilla/flotilla/internal/hub/delivery"
 )
 
@@ -33,8 +37,12 @@ type Reconciler struct {
 	// The manager's APIReader when nil.
 	SecretReader client.Reader
 	Clock        clock.PassiveClock
-	// Namespace is Kueue's, where Placements and kubeconfig Secrets are; DefaultNamespace when "".
+	// Namespace is Kueue's, where Placements, ClusterProfiles and kubeconfig Secrets are;
+	// DefaultNamespace when "".
 	Namespace string
+	// Source is where the MultiKueueClusters take their credentials from: SourceClusterProfile
+	// unless SourceSecret.
+	Source Source
 }
 
 var _ reconcile.Reconciler = (*Reconciler)(nil)
@@ -73,6 +81,11 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&clusterv1.ManagedCluster{}, handler.EnqueueRequestsFromMapFunc(r.allChecks),
 			builder.WithPredicates(predicate.Or(delivery.Changed, LostChanged))).
 		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(r.allChecks), builder.WithPredicates(delivery.Changed)).
+		// On the ClusterProfile path a worker's credentials are its profile here and the token of
+		// its ManagedServiceAccount.
+		Watches(&multiclusterv1alpha1.ClusterProfile{}, handler.EnqueueRequestsFromMapFunc(r.allChecks), builder.WithPredicates(inNamespace)).
+		Watches(&authv1beta1.ManagedServiceAccount{}, handler.EnqueueRequestsFromMapFunc(r.allChecks),
+			builder.WithPredicates(predicate.NewPredicateFuncs(func(o client.Object) bool { return o.GetName() == kueueworker.ManagedServiceAccount }))).
 		Complete(r)
 }
 
@@ -118,6 +131,8 @@ func (r *Reconciler) allChecks(ctx context.Context, _ client.Object) []reconcile
 // Role there (docs/kueue.md); without it the check says so.
 // +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=placements;placementdecisions;managedclusters,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;list;watch
+// +kubebuilder:rbac:groups=multicluster.x-k8s.io,resources=clusterprofiles,verbs=get;list;watch
+// +kubebuilder:rbac:groups=authentication.open-cluster-management.io,resources=managedserviceaccounts,verbs=get;list;watch
 
 // Reconcile brings one AdmissionCheck's MultiKueue objects and Active condition up to date.
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
@@ -202,7 +217,11 @@ func (r *Reconciler) syncClusters(ctx context.Context, ac *kueuev1beta2.Admissio
 		if clash {
 			s.Clashes = append(s.Clashes, "MultiKueueCluster "+name)
 		}
-		if err := r.checkSecret(ctx, name, s); err != nil {
+		check := r.checkSecret
+		if r.Source != SourceSecret {
+			check = r.checkProfile
+		}
+		if err := check(ctx, name, s); err != nil {
 			return err
 		}
 	}
@@ -246,6 +265,60 @@ func (r *Reconciler) checkSecret(ctx context.Context, name string, s *State) err
 		}
 	}
 	return nil
+}
+
+// checkProfile records in s what the cluster's credentials on the ClusterProfile path still wait
+// for, if anything: the hub gives none to a cluster it does not accept (package delivery); Kueue
+// needs the cluster's ClusterProfile in its namespace (the hub keeps one there while the namespace
+// binds a set that holds the cluster) with the hub's access provider, and the plugin needs the
+// token of the cluster's ManagedServiceAccount.
+func (r *Reconciler) checkProfile(ctx context.Context, name string, s *State) error {
+	why, err := delivery.Check(ctx, r.Client, name)
+	if err != nil {
+		return err
+	}
+	if why != nil {
+		s.NotAccepted = append(s.NotAccepted, why.Message)
+		return nil
+	}
+	cp := &multiclusterv1alpha1.ClusterProfile{}
+	switch err := r.Client.Get(ctx, client.ObjectKey{Namespace: r.Namespace, Name: name}, cp); {
+	case apierrors.IsNotFound(err):
+		s.Pending = append(s.Pending, fmt.Sprintf("ClusterProfile %s/%s (the hub keeps one per cluster of the sets bound into namespace %s)", r.Namespace, name, r.Namespace))
+	case err != nil:
+		return err
+	case !hasProvider(cp):
+		why := "not written yet"
+		if c := meta.FindStatusCondition(cp.Status.Conditions, clusterprofile.ConditionAccessProvider); c != nil {
+			why = c.Message
+		}
+		s.Pending = append(s.Pending, fmt.Sprintf("ClusterProfile %s/%s has no access provider %s: %s", r.Namespace, name, clusterprofile.ProviderName, why))
+	}
+	msa := &authv1beta1.ManagedServiceAccount{}
+	switch err := r.Client.Get(ctx, client.ObjectKey{Namespace: name, Name: kueueworker.ManagedServiceAccount}, msa); {
+	case apierrors.IsNotFound(err):
+		s.Pending = append(s.Pending, fmt.Sprintf("ManagedServiceAccount %s/%s (the hub makes it)", name, kueueworker.ManagedServiceAccount))
+	case err != nil:
+		return err
+	case msa.Status.TokenSecretRef == nil:
+		why := "its cluster's managed-serviceaccount add-on has not reported one yet"
+		if c := meta.FindStatusCondition(msa.Status.Conditions, authv1beta1.ConditionTypeTokenReported); c != nil && c.Status == metav1.ConditionFalse {
+			why = c.Message
+		}
+		s.Pending = append(s.Pending, fmt.Sprintf("a token of ManagedServiceAccount %s/%s: %s", name, kueueworker.ManagedServiceAccount, why))
+	}
+	return nil
+}
+
+// hasProvider says whether cp carries the hub's access provider, which Kueue's configuration
+// maps to the credentials plugin.
+func hasProvider(cp *multiclusterv1alpha1.ClusterProfile) bool {
+	for _, p := range cp.Status.AccessProviders {
+		if p.Name == clusterprofile.ProviderName {
+			return true
+		}
+	}
+	return false
 }
 
 // decided says whether the placement is missing, and which clusters it decided, best first.

@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -19,6 +20,7 @@ import (
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
+	authv1beta1 "github.com/flotilla/flotilla/api/authentication/v1beta1"
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
 	"github.com/flotilla/flotilla/internal/contract/kueueworker"
@@ -51,6 +53,8 @@ type CredentialsReconciler struct {
 	Namespace string
 	// Resync is how often a reported token is read again (TokenResync when zero).
 	Resync time.Duration
+	// Source is the credentials' path: SourceClusterProfile unless SourceSecret.
+	Source Source
 }
 
 var _ reconcile.Reconciler = (*CredentialsReconciler)(nil)
@@ -79,13 +83,17 @@ func (c *CredentialsReconciler) SetupWithManager(mgr ctrl.Manager) error {
 			return o.GetName() == kueueworker.WorkName
 		}))).
 		Watches(&addonv1alpha1.ManagedClusterAddOn{}, byNamespace, builder.WithPredicates(predicate.NewPredicateFuncs(func(o client.Object) bool {
-			return o.GetName() == kueueworker.AddOnName
+			return o.GetName() == kueueworker.AddOnName || o.GetName() == authv1beta1.AddOnName
+		}))).
+		Watches(&authv1beta1.ManagedServiceAccount{}, byNamespace, builder.WithPredicates(predicate.NewPredicateFuncs(func(o client.Object) bool {
+			return o.GetName() == kueueworker.ManagedServiceAccount
 		}))).
 		Complete(c)
 }
 
 // +kubebuilder:rbac:groups=work.open-cluster-management.io,resources=manifestworks,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=addon.open-cluster-management.io,resources=managedclusteraddons,verbs=get;list;watch;create;update;delete
+// +kubebuilder:rbac:groups=authentication.open-cluster-management.io,resources=managedserviceaccounts,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=roles;rolebindings,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=managedclusters,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;list;watch
@@ -102,6 +110,21 @@ func (c *CredentialsReconciler) Reconcile(ctx context.Context, req reconcile.Req
 	}
 	if err != nil || !managed(mkc) || !mkc.DeletionTimestamp.IsZero() {
 		return reconcile.Result{}, c.remove(ctx, cluster)
+	}
+	owner := metav1.OwnerReference{APIVersion: kueuev1beta2.GroupVersion.String(), Kind: "MultiKueueCluster",
+		Name: mkc.Name, UID: mkc.UID, BlockOwnerDeletion: ptr.To(false)}
+	if c.Source != SourceSecret {
+		return reconcile.Result{}, c.reconcileProfile(ctx, cluster, owner)
+	}
+	return c.reconcileSecret(ctx, cluster, owner)
+}
+
+// reconcileSecret keeps cluster's credentials on the Secret path: the work with its
+// ServiceAccount and rules, the token Secret and its Role, the add-on that reports the token, and
+// the kubeconfig composed from it.
+func (c *CredentialsReconciler) reconcileSecret(ctx context.Context, cluster string, owner metav1.OwnerReference) (reconcile.Result, error) {
+	if err := c.removeProfilePath(ctx, cluster); err != nil {
+		return reconcile.Result{}, err
 	}
 	// A kubeconfig Secret the hub did not write is the user's credentials for the cluster: used as
 	// they are, with none of the hub's beside them.
@@ -144,9 +167,7 @@ func (c *CredentialsReconciler) Reconcile(ctx context.Context, req reconcile.Req
 	if err := c.Client.Get(ctx, client.ObjectKey{Name: cluster}, mc); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err) // deleted since: its event comes back here
 	}
-	owner := metav1.OwnerReference{APIVersion: kueuev1beta2.GroupVersion.String(), Kind: "MultiKueueCluster",
-		Name: mkc.Name, UID: mkc.UID, BlockOwnerDeletion: ptr.To(false)}
-	if err := c.ensureWork(ctx, cluster, owner); err != nil {
+	if err := c.ensureWork(ctx, cluster, kueueworker.Manifests(), owner); err != nil {
 		return reconcile.Result{}, err
 	}
 	if err := c.ensureTokenAccess(ctx, cluster, owner); err != nil {
@@ -165,16 +186,74 @@ func (c *CredentialsReconciler) Reconcile(ctx context.Context, req reconcile.Req
 	return reconcile.Result{RequeueAfter: c.Resync}, nil
 }
 
+// reconcileProfile keeps cluster's credentials on the ClusterProfile path: the work with the
+// rules, bound to the ServiceAccount of the ManagedServiceAccount kueueworker.ManagedServiceAccount,
+// that ManagedServiceAccount, and the managed-serviceaccount add-on that serves it. What the
+// Secret path made for the cluster goes. A ManagedServiceAccount of that name the hub did not make
+// is the user's: the plugin hands Kueue its token as it is, and the hub delivers nothing for the
+// cluster (the user grants its ServiceAccount what MultiKueue needs).
+func (c *CredentialsReconciler) reconcileProfile(ctx context.Context, cluster string, owner metav1.OwnerReference) error {
+	switch why, err := delivery.Check(ctx, c.Client, cluster); {
+	case err != nil:
+		return err
+	case why != nil:
+		ctrl.LoggerFrom(ctx).V(1).Info("no MultiKueue credentials for the cluster", "cluster", cluster, "reason", why.Reason)
+		return c.remove(ctx, cluster)
+	}
+	if err := c.removeSecretPath(ctx, cluster); err != nil {
+		return err
+	}
+	users := &authv1beta1.ManagedServiceAccount{}
+	if err := c.Client.Get(ctx, client.ObjectKey{Namespace: cluster, Name: kueueworker.ManagedServiceAccount}, users); err == nil && !managed(users) {
+		return c.remove(ctx, cluster)
+	} else if client.IgnoreNotFound(err) != nil {
+		return err
+	}
+	if err := c.ensureWork(ctx, cluster, kueueworker.ProfileManifests(), owner); err != nil {
+		return err
+	}
+	if err := c.ensureServiceAccount(ctx, cluster, owner); err != nil {
+		return err
+	}
+	return c.ensureServiceAccountAddOn(ctx, cluster)
+}
+
+// ensureServiceAccount makes the ManagedServiceAccount whose token Kueue gets, with tokens of
+// kueueworker.Lifetime.
+func (c *CredentialsReconciler) ensureServiceAccount(ctx context.Context, cluster string, owner metav1.OwnerReference) error {
+	want := &authv1beta1.ManagedServiceAccount{ObjectMeta: hubMeta(cluster, kueueworker.ManagedServiceAccount, owner),
+		Spec: authv1beta1.ManagedServiceAccountSpec{Rotation: authv1beta1.ManagedServiceAccountRotation{
+			Enabled: true, Validity: metav1.Duration{Duration: kueueworker.Lifetime}}}}
+	return c.apply(ctx, want, func(got client.Object) bool {
+		m := got.(*authv1beta1.ManagedServiceAccount)
+		if m.Spec.Rotation.Validity == want.Spec.Rotation.Validity {
+			return false
+		}
+		m.Spec.Rotation = want.Spec.Rotation
+		return true
+	})
+}
+
+// ensureServiceAccountAddOn enables the managed-serviceaccount add-on on the cluster unless it is.
+// It has no owner: switching the add-on off deletes every ServiceAccount it made there, the
+// users' too, so it goes only in removeProfilePath, when no other ManagedServiceAccount is left.
+func (c *CredentialsReconciler) ensureServiceAccountAddOn(ctx context.Context, cluster string) error {
+	want := &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: authv1beta1.AddOnName,
+		Labels: map[string]string{ManagedLabel: ManagedValue}}}
+	return c.apply(ctx, want, func(client.Object) bool { return false })
+}
+
 // hubMeta is the metadata of an object the controller makes for cluster's credentials.
 func hubMeta(namespace, name string, owner metav1.OwnerReference) metav1.ObjectMeta {
 	return metav1.ObjectMeta{Namespace: namespace, Name: name, Labels: map[string]string{ManagedLabel: ManagedValue},
 		OwnerReferences: []metav1.OwnerReference{owner}}
 }
 
-// ensureWork puts the worker's ServiceAccount and rules in the ManifestWork kueueworker.WorkName.
-func (c *CredentialsReconciler) ensureWork(ctx context.Context, cluster string, owner metav1.OwnerReference) error {
+// ensureWork puts objs, the worker's rules (and on the Secret path its ServiceAccount), in the
+// ManifestWork kueueworker.WorkName.
+func (c *CredentialsReconciler) ensureWork(ctx context.Context, cluster string, objs []runtime.Object, owner metav1.OwnerReference) error {
 	var manifests []workv1.Manifest
-	for _, o := range kueueworker.Manifests() {
+	for _, o := range objs {
 		manifests = append(manifests, workv1.Manifest{RawExtension: rawOf(o)})
 	}
 	want := &workv1.ManifestWork{ObjectMeta: hubMeta(cluster, kueueworker.WorkName, owner),

@@ -47,7 +47,7 @@ func exists(t *testing.T, c client.Client, o client.Object) bool {
 // token is marked as x's token.
 func TestTokenAccess(t *testing.T) {
 	c := fake.NewClientBuilder().WithScheme(scheme.Scheme).Build()
-	cr := &CredentialsReconciler{Client: c, SecretReader: c, Namespace: DefaultNamespace}
+	cr := &CredentialsReconciler{Client: c, SecretReader: c, Namespace: DefaultNamespace, Source: SourceSecret}
 	ctx := context.Background()
 	if err := cr.ensureTokenAccess(ctx, "x", testOwner); err != nil {
 		t.Fatal(err)
@@ -113,7 +113,7 @@ func TestLegacyTokenSecret(t *testing.T) {
 		for _, step := range []string{"ensureTokenAccess", "remove"} {
 			t.Run(name+"/"+step, func(t *testing.T) {
 				c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(tc.objs...).Build()
-				cr := &CredentialsReconciler{Client: c, SecretReader: c, Namespace: DefaultNamespace}
+				cr := &CredentialsReconciler{Client: c, SecretReader: c, Namespace: DefaultNamespace, Source: SourceSecret}
 				var err error
 				if step == "remove" {
 					err = cr.remove(context.Background(), "x")
@@ -156,10 +156,10 @@ func TestKubeconfigMarks(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			mkc := &kueuev1beta2.MultiKueueCluster{ObjectMeta: metav1.ObjectMeta{Name: tc.cluster, Labels: hubLabels()}, Spec: ClusterSpec(tc.cluster)}
+			mkc := &kueuev1beta2.MultiKueueCluster{ObjectMeta: metav1.ObjectMeta{Name: tc.cluster, Labels: hubLabels()}, Spec: ClusterSpec(tc.cluster, SourceSecret)}
 			mc := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: tc.cluster}}
 			c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(mkc, mc, secret(SecretName(tc.cluster), tc.labels, kc)).Build()
-			r := &Reconciler{Client: c, SecretReader: c, Namespace: DefaultNamespace}
+			r := &Reconciler{Client: c, SecretReader: c, Namespace: DefaultNamespace, Source: SourceSecret}
 			ready, err := r.secretReady(context.Background(), tc.cluster)
 			if err != nil {
 				t.Fatal(err)
@@ -167,7 +167,7 @@ func TestKubeconfigMarks(t *testing.T) {
 			if ready != tc.wantReady {
 				t.Errorf("secretReady = %v, want %v", ready, tc.wantReady)
 			}
-			cr := &CredentialsReconciler{Client: c, SecretReader: c, Namespace: DefaultNamespace}
+			cr := &CredentialsReconciler{Client: c, SecretReader: c, Namespace: DefaultNamespace, Source: SourceSecret}
 			if _, err := cr.Reconcile(context.Background(), reconcile.Request{NamespacedName: client.ObjectKey{Name: tc.cluster}}); err != nil {
 				t.Fatal(err)
 			}
@@ -202,7 +202,7 @@ func TestComposeUsesOnlyMarkedToken(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(secret(kueueworker.TokenSecret("x"), tc.labels, token)).Build()
-			cr := &CredentialsReconciler{Client: c, SecretReader: c, Namespace: DefaultNamespace}
+			cr := &CredentialsReconciler{Client: c, SecretReader: c, Namespace: DefaultNamespace, Source: SourceSecret}
 			mc := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "x"}}
 			reported, err := cr.compose(context.Background(), mc, testOwner)
 			if err != nil {

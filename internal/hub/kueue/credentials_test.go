@@ -28,7 +28,7 @@ func TestCredentialsLeaveOthersObjects(t *testing.T) {
 			Data: map[string][]byte{"theirs": []byte("x")}},
 	}
 	c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(theirs...).Build()
-	cr := &CredentialsReconciler{Client: c, SecretReader: c, Namespace: DefaultNamespace}
+	cr := &CredentialsReconciler{Client: c, SecretReader: c, Namespace: DefaultNamespace, Source: SourceSecret}
 	ctx := context.Background()
 	owner := metav1.OwnerReference{APIVersion: "kueue.x-k8s.io/v1beta2", Kind: "MultiKueueCluster", Name: "a", UID: "u"}
 	if err := cr.ensureTokenAccess(ctx, "a", owner); err != nil {

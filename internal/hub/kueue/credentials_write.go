@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
+	authv1beta1 "github.com/flotilla/flotilla/api/authentication/v1beta1"
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
 	"github.com/flotilla/flotilla/internal/contract/clusteridentity"
 	"github.com/flotilla/flotilla/internal/contract/kueueworker"
@@ -140,16 +141,26 @@ func (c *CredentialsReconciler) writeSecret(ctx context.Context, want *corev1.Se
 	return nil
 }
 
-// remove deletes what the hub made for cluster's credentials. It looks at its cached objects
-// first: the Secrets go (by the hub, or by the garbage collector with their MultiKueueCluster)
-// only when the Role made with them is there, so that clusters that never were workers cost no
-// reads of Secrets.
+// remove deletes what the hub made for cluster's credentials on either path.
 func (c *CredentialsReconciler) remove(ctx context.Context, cluster string) error {
+	if _, err := c.deleteIfOurs(ctx, c.Client, &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: kueueworker.WorkName}}); err != nil {
+		return err
+	}
+	if err := c.removeSecretPath(ctx, cluster); err != nil {
+		return err
+	}
+	return c.removeProfilePath(ctx, cluster)
+}
+
+// removeSecretPath deletes what the Secret path made for cluster but the work. It looks at its
+// cached objects first: the Secrets go (by the hub, or by the garbage collector with their
+// MultiKueueCluster) only when the Role made with them is there, so that clusters that never
+// were workers cost no reads of Secrets.
+func (c *CredentialsReconciler) removeSecretPath(ctx context.Context, cluster string) error {
 	if err := c.removeLegacyToken(ctx, cluster); err != nil {
 		return err
 	}
 	cached := []client.Object{
-		&workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: kueueworker.WorkName}},
 		&addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: kueueworker.AddOnName}},
 		&rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: c.Namespace, Name: kueueworker.TokenRole(cluster)}},
 		&rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: c.Namespace, Name: kueueworker.TokenRole(cluster)}},
@@ -173,6 +184,27 @@ func (c *CredentialsReconciler) remove(ctx context.Context, cluster string) erro
 		}
 	}
 	return nil
+}
+
+// removeProfilePath deletes the hub's ManagedServiceAccount of cluster (its ServiceAccount, and
+// with it every token, goes on the cluster) and then the managed-serviceaccount add-on the hub
+// enabled, once no ManagedServiceAccount is left in the namespace: switching it off deletes every
+// ServiceAccount it made there.
+func (c *CredentialsReconciler) removeProfilePath(ctx context.Context, cluster string) error {
+	if _, err := c.deleteIfOurs(ctx, c.Client, &authv1beta1.ManagedServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: kueueworker.ManagedServiceAccount}}); err != nil {
+		return err
+	}
+	l := &authv1beta1.ManagedServiceAccountList{}
+	if err := c.Client.List(ctx, l, client.InNamespace(cluster)); err != nil {
+		return err
+	}
+	for i := range l.Items {
+		if l.Items[i].Name != kueueworker.ManagedServiceAccount || !managed(&l.Items[i]) {
+			return nil // someone else's still needs the add-on
+		}
+	}
+	_, err := c.deleteIfOurs(ctx, c.Client, &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: authv1beta1.AddOnName}})
+	return err
 }
 
 // deleteIfOurs deletes o when it exists and is the hub's, and says whether it was.

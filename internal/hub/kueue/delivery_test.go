@@ -61,10 +61,10 @@ func TestCredentialsOnlyForAcceptedClusters(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
 			mkc := &kueuev1beta2.MultiKueueCluster{ObjectMeta: metav1.ObjectMeta{Name: "a", UID: "mkc-uid",
-				Labels: map[string]string{ManagedLabel: ManagedValue}}, Spec: ClusterSpec("a")}
+				Labels: map[string]string{ManagedLabel: ManagedValue}}, Spec: ClusterSpec("a", SourceSecret)}
 			objs := append(clusterObjects("a", true, false, false), mkc)
 			c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(objs...).Build()
-			cr := &CredentialsReconciler{Client: c, SecretReader: c, Namespace: DefaultNamespace, Resync: time.Minute}
+			cr := &CredentialsReconciler{Client: c, SecretReader: c, Namespace: DefaultNamespace, Source: SourceSecret, Resync: time.Minute}
 			req := reconcile.Request{NamespacedName: client.ObjectKey{Name: "a"}}
 			// First a worker the hub accepts, then as the case says.
 			if _, err := cr.Reconcile(ctx, req); err != nil {
@@ -132,7 +132,7 @@ func TestActiveSaysClusterNotAccepted(t *testing.T) {
 	objs = append(objs, clusterObjects("ok", true, false, false)...)
 	objs = append(objs, clusterObjects("denied", false, false, false)...)
 	c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(objs...).WithStatusSubresource(ac).Build()
-	r := &Reconciler{Client: c, SecretReader: c, Namespace: DefaultNamespace, Clock: clocktesting.NewFakePassiveClock(gone.Time)}
+	r := &Reconciler{Client: c, SecretReader: c, Namespace: DefaultNamespace, Source: SourceSecret, Clock: clocktesting.NewFakePassiveClock(gone.Time)}
 	if _, err := r.Reconcile(ctx, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(ac)}); err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +168,7 @@ func TestLostWorkerLeavesMultiKueue(t *testing.T) {
 	mc.Status.Conditions = []metav1.Condition{{Type: clusterv1.ManagedClusterConditionAvailable, Status: metav1.ConditionUnknown,
 		Reason: clusterv1.ManagedClusterReasonLeaseUpdateStopped, LastTransitionTime: *gone}}
 	c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(objs...).WithStatusSubresource(ac).Build()
-	r := &Reconciler{Client: c, SecretReader: c, Namespace: DefaultNamespace, Clock: clocktesting.NewFakePassiveClock(gone.Time)}
+	r := &Reconciler{Client: c, SecretReader: c, Namespace: DefaultNamespace, Source: SourceSecret, Clock: clocktesting.NewFakePassiveClock(gone.Time)}
 	reconcileCheck := func() {
 		t.Helper()
 		if _, err := r.Reconcile(ctx, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(ac)}); err != nil {

@@ -95,11 +95,45 @@ func Clusters(decisions []clusterv1beta1.PlacementDecision) []string {
 	return names
 }
 
+// Source is where MultiKueue takes a worker's credentials from.
+type Source string
+
+const (
+	// SourceClusterProfile: each MultiKueueCluster names the worker's ClusterProfile in the Kueue
+	// namespace (spec.clusterSource.clusterProfileRef, Kueue v0.15 and later with its feature
+	// gate MultiKueueClusterProfile), and Kueue runs the credentials plugin it has configured for
+	// the profile's access provider open-cluster-management (flotilla credentials-plugin
+	// --managed-serviceaccount multikueue), which hands it the token of the ManagedServiceAccount
+	// kueueworker.ManagedServiceAccount in the worker's namespace. No kubeconfig is written.
+	SourceClusterProfile Source = "clusterprofile"
+	// SourceSecret: each MultiKueueCluster names the kubeconfig Secret multikueue-<cluster> in the
+	// Kueue namespace, which the hub composes from the token the worker's agent reports (for Kueue
+	// versions without clusterProfileRef).
+	SourceSecret Source = "secret"
+)
+
+// ParseSource reads the value of the hub's --kueue-credentials flag.
+func ParseSource(v string) (Source, error) {
+	switch s := Source(v); s {
+	case SourceClusterProfile, SourceSecret:
+		return s, nil
+	case "":
+		return SourceClusterProfile, nil
+	}
+	return "", fmt.Errorf("--kueue-credentials is %q: use %s (MultiKueueClusters name ClusterProfiles; Kueue v0.15+) or %s (kubeconfig Secrets)",
+		v, SourceClusterProfile, SourceSecret)
+}
+
 // SecretName is the name of cluster's kubeconfig Secret in the Kueue namespace.
 func SecretName(cluster string) string { return SecretPrefix + cluster }
 
-// ClusterSpec is the spec of cluster's MultiKueueCluster.
-func ClusterSpec(cluster string) kueuev1beta2.MultiKueueClusterSpec {
+// ClusterSpec is the spec of cluster's MultiKueueCluster: its ClusterProfile of the same name in
+// the Kueue namespace, or its kubeconfig Secret.
+func ClusterSpec(cluster string, src Source) kueuev1beta2.MultiKueueClusterSpec {
+	if src != SourceSecret {
+		return kueuev1beta2.MultiKueueClusterSpec{ClusterSource: kueuev1beta2.ClusterSource{
+			ClusterProfileRef: &kueuev1beta2.ClusterProfileReference{Name: cluster}}}
+	}
 	return kueuev1beta2.MultiKueueClusterSpec{ClusterSource: kueuev1beta2.ClusterSource{
 		KubeConfig: &kueuev1beta2.KubeConfig{LocationType: kueuev1beta2.SecretLocationType, Location: SecretName(cluster)},
 	}}
@@ -125,6 +159,9 @@ type State struct {
 	// NotAccepted say, one per decided cluster without a kubeconfig Secret, why the hub gives it
 	// no credentials (package delivery); those clusters are not in MissingSecrets.
 	NotAccepted []string
+	// Pending say, on the ClusterProfile path, what each decided cluster's credentials still
+	// wait for (its ClusterProfile, its access provider, its ManagedServiceAccount's token).
+	Pending []string
 }
 
 // Active is the AdmissionCheck's Active condition for s, without LastTransitionTime.
@@ -160,6 +197,12 @@ func Active(s State, generation int64) metav1.Condition {
 		if len(s.MissingSecrets) > 0 {
 			c.Message += fmt.Sprintf("; also waiting for kubeconfig Secrets %s", strings.Join(s.MissingSecrets, ", "))
 		}
+		if len(s.Pending) > 0 {
+			c.Message += "; also waiting for: " + strings.Join(s.Pending, "; ")
+		}
+	case len(s.Pending) > 0:
+		c.Reason = ReasonCredentialsPending
+		c.Message = "waiting for: " + strings.Join(s.Pending, "; ")
 	case len(s.MissingSecrets) > 0:
 		c.Reason = ReasonCredentialsPending
 		c.Message = fmt.Sprintf("waiting for kubeconfig Secrets %s (key %s) in namespace %s: the hub writes each from the token "+

@@ -125,6 +125,17 @@ func TestActive(t *testing.T) {
 			want: result{metav1.ConditionFalse, ReasonClusterNotAccepted,
 				"Placement kueue-system/gpu decides clusters the hub gives no MultiKueue credentials: ManagedCluster b is not accepted; " +
 					"accept them (spec.hubAcceptsClient: true), or have the placement leave them out; also waiting for kubeconfig Secrets multikueue-a"}},
+		"ClusterProfile path pending": {state: with(func(s *State) {
+			s.Pending = []string{"ClusterProfile kueue-system/a has no access provider open-cluster-management: no client config", "a token of ManagedServiceAccount b/multikueue: not yet"}
+		}),
+			want: result{metav1.ConditionFalse, ReasonCredentialsPending,
+				"waiting for: ClusterProfile kueue-system/a has no access provider open-cluster-management: no client config; a token of ManagedServiceAccount b/multikueue: not yet"}},
+		"cluster not accepted, before the ClusterProfile path's pending": {state: with(func(s *State) {
+			s.NotAccepted, s.Pending = []string{"ManagedCluster b is not accepted"}, []string{"ManagedServiceAccount a/multikueue (the hub makes it)"}
+		}),
+			want: result{metav1.ConditionFalse, ReasonClusterNotAccepted,
+				"Placement kueue-system/gpu decides clusters the hub gives no MultiKueue credentials: ManagedCluster b is not accepted; " +
+					"accept them (spec.hubAcceptsClient: true), or have the placement leave them out; also waiting for: ManagedServiceAccount a/multikueue (the hub makes it)"}},
 		"secrets not readable": {state: with(func(s *State) { s.MissingSecrets, s.SecretsForbidden = []string{"multikueue-a"}, true }),
 			want: result{metav1.ConditionFalse, ReasonCredentialsPending,
 				"the hub may not read kubeconfig Secrets multikueue-a in namespace kueue-system: grant it get on secrets there with a Role (docs/kueue.md)"}},

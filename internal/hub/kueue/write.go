@@ -29,10 +29,10 @@ func (r *Reconciler) writeConfig(ctx context.Context, ac *kueuev1beta2.Admission
 	})
 }
 
-// writeCluster makes the MultiKueueCluster cluster point at its kubeconfig Secret and be owned by
-// ac. It reports a clash, and changes nothing, when that object is not the hub's.
+// writeCluster makes the MultiKueueCluster cluster point at its ClusterProfile or kubeconfig
+// Secret (r.Source) and be owned by ac. It reports a clash, and changes nothing, when that object is not the hub's.
 func (r *Reconciler) writeCluster(ctx context.Context, ac *kueuev1beta2.AdmissionCheck, cluster string) (clash bool, err error) {
-	want := ClusterSpec(cluster)
+	want := ClusterSpec(cluster, r.Source)
 	return r.write(ctx, ac, &kueuev1beta2.MultiKueueCluster{ObjectMeta: metav1.ObjectMeta{Name: cluster}}, func(o client.Object) bool {
 		c := o.(*kueuev1beta2.MultiKueueCluster)
 		same := reflect.DeepEqual(c.Spec, want)

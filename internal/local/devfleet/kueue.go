@@ -22,9 +22,10 @@ const HubWorkerLostTimeout = 30 * time.Second
 const HubRemoteQPS = 200
 
 // startKueue starts Kueue's manager, detached, on every cluster of the fleet (the hub included,
-// as a MultiKueue manager whose workers the hub's dispatcher nominates), in parallel, and records each started process in the state, so that `down` stops them and
+// as a MultiKueue manager whose workers the hub's dispatcher nominates, running flotilla's
+// credentials plugin for the workers' ClusterProfiles), in parallel, and records each started process in the state, so that `down` stops them and
 // `status` lists them, even when another cluster's manager failed to start.
-func startKueue(ctx context.Context, f *localk8s.Fleet, bins localk8s.KueueBinaries, st *State, say func(string, ...any)) error {
+func startKueue(ctx context.Context, f *localk8s.Fleet, bins localk8s.KueueBinaries, flotilla string, st *State, say func(string, ...any)) error {
 	abs, err := filepath.Abs(bins.Dir)
 	if err != nil {
 		return err
@@ -40,6 +41,9 @@ func startKueue(ctx context.Context, f *localk8s.Fleet, bins localk8s.KueueBinar
 			if c == f.Hub {
 				o.MultiKueue = &localk8s.MultiKueueOptions{DispatcherName: kueue.DispatcherName, WorkerLostTimeout: HubWorkerLostTimeout,
 					RemoteQPS: HubRemoteQPS, FairSharing: true}
+				if flotilla != "" { // the hub's MultiKueueClusters name ClusterProfiles
+					o.MultiKueue.CredentialsPlugin = localk8s.HubPlugin(flotilla, c)
+				}
 			}
 			started[i], errs[i] = localk8s.StartKueue(ctx, o)
 		})

@@ -127,7 +127,7 @@ func Up(ctx context.Context, opts UpOptions) (_ *State, err error) {
 		return nil, err
 	}
 	if opts.Kueue != nil {
-		err := startKueue(ctx, f, *opts.Kueue, st, say)
+		err := startKueue(ctx, f, *opts.Kueue, opts.Flotilla, st, say)
 		if serr := st.save(dir); serr != nil && err == nil {
 			err = serr
 		}

@@ -10,10 +10,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -30,6 +32,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/flotilla/flotilla/internal/certs"
+	"github.com/flotilla/flotilla/internal/contract/kueueworker"
 	"github.com/flotilla/flotilla/internal/install"
 )
 
@@ -178,6 +181,36 @@ type MultiKueueOptions struct {
 	// default preemption strategies): ClusterQueues of a cohort share what they borrow by their
 	// fairSharing.weight, as FleetQueues (docs/queueing.md) expect.
 	FairSharing bool
+	// CredentialsPlugin, when set, turns on Kueue's MultiKueueClusterProfile gate and configures
+	// the plugin as the credentials provider of ClusterProfiles' access provider of its name:
+	// MultiKueueClusters that name a ClusterProfile (clusterSource.clusterProfileRef) then reach
+	// their worker with what the plugin returns.
+	CredentialsPlugin *CredentialsPlugin
+}
+
+// CredentialsPlugin is a KEP-5339 credentials plugin Kueue runs for a ClusterProfile access
+// provider (multiKueue.clusterProfile.credentialsProviders in its Configuration).
+type CredentialsPlugin struct {
+	// Provider is the access provider's name in the ClusterProfiles.
+	Provider string
+	// Command and Args run the plugin; Env is added to Kueue's environment for it.
+	Command string
+	Args    []string
+	Env     map[string]string
+}
+
+// ProviderName is the access provider Flotilla's hub writes into its ClusterProfiles
+// (internal/hub/clusterprofile.ProviderName, OCM's name).
+const ProviderName = "open-cluster-management"
+
+// HubPlugin is the credentials plugin of a local hub's Kueue: `flotilla credentials-plugin
+// --managed-serviceaccount multikueue` (flotilla is the binary's path), reading the hub as hub's
+// administrator, as Kueue itself does in a local fleet (a real installation gives Kueue's
+// ServiceAccount read of those tokens instead; docs/kueue.md).
+func HubPlugin(flotilla string, hub *Cluster) *CredentialsPlugin {
+	return &CredentialsPlugin{Provider: ProviderName, Command: flotilla,
+		Args: []string{"credentials-plugin", "--managed-serviceaccount", kueueworker.ManagedServiceAccount},
+		Env:  map[string]string{"KUBECONFIG": hub.Kubeconfig}}
 }
 
 // Kueue is a running Kueue manager.
@@ -413,6 +446,23 @@ controller:
 	if mk.WorkerLostTimeout > 0 {
 		cfg = fmt.Appendf(cfg, "  workerLostTimeout: %s\n", mk.WorkerLostTimeout)
 	}
+	if p := mk.CredentialsPlugin; p != nil {
+		cfg = fmt.Appendf(cfg, "  clusterProfile:\n    credentialsProviders:\n    - name: %q\n      execConfig:\n"+
+			"        apiVersion: client.authentication.k8s.io/v1\n        command: %q\n        provideClusterInfo: true\n        interactiveMode: Never\n",
+			p.Provider, p.Command)
+		if len(p.Args) > 0 {
+			cfg = append(cfg, "        args:\n"...)
+			for _, a := range p.Args {
+				cfg = fmt.Appendf(cfg, "        - %q\n", a)
+			}
+		}
+		if len(p.Env) > 0 {
+			cfg = append(cfg, "        env:\n"...)
+			for _, k := range slices.Sorted(maps.Keys(p.Env)) {
+				cfg = fmt.Appendf(cfg, "        - {name: %q, value: %q}\n", k, p.Env[k])
+			}
+		}
+	}
 	return cfg
 }
 
@@ -435,10 +485,14 @@ func remoteLimits(mk *MultiKueueOptions) []string {
 // ("clusterName and nominatedClusterNames are mutually exclusive"). WorkloadRequestUseMergePatch
 // (alpha in v0.17.0) makes Kueue write merge patches, which can.
 func gates(mk *MultiKueueOptions) string {
-	if mk == nil || mk.DispatcherName == "" {
-		return ""
+	g := ""
+	if mk != nil && mk.DispatcherName != "" {
+		g += "\n  WorkloadRequestUseMergePatch: true"
 	}
-	return "\n  WorkloadRequestUseMergePatch: true"
+	if mk != nil && mk.CredentialsPlugin != nil {
+		g += "\n  MultiKueueClusterProfile: true"
+	}
+	return g
 }
 
 // kueueSystemSelector leaves kube-system and Kueue's namespace out of the Pod, Deployment and StatefulSet webhooks, as Kueue's

@@ -7,6 +7,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	kueueconfig "sigs.k8s.io/kueue/apis/config/v1beta2"
+	"sigs.k8s.io/yaml"
 )
 
 const kueueWebhooksFixture = `---
@@ -94,6 +97,45 @@ func TestReadKueueWebhooks(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("webhooks (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestKueueConfigCredentialsPlugin decodes the Configuration a hub's Kueue gets with a credentials
+// plugin into Kueue's own type, strictly: the ClusterProfile gate is on and the plugin is the
+// provider of its access provider's name, with cluster info passed (KEP-5339).
+func TestKueueConfigCredentialsPlugin(t *testing.T) {
+	plugin := HubPlugin("/opt/flotilla", &Cluster{Kubeconfig: "/fleet/hub/admin.kubeconfig"})
+	cases := map[string]struct {
+		mk        *MultiKueueOptions
+		wantGate  bool
+		wantExecs []kueueconfig.ClusterProfileCredentialsProvider
+	}{
+		"no MultiKueue":               {},
+		"MultiKueue without a plugin": {mk: &MultiKueueOptions{}},
+		"with the plugin": {mk: &MultiKueueOptions{CredentialsPlugin: plugin}, wantGate: true,
+			wantExecs: []kueueconfig.ClusterProfileCredentialsProvider{{Name: "open-cluster-management", ExecConfig: clientcmdapi.ExecConfig{
+				APIVersion: "client.authentication.k8s.io/v1", Command: "/opt/flotilla",
+				Args:               []string{"credentials-plugin", "--managed-serviceaccount", "multikueue"},
+				Env:                []clientcmdapi.ExecEnvVar{{Name: "KUBECONFIG", Value: "/fleet/hub/admin.kubeconfig"}},
+				ProvideClusterInfo: true, InteractiveMode: clientcmdapi.NeverExecInteractiveMode}}}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var cfg kueueconfig.Configuration
+			if err := yaml.UnmarshalStrict(kueueConfig(&Kueue{}, "/certs", tc.mk), &cfg); err != nil {
+				t.Fatal(err)
+			}
+			if got := cfg.FeatureGates["MultiKueueClusterProfile"]; got != tc.wantGate {
+				t.Errorf("MultiKueueClusterProfile gate %v, want %v", got, tc.wantGate)
+			}
+			var got []kueueconfig.ClusterProfileCredentialsProvider
+			if cfg.MultiKueue != nil && cfg.MultiKueue.ClusterProfile != nil {
+				got = cfg.MultiKueue.ClusterProfile.CredentialsProviders
+			}
+			if diff := cmp.Diff(tc.wantExecs, got); diff != "" {
+				t.Errorf("credentialsProviders (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -6,30 +6,70 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
-// MainWithFlotilla is Main for a package whose tests run the flotilla binary: it builds
-// ./cmd/flotilla of this module once, into a directory of its own, sets *bin to its path for
-// the tests, and removes it after them.
-func MainWithFlotilla(m *testing.M, opts Options, bin *string) int {
-	dir, err := os.MkdirTemp("", "flotilla-test-bin-")
+// built is the flotilla binary of this test process, built at most once (buildFlotilla).
+var built struct {
+	once      sync.Once
+	dir, path string
+	err       error
+}
+
+// buildFlotilla builds ./cmd/flotilla of this module into a directory of its own, once.
+func buildFlotilla() (string, error) {
+	built.once.Do(func() {
+		dir, err := os.MkdirTemp("", "flotilla-test-bin-")
+		if err != nil {
+			built.err = err
+			return
+		}
+		built.dir = dir
+		gomod, err := exec.Command("go", "env", "GOMOD").Output()
+		if err != nil {
+			built.err = fmt.Errorf("finding the module to build flotilla from: %w", err)
+			return
+		}
+		path := filepath.Join(dir, "flotilla")
+		cmd := exec.Command("go", "build", "-o", path, "./cmd/flotilla")
+		cmd.Dir = filepath.Dir(strings.TrimSpace(string(gomod)))
+		if out, err := cmd.CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("building flotilla: %w\n%s", err, out)
+			return
+		}
+		built.path = path
+	})
+	return built.path, built.err
+}
+
+// removeBuilt removes the binary buildFlotilla made, if it made one (Main, after the tests).
+func removeBuilt() {
+	if built.dir != "" {
+		_ = os.RemoveAll(built.dir)
+	}
+}
+
+// FlotillaBinary is the path of ./cmd/flotilla of this module, built the first time a test of
+// the process asks (Kueue on a hub runs its credentials plugin) and removed after the tests.
+func FlotillaBinary(t testing.TB) string {
+	t.Helper()
+	path, err := buildFlotilla()
 	if err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// MainWithFlotilla is Main for a package whose tests run the flotilla binary: it builds
+// ./cmd/flotilla of this module once, before the tests, and sets *bin to its path for them.
+func MainWithFlotilla(m *testing.M, opts Options, bin *string) int {
+	path, err := buildFlotilla()
+	if err != nil {
+		removeBuilt()
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	defer func() { _ = os.RemoveAll(dir) }()
-	gomod, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "finding the module to build flotilla from: %v\n", err)
-		return 1
-	}
-	*bin = filepath.Join(dir, "flotilla")
-	cmd := exec.Command("go", "build", "-o", *bin, "./cmd/flotilla")
-	cmd.Dir = filepath.Dir(strings.TrimSpace(string(gomod)))
-	if out, err := cmd.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building flotilla: %v\n%s", err, out)
-		return 1
-	}
+	*bin = path
 	return Main(m, opts)
 }

@@ -107,6 +107,11 @@ func (e *Env) join(t *testing.T, linked bool, mutate func(*agentreg.Options)) []
 			ClusterName: s.Name, AgentID: "agent-" + s.Name, Bootstrap: cfg, Spoke: s.RESTConfig(),
 			Poll: 200 * time.Millisecond, Log: testr.New(t).WithName(s.Name),
 		}
+		if !linked {
+			// Where the hub's consumers (Kueue's ClusterProfile path) reach the spoke; a linked
+			// join names the link's address instead (setClientConfig).
+			opts.ExternalServerURLs = []string{s.RESTConfig().Host}
+		}
 		if mutate != nil {
 			mutate(&opts)
 		}

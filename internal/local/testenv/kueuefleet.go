@@ -53,6 +53,15 @@ func (e *Env) StartKueue(t testing.TB, mk *localk8s.MultiKueueOptions) {
 	}
 }
 
+// KueuePlugin is the credentials plugin a hub's Kueue runs for the hub's ClusterProfiles
+// (MultiKueueOptions.CredentialsPlugin; the hub's default kueue.SourceClusterProfile needs it):
+// this module's flotilla binary, built once per test process, reading the hub as its
+// administrator.
+func (e *Env) KueuePlugin(t testing.TB) *localk8s.CredentialsPlugin {
+	t.Helper()
+	return localk8s.HubPlugin(FlotillaBinary(t), e.Hub.Cluster)
+}
+
 // StartKueueHub runs the hub with opts as its generated roles plus KueueSecretsRole in the Kueue
 // namespace (made here), until the test ends. Kueue's CRDs must be installed first: the hub
 // looks for them when it starts.

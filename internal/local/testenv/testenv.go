@@ -90,6 +90,7 @@ const KeepLogsEnv = "FLOTILLA_TESTENV_KEEP_LOGS"
 // Main starts the fleet, runs the package's tests and stops the fleet. It returns the exit code
 // for os.Exit. If the fleet cannot start, every test would fail, so Main fails at once and says why.
 func Main(m *testing.M, opts Options) int {
+	defer removeBuilt()
 	dir, err := os.MkdirTemp("", "flotilla-testenv-")
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "testenv: %v\n", err)
