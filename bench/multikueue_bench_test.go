@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -56,6 +57,12 @@ type mkFleet struct {
 	st      *devfleet.State
 	hub     client.WithWatch
 	workers []string
+	// hubDir is the hub cluster's folder; hubProc, hubBinary and hubArgs are the `flotilla hub`
+	// this benchmark restarted (switchCredentials; nil while devfleet's runs).
+	hubDir    string
+	hubProc   *localk8s.Process
+	hubBinary string
+	hubArgs   []string
 }
 
 // BenchmarkMultiKueue measures MultiKueue through the hub on a local fleet (`flotilla dev up
@@ -80,12 +87,56 @@ func BenchmarkMultiKueue(b *testing.B) {
 	pr := progress{start: time.Now()}
 	f := startMKFleet(b, pr)
 	for i := range b.N {
-		admitted := f.throughput(b, pr, fmt.Sprintf("r%d", i), n)
-		if i == b.N-1 {
-			f.failover(b, pr, admitted)
-		}
+		f.throughput(b, pr, fmt.Sprintf("r%d", i), n, "")
 	}
+	// The same jobs through the Secret path (--kueue-credentials secret: kubeconfig Secrets the
+	// hub composes), in the same run, then back to the ClusterProfile path for the failover.
+	f.switchCredentials(b, pr, kueue.SourceSecret)
+	f.throughput(b, pr, "secret", n, "-secret-path")
+	f.switchCredentials(b, pr, kueue.SourceClusterProfile)
+	admitted := f.throughput(b, pr, "last", n, "-again")
+	f.failover(b, pr, admitted)
 	report(b, 0, "ns/op")
+}
+
+// switchCredentials restarts `flotilla hub` with --kueue-credentials src and waits until every
+// worker's MultiKueueCluster takes its credentials from there and Kueue reports it Active.
+func (f *mkFleet) switchCredentials(b *testing.B, pr progress, src kueue.Source) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	binary, args := f.hubBinary, f.hubArgs
+	if f.hubProc != nil {
+		f.hubProc.Stop(5 * time.Second)
+	} else {
+		binary, args = stopRecorded(b, f.st, localk8s.HubName, devfleet.HubComponent)
+	}
+	args = slices.DeleteFunc(slices.Clone(args), func(a string) bool { return strings.HasPrefix(a, "--kueue-credentials") })
+	args = append(args, "--kueue-credentials="+string(src))
+	f.hubBinary, f.hubArgs = binary, args
+	began := time.Now()
+	f.hubProc = restartHub(ctx, b, binary, args, f.hubDir)
+	var last string
+	err := poll(ctx, 3*time.Minute, func() (bool, error) {
+		for _, w := range f.workers {
+			mkc := &kueuev1beta2.MultiKueueCluster{}
+			if err := f.hub.Get(ctx, client.ObjectKey{Name: w}, mkc); err != nil {
+				return false, client.IgnoreNotFound(err)
+			}
+			profile := mkc.Spec.ClusterSource.ClusterProfileRef != nil
+			if profile != (src == kueue.SourceClusterProfile) || !meta.IsStatusConditionTrue(mkc.Status.Conditions, kueuev1beta2.MultiKueueClusterActive) {
+				last = fmt.Sprintf("MultiKueueCluster %s: source %+v, conditions %+v", w, mkc.Spec.ClusterSource, mkc.Status.Conditions)
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	if err != nil {
+		b.Fatalf("switching to --kueue-credentials %s: %v; last %s (fleet logs in %s)", src, err, last, f.dir)
+	}
+	if err := waitMultiKueueActive(ctx, f.hub, mkCheck, f.workers, kueuequeues.Name); err != nil {
+		b.Fatalf("MultiKueue not active after switching to --kueue-credentials %s: %v", src, err)
+	}
+	pr.printf("flotilla hub restarted with --kueue-credentials %s; every worker active through it %s later", src, time.Since(began).Round(time.Millisecond))
 }
 
 func startMKFleet(b *testing.B, pr progress) *mkFleet {
@@ -118,6 +169,7 @@ func startMKFleet(b *testing.B, pr progress) *mkFleet {
 		if c.Role != devfleet.RoleHub {
 			continue
 		}
+		f.hubDir = filepath.Dir(c.Kubeconfig)
 		cfg, err := clientcmd.BuildConfigFromFlags("", c.Kubeconfig)
 		if err != nil {
 			b.Fatal(err)
@@ -275,8 +327,9 @@ func (a *admissions) wait(ctx context.Context, names []string, ok func(job, wher
 	}
 }
 
-// throughput submits n jobs at once and returns where each was admitted.
-func (f *mkFleet) throughput(b *testing.B, pr progress, prefix string, n int) map[string]string {
+// throughput submits n jobs at once and returns where each was admitted. tag ends the names of
+// its figures ("" for the first run on the hub's default path).
+func (f *mkFleet) throughput(b *testing.B, pr progress, prefix string, n int, tag string) map[string]string {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
 	a := f.watchAdmissions(ctx, b)
@@ -326,10 +379,10 @@ func (f *mkFleet) throughput(b *testing.B, pr progress, prefix string, n int) ma
 	}
 	took := last.Sub(start)
 	rate := float64(n) / took.Seconds()
-	pr.printf("%d jobs admitted on the workers in %s: %.1f jobs/s end to end (submission alone %.0f jobs/s); per job %s; per worker %v",
-		n, took.Round(time.Millisecond), rate, float64(n)/submitTook.Seconds(), latencySummary(lat), per)
-	report(b, rate, "jobs/s")
-	reportLatency(b, lat, time.Second, func(stat string) string { return stat })
+	pr.printf("%s%d jobs admitted on the workers in %s: %.1f jobs/s end to end (submission alone %.0f jobs/s); per job %s; per worker %v",
+		tag, n, took.Round(time.Millisecond), rate, float64(n)/submitTook.Seconds(), latencySummary(lat), per)
+	report(b, rate, "jobs/s"+tag)
+	reportLatency(b, lat, time.Second, func(stat string) string { return stat + tag })
 	return out
 }
 

@@ -86,27 +86,7 @@ func (f *qFleet) configure(b *testing.B, pr progress, ph phase) {
 		args = append(args, "--kueue-dispatcher")
 	}
 	f.hubArgs = args
-	p, err := localk8s.StartProcess("hub/"+devfleet.HubComponent, binary, args, filepath.Join(f.hubCluster.Dir, "logs", devfleet.HubComponent+".log"), false)
-	if err != nil {
-		b.Fatal(err)
-	}
-	f.hubProc = p
-	health := ""
-	for i, a := range args {
-		if a == "--health-probe-bind-address" && i+1 < len(args) {
-			health = args[i+1]
-		}
-	}
-	if err := poll(ctx, time.Minute, func() (bool, error) {
-		resp, err := http.Get("http://" + health + "/readyz")
-		if err != nil {
-			return false, nil
-		}
-		_ = resp.Body.Close()
-		return resp.StatusCode == http.StatusOK, nil
-	}); err != nil {
-		b.Fatalf("flotilla hub not ready after its restart: %v", err)
-	}
+	f.hubProc = restartHub(ctx, b, binary, args, f.hubCluster.Dir)
 
 	// The phase's queues.
 	var objs []client.Object
@@ -199,6 +179,33 @@ func staticQueues() []client.Object {
 			Spec: kueuev1beta2.LocalQueueSpec{ClusterQueue: qStaticCQ}})
 	}
 	return objs
+}
+
+// restartHub starts `flotilla hub` (binary with args, as devfleet ran it) as the hub cluster's in hubDir and waits until
+// its readiness probe (--health-probe-bind-address) answers.
+func restartHub(ctx context.Context, b *testing.B, binary string, args []string, hubDir string) *localk8s.Process {
+	b.Helper()
+	p, err := localk8s.StartProcess("hub/"+devfleet.HubComponent, binary, args, filepath.Join(hubDir, "logs", devfleet.HubComponent+".log"), false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	health := ""
+	for i, a := range args {
+		if a == "--health-probe-bind-address" && i+1 < len(args) {
+			health = args[i+1]
+		}
+	}
+	if err := poll(ctx, time.Minute, func() (bool, error) {
+		resp, err := http.Get("http://" + health + "/readyz")
+		if err != nil {
+			return false, nil
+		}
+		_ = resp.Body.Close()
+		return resp.StatusCode == http.StatusOK, nil
+	}); err != nil {
+		b.Fatalf("flotilla hub not ready after its restart: %v", err)
+	}
+	return p
 }
 
 // stopRecorded stops a process devfleet started (found in its state by cluster and component)
