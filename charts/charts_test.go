@@ -169,7 +169,7 @@ func TestHubDeployment(t *testing.T) {
 		"--webhook-bind-address=:9443", "--webhook-service=ocm-hub/flotilla-hub-webhook:443",
 		"--webhook-cert-dir=/var/run/flotilla/webhook-tls", "--explain-bind-address=:8444",
 		"--cluster-cleanup-timeout=5m", "--dynamic-scoring-namespace=open-cluster-management-hub",
-		"--kueue-namespace=kueue-system", "--kueue-dispatcher=false", "--multikueue-fencing=true", "--v=0",
+		"--kueue-namespace=kueue-system", "--kueue-dispatcher=false", "--kueue-credentials=clusterprofile", "--multikueue-fencing=true", "--v=0",
 		"--addon-manager-identity=ocm-hub/addon-manager-controller-sa",
 	}
 	if diff := cmp.Diff(wantArgs, c.Args); diff != "" {
@@ -581,4 +581,45 @@ func TestAgentWorkModes(t *testing.T) {
 			t.Errorf("namespaces where works apply (-want +got):\n%s", diff)
 		}
 	})
+}
+
+// TestHubKueueSecrets: the hub gets Secrets in Kueue's namespace only with the dispatcher on and
+// the Secret path chosen; on the ClusterProfile path (the default) it holds no Secret at all.
+func TestHubKueueSecrets(t *testing.T) {
+	cases := map[string]struct {
+		kueue    map[string]any
+		wantRole bool
+		wantArg  string
+	}{
+		"default":                         {kueue: nil, wantArg: "--kueue-credentials=clusterprofile"},
+		"dispatcher, ClusterProfile path": {kueue: map[string]any{"dispatcher": true}, wantArg: "--kueue-credentials=clusterprofile"},
+		"dispatcher, Secret path":         {kueue: map[string]any{"dispatcher": true, "credentials": "secret"}, wantRole: true, wantArg: "--kueue-credentials=secret"},
+		"Secret path, no dispatcher":      {kueue: map[string]any{"credentials": "secret"}, wantArg: "--kueue-credentials=secret"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var vals map[string]any
+			if tc.kueue != nil {
+				vals = map[string]any{"kueue": tc.kueue}
+			}
+			r := renderChart(t, Hub, Release{Name: "flotilla", Namespace: "open-cluster-management-hub"}, vals)
+			gotRole := slices.ContainsFunc(r.Objects, func(o *unstructured.Unstructured) bool {
+				return o.GetKind() == "Role" && o.GetName() == "flotilla-hub-kueue-secrets"
+			})
+			if gotRole != tc.wantRole {
+				t.Errorf("Role flotilla-hub-kueue-secrets rendered %v, want %v", gotRole, tc.wantRole)
+			}
+			args := find[appsv1.Deployment](t, r.Objects, "Deployment", "flotilla-hub").Spec.Template.Spec.Containers[0].Args
+			if !slices.Contains(args, tc.wantArg) {
+				t.Errorf("args %v lack %s", args, tc.wantArg)
+			}
+		})
+	}
+	ch, err := Load(Hub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Render(ch, Release{Name: "flotilla", Namespace: "x"}, map[string]any{"kueue": map[string]any{"credentials": "kubeconfig"}}); err == nil {
+		t.Error("kueue.credentials kubeconfig rendered; want the schema's refusal")
+	}
 }

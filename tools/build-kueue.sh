@@ -23,7 +23,7 @@ set -euo pipefail
 
 KUEUE_VERSION=v0.17.0
 # Bump when a change to this script changes what it produces (flags, files), so caches rebuild.
-BUILD_REV=4
+BUILD_REV=5
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=tools/lib.sh
@@ -74,10 +74,22 @@ GO
 src="$tmp/kueue-src"
 cp -r "$dir" "$src"
 chmod -R u+w "$src"
+# Both ways MultiKueue builds a worker's client get the limit: from a kubeconfig Secret, and from a
+# ClusterProfile (a copy of the configuration Kueue keeps, which it compares on each reconcile).
 mk="$src/pkg/controller/admissionchecks/multikueue/multikueuecluster.go"
 mkline='	return client.NewWithWatch(restConfig, options)'
+cpline='		return client.NewWithWatch(config.RestConfig, options)'
 one_line "$mk" "$mkline"
-awk -v line="$mkline" '$0 == line { print "\trestConfig.QPS, restConfig.Burst = float32(*flotillaRemoteQPS), *flotillaRemoteBurst" } { print }' "$mk" > "$mk.new"
+one_line "$mk" "$cpline"
+awk -v line="$mkline" -v cpline="$cpline" '
+  $0 == line { print "\trestConfig.QPS, restConfig.Burst = float32(*flotillaRemoteQPS), *flotillaRemoteBurst" }
+  $0 == cpline {
+    print "\t\trestConfig := rest.CopyConfig(config.RestConfig)"
+    print "\t\trestConfig.QPS, restConfig.Burst = float32(*flotillaRemoteQPS), *flotillaRemoteBurst"
+    print "\t\treturn client.NewWithWatch(restConfig, options)"
+    next
+  }
+  { print }' "$mk" > "$mk.new"
 mv "$mk.new" "$mk"
 cat > "$(dirname "$mk")/flotilla_remote.go" <<'GO'
 package multikueue

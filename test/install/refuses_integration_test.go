@@ -54,12 +54,12 @@ func TestChartIdentitiesRefuse(t *testing.T) {
 	hub, spoke := env.Hub, env.Spokes[0]
 	ctx := context.Background()
 
-	// With the Kueue dispatcher on, the chart grants a Role in Kueue's namespace, which Kueue's
+	// With the Kueue dispatcher on and the Secret path, the chart grants a Role in Kueue's namespace, which Kueue's
 	// install makes.
 	if _, err := hub.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "kueue-system"}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	hubChart := renderChart(t, charts.Hub, hubNamespace, map[string]any{"kueue": map[string]any{"dispatcher": true}})
+	hubChart := renderChart(t, charts.Hub, hubNamespace, map[string]any{"kueue": map[string]any{"dispatcher": true, "credentials": "secret"}})
 	applyChart(t, hub, hubNamespace, hubChart)
 	agentChart := renderChart(t, charts.Agent, agentNamespace, map[string]any{
 		"clusterName": clusterName, "bootstrapKubeconfig": "apiVersion: v1\nkind: Config\n", "work": map[string]any{"executionClusterRole": ""},

@@ -179,7 +179,15 @@ func (c *CredentialsReconciler) removeSecretPath(ctx context.Context, cluster st
 		return nil
 	}
 	for _, name := range []string{SecretName(cluster), kueueworker.TokenSecret(cluster)} {
-		if _, err := c.deleteIfOurs(ctx, c.SecretReader, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: c.Namespace, Name: name}}); err != nil {
+		_, err := c.deleteIfOurs(ctx, c.SecretReader, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: c.Namespace, Name: name}})
+		if apierrors.IsForbidden(err) {
+			// Moved to the ClusterProfile path, the hub may hold no Secrets any more: the garbage
+			// collector removes them with the MultiKueueCluster that owns them.
+			ctrl.LoggerFrom(ctx).Info("leaving a Secret of the Secret path to the garbage collector: the hub may not delete Secrets here",
+				"secret", c.Namespace+"/"+name, "cluster", cluster)
+			continue
+		}
+		if err != nil {
 			return err
 		}
 	}
