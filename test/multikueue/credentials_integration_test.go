@@ -128,12 +128,7 @@ func canDoNoMore(t *testing.T, cluster string, w kubernetes.Interface, namespace
 }
 
 func testCredentials(t *testing.T, f *fleet, clk *testingclock.FakeClock) {
-	one, two := f.joined[0].Name, f.joined[1].Name
-	f.bindSet(t, "mk-cred", map[string]map[string]string{one: {"mk-cred": "worker"}, two: {"mk-cred": "worker"}})
-	f.placement(t, "mk-cred", map[string]string{"mk-cred": "worker"})
-	start := time.Now()
-	f.waitActive(t, "mk-cred", metav1.ConditionTrue, one, two)
-	t.Logf("both workers' kubeconfigs composed %s after the AdmissionCheck was made", time.Since(start).Round(time.Millisecond))
+	one, two := f.bothWorkers(t, "mk-cred", "kubeconfigs composed")
 	ctx := context.Background()
 
 	t.Run("the composed token does what MultiKueue needs on its worker and nothing else", func(t *testing.T) {
@@ -204,12 +199,7 @@ func testCredentials(t *testing.T, f *fleet, clk *testingclock.FakeClock) {
 			&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: kueueworker.TokenSecret(two)}},
 			&rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: kueueworker.TokenRole(two)}},
 		}
-		for _, o := range gone {
-			testenv.WaitFor(t, wait, fmt.Sprintf("%T %s to go", o, client.ObjectKeyFromObject(o)), func(ctx context.Context) (bool, string, error) {
-				err := f.c.Get(ctx, client.ObjectKeyFromObject(o), o)
-				return apierrors.IsNotFound(err), "", client.IgnoreNotFound(err)
-			})
-		}
+		f.waitGone(t, gone...)
 		testenv.WaitFor(t, wait, "the old token of "+two+" to stop working", func(ctx context.Context) (bool, string, error) {
 			_, err := old.BatchV1().Jobs("default").List(ctx, metav1.ListOptions{})
 			return apierrors.IsUnauthorized(err), fmt.Sprint(err), nil

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -124,4 +125,29 @@ func (f *fleet) leaseSeconds(t *testing.T, cluster string, seconds int32) {
 		return ptr.Deref(l.Spec.LeaseDurationSeconds, 0) == seconds, fmt.Sprintf("renews every %ds", ptr.Deref(l.Spec.LeaseDurationSeconds, 0)), nil
 	})
 	t.Logf("%s's agent renews every %ds, %s after the change", cluster, seconds, time.Since(start).Round(time.Millisecond))
+}
+
+// bothWorkers binds both joined clusters, labelled name=worker, into a set of that name, makes
+// the Placement and AdmissionCheck name, waits until the check is Active with both, logs how long
+// that took (for what) and returns the two clusters' names.
+func (f *fleet) bothWorkers(t *testing.T, name, what string) (one, two string) {
+	t.Helper()
+	one, two = f.joined[0].Name, f.joined[1].Name
+	f.bindSet(t, name, map[string]map[string]string{one: {name: "worker"}, two: {name: "worker"}})
+	f.placement(t, name, map[string]string{name: "worker"})
+	start := time.Now()
+	f.waitActive(t, name, metav1.ConditionTrue, one, two)
+	t.Logf("both workers' %s %s after the AdmissionCheck was made", what, time.Since(start).Round(time.Millisecond))
+	return one, two
+}
+
+// waitGone waits until each of objs is gone from the hub.
+func (f *fleet) waitGone(t *testing.T, objs ...client.Object) {
+	t.Helper()
+	for _, o := range objs {
+		testenv.WaitFor(t, wait, fmt.Sprintf("%T %s to go", o, client.ObjectKeyFromObject(o)), func(ctx context.Context) (bool, string, error) {
+			err := f.c.Get(ctx, client.ObjectKeyFromObject(o), o)
+			return apierrors.IsNotFound(err), "", client.IgnoreNotFound(err)
+		})
+	}
 }

@@ -48,12 +48,7 @@ func (f *fleet) msaClient(ctx context.Context, t *testing.T, cluster string, spo
 }
 
 func testProfileCredentials(t *testing.T, f *fleet) {
-	one, two := f.joined[0].Name, f.joined[1].Name
-	f.bindSet(t, "mk-prof", map[string]map[string]string{one: {"mk-prof": "worker"}, two: {"mk-prof": "worker"}})
-	f.placement(t, "mk-prof", map[string]string{"mk-prof": "worker"})
-	start := time.Now()
-	f.waitActive(t, "mk-prof", metav1.ConditionTrue, one, two)
-	t.Logf("both workers' ClusterProfiles and tokens ready %s after the AdmissionCheck was made", time.Since(start).Round(time.Millisecond))
+	one, two := f.bothWorkers(t, "mk-prof", "ClusterProfiles and tokens ready")
 	ctx := context.Background()
 
 	t.Run("each MultiKueueCluster names its ClusterProfile, Kueue connects through the plugin, and no kubeconfig is written", func(t *testing.T) {
@@ -101,12 +96,7 @@ func testProfileCredentials(t *testing.T, f *fleet) {
 			&authv1beta1.ManagedServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: two, Name: kueueworker.ManagedServiceAccount}},
 			&addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: two, Name: authv1beta1.AddOnName}},
 		}
-		for _, o := range gone {
-			testenv.WaitFor(t, wait, fmt.Sprintf("%T %s to go", o, client.ObjectKeyFromObject(o)), func(ctx context.Context) (bool, string, error) {
-				err := f.c.Get(ctx, client.ObjectKeyFromObject(o), o)
-				return apierrors.IsNotFound(err), "", client.IgnoreNotFound(err)
-			})
-		}
+		f.waitGone(t, gone...)
 		testenv.WaitFor(t, wait, "the old token of "+two+" to stop working", func(ctx context.Context) (bool, string, error) {
 			_, err := old.BatchV1().Jobs("default").List(ctx, metav1.ListOptions{})
 			return apierrors.IsUnauthorized(err), fmt.Sprint(err), nil
