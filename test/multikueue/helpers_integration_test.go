@@ -127,7 +127,7 @@ func (f *fleet) leaseSeconds(t *testing.T, cluster string, seconds int32) {
 	t.Logf("%s's agent renews every %ds, %s after the change", cluster, seconds, time.Since(start).Round(time.Millisecond))
 }
 
-// bothWorkers binds both joined clusters, labelled name=worker, into a set of that name, makes
+// bothWorkers binds both joined clusters, labeled name=worker, into a set of that name, makes
 // the Placement and AdmissionCheck name, waits until the check is Active with both, logs how long
 // that took (for what) and returns the two clusters' names.
 func (f *fleet) bothWorkers(t *testing.T, name, what string) (one, two string) {
