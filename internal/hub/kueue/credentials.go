@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -237,10 +238,18 @@ func (c *CredentialsReconciler) ensureServiceAccount(ctx context.Context, cluste
 // ensureServiceAccountAddOn enables the managed-serviceaccount add-on on the cluster unless it is.
 // It has no owner: switching the add-on off deletes every ServiceAccount it made there, the
 // users' too, so it goes only in removeProfilePath, when no other ManagedServiceAccount is left.
+// One the user enabled serves as well, and is left as it is.
 func (c *CredentialsReconciler) ensureServiceAccountAddOn(ctx context.Context, cluster string) error {
 	want := &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: authv1beta1.AddOnName,
 		Labels: map[string]string{ManagedLabel: ManagedValue}}}
-	return c.apply(ctx, want, func(client.Object) bool { return false })
+	err := c.Client.Get(ctx, client.ObjectKeyFromObject(want), &addonv1alpha1.ManagedClusterAddOn{})
+	if !apierrors.IsNotFound(err) {
+		return err
+	}
+	if err := c.Client.Create(ctx, want); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("enabling add-on %s on cluster %s: %w", authv1beta1.AddOnName, cluster, err)
+	}
+	return nil
 }
 
 // hubMeta is the metadata of an object the controller makes for cluster's credentials.

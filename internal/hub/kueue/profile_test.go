@@ -43,6 +43,10 @@ func TestProfileCredentials(t *testing.T) {
 		"no longer a worker, the add-on the user's": {
 			before: []client.Object{&addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: authv1beta1.AddOnName}}},
 			want:   []string{"ManagedClusterAddOn"}},
+		"a worker whose add-on the user enabled": {worker: true,
+			before:  []client.Object{&addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: authv1beta1.AddOnName}}},
+			want:    []string{"ManifestWork", "ManagedServiceAccount", "ManagedClusterAddOn"},
+			wantMSA: &authv1beta1.ManagedServiceAccountSpec{Rotation: authv1beta1.ManagedServiceAccountRotation{Enabled: true, Validity: metav1.Duration{Duration: time.Hour}}}},
 		"the user's ManagedServiceAccount": {worker: true,
 			before: []client.Object{&authv1beta1.ManagedServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: kueueworker.ManagedServiceAccount}}},
 			want:   []string{"ManagedServiceAccount"}, wantMSA: &authv1beta1.ManagedServiceAccountSpec{}},
@@ -83,6 +87,12 @@ func TestProfileCredentials(t *testing.T) {
 			if tc.wantMSA != nil {
 				if diff := cmp.Diff(*tc.wantMSA, msa.Spec); diff != "" {
 					t.Errorf("ManagedServiceAccount a/multikueue spec (-want +got):\n%s", diff)
+				}
+			}
+			for _, o := range tc.before {
+				got := o.DeepCopyObject().(client.Object)
+				if exists(t, c, got) && got.GetResourceVersion() != o.GetResourceVersion() {
+					t.Errorf("%T %s of the user's was written (resource version %s, was %s)", o, o.GetName(), got.GetResourceVersion(), o.GetResourceVersion())
 				}
 			}
 			if exists(t, c, work) && len(work.Spec.Workload.Manifests) != len(kueueworker.ProfileManifests()) {
