@@ -70,15 +70,18 @@ func setup(t *testing.T, set string) *fixture {
 	return &fixture{env: env, c: c, set: set}
 }
 
-// startHub runs the hub as its generated roles, plus, when readSecrets, the Role that lets it
-// read Secrets in the Kueue namespace, until the test ends.
+// startHub runs the hub on the Secret path (--kueue-credentials secret) as its generated roles,
+// plus, when readSecrets, the Role that lets it read Secrets in the Kueue namespace, until the
+// test ends.
 func (f *fixture) startHub(t *testing.T, readSecrets bool) {
 	t.Helper()
 	cfg := f.env.HubIdentity(t, "")
 	if readSecrets {
 		testenv.BindToHub(t, f.c, cfg, ns, secretReader)
 	}
-	mgr, err := hub.NewManager(cfg, testenv.TestHubOptions())
+	opts := testenv.TestHubOptions()
+	opts.KueueCredentials = kueue.SourceSecret // the kubeconfig Secrets these tests read and withhold
+	mgr, err := hub.NewManager(cfg, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
