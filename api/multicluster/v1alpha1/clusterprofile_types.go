@@ -15,6 +15,10 @@ const (
 	// LabelClusterManagerKey value) written on the ClusterProfiles the hub maintains, the same
 	// name OCM uses.
 	ClusterManagerName = "open-cluster-management"
+	// AccessProviderName is the access provider the hub writes on each of its profiles, the name
+	// OCM's documentation tells consumers (Kueue's MultiKueue, Argo CD) to configure their
+	// credentials plugin under.
+	AccessProviderName = "open-cluster-management"
 )
 
 const (

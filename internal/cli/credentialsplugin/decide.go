@@ -7,7 +7,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	authv1beta1 "github.com/flotilla/flotilla/api/authentication/v1beta1"
@@ -80,15 +79,8 @@ func credential(mc *clusterv1.ManagedCluster, m *authv1beta1.ManagedServiceAccou
 		return "", time.Time{}, fmt.Errorf("cluster %s is not accepted by the hub (spec.hubAcceptsClient is false): no credentials are handed out for it", mc.Name)
 	}
 	where := fmt.Sprintf("ManagedServiceAccount %s/%s", m.Namespace, m.Name)
-	if c := meta.FindStatusCondition(m.Status.Conditions, authv1beta1.ConditionTypeTokenReported); c == nil || c.Status != "True" {
-		why := "no TokenReported condition yet: is ManagedClusterAddOn managed-serviceaccount enabled on the cluster?"
-		if c != nil {
-			why = fmt.Sprintf("TokenReported is %s (%s): %s", c.Status, c.Reason, c.Message)
-		}
-		return "", time.Time{}, fmt.Errorf("%s has no token: %s", where, why)
-	}
-	if m.Status.ExpirationTimestamp == nil || m.Status.TokenSecretRef == nil {
-		return "", time.Time{}, fmt.Errorf("%s reports a token but no expirationTimestamp or tokenSecretRef", where)
+	if why := m.TokenPending(); why != "" {
+		return "", time.Time{}, fmt.Errorf("%s %s", where, why)
 	}
 	if !m.OwnsTokenSecret(s) {
 		return "", time.Time{}, fmt.Errorf("the Secret %s/%s was not made for %s (label %s=true and an owner reference to it): not handing out what it holds",

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
+	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
 	"github.com/flotilla/flotilla/internal/kubeconfig"
 )
 
@@ -50,7 +51,7 @@ const (
 	ManagedServiceAccount = "multikueue"
 	// ProfileNamespace holds the ManagedServiceAccount's ServiceAccount on the worker (the
 	// managed-serviceaccount add-on's namespace, OCM's).
-	ProfileNamespace = "open-cluster-management-agent-addon"
+	ProfileNamespace = addonv1alpha1.DefaultAgentInstallNamespace
 )
 
 // Names built from a cluster's name must never be equal for two clusters, or for two kinds of

@@ -13,11 +13,11 @@ import (
 	"github.com/flotilla/flotilla/internal/egress"
 )
 
-// ProviderName is the access provider the hub writes on each of its profiles: the name OCM's
-// documentation tells consumers (Kueue's MultiKueue, Argo CD) to configure their credentials
-// plugin under. The hub owns the entry of this name in status.accessProviders and
-// status.credentialProviders; entries of other names are other writers'.
-const ProviderName = "open-cluster-management"
+// ProviderName is the access provider the hub writes on each of its profiles
+// (multiclusterv1alpha1.AccessProviderName). The hub owns the entry of this name in
+// status.accessProviders and status.credentialProviders; entries of other names are other
+// writers'.
+const ProviderName = multiclusterv1alpha1.AccessProviderName
 
 // ExecExtensionName is the kubeconfig cluster extension that client-go hands to an exec
 // credentials plugin as ExecCredential spec.cluster.config when the consumer sets

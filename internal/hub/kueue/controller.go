@@ -300,12 +300,8 @@ func (r *Reconciler) checkProfile(ctx context.Context, name string, s *State) er
 		s.Pending = append(s.Pending, fmt.Sprintf("ManagedServiceAccount %s/%s (the hub makes it)", name, kueueworker.ManagedServiceAccount))
 	case err != nil:
 		return err
-	case msa.Status.TokenSecretRef == nil:
-		why := "its cluster's managed-serviceaccount add-on has not reported one yet"
-		if c := meta.FindStatusCondition(msa.Status.Conditions, authv1beta1.ConditionTypeTokenReported); c != nil && c.Status == metav1.ConditionFalse {
-			why = c.Message
-		}
-		s.Pending = append(s.Pending, fmt.Sprintf("a token of ManagedServiceAccount %s/%s: %s", name, kueueworker.ManagedServiceAccount, why))
+	case msa.TokenPending() != "":
+		s.Pending = append(s.Pending, fmt.Sprintf("ManagedServiceAccount %s/%s %s", name, kueueworker.ManagedServiceAccount, msa.TokenPending()))
 	}
 	return nil
 }

@@ -31,6 +31,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 
+	multiclusterv1alpha1 "github.com/flotilla/flotilla/api/multicluster/v1alpha1"
 	"github.com/flotilla/flotilla/internal/certs"
 	"github.com/flotilla/flotilla/internal/contract/kueueworker"
 	"github.com/flotilla/flotilla/internal/install"
@@ -199,16 +200,12 @@ type CredentialsPlugin struct {
 	Env     map[string]string
 }
 
-// ProviderName is the access provider Flotilla's hub writes into its ClusterProfiles
-// (internal/hub/clusterprofile.ProviderName, OCM's name).
-const ProviderName = "open-cluster-management"
-
 // HubPlugin is the credentials plugin of a local hub's Kueue: `flotilla credentials-plugin
 // --managed-serviceaccount multikueue` (flotilla is the binary's path), reading the hub as hub's
 // administrator, as Kueue itself does in a local fleet (a real installation gives Kueue's
 // ServiceAccount read of those tokens instead; docs/kueue.md).
 func HubPlugin(flotilla string, hub *Cluster) *CredentialsPlugin {
-	return &CredentialsPlugin{Provider: ProviderName, Command: flotilla,
+	return &CredentialsPlugin{Provider: multiclusterv1alpha1.AccessProviderName, Command: flotilla,
 		Args: []string{"credentials-plugin", "--managed-serviceaccount", kueueworker.ManagedServiceAccount},
 		Env:  map[string]string{"KUBECONFIG": hub.Kubeconfig}}
 }

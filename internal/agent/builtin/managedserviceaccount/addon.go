@@ -16,6 +16,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
 	authv1beta1 "github.com/flotilla/flotilla/api/authentication/v1beta1"
 	"github.com/flotilla/flotilla/api/scheme"
 	"github.com/flotilla/flotilla/internal/agent/builtin"
@@ -29,7 +30,7 @@ var Name = builtinaddon.ManagedServiceAccount.Name
 // Defaults of AddOn's settings.
 const (
 	// DefaultNamespace is where the ServiceAccounts are made: OCM's add-on install namespace.
-	DefaultNamespace = "open-cluster-management-agent-addon"
+	DefaultNamespace = addonv1alpha1.DefaultAgentInstallNamespace
 	// DefaultResync is how often everything is looked at without a change on the hub.
 	DefaultResync = 5 * time.Minute
 	// retry is how soon a ManagedServiceAccount that could not be served is tried again.
