@@ -202,6 +202,12 @@ func (c *CredentialsReconciler) removeProfilePath(ctx context.Context, cluster s
 	if _, err := c.deleteIfOurs(ctx, c.Client, &authv1beta1.ManagedServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: kueueworker.ManagedServiceAccount}}); err != nil {
 		return err
 	}
+	// remove runs for every cluster's events: the namespace is listed only when the hub's add-on
+	// is there to switch off.
+	addOn := &addonv1alpha1.ManagedClusterAddOn{}
+	if err := c.Client.Get(ctx, client.ObjectKey{Namespace: cluster, Name: authv1beta1.AddOnName}, addOn); err != nil || !managed(addOn) {
+		return client.IgnoreNotFound(err)
+	}
 	l := &authv1beta1.ManagedServiceAccountList{}
 	if err := c.Client.List(ctx, l, client.InNamespace(cluster)); err != nil {
 		return err
@@ -211,8 +217,11 @@ func (c *CredentialsReconciler) removeProfilePath(ctx context.Context, cluster s
 			return nil // someone else's still needs the add-on
 		}
 	}
-	_, err := c.deleteIfOurs(ctx, c.Client, &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: authv1beta1.AddOnName}})
-	return err
+	uid := addOn.GetUID()
+	if err := c.Client.Delete(ctx, addOn, client.Preconditions{UID: &uid}); client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("switching off add-on %s on cluster %s, no longer a MultiKueue worker: %w", authv1beta1.AddOnName, cluster, err)
+	}
+	return nil
 }
 
 // deleteIfOurs deletes o when it exists and is the hub's, and says whether it was.

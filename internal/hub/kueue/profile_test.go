@@ -20,20 +20,26 @@ import (
 	"github.com/flotilla/flotilla/internal/contract/kueueworker"
 )
 
-// TestProfileCredentials: on the ClusterProfile path the hub makes, for a worker it accepts, the
+// TestProfileCredentials: on the ClusterProfile path the hub makes, for a worker it accepts (and
+// for no other), the
 // work with MultiKueue's rules for the ManagedServiceAccount's ServiceAccount, that
 // ManagedServiceAccount and the managed-serviceaccount add-on, and no Secret-path object; when the
 // cluster stops being a worker they go, but an add-on another ManagedServiceAccount still needs,
 // or one the hub did not enable, stays; a ManagedServiceAccount of that name that is not the hub's
-// is the user's and gets none of the hub's objects beside it.
+// is the user's: it gets none of the hub's objects beside it and is never deleted.
 func TestProfileCredentials(t *testing.T) {
 	hubs := map[string]string{ManagedLabel: ManagedValue}
 	cases := map[string]struct {
-		before  []client.Object
-		worker  bool
-		want    []string
-		wantMSA *authv1beta1.ManagedServiceAccountSpec
+		before      []client.Object
+		worker      bool
+		notAccepted bool
+		want        []string
+		wantMSA     *authv1beta1.ManagedServiceAccountSpec
 	}{
+		"a worker the hub does not accept": {worker: true, notAccepted: true},
+		"no longer a worker, the user's ManagedServiceAccount of that name": {
+			before: []client.Object{&authv1beta1.ManagedServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: kueueworker.ManagedServiceAccount}}},
+			want:   []string{"ManagedServiceAccount"}, wantMSA: &authv1beta1.ManagedServiceAccountSpec{}},
 		"a worker": {worker: true, want: []string{"ManifestWork", "ManagedServiceAccount", "ManagedClusterAddOn"},
 			wantMSA: &authv1beta1.ManagedServiceAccountSpec{Rotation: authv1beta1.ManagedServiceAccountRotation{Enabled: true, Validity: metav1.Duration{Duration: time.Hour}}}},
 		"no longer a worker": {},
@@ -55,7 +61,7 @@ func TestProfileCredentials(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
 			mkc := &kueuev1beta2.MultiKueueCluster{ObjectMeta: metav1.ObjectMeta{Name: "a", UID: "mkc-uid", Labels: hubs}, Spec: ClusterSpec("a", SourceClusterProfile)}
-			objs := append(append(clusterObjects("a", true, false, false), mkc), tc.before...)
+			objs := append(append(clusterObjects("a", !tc.notAccepted, false, false), mkc), tc.before...)
 			c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(objs...).Build()
 			cr := &CredentialsReconciler{Client: c, SecretReader: c, Namespace: DefaultNamespace, Source: SourceClusterProfile}
 			req := reconcile.Request{NamespacedName: client.ObjectKey{Name: "a"}}
