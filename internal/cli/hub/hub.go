@@ -35,7 +35,7 @@ func NewCommand(_ streams.IO, clk clock.WithTicker) *cobra.Command {
 	var webhookService, addonManagerIdentity string
 	flowerTLS := true
 	multiKueueFencing := true
-	kueueCredentials := string(kueue.SourceClusterProfile)
+	var kueueCredentials string
 	cmd := &cobra.Command{
 		Use:   "hub",
 		Short: "Run the hub's controllers against the hub's API server",
