@@ -5,6 +5,8 @@ package bench
 import (
 	"context"
 	"fmt"
+	"net"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -13,6 +15,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/go-logr/logr/funcr"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
@@ -163,6 +166,9 @@ func startMSAAgents(ctx context.Context, b *testing.B, clusters []string, hubAPI
 		hubCfg, spokeCfg := rest.CopyConfig(hubAPI.Config), rest.CopyConfig(spokeAPI.Config)
 		hubCfg.QPS, hubCfg.Burst = registration.DefaultQPS, registration.DefaultBurst
 		spokeCfg.QPS, spokeCfg.Burst = registration.DefaultQPS, registration.DefaultBurst
+		// Connections of its own, as a real agent's process has: on one shared HTTP/2 connection
+		// the API server's 250 streams would hold the agents' watches and nothing else.
+		hubCfg.Dial, spokeCfg.Dial = ownDial(), ownDial()
 		hubClient, err := client.New(hubCfg, client.Options{Scheme: scheme.Scheme, Mapper: hubAPI.Client.RESTMapper()})
 		if err != nil {
 			b.Fatal(err)
@@ -171,10 +177,21 @@ func startMSAAgents(ctx context.Context, b *testing.B, clusters []string, hubAPI
 		if err != nil {
 			b.Fatal(err)
 		}
-		env := builtin.Env{ClusterName: name, Hub: hubClient, HubKube: hubKube, HubConfig: hubCfg, Spoke: spokeCfg, Clock: clk, Log: logr.Discard()}
+		// Only errors are printed: a benchmark whose agents fail says why.
+		log := funcr.New(func(prefix, args string) {
+			if strings.Contains(args, `"error"`) {
+				fmt.Fprintln(os.Stderr, "agent", name, prefix, args)
+			}
+		}, funcr.Options{})
+		env := builtin.Env{ClusterName: name, Hub: hubClient, HubKube: hubKube, HubConfig: hubCfg, Spoke: spokeCfg, Clock: clk, Log: log}
 		wg.Go(func() { _ = managedserviceaccount.AddOn{Namespace: name}.Run(ctx, env) })
 	}
 	return wg.Wait
+}
+
+// ownDial is a dialer that keeps client-go from sharing a cached transport between clients.
+func ownDial() func(ctx context.Context, network, address string) (net.Conn, error) {
+	return (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext
 }
 
 // refreshTracker follows every ManagedServiceAccount's status.tokenSecretRef.lastRefreshTimestamp
