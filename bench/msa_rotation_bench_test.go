@@ -114,10 +114,7 @@ func runRotation(b *testing.B, bins localk8s.Binaries, hubBin string, n int) rot
 	defer lg.stop()
 	clk := clockTicks()
 
-	tracker, err := watchRefreshes(ctx, hubAPI.Client)
-	if err != nil {
-		b.Fatal(err)
-	}
+	tracker := watchRefreshes(ctx, pr, hubAPI.Client)
 	if err := parallel(clusters, createWorkers, func(name string) error {
 		return hubAPI.Client.Create(ctx, &authv1beta1.ManagedServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: name, Name: rotationName},
 			Spec: authv1beta1.ManagedServiceAccountSpec{Rotation: authv1beta1.ManagedServiceAccountRotation{Enabled: true,
@@ -208,31 +205,54 @@ type trackedRefresh struct {
 	refresh metav1.Time
 }
 
-func watchRefreshes(ctx context.Context, cl client.WithWatch) (*refreshTracker, error) {
-	w, err := cl.Watch(ctx, &authv1beta1.ManagedServiceAccountList{})
-	if err != nil {
-		return nil, err
-	}
+func watchRefreshes(ctx context.Context, pr progress, cl client.WithWatch) *refreshTracker {
 	t := &refreshTracker{seen: map[string]trackedRefresh{}, changed: make(chan struct{})}
 	go func() {
-		defer w.Stop()
-		for ev := range w.ResultChan() {
-			m, ok := ev.Object.(*authv1beta1.ManagedServiceAccount)
-			if !ok || ev.Type == watch.Deleted || m.Status.TokenSecretRef == nil ||
-				!meta.IsStatusConditionTrue(m.Status.Conditions, authv1beta1.ConditionTypeTokenReported) {
+		// The API server may end a watch (a watcher that falls behind 1,000 agents' writes is
+		// closed): list what changed meanwhile and watch again from there.
+		for started := false; ctx.Err() == nil; started = true {
+			if started {
+				pr.printf("the watch of ManagedServiceAccounts ended; listing and watching again")
+			}
+			list := &authv1beta1.ManagedServiceAccountList{}
+			if err := cl.List(ctx, list); err != nil {
+				pr.printf("listing ManagedServiceAccounts: %v; again", err)
+				time.Sleep(time.Second)
 				continue
 			}
-			key := m.Namespace + "/" + m.Name
-			t.mu.Lock()
-			if old, ok := t.seen[key]; !ok || !old.refresh.Equal(&m.Status.TokenSecretRef.LastRefreshTimestamp) {
-				t.seen[key] = trackedRefresh{at: time.Now(), refresh: m.Status.TokenSecretRef.LastRefreshTimestamp}
-				close(t.changed)
-				t.changed = make(chan struct{})
+			for i := range list.Items {
+				t.observe(&list.Items[i])
 			}
-			t.mu.Unlock()
+			w, err := cl.Watch(ctx, &authv1beta1.ManagedServiceAccountList{}, &client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: list.ResourceVersion}})
+			if err != nil {
+				pr.printf("watching ManagedServiceAccounts: %v; again", err)
+				time.Sleep(time.Second)
+				continue
+			}
+			for ev := range w.ResultChan() {
+				if m, ok := ev.Object.(*authv1beta1.ManagedServiceAccount); ok && ev.Type != watch.Deleted {
+					t.observe(m)
+				}
+			}
+			w.Stop()
 		}
 	}()
-	return t, nil
+	return t
+}
+
+// observe records m's last refresh, and when it was first seen, once its token is reported.
+func (t *refreshTracker) observe(m *authv1beta1.ManagedServiceAccount) {
+	if m.Status.TokenSecretRef == nil || !meta.IsStatusConditionTrue(m.Status.Conditions, authv1beta1.ConditionTypeTokenReported) {
+		return
+	}
+	key := m.Namespace + "/" + m.Name
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if old, ok := t.seen[key]; !ok || !old.refresh.Equal(&m.Status.TokenSecretRef.LastRefreshTimestamp) {
+		t.seen[key] = trackedRefresh{at: time.Now(), refresh: m.Status.TokenSecretRef.LastRefreshTimestamp}
+		close(t.changed)
+		t.changed = make(chan struct{})
+	}
 }
 
 // waitAll waits until n tokens were reported after since and returns, for each, how long after
