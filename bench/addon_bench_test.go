@@ -59,6 +59,8 @@ func BenchmarkAddOnInstall(b *testing.B) {
 		report(b, r.hubCPU, "cpu-%-hub")
 		report(b, mib(r.hubAdded), "MiB-rss-hub-added")
 		report(b, mib(r.hubPeak), "MiB-rss-hub-peak")
+		report(b, r.hubWrites, "hub-writes/cluster")
+		report(b, r.spokeWrites, "spoke-writes/cluster")
 	}
 	report(b, 0, "ns/op")
 }
@@ -67,6 +69,9 @@ type addonResult struct {
 	available         time.Duration
 	hubCPU            float64 // % of one core from the ClusterManagementAddOn to all Available
 	hubAdded, hubPeak int64
+	// hubWrites and spokeWrites are each API server's writes per cluster from the
+	// ClusterManagementAddOn to all Available (mutating requests, the leases left out).
+	hubWrites, spokeWrites float64
 }
 
 func runAddOnInstall(b *testing.B, bins localk8s.Binaries, hubBin string, n int) addonResult {
@@ -117,6 +122,7 @@ func runAddOnInstall(b *testing.B, bins localk8s.Binaries, hubBin string, n int)
 	pr.printf("%d clusters with the add-on enabled, their namespaces on the spoke, the template; work agents running; hub %s", n, procSummary(hub, clk))
 
 	before := rss(b, hub)
+	hubReqs, spokeReqs := requests(ctx, b, hubAPI.Kube), requests(ctx, b, spokeAPI.Kube)
 	hub0, t0 := cpuTicksOf(b, hub), time.Now()
 	if err := hubAPI.Client.Create(ctx, benchCMA()); err != nil {
 		b.Fatal(err)
@@ -146,8 +152,10 @@ func runAddOnInstall(b *testing.B, bins localk8s.Binaries, hubBin string, n int)
 	r.available = time.Since(t0)
 	r.hubCPU = float64(cpuTicksOf(b, hub)-hub0) / float64(clk) / r.available.Seconds() * 100
 	r.hubAdded, r.hubPeak = rss(b, hub)-before, statusBytes(b, hub, "VmHWM")
-	pr.printf("ClusterManagementAddOn to %d ManagedClusterAddOns Available: %s; hub %.1f%% of a core meanwhile, resident %+.0f MiB (peak %.0f MiB)",
-		n, r.available.Round(100*time.Millisecond), r.hubCPU, mib(r.hubAdded), mib(r.hubPeak))
+	r.hubWrites = writesBetween(pr, "hub", hubReqs, requests(ctx, b, hubAPI.Kube)) / float64(n)
+	r.spokeWrites = writesBetween(pr, "spoke", spokeReqs, requests(ctx, b, spokeAPI.Kube)) / float64(n)
+	pr.printf("ClusterManagementAddOn to %d ManagedClusterAddOns Available: %s; hub %.1f%% of a core meanwhile, resident %+.0f MiB (peak %.0f MiB); writes per cluster: hub %.2f, spoke %.2f",
+		n, r.available.Round(100*time.Millisecond), r.hubCPU, mib(r.hubAdded), mib(r.hubPeak), r.hubWrites, r.spokeWrites)
 	summarizeHubLog(pr, filepath.Join(dir, "flotilla-hub.log"))
 	return r
 }

@@ -152,6 +152,34 @@ func apiserverRequests(ctx context.Context, cs kubernetes.Interface) (map[string
 	return out, s.Err()
 }
 
+// requests are an API server's requests so far, by verb, resource and code.
+func requests(ctx context.Context, b *testing.B, cs kubernetes.Interface) map[string]float64 {
+	m, err := apiserverRequests(ctx, cs)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return m
+}
+
+// writesBetween sums the mutating requests served between two readings, leaving out Leases (the
+// load generator's renewals), and prints them by verb and resource.
+func writesBetween(pr progress, server string, before, after map[string]float64) float64 {
+	var sum float64
+	var parts []string
+	for k, v := range after {
+		f := strings.Fields(k)
+		d := v - before[k]
+		if d <= 0 || len(f) < 2 || !mutatingVerbs[f[0]] || f[1] == "leases" {
+			continue
+		}
+		sum += d
+		parts = append(parts, fmt.Sprintf("%s %s %s: %.0f", f[0], f[1], f[len(f)-1], d))
+	}
+	slices.Sort(parts)
+	pr.printf("%s API server's writes in the window: %s", server, strings.Join(parts, "; "))
+	return sum
+}
+
 // printRequestDelta prints the API requests served during the window, per second, busiest first:
 // the load generator's are the lease PATCHes, nearly all the rest are the hub's.
 func printRequestDelta(pr progress, before, after map[string]float64, seconds float64) {

@@ -287,33 +287,6 @@ func (t *refreshTracker) waitAll(ctx context.Context, pr progress, n int, since 
 	}
 }
 
-// requests are an API server's requests so far, by verb, resource and code.
-func requests(ctx context.Context, b *testing.B, cs kubernetes.Interface) map[string]float64 {
-	m, err := apiserverRequests(ctx, cs)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return m
-}
-
-// writesBetween sums the mutating requests served between two readings, leaving out Leases (the
-// load generator's renewals), and prints them by verb and resource.
-func writesBetween(pr progress, server string, before, after map[string]float64) float64 {
-	var sum float64
-	var parts []string
-	for k, v := range after {
-		f := strings.Fields(k)
-		d := v - before[k]
-		if d <= 0 || len(f) < 2 || !mutatingVerbs[f[0]] || f[1] == "leases" {
-			continue
-		}
-		sum += d
-		parts = append(parts, fmt.Sprintf("%s %s %s: %.0f", f[0], f[1], f[len(f)-1], d))
-	}
-	pr.printf("%s API server's writes during the rotation: %s", server, strings.Join(parts, "; "))
-	return sum
-}
-
 // skewClock is the real clock moved forward by an offset that step changes: every After in
 // flight is measured against the moved time, as a clock that jumped would be.
 type skewClock struct {
