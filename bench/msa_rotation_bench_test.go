@@ -59,7 +59,7 @@ const (
 // the spoke's (apiserver_request_total, mutating verbs; the load generator's lease renewals are
 // left out), and the hub's CPU and memory during the wave.
 //
-// `make bench-msa-rotation`; about 5 minutes at 1,000 clusters.
+// `make bench-msa-rotation`; about 2 minutes at 1,000 clusters.
 func BenchmarkManagedServiceAccountRotation(b *testing.B) {
 	startRecord(b, "bench-msa-rotation")
 	if !selected("Rotation") {
