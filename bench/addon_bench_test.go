@@ -109,7 +109,7 @@ func runAddOnInstall(b *testing.B, bins localk8s.Binaries, hubBin string, n int)
 	}); err != nil {
 		b.Fatal(err)
 	}
-	hub := startHubProcess(b, hubBin, hubAPI.Kubeconfig, filepath.Join(dir, "flotilla-hub.log"))
+	hub, metrics := startHubWithMetrics(b, hubBin, hubAPI.Kubeconfig, filepath.Join(dir, "flotilla-hub.log"))
 	defer hub.Stop(5 * time.Second)
 	// Their agents renew their leases (every 60 s, spread), so they stay Available.
 	lg := startLoadGen(hubAPI.Kube, clusters, 60*time.Second)
@@ -123,13 +123,17 @@ func runAddOnInstall(b *testing.B, bins localk8s.Binaries, hubBin string, n int)
 
 	before := rss(b, hub)
 	hubReqs, spokeReqs := requests(ctx, b, hubAPI.Kube), requests(ctx, b, spokeAPI.Kube)
+	ctrl0, err := controllerStats(ctx, metrics)
+	if err != nil {
+		b.Fatal(err)
+	}
 	hub0, t0 := cpuTicksOf(b, hub), time.Now()
 	if err := hubAPI.Client.Create(ctx, benchCMA()); err != nil {
 		b.Fatal(err)
 	}
 	var r addonResult
 	last := -1
-	err := poll(ctx, 10*time.Minute, func() (bool, error) {
+	err = poll(ctx, 10*time.Minute, func() (bool, error) {
 		list := &addonv1alpha1.ManagedClusterAddOnList{}
 		if err := hubAPI.Client.List(ctx, list); err != nil {
 			return false, err
@@ -156,6 +160,9 @@ func runAddOnInstall(b *testing.B, bins localk8s.Binaries, hubBin string, n int)
 	r.spokeWrites = writesBetween(pr, "spoke", spokeReqs, requests(ctx, b, spokeAPI.Kube)) / float64(n)
 	pr.printf("ClusterManagementAddOn to %d ManagedClusterAddOns Available: %s; hub %.1f%% of a core meanwhile, resident %+.0f MiB (peak %.0f MiB); writes per cluster: hub %.2f, spoke %.2f",
 		n, r.available.Round(100*time.Millisecond), r.hubCPU, mib(r.hubAdded), mib(r.hubPeak), r.hubWrites, r.spokeWrites)
+	if ctrl1, err := controllerStats(ctx, metrics); err == nil {
+		printControllerDelta(pr, ctrl0, ctrl1)
+	}
 	summarizeHubLog(pr, filepath.Join(dir, "flotilla-hub.log"))
 	return r
 }

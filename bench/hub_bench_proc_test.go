@@ -7,6 +7,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"regexp"
@@ -238,5 +239,113 @@ func summarizeHubLog(pr progress, path string) {
 	pr.printf("hub log: %d lines, %d errors %v", lines, errs, byController)
 	for _, l := range lastErrs {
 		pr.printf("  %s", l)
+	}
+}
+
+// startHubWithMetrics is startHubProcess with controller-runtime's metrics served on a loopback
+// port, whose /metrics URL it returns: the controllers' reconciles and queue waits name what a
+// slow benchmark waits on (controllerStats).
+func startHubWithMetrics(b *testing.B, bin, kubeconfig, logFile string) (*localk8s.Process, string) {
+	addr := fmt.Sprintf("127.0.0.1:%d", freePort(b))
+	hub, err := localk8s.StartProcess("hub/flotilla-hub", bin, []string{
+		"hub", "--kubeconfig", kubeconfig, "--leader-elect=false",
+		"--metrics-bind-address", addr, "--health-probe-bind-address", "0",
+	}, logFile, false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return hub, "http://" + addr + "/metrics"
+}
+
+// controllerStat is one controller's work so far, from controller-runtime's metrics.
+type controllerStat struct {
+	reconciles, errors, reconcileSeconds, queued, queueSeconds, retries float64
+}
+
+// controllerStats reads every controller's reconciles (and those that failed), the time spent in
+// them, and how many items waited in its queue for how long in all.
+func controllerStats(ctx context.Context, url string) (map[string]controllerStat, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	out := map[string]controllerStat{}
+	s := bufio.NewScanner(resp.Body)
+	s.Buffer(make([]byte, 1<<20), 1<<20)
+	for s.Scan() {
+		line := s.Text()
+		name, rest, ok := strings.Cut(line, "{")
+		if !ok {
+			continue
+		}
+		end := strings.LastIndexByte(rest, '}')
+		if end < 0 {
+			continue
+		}
+		v, err := strconv.ParseFloat(strings.TrimSpace(rest[end+1:]), 64)
+		if err != nil {
+			continue
+		}
+		l := map[string]string{}
+		for _, m := range labelRE.FindAllStringSubmatch(rest[:end], -1) {
+			l[m[1]] = m[2]
+		}
+		c := l["controller"]
+		if c == "" {
+			c = l["name"]
+		}
+		st := out[c]
+		switch name {
+		case "controller_runtime_reconcile_total":
+			st.reconciles += v
+			if l["result"] == "error" {
+				st.errors += v
+			}
+		case "controller_runtime_reconcile_time_seconds_sum":
+			st.reconcileSeconds += v
+		case "workqueue_queue_duration_seconds_count":
+			st.queued += v
+		case "workqueue_queue_duration_seconds_sum":
+			st.queueSeconds += v
+		case "workqueue_retries_total":
+			st.retries += v
+		default:
+			continue
+		}
+		out[c] = st
+	}
+	return out, s.Err()
+}
+
+// printControllerDelta prints, busiest first, what each controller did between two readings:
+// reconciles (failed), seconds reconciling, retries, and the mean wait of an item in its queue.
+func printControllerDelta(pr progress, before, after map[string]controllerStat) {
+	type row struct {
+		name string
+		d    controllerStat
+	}
+	var rows []row
+	for name, a := range after {
+		bf := before[name]
+		d := controllerStat{reconciles: a.reconciles - bf.reconciles, errors: a.errors - bf.errors,
+			reconcileSeconds: a.reconcileSeconds - bf.reconcileSeconds, queued: a.queued - bf.queued,
+			queueSeconds: a.queueSeconds - bf.queueSeconds, retries: a.retries - bf.retries}
+		if d.reconciles > 0 {
+			rows = append(rows, row{name, d})
+		}
+	}
+	slices.SortFunc(rows, func(a, b row) int { return cmp.Compare(b.d.reconcileSeconds, a.d.reconcileSeconds) })
+	pr.printf("the hub's controllers in the window (reconciles, failed, seconds reconciling, retries, mean wait in the queue):")
+	for _, r := range rows {
+		wait := 0.0
+		if r.d.queued > 0 {
+			wait = r.d.queueSeconds / r.d.queued
+		}
+		pr.printf("  %-32s %6.0f %5.0f %8.1f s %5.0f %8.3f s", r.name, r.d.reconciles, r.d.errors, r.d.reconcileSeconds, r.d.retries, wait)
 	}
 }
