@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -36,7 +37,8 @@ type Reconciler struct {
 	// Client reads from the manager's cache and writes.
 	Client client.Client
 	// Reader reads configuration objects from the API server (their spec is hashed as the API
-	// server returns it); Mapper finds their kinds. Default: the manager's.
+	// server returns it), and a ManagedClusterAddOn whose status write conflicted; Mapper finds
+	// the configurations' kinds. Default: the manager's.
 	Reader client.Reader
 	Mapper meta.RESTMapper
 	Clock  clock.PassiveClock
@@ -261,14 +263,36 @@ func (r *Reconciler) writeAddonStatuses(ctx context.Context, cma *addonv1alpha1.
 }
 
 // writeAddonStatus writes the hub's part of one ManagedClusterAddOn's status when it changed.
+//
+// The template and progressing controllers write their parts of the same status meanwhile (an
+// add-on on 1,000 clusters: thousands of writes at once), so a write from the cache's copy may
+// conflict. The hub's part is then put on the ManagedClusterAddOn as the API server has it now,
+// rather than failing the whole pass: a failed pass redoes every cluster's add-on after a
+// back-off that grows with each failure.
 func (r *Reconciler) writeAddonStatus(ctx context.Context, cma *addonv1alpha1.ClusterManagementAddOn, v *addonView, now metav1.Time) error {
-	st := desiredAddonStatus(cma, v, now)
-	if !addonStatusChanged(v.MCA.Status, st) {
-		return nil
-	}
-	m := v.MCA.DeepCopy()
-	m.Status = st
-	return client.IgnoreNotFound(r.Client.Status().Update(ctx, m))
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		st := desiredAddonStatus(cma, v, now)
+		if !addonStatusChanged(v.MCA.Status, st) {
+			return nil
+		}
+		m := v.MCA.DeepCopy()
+		m.Status = st
+		err := r.Client.Status().Update(ctx, m)
+		if !apierrors.IsConflict(err) {
+			return client.IgnoreNotFound(err)
+		}
+		fresh := &addonv1alpha1.ManagedClusterAddOn{}
+		if err := r.Reader.Get(ctx, client.ObjectKeyFromObject(m), fresh); err != nil {
+			return client.IgnoreNotFound(err)
+		}
+		if fresh.Generation != v.MCA.Generation || !fresh.DeletionTimestamp.IsZero() {
+			return nil // its spec changed, or it is going: the pass that event brings decides anew
+		}
+		again := *v
+		again.MCA = fresh
+		v = &again
+		return err
+	})
 }
 
 // writeStatus writes the ClusterManagementAddOn's status when it changed.
