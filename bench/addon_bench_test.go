@@ -127,6 +127,10 @@ func runAddOnInstall(b *testing.B, bins localk8s.Binaries, hubBin string, n int)
 	if err != nil {
 		b.Fatal(err)
 	}
+	writes, err := watchStatusWrites(ctx, hubAPI.Client)
+	if err != nil {
+		b.Fatal(err)
+	}
 	hub0, t0 := cpuTicksOf(b, hub), time.Now()
 	if err := hubAPI.Client.Create(ctx, benchCMA()); err != nil {
 		b.Fatal(err)
@@ -163,6 +167,7 @@ func runAddOnInstall(b *testing.B, bins localk8s.Binaries, hubBin string, n int)
 	if ctrl1, err := controllerStats(ctx, metrics); err == nil {
 		printControllerDelta(pr, ctrl0, ctrl1)
 	}
+	writes.print(pr, n)
 	summarizeHubLog(pr, filepath.Join(dir, "flotilla-hub.log"))
 	return r
 }

@@ -82,12 +82,19 @@ func (r *ProgressingReconciler) Reconcile(ctx context.Context, req reconcile.Req
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
 	// Add-ons without a ClusterManagementAddOn are not managed by the hub.
-	err := r.Client.Get(ctx, client.ObjectKey{Name: mca.Name}, &addonv1alpha1.ClusterManagementAddOn{})
+	cma := &addonv1alpha1.ClusterManagementAddOn{}
+	err := r.Client.Get(ctx, client.ObjectKey{Name: mca.Name}, cma)
 	if apierrors.IsNotFound(err) || !mca.DeletionTimestamp.IsZero() {
 		return reconcile.Result{}, nil
 	}
 	if err != nil {
 		return reconcile.Result{}, err
+	}
+	// Which kinds the add-on supports is the lifecycle controller's word (status.supportedConfigs,
+	// from the ClusterManagementAddOn): until it has written the current list, every configuration
+	// would look unsupported. Its write brings the add-on back here.
+	if !supportedConfigsCurrent(cma, mca) {
+		return reconcile.Result{}, nil
 	}
 	l := &workv1.ManifestWorkList{}
 	if err := r.Client.List(ctx, l, client.InNamespace(mca.Namespace), client.MatchingLabels{AddonLabel: mca.Name}); err != nil {
@@ -103,6 +110,19 @@ func (r *ProgressingReconciler) Reconcile(ctx context.Context, req reconcile.Req
 	mca = mca.DeepCopy()
 	mca.Status = st
 	return reconcile.Result{}, client.IgnoreNotFound(r.Client.Status().Update(ctx, mca))
+}
+
+// supportedConfigsCurrent says whether mca's status.supportedConfigs are the kinds cma supports.
+func supportedConfigsCurrent(cma *addonv1alpha1.ClusterManagementAddOn, mca *addonv1alpha1.ManagedClusterAddOn) bool {
+	if len(cma.Spec.SupportedConfigs) != len(mca.Status.SupportedConfigs) {
+		return false
+	}
+	for i, sc := range cma.Spec.SupportedConfigs {
+		if sc.ConfigGroupResource != mca.Status.SupportedConfigs[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // progressingStatus is mca's status with the Progressing condition OCM's addon manager would set

@@ -1,14 +1,20 @@
 package addon
 
 import (
+	"context"
 	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clocktesting "k8s.io/utils/clock/testing"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
+	"github.com/flotilla/flotilla/api/scheme"
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
 )
 
@@ -104,6 +110,45 @@ func TestConfigHashKey(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			if diff := cmp.Diff(tc.want, ConfigHashKey(tc.gr, tc.ref)); diff != "" {
 				t.Errorf("key (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// Until the lifecycle controller has written the add-on's status.supportedConfigs from its
+// ClusterManagementAddOn, the progressing controller writes nothing: every spec.configs entry
+// would look unsupported (on an add-on's first pass over 1,000 clusters, a false
+// ConfigurationUnsupported on each, and a write racing the lifecycle controller's).
+func TestProgressingWaitsForSupportedConfigs(t *testing.T) {
+	all := []addonv1alpha1.ConfigGroupResource{tpl, adc, cm}
+	cases := map[string]struct {
+		supported  []addonv1alpha1.ConfigGroupResource
+		wantReason string
+	}{
+		"not written yet":  {supported: nil, wantReason: ""},
+		"an older list":    {supported: []addonv1alpha1.ConfigGroupResource{tpl}, wantReason: ""},
+		"the current list": {supported: all, wantReason: ReasonWaitingForManifestApplied},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			mca := &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: "c1", Name: "gpu", Generation: 1},
+				Spec:   addonv1alpha1.ManagedClusterAddOnSpec{Configs: []addonv1alpha1.AddOnConfig{cfg(adc, "c1", "x")}},
+				Status: addonv1alpha1.ManagedClusterAddOnStatus{SupportedConfigs: tc.supported}}
+			c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(cmaWith(), mca).WithStatusSubresource(mca).Build()
+			r := &ProgressingReconciler{Client: c, Clock: clocktesting.NewFakePassiveClock(t0)}
+			if _, err := r.Reconcile(context.Background(), reconcile.Request{NamespacedName: client.ObjectKeyFromObject(mca)}); err != nil {
+				t.Fatal(err)
+			}
+			got := &addonv1alpha1.ManagedClusterAddOn{}
+			if err := c.Get(context.Background(), client.ObjectKeyFromObject(mca), got); err != nil {
+				t.Fatal(err)
+			}
+			reason := ""
+			if cond := meta.FindStatusCondition(got.Status.Conditions, addonv1alpha1.ManagedClusterAddOnConditionProgressing); cond != nil {
+				reason = cond.Reason
+			}
+			if diff := cmp.Diff(tc.wantReason, reason); diff != "" {
+				t.Errorf("Progressing reason (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -1,0 +1,90 @@
+//go:build integration
+
+package bench
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/watch"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
+)
+
+// statusWrites counts the ManagedClusterAddOn status changes one watch sees, each named by what
+// it changed (each condition as type=reason, and configReferences): the controllers that write
+// an add-on's status each own their conditions, so the names say who wrote and why.
+type statusWrites struct {
+	mu     sync.Mutex
+	last   map[string]addonv1alpha1.ManagedClusterAddOnStatus
+	counts map[string]int
+}
+
+func watchStatusWrites(ctx context.Context, cl client.WithWatch) (*statusWrites, error) {
+	w, err := cl.Watch(ctx, &addonv1alpha1.ManagedClusterAddOnList{})
+	if err != nil {
+		return nil, err
+	}
+	s := &statusWrites{last: map[string]addonv1alpha1.ManagedClusterAddOnStatus{}, counts: map[string]int{}}
+	go func() {
+		defer w.Stop()
+		for ev := range w.ResultChan() {
+			m, ok := ev.Object.(*addonv1alpha1.ManagedClusterAddOn)
+			if !ok || ev.Type == watch.Deleted {
+				continue
+			}
+			key := m.Namespace + "/" + m.Name
+			s.mu.Lock()
+			old, seen := s.last[key]
+			s.last[key] = *m.Status.DeepCopy()
+			if seen {
+				if what := statusChange(old, m.Status); what != "" {
+					s.counts[what]++
+				}
+			}
+			s.mu.Unlock()
+		}
+	}()
+	return s, nil
+}
+
+// statusChange names what changed between two statuses ("" when nothing did).
+func statusChange(old, cur addonv1alpha1.ManagedClusterAddOnStatus) string {
+	var parts []string
+	for _, c := range cur.Conditions {
+		o := meta.FindStatusCondition(old.Conditions, c.Type)
+		if o == nil || o.Status != c.Status || o.Reason != c.Reason || o.Message != c.Message {
+			parts = append(parts, fmt.Sprintf("%s=%s/%s", c.Type, c.Status, c.Reason))
+		}
+	}
+	if !equality.Semantic.DeepEqual(old.ConfigReferences, cur.ConfigReferences) {
+		parts = append(parts, "configReferences")
+	}
+	if !equality.Semantic.DeepEqual(old.Registrations, cur.Registrations) || old.Namespace != cur.Namespace || old.HealthCheck != cur.HealthCheck {
+		parts = append(parts, "registrations")
+	}
+	slices.Sort(parts)
+	return strings.Join(parts, " ")
+}
+
+// print prints the counts, most frequent first.
+func (s *statusWrites) print(pr progress, n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	keys := make([]string, 0, len(s.counts))
+	for k := range s.counts {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b string) int { return s.counts[b] - s.counts[a] })
+	pr.printf("ManagedClusterAddOn status changes seen, per cluster (what each changed):")
+	for _, k := range keys {
+		pr.printf("  %5.2f  %s", float64(s.counts[k])/float64(n), k)
+	}
+}
+
