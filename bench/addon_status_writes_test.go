@@ -87,4 +87,3 @@ func (s *statusWrites) print(pr progress, n int) {
 		pr.printf("  %5.2f  %s", float64(s.counts[k])/float64(n), k)
 	}
 }
-
