@@ -80,17 +80,9 @@ func runAddOnInstall(b *testing.B, bins localk8s.Binaries, hubBin string, n int)
 	pr := progress{start: time.Now()}
 	pr.printf("one template add-on on %d clusters", n)
 	dir := b.TempDir()
-	hubAPI := startHubAPIServer(b, bins, filepath.Join(dir, "hub"))
-	spokeAPI := startHubAPIServer(b, bins, filepath.Join(dir, "spoke"))
 	// Accepted, as real clusters that get add-ons are: the hub delivers nothing to a cluster it
 	// has not accepted (the benchmark measured nothing while its clusters were not).
-	if err := createAcceptedFleet(ctx, pr, hubAPI.Client, n); err != nil {
-		b.Fatal(err)
-	}
-	clusters := make([]string, n)
-	for i := range clusters {
-		clusters[i] = fmt.Sprintf("cluster-%05d", i)
-	}
+	hubAPI, spokeAPI, clusters := startAcceptedFleet(ctx, b, pr, bins, dir, n)
 	if err := parallel(clusters, createWorkers, func(name string) error {
 		return spokeAPI.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}})
 	}); err != nil {

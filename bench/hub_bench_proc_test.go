@@ -4,9 +4,11 @@ package bench
 
 import (
 	"bufio"
+	"bytes"
 	"cmp"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -128,29 +130,42 @@ func apiserverRequests(ctx context.Context, cs kubernetes.Interface) (map[string
 		return nil, err
 	}
 	out := map[string]float64{}
-	s := bufio.NewScanner(strings.NewReader(string(raw)))
-	s.Buffer(make([]byte, 1<<20), 1<<20)
-	for s.Scan() {
-		line, ok := strings.CutPrefix(s.Text(), "apiserver_request_total{")
-		if !ok {
-			continue
-		}
-		end := strings.LastIndexByte(line, '}')
-		v, err := strconv.ParseFloat(strings.TrimSpace(line[end+1:]), 64)
-		if err != nil {
-			continue
-		}
-		l := map[string]string{}
-		for _, m := range labelRE.FindAllStringSubmatch(line[:end], -1) {
-			l[m[1]] = m[2]
+	err = promSamples(bytes.NewReader(raw), func(name string, l map[string]string, v float64) {
+		if name != "apiserver_request_total" {
+			return
 		}
 		res := l["resource"]
 		if l["subresource"] != "" {
 			res += "/" + l["subresource"]
 		}
 		out[fmt.Sprintf("%-6s %s %s", l["verb"], res, l["code"])] += v
+	})
+	return out, err
+}
+
+// promSamples calls f with each labeled sample of a Prometheus text exposition: its metric name,
+// its labels and its value. Comments, samples without labels and values that are not numbers are
+// skipped.
+func promSamples(r io.Reader, f func(name string, labels map[string]string, v float64)) error {
+	s := bufio.NewScanner(r)
+	s.Buffer(make([]byte, 1<<20), 1<<20)
+	for s.Scan() {
+		name, rest, ok := strings.Cut(s.Text(), "{")
+		end := strings.LastIndexByte(rest, '}')
+		if !ok || end < 0 || strings.HasPrefix(name, "#") {
+			continue
+		}
+		v, err := strconv.ParseFloat(strings.TrimSpace(rest[end+1:]), 64)
+		if err != nil {
+			continue
+		}
+		l := map[string]string{}
+		for _, m := range labelRE.FindAllStringSubmatch(rest[:end], -1) {
+			l[m[1]] = m[2]
+		}
+		f(name, l, v)
 	}
-	return out, s.Err()
+	return s.Err()
 }
 
 // requests are an API server's requests so far, by verb, resource and code.
@@ -275,26 +290,7 @@ func controllerStats(ctx context.Context, url string) (map[string]controllerStat
 	}
 	defer func() { _ = resp.Body.Close() }()
 	out := map[string]controllerStat{}
-	s := bufio.NewScanner(resp.Body)
-	s.Buffer(make([]byte, 1<<20), 1<<20)
-	for s.Scan() {
-		line := s.Text()
-		name, rest, ok := strings.Cut(line, "{")
-		if !ok {
-			continue
-		}
-		end := strings.LastIndexByte(rest, '}')
-		if end < 0 {
-			continue
-		}
-		v, err := strconv.ParseFloat(strings.TrimSpace(rest[end+1:]), 64)
-		if err != nil {
-			continue
-		}
-		l := map[string]string{}
-		for _, m := range labelRE.FindAllStringSubmatch(rest[:end], -1) {
-			l[m[1]] = m[2]
-		}
+	err = promSamples(resp.Body, func(name string, l map[string]string, v float64) {
 		c := l["controller"]
 		if c == "" {
 			c = l["name"]
@@ -315,11 +311,11 @@ func controllerStats(ctx context.Context, url string) (map[string]controllerStat
 		case "workqueue_retries_total":
 			st.retries += v
 		default:
-			continue
+			return
 		}
 		out[c] = st
-	}
-	return out, s.Err()
+	})
+	return out, err
 }
 
 // printControllerDelta prints, busiest first, what each controller did between two readings:

@@ -165,10 +165,7 @@ func runHubAtScale(b *testing.B, bins localk8s.Binaries, n int, window time.Dura
 	}
 
 	// Registration: N accepted clusters, each reporting Joined and Available as its agent would.
-	names := make([]string, n)
-	for i := range names {
-		names[i] = fmt.Sprintf("cluster-%05d", i)
-	}
+	names := clusterNames(n)
 	start := time.Now()
 	var created atomic.Int64
 	err := parallel(names, createWorkers, func(name string) error {

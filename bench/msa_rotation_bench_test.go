@@ -99,15 +99,7 @@ func runRotation(b *testing.B, bins localk8s.Binaries, hubBin string, n int) rot
 	pr := progress{start: time.Now()}
 	pr.printf("one ManagedServiceAccount on each of %d clusters, rotated at once", n)
 	dir := b.TempDir()
-	hubAPI := startHubAPIServer(b, bins, filepath.Join(dir, "hub"))
-	spokeAPI := startHubAPIServer(b, bins, filepath.Join(dir, "spoke"))
-	if err := createAcceptedFleet(ctx, pr, hubAPI.Client, n); err != nil {
-		b.Fatal(err)
-	}
-	clusters := make([]string, n)
-	for i := range clusters {
-		clusters[i] = fmt.Sprintf("cluster-%05d", i)
-	}
+	hubAPI, spokeAPI, clusters := startAcceptedFleet(ctx, b, pr, bins, dir, n)
 	hub := startHubProcess(b, hubBin, hubAPI.Kubeconfig, filepath.Join(dir, "flotilla-hub.log"))
 	defer hub.Stop(5 * time.Second)
 	lg := startLoadGen(hubAPI.Kube, clusters, 60*time.Second)

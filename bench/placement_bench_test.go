@@ -18,9 +18,10 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
+	"github.com/go-logr/logr"
+
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 	"github.com/flotilla/flotilla/internal/local/localk8s"
-	"github.com/go-logr/logr"
 )
 
 // Parameters of BenchmarkPlacementAtScale.

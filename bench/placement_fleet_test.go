@@ -83,10 +83,7 @@ func createFleet(ctx context.Context, pr progress, cl client.Client, n int, acce
 			return fmt.Errorf("creating %T %s: %w", o, o.GetName(), err)
 		}
 	}
-	names := make([]string, n)
-	for i := range names {
-		names[i] = fmt.Sprintf("cluster-%05d", i)
-	}
+	names := clusterNames(n)
 	start := time.Now()
 	var done atomic.Int64
 	return parallel(names, createWorkers, func(name string) error {
@@ -99,6 +96,27 @@ func createFleet(ctx context.Context, pr progress, cl client.Client, n int, acce
 		}
 		return nil
 	})
+}
+
+// clusterNames are the names createFleet gives n clusters.
+func clusterNames(n int) []string {
+	names := make([]string, n)
+	for i := range names {
+		names[i] = fmt.Sprintf("cluster-%05d", i)
+	}
+	return names
+}
+
+// startAcceptedFleet starts a hub API server and a spoke API server under dir and makes n
+// accepted clusters on the hub (createAcceptedFleet); it returns both servers and the clusters'
+// names.
+func startAcceptedFleet(ctx context.Context, b *testing.B, pr progress, bins localk8s.Binaries, dir string, n int) (hub, spoke *hubAPIServer, clusters []string) {
+	hub = startHubAPIServer(b, bins, filepath.Join(dir, "hub"))
+	spoke = startHubAPIServer(b, bins, filepath.Join(dir, "spoke"))
+	if err := createAcceptedFleet(ctx, pr, hub.Client, n); err != nil {
+		b.Fatal(err)
+	}
+	return hub, spoke, clusterNames(n)
 }
 
 func createBenchCluster(ctx context.Context, cl client.Client, name string, i int, accepted bool) error {

@@ -3,11 +3,9 @@
 package bench
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -241,30 +239,16 @@ func (f *qFleet) writes(ctx context.Context, b *testing.B) float64 {
 func mutatingRequests(raw []byte) (float64, error) {
 	var sum float64
 	seen := false
-	s := bufio.NewScanner(bytes.NewReader(raw))
-	s.Buffer(make([]byte, 1<<20), 1<<20)
-	for s.Scan() {
-		line := s.Text()
-		if !strings.HasPrefix(line, "apiserver_request_total{") {
-			continue
+	err := promSamples(bytes.NewReader(raw), func(name string, l map[string]string, v float64) {
+		if name != "apiserver_request_total" {
+			return
 		}
 		seen = true
-		i := strings.Index(line, `verb="`)
-		if i < 0 {
-			continue
+		if mutatingVerbs[l["verb"]] {
+			sum += v
 		}
-		verb := line[i+len(`verb="`):]
-		verb = verb[:strings.IndexByte(verb, '"')]
-		if !mutatingVerbs[verb] {
-			continue
-		}
-		v, err := strconv.ParseFloat(line[strings.LastIndexByte(line, ' ')+1:], 64)
-		if err != nil {
-			return 0, fmt.Errorf("apiserver_request_total: %q: %w", line, err)
-		}
-		sum += v
-	}
-	if err := s.Err(); err != nil {
+	})
+	if err != nil {
 		return 0, err
 	}
 	if !seen {
