@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -112,17 +113,10 @@ func (r *ProgressingReconciler) Reconcile(ctx context.Context, req reconcile.Req
 	return reconcile.Result{}, client.IgnoreNotFound(r.Client.Status().Update(ctx, mca))
 }
 
-// supportedConfigsCurrent says whether mca's status.supportedConfigs are the kinds cma supports.
+// supportedConfigsCurrent says whether mca's status.supportedConfigs are the kinds cma supports
+// (the lifecycle controller writes them: desiredAddonStatus).
 func supportedConfigsCurrent(cma *addonv1alpha1.ClusterManagementAddOn, mca *addonv1alpha1.ManagedClusterAddOn) bool {
-	if len(cma.Spec.SupportedConfigs) != len(mca.Status.SupportedConfigs) {
-		return false
-	}
-	for i, sc := range cma.Spec.SupportedConfigs {
-		if sc.ConfigGroupResource != mca.Status.SupportedConfigs[i] {
-			return false
-		}
-	}
-	return true
+	return slices.Equal(supportedKinds(cma), mca.Status.SupportedConfigs)
 }
 
 // progressingStatus is mca's status with the Progressing condition OCM's addon manager would set

@@ -38,10 +38,7 @@ type addonView struct {
 // waits for the rollout), or False with ConfigurationNotFound naming what did not resolve.
 func desiredAddonStatus(cma *addonv1alpha1.ClusterManagementAddOn, v *addonView, now metav1.Time) addonv1alpha1.ManagedClusterAddOnStatus {
 	st := *v.MCA.Status.DeepCopy()
-	st.SupportedConfigs = nil
-	for _, sc := range cma.Spec.SupportedConfigs {
-		st.SupportedConfigs = append(st.SupportedConfigs, sc.ConfigGroupResource)
-	}
+	st.SupportedConfigs = supportedKinds(cma)
 	set := func(ok bool, reason, msg string) {
 		c := metav1.Condition{Type: addonv1alpha1.ManagedClusterAddOnConditionConfigured, Status: metav1.ConditionFalse,
 			Reason: reason, Message: msg, ObservedGeneration: v.MCA.Generation, LastTransitionTime: now}
@@ -62,6 +59,16 @@ func desiredAddonStatus(cma *addonv1alpha1.ClusterManagementAddOn, v *addonView,
 		set(false, ReasonNotConfigured, "Configurations updated and not configured yet")
 	}
 	return st
+}
+
+// supportedKinds are the kinds of configuration cma supports, as each ManagedClusterAddOn's
+// status.supportedConfigs lists them.
+func supportedKinds(cma *addonv1alpha1.ClusterManagementAddOn) []addonv1alpha1.ConfigGroupResource {
+	var out []addonv1alpha1.ConfigGroupResource
+	for _, sc := range cma.Spec.SupportedConfigs {
+		out = append(out, sc.ConfigGroupResource)
+	}
+	return out
 }
 
 // addonStatusChanged says whether the hub's part of a ManagedClusterAddOn's status differs.

@@ -295,13 +295,16 @@ func (r *Reconciler) checkProfile(ctx context.Context, name string, s *State) er
 		s.Pending = append(s.Pending, fmt.Sprintf("ClusterProfile %s/%s has no access provider %s: %s", r.Namespace, name, clusterprofile.ProviderName, why))
 	}
 	msa := &authv1beta1.ManagedServiceAccount{}
-	switch err := r.Client.Get(ctx, client.ObjectKey{Namespace: name, Name: kueueworker.ManagedServiceAccount}, msa); {
-	case apierrors.IsNotFound(err):
+	err = r.Client.Get(ctx, client.ObjectKey{Namespace: name, Name: kueueworker.ManagedServiceAccount}, msa)
+	if apierrors.IsNotFound(err) {
 		s.Pending = append(s.Pending, fmt.Sprintf("ManagedServiceAccount %s/%s (the hub makes it)", name, kueueworker.ManagedServiceAccount))
-	case err != nil:
+		return nil
+	}
+	if err != nil {
 		return err
-	case msa.TokenPending() != "":
-		s.Pending = append(s.Pending, fmt.Sprintf("ManagedServiceAccount %s/%s %s", name, kueueworker.ManagedServiceAccount, msa.TokenPending()))
+	}
+	if pending := msa.TokenPending(); pending != "" {
+		s.Pending = append(s.Pending, fmt.Sprintf("ManagedServiceAccount %s/%s %s", name, kueueworker.ManagedServiceAccount, pending))
 	}
 	return nil
 }
