@@ -119,10 +119,7 @@ func runAddOnInstall(b *testing.B, bins localk8s.Binaries, hubBin string, n int)
 	if err != nil {
 		b.Fatal(err)
 	}
-	writes, err := watchStatusWrites(ctx, hubAPI.Client)
-	if err != nil {
-		b.Fatal(err)
-	}
+	writes := watchStatusWrites(ctx, b, hubAPI.Config)
 	hub0, t0 := cpuTicksOf(b, hub), time.Now()
 	if err := hubAPI.Client.Create(ctx, benchCMA()); err != nil {
 		b.Fatal(err)

@@ -8,50 +8,38 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"testing"
+
+	"k8s.io/client-go/rest"
+	toolscache "k8s.io/client-go/tools/cache"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/watch"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
 )
 
-// statusWrites counts the ManagedClusterAddOn status changes one watch sees, each named by what
-// it changed (each condition as type=reason, and configReferences): the controllers that write
-// an add-on's status each own their conditions, so the names say who wrote and why.
+// statusWrites counts the ManagedClusterAddOn status changes one informer sees, each named by
+// what it changed (each condition as type=reason, and configReferences): the controllers that
+// write an add-on's status each own their conditions, so the names say who wrote and why. Changes
+// made while the informer lists again (after the API server ended its watch) count as one.
 type statusWrites struct {
 	mu     sync.Mutex
-	last   map[string]addonv1alpha1.ManagedClusterAddOnStatus
 	counts map[string]int
 }
 
-func watchStatusWrites(ctx context.Context, cl client.WithWatch) (*statusWrites, error) {
-	w, err := cl.Watch(ctx, &addonv1alpha1.ManagedClusterAddOnList{})
-	if err != nil {
-		return nil, err
-	}
-	s := &statusWrites{last: map[string]addonv1alpha1.ManagedClusterAddOnStatus{}, counts: map[string]int{}}
-	go func() {
-		defer w.Stop()
-		for ev := range w.ResultChan() {
-			m, ok := ev.Object.(*addonv1alpha1.ManagedClusterAddOn)
-			if !ok || ev.Type == watch.Deleted {
-				continue
+func watchStatusWrites(ctx context.Context, b *testing.B, cfg *rest.Config) *statusWrites {
+	s := &statusWrites{counts: map[string]int{}}
+	inform(ctx, b, cfg, &addonv1alpha1.ManagedClusterAddOn{}, toolscache.ResourceEventHandlerFuncs{
+		UpdateFunc: func(old, cur any) {
+			if what := statusChange(old.(*addonv1alpha1.ManagedClusterAddOn).Status, cur.(*addonv1alpha1.ManagedClusterAddOn).Status); what != "" {
+				s.mu.Lock()
+				s.counts[what]++
+				s.mu.Unlock()
 			}
-			key := m.Namespace + "/" + m.Name
-			s.mu.Lock()
-			old, seen := s.last[key]
-			s.last[key] = *m.Status.DeepCopy()
-			if seen {
-				if what := statusChange(old, m.Status); what != "" {
-					s.counts[what]++
-				}
-			}
-			s.mu.Unlock()
-		}
-	}()
-	return s, nil
+		},
+	})
+	return s
 }
 
 // statusChange names what changed between two statuses ("" when nothing did).

@@ -19,6 +19,13 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/client-go/rest"
+	toolscache "k8s.io/client-go/tools/cache"
+	crcache "sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/flotilla/flotilla/api/scheme"
+
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/flotilla/flotilla/internal/local/localk8s"
@@ -257,19 +264,36 @@ func summarizeHubLog(pr progress, path string) {
 	}
 }
 
+// inform runs an informer of obj's kind against the API server of cfg until ctx ends, with h
+// handling its events, and returns once it has listed. Unlike one watch, it lists and watches
+// again by itself when the API server ends the watch (which it does to a watcher that falls
+// behind, as a benchmark's process serving 1,000 agents can).
+func inform(ctx context.Context, b *testing.B, cfg *rest.Config, obj client.Object, h toolscache.ResourceEventHandler) {
+	cfg = rest.CopyConfig(cfg)
+	cfg.QPS, cfg.Burst = 1000, 2000
+	c, err := crcache.New(cfg, crcache.Options{Scheme: scheme.Scheme})
+	if err != nil {
+		b.Fatal(err)
+	}
+	inf, err := c.GetInformer(ctx, obj)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := inf.AddEventHandler(h); err != nil {
+		b.Fatal(err)
+	}
+	go func() { _ = c.Start(ctx) }()
+	if !c.WaitForCacheSync(ctx) {
+		b.Fatalf("the informer of %T did not list", obj)
+	}
+}
+
 // startHubWithMetrics is startHubProcess with controller-runtime's metrics served on a loopback
 // port, whose /metrics URL it returns: the controllers' reconciles and queue waits name what a
 // slow benchmark waits on (controllerStats).
 func startHubWithMetrics(b *testing.B, bin, kubeconfig, logFile string) (*localk8s.Process, string) {
 	addr := fmt.Sprintf("127.0.0.1:%d", freePort(b))
-	hub, err := localk8s.StartProcess("hub/flotilla-hub", bin, []string{
-		"hub", "--kubeconfig", kubeconfig, "--leader-elect=false",
-		"--metrics-bind-address", addr, "--health-probe-bind-address", "0",
-	}, logFile, false)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return hub, "http://" + addr + "/metrics"
+	return startHubServing(b, bin, kubeconfig, logFile, addr), "http://" + addr + "/metrics"
 }
 
 // controllerStat is one controller's work so far, from controller-runtime's metrics.

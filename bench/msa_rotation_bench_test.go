@@ -14,11 +14,12 @@ import (
 	"testing"
 	"time"
 
+	toolscache "k8s.io/client-go/tools/cache"
+
 	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/funcr"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
@@ -106,7 +107,7 @@ func runRotation(b *testing.B, bins localk8s.Binaries, hubBin string, n int) rot
 	defer lg.stop()
 	clk := clockTicks()
 
-	tracker := watchRefreshes(ctx, pr, hubAPI.Client)
+	tracker := watchRefreshes(ctx, b, hubAPI.Config)
 	if err := parallel(clusters, createWorkers, func(name string) error {
 		return hubAPI.Client.Create(ctx, &authv1beta1.ManagedServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: name, Name: rotationName},
 			Spec: authv1beta1.ManagedServiceAccountSpec{Rotation: authv1beta1.ManagedServiceAccountRotation{Enabled: true,
@@ -134,7 +135,8 @@ func runRotation(b *testing.B, bins localk8s.Binaries, hubBin string, n int) rot
 	var r rotationResult
 	r.latencies, r.wave = latencies, time.Since(stepped)
 	r.hubCPU = float64(cpuTicksOf(b, hub)-cpu0) / float64(clk) / r.wave.Seconds() * 100
-	r.hubAdded, r.hubRSS = rss(b, hub)-rssBefore, rss(b, hub)
+	r.hubRSS = rss(b, hub)
+	r.hubAdded = r.hubRSS - rssBefore
 	// What the hub does in answer to the rotations lands just after them.
 	time.Sleep(5 * time.Second)
 	hubAfter, spokeAfter := requests(ctx, b, hubAPI.Kube), requests(ctx, b, spokeAPI.Kube)
@@ -184,7 +186,7 @@ func ownDial() func(ctx context.Context, network, address string) (net.Conn, err
 }
 
 // refreshTracker follows every ManagedServiceAccount's status.tokenSecretRef.lastRefreshTimestamp
-// through one watch, with when each change was seen.
+// through one informer, with when each change was seen.
 type refreshTracker struct {
 	mu sync.Mutex
 	// seen is, per namespace/name, when its token was last seen reported, and the refresh.
@@ -197,38 +199,12 @@ type trackedRefresh struct {
 	refresh metav1.Time
 }
 
-func watchRefreshes(ctx context.Context, pr progress, cl client.WithWatch) *refreshTracker {
+func watchRefreshes(ctx context.Context, b *testing.B, cfg *rest.Config) *refreshTracker {
 	t := &refreshTracker{seen: map[string]trackedRefresh{}, changed: make(chan struct{})}
-	go func() {
-		// The API server may end a watch (a watcher that falls behind 1,000 agents' writes is
-		// closed): list what changed meanwhile and watch again from there.
-		for started := false; ctx.Err() == nil; started = true {
-			if started {
-				pr.printf("the watch of ManagedServiceAccounts ended; listing and watching again")
-			}
-			list := &authv1beta1.ManagedServiceAccountList{}
-			if err := cl.List(ctx, list); err != nil {
-				pr.printf("listing ManagedServiceAccounts: %v; again", err)
-				time.Sleep(time.Second)
-				continue
-			}
-			for i := range list.Items {
-				t.observe(&list.Items[i])
-			}
-			w, err := cl.Watch(ctx, &authv1beta1.ManagedServiceAccountList{}, &client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: list.ResourceVersion}})
-			if err != nil {
-				pr.printf("watching ManagedServiceAccounts: %v; again", err)
-				time.Sleep(time.Second)
-				continue
-			}
-			for ev := range w.ResultChan() {
-				if m, ok := ev.Object.(*authv1beta1.ManagedServiceAccount); ok && ev.Type != watch.Deleted {
-					t.observe(m)
-				}
-			}
-			w.Stop()
-		}
-	}()
+	inform(ctx, b, cfg, &authv1beta1.ManagedServiceAccount{}, toolscache.ResourceEventHandlerFuncs{
+		AddFunc:    func(o any) { t.observe(o.(*authv1beta1.ManagedServiceAccount)) },
+		UpdateFunc: func(_, o any) { t.observe(o.(*authv1beta1.ManagedServiceAccount)) },
+	})
 	return t
 }
 

@@ -41,9 +41,15 @@ func buildFlotilla(b *testing.B) string {
 
 // startHubProcess runs `flotilla hub` without leader election, metrics or health probes.
 func startHubProcess(b *testing.B, bin, kubeconfig, logFile string) *localk8s.Process {
+	return startHubServing(b, bin, kubeconfig, logFile, "0")
+}
+
+// startHubServing runs `flotilla hub` without leader election or health probes, serving its metrics on
+// metricsAddress ("0": none).
+func startHubServing(b *testing.B, bin, kubeconfig, logFile, metricsAddress string) *localk8s.Process {
 	hub, err := localk8s.StartProcess("hub/flotilla-hub", bin, []string{
 		"hub", "--kubeconfig", kubeconfig, "--leader-elect=false",
-		"--metrics-bind-address", "0", "--health-probe-bind-address", "0",
+		"--metrics-bind-address", metricsAddress, "--health-probe-bind-address", "0",
 	}, logFile, false)
 	if err != nil {
 		b.Fatal(err)
