@@ -33,6 +33,9 @@ targets=$(cat <<'LIST'
 ./internal/contract/kueueworker FuzzKubeconfig
 ./internal/hub/flowerctl FuzzDecodeListRuns
 ./internal/hub/flowerctl FuzzDecodeLogs
+./internal/hub/flowerctl FuzzDecodeListNodes
+./internal/hub/flowerctl FuzzDecodeRegisterNode
+./internal/hub/flowerfront FuzzClassify
 ./internal/hub/federatedlearning FuzzParseProgress
 ./internal/contract/fencing FuzzParseTiming
 ./internal/contract/fencing FuzzStoppedRecord

@@ -14,6 +14,7 @@ import (
 	"github.com/flotilla/flotilla/internal/cli/describe"
 	"github.com/flotilla/flotilla/internal/cli/dev"
 	"github.com/flotilla/flotilla/internal/cli/explain"
+	"github.com/flotilla/flotilla/internal/cli/flowerfront"
 	"github.com/flotilla/flotilla/internal/cli/get"
 	"github.com/flotilla/flotilla/internal/cli/hub"
 	"github.com/flotilla/flotilla/internal/cli/hubinit"
@@ -65,6 +66,7 @@ func NewRootCommand(io streams.IO, clk clock.WithTicker) *cobra.Command {
 		mcp.NewCommand(io, clk),
 		dashboard.NewCommand(io, clk),
 		credentialsplugin.NewCommand(io, clk),
+		flowerfront.NewCommand(io),
 	)
 	return root
 }

@@ -282,8 +282,8 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		&resourceusage.Reconciler{Client: mgr.GetClient(), MaxAcceleratorsPerNode: opts.ResourceUsageMaxAcceleratorsPerNode},
 		&dynamicscoring.ScorerReconciler{Client: mgr.GetClient(), Clock: clk, Namespace: opts.DynamicScoringNamespace, AllowLocal: opts.DynamicScoringAllowLocal},
 		&dynamicscoring.ConfigReconciler{Client: mgr.GetClient(), Namespace: opts.DynamicScoringNamespace},
-		&federatedlearning.Reconciler{Client: mgr.GetClient(), Clock: clk, FlowerTLS: !opts.Flower.Insecure,
-			Flower: &federatedlearning.FlowerRuns{Resolve: opts.ResolveHubService, AllowLocal: opts.FlowerSuperLinkAllowLocal}},
+		&federatedlearning.Reconciler{Client: mgr.GetClient(), Clock: clk, SuperLinks: superLinks(opts.Flower),
+			Flower: &federatedlearning.FlowerRuns{Resolve: opts.ResolveHubService, AllowLocal: opts.FlowerSuperLinkAllowLocal, Clock: clk}},
 	} {
 		if err := r.SetupWithManager(mgr); err != nil {
 			return nil, err
@@ -344,4 +344,11 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		}
 	}
 	return mgr, nil
+}
+
+// superLinks are the settings of Flower federations' own SuperLinks, from flower-addon's: the
+// clusters reach them at the host they reach flower-addon's SuperLink at.
+func superLinks(o flower.Options) federatedlearning.SuperLinks {
+	o = o.WithDefaults()
+	return federatedlearning.SuperLinks{Host: o.Host(), SuperLinkImage: o.SuperLinkImage, SuperNodeImage: o.SuperNodeImage, FrontImage: o.FrontImage}
 }

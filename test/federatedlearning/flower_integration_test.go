@@ -6,6 +6,9 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"sort"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -56,26 +59,65 @@ func TestFlowerFederation(t *testing.T) {
 		t.Errorf("placement's label requirements (-want +got):\n%s", diff)
 	}
 
-	// OCM's ServerApp.
+	// The federation's own SuperLink: a NodePort Service whose port, target port and node port
+	// are the one port the API server gave it, the SuperLink on its pod's loopback with the SuperExec
+	// secret, the front on the pod's address.
+	svc := &corev1.Service{}
+	if err := f.c.Get(ctx, client.ObjectKey{Namespace: fl.Namespace, Name: "mnist-superlink"}, svc); err != nil {
+		t.Fatal(err)
+	}
+	port := svc.Spec.Ports[0].NodePort
+	if svc.Spec.Type != corev1.ServiceTypeNodePort || len(svc.Spec.Ports) != 1 || port == 0 || svc.Spec.Ports[0].Port != port || svc.Spec.Ports[0].TargetPort.IntVal != port {
+		t.Errorf("Service mnist-superlink = %s %+v, want NodePort with port = targetPort = nodePort", svc.Spec.Type, svc.Spec.Ports)
+	}
+	p8 := strconv.Itoa(int(port))
+	link := &appsv1.Deployment{}
+	if err := f.c.Get(ctx, client.ObjectKey{Namespace: fl.Namespace, Name: "mnist-superlink"}, link); err != nil {
+		t.Fatal(err)
+	}
+	args := map[string][]string{}
+	for _, c := range link.Spec.Template.Spec.Containers {
+		args[c.Name] = c.Args
+	}
+	wantLink := map[string][]string{
+		"superlink": {"--insecure", "--isolation", "process", "--host", "127.0.0.1", "--port", p8,
+			"--superexec-auth-secret-file", "/etc/flower/superlink/superexec"},
+		"front": {"flower-front", "--listen", "$(POD_IP):" + p8, "--upstream", "127.0.0.1:" + p8,
+			"--tls-cert-file", "/etc/flower/superlink/tls.crt", "--tls-key-file", "/etc/flower/superlink/tls.key",
+			"--control-token-file", "/etc/flower/superlink/control-token"},
+	}
+	if diff := cmp.Diff(wantLink, args); diff != "" {
+		t.Errorf("SuperLink containers' args (-want +got):\n%s", diff)
+	}
+	// The hub's record of the keys is in flower-system, where only the hub reads; the pods get a
+	// copy of what they mount, owned by the FederatedLearning, without any SuperNode's key.
+	live := mustGet(t, f, fl)
+	sec := &corev1.Secret{}
+	if err := f.c.Get(ctx, client.ObjectKey{Namespace: "flower-system", Name: "federation-" + string(live.UID)}, sec); err != nil {
+		t.Fatal(err)
+	}
+	if len(sec.Data["node.hospital-a"]) == 0 || len(sec.Data["node.edge-1"]) != 0 || len(sec.Data["node.no-flower"]) != 0 {
+		t.Errorf("the hub's record has keys %v: want a SuperNode key for each client cluster only", keys(sec.Data))
+	}
+	podCopy := &corev1.Secret{}
+	copyName := link.Spec.Template.Spec.Volumes[0].Secret.SecretName
+	if err := f.c.Get(ctx, client.ObjectKey{Namespace: fl.Namespace, Name: copyName}, podCopy); err != nil {
+		t.Fatal(err)
+	}
+	if !metav1.IsControlledBy(podCopy, live) || !strings.HasPrefix(copyName, "mnist-superlink-") ||
+		!slices.Equal(keys(podCopy.Data), []string{"ca.crt", "control-token", "superexec", "tls.crt", "tls.key"}) {
+		t.Errorf("the pods' Secret %s: owners %+v, keys %v: want the FederatedLearning's, with no SuperNode key", copyName, podCopy.OwnerReferences, keys(podCopy.Data))
+	}
+
+	// OCM's ServerApp, talking to the federation's own SuperLink over TLS with its CA.
 	d := &appsv1.Deployment{}
 	if err := f.c.Get(ctx, client.ObjectKey{Namespace: fl.Namespace, Name: "mnist-serverapp"}, d); err != nil {
 		t.Fatal(err)
 	}
-	// OCM's arguments, with the SuperLink's CA for --insecure: flower-addon's SuperLink serves TLS
-	// (Flotilla's default), on the port where Flower 1.42 also serves the ServerApps' API.
-	wantArgs := []string{"--root-certificates=/etc/flower/superlink-ca/ca.crt", "--appio-api-address=superlink.flower-system:9091", "--plugin-type=serverapp"}
+	wantArgs := []string{"--appio-api-address=mnist-superlink." + fl.Namespace + ":" + p8, "--plugin-type=serverapp",
+		"--root-certificates=/etc/flower/superlink/ca.crt", "--superexec-auth-secret-file=/etc/flower/superlink/superexec"}
 	if diff := cmp.Diff(wantArgs, d.Spec.Template.Spec.Containers[0].Args); diff != "" {
 		t.Errorf("ServerApp args (-want +got):\n%s", diff)
-	}
-	hubCA, ours := &corev1.ConfigMap{}, &corev1.ConfigMap{}
-	if err := f.c.Get(ctx, client.ObjectKey{Namespace: "flower-system", Name: "flower-ca"}, hubCA); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.c.Get(ctx, client.ObjectKey{Namespace: fl.Namespace, Name: "mnist-superlink-ca"}, ours); err != nil {
-		t.Fatal(err)
-	}
-	if ours.Data["ca.crt"] == "" || ours.Data["ca.crt"] != hubCA.Data["ca.crt"] || len(ours.Data) != 1 {
-		t.Errorf("ConfigMap mnist-superlink-ca holds %v, want only the SuperLink's CA certificate", ours.Data)
 	}
 
 	// OCM's ClientApp, told its data path through the ConfigMap only its own cluster gets.
@@ -88,7 +130,8 @@ func TestFlowerFederation(t *testing.T) {
 		t.Errorf("ClientApp Deployment is %s/%s, want flower-addon/%s", client0.Namespace, client0.Name, clientApp)
 	}
 	c0 := client0.Spec.Template.Spec.Containers[0]
-	if diff := cmp.Diff([]string{"--insecure", "--appio-api-address=flower-supernode.flower-addon:9094", "--plugin-type=clientapp"}, c0.Args); diff != "" {
+	if diff := cmp.Diff([]string{"--insecure", "--appio-api-address=mnist-supernode.flower-addon:" + p8, "--plugin-type=clientapp",
+		"--superexec-auth-secret-file=/etc/flower/supernode/superexec"}, c0.Args); diff != "" {
 		t.Errorf("ClientApp args (-want +got):\n%s", diff)
 	}
 	if len(c0.Env) != 1 || c0.Env[0].Name != federatedlearning.DataPathEnv || c0.Env[0].ValueFrom.ConfigMapKeyRef.Name != "mnist-data" {
@@ -102,6 +145,15 @@ func TestFlowerFederation(t *testing.T) {
 		cm := decode[corev1.ConfigMap](t, w.Spec.Workload.Manifests[0])
 		if got := cm.Data[federatedlearning.DataPathKey]; got != "/data/"+c {
 			t.Errorf("cluster %s is told data path %q, want its own claim's /data/%s", c, got, c)
+		}
+		// Its SuperNode, with its own key only.
+		key := decode[corev1.Secret](t, w.Spec.Workload.Manifests[1])
+		if string(key.Data["node.key"]) != string(sec.Data["node."+c]) || len(key.Data) != 3 {
+			t.Errorf("cluster %s gets Secret %s with keys %v, want its own SuperNode key, the CA and the SuperExec secret", c, key.Name, keys(key.Data))
+		}
+		sn := decode[appsv1.Deployment](t, w.Spec.Workload.Manifests[2])
+		if !slices.Contains(sn.Spec.Template.Spec.Containers[0].Args, `cluster-name="`+c+`"`) {
+			t.Errorf("cluster %s's SuperNode args %v do not name it", c, sn.Spec.Template.Spec.Containers[0].Args)
 		}
 	}
 
@@ -214,4 +266,13 @@ func hasEvent(fl *flv1alpha1.FederatedLearning, event, cluster string) bool {
 		}
 	}
 	return false
+}
+
+func keys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }

@@ -55,7 +55,7 @@ func TestFederationTrains(t *testing.T) {
 	// A Flower ServerApp samples every SuperNode connected to the SuperLink and waits for each
 	// one's reply: a SuperNode without a ClientApp (on a cluster the placement does not choose)
 	// would stall every round. So flower-addon goes where the data is, as in OCM's sample.
-	f.show(t, "flower-addon on the clusters with data: the SuperLink on the hub, a SuperNode on spoke-1..3, TLS with the hub's CA")
+	f.show(t, "flower-addon on the clusters with data (OCM's sample selects clusters by it)")
 	for _, c := range clusters[:3] {
 		f.enableFlower(t, c)
 	}
@@ -85,15 +85,17 @@ func TestFederationTrains(t *testing.T) {
 	})
 	m.clientsRunning = time.Now()
 	f.print(t, describe(cur))
-	f.waitPods(t, "the ServerApp on the hub and a ClientApp on spoke-1..3", map[string]string{
-		"hub": "skewed-softmax-serverapp", "spoke-1": "skewed-softmax-clientapp", "spoke-2": "skewed-softmax-clientapp", "spoke-3": "skewed-softmax-clientapp"})
+	f.waitPods(t, "the federation's SuperLink and ServerApp on the hub, its SuperNode and ClientApp on spoke-1..3", map[string][]string{
+		"hub":     {"skewed-softmax-superlink", "skewed-softmax-serverapp"},
+		"spoke-1": {"skewed-softmax-supernode", "skewed-softmax-clientapp"}, "spoke-2": {"skewed-softmax-supernode", "skewed-softmax-clientapp"},
+		"spoke-3": {"skewed-softmax-supernode", "skewed-softmax-clientapp"}})
 
-	f.waitSuperNodes(t, 3)
-	f.show(t, "Submit the example app with flwr run (Flower's CLI, to the hub's SuperLink over TLS)")
+	f.waitSuperNodes(t, cur, 3)
+	f.show(t, "Submit the example app with flwr run (Flower's CLI, to the federation's own SuperLink, as through kubectl port-forward)")
 	model := filepath.Join(f.dir, "model")
 	m.submitted, m.cpuStart = time.Now(), f.cpu(t)
 	// The run names its FederatedLearning: the hub follows only such a run.
-	runID := f.flwrRun(t, fmt.Sprintf(`num-server-rounds=%d min-available-clients=2 test-path=%q output-path=%q %s=%q`,
+	runID := f.flwrRun(t, cur, fmt.Sprintf(`num-server-rounds=%d min-available-clients=2 test-path=%q output-path=%q %s=%q`,
 		rounds, filepath.Join(data, "test"), model, federatedlearning.RunConfigKey, cur.UID))
 	f.print(t, fmt.Sprintf("  Flower run %d submitted", runID))
 
@@ -184,68 +186,72 @@ func (f *fleet) waitFL(t *testing.T, fl *flv1alpha1.FederatedLearning, what stri
 }
 
 // waitPods waits until the named pods (by prefix) run on their clusters' runtime nodes.
-func (f *fleet) waitPods(t *testing.T, what string, want map[string]string) {
+func (f *fleet) waitPods(t *testing.T, what string, want map[string][]string) {
 	t.Helper()
 	testenv.WaitFor(t, wait, what, func(ctx context.Context) (bool, string, error) {
 		for _, c := range append([]*testenv.Cluster{f.env.Hub}, f.env.Spokes...) {
-			prefix, ok := want[c.Name]
-			if !ok {
-				continue
-			}
 			l, err := c.Client.CoreV1().Pods("").List(ctx, metav1.ListOptions{})
 			if err != nil {
 				return false, "", err
 			}
-			found := false
-			for _, p := range l.Items {
-				found = found || (strings.HasPrefix(p.Name, prefix) && p.Status.Phase == corev1.PodRunning && p.Spec.NodeName == testenv.RuntimeNode)
-			}
-			if !found {
-				return false, c.Name + " has no running " + prefix + f.pods(ctx), nil
+			for _, prefix := range want[c.Name] {
+				found := false
+				for _, p := range l.Items {
+					found = found || (strings.HasPrefix(p.Name, prefix) && p.Status.Phase == corev1.PodRunning && p.Spec.NodeName == testenv.RuntimeNode)
+				}
+				if !found {
+					return false, c.Name + " has no running " + prefix + f.pods(ctx), nil
+				}
 			}
 		}
 		return true, "", nil
 	})
 }
 
-// flwrHome writes the Flower CLI's configuration (the hub's SuperLink, its CA) and returns the
-// folder to use as FLWR_HOME.
-func (f *fleet) flwrHome(t *testing.T) string {
+// superLinkPort is the port of fl's own SuperLink, from its status (listener superlink).
+func superLinkPort(t *testing.T, fl *flv1alpha1.FederatedLearning) int32 {
 	t.Helper()
-	home := filepath.Join(f.dir, "flwr-cli")
+	for _, l := range fl.Status.Listeners {
+		if l.Name == "superlink" && l.Port > 0 {
+			return l.Port
+		}
+	}
+	t.Fatalf("FederatedLearning %s/%s reports no SuperLink listener: %+v", fl.Namespace, fl.Name, fl.Status.Listeners)
+	return 0
+}
+
+// flwrHome writes the Flower CLI's configuration for fl's own SuperLink and returns the folder
+// to use as FLWR_HOME. A user reaches the SuperLink through `kubectl port-forward` to its pod's
+// loopback, plain HTTP; in a local fleet the pod's loopback is this machine's, so the CLI dials
+// 127.0.0.1 and the SuperLink's port (the connection is named after fl).
+func (f *fleet) flwrHome(t *testing.T, fl *flv1alpha1.FederatedLearning) string {
+	t.Helper()
+	home := filepath.Join(f.dir, "flwr-cli-"+fl.Namespace+"-"+fl.Name)
 	if err := os.MkdirAll(home, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	ca := &corev1.ConfigMap{}
-	if err := f.c.Get(context.Background(), client.ObjectKey{Namespace: "flower-system", Name: "flower-ca"}, ca); err != nil {
+	cfg := fmt.Sprintf("[superlink]\ndefault = %q\n\n[superlink.%s]\naddress = \"127.0.0.1:%d\"\ninsecure = true\n", fl.Name, fl.Name, superLinkPort(t, fl))
+	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
-	}
-	caFile := filepath.Join(home, "ca.crt")
-	// Flower 1.42 serves the Control API on the SuperLink's one port (the Service also maps 9093 to it).
-	cfg := fmt.Sprintf("[superlink]\ndefault = \"flotilla\"\n\n[superlink.flotilla]\naddress = \"%s:9092\"\nroot-certificates = %q\n", f.hubIP, caFile)
-	for name, content := range map[string]string{caFile: ca.Data["ca.crt"], filepath.Join(home, "config.toml"): cfg} {
-		if err := os.WriteFile(name, []byte(content), 0o600); err != nil {
-			t.Fatal(err)
-		}
 	}
 	return home
 }
 
-// flwr runs Flower's CLI against the hub's SuperLink.
-func (f *fleet) flwr(t *testing.T, args ...string) *exec.Cmd {
+// flwr runs Flower's CLI against fl's own SuperLink (connection fl.Name).
+func (f *fleet) flwr(t *testing.T, fl *flv1alpha1.FederatedLearning, args ...string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(filepath.Join(venv, "bin", "flwr"), args...)
-	cmd.Env = append(os.Environ(), "FLWR_HOME="+f.flwrHome(t), "FLWR_TELEMETRY_ENABLED=0", "FLWR_DISABLE_UPDATE_CHECK=1")
+	cmd.Env = append(os.Environ(), "FLWR_HOME="+f.flwrHome(t, fl), "FLWR_TELEMETRY_ENABLED=0", "FLWR_DISABLE_UPDATE_CHECK=1")
 	return cmd
 }
 
-// waitSuperNodes waits until the hub's SuperLink lists want SuperNodes online. A ClientApp pod
+// waitSuperNodes waits until fl's SuperLink lists want SuperNodes online. A ClientApp pod
 // running is not enough: its SuperNode may connect a little later, and the ServerApp samples the
 // nodes connected when a round starts, so a run submitted early would have fewer clients in round 1.
-func (f *fleet) waitSuperNodes(t *testing.T, want int) {
+func (f *fleet) waitSuperNodes(t *testing.T, fl *flv1alpha1.FederatedLearning, want int) {
 	t.Helper()
-	testenv.WaitFor(t, wait, fmt.Sprintf("%d SuperNodes online at the hub's SuperLink", want), func(context.Context) (bool, string, error) {
-		out, err := f.flwr(t, "supernode", "list", "flotilla", "--format", "json").Output()
+	testenv.WaitFor(t, wait, fmt.Sprintf("%d SuperNodes online at %s's SuperLink", want, fl.Name), func(context.Context) (bool, string, error) {
+		out, err := f.flwr(t, fl, "supernode", "list", fl.Name, "--format", "json").Output()
 		if err != nil {
 			return false, fmt.Sprintf("flwr supernode list: %v: %s", err, out), nil
 		}
@@ -267,14 +273,14 @@ func (f *fleet) waitSuperNodes(t *testing.T, want int) {
 	})
 }
 
-// flwrRun submits the example app to the hub's SuperLink with Flower's CLI and returns the run.
-func (f *fleet) flwrRun(t *testing.T, runConfig string) uint64 {
+// flwrRun submits the example app to fl's own SuperLink with Flower's CLI and returns the run.
+func (f *fleet) flwrRun(t *testing.T, fl *flv1alpha1.FederatedLearning, runConfig string) uint64 {
 	t.Helper()
 	app, err := filepath.Abs("../../examples/federated-learning")
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := f.flwr(t, "run", app, "flotilla", "--format", "json", "--run-config", runConfig).Output()
+	out, err := f.flwr(t, fl, "run", app, fl.Name, "--format", "json", "--run-config", runConfig).Output()
 	if err != nil {
 		t.Fatalf("flwr run: %v\n%s", err, out)
 	}

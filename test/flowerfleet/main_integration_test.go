@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/flotilla/flotilla/internal/local/testenv"
+	"github.com/flotilla/flotilla/internal/version"
 )
 
 // AppImage is the example app's image; the runtime runs flower-superexec for it (the image's
@@ -31,12 +32,19 @@ func TestMain(m *testing.M) {
 	bin := filepath.Join(venv, "bin")
 	// flower-superexec starts flwr-serverapp and flwr-clientapp by name from PATH.
 	_ = os.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	// Each federation's own SuperLink has a front, `flotilla flower-front`, from Flotilla's image.
+	flotilla, err := testenv.BuildFlotilla()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "flowerfleet: %v\n", err)
+		os.Exit(1)
+	}
 	os.Exit(testenv.Main(m, testenv.Options{
 		Spokes: 4, CRDs: true, HubRuntime: true, SpokeRuntime: true, RuntimeAddresses: true,
 		Commands: map[string]string{
-			"flwr/superlink": filepath.Join(bin, "flower-superlink"),
-			"flwr/supernode": filepath.Join(bin, "flower-supernode"),
-			AppImage:         filepath.Join(bin, "flower-superexec"),
+			"flwr/superlink":          filepath.Join(bin, "flower-superlink"),
+			"flwr/supernode":          filepath.Join(bin, "flower-supernode"),
+			AppImage:                  filepath.Join(bin, "flower-superexec"),
+			version.DefaultRepository: flotilla,
 		},
 		// An image of Flower would set these; they keep Flower from calling flower.ai.
 		RuntimeEnv: map[string]string{"FLWR_TELEMETRY_ENABLED": "0", "FLWR_DISABLE_UPDATE_CHECK": "1"},

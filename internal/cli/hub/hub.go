@@ -22,6 +22,7 @@ import (
 	"github.com/flotilla/flotilla/internal/hub/kueue"
 	"github.com/flotilla/flotilla/internal/hub/registration"
 	"github.com/flotilla/flotilla/internal/hub/webhook"
+	"github.com/flotilla/flotilla/internal/version"
 	dashboardassets "github.com/flotilla/flotilla/web/dashboard"
 )
 
@@ -155,6 +156,9 @@ func NewCommand(_ streams.IO, clk clock.WithTicker) *cobra.Command {
 	f.StringVar(&opts.Flower.Address, "flower-superlink-address", flower.DefaultAddress,
 		"HOST[:PORT] where the clusters reach the SuperLink's Fleet API (port 9092 if left out): the SuperNodes' --superlink, and a name "+
 			"of the SuperLink's TLS certificate besides its Service's; route it to Service "+flower.Namespace+"/superlink port fleet")
+	f.StringVar(&opts.Flower.FrontImage, "flower-front-image", version.ImageRef(),
+		"Flotilla's image, run as `flotilla flower-front` beside each Flower federation's own SuperLink (the Fleet and Runtime APIs for anyone, "+
+			"the Control API for the hub only); the hub chart sets its own image")
 	f.BoolVar(&flowerTLS, "flower-tls", true,
 		"TLS between SuperNodes and the SuperLink, with certificates the hub issues from its CA (Secret "+flower.Namespace+"/flower-ca); "+
 			"false runs both with --insecure, as OCM's flower-addon does by default")

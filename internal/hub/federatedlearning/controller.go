@@ -37,9 +37,8 @@ type Reconciler struct {
 	Client client.Client
 	// Reader reads what the cache does not hold: the hub's Nodes and the SuperLink's CA.
 	Reader client.Reader
-	// FlowerTLS: flower-addon's SuperLink serves TLS (the hub's default), so ServerApps that use
-	// it get its CA.
-	FlowerTLS bool
+	// SuperLinks configures the SuperLinks the hub runs for Flower federations of their own.
+	SuperLinks SuperLinks
 	// Flower reads Flower federations' runs from their SuperLink; nil reads no progress.
 	Flower *FlowerRuns
 	Clock  clock.PassiveClock
@@ -109,6 +108,7 @@ func (r *Reconciler) all(ctx context.Context, _ client.Object) []reconcile.Reque
 // +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;create;delete
 // +kubebuilder:rbac:groups="",resources=services;persistentvolumeclaims;configmaps,verbs=get;list;watch;create;update;delete
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=create;delete
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list
 
 // Reconcile brings one FederatedLearning forward, or cleans up after it.
@@ -280,6 +280,9 @@ func (r *Reconciler) finalize(ctx context.Context, fl *flv1alpha1.FederatedLearn
 		return nil
 	}
 	if err := r.deleteWorks(ctx, fl); err != nil {
+		return err
+	}
+	if err := r.deleteRecord(ctx, fl); err != nil {
 		return err
 	}
 	controllerutil.RemoveFinalizer(fl, Finalizer)

@@ -1,11 +1,14 @@
 package federatedlearning
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	clusterv1alpha1 "github.com/flotilla/flotilla/api/cluster/v1alpha1"
 	flv1alpha1 "github.com/flotilla/flotilla/api/federationai/v1alpha1"
@@ -33,35 +36,46 @@ func deployment(meta metav1.ObjectMeta, container, image string, args []string, 
 	}
 }
 
-// serverCAPath is where the ServerApp finds the SuperLink's CA certificate.
-const serverCADir = "/etc/flower/superlink-ca"
-
-// desiredServerApp is the hub's ServerApp: `--appio-api-address=<superlink>
-// --plugin-type=serverapp` with OCM's `--insecure` only when the SuperLink is reached without
-// TLS (insecure: flower-addon's with the hub's --flower-tls=false, or another with
-// spec.server.superlinkInsecure). With flower-addon's TLS SuperLink (caPEM set) it gets
-// --root-certificates with the CA from ConfigMap <name>-superlink-ca: Flower 1.42 serves the
-// ServerAppIo (Runtime) API on the SuperLink's TLS port, where an --insecure ServerApp never
-// connects. Another SuperLink with TLS is trusted through the system's root certificates, which
-// the ServerApp uses when given neither flag.
-func desiredServerApp(fl *flv1alpha1.FederatedLearning, caPEM string, insecure bool) (*appsv1.Deployment, *corev1.ConfigMap) {
+// desiredServerApp is the hub's ServerApp for a SuperLink the federation names:
+// `--appio-api-address=<superlink> --plugin-type=serverapp`, with OCM's `--insecure` only when
+// the SuperLink is reached without TLS (spec.server.superlinkInsecure); with TLS it trusts the
+// system's root certificates, which the ServerApp uses when given neither flag.
+func desiredServerApp(fl *flv1alpha1.FederatedLearning, insecure bool) *appsv1.Deployment {
 	meta := owned(fl, "serverapp")
 	meta.Name = serverAppName(fl)
-	appio := []string{"--appio-api-address=" + superLinkOrDefault(fl.Spec.Server.SuperLink), "--plugin-type=serverapp"}
+	args := []string{"--appio-api-address=" + superLinkOrDefault(fl.Spec.Server.SuperLink), "--plugin-type=serverapp"}
 	if insecure {
-		return deployment(meta, "serverapp", fl.Spec.Server.Image, append([]string{"--insecure"}, appio...), nil), nil
+		args = append([]string{"--insecure"}, args...)
 	}
-	if caPEM == "" {
-		return deployment(meta, "serverapp", fl.Spec.Server.Image, appio, nil), nil
+	return deployment(meta, "serverapp", fl.Spec.Server.Image, args, nil)
+}
+
+// desiredOwnServerApp is the ServerApp of a federation with its own SuperLink: it reaches the
+// SuperLink's front through its Service (<name>-superlink.<namespace>:<port>) with TLS, trusting
+// the federation's CA, and signs its task requests with the SuperExec secret (both from the
+// pods' Secret, podSecretName, and nothing else of it).
+func desiredOwnServerApp(fl *flv1alpha1.FederatedLearning, port int32, secret string) *appsv1.Deployment {
+	meta := owned(fl, "serverapp")
+	meta.Name = serverAppName(fl)
+	d := deployment(meta, "serverapp", fl.Spec.Server.Image, []string{
+		"--appio-api-address=" + superLinkName(fl) + "." + fl.Namespace + ":" + strconv.Itoa(int(port)),
+		"--plugin-type=serverapp",
+		"--root-certificates=" + superLinkSecretDir + "/" + keyCA,
+		"--superexec-auth-secret-file=" + superLinkSecretDir + "/" + keySuperExec,
+	}, nil)
+	mountSecret(&d.Spec.Template.Spec, secret, superLinkSecretDir, keyCA, keySuperExec)
+	return d
+}
+
+// mountSecret mounts keys of Secret name at dir in the pod's one container.
+func mountSecret(pod *corev1.PodSpec, name, dir string, keys ...string) {
+	items := make([]corev1.KeyToPath, 0, len(keys))
+	for _, k := range keys {
+		items = append(items, corev1.KeyToPath{Key: k, Path: k})
 	}
-	cm := &corev1.ConfigMap{ObjectMeta: owned(fl, "serverapp"), Data: map[string]string{"ca.crt": caPEM}}
-	cm.Name = caConfigMapName(fl)
-	d := deployment(meta, "serverapp", fl.Spec.Server.Image, append([]string{"--root-certificates=" + serverCADir + "/ca.crt"}, appio...), nil)
-	pod := &d.Spec.Template.Spec
-	pod.Volumes = []corev1.Volume{{Name: "superlink-ca", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
-		LocalObjectReference: corev1.LocalObjectReference{Name: cm.Name}}}}}
-	pod.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: "superlink-ca", MountPath: serverCADir, ReadOnly: true}}
-	return d, cm
+	pod.Volumes = append(pod.Volumes, corev1.Volume{Name: "flower-secret", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{
+		SecretName: name, Items: items, DefaultMode: ptr.To[int32](0o440)}}})
+	pod.Containers[0].VolumeMounts = append(pod.Containers[0].VolumeMounts, corev1.VolumeMount{Name: "flower-secret", MountPath: dir, ReadOnly: true})
 }
 
 // flowerAddOnHosts are the names of flower-addon's SuperLink Service on the hub (the Service
@@ -70,6 +84,13 @@ var flowerAddOnHosts = map[string]bool{
 	"superlink.flower-system": true, "superlink.flower-system.svc": true, "superlink.flower-system.svc.cluster.local": true,
 }
 
+// UsesOwnSuperLink says whether a FederatedLearning's spec.server.superlink gives it a SuperLink of
+// its own: it names flower-addon's (the default), which federations no longer share.
+func UsesOwnSuperLink(superlink string) bool { return usesFlowerAddOn(superlink) }
+
+// SuperLinkOrDefault is spec.server.superlink, or its default when empty.
+func SuperLinkOrDefault(superlink string) string { return superLinkOrDefault(superlink) }
+
 // usesFlowerAddOn says whether a SuperLink address names flower-addon's SuperLink, which the hub
 // runs and reaches itself; any other is the federation author's word.
 func usesFlowerAddOn(superlink string) bool {
@@ -77,20 +98,13 @@ func usesFlowerAddOn(superlink string) bool {
 	return flowerAddOnHosts[host]
 }
 
-// superLinkInsecure says whether fl's SuperLink is reached without TLS: flower-addon's when the
-// hub runs it so (flowerTLS false), another only when spec.server.superlinkInsecure says so.
-func superLinkInsecure(fl *flv1alpha1.FederatedLearning, flowerTLS bool) bool {
-	if usesFlowerAddOn(fl.Spec.Server.SuperLink) {
-		return !flowerTLS
-	}
-	return fl.Spec.Server.SuperLinkInsecure
-}
-
 // desiredClientApp is the ManifestWorkReplicaSet <name>-clientapp over the placement: a
 // Deployment <name>-clientapp in the SuperNode's namespace on each cluster. With a data claim,
 // the ClientApp reads its data path from the ConfigMap that only its own cluster gets
-// (desiredDataWork); the reference is not optional, so a client never starts without it.
-func desiredClientApp(fl *flv1alpha1.FederatedLearning) (*workv1alpha1.ManifestWorkReplicaSet, error) {
+// (desiredDataWork); the reference is not optional, so a client never starts without it. With
+// the federation's own SuperLink (own), it talks to the federation's SuperNode
+// (<name>-supernode:<port>) and signs its task requests with the SuperExec secret.
+func desiredClientApp(fl *flv1alpha1.FederatedLearning, own *ownLink) (*workv1alpha1.ManifestWorkReplicaSet, error) {
 	supernode := superNodeOrDefault(fl.Spec.Client.SuperNode)
 	ns, err := supernodeNamespace(supernode)
 	if err != nil {
@@ -102,9 +116,16 @@ func desiredClientApp(fl *flv1alpha1.FederatedLearning) (*workv1alpha1.ManifestW
 			LocalObjectReference: corev1.LocalObjectReference{Name: dataConfigMapName(fl)}, Key: DataPathKey,
 		}}}}
 	}
+	args := []string{"--insecure", "--appio-api-address=" + supernode, "--plugin-type=clientapp"}
+	if own != nil {
+		args = []string{"--insecure", "--appio-api-address=" + superNodeName(fl) + "." + ns + ":" + strconv.Itoa(int(own.Port)),
+			"--plugin-type=clientapp", "--superexec-auth-secret-file=" + superNodeSecretDir + "/" + keySuperExec}
+	}
 	d := deployment(metav1.ObjectMeta{Name: clientAppName(fl), Namespace: ns, Labels: labels(fl, "clientapp")},
-		"clientapp", fl.Spec.Client.Image,
-		[]string{"--insecure", "--appio-api-address=" + supernode, "--plugin-type=clientapp"}, env)
+		"clientapp", fl.Spec.Client.Image, args, env)
+	if own != nil {
+		mountSecret(&d.Spec.Template.Spec, superNodeName(fl), superNodeSecretDir, keySuperExec)
+	}
 	set := &workv1alpha1.ManifestWorkReplicaSet{ObjectMeta: owned(fl, "clientapp")}
 	set.Name = clientAppName(fl)
 	set.Spec.PlacementRefs = []workv1alpha1.LocalPlacementReference{{Name: fl.Name, RolloutStrategy: clusterv1alpha1.RolloutStrategy{Type: clusterv1alpha1.All}}}
@@ -113,12 +134,25 @@ func desiredClientApp(fl *flv1alpha1.FederatedLearning) (*workv1alpha1.ManifestW
 	return set, nil
 }
 
-// desiredDataWork delivers a client cluster's data path to that cluster only.
-func desiredDataWork(fl *flv1alpha1.FederatedLearning, cluster, path string) (*workv1.ManifestWork, error) {
+// desiredDataWork delivers to one client cluster what is that cluster's alone: its data path
+// (with a data claim) and, with the federation's own SuperLink, its SuperNode (Secret with the
+// cluster's key, Deployment and Service).
+func desiredDataWork(fl *flv1alpha1.FederatedLearning, cluster, path string, o SuperLinks, own *ownLink) (*workv1.ManifestWork, error) {
 	ns, err := supernodeNamespace(superNodeOrDefault(fl.Spec.Client.SuperNode))
 	if err != nil {
 		return nil, err
 	}
-	return clusterWork(fl, dataWorkName(fl), cluster, "client",
-		manifest(corev1.SchemeGroupVersion.WithKind("ConfigMap"), dataConfigMap(fl, ns, path))), nil
+	var manifests []workv1.Manifest
+	if dataClaim(&fl.Spec) != "" {
+		manifests = append(manifests, manifest(corev1.SchemeGroupVersion.WithKind("ConfigMap"), dataConfigMap(fl, ns, path)))
+	}
+	if own != nil {
+		if len(own.Material.Nodes[cluster]) == 0 {
+			return nil, fmt.Errorf("internal error: no SuperNode key for cluster %s", cluster)
+		}
+		sec, d, svc := superNodeObjects(fl, o, ns, cluster, own.Port, own.Material)
+		manifests = append(manifests, manifest(corev1.SchemeGroupVersion.WithKind("Secret"), sec),
+			manifest(appsv1.SchemeGroupVersion.WithKind("Deployment"), d), manifest(corev1.SchemeGroupVersion.WithKind("Service"), svc))
+	}
+	return clusterWork(fl, dataWorkName(fl), cluster, "client", manifests...), nil
 }

@@ -5,12 +5,14 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/clock"
 
 	flv1alpha1 "github.com/flotilla/flotilla/api/federationai/v1alpha1"
 	"github.com/flotilla/flotilla/internal/hub/flowerctl"
@@ -50,8 +52,110 @@ type FlowerRuns struct {
 	// address (a local fleet, tests); metadata addresses stay refused.
 	AllowLocal bool
 
+	// Clock times the SuperNode registrations (the real clock when nil).
+	Clock clock.PassiveClock
+
 	mu   sync.Mutex
 	logs map[types.UID]*runLog
+	// nodes records, per federation, the SuperNode keys last registered and when.
+	nodes map[types.UID]nodeSync
+}
+
+// nodeSync is the last registration of a federation's SuperNode keys.
+type nodeSync struct {
+	keys string
+	at   time.Time
+}
+
+// nodeResync is how often the SuperNode keys are registered again even when they did not change:
+// a SuperLink without --database forgets them when it restarts.
+const nodeResync = time.Minute
+
+// SyncNodes registers the SuperNode public keys of want (PEM, by cluster) with the federation's
+// own SuperLink (t) and unregisters every other node there, so that only the client clusters'
+// SuperNodes are admitted (Flower checks each Fleet request's signature against the registered
+// keys; the front refuses self-registration). It asks the SuperLink again when want changes and
+// at least every nodeResync. Flower never registers an unregistered key again: the clusters whose
+// key it lists as unregistered are returned (stale), to be given new keys.
+func (f *FlowerRuns) SyncNodes(ctx context.Context, fl *flv1alpha1.FederatedLearning, t linkTarget, want map[string][]byte) (stale []string, err error) {
+	keys := make([]string, 0, len(want))
+	wanted := map[string]string{}
+	for c, k := range want {
+		keys = append(keys, c+"="+string(k))
+		wanted[string(k)] = c
+	}
+	sort.Strings(keys)
+	digest := strings.Join(keys, "\n")
+	now := f.now()
+	f.mu.Lock()
+	last, ok := f.nodes[fl.UID]
+	f.mu.Unlock()
+	if ok && last.keys == digest && now.Sub(last.at) < nodeResync {
+		return nil, nil
+	}
+	c, err := f.client(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	defer c.CloseIdleConnections()
+	nodes, err := c.ListNodes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	have := map[string]bool{}
+	for _, n := range nodes {
+		cluster, ok := wanted[string(n.PublicKeyPEM)]
+		switch {
+		case ok && n.Status == nodeUnregistered:
+			stale = append(stale, cluster)
+			have[string(n.PublicKeyPEM)] = true
+		case ok:
+			have[string(n.PublicKeyPEM)] = true
+		case n.Status == nodeUnregistered:
+		default:
+			if err := c.UnregisterNode(ctx, n.ID); err != nil && !flowerctl.IsNotFound(err) {
+				return nil, fmt.Errorf("unregistering node %d, which is no client cluster's: %w", n.ID, err)
+			}
+		}
+	}
+	for _, k := range sortedKeysBytes(want) {
+		if have[string(want[k])] {
+			continue
+		}
+		if _, err := c.RegisterNode(ctx, want[k], ""); err != nil && !flowerctl.IsAlreadyExists(err) {
+			return nil, fmt.Errorf("registering cluster %s's SuperNode: %w", k, err)
+		}
+	}
+	if len(stale) > 0 {
+		sort.Strings(stale)
+		return stale, nil // not recorded: the keys change, and the next call registers the new ones
+	}
+	f.mu.Lock()
+	if f.nodes == nil {
+		f.nodes = map[types.UID]nodeSync{}
+	}
+	f.nodes[fl.UID] = nodeSync{keys: digest, at: now}
+	f.mu.Unlock()
+	return nil, nil
+}
+
+// nodeUnregistered is the status Flower lists an unregistered node with.
+const nodeUnregistered = "unregistered"
+
+func (f *FlowerRuns) now() time.Time {
+	if f.Clock == nil {
+		return time.Now()
+	}
+	return f.Clock.Now()
+}
+
+func sortedKeysBytes(m map[string][]byte) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 type runLog struct {
@@ -64,33 +168,54 @@ type runLog struct {
 // maxRunLog bounds the log kept per federation: the newest output is what progress needs.
 const maxRunLog = 4 << 20
 
-// Read returns fl's run (see FlowerRuns) with its log, or nil when there is none yet. insecure: the
-// SuperLink is reached without TLS; otherwise caPEM is its CA ("": the system's roots).
-//
-// The address is the federation author's word unless it is flower-addon's: the client then
-// dials no loopback, link-local or metadata address (unless AllowLocal), uses no proxy and
-// follows no redirect (internal/egress); an error wrapping egress.ErrRefused says so.
-// flower-addon's SuperLink is the hub's own, reached where Resolve says (loopback in a local
-// fleet).
-func (f *FlowerRuns) Read(ctx context.Context, fl *flv1alpha1.FederatedLearning, caPEM string, insecure bool) (*FlowerRun, error) {
-	addr := superLinkOrDefault(fl.Spec.Server.SuperLink)
-	if err := checkSuperLink(addr, f.AllowLocal); err != nil {
-		return nil, err
+// linkTarget is a SuperLink's Control API as the hub reaches it.
+type linkTarget struct {
+	// Address is host:port: spec.server.superlink, or the Service of the federation's own
+	// SuperLink.
+	Address string
+	// Insecure: plain HTTP; otherwise TLS trusting CAPEM ("": the system's roots).
+	Insecure bool
+	CAPEM    string
+	// Token is the hub's bearer token for the front of the federation's own SuperLink.
+	Token string
+	// Own: the federation's own SuperLink, which the hub runs: reached on loopback too (a local
+	// fleet). Any other is the federation author's word.
+	Own bool
+}
+
+// client is a Control API client for t; the address is the federation author's word unless t
+// is the federation's own SuperLink: the client then dials no loopback, link-local or metadata
+// address (unless AllowLocal), uses no proxy and follows no redirect (internal/egress); an error
+// wrapping egress.ErrRefused says so.
+func (f *FlowerRuns) client(ctx context.Context, t linkTarget) (*flowerctl.Client, error) {
+	if !t.Own {
+		if err := checkSuperLink(t.Address, f.AllowLocal); err != nil {
+			return nil, err
+		}
 	}
-	host, _, _ := strings.Cut(addr, ":")
-	c := &flowerctl.Client{Address: addr, AllowLocal: f.AllowLocal || usesFlowerAddOn(addr)}
+	host, _, _ := strings.Cut(t.Address, ":")
+	c := &flowerctl.Client{Address: t.Address, AllowLocal: f.AllowLocal || t.Own, Token: t.Token}
 	if f.Resolve != nil {
-		c.Address = f.Resolve(ctx, addr)
+		c.Address = f.Resolve(ctx, t.Address)
 	}
-	if !insecure {
+	if !t.Insecure {
 		c.TLS = &tls.Config{ServerName: host, MinVersion: tls.VersionTLS12}
-		if caPEM != "" {
+		if t.CAPEM != "" {
 			pool := x509.NewCertPool()
-			if !pool.AppendCertsFromPEM([]byte(caPEM)) {
+			if !pool.AppendCertsFromPEM([]byte(t.CAPEM)) {
 				return nil, fmt.Errorf("the SuperLink's CA certificate is not PEM")
 			}
 			c.TLS.RootCAs = pool
 		}
+	}
+	return c, nil
+}
+
+// Read returns fl's run (see FlowerRuns) with its log, or nil when there is none yet.
+func (f *FlowerRuns) Read(ctx context.Context, fl *flv1alpha1.FederatedLearning, t linkTarget) (*FlowerRun, error) {
+	c, err := f.client(ctx, t)
+	if err != nil {
+		return nil, err
 	}
 	defer c.CloseIdleConnections()
 	runs, err := c.ListRuns(ctx, flowerctl.ListRunsOptions{Limit: 100})
@@ -148,6 +273,7 @@ func (f *FlowerRuns) Forget(uid types.UID) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	delete(f.logs, uid)
+	delete(f.nodes, uid)
 }
 
 // pickRun is the federation's run among runs: the one whose ID is bound when bound is set, else

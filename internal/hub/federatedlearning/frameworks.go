@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/go-logr/logr"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/go-logr/logr"
+	ctrl "sigs.k8s.io/controller-runtime"
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
@@ -21,15 +22,15 @@ import (
 	flv1alpha1 "github.com/flotilla/flotilla/api/federationai/v1alpha1"
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
 	workv1alpha1 "github.com/flotilla/flotilla/api/work/v1alpha1"
-	"github.com/flotilla/flotilla/internal/contract/builtinaddon"
 	"github.com/flotilla/flotilla/internal/egress"
 	"github.com/flotilla/flotilla/internal/hub/addon"
-	"github.com/flotilla/flotilla/internal/hub/flower"
 	"github.com/flotilla/flotilla/internal/hub/workreplicaset"
 )
 
 // flower runs the Flower path: the ServerApp on the hub, the ClientApps through the
-// ManifestWorkReplicaSet, the data paths through per-cluster works.
+// ManifestWorkReplicaSet, the data paths (and, with the federation's own SuperLink, the
+// SuperNodes) through per-cluster works. A federation that names flower-addon's SuperLink (the
+// default) gets a SuperLink of its own (superlink.go); one that names another SuperLink uses it.
 func (r *Reconciler) flower(ctx context.Context, fl *flv1alpha1.FederatedLearning, o *observed, conflict func(error) error) error {
 	if len(o.Decided) < minClients(fl) {
 		hint, err := r.flowerHint(ctx)
@@ -38,41 +39,51 @@ func (r *Reconciler) flower(ctx context.Context, fl *flv1alpha1.FederatedLearnin
 		}
 		o.Hint = hint
 	}
-	caPEM := ""
-	if r.FlowerTLS && usesFlowerAddOn(fl.Spec.Server.SuperLink) {
-		pem, err := r.superLinkCA(ctx)
-		if err != nil {
+	var own *ownLink
+	target := linkTarget{Address: superLinkOrDefault(fl.Spec.Server.SuperLink), Insecure: fl.Spec.Server.SuperLinkInsecure}
+	if usesFlowerAddOn(fl.Spec.Server.SuperLink) {
+		l, err := r.ownSuperLink(ctx, fl, sortedKeys(dataPaths(o)))
+		if err := conflict(err); err != nil {
 			return err
 		}
-		if pem == "" {
-			o.ServerReason, o.ServerMessage = "SuperLinkNotRunning", "flower-addon's SuperLink has no CA yet (ConfigMap flower-system/flower-ca): enable flower-addon on a cluster with `flotilla addon enable flower-addon --clusters NAME`"
-			o.Progress = nil
+		if l == nil { // a conflict, recorded
 			return nil
 		}
-		caPEM = pem
+		own, target = l, l.target(fl)
+		o.ServerListener = &flv1alpha1.ListenerStatus{Name: "superlink", Type: flv1alpha1.ListenerTypeNodePort, Address: r.SuperLinks.Host, Port: l.Port}
 	}
-	insecure := superLinkInsecure(fl, r.FlowerTLS)
-	if err := r.flowerServerApp(ctx, fl, o, caPEM, insecure, conflict); err != nil {
+	if err := r.flowerServerApp(ctx, fl, o, own, target, conflict); err != nil {
 		return err
 	}
-	if err := r.flowerClientApps(ctx, fl, o, conflict); err != nil {
+	if own != nil && own.Available && o.ServerReady && r.Flower != nil {
+		stale, err := r.Flower.SyncNodes(ctx, fl, target, own.publicKeys)
+		if err == nil && len(stale) > 0 {
+			err = r.dropNodeKeys(ctx, fl, stale)
+			if err == nil {
+				err = fmt.Errorf("the SuperNode keys of %v were unregistered, and Flower never admits a key again: they get new keys", stale)
+			}
+		}
+		if err != nil {
+			o.ServerReady, o.ServerReason = false, ReasonSuperNodesNotRegistered
+			o.ServerMessage = fmt.Sprintf("registering the client clusters' SuperNode keys with the federation's SuperLink %s: %v", superLinkName(fl), err)
+		}
+	}
+	if err := r.flowerClientApps(ctx, fl, o, own, conflict); err != nil {
 		return err
 	}
 	if err := r.observeClientApps(ctx, fl, o); err != nil {
 		return err
 	}
-	o.Progress = r.flowerProgress(ctx, fl, o, caPEM, insecure)
+	o.Progress = r.flowerProgress(ctx, fl, o, target)
 	return nil
 }
 
-// flowerServerApp keeps the ServerApp's Deployment (and its ConfigMap, when it has one) and says in o
-// whether it is available.
-func (r *Reconciler) flowerServerApp(ctx context.Context, fl *flv1alpha1.FederatedLearning, o *observed, caPEM string, insecure bool, conflict func(error) error) error {
-	desired, cm := desiredServerApp(fl, caPEM, insecure)
-	if cm != nil {
-		if err := conflict(r.ensure(ctx, fl, "ConfigMap", cm, &corev1.ConfigMap{}, true)); err != nil {
-			return err
-		}
+// flowerServerApp keeps the ServerApp's Deployment and says in o whether it (and the
+// federation's own SuperLink, when it has one) is available.
+func (r *Reconciler) flowerServerApp(ctx context.Context, fl *flv1alpha1.FederatedLearning, o *observed, own *ownLink, target linkTarget, conflict func(error) error) error {
+	desired := desiredServerApp(fl, target.Insecure)
+	if own != nil {
+		desired = desiredOwnServerApp(fl, own.Port, podSecretName(fl, own.Material))
 	}
 	d := &appsv1.Deployment{}
 	if err := conflict(r.ensure(ctx, fl, "Deployment", desired, d, true)); err != nil {
@@ -80,20 +91,29 @@ func (r *Reconciler) flowerServerApp(ctx context.Context, fl *flv1alpha1.Federat
 	}
 	o.ServerReady = d.Status.AvailableReplicas > 0
 	o.ServerReason, o.ServerMessage = "ServerAppNotAvailable", fmt.Sprintf("Deployment %s has no available replica yet", serverAppName(fl))
-	if o.ServerReady {
-		o.ServerMessage = fmt.Sprintf("Deployment %s is available; it talks to the SuperLink at %s", serverAppName(fl), superLinkOrDefault(fl.Spec.Server.SuperLink))
+	switch {
+	case own != nil && !own.Available:
+		o.ServerReady, o.ServerReason = false, "SuperLinkNotAvailable"
+		o.ServerMessage = fmt.Sprintf("the federation's own SuperLink (Deployment %s) has no available replica yet", superLinkName(fl))
+	case own != nil && o.ServerReady:
+		o.ServerMessage = fmt.Sprintf("Deployment %s is available; it talks to the federation's own SuperLink %s (clusters reach it at %s:%d); "+
+			"submit runs through `kubectl port-forward -n %s deployment/%s %d` to 127.0.0.1:%d (insecure, the pod's loopback)",
+			serverAppName(fl), superLinkName(fl), r.SuperLinks.Host, own.Port, fl.Namespace, superLinkName(fl), own.Port, own.Port)
+	case o.ServerReady:
+		o.ServerMessage = fmt.Sprintf("Deployment %s is available; it talks to the SuperLink at %s", serverAppName(fl), target.Address)
 	}
 	return nil
 }
 
 // flowerClientApps keeps the ClientApps' ManifestWorkReplicaSet (once enough clients are decided, and
-// from then on) and one data work per decided client when the federation names a data claim; the
-// data works of clusters no longer decided go. A data work another owner holds excludes its client.
-func (r *Reconciler) flowerClientApps(ctx context.Context, fl *flv1alpha1.FederatedLearning, o *observed, conflict func(error) error) error {
+// from then on) and one work per decided client when the federation names a data claim or has
+// its own SuperLink (whose SuperNode, with that cluster's key, the work carries); the works of
+// clusters no longer decided go. A work another owner holds excludes its client.
+func (r *Reconciler) flowerClientApps(ctx context.Context, fl *flv1alpha1.FederatedLearning, o *observed, own *ownLink, conflict func(error) error) error {
 	set := &workv1alpha1.ManifestWorkReplicaSet{}
 	exists := r.Client.Get(ctx, client.ObjectKey{Namespace: fl.Namespace, Name: clientAppName(fl)}, set) == nil
 	if exists || len(o.Decided) >= minClients(fl) {
-		desired, err := desiredClientApp(fl)
+		desired, err := desiredClientApp(fl, own)
 		if err != nil {
 			return err
 		}
@@ -103,9 +123,9 @@ func (r *Reconciler) flowerClientApps(ctx context.Context, fl *flv1alpha1.Federa
 		}
 	}
 	paths := dataPaths(o)
-	if dataClaim(&fl.Spec) != "" {
+	if dataClaim(&fl.Spec) != "" || own != nil {
 		for _, c := range sortedKeys(paths) {
-			w, err := desiredDataWork(fl, c, paths[c])
+			w, err := desiredDataWork(fl, c, paths[c], r.SuperLinks, own)
 			if err != nil {
 				return err
 			}
@@ -145,11 +165,11 @@ func (r *Reconciler) observeClientApps(ctx context.Context, fl *flv1alpha1.Feder
 // only there). A finished run ends the federation: completed is
 // Completed, failed or stopped is Failed with Flower's details. A SuperLink the egress guard
 // refuses is said in ServerReady.
-func (r *Reconciler) flowerProgress(ctx context.Context, fl *flv1alpha1.FederatedLearning, o *observed, caPEM string, insecure bool) *Progress {
+func (r *Reconciler) flowerProgress(ctx context.Context, fl *flv1alpha1.FederatedLearning, o *observed, target linkTarget) *Progress {
 	if r.Flower == nil {
 		return nil
 	}
-	run, err := r.Flower.Read(ctx, fl, caPEM, insecure)
+	run, err := r.Flower.Read(ctx, fl, target)
 	if errors.Is(err, egress.ErrRefused) {
 		o.ServerReady, o.ServerReason = false, ReasonSuperLinkRefused
 		o.ServerMessage = fmt.Sprintf("the hub refuses to reach spec.server.superlink %q: %v; %s",
@@ -304,23 +324,6 @@ func sortedKeys(m map[string]string) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// superLinkCA is the CA certificate of flower-addon's SuperLink, from the ConfigMap the hub
-// keeps in flower-system (only if the hub made it); "" when there is none.
-func (r *Reconciler) superLinkCA(ctx context.Context) (string, error) {
-	cm := &corev1.ConfigMap{}
-	err := r.Reader.Get(ctx, client.ObjectKey{Namespace: flower.Namespace, Name: flower.CAConfigMap}, cm)
-	if apierrors.IsNotFound(err) {
-		return "", nil
-	}
-	if err != nil {
-		return "", err
-	}
-	if cm.Labels[builtinaddon.Label] != flower.AddonName {
-		return "", nil
-	}
-	return cm.Data["ca.crt"], nil
 }
 
 func ctrlLog(ctx context.Context) logr.Logger { return ctrl.LoggerFrom(ctx) }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	flv1alpha1 "github.com/flotilla/flotilla/api/federationai/v1alpha1"
@@ -92,48 +93,41 @@ func superLink(addr string) *flv1alpha1.FederatedLearning {
 	return fl
 }
 
-// The SuperLink's TLS: flower-addon's follows the hub (--flower-tls), any other is TLS unless
-// the federation sets superlinkInsecure; a name that only starts like flower-addon's is not it.
-func TestSuperLinkInsecure(t *testing.T) {
-	cases := map[string]struct {
-		superlink string
-		insecure  bool
-		flowerTLS bool
-		want      bool
-	}{
-		"flower-addon with TLS":                       {flowerTLS: true},
-		"flower-addon without TLS":                    {want: true},
-		"flower-addon's full name":                    {superlink: "superlink.flower-system.svc:9091", want: true},
-		"own superlink: TLS by default":               {superlink: "superlink.ml-team:9091"},
-		"own superlink: TLS even if the hub's is off": {superlink: "superlink.ml-team:9091", flowerTLS: false},
-		"own superlink, insecure said":                {superlink: "superlink.ml-team:9091", insecure: true, want: true},
-		"a look-alike of flower-addon's":              {superlink: "superlink.flower-system.attacker.example:9091"},
+// A federation that names flower-addon's SuperLink (any of its Service's names) gets one of its
+// own; a name that only starts like it is the author's own SuperLink.
+func TestUsesFlowerAddOn(t *testing.T) {
+	cases := map[string]bool{
+		"":                                 true,
+		"superlink.flower-system:9091":     true,
+		"superlink.flower-system.svc:9091": true,
+		"superlink.flower-system.svc.cluster.local:9093": true,
+		"superlink.ml-team:9091":                         false,
+		"superlink.flower-system.attacker.example:9091":  false,
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			fl := superLink(tc.superlink)
-			fl.Spec.Server.SuperLinkInsecure = tc.insecure
-			if got := superLinkInsecure(fl, tc.flowerTLS); got != tc.want {
-				t.Errorf("superLinkInsecure(%q, insecure %v, flower TLS %v) = %v, want %v", tc.superlink, tc.insecure, tc.flowerTLS, got, tc.want)
-			}
-		})
+	for addr, want := range cases {
+		if got := usesFlowerAddOn(addr); got != want {
+			t.Errorf("usesFlowerAddOn(%q) = %v, want %v", addr, got, want)
+		}
 	}
 }
 
 func TestServerAppArgs(t *testing.T) {
+	own := makeFL("a").Obj()
 	cases := map[string]struct {
-		caPEM    string
-		insecure bool
-		want     []string
+		d    *appsv1.Deployment
+		want []string
 	}{
-		"insecure":          {insecure: true, want: []string{"--insecure", "--appio-api-address=superlink.flower-system:9091", "--plugin-type=serverapp"}},
-		"flower-addon's CA": {caPEM: "PEM", want: []string{"--root-certificates=/etc/flower/superlink-ca/ca.crt", "--appio-api-address=superlink.flower-system:9091", "--plugin-type=serverapp"}},
-		"system roots":      {want: []string{"--appio-api-address=superlink.flower-system:9091", "--plugin-type=serverapp"}},
+		"another SuperLink, insecure": {d: desiredServerApp(superLink("superlink.ml-team:9091"), true),
+			want: []string{"--insecure", "--appio-api-address=superlink.ml-team:9091", "--plugin-type=serverapp"}},
+		"another SuperLink, TLS with the system's roots": {d: desiredServerApp(superLink("superlink.ml-team:9091"), false),
+			want: []string{"--appio-api-address=superlink.ml-team:9091", "--plugin-type=serverapp"}},
+		"its own SuperLink": {d: desiredOwnServerApp(own, 31234, "a-superlink-0123456789"), want: []string{
+			"--appio-api-address=a-superlink." + own.Namespace + ":31234", "--plugin-type=serverapp",
+			"--root-certificates=/etc/flower/superlink/ca.crt", "--superexec-auth-secret-file=/etc/flower/superlink/superexec"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			d, _ := desiredServerApp(makeFL("a").Obj(), tc.caPEM, tc.insecure)
-			if diff := cmp.Diff(tc.want, d.Spec.Template.Spec.Containers[0].Args); diff != "" {
+			if diff := cmp.Diff(tc.want, tc.d.Spec.Template.Spec.Containers[0].Args); diff != "" {
 				t.Errorf("ServerApp args (-want +got):\n%s", diff)
 			}
 		})

@@ -31,6 +31,9 @@ const (
 	// ReasonSuperLinkRefused: the hub will not send requests to spec.server.superlink (a
 	// loopback, link-local or metadata address, a redirect); ServerReady says why.
 	ReasonSuperLinkRefused = "SuperLinkRefused"
+	// ReasonSuperNodesNotRegistered: the hub could not register the client clusters' SuperNode
+	// keys with the federation's own SuperLink, which admits no other SuperNode.
+	ReasonSuperNodesNotRegistered = "SuperNodesNotRegistered"
 )
 
 // maxTimeline bounds status.timeline (the CRD's MaxItems).

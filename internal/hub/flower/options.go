@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/flotilla/flotilla/internal/version"
 )
 
 // Default images: Flower 1.42's official ones.
@@ -33,6 +35,9 @@ type Options struct {
 	Address string
 	// Insecure turns TLS off between SuperNodes and the SuperLink (OCM's default); Flotilla's is on.
 	Insecure bool
+	// FrontImage is Flotilla's image, which runs `flotilla flower-front` beside each Flower
+	// federation's own SuperLink (version.ImageRef() when "").
+	FrontImage string
 }
 
 // Flags of `flotilla hub` that set Options, named in errors.
@@ -41,6 +46,7 @@ const (
 	FlagSuperNodeImage = "--flower-supernode-image"
 	FlagAddress        = "--flower-superlink-address"
 	FlagTLS            = "--flower-tls"
+	FlagFrontImage     = "--flower-front-image"
 )
 
 // withDefaults fills what is empty.
@@ -54,7 +60,20 @@ func (o Options) withDefaults() Options {
 	if o.Address == "" {
 		o.Address = DefaultAddress
 	}
+	if o.FrontImage == "" {
+		o.FrontImage = version.ImageRef()
+	}
 	return o
+}
+
+// WithDefaults is o with what is empty filled in.
+func (o Options) WithDefaults() Options { return o.withDefaults() }
+
+// Host is the host of o.Address: where the clusters reach the hub (an IPv6 address without
+// brackets). o must be valid.
+func (o Options) Host() string {
+	h, _ := o.hostPort()
+	return h
 }
 
 // Validate says what is wrong with o, naming the flag and the fix.
@@ -63,7 +82,7 @@ func (o Options) Validate() error {
 	if _, _, err := splitAddress(o.Address); err != nil {
 		return fmt.Errorf("%s %q: %w", FlagAddress, o.Address, err)
 	}
-	for flag, image := range map[string]string{FlagSuperLinkImage: o.SuperLinkImage, FlagSuperNodeImage: o.SuperNodeImage} {
+	for flag, image := range map[string]string{FlagSuperLinkImage: o.SuperLinkImage, FlagSuperNodeImage: o.SuperNodeImage, FlagFrontImage: o.FrontImage} {
 		if err := checkImage(image); err != nil {
 			return fmt.Errorf("%s %q: %w", flag, image, err)
 		}

@@ -45,6 +45,10 @@ type Client struct {
 	AllowLocal bool
 	// MaxMessageBytes bounds one response message; 0 means DefaultMaxMessageBytes.
 	MaxMessageBytes int
+	// Token, when set, is sent with every request as Authorization: Bearer <Token>: the hub's
+	// token for the front (internal/hub/flowerfront) of a SuperLink the hub runs, which forwards
+	// the Control API only with it and strips it (open-source Flower reads no such header).
+	Token string
 
 	once    sync.Once
 	builtin *http.Client
@@ -89,30 +93,40 @@ func (c *Client) GetRun(ctx context.Context, runID uint64) (Run, error) {
 
 func (c *Client) listRuns(ctx context.Context, req []byte) (listRunsResponse, error) {
 	const method = "ListRuns"
-	if _, ok := ctx.Deadline(); !ok {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, DefaultUnaryTimeout)
-		defer cancel()
-	}
-	resp, err := c.post(ctx, method, "/v1/control/list-runs", protobufType, req)
+	body, err := c.unary(ctx, method, "/v1/control/list-runs", req)
 	if err != nil {
 		return listRunsResponse{}, err
-	}
-	defer func() { _ = resp.Body.Close() }()
-	limit := c.maxMessage()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, int64(limit)+1))
-	if err != nil {
-		return listRunsResponse{}, c.errorf(method, err, "reading the answer")
-	}
-	if len(body) > limit {
-		return listRunsResponse{}, c.errorf(method, nil,
-			"the answer is larger than %d bytes; raise Client.MaxMessageBytes", limit)
 	}
 	out, err := decodeListRunsResponse(body)
 	if err != nil {
 		return listRunsResponse{}, c.errorf(method, err, "malformed answer")
 	}
 	return out, nil
+}
+
+// unary sends one unary Control API request and returns the answer's message, at most
+// MaxMessageBytes long. Without a deadline in ctx, the call has DefaultUnaryTimeout.
+func (c *Client) unary(ctx context.Context, method, path string, req []byte) ([]byte, error) {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, DefaultUnaryTimeout)
+		defer cancel()
+	}
+	resp, err := c.post(ctx, method, path, protobufType, req)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	limit := c.maxMessage()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, int64(limit)+1))
+	if err != nil {
+		return nil, c.errorf(method, err, "reading the answer")
+	}
+	if len(body) > limit {
+		return nil, c.errorf(method, nil,
+			"the answer is larger than %d bytes; raise Client.MaxMessageBytes", limit)
+	}
+	return body, nil
 }
 
 // Log is what one Logs call read of a run's log.
@@ -216,6 +230,9 @@ func (c *Client) post(ctx context.Context, method, path, accept string, body []b
 	req.Header.Set("Accept", accept)
 	req.Header.Set("Accept-Encoding", "identity")
 	req.Header.Set("User-Agent", "flotilla-flowerctl")
+	if c.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.Token)
+	}
 	resp, err := c.httpClient().Do(req)
 	if err != nil {
 		return nil, c.errorf(method, err, "%s", c.transportHint(err))

@@ -26,6 +26,8 @@ type fakeLink struct {
 	server  *httptest.Server
 	handler http.HandlerFunc
 	got     struct{ path, contentType, accept, bodyHex string }
+	// authorization is the last request's Authorization header.
+	authorization string
 }
 
 func newFakeLink(t *testing.T, useTLS bool, handler http.HandlerFunc) (*fakeLink, *Client) {
@@ -35,6 +37,7 @@ func newFakeLink(t *testing.T, useTLS bool, handler http.HandlerFunc) (*fakeLink
 		body, _ := io.ReadAll(r.Body)
 		f.got.path, f.got.contentType, f.got.accept = r.URL.Path, r.Header.Get("Content-Type"), r.Header.Get("Accept")
 		f.got.bodyHex = hex.EncodeToString(body)
+		f.authorization = r.Header.Get("Authorization")
 		if r.Method != http.MethodPost {
 			http.Error(w, "want POST", http.StatusMethodNotAllowed)
 			return

@@ -1,7 +1,11 @@
 // Package flowerctl is a minimal client for the Control API of a Flower 1.42 SuperLink: it lists
-// a federation's runs and reads a run's log. The log is the only place the ServerApp's output
-// (Flower's "[ROUND r/R]" lines, the example app's FLOTILLA_PROGRESS lines) can be read: Flower's
-// SuperExec sends the ServerApp's stdout to the SuperLink, never to a pod log.
+// a federation's runs, reads a run's log, and registers, lists and unregisters the SuperNodes'
+// public keys (which a SuperLink started with --enable-supernode-auth lets connect). The log is
+// the only place the ServerApp's output (Flower's "[ROUND r/R]" lines, the example app's
+// FLOTILLA_PROGRESS lines) can be read: Flower's SuperExec sends the ServerApp's stdout to the
+// SuperLink, never to a pod log. Open-source Flower authenticates no Control API caller; a
+// SuperLink the hub runs sits behind a front (internal/hub/flowerfront) that wants the hub's
+// bearer token, Client.Token.
 //
 // Two ideas a reader needs:
 //

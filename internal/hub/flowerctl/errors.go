@@ -48,10 +48,25 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// IsNotFound reports whether err is the SuperLink's 404, e.g. for a run ID it does not know.
+// IsNotFound reports whether err is the SuperLink's 404, e.g. for a run ID it does not know, or
+// for UnregisterNode of a node it does not know or that is already unregistered.
 func IsNotFound(err error) bool {
 	var e *Error
 	return errors.As(err, &e) && e.HTTPStatus == http.StatusNotFound
+}
+
+// codePublicKeyAlreadyInUse is Flower's ApiErrorCode.PUBLIC_KEY_ALREADY_IN_USE, which the
+// SuperLink answers with HTTP 412 (flwr/supercore/error/catalog.py). An invalid key is also a
+// 412, with code 22 (PUBLIC_KEY_NOT_VALID): the code tells them apart.
+const codePublicKeyAlreadyInUse = 23
+
+// IsAlreadyExists reports whether err is the SuperLink's answer to RegisterNode of a public key
+// it already holds (HTTP 412, Flower error code 23). The key may belong to an unregistered node:
+// Flower keeps an unregistered node's key taken, so such a key can never be registered again on
+// that SuperLink's state; ListNodes tells which.
+func IsAlreadyExists(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.HTTPStatus == http.StatusPreconditionFailed && e.Code == codePublicKeyAlreadyInUse
 }
 
 func (c *Client) errorf(method string, err error, format string, args ...any) *Error {

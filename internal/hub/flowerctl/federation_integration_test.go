@@ -55,27 +55,11 @@ func findPython() string {
 // startFederation builds the venv (once; cached) and starts every process but the run itself.
 func startFederation(t *testing.T, clusters []string) *federation {
 	t.Helper()
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := &federation{t: t, repo: filepath.Join(wd, "..", "..", ".."), work: t.TempDir()} // internal/hub/flowerctl
-	t.Cleanup(f.stop)
-
-	venvCtx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	out, err := exec.CommandContext(venvCtx, filepath.Join(f.repo, "hack/flwr/venv.sh")).Output()
-	if err != nil {
-		t.Fatalf("hack/flwr/venv.sh: %v\n%s", err, stderrOf(err))
-	}
-	f.venv = strings.TrimSpace(string(out))
+	f := prepareFederation(t)
 	py := filepath.Join(f.venv, "bin/python")
-
+	certs := filepath.Dir(f.caFile)
 	ports := freePorts(t, len(clusters)+1)
 	f.link = fmt.Sprintf("127.0.0.1:%d", ports[0])
-	certs := filepath.Join(f.work, "certs")
-	f.caFile = filepath.Join(certs, "ca.crt")
-	f.run(py, filepath.Join(f.repo, "hack/flwr/certs.py"), certs, "--san", "127.0.0.1", "--san", "localhost")
 	data := filepath.Join(f.work, "data")
 	f.runIn(filepath.Join(f.repo, "examples/federated-learning"), py, "-m", "flotilla_fl.data", "generate",
 		"--out", data, "--clusters", strings.Join(clusters, ","), "--seed", "7")
@@ -104,6 +88,31 @@ func startFederation(t *testing.T, clusters []string) *federation {
 	if err := os.WriteFile(filepath.Join(f.cliHome, "config.toml"), []byte(config), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return f
+}
+
+// prepareFederation builds the venv (once; cached) and the TLS certificates of a federation on
+// loopback (certs/ca.crt, server.pem and server.key for 127.0.0.1 and localhost); it starts
+// nothing, and stops what the test starts when it ends.
+func prepareFederation(t *testing.T) *federation {
+	t.Helper()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &federation{t: t, repo: filepath.Join(wd, "..", "..", ".."), work: t.TempDir()} // internal/hub/flowerctl
+	t.Cleanup(f.stop)
+
+	venvCtx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(venvCtx, filepath.Join(f.repo, "hack/flwr/venv.sh")).Output()
+	if err != nil {
+		t.Fatalf("hack/flwr/venv.sh: %v\n%s", err, stderrOf(err))
+	}
+	f.venv = strings.TrimSpace(string(out))
+	certs := filepath.Join(f.work, "certs")
+	f.caFile = filepath.Join(certs, "ca.crt")
+	f.run(filepath.Join(f.venv, "bin/python"), filepath.Join(f.repo, "hack/flwr/certs.py"), certs, "--san", "127.0.0.1", "--san", "localhost")
 	return f
 }
 

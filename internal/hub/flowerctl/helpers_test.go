@@ -102,3 +102,22 @@ func mustHex(t testing.TB, s string) []byte {
 	}
 	return b
 }
+
+// encodeNodeInfo encodes the fields of n that flwr.proto.NodeInfo carries (node_id 1, status 4,
+// public_key 11, name 13).
+func encodeNodeInfo(n Node) []byte {
+	b := appendUint(nil, 1, n.ID)
+	b = appendString(b, 4, n.Status)
+	if len(n.PublicKeyPEM) > 0 {
+		b = appendMessage(b, 11, n.PublicKeyPEM) // a bytes field: same wire form as a message
+	}
+	return appendString(b, 13, n.Name)
+}
+
+func encodeListNodesResponse(resp listNodesResponse) []byte {
+	var b []byte
+	for _, n := range resp.Nodes {
+		b = appendMessage(b, 1, encodeNodeInfo(n))
+	}
+	return appendString(b, 2, resp.Now)
+}

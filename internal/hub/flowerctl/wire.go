@@ -319,3 +319,115 @@ func consumeMessage(typ protowire.Type, b []byte, decode func([]byte) error) (in
 	}
 	return n, decode(v)
 }
+
+// Node is one SuperNode as the Control API's ListNodes reports it (flwr.proto.NodeInfo, in part).
+type Node struct {
+	// ID is the SuperLink's random 64-bit node ID (any uint64 but 0 and the SuperLink's own).
+	ID uint64
+	// PublicKeyPEM is the key the node was registered with, byte for byte as registered: PEM
+	// SubjectPublicKeyInfo.
+	PublicKeyPEM []byte
+	// Status is "registered" (never connected), "online", "offline" or "unregistered". An
+	// unregistered node stays listed, and its key stays taken: it cannot be registered again.
+	Status string
+	// Name is the name given at registration, if any.
+	Name string
+}
+
+// listNodesResponse is flwr.proto.ListNodesResponse.
+type listNodesResponse struct {
+	Nodes []Node
+	Now   string
+}
+
+// appendRegisterNodeRequest encodes flwr.proto.RegisterNodeRequest: public_key (1) and, when not
+// empty, the proto3 `optional` name (3). location (2) is not sent.
+func appendRegisterNodeRequest(b, publicKey []byte, name string) []byte {
+	if len(publicKey) > 0 {
+		b = protowire.AppendTag(b, 1, protowire.BytesType)
+		b = protowire.AppendBytes(b, publicKey)
+	}
+	if name != "" {
+		b = protowire.AppendTag(b, 3, protowire.BytesType)
+		b = protowire.AppendString(b, name)
+	}
+	return b
+}
+
+// appendUnregisterNodeRequest encodes flwr.proto.UnregisterNodeRequest (node_id = 1, implicit
+// presence: 0 is left out).
+func appendUnregisterNodeRequest(b []byte, nodeID uint64) []byte {
+	if nodeID != 0 {
+		b = protowire.AppendTag(b, 1, protowire.VarintType)
+		b = protowire.AppendVarint(b, nodeID)
+	}
+	return b
+}
+
+// decodeRegisterNodeResponse decodes flwr.proto.RegisterNodeResponse: its node_id (1), 0 when
+// absent.
+func decodeRegisterNodeResponse(b []byte) (uint64, error) {
+	var id uint64
+	err := walk("RegisterNodeResponse", b, func(num protowire.Number, typ protowire.Type, b []byte) (int, error) {
+		if num == 1 {
+			return consumeUint64(typ, b, &id)
+		}
+		return 0, nil
+	})
+	return id, err
+}
+
+// decodeListNodesResponse decodes flwr.proto.ListNodesResponse, nodes in the SuperLink's order.
+func decodeListNodesResponse(b []byte) (listNodesResponse, error) {
+	var resp listNodesResponse
+	err := walk("ListNodesResponse", b, func(num protowire.Number, typ protowire.Type, b []byte) (int, error) {
+		switch num {
+		case 1:
+			return consumeMessage(typ, b, func(m []byte) error {
+				var n Node
+				if err := decodeNodeInfo(m, &n); err != nil {
+					return err
+				}
+				resp.Nodes = append(resp.Nodes, n)
+				return nil
+			})
+		case 2:
+			return consumeString(typ, b, &resp.Now)
+		}
+		return 0, nil
+	})
+	if err != nil {
+		return listNodesResponse{}, err
+	}
+	return resp, nil
+}
+
+// decodeNodeInfo merges the flwr.proto.NodeInfo in b into n: node_id (1), status (4),
+// public_key (11) and name (13); the owner, timestamps, heartbeat and location are skipped.
+func decodeNodeInfo(b []byte, n *Node) error {
+	return walk("NodeInfo", b, func(num protowire.Number, typ protowire.Type, b []byte) (int, error) {
+		switch num {
+		case 1:
+			return consumeUint64(typ, b, &n.ID)
+		case 4:
+			return consumeString(typ, b, &n.Status)
+		case 11:
+			return consumeBytes(typ, b, &n.PublicKeyPEM)
+		case 13:
+			return consumeString(typ, b, &n.Name)
+		}
+		return 0, nil
+	})
+}
+
+func consumeBytes(typ protowire.Type, b []byte, dst *[]byte) (int, error) {
+	if typ != protowire.BytesType {
+		return 0, nil
+	}
+	v, n := protowire.ConsumeBytes(b)
+	if n < 0 {
+		return 0, protowire.ParseError(n)
+	}
+	*dst = append([]byte(nil), v...) // not an alias of the answer's buffer
+	return n, nil
+}

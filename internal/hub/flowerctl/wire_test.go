@@ -286,3 +286,128 @@ func TestDecodeOverrideConfig(t *testing.T) {
 		t.Errorf("runs (-want +got):\n%s", diff)
 	}
 }
+
+// Golden node messages from flwr 1.42's control_pb2 and node_pb2, SerializeToString
+// (deterministic=True). The keys are P-256 keys as Flower's public_key_to_bytes writes them.
+const (
+	bigNodeID  = 13835058055282163729 // above the int64 range: node IDs are uint64
+	pythonKeyA = "-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEnO4BJuGMEEP1eKchOVwaKRe3wtUE\n" +
+		"1XKKU6H3uWhTa0TNF6wSNE+tdSwdSoBdIYZy0TCu82ekL7trjZgO6mpT+Q==\n-----END PUBLIC KEY-----\n"
+	pythonKeyB = "-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAETVPJLkNqwxTiWAXDm4CMnO90uSA9\n" +
+		"PPzVF70/PNzq4+YrUD9vYM0lc19hV/tzsWmgMabQLAkjMu7J5tFrwnY1Iw==\n-----END PUBLIC KEY-----\n"
+	// pythonRegisterNodeNamed is RegisterNodeRequest(public_key=pythonKeyA, name="cluster-a").
+	pythonRegisterNodeNamed = "0ab2012d2d2d2d2d424547494e205055424c4943204b45592d2d2d2d2d0a4d466b77457759484b6f5a497a6a3043415159494b6f5a497a6a304441516344516741456e4f34424a75474d45455031654b63684f5677614b526533777455450a31584b4b55364833755768546130544e463677534e452b7464537764536f426449595a79305443753832656b4c3774726a5a674f366d70542b513d3d0a2d2d2d2d2d454e44205055424c4943204b45592d2d2d2d2d0a1a09636c75737465722d61"
+	// pythonRegisterNode is RegisterNodeRequest(public_key=pythonKeyA): name unset.
+	pythonRegisterNode = "0ab2012d2d2d2d2d424547494e205055424c4943204b45592d2d2d2d2d0a4d466b77457759484b6f5a497a6a3043415159494b6f5a497a6a304441516344516741456e4f34424a75474d45455031654b63684f5677614b526533777455450a31584b4b55364833755768546130544e463677534e452b7464537764536f426449595a79305443753832656b4c3774726a5a674f366d70542b513d3d0a2d2d2d2d2d454e44205055424c4943204b45592d2d2d2d2d0a"
+	// pythonNodeID is both RegisterNodeResponse(node_id=bigNodeID) and
+	// UnregisterNodeRequest(node_id=bigNodeID): node_id is field 1 of each.
+	pythonNodeID = "089180808080808080c001"
+	// pythonListNodes is ListNodesResponse(now="2026-08-04T10:01:00+00:00") with two NodeInfo:
+	// bigNodeID (online, every field set: owner, timestamps, online_until, heartbeat 30, key A,
+	// location "37.4056,-122.0775", name "cluster-a") and 7 (unregistered, key B, no name).
+	pythonListNodes = "0ac202089180808080808080c001120a7379735f6e6f617574681a063c6e6f6e653e22066f6e6c696e652a19323032362d30382d30345431303a30303a30302b30303a30303219323032362d30382d30345431303a30303a30352b30303a303049000060292124da41510000000000003e405ab2012d2d2d2d2d424547494e205055424c4943204b45592d2d2d2d2d0a4d466b77457759484b6f5a497a6a3043415159494b6f5a497a6a304441516344516741456e4f34424a75474d45455031654b63684f5677614b526533777455450a31584b4b55364833755768546130544e463677534e452b7464537764536f426449595a79305443753832656b4c3774726a5a674f366d70542b513d3d0a2d2d2d2d2d454e44205055424c4943204b45592d2d2d2d2d0a621133372e343035362c2d3132322e303737356a09636c75737465722d610a98020807120a7379735f6e6f617574681a063c6e6f6e653e220c756e726567697374657265642a19323032362d30382d30345430393a30303a30302b30303a30304219323032362d30382d30345430393a33303a30302b30303a3030510000000000003e405ab2012d2d2d2d2d424547494e205055424c4943204b45592d2d2d2d2d0a4d466b77457759484b6f5a497a6a3043415159494b6f5a497a6a304441516344516741455456504a4c6b4e7177785469574158446d34434d6e4f3930755341390a50507a564637302f504e7a71342b597255443976594d306c63313968562f747a73576d674d6162514c416b6a4d75374a35744672776e593149773d3d0a2d2d2d2d2d454e44205055424c4943204b45592d2d2d2d2d0a1219323032362d30382d30345431303a30313a30302b30303a3030"
+)
+
+var (
+	onlineNode       = Node{ID: bigNodeID, PublicKeyPEM: []byte(pythonKeyA), Status: "online", Name: "cluster-a"}
+	unregisteredNode = Node{ID: 7, PublicKeyPEM: []byte(pythonKeyB), Status: "unregistered"}
+)
+
+func TestAppendNodeRequests(t *testing.T) {
+	tests := map[string]struct {
+		got     []byte
+		wantHex string
+	}{
+		"register with a name":         {got: appendRegisterNodeRequest(nil, []byte(pythonKeyA), "cluster-a"), wantHex: pythonRegisterNodeNamed},
+		"register without a name":      {got: appendRegisterNodeRequest(nil, []byte(pythonKeyA), ""), wantHex: pythonRegisterNode},
+		"unregister":                   {got: appendUnregisterNodeRequest(nil, bigNodeID), wantHex: pythonNodeID},
+		"unregister node 0 sends none": {got: appendUnregisterNodeRequest(nil, 0), wantHex: ""},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.wantHex, hex.EncodeToString(tc.got)); diff != "" {
+				t.Errorf("encoding (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestDecodeRegisterNodeResponse(t *testing.T) {
+	tests := map[string]struct {
+		in      []byte
+		want    uint64
+		wantErr string
+	}{
+		"python golden":             {in: mustHex(t, pythonNodeID), want: bigNodeID},
+		"explicit zero":             {in: mustHex(t, "0800"), want: 0},
+		"empty":                     {in: nil, want: 0},
+		"unknown field skipped":     {in: appendString(mustHex(t, pythonNodeID), 2, "x"), want: bigNodeID},
+		"node_id of the wrong type": {in: appendString(nil, 1, "x"), want: 0},
+		"truncated":                 {in: mustHex(t, pythonNodeID)[:5], wantErr: "RegisterNodeResponse field 1: unexpected EOF"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			got, err := decodeRegisterNodeResponse(tc.in)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(errText(err), tc.wantErr) {
+					t.Fatalf("error = %v, want one containing %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil || got != tc.want {
+				t.Errorf("decodeRegisterNodeResponse = %d, %v; want %d", got, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestDecodeListNodesResponse(t *testing.T) {
+	handBuilt := encodeListNodesResponse(listNodesResponse{Nodes: []Node{onlineNode, unregisteredNode}, Now: "now"})
+	// A NodeInfo repeated field overwrites; a node with a status given twice keeps the last.
+	twice := appendMessage(nil, 1, append(encodeNodeInfo(Node{ID: 3, Status: "online", Name: "a"}),
+		appendString(nil, 4, "offline")...))
+	tests := map[string]struct {
+		in      []byte
+		want    listNodesResponse
+		wantErr string
+	}{
+		"python golden": {
+			in:   mustHex(t, pythonListNodes),
+			want: listNodesResponse{Nodes: []Node{onlineNode, unregisteredNode}, Now: "2026-08-04T10:01:00+00:00"},
+		},
+		"hand-built":                        {in: handBuilt, want: listNodesResponse{Nodes: []Node{onlineNode, unregisteredNode}, Now: "now"}},
+		"empty":                             {in: nil, want: listNodesResponse{}},
+		"repeated field, last wins":         {in: twice, want: listNodesResponse{Nodes: []Node{{ID: 3, Status: "offline", Name: "a"}}}},
+		"unknown fields are skipped":        {in: appendUint(handBuilt, 99, 1), want: listNodesResponse{Nodes: []Node{onlineNode, unregisteredNode}, Now: "now"}},
+		"the key as the SuperLink holds it": {in: appendMessage(nil, 1, appendMessage(nil, 11, []byte{0xff, 0})), want: listNodesResponse{Nodes: []Node{{PublicKeyPEM: []byte{0xff, 0}}}}},
+		"truncated": {
+			in:      handBuilt[:len(handBuilt)-2],
+			wantErr: "ListNodesResponse field 2: unexpected EOF",
+		},
+		"truncated inside a node": {
+			in:      appendMessage(nil, 1, []byte{0x08}),
+			wantErr: "ListNodesResponse field 1: NodeInfo field 1: unexpected EOF",
+		},
+		"invalid UTF-8 in a status": {
+			in:      appendMessage(nil, 1, appendString(nil, 4, "\xff")),
+			wantErr: "NodeInfo field 4: string is not valid UTF-8",
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			got, err := decodeListNodesResponse(tc.in)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(errText(err), tc.wantErr) {
+					t.Fatalf("error = %v, want one containing %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("unexpected error: %v", err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("decoded (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	flv1alpha1 "github.com/flotilla/flotilla/api/federationai/v1alpha1"
+	"github.com/flotilla/flotilla/internal/hub/federatedlearning"
 )
 
 // A FederatedLearning makes the hub act on the requester's behalf: its controller
@@ -79,6 +80,8 @@ func FederatedLearningHandler(s *runtime.Scheme, can Authorizer) admission.Handl
 //     ManagedClusterSetBinding would (ReviewBinding);
 //   - PlacementPermission (the Placement of spec.client.placement, with its tolerations);
 //   - ServerPermission for spec.framework;
+//   - for flower with flower-addon's SuperLink address (the default), which gives the federation a
+//     SuperLink of its own: create on services (its NodePort Service) and on secrets (its keys);
 //   - for openfl and other: create on services for spec.server.listeners[0] (a NodePort or
 //     LoadBalancer Service), and for spec.server.storage create on persistentvolumeclaims (type
 //     PersistentVolumeClaim, of the size it names) or HostPathPermission (type HostPath);
@@ -140,6 +143,18 @@ func ReviewFederatedLearning(ctx context.Context, can Authorizer, user authentic
 	if fw != flv1alpha1.FrameworkFlower {
 		// Flower ignores listeners and storage: its server talks to the SuperLink.
 		if err := reviewOpenFLServer(cur, need); err != nil {
+			return nil, err
+		}
+	} else if federatedlearning.UsesOwnSuperLink(cur.Spec.Server.SuperLink) {
+		link := cur.Name + "-superlink"
+		what := fmt.Sprintf("spec.server.superlink %q (flower-addon's) makes the hub run a SuperLink of the federation's own in namespace %q: "+
+			"Service %q of type NodePort, taking a node port on every hub node", federatedlearning.SuperLinkOrDefault(cur.Spec.Server.SuperLink), ns, link)
+		if err := need(CreatePermission("", "services", ns), what); err != nil {
+			return nil, err
+		}
+		what = fmt.Sprintf("spec.server.superlink %q (flower-addon's) makes the hub keep the federation's keys in Secret %q in namespace %q",
+			federatedlearning.SuperLinkOrDefault(cur.Spec.Server.SuperLink), link, ns)
+		if err := need(CreatePermission("", "secrets", ns), what); err != nil {
 			return nil, err
 		}
 	}

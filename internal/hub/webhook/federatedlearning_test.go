@@ -37,9 +37,14 @@ func TestReviewFederatedLearning(t *testing.T) {
 	placementMsg := subject + `spec.client.placement makes the hub create Placement "mnist" in namespace "team-a", which needs ` +
 		`permission to create placements in namespace "team-a" in group cluster.open-cluster-management.io; ask a hub ` +
 		`administrator to bind a role with it`
-	flowerAll := []Permission{BindPermission("gpu"), BindPermission("cpu"), PlacementPermission(ns), ServerPermission(flv1alpha1.FrameworkFlower, ns), ClientPermission(ns)}
-	otherAll := []Permission{BindPermission("gpu"), PlacementPermission(ns), ServerPermission(flv1alpha1.FrameworkOther, ns), ClientPermission(ns)}
 	services := CreatePermission("", "services", ns)
+	secrets := CreatePermission("", "secrets", ns)
+	flowerAll := []Permission{BindPermission("gpu"), BindPermission("cpu"), PlacementPermission(ns), ServerPermission(flv1alpha1.FrameworkFlower, ns), services, secrets, ClientPermission(ns)}
+	otherAll := []Permission{BindPermission("gpu"), PlacementPermission(ns), ServerPermission(flv1alpha1.FrameworkOther, ns), ClientPermission(ns)}
+	ownLinkMsg := func(what, perm string) string {
+		return subject + `spec.server.superlink "superlink.flower-system:9091" (flower-addon's) makes the hub ` + what +
+			`, which needs permission to create ` + perm + ` in namespace "team-a" (core group); ask a hub administrator to bind a role with it`
+	}
 	claims := CreatePermission("", "persistentvolumeclaims", ns)
 	openFLAll := func(storage Permission) []Permission {
 		return []Permission{BindPermission("gpu"), PlacementPermission(ns), ServerPermission(flv1alpha1.FrameworkOpenFL, ns), services, storage, ClientPermission(ns)}
@@ -59,14 +64,28 @@ func TestReviewFederatedLearning(t *testing.T) {
 			cur:       makeFL(ns, "mnist").Framework(flv1alpha1.FrameworkFlower).ClusterSets("gpu", "cpu").Obj(),
 			wantAsked: flowerAll,
 		},
+		"flower's own SuperLink needs create on services and secrets": {
+			grants: []Permission{BindPermission("gpu"), BindPermission("cpu"), PlacementPermission(ns), ServerPermission(flv1alpha1.FrameworkFlower, ns), ClientPermission(ns)},
+			cur:    makeFL(ns, "mnist").Framework(flv1alpha1.FrameworkFlower).ClusterSets("gpu", "cpu").Obj(),
+			wantDenials: []string{
+				ownLinkMsg(`run a SuperLink of the federation's own in namespace "team-a": Service "mnist-superlink" of type NodePort, taking a node port on every hub node`, "services"),
+				ownLinkMsg(`keep the federation's keys in Secret "mnist-superlink" in namespace "team-a"`, "secrets"),
+			},
+			wantAsked: flowerAll,
+		},
+		"flower with a SuperLink of the author's asks for neither": {
+			grants:    []Permission{BindPermission("gpu"), PlacementPermission(ns), ServerPermission(flv1alpha1.FrameworkFlower, ns), ClientPermission(ns)},
+			cur:       makeFL(ns, "mnist").Framework(flv1alpha1.FrameworkFlower).ClusterSets("gpu").Flower("superlink.ml-team:9091", "").Obj(),
+			wantAsked: []Permission{BindPermission("gpu"), PlacementPermission(ns), ServerPermission(flv1alpha1.FrameworkFlower, ns), ClientPermission(ns)},
+		},
 		"flower without bind on the second set": {
-			grants:      []Permission{BindPermission("gpu"), PlacementPermission(ns), ServerPermission(flv1alpha1.FrameworkFlower, ns), ClientPermission(ns)},
+			grants:      []Permission{BindPermission("gpu"), PlacementPermission(ns), ServerPermission(flv1alpha1.FrameworkFlower, ns), services, secrets, ClientPermission(ns)},
 			cur:         makeFL(ns, "mnist").Framework(flv1alpha1.FrameworkFlower).ClusterSets("gpu", "cpu").Obj(),
 			wantDenials: []string{bindMsg("1", "cpu")},
 			wantAsked:   flowerAll,
 		},
 		"flower needs deployments, not jobs": {
-			grants: []Permission{BindPermission("gpu"), BindPermission("cpu"), PlacementPermission(ns), CreatePermission("batch", "jobs", ns), ClientPermission(ns)},
+			grants: []Permission{BindPermission("gpu"), BindPermission("cpu"), PlacementPermission(ns), CreatePermission("batch", "jobs", ns), services, secrets, ClientPermission(ns)},
 			cur:    makeFL(ns, "mnist").Framework(flv1alpha1.FrameworkFlower).ClusterSets("gpu", "cpu").Obj(),
 			wantDenials: []string{
 				serverMsg(` ("ghcr.io/team/server:1")`, "Deployment", "flower", deployments),
@@ -140,7 +159,7 @@ func TestReviewFederatedLearning(t *testing.T) {
 		},
 		"flower ignores listeners and storage": {
 			grants:    []Permission{BindPermission("gpu"), PlacementPermission(ns), ServerPermission(flv1alpha1.FrameworkFlower, ns), ClientPermission(ns)},
-			cur:       hostPathRoot.Framework(flv1alpha1.FrameworkFlower).Obj(),
+			cur:       hostPathRoot.Framework(flv1alpha1.FrameworkFlower).Flower("superlink.ml-team:9091", "").Obj(),
 			wantAsked: []Permission{BindPermission("gpu"), PlacementPermission(ns), ServerPermission(flv1alpha1.FrameworkFlower, ns), ClientPermission(ns)},
 		},
 		"a set named twice is asked once, at its first index": {

@@ -117,13 +117,13 @@ func TestHandlers(t *testing.T) {
 		},
 		"federated learning allowed": {
 			handler: FederatedLearningHandler, op: admissionv1.Create,
-			cur:    makeFL("team-a", "mnist").Framework("flower").ClusterSets("gpu").Obj(),
+			cur:    makeFL("team-a", "mnist").Framework("flower").ClusterSets("gpu").Flower("superlink.ml-team:9091", "").Obj(),
 			grants: []Permission{BindPermission("gpu"), PlacementPermission("team-a"), ServerPermission("flower", "team-a"), ClientPermission("team-a")},
 			want:   result{Allowed: true, Code: 200},
 		},
 		"federated learning denied": {
 			handler: FederatedLearningHandler, op: admissionv1.Create,
-			cur:    makeFL("team-a", "mnist").Framework("flower").Obj(),
+			cur:    makeFL("team-a", "mnist").Framework("flower").Flower("superlink.ml-team:9091", "").Obj(),
 			grants: []Permission{PlacementPermission("team-a"), ServerPermission("flower", "team-a")},
 			want: result{Code: 403, Message: `federatedlearnings "mnist" in namespace "team-a": spec.client.image ` +
 				`("ghcr.io/team/client:1") makes the hub run the client on the clusters spec.client.placement chooses from ` +

@@ -61,6 +61,10 @@ func FlotillaBinary(t testing.TB) string {
 	return path
 }
 
+// BuildFlotilla builds ./cmd/flotilla of this module once and returns its path, for a TestMain
+// that maps Flotilla's image to it in Options.Commands; Main removes it after the tests.
+func BuildFlotilla() (string, error) { return buildFlotilla() }
+
 // MainWithFlotilla is Main for a package whose tests run the flotilla binary: it builds
 // ./cmd/flotilla of this module once, before the tests, and sets *bin to its path for them.
 func MainWithFlotilla(m *testing.M, opts Options, bin *string) int {
