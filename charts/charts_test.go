@@ -170,7 +170,7 @@ func TestHubDeployment(t *testing.T) {
 		"--webhook-cert-dir=/var/run/flotilla/webhook-tls", "--explain-bind-address=:8444",
 		"--cluster-cleanup-timeout=5m", "--dynamic-scoring-namespace=open-cluster-management-hub",
 		"--kueue-namespace=kueue-system", "--kueue-dispatcher=false", "--kueue-credentials=clusterprofile", "--multikueue-fencing=true", "--v=0",
-		"--addon-manager-identity=ocm-hub/addon-manager-controller-sa",
+		"--flower-front-image=" + c.Image, "--addon-manager-identity=ocm-hub/addon-manager-controller-sa",
 	}
 	if diff := cmp.Diff(wantArgs, c.Args); diff != "" {
 		t.Errorf("args (-want +got):\n%s", diff)

@@ -54,9 +54,10 @@ func TestHubFlowerAddon(t *testing.T) {
 			t.Errorf("flowerAddon.enabled=false renders %d %s in %s", n, kind, rbac.FlowerNamespace)
 		}
 	}
-	args := find[appsv1.Deployment](t, off.Objects, "Deployment", "flotilla-hub").Spec.Template.Spec.Containers[0].Args
-	flower := slices.DeleteFunc(slices.Clone(args), func(a string) bool { return !strings.HasPrefix(a, "--flower-") })
-	if diff := cmp.Diff([]string{"--flower-superlink-address=10.0.0.5:30092", "--flower-tls=false"}, flower); diff != "" {
+	hub := find[appsv1.Deployment](t, off.Objects, "Deployment", "flotilla-hub").Spec.Template.Spec.Containers[0]
+	flower := slices.DeleteFunc(slices.Clone(hub.Args), func(a string) bool { return !strings.HasPrefix(a, "--flower-") })
+	// The front beside each federation's own SuperLink runs the hub's own image.
+	if diff := cmp.Diff([]string{"--flower-superlink-address=10.0.0.5:30092", "--flower-tls=false", "--flower-front-image=" + hub.Image}, flower); diff != "" {
 		t.Errorf("flower flags (-want +got):\n%s", diff)
 	}
 }

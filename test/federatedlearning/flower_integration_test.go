@@ -82,7 +82,7 @@ func TestFlowerFederation(t *testing.T) {
 	wantLink := map[string][]string{
 		"superlink": {"--insecure", "--isolation", "process", "--host", "127.0.0.1", "--port", p8,
 			"--superexec-auth-secret-file", "/etc/flower/superlink/superexec"},
-		"front": {"flower-front", "--listen", "$(POD_IP):" + p8, "--upstream", "127.0.0.1:" + p8,
+		"front": {"flower-front", "--listen", "$(POD_IP):" + p8, "--upstream", "http://127.0.0.1:" + p8,
 			"--tls-cert-file", "/etc/flower/superlink/tls.crt", "--tls-key-file", "/etc/flower/superlink/tls.key",
 			"--control-token-file", "/etc/flower/superlink/control-token"},
 	}

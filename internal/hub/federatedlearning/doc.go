@@ -7,10 +7,15 @@
 //
 //   - a Placement named after it, from spec.client.placement, and a ManagedClusterSetBinding for
 //     each set it names (both owned by it, so they go with it; OCM's bindings leak);
-//   - for framework flower: the Deployment <name>-serverapp on the hub (the ServerApp, talking to
-//     the SuperLink of the flower-addon), and the ManifestWorkReplicaSet <name>-clientapp over the
-//     placement, whose Deployment <name>-clientapp runs the ClientApp beside each cluster's
-//     SuperNode. Flotilla adds to the Placement the requirement that flower-addon is available
+//   - for framework flower: the Deployment <name>-serverapp on the hub (the ServerApp), and the
+//     ManifestWorkReplicaSet <name>-clientapp over the placement, whose Deployment
+//     <name>-clientapp runs the ClientApp beside a SuperNode on each cluster. A federation that
+//     names flower-addon's SuperLink (the default) gets, unlike OCM's, a SuperLink of its own and
+//     SuperNodes of its own, since Flower isolates no tenants on a shared one (superlink.go): a
+//     NodePort Service <name>-superlink, a Deployment <name>-superlink (the SuperLink on its pod's
+//     loopback, and the front, `flotilla flower-front`, on the pod's address), the keys in the
+//     hub's record in flower-system and a copy for the pods, and per client cluster its SuperNode
+//     with a key the hub registers. Flotilla adds to the Placement the requirement that flower-addon is available
 //     on the cluster (label feature.open-cluster-management.io/addon-flower-addon=available), so
 //     a client is never sent where no SuperNode runs;
 //   - for openfl and other: the PersistentVolumeClaim of spec.server.storage, the Service
@@ -30,9 +35,10 @@
 // federation completes when its ServerApp reports the last round.
 //
 // Progress: for Flower the controller reads the federation's run through the SuperLink's Control
-// API (FlowerRuns, internal/hub/flowerctl): the first run after the FederatedLearning's creation
-// whose run config names its UID (RunConfigKey), recorded in status.flowerRunID and followed
-// alone from then on, since a shared SuperLink takes runs from anyone. Of that run it reads the
+// API (FlowerRuns, internal/hub/flowerctl; through the front, with the hub's token, for the
+// federation's own SuperLink): the first run after the FederatedLearning's creation whose run
+// config names its UID (RunConfigKey), recorded in status.flowerRunID and followed alone from
+// then on. Of that run it reads the
 // status, and the ServerApp's log, which only the SuperLink
 // keeps, where it takes Flower's "[ROUND r/R]" lines and the FLOTILLA_PROGRESS JSON lines an app
 // may print (progress.go). OpenFL reports no progress; its server Job's end completes it. The hub

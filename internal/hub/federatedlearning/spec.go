@@ -16,12 +16,9 @@ func clientAppName(fl *flv1alpha1.FederatedLearning) string { return fl.Name + "
 func serverName(fl *flv1alpha1.FederatedLearning) string    { return fl.Name + "-server" }
 func clientJobName(fl *flv1alpha1.FederatedLearning) string { return fl.Name + "-client" }
 
-// caConfigMapName holds, in the FederatedLearning's namespace, the CA certificate of
-// flower-addon's SuperLink for the ServerApp (Flotilla's: OCM runs the SuperLink without TLS).
-func caConfigMapName(fl *flv1alpha1.FederatedLearning) string { return fl.Name + "-superlink-ca" }
-
-// dataWorkName and dataConfigMapName are Flotilla's: the per-cluster ManifestWork and ConfigMap
-// that tell a Flower client the path its own cluster's claim names.
+// dataWorkName and dataConfigMapName are Flotilla's: the per-cluster ManifestWork (which also
+// carries the cluster's SuperNode of the federation's own SuperLink) and the ConfigMap that tell
+// a Flower client the path its own cluster's claim names.
 func dataWorkName(fl *flv1alpha1.FederatedLearning) string      { return fl.Name + "-client-data" }
 func dataConfigMapName(fl *flv1alpha1.FederatedLearning) string { return fl.Name + "-data" }
 

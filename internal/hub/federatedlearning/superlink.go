@@ -324,7 +324,7 @@ func superLinkDeployment(fl *flv1alpha1.FederatedLearning, o SuperLinks, port in
 	}
 	front := corev1.Container{
 		Name: "front", Image: o.FrontImage,
-		Args: []string{"flower-front", "--listen", "$(POD_IP):" + p, "--upstream", "127.0.0.1:" + p,
+		Args: []string{"flower-front", "--listen", "$(POD_IP):" + p, "--upstream", "http://127.0.0.1:" + p,
 			"--tls-cert-file", superLinkSecretDir + "/" + corev1.TLSCertKey, "--tls-key-file", superLinkSecretDir + "/" + corev1.TLSPrivateKeyKey,
 			"--control-token-file", superLinkSecretDir + "/" + keyControlToken},
 		Env:             []corev1.EnvVar{{Name: "POD_IP", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "status.podIP"}}}},

@@ -165,7 +165,7 @@ func TestSuperLinkDeployment(t *testing.T) {
 	want := map[string][]string{
 		"superlink": {"--insecure", "--isolation", "process", "--host", "127.0.0.1", "--port", "31000",
 			"--superexec-auth-secret-file", "/etc/flower/superlink/superexec"},
-		"front": {"flower-front", "--listen", "$(POD_IP):31000", "--upstream", "127.0.0.1:31000",
+		"front": {"flower-front", "--listen", "$(POD_IP):31000", "--upstream", "http://127.0.0.1:31000",
 			"--tls-cert-file", "/etc/flower/superlink/tls.crt", "--tls-key-file", "/etc/flower/superlink/tls.key",
 			"--control-token-file", "/etc/flower/superlink/control-token"},
 	}
