@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -41,9 +42,10 @@ func TestFlowerFederation(t *testing.T) {
 	fl := f.flower("mnist", 2)
 	testenv.Create(t, f.c, fl)
 
-	clientApp := "mnist-clientapp"
+	// One work per client cluster carries all it runs for the federation, named so that no
+	// other namespace's federation of this name can share it.
+	clientApp := fl.Namespace + ".mnist-flower"
 	f.waitWorks(t, clientApp, "hospital-a", "hospital-b", "hospital-c")
-	f.waitWorks(t, "mnist-client-data", "hospital-a", "hospital-b", "hospital-c")
 
 	// The placement is the spec's, plus the requirement that flower-addon is available, and it
 	// belongs to the FederatedLearning.
@@ -120,41 +122,51 @@ func TestFlowerFederation(t *testing.T) {
 		t.Errorf("ServerApp args (-want +got):\n%s", diff)
 	}
 
-	// OCM's ClientApp, told its data path through the ConfigMap only its own cluster gets.
-	set := &workv1alpha1.ManifestWorkReplicaSet{}
-	if err := f.c.Get(ctx, client.ObjectKey{Namespace: fl.Namespace, Name: clientApp}, set); err != nil {
-		t.Fatal(err)
-	}
-	client0 := decode[appsv1.Deployment](t, set.Spec.ManifestWorkTemplate.Workload.Manifests[0])
-	if client0.Namespace != "flower-addon" || client0.Name != clientApp {
-		t.Errorf("ClientApp Deployment is %s/%s, want flower-addon/%s", client0.Namespace, client0.Name, clientApp)
-	}
-	c0 := client0.Spec.Template.Spec.Containers[0]
-	if diff := cmp.Diff([]string{"--insecure", "--appio-api-address=mnist-supernode.flower-addon:" + p8, "--plugin-type=clientapp",
-		"--superexec-auth-secret-file=/etc/flower/supernode/superexec"}, c0.Args); diff != "" {
-		t.Errorf("ClientApp args (-want +got):\n%s", diff)
-	}
-	if len(c0.Env) != 1 || c0.Env[0].Name != federatedlearning.DataPathEnv || c0.Env[0].ValueFrom.ConfigMapKeyRef.Name != "mnist-data" {
-		t.Errorf("ClientApp env = %+v, want %s from ConfigMap mnist-data", c0.Env, federatedlearning.DataPathEnv)
-	}
+	// Each client cluster's work: in a namespace of the FederatedLearning's namespace's name
+	// (created only if missing, and left behind), its data path, its SuperNode with its own key
+	// only, and the ClientApp, told its data path through the ConfigMap only its cluster gets.
 	for _, c := range []string{"hospital-a", "hospital-b", "hospital-c"} {
 		w := &workv1.ManifestWork{}
-		if err := f.c.Get(ctx, client.ObjectKey{Namespace: c, Name: "mnist-client-data"}, w); err != nil {
+		if err := f.c.Get(ctx, client.ObjectKey{Namespace: c, Name: clientApp}, w); err != nil {
 			t.Fatal(err)
 		}
-		cm := decode[corev1.ConfigMap](t, w.Spec.Workload.Manifests[0])
+		var kinds []string
+		for _, m := range w.Spec.Workload.Manifests {
+			u := decode[metav1.PartialObjectMetadata](t, m)
+			kinds = append(kinds, u.Kind+" "+u.Namespace+"/"+u.Name)
+		}
+		ns := fl.Namespace
+		if diff := cmp.Diff([]string{"Namespace /" + ns, "ConfigMap " + ns + "/mnist-data", "Secret " + ns + "/mnist-supernode",
+			"Deployment " + ns + "/mnist-supernode", "Service " + ns + "/mnist-supernode", "Deployment " + ns + "/mnist-clientapp"}, kinds); diff != "" {
+			t.Errorf("cluster %s's work holds (-want +got):\n%s", c, diff)
+		}
+		if w.Spec.DeleteOption == nil || w.Spec.DeleteOption.SelectivelyOrphans == nil {
+			t.Errorf("cluster %s's work would delete the namespace %s when it goes", c, ns)
+		}
+		cm := decode[corev1.ConfigMap](t, w.Spec.Workload.Manifests[1])
 		if got := cm.Data[federatedlearning.DataPathKey]; got != "/data/"+c {
 			t.Errorf("cluster %s is told data path %q, want its own claim's /data/%s", c, got, c)
 		}
-		// Its SuperNode, with its own key only.
-		key := decode[corev1.Secret](t, w.Spec.Workload.Manifests[1])
+		key := decode[corev1.Secret](t, w.Spec.Workload.Manifests[2])
 		if string(key.Data["node.key"]) != string(sec.Data["node."+c]) || len(key.Data) != 3 {
 			t.Errorf("cluster %s gets Secret %s with keys %v, want its own SuperNode key, the CA and the SuperExec secret", c, key.Name, keys(key.Data))
 		}
-		sn := decode[appsv1.Deployment](t, w.Spec.Workload.Manifests[2])
+		sn := decode[appsv1.Deployment](t, w.Spec.Workload.Manifests[3])
 		if !slices.Contains(sn.Spec.Template.Spec.Containers[0].Args, `cluster-name="`+c+`"`) {
 			t.Errorf("cluster %s's SuperNode args %v do not name it", c, sn.Spec.Template.Spec.Containers[0].Args)
 		}
+		c0 := decode[appsv1.Deployment](t, w.Spec.Workload.Manifests[5]).Spec.Template.Spec.Containers[0]
+		if diff := cmp.Diff([]string{"--insecure", "--appio-api-address=mnist-supernode." + ns + ":" + p8, "--plugin-type=clientapp",
+			"--superexec-auth-secret-file=/etc/flower/supernode/superexec"}, c0.Args); diff != "" {
+			t.Errorf("ClientApp args (-want +got):\n%s", diff)
+		}
+		if len(c0.Env) != 1 || c0.Env[0].Name != federatedlearning.DataPathEnv || c0.Env[0].ValueFrom.ConfigMapKeyRef.Name != "mnist-data" {
+			t.Errorf("ClientApp env = %+v, want %s from ConfigMap mnist-data", c0.Env, federatedlearning.DataPathEnv)
+		}
+	}
+	// No ManifestWorkReplicaSet: the works above carry the ClientApps.
+	if err := f.c.Get(ctx, client.ObjectKey{Namespace: fl.Namespace, Name: "mnist-clientapp"}, &workv1alpha1.ManifestWorkReplicaSet{}); !apierrors.IsNotFound(err) {
+		t.Errorf("ManifestWorkReplicaSet mnist-clientapp: %v, want none", err)
 	}
 
 	got := f.waitStatus(t, fl, "Running with 3 clients", func(st *flv1alpha1.FederatedLearningStatus) bool {
@@ -173,7 +185,6 @@ func TestFlowerFederation(t *testing.T) {
 	// hospital-c is lost (its claim is gone): two clients remain, the quorum of two holds.
 	f.setClaims(t, "hospital-c", nil)
 	f.waitWorks(t, clientApp, "hospital-a", "hospital-b")
-	f.waitWorks(t, "mnist-client-data", "hospital-a", "hospital-b")
 	got = f.waitStatus(t, fl, "hospital-c lost, quorum kept", func(st *flv1alpha1.FederatedLearningStatus) bool {
 		c := condition(st, federatedlearning.ConditionTraining)
 		return slices.Equal(clientsIn(st, flv1alpha1.ClientLost), []string{"hospital-c"}) && c != nil && c.Status == metav1.ConditionTrue
@@ -199,7 +210,7 @@ func TestFlowerFederation(t *testing.T) {
 	})
 
 	// edge-1 (no claim) and no-flower (no SuperNode) never got a client.
-	for _, name := range []string{clientApp, "mnist-client-data"} {
+	for _, name := range []string{clientApp} {
 		l, err := f.worksNamed(ctx, name)
 		if err != nil {
 			t.Fatal(err)
@@ -215,7 +226,6 @@ func TestFlowerFederation(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.waitWorks(t, clientApp)
-	f.waitWorks(t, "mnist-client-data")
 	testenv.WaitFor(t, wait, "the FederatedLearning and its placement gone", func(ctx context.Context) (bool, string, error) {
 		err1 := f.c.Get(ctx, client.ObjectKeyFromObject(fl), &flv1alpha1.FederatedLearning{})
 		err2 := f.c.Get(ctx, client.ObjectKey{Namespace: fl.Namespace, Name: "mnist"}, &clusterv1beta1.Placement{})

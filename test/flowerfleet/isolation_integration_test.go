@@ -220,7 +220,7 @@ func (f *fleet) credentials(t *testing.T, fl *flv1alpha1.FederatedLearning) cred
 		}
 	}
 	spoke := &corev1.Secret{}
-	if err := f.spokeClient(t, 0).Get(ctx, client.ObjectKey{Namespace: "flower-addon", Name: fl.Name + "-supernode"}, spoke); err != nil {
+	if err := f.spokeClient(t, 0).Get(ctx, client.ObjectKey{Namespace: fl.Namespace, Name: fl.Name + "-supernode"}, spoke); err != nil {
 		t.Fatalf("%s's SuperNode Secret on spoke-1: %v", fl.Namespace, err)
 	}
 	raw, err := ssh.ParseRawPrivateKey(spoke.Data["node.key"])

@@ -1,7 +1,6 @@
 package federatedlearning
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -101,31 +100,14 @@ func usesFlowerAddOn(superlink string) bool {
 // desiredClientApp is the ManifestWorkReplicaSet <name>-clientapp over the placement: a
 // Deployment <name>-clientapp in the SuperNode's namespace on each cluster. With a data claim,
 // the ClientApp reads its data path from the ConfigMap that only its own cluster gets
-// (desiredDataWork); the reference is not optional, so a client never starts without it. With
-// the federation's own SuperLink (own), it talks to the federation's SuperNode
-// (<name>-supernode:<port>) and signs its task requests with the SuperExec secret.
-func desiredClientApp(fl *flv1alpha1.FederatedLearning, own *ownLink) (*workv1alpha1.ManifestWorkReplicaSet, error) {
+// (desiredDataWork); the reference is not optional, so a client never starts without it.
+func desiredClientApp(fl *flv1alpha1.FederatedLearning) (*workv1alpha1.ManifestWorkReplicaSet, error) {
 	supernode := superNodeOrDefault(fl.Spec.Client.SuperNode)
 	ns, err := supernodeNamespace(supernode)
 	if err != nil {
 		return nil, err
 	}
-	var env []corev1.EnvVar
-	if dataClaim(&fl.Spec) != "" {
-		env = []corev1.EnvVar{{Name: DataPathEnv, ValueFrom: &corev1.EnvVarSource{ConfigMapKeyRef: &corev1.ConfigMapKeySelector{
-			LocalObjectReference: corev1.LocalObjectReference{Name: dataConfigMapName(fl)}, Key: DataPathKey,
-		}}}}
-	}
-	args := []string{"--insecure", "--appio-api-address=" + supernode, "--plugin-type=clientapp"}
-	if own != nil {
-		args = []string{"--insecure", "--appio-api-address=" + superNodeName(fl) + "." + ns + ":" + strconv.Itoa(int(own.Port)),
-			"--plugin-type=clientapp", "--superexec-auth-secret-file=" + superNodeSecretDir + "/" + keySuperExec}
-	}
-	d := deployment(metav1.ObjectMeta{Name: clientAppName(fl), Namespace: ns, Labels: labels(fl, "clientapp")},
-		"clientapp", fl.Spec.Client.Image, args, env)
-	if own != nil {
-		mountSecret(&d.Spec.Template.Spec, superNodeName(fl), superNodeSecretDir, keySuperExec)
-	}
+	d := clientAppDeployment(fl, ns, []string{"--insecure", "--appio-api-address=" + supernode, "--plugin-type=clientapp"})
 	set := &workv1alpha1.ManifestWorkReplicaSet{ObjectMeta: owned(fl, "clientapp")}
 	set.Name = clientAppName(fl)
 	set.Spec.PlacementRefs = []workv1alpha1.LocalPlacementReference{{Name: fl.Name, RolloutStrategy: clusterv1alpha1.RolloutStrategy{Type: clusterv1alpha1.All}}}
@@ -134,25 +116,68 @@ func desiredClientApp(fl *flv1alpha1.FederatedLearning, own *ownLink) (*workv1al
 	return set, nil
 }
 
-// desiredDataWork delivers to one client cluster what is that cluster's alone: its data path
-// (with a data claim) and, with the federation's own SuperLink, its SuperNode (Secret with the
-// cluster's key, Deployment and Service).
-func desiredDataWork(fl *flv1alpha1.FederatedLearning, cluster, path string, o SuperLinks, own *ownLink) (*workv1.ManifestWork, error) {
+// clientAppDeployment is the ClientApp in namespace ns, with the data path from the ConfigMap
+// <name>-data when the federation names a data claim.
+func clientAppDeployment(fl *flv1alpha1.FederatedLearning, ns string, args []string) *appsv1.Deployment {
+	var env []corev1.EnvVar
+	if dataClaim(&fl.Spec) != "" {
+		env = []corev1.EnvVar{{Name: DataPathEnv, ValueFrom: &corev1.EnvVarSource{ConfigMapKeyRef: &corev1.ConfigMapKeySelector{
+			LocalObjectReference: corev1.LocalObjectReference{Name: dataConfigMapName(fl)}, Key: DataPathKey,
+		}}}}
+	}
+	return deployment(metav1.ObjectMeta{Name: clientAppName(fl), Namespace: ns, Labels: labels(fl, "clientapp")},
+		"clientapp", fl.Spec.Client.Image, args, env)
+}
+
+// desiredDataWork delivers a client cluster's data path to that cluster only.
+func desiredDataWork(fl *flv1alpha1.FederatedLearning, cluster, path string) (*workv1.ManifestWork, error) {
 	ns, err := supernodeNamespace(superNodeOrDefault(fl.Spec.Client.SuperNode))
 	if err != nil {
 		return nil, err
 	}
-	var manifests []workv1.Manifest
+	return clusterWork(fl, dataWorkName(fl), cluster, "client",
+		manifest(corev1.SchemeGroupVersion.WithKind("ConfigMap"), dataConfigMap(fl, ns, path))), nil
+}
+
+// ownClientWorkName names the work that carries a client cluster's part of a federation with its
+// own SuperLink: <namespace>.<name>-flower, which no other federation's can be (a namespace has
+// no dot), in the cluster's namespace on the hub.
+func ownClientWorkName(fl *flv1alpha1.FederatedLearning) string {
+	return fl.Namespace + "." + fl.Name + "-flower"
+}
+
+// desiredOwnClientWork is what a client cluster runs for a federation with its own SuperLink, all
+// in a namespace of the federation's namespace's name on the cluster (so that two tenants'
+// federations of one name never share a name there): the namespace (created only when the
+// cluster lacks it, and left behind when the work goes, as the OpenFL client's), the data path
+// ConfigMap (with a data claim), the SuperNode (Secret with the cluster's own key, Deployment,
+// Service) and the ClientApp, which talks to that SuperNode and signs its task requests with the
+// SuperExec secret.
+func desiredOwnClientWork(fl *flv1alpha1.FederatedLearning, cluster, path string, o SuperLinks, own *ownLink) *workv1.ManifestWork {
+	ns := fl.Namespace
+	manifests := []workv1.Manifest{manifest(corev1.SchemeGroupVersion.WithKind("Namespace"), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})}
 	if dataClaim(&fl.Spec) != "" {
 		manifests = append(manifests, manifest(corev1.SchemeGroupVersion.WithKind("ConfigMap"), dataConfigMap(fl, ns, path)))
 	}
-	if own != nil {
-		if len(own.Material.Nodes[cluster]) == 0 {
-			return nil, fmt.Errorf("internal error: no SuperNode key for cluster %s", cluster)
-		}
-		sec, d, svc := superNodeObjects(fl, o, ns, cluster, own.Port, own.Material)
-		manifests = append(manifests, manifest(corev1.SchemeGroupVersion.WithKind("Secret"), sec),
-			manifest(appsv1.SchemeGroupVersion.WithKind("Deployment"), d), manifest(corev1.SchemeGroupVersion.WithKind("Service"), svc))
-	}
-	return clusterWork(fl, dataWorkName(fl), cluster, "client", manifests...), nil
+	sec, sn, svc := superNodeObjects(fl, o, ns, cluster, own.Port, own.Material)
+	app := clientAppDeployment(fl, ns, []string{"--insecure",
+		"--appio-api-address=" + superNodeName(fl) + "." + ns + ":" + strconv.Itoa(int(own.Port)),
+		"--plugin-type=clientapp", "--superexec-auth-secret-file=" + superNodeSecretDir + "/" + keySuperExec})
+	mountSecret(&app.Spec.Template.Spec, superNodeName(fl), superNodeSecretDir, keySuperExec)
+	manifests = append(manifests, manifest(corev1.SchemeGroupVersion.WithKind("Secret"), sec),
+		manifest(appsv1.SchemeGroupVersion.WithKind("Deployment"), sn), manifest(corev1.SchemeGroupVersion.WithKind("Service"), svc),
+		manifest(appsv1.SchemeGroupVersion.WithKind("Deployment"), app))
+	w := clusterWork(fl, ownClientWorkName(fl), cluster, "client", manifests...)
+	keepNamespace(w, ns)
+	return w
+}
+
+// keepNamespace makes w create namespace ns only where the cluster lacks it, never change it, and
+// leave it behind when w goes (with what else it holds).
+func keepNamespace(w *workv1.ManifestWork, ns string) {
+	id := workv1.ResourceIdentifier{Resource: "namespaces", Name: ns}
+	w.Spec.ManifestConfigs = []workv1.ManifestConfigOption{{ResourceIdentifier: id,
+		UpdateStrategy: &workv1.UpdateStrategy{Type: workv1.UpdateStrategyTypeCreateOnly}}}
+	w.Spec.DeleteOption = &workv1.DeleteOption{PropagationPolicy: workv1.DeletePropagationPolicyTypeSelectivelyOrphan,
+		SelectivelyOrphans: &workv1.SelectivelyOrphan{OrphaningRules: []workv1.OrphaningRule{{Resource: id.Resource, Name: id.Name}}}}
 }

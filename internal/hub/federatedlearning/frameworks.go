@@ -71,9 +71,6 @@ func (r *Reconciler) flower(ctx context.Context, fl *flv1alpha1.FederatedLearnin
 	if err := r.flowerClientApps(ctx, fl, o, own, conflict); err != nil {
 		return err
 	}
-	if err := r.observeClientApps(ctx, fl, o); err != nil {
-		return err
-	}
 	o.Progress = r.flowerProgress(ctx, fl, o, target)
 	return nil
 }
@@ -105,15 +102,34 @@ func (r *Reconciler) flowerServerApp(ctx context.Context, fl *flv1alpha1.Federat
 	return nil
 }
 
-// flowerClientApps keeps the ClientApps' ManifestWorkReplicaSet (once enough clients are decided, and
-// from then on) and one work per decided client when the federation names a data claim or has
-// its own SuperLink (whose SuperNode, with that cluster's key, the work carries); the works of
-// clusters no longer decided go. A work another owner holds excludes its client.
+// flowerClientApps keeps the clients. With the federation's own SuperLink (own), one work per
+// client cluster carries all it runs (ownClientWork); the works of clusters no longer decided go.
+// Otherwise OCM's ManifestWorkReplicaSet <name>-clientapp (once enough clients are decided, and
+// from then on) and, with a data claim, one data work per client. A work another owner holds
+// excludes its client.
 func (r *Reconciler) flowerClientApps(ctx context.Context, fl *flv1alpha1.FederatedLearning, o *observed, own *ownLink, conflict func(error) error) error {
+	paths := dataPaths(o)
+	if own != nil {
+		for _, c := range sortedKeys(paths) {
+			w := &workv1.ManifestWork{}
+			err := r.ensure(ctx, fl, "ManifestWork", desiredOwnClientWork(fl, c, paths[c], r.SuperLinks, own), w, true)
+			if isConflict(err) {
+				o.Clients[c] = clientState{Excluded: true, Reason: ReasonNameConflict, Message: err.Error()}
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			cs := o.Clients[c]
+			cs.Delivered, cs.Applied = true, meta.IsStatusConditionTrue(w.Status.Conditions, workv1.WorkApplied)
+			o.Clients[c] = cs
+		}
+		return r.deleteStaleWorks(ctx, fl, o, ownClientWorkName(fl), paths)
+	}
 	set := &workv1alpha1.ManifestWorkReplicaSet{}
 	exists := r.Client.Get(ctx, client.ObjectKey{Namespace: fl.Namespace, Name: clientAppName(fl)}, set) == nil
 	if exists || len(o.Decided) >= minClients(fl) {
-		desired, err := desiredClientApp(fl, own)
+		desired, err := desiredClientApp(fl)
 		if err != nil {
 			return err
 		}
@@ -122,10 +138,9 @@ func (r *Reconciler) flowerClientApps(ctx context.Context, fl *flv1alpha1.Federa
 			return err
 		}
 	}
-	paths := dataPaths(o)
-	if dataClaim(&fl.Spec) != "" || own != nil {
+	if dataClaim(&fl.Spec) != "" {
 		for _, c := range sortedKeys(paths) {
-			w, err := desiredDataWork(fl, c, paths[c], r.SuperLinks, own)
+			w, err := desiredDataWork(fl, c, paths[c])
 			if err != nil {
 				return err
 			}
@@ -136,7 +151,10 @@ func (r *Reconciler) flowerClientApps(ctx context.Context, fl *flv1alpha1.Federa
 			}
 		}
 	}
-	return r.deleteStaleWorks(ctx, fl, o, dataWorkName(fl), paths)
+	if err := r.deleteStaleWorks(ctx, fl, o, dataWorkName(fl), paths); err != nil {
+		return err
+	}
+	return r.observeClientApps(ctx, fl, o)
 }
 
 // observeClientApps records, for each decided client not excluded, whether the replica set's work

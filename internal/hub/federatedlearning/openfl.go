@@ -150,11 +150,7 @@ func desiredClientWork(fl *flv1alpha1.FederatedLearning, cluster, dataPath strin
 	w := clusterWork(fl, fl.Name, cluster, "client",
 		manifest(corev1.SchemeGroupVersion.WithKind("Namespace"), ns),
 		manifest(batchv1.SchemeGroupVersion.WithKind("Job"), j))
-	nsID := workv1.ResourceIdentifier{Resource: "namespaces", Name: fl.Namespace}
-	w.Spec.ManifestConfigs = []workv1.ManifestConfigOption{{ResourceIdentifier: nsID,
-		UpdateStrategy: &workv1.UpdateStrategy{Type: workv1.UpdateStrategyTypeCreateOnly}}}
-	w.Spec.DeleteOption = &workv1.DeleteOption{PropagationPolicy: workv1.DeletePropagationPolicyTypeSelectivelyOrphan,
-		SelectivelyOrphans: &workv1.SelectivelyOrphan{OrphaningRules: []workv1.OrphaningRule{{Resource: nsID.Resource, Name: nsID.Name}}}}
+	keepNamespace(w, fl.Namespace)
 	return w
 }
 
