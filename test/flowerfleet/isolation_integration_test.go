@@ -103,18 +103,30 @@ func TestTenantsAreIsolated(t *testing.T) {
 	if code, body = f.post(t, hc, "https://"+aLink+"/v1/fleet/activate-node", fleetRequest(bCreds.nodePublic), signedHeaders(t, bCreds.nodeKey)); code == http.StatusOK {
 		t.Errorf("B's SuperNode key activated at A's SuperLink: HTTP %d %s", code, body)
 	}
-	t.Logf("B's SuperNode key at A's Fleet API: HTTP %d %s", code, body)
-	if code, body = f.post(t, hc, "https://"+aLink+"/v1/fleet/activate-node", fleetRequest(aCreds.nodePublic), signedHeaders(t, aCreds.nodeKey)); code != http.StatusOK {
-		t.Errorf("A's own SuperNode key at A's Fleet API: HTTP %d %s, want 200 (the control of the check above)", code, body)
-	}
+	t.Logf("B's SuperNode key activating at A's Fleet API: HTTP %d %s", code, body)
 	nodes, err := control(aCreds.token).ListNodes(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
+	var aNode uint64
 	for _, n := range nodes {
 		if bytes.Equal(n.PublicKeyPEM, bCreds.nodePublic) {
 			t.Errorf("A's SuperLink lists B's SuperNode key: %+v", n)
 		}
+		if bytes.Equal(n.PublicKeyPEM, aCreds.nodePublic) {
+			aNode = n.ID
+		}
+	}
+	if aNode == 0 {
+		t.Fatalf("A's SuperLink does not list A's SuperNode of spoke-1: %+v", nodes)
+	}
+	// A heartbeat for A's SuperNode of spoke-1: signed with B's key it is refused; with A's own
+	// key it is taken (the control of the check).
+	if code, body = f.post(t, hc, "https://"+aLink+"/v1/fleet/send-node-heartbeat", heartbeat(aNode), signedHeaders(t, bCreds.nodeKey)); code != http.StatusUnauthorized {
+		t.Errorf("a heartbeat for A's node signed with B's key: HTTP %d %s, want 401", code, body)
+	}
+	if code, body = f.post(t, hc, "https://"+aLink+"/v1/fleet/send-node-heartbeat", heartbeat(aNode), signedHeaders(t, aCreds.nodeKey)); code != http.StatusOK {
+		t.Errorf("a heartbeat for A's node signed with A's key: HTTP %d %s, want 200 (the control of the check above)", code, body)
 	}
 
 	// The Runtime API, where the ServerApp (at the SuperLink) and the ClientApps (at each
@@ -246,6 +258,17 @@ func fleetRequest(publicKey []byte) []byte {
 	b = protowire.AppendBytes(b, publicKey)
 	b = protowire.AppendTag(b, 2, protowire.Fixed64Type)
 	return protowire.AppendFixed64(b, 0x403e000000000000) // 30.0
+}
+
+// heartbeat is a Fleet API SendNodeHeartbeatRequest: node (1) {node_id (1)}, heartbeat_interval
+// (2), 30 s.
+func heartbeat(nodeID uint64) []byte {
+	node := protowire.AppendTag(nil, 1, protowire.VarintType)
+	node = protowire.AppendVarint(node, nodeID)
+	b := protowire.AppendTag(nil, 1, protowire.BytesType)
+	b = protowire.AppendBytes(b, node)
+	b = protowire.AppendTag(b, 2, protowire.Fixed64Type)
+	return protowire.AppendFixed64(b, 0x403e000000000000)
 }
 
 // signedHeaders are a SuperNode's Fleet API headers, as flower-supernode signs them: its public
