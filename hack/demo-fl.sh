@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The federated-learning demo (`make demo-fl`): a local fleet (the hub and four spokes, each with a
-# process-runtime node) where Flower really runs. flower-addon puts the SuperLink on the hub and
-# a SuperNode on every spoke (TLS, the hub's CA); OCM's Flower sample, applied unchanged, places
-# its clients on the three spokes whose claim names a data set (not spoke-4, an edge site with
-# none); the example app (examples/federated-learning, numpy) trains for six rounds, which
+# process-runtime node) where Flower really runs. OCM's Flower sample, applied unchanged, places
+# its clients on the three spokes whose claim names a data set and that run flower-addon (not
+# spoke-4, an edge site with none); the federation gets a SuperLink of its own on the hub (behind
+# its front, TLS with its own CA) and a SuperNode of its own on each client spoke; the example app (examples/federated-learning, numpy) trains for six rounds, which
 # advance in the FederatedLearning's status; spoke-3 is lost after round three and the federation
 # goes on with the quorum; last, the federated model against each client trained alone.
 #

@@ -110,21 +110,9 @@ func (r *Reconciler) flowerServerApp(ctx context.Context, fl *flv1alpha1.Federat
 func (r *Reconciler) flowerClientApps(ctx context.Context, fl *flv1alpha1.FederatedLearning, o *observed, own *ownLink, conflict func(error) error) error {
 	paths := dataPaths(o)
 	if own != nil {
-		for _, c := range sortedKeys(paths) {
-			w := &workv1.ManifestWork{}
-			err := r.ensure(ctx, fl, "ManifestWork", desiredOwnClientWork(fl, c, paths[c], r.SuperLinks, own), w, true)
-			if isConflict(err) {
-				o.Clients[c] = clientState{Excluded: true, Reason: ReasonNameConflict, Message: err.Error()}
-				continue
-			}
-			if err != nil {
-				return err
-			}
-			cs := o.Clients[c]
-			cs.Delivered, cs.Applied = true, meta.IsStatusConditionTrue(w.Status.Conditions, workv1.WorkApplied)
-			o.Clients[c] = cs
-		}
-		return r.deleteStaleWorks(ctx, fl, o, ownClientWorkName(fl), paths)
+		return r.clientWorks(ctx, fl, o, ownClientWorkName(fl), paths, func(c string) *workv1.ManifestWork {
+			return desiredOwnClientWork(fl, c, paths[c], r.SuperLinks, own)
+		})
 	}
 	set := &workv1alpha1.ManifestWorkReplicaSet{}
 	exists := r.Client.Get(ctx, client.ObjectKey{Namespace: fl.Namespace, Name: clientAppName(fl)}, set) == nil
@@ -288,26 +276,33 @@ func (r *Reconciler) openFL(ctx context.Context, fl *flv1alpha1.FederatedLearnin
 		o.ServerSucceeded, o.ServerFailed, o.ServerFailure = serverJobState(j)
 	}
 	if o.ServerReady {
-		for _, c := range sortedKeys(paths) {
-			w := &workv1.ManifestWork{}
-			err := r.ensure(ctx, fl, "ManifestWork", desiredClientWork(fl, c, paths[c], ep), w, true)
-			if isConflict(err) {
-				o.Clients[c] = clientState{Excluded: true, Reason: ReasonNameConflict, Message: err.Error()}
-				continue
-			}
-			if err != nil {
-				return err
-			}
-			cs := o.Clients[c]
-			cs.Delivered, cs.Applied = true, meta.IsStatusConditionTrue(w.Status.Conditions, workv1.WorkApplied)
-			o.Clients[c] = cs
-		}
 		// Works of clusters no longer decided go (OCM's stay).
-		if err := r.deleteStaleWorks(ctx, fl, o, fl.Name, paths); err != nil {
-			return err
-		}
+		return r.clientWorks(ctx, fl, o, fl.Name, paths, func(c string) *workv1.ManifestWork {
+			return desiredClientWork(fl, c, paths[c], ep)
+		})
 	}
 	return nil
+}
+
+// clientWorks keeps one work, name, per client cluster (the keys of paths, made by desired) and
+// records whether each reached its cluster and was applied there; a work of that name another
+// owner holds excludes its client. The works of clusters no longer decided go.
+func (r *Reconciler) clientWorks(ctx context.Context, fl *flv1alpha1.FederatedLearning, o *observed, name string, paths map[string]string, desired func(cluster string) *workv1.ManifestWork) error {
+	for _, c := range sortedKeys(paths) {
+		w := &workv1.ManifestWork{}
+		err := r.ensure(ctx, fl, "ManifestWork", desired(c), w, true)
+		if isConflict(err) {
+			o.Clients[c] = clientState{Excluded: true, Reason: ReasonNameConflict, Message: err.Error()}
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		cs := o.Clients[c]
+		cs.Delivered, cs.Applied = true, meta.IsStatusConditionTrue(w.Status.Conditions, workv1.WorkApplied)
+		o.Clients[c] = cs
+	}
+	return r.deleteStaleWorks(ctx, fl, o, name, paths)
 }
 
 // hubNodeIP is the InternalIP of a Ready hub node (the first by name), which OCM's controller
