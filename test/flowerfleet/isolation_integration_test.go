@@ -307,7 +307,7 @@ func (f *fleet) post(t *testing.T, hc *http.Client, url string, body []byte, h h
 	if err != nil {
 		t.Fatalf("POST %s: %v", url, err)
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	out, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
 	return resp.StatusCode, strings.TrimSpace(string(out))
 }

@@ -57,7 +57,7 @@ func (r *Reconciler) ownSuperLink(ctx context.Context, fl *flv1alpha1.FederatedL
 	for c, k := range m.Nodes {
 		pub, err := nodePublicKey(k)
 		if err != nil {
-			return nil, fmt.Errorf("Secret %s/%s: the SuperNode key of cluster %s: %w", fl.Namespace, superLinkName(fl), c, err)
+			return nil, fmt.Errorf("the SuperNode key of cluster %s in the hub's record %s: %w", c, recordKey(fl), err)
 		}
 		l.publicKeys[c] = pub
 	}
@@ -76,7 +76,7 @@ func (r *Reconciler) superLinkPort(ctx context.Context, fl *flv1alpha1.Federated
 				return 0, errConflict{"Service", key.String()}
 			}
 			if len(s.Spec.Ports) != 1 || s.Spec.Ports[0].NodePort == 0 {
-				return 0, fmt.Errorf("Service %s was changed: it has no node port; delete it and the hub makes it again", key)
+				return 0, fmt.Errorf("the federation's SuperLink Service %s was changed: it has no node port; delete it and the hub makes it again", key)
 			}
 			return s.Spec.Ports[0].NodePort, nil
 		}

@@ -16,8 +16,8 @@ import (
 // on (wrapping) as ports are taken.
 func TestCandidatePort(t *testing.T) {
 	a, b := makeFL("a").Obj(), makeFL("b").Obj()
-	if candidatePort(a, 0) != candidatePort(a, 0) {
-		t.Fatal("candidatePort is not deterministic")
+	if first, again := candidatePort(a, 0), candidatePort(makeFL("a").Obj(), 0); first != again {
+		t.Fatalf("candidatePort is not deterministic: %d, then %d", first, again)
 	}
 	if candidatePort(a, 0) == candidatePort(b, 0) {
 		t.Logf("a and b start at the same port %d (possible; the allocation walks on)", candidatePort(a, 0))

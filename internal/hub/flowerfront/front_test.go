@@ -27,10 +27,9 @@ type seen struct {
 
 // fakeSuperLink records every request it gets and answers 200 "from flower".
 type fakeSuperLink struct {
-	mu   sync.Mutex
-	got  []seen
-	url  *url.URL
-	stop func()
+	mu  sync.Mutex
+	got []seen
+	url *url.URL
 }
 
 func newFakeSuperLink(t *testing.T) *fakeSuperLink {
