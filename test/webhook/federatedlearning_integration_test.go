@@ -32,8 +32,9 @@ func federatedLearning(ns, name string, fw flv1alpha1.Framework, sets ...string)
 
 // TestFederatedLearningNeedsTheRequestersPermissions: a FederatedLearning makes the hub bind its
 // sets and run its images, so whoever creates one, or changes its spec, needs bind on every set,
-// create on the server's workload kind (deployments for flower, jobs for openfl) and create on
-// manifestworkreplicasets in its namespace, and is refused naming each missing one. With them
+// create on the server's workload kind (deployments for flower, jobs for openfl), for flower's own
+// SuperLink create on services and secrets, and create on manifestworkreplicasets in its
+// namespace, and is refused naming each missing one. With them
 // the hub carries it out, its own bindings passing the same webhook (the hub's role holds
 // managedclustersets/bind).
 func TestFederatedLearningNeedsTheRequestersPermissions(t *testing.T) {
@@ -66,10 +67,19 @@ func TestFederatedLearningNeedsTheRequestersPermissions(t *testing.T) {
 		`spec.client.placement chooses from the sets bound to namespace %q, which needs permission to create `+
 		`manifestworkreplicasets in namespace %q in group work.open-cluster-management.io`, subject, ns, ns)
 
+	// A Flower federation with flower-addon's SuperLink address (the default) gets a SuperLink of
+	// its own: a NodePort Service and its keys in a Secret, in the namespace.
+	ownLinkRefusal := func(what, perm string) string {
+		return fmt.Sprintf(`%sspec.server.superlink "superlink.flower-system:9091" (flower-addon's) makes the hub %s, which needs `+
+			`permission to create %s in namespace %q (core group)`, subject, what, perm, ns)
+	}
 	fl := federatedLearning(ns, "mnist", flv1alpha1.FrameworkFlower, "wh-fl-gpu", "wh-fl-cpu")
 	err := c.Create(ctx, fl.DeepCopy())
 	for _, want := range []string{bindRefusal(0, "wh-fl-gpu"), bindRefusal(1, "wh-fl-cpu"),
-		serverRefusal("Deployment", "flower", "create deployments"), clientRefusal} {
+		serverRefusal("Deployment", "flower", "create deployments"),
+		ownLinkRefusal(fmt.Sprintf(`run a SuperLink of the federation's own in namespace %q: Service "mnist-superlink" of type NodePort, taking a node port on every hub node`, ns), "services"),
+		ownLinkRefusal(fmt.Sprintf(`keep the federation's keys in Secret "mnist-superlink" in namespace %q`, ns), "secrets"),
+		clientRefusal} {
 		denied(t, "creating a flower FederatedLearning with no permission", err, want)
 	}
 
@@ -77,6 +87,7 @@ func TestFederatedLearningNeedsTheRequestersPermissions(t *testing.T) {
 	grant(t, env, user, subresource(webhook.ClusterGroup, "managedclustersets/bind", "create", "wh-fl-gpu"))
 	grantIn(t, env, ns, user,
 		rbacv1.PolicyRule{APIGroups: []string{"apps"}, Resources: []string{"deployments"}, Verbs: []string{"create"}},
+		rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"services", "secrets"}, Verbs: []string{"create"}},
 		rbacv1.PolicyRule{APIGroups: []string{webhook.ClusterGroup}, Resources: []string{"placements"}, Verbs: []string{"create"}},
 		rbacv1.PolicyRule{APIGroups: []string{webhook.WorkGroup}, Resources: []string{"manifestworkreplicasets"}, Verbs: []string{"create"}})
 	testenv.WaitFor(t, wait, "the refusal to name only the second set", func(ctx context.Context) (bool, string, error) {
