@@ -110,6 +110,14 @@ func (r *Reconciler) flowerServerApp(ctx context.Context, fl *flv1alpha1.Federat
 func (r *Reconciler) flowerClientApps(ctx context.Context, fl *flv1alpha1.FederatedLearning, o *observed, own *ownLink, conflict func(error) error) error {
 	paths := dataPaths(o)
 	if own != nil {
+		// A federation made before federations had SuperLinks of their own has OCM's replica set
+		// and data works: they go, so that no cluster runs two clients.
+		if err := r.deleteReplicaSet(ctx, fl); err != nil {
+			return err
+		}
+		if err := r.deleteStaleWorks(ctx, fl, o, dataWorkName(fl), nil); err != nil {
+			return err
+		}
 		return r.clientWorks(ctx, fl, o, ownClientWorkName(fl), paths, func(c string) *workv1.ManifestWork {
 			return desiredOwnClientWork(fl, c, paths[c], r.SuperLinks, own)
 		})
@@ -143,6 +151,16 @@ func (r *Reconciler) flowerClientApps(ctx context.Context, fl *flv1alpha1.Federa
 		return err
 	}
 	return r.observeClientApps(ctx, fl, o)
+}
+
+// deleteReplicaSet deletes fl's ManifestWorkReplicaSet <name>-clientapp if fl made it.
+func (r *Reconciler) deleteReplicaSet(ctx context.Context, fl *flv1alpha1.FederatedLearning) error {
+	set := &workv1alpha1.ManifestWorkReplicaSet{}
+	err := r.Client.Get(ctx, client.ObjectKey{Namespace: fl.Namespace, Name: clientAppName(fl)}, set)
+	if err != nil || !mine(fl, set) {
+		return client.IgnoreNotFound(err)
+	}
+	return client.IgnoreNotFound(r.Client.Delete(ctx, set))
 }
 
 // observeClientApps records, for each decided client not excluded, whether the replica set's work
