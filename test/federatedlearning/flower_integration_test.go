@@ -5,6 +5,7 @@ package federatedlearning
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"sort"
 	"strconv"
@@ -285,4 +286,32 @@ func keys[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// TestFlowerMovesToItsOwnSuperLink: a federation on its author's SuperLink has OCM's replica set
+// and data works; moved to flower-addon's address it gets a SuperLink of its own, and the replica
+// set and the data works go with the move, so that no cluster runs two clients.
+func TestFlowerMovesToItsOwnSuperLink(t *testing.T) {
+	f := start(t, "fl-move")
+	f.cluster(t, "site-a", map[string]string{dataClaim: "/data/site-a"}, true)
+	f.cluster(t, "site-b", map[string]string{dataClaim: "/data/site-b"}, true)
+	fl := f.flower("moving", 2)
+	fl.Spec.Server.SuperLink = "superlink.ml-team:9091"
+	testenv.Create(t, f.c, fl)
+	f.waitWorks(t, "moving-clientapp", "site-a", "site-b")
+	f.waitWorks(t, "moving-client-data", "site-a", "site-b")
+
+	testenv.WaitFor(t, wait, "the move to flower-addon's SuperLink address", func(ctx context.Context) (bool, string, error) {
+		cur := mustGet(t, f, fl)
+		cur.Spec.Server.SuperLink = "superlink.flower-system:9091"
+		err := f.c.Update(ctx, cur)
+		return err == nil, fmt.Sprint(err), nil
+	})
+	f.waitWorks(t, fl.Namespace+".moving-flower", "site-a", "site-b")
+	f.waitWorks(t, "moving-clientapp")
+	f.waitWorks(t, "moving-client-data")
+	testenv.WaitFor(t, wait, "the replica set gone", func(ctx context.Context) (bool, string, error) {
+		err := f.c.Get(ctx, client.ObjectKey{Namespace: fl.Namespace, Name: "moving-clientapp"}, &workv1alpha1.ManifestWorkReplicaSet{})
+		return apierrors.IsNotFound(err), fmt.Sprint(err), client.IgnoreNotFound(err)
+	})
 }
