@@ -293,13 +293,13 @@ func keys[V any](m map[string]V) []string {
 // set and the data works go with the move, so that no cluster runs two clients.
 func TestFlowerMovesToItsOwnSuperLink(t *testing.T) {
 	f := start(t, "fl-move")
-	f.cluster(t, "site-a", map[string]string{dataClaim: "/data/site-a"}, true)
-	f.cluster(t, "site-b", map[string]string{dataClaim: "/data/site-b"}, true)
+	f.cluster(t, "move-a", map[string]string{dataClaim: "/data/move-a"}, true)
+	f.cluster(t, "move-b", map[string]string{dataClaim: "/data/move-b"}, true)
 	fl := f.flower("moving", 2)
 	fl.Spec.Server.SuperLink = "superlink.ml-team:9091"
 	testenv.Create(t, f.c, fl)
-	f.waitWorks(t, "moving-clientapp", "site-a", "site-b")
-	f.waitWorks(t, "moving-client-data", "site-a", "site-b")
+	f.waitWorks(t, "moving-clientapp", "move-a", "move-b")
+	f.waitWorks(t, "moving-client-data", "move-a", "move-b")
 
 	testenv.WaitFor(t, wait, "the move to flower-addon's SuperLink address", func(ctx context.Context) (bool, string, error) {
 		cur := mustGet(t, f, fl)
@@ -307,7 +307,7 @@ func TestFlowerMovesToItsOwnSuperLink(t *testing.T) {
 		err := f.c.Update(ctx, cur)
 		return err == nil, fmt.Sprint(err), nil
 	})
-	f.waitWorks(t, fl.Namespace+".moving-flower", "site-a", "site-b")
+	f.waitWorks(t, fl.Namespace+".moving-flower", "move-a", "move-b")
 	f.waitWorks(t, "moving-clientapp")
 	f.waitWorks(t, "moving-client-data")
 	testenv.WaitFor(t, wait, "the replica set gone", func(ctx context.Context) (bool, string, error) {
