@@ -45,7 +45,7 @@ func TestFlowerFederation(t *testing.T) {
 
 	// One work per client cluster carries all it runs for the federation, named so that no
 	// other namespace's federation of this name can share it.
-	clientApp := fl.Namespace + ".mnist-flower"
+	clientApp := fl.Namespace + ".mnist-client"
 	f.waitWorks(t, clientApp, "hospital-a", "hospital-b", "hospital-c")
 
 	// The placement is the spec's, plus the requirement that flower-addon is available, and it
@@ -307,7 +307,7 @@ func TestFlowerMovesToItsOwnSuperLink(t *testing.T) {
 		err := f.c.Update(ctx, cur)
 		return err == nil, fmt.Sprint(err), nil
 	})
-	f.waitWorks(t, fl.Namespace+".moving-flower", "move-a", "move-b")
+	f.waitWorks(t, fl.Namespace+".moving-client", "move-a", "move-b")
 	f.waitWorks(t, "moving-clientapp")
 	f.waitWorks(t, "moving-client-data")
 	testenv.WaitFor(t, wait, "the replica set gone", func(ctx context.Context) (bool, string, error) {

@@ -47,7 +47,8 @@ func TestOpenFLFederation(t *testing.T) {
 	fl := f.openFL("brain", 2, 30089)
 	testenv.Create(t, f.c, fl)
 
-	f.waitWorks(t, "brain", "site-a", "site-b")
+	work := fl.Namespace + ".brain-client"
+	f.waitWorks(t, work, "site-a", "site-b")
 	j := &batchv1.Job{}
 	if err := f.c.Get(ctx, client.ObjectKey{Namespace: fl.Namespace, Name: "brain-server"}, j); err != nil {
 		t.Fatal(err)
@@ -71,7 +72,7 @@ func TestOpenFLFederation(t *testing.T) {
 	}
 	for _, c := range []string{"site-a", "site-b"} {
 		w := &workv1.ManifestWork{}
-		if err := f.c.Get(ctx, client.ObjectKey{Namespace: c, Name: "brain"}, w); err != nil {
+		if err := f.c.Get(ctx, client.ObjectKey{Namespace: c, Name: work}, w); err != nil {
 			t.Fatal(err)
 		}
 		cj := decode[batchv1.Job](t, w.Spec.Workload.Manifests[1])
@@ -89,7 +90,7 @@ func TestOpenFLFederation(t *testing.T) {
 
 	// site-b no longer holds data: its ManifestWork goes.
 	f.setClaims(t, "site-b", nil)
-	f.waitWorks(t, "brain", "site-a")
+	f.waitWorks(t, work, "site-a")
 
 	// The server Job succeeds: Completed, with OCM's message.
 	completeJob(t, f.c, j)
@@ -101,7 +102,7 @@ func TestOpenFLFederation(t *testing.T) {
 	if err := f.c.Delete(ctx, fl); err != nil {
 		t.Fatal(err)
 	}
-	f.waitWorks(t, "brain")
+	f.waitWorks(t, work)
 }
 
 // completeJob marks a Job succeeded, as the Job controller would once its pod exits 0 (the
@@ -191,7 +192,7 @@ func TestBadInput(t *testing.T) {
 	// A ManifestWork of the client work's name in a cluster's namespace that someone else made:
 	// that cluster gets no client (NameConflict), and the work is neither changed nor deleted,
 	// not while the federation runs and not when it goes.
-	otherWork := &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: "bad-site", Name: "taken-work"},
+	otherWork := &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: "bad-site", Name: f.set.Namespace + ".taken-work-client"},
 		Spec: workv1.ManifestWorkSpec{Workload: workv1.ManifestsTemplate{Manifests: []workv1.Manifest{{RawExtension: runtime.RawExtension{
 			Raw: []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"theirs","namespace":"default"}}`)}}}}}}
 	testenv.Create(t, f.c, otherWork)

@@ -62,7 +62,7 @@ func TestOpenFLLeavesSpokeNamespace(t *testing.T) {
 	testenv.Create(t, f.c, fl)
 	testenv.WaitFor(t, wait, "the client's ManifestWork applied on "+j.Name, func(ctx context.Context) (bool, string, error) {
 		w := &workv1.ManifestWork{}
-		if err := f.c.Get(ctx, client.ObjectKey{Namespace: j.Name, Name: fl.Name}, w); err != nil {
+		if err := f.c.Get(ctx, client.ObjectKey{Namespace: j.Name, Name: fl.Namespace + "." + fl.Name + "-client"}, w); err != nil {
 			return false, f.state(ctx), client.IgnoreNotFound(err)
 		}
 		return meta.IsStatusConditionTrue(w.Status.Conditions, workv1.WorkApplied), fmt.Sprintf("conditions %+v", w.Status.Conditions), nil
@@ -86,7 +86,7 @@ func TestOpenFLLeavesSpokeNamespace(t *testing.T) {
 	})
 	// The agent removes its finalizer once it has deleted what the work's deletion deletes.
 	testenv.WaitFor(t, wait, "the client's ManifestWork gone", func(ctx context.Context) (bool, string, error) {
-		err := f.c.Get(ctx, client.ObjectKey{Namespace: j.Name, Name: fl.Name}, &workv1.ManifestWork{})
+		err := f.c.Get(ctx, client.ObjectKey{Namespace: j.Name, Name: fl.Namespace + "." + fl.Name + "-client"}, &workv1.ManifestWork{})
 		return apierrors.IsNotFound(err), "", client.IgnoreNotFound(err)
 	})
 	got, err := spoke.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})

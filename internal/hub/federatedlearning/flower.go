@@ -139,11 +139,12 @@ func desiredDataWork(fl *flv1alpha1.FederatedLearning, cluster, path string) (*w
 		manifest(corev1.SchemeGroupVersion.WithKind("ConfigMap"), dataConfigMap(fl, ns, path))), nil
 }
 
-// ownClientWorkName names the work that carries a client cluster's part of a federation with its
-// own SuperLink: <namespace>.<name>-flower, which no other federation's can be (a namespace has
-// no dot), in the cluster's namespace on the hub.
-func ownClientWorkName(fl *flv1alpha1.FederatedLearning) string {
-	return fl.Namespace + "." + fl.Name + "-flower"
+// clientWorkName names the work that carries a client cluster's part of a federation (OpenFL's,
+// and a Flower federation's with its own SuperLink): <namespace>.<name>-client, in the cluster's
+// namespace on the hub, which no other federation's can be (a namespace has no dot, and names are
+// unique in a namespace).
+func clientWorkName(fl *flv1alpha1.FederatedLearning) string {
+	return fl.Namespace + "." + fl.Name + "-client"
 }
 
 // desiredOwnClientWork is what a client cluster runs for a federation with its own SuperLink, all
@@ -167,7 +168,7 @@ func desiredOwnClientWork(fl *flv1alpha1.FederatedLearning, cluster, path string
 	manifests = append(manifests, manifest(corev1.SchemeGroupVersion.WithKind("Secret"), sec),
 		manifest(appsv1.SchemeGroupVersion.WithKind("Deployment"), sn), manifest(corev1.SchemeGroupVersion.WithKind("Service"), svc),
 		manifest(appsv1.SchemeGroupVersion.WithKind("Deployment"), app))
-	w := clusterWork(fl, ownClientWorkName(fl), cluster, "client", manifests...)
+	w := clusterWork(fl, clientWorkName(fl), cluster, "client", manifests...)
 	keepNamespace(w, ns)
 	return w
 }

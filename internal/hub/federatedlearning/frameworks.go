@@ -118,7 +118,7 @@ func (r *Reconciler) flowerClientApps(ctx context.Context, fl *flv1alpha1.Federa
 		if err := r.deleteStaleWorks(ctx, fl, o, dataWorkName(fl), nil); err != nil {
 			return err
 		}
-		return r.clientWorks(ctx, fl, o, ownClientWorkName(fl), paths, func(c string) *workv1.ManifestWork {
+		return r.clientWorks(ctx, fl, o, clientWorkName(fl), paths, func(c string) *workv1.ManifestWork {
 			return desiredOwnClientWork(fl, c, paths[c], r.SuperLinks, own)
 		})
 	}
@@ -294,8 +294,13 @@ func (r *Reconciler) openFL(ctx context.Context, fl *flv1alpha1.FederatedLearnin
 		o.ServerSucceeded, o.ServerFailed, o.ServerFailure = serverJobState(j)
 	}
 	if o.ServerReady {
+		// Works named <name>, as OCM names them and Flotilla did, go: their names are shared by
+		// federations of one name in two namespaces.
+		if err := r.deleteStaleWorks(ctx, fl, o, fl.Name, nil); err != nil {
+			return err
+		}
 		// Works of clusters no longer decided go (OCM's stay).
-		return r.clientWorks(ctx, fl, o, fl.Name, paths, func(c string) *workv1.ManifestWork {
+		return r.clientWorks(ctx, fl, o, clientWorkName(fl), paths, func(c string) *workv1.ManifestWork {
 			return desiredClientWork(fl, c, paths[c], ep)
 		})
 	}

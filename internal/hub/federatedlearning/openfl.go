@@ -147,7 +147,7 @@ func desiredClientWork(fl *flv1alpha1.FederatedLearning, cluster, dataPath strin
 		"--num-rounds=" + strconv.Itoa(int(s.Rounds)), "--model-dir=" + s.Storage.Path,
 	})
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: fl.Namespace}}
-	w := clusterWork(fl, fl.Name, cluster, "client",
+	w := clusterWork(fl, clientWorkName(fl), cluster, "client",
 		manifest(corev1.SchemeGroupVersion.WithKind("Namespace"), ns),
 		manifest(batchv1.SchemeGroupVersion.WithKind("Job"), j))
 	keepNamespace(w, fl.Namespace)
