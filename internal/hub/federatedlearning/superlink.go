@@ -29,6 +29,7 @@ import (
 	flv1alpha1 "github.com/flotilla/flotilla/api/federationai/v1alpha1"
 	"github.com/flotilla/flotilla/internal/certs"
 	"github.com/flotilla/flotilla/internal/contract/builtinaddon"
+	"github.com/flotilla/flotilla/internal/hub/flower"
 )
 
 // A Flower federation that uses flower-addon's SuperLink address (the default) gets a SuperLink
@@ -320,7 +321,7 @@ func superLinkDeployment(fl *flv1alpha1.FederatedLearning, o SuperLinks, port in
 		Name: "superlink", Image: o.SuperLinkImage,
 		Args: []string{"--insecure", "--isolation", "process", "--host", "127.0.0.1", "--port", p,
 			"--superexec-auth-secret-file", superLinkSecretDir + "/" + keySuperExec},
-		VolumeMounts: mount, SecurityContext: restrictedContainer(),
+		VolumeMounts: mount, SecurityContext: flower.ContainerSecurity(),
 	}
 	front := corev1.Container{
 		Name: "front", Image: o.FrontImage,
@@ -331,7 +332,7 @@ func superLinkDeployment(fl *flv1alpha1.FederatedLearning, o SuperLinks, port in
 		Ports:           []corev1.ContainerPort{{Name: "fleet", ContainerPort: port, Protocol: corev1.ProtocolTCP}},
 		ReadinessProbe:  &corev1.Probe{ProbeHandler: corev1.ProbeHandler{TCPSocket: &corev1.TCPSocketAction{Port: intstr.FromInt32(port)}}, PeriodSeconds: 5},
 		VolumeMounts:    mount,
-		SecurityContext: restrictedContainer(),
+		SecurityContext: flower.ContainerSecurity(),
 	}
 	d := deployment(owned(fl, "superlink"), "superlink", o.SuperLinkImage, nil, nil)
 	d.Name = superLinkName(fl)
@@ -339,21 +340,13 @@ func superLinkDeployment(fl *flv1alpha1.FederatedLearning, o SuperLinks, port in
 	pod := &d.Spec.Template
 	pod.Spec.Containers = []corev1.Container{link, front}
 	pod.Spec.AutomountServiceAccountToken = ptr.To(false)
-	pod.Spec.SecurityContext = &corev1.PodSecurityContext{RunAsNonRoot: ptr.To(true), RunAsUser: ptr.To[int64](flowerUID),
-		RunAsGroup: ptr.To[int64](flowerUID), FSGroup: ptr.To[int64](flowerUID), SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}}
+	pod.Spec.SecurityContext = flower.PodSecurity()
 	pod.Spec.Volumes = []corev1.Volume{{Name: "superlink", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{
 		SecretName: secret, DefaultMode: ptr.To[int32](0o440),
 		Items: []corev1.KeyToPath{{Key: corev1.TLSCertKey, Path: corev1.TLSCertKey}, {Key: corev1.TLSPrivateKeyKey, Path: corev1.TLSPrivateKeyKey},
 			{Key: keySuperExec, Path: keySuperExec}, {Key: keyControlToken, Path: keyControlToken}},
 	}}}}
 	return d
-}
-
-// flowerUID is the user of Flower's images (app, 49999).
-const flowerUID = 49999
-
-func restrictedContainer() *corev1.SecurityContext {
-	return &corev1.SecurityContext{AllowPrivilegeEscalation: ptr.To(false), Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}}}
 }
 
 // superNodeObjects are what a client cluster runs for the federation, in the SuperNode's
@@ -382,11 +375,10 @@ func superNodeObjects(fl *flv1alpha1.FederatedLearning, o SuperLinks, ns, cluste
 	c := &pod.Spec.Containers[0]
 	c.Ports = []corev1.ContainerPort{{Name: "clientappio", ContainerPort: port, Protocol: corev1.ProtocolTCP}}
 	c.VolumeMounts = []corev1.VolumeMount{{Name: "supernode", MountPath: superNodeSecretDir, ReadOnly: true}}
-	c.SecurityContext = restrictedContainer()
+	c.SecurityContext = flower.ContainerSecurity()
 	pod.Spec.Volumes = []corev1.Volume{{Name: "supernode", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{
 		SecretName: superNodeName(fl), DefaultMode: ptr.To[int32](0o440)}}}}
-	pod.Spec.SecurityContext = &corev1.PodSecurityContext{RunAsNonRoot: ptr.To(true), RunAsUser: ptr.To[int64](flowerUID),
-		RunAsGroup: ptr.To[int64](flowerUID), FSGroup: ptr.To[int64](flowerUID)}
+	pod.Spec.SecurityContext = flower.PodSecurity()
 	svc := &corev1.Service{ObjectMeta: meta, Spec: corev1.ServiceSpec{
 		Type: corev1.ServiceTypeClusterIP, Selector: map[string]string{NameLabel: fl.Name, ComponentLabel: "supernode"},
 		Ports: []corev1.ServicePort{{Name: "clientappio", Port: port, TargetPort: intstr.FromInt32(port), Protocol: corev1.ProtocolTCP}},

@@ -31,9 +31,9 @@ func superLinkDeployment(o Options, servingHash string) *appsv1.Deployment {
 		Ports:           []corev1.ContainerPort{{Name: "superlink", ContainerPort: PortFleet, Protocol: corev1.ProtocolTCP}},
 		ReadinessProbe:  tcpProbe(PortFleet, 5),
 		LivenessProbe:   tcpProbe(PortFleet, 30),
-		SecurityContext: containerSecurity(),
+		SecurityContext: ContainerSecurity(),
 	}
-	pod := corev1.PodSpec{Containers: []corev1.Container{c}, SecurityContext: podSecurity(), AutomountServiceAccountToken: ptr.To(false)}
+	pod := corev1.PodSpec{Containers: []corev1.Container{c}, SecurityContext: PodSecurity(), AutomountServiceAccountToken: ptr.To(false)}
 	annotations := map[string]string(nil)
 	if tls {
 		pod.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: "tls", MountPath: superLinkTLSDir, ReadOnly: true}}
@@ -89,15 +89,16 @@ func tcpProbe(port int32, delay int32) *corev1.Probe {
 	}
 }
 
-// podSecurity and containerSecurity meet the restricted Pod Security Standard.
-func podSecurity() *corev1.PodSecurityContext {
+// PodSecurity and ContainerSecurity meet the restricted Pod Security Standard as Flower's images
+// run (user app, 49999): flower-addon's pods and federations' own SuperLinks and SuperNodes.
+func PodSecurity() *corev1.PodSecurityContext {
 	return &corev1.PodSecurityContext{
 		RunAsNonRoot: ptr.To(true), RunAsUser: ptr.To[int64](flowerUID), RunAsGroup: ptr.To[int64](flowerUID), FSGroup: ptr.To[int64](flowerUID),
 		SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
 	}
 }
 
-func containerSecurity() *corev1.SecurityContext {
+func ContainerSecurity() *corev1.SecurityContext {
 	return &corev1.SecurityContext{
 		AllowPrivilegeEscalation: ptr.To(false),
 		Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},

@@ -33,9 +33,9 @@ func addOnTemplate(o Options, caPEM []byte) (*addonv1alpha1.AddOnTemplate, error
 		Name: "supernode", Image: "{{" + VarImage + "}}", Args: SuperNodeArgs(tls),
 		Ports:          []corev1.ContainerPort{{Name: "clientappio", ContainerPort: PortClientAppIo, Protocol: corev1.ProtocolTCP}},
 		ReadinessProbe: tcpProbe(PortClientAppIo, 5), LivenessProbe: tcpProbe(PortClientAppIo, 30),
-		SecurityContext: containerSecurity(),
+		SecurityContext: ContainerSecurity(),
 	}
-	pod := corev1.PodSpec{Containers: []corev1.Container{c}, SecurityContext: podSecurity(), AutomountServiceAccountToken: ptr.To(false)}
+	pod := corev1.PodSpec{Containers: []corev1.Container{c}, SecurityContext: PodSecurity(), AutomountServiceAccountToken: ptr.To(false)}
 	var annotations map[string]string
 	objects := []any{ns}
 	if tls {
