@@ -17,6 +17,8 @@ import (
 	failoverv1alpha1 "github.com/flotilla/flotilla/api/failover/v1alpha1"
 	federationaiv1alpha1 "github.com/flotilla/flotilla/api/federationai/v1alpha1"
 	multiclusterv1alpha1 "github.com/flotilla/flotilla/api/multicluster/v1alpha1"
+	policyv1 "github.com/flotilla/flotilla/api/policy/v1"
+	policyv1beta1 "github.com/flotilla/flotilla/api/policy/v1beta1"
 	queuev1alpha1 "github.com/flotilla/flotilla/api/queue/v1alpha1"
 	usagev1alpha1 "github.com/flotilla/flotilla/api/usage/v1alpha1"
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
@@ -35,6 +37,7 @@ var builder = runtime.NewSchemeBuilder(
 	usagev1alpha1.AddToScheme,
 	failoverv1alpha1.AddToScheme,
 	queuev1alpha1.AddToScheme,
+	policyv1.AddToScheme, policyv1beta1.AddToScheme,
 	// Kueue's kinds, which the hub writes for MultiKueue (internal/hub/kueue) when Kueue is installed.
 	kueuev1beta2.AddToScheme,
 )

@@ -40,6 +40,7 @@ import (
 	"github.com/flotilla/flotilla/internal/hub/lease"
 	"github.com/flotilla/flotilla/internal/hub/managedserviceaccount"
 	"github.com/flotilla/flotilla/internal/hub/placement"
+	"github.com/flotilla/flotilla/internal/hub/policy"
 	"github.com/flotilla/flotilla/internal/hub/registration"
 	"github.com/flotilla/flotilla/internal/hub/resourceusage"
 	"github.com/flotilla/flotilla/internal/hub/sigdecision"
@@ -271,6 +272,8 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		&managedserviceaccount.Reconciler{Client: mgr.GetClient(), Clock: clk},
 		&placement.Reconciler{Client: mgr.GetClient(), Clock: clk},
 		&workreplicaset.Reconciler{Client: mgr.GetClient(), Clock: clk},
+		&policy.Reconciler{Client: mgr.GetClient()},
+		&policy.SetReconciler{Client: mgr.GetClient()},
 		// The progressing controller uses an index the add-on controller adds: it comes after.
 		&addon.Reconciler{Client: mgr.GetClient(), Clock: clk},
 		&addon.ProgressingReconciler{Client: mgr.GetClient(), Clock: clk},

@@ -1,0 +1,323 @@
+package policy
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilerrors "k8s.io/apimachinery/pkg/util/errors"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
+	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
+	policyv1 "github.com/flotilla/flotilla/api/policy/v1"
+	policyv1beta1 "github.com/flotilla/flotilla/api/policy/v1beta1"
+	"github.com/flotilla/flotilla/internal/core/rollout"
+	"github.com/flotilla/flotilla/internal/hub/delivery"
+)
+
+// Recorder emits events (events.k8s.io); the manager's GetEventRecorder gives one.
+type Recorder interface {
+	Eventf(regarding runtime.Object, related runtime.Object, eventtype, reason, action, note string, args ...interface{})
+}
+
+// ControllerName names the propagator and its events.
+const ControllerName = "policy-propagator"
+
+// Event reasons on root policies.
+const (
+	ReasonNameTooLong = "ReplicatedNameTooLong"
+	ReasonNotOwned    = "ReplicatedPolicyNotOwned"
+)
+
+// rootIndex indexes Policies by the root their RootPolicyLabel names.
+const rootIndex = "metadata.labels.root-policy"
+
+// Reconciler propagates root policies to the clusters their PlacementBindings place them on and
+// writes their status.
+type Reconciler struct {
+	// Client reads from the manager's cache and writes.
+	Client client.Client
+	// Recorder emits events; the manager's is taken when nil.
+	Recorder Recorder
+	// MaxConcurrentReconciles bounds how many root policies are reconciled at once (default 4).
+	MaxConcurrentReconciles int
+}
+
+var _ reconcile.Reconciler = (*Reconciler)(nil)
+
+// SetupWithManager registers the reconciler, its index and its watches.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if r.Recorder == nil {
+		r.Recorder = mgr.GetEventRecorder(ControllerName)
+	}
+	err := mgr.GetFieldIndexer().IndexField(context.Background(), &policyv1.Policy{}, rootIndex, func(o client.Object) []string {
+		if root, ok := o.GetLabels()[policyv1.RootPolicyLabel]; ok {
+			return []string{root}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	workers := r.MaxConcurrentReconciles
+	if workers <= 0 {
+		workers = 4
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		Named(ControllerName).
+		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
+		// A replicated policy's every change (its cluster's status) goes to its root; a root's
+		// own status writes do not bring it back.
+		Watches(&policyv1.Policy{}, handler.EnqueueRequestsFromMapFunc(forPolicy), builder.WithPredicates(predicate.Funcs{
+			UpdateFunc: func(e event.UpdateEvent) bool {
+				return e.ObjectNew.GetLabels()[policyv1.RootPolicyLabel] != "" ||
+					e.ObjectOld.GetGeneration() != e.ObjectNew.GetGeneration() ||
+					!reflect.DeepEqual(e.ObjectOld.GetLabels(), e.ObjectNew.GetLabels()) ||
+					!reflect.DeepEqual(e.ObjectOld.GetAnnotations(), e.ObjectNew.GetAnnotations())
+			},
+		})).
+		Watches(&policyv1.PlacementBinding{}, handler.EnqueueRequestsFromMapFunc(r.rootsIn)).
+		Watches(&policyv1beta1.PolicySet{}, handler.EnqueueRequestsFromMapFunc(r.rootsIn)).
+		Watches(&clusterv1beta1.PlacementDecision{}, handler.EnqueueRequestsFromMapFunc(r.rootsIn)).
+		Watches(&clusterv1beta1.Placement{}, handler.EnqueueRequestsFromMapFunc(r.rootsIn)).
+		// A placed cluster accepted again, or its namespace made anew, gets its policies.
+		Watches(&clusterv1.ManagedCluster{}, handler.EnqueueRequestsFromMapFunc(r.rootsIn), builder.WithPredicates(delivery.Changed)).
+		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(r.rootsIn), builder.WithPredicates(delivery.Changed)).
+		Complete(r)
+}
+
+// forPolicy maps a replicated policy to its root and a root policy to itself.
+func forPolicy(_ context.Context, o client.Object) []reconcile.Request {
+	root, ok := o.GetLabels()[policyv1.RootPolicyLabel]
+	if !ok {
+		return []reconcile.Request{{NamespacedName: client.ObjectKeyFromObject(o)}}
+	}
+	// Namespaces hold no ".", so the first one ends the root's namespace.
+	ns, name, found := strings.Cut(root, ".")
+	if !found || ns == "" || name == "" {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: ns, Name: name}}}
+}
+
+// rootsIn maps a binding, set, placement or decision to the root policies of its namespace (a
+// cluster or namespace to every root policy): a namespace holds few policies, and a binding's or
+// set's old subjects must be reconciled too.
+func (r *Reconciler) rootsIn(ctx context.Context, o client.Object) []reconcile.Request {
+	var opts []client.ListOption
+	if o.GetNamespace() != "" {
+		opts = append(opts, client.InNamespace(o.GetNamespace()))
+	}
+	l := &policyv1.PolicyList{}
+	if err := r.Client.List(ctx, l, opts...); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "listing policies")
+		return nil
+	}
+	var reqs []reconcile.Request
+	for i := range l.Items {
+		if !l.Items[i].IsReplicated() {
+			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&l.Items[i])})
+		}
+	}
+	return reqs
+}
+
+// +kubebuilder:rbac:groups=policy.open-cluster-management.io,resources=policies,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=policy.open-cluster-management.io,resources=policies/status,verbs=update;patch
+// +kubebuilder:rbac:groups=policy.open-cluster-management.io,resources=placementbindings;policysets,verbs=get;list;watch
+// +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=placements;placementdecisions;managedclusters,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;list;watch
+// +kubebuilder:rbac:groups="";events.k8s.io,resources=events,verbs=create;patch;update
+
+// Reconcile propagates one root policy, or removes the copies of one that is gone.
+func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	rootName := policyv1.ReplicatedName(req.Namespace, req.Name)
+	root := &policyv1.Policy{}
+	if err := r.Client.Get(ctx, req.NamespacedName, root); apierrors.IsNotFound(err) {
+		return reconcile.Result{}, r.prune(ctx, rootName, nil)
+	} else if err != nil {
+		return reconcile.Result{}, err
+	}
+	if isRoot, err := r.isRoot(ctx, root); err != nil || !isRoot {
+		return reconcile.Result{}, err
+	}
+	if !root.DeletionTimestamp.IsZero() {
+		return reconcile.Result{}, nil // its copies go when it is gone
+	}
+	w, err := r.read(ctx, root.Namespace)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	p := plan(root, w)
+	if len(rootName) > policyv1.MaxReplicatedNameLength {
+		r.Recorder.Eventf(root, nil, corev1.EventTypeWarning, ReasonNameTooLong, "Propagate",
+			"the replicated name %s is %d characters, more than the %d a label value holds: no cluster gets Policy %s/%s; "+
+				"shorten metadata.name (namespace and name together at most 62 characters)",
+			rootName, len(rootName), policyv1.MaxReplicatedNameLength, root.Namespace, root.Name)
+		p.clusters = map[string]bool{}
+	}
+	reported, errs := r.sync(ctx, root, p.clusters)
+	status := policyv1.PolicyStatus{Placement: p.placements, Status: clusterStatus(p.clusters, reported)}
+	status.ComplianceState = rootCompliance(status.Status)
+	errs = append(errs, r.writeStatus(ctx, root, status))
+	return reconcile.Result{}, utilerrors.NewAggregate(errs)
+}
+
+// isRoot reports whether p is a root policy: not a copy (RootPolicyLabel), and, as in OCM, not in
+// a cluster's namespace, where only copies live. Flotilla leaves a hand-made policy there alone
+// (OCM deletes it).
+func (r *Reconciler) isRoot(ctx context.Context, p *policyv1.Policy) (bool, error) {
+	if p.IsReplicated() {
+		return false, nil
+	}
+	err := r.Client.Get(ctx, client.ObjectKey{Name: p.Namespace}, &clusterv1.ManagedCluster{})
+	if apierrors.IsNotFound(err) {
+		return true, nil
+	}
+	return false, err
+}
+
+// read gathers what a root policy in ns is placed by.
+func (r *Reconciler) read(ctx context.Context, ns string) (world, error) {
+	w := world{sets: map[string]*policyv1beta1.PolicySet{}, decided: map[string][]string{}}
+	bl := &policyv1.PlacementBindingList{}
+	if err := r.Client.List(ctx, bl, client.InNamespace(ns)); err != nil {
+		return w, err
+	}
+	w.bindings = bl.Items
+	sl := &policyv1beta1.PolicySetList{}
+	if err := r.Client.List(ctx, sl, client.InNamespace(ns)); err != nil {
+		return w, err
+	}
+	for i := range sl.Items {
+		w.sets[sl.Items[i].Name] = &sl.Items[i]
+	}
+	for _, b := range w.bindings {
+		name := b.PlacementRef.Name
+		if _, done := w.decided[name]; done || !isPlacement(b.PlacementRef) {
+			continue
+		}
+		err := r.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &clusterv1beta1.Placement{})
+		if apierrors.IsNotFound(err) {
+			continue
+		} else if err != nil {
+			return w, err
+		}
+		cs, err := rollout.PlacementClusters(ctx, r.Client, ns, name)
+		if err != nil {
+			return w, fmt.Errorf("placement %s/%s: %w", ns, name, err)
+		}
+		names := make([]string, 0, len(cs))
+		for _, c := range cs {
+			names = append(names, c.Name)
+		}
+		w.decided[name] = names
+	}
+	return w, nil
+}
+
+// sync makes the hub's copies of root those of clusters (creating, updating, deleting) and
+// returns what each placed cluster's copy reports.
+func (r *Reconciler) sync(ctx context.Context, root *policyv1.Policy, clusters map[string]bool) (map[string]policyv1.ComplianceState, []error) {
+	rootName := policyv1.ReplicatedName(root.Namespace, root.Name)
+	existing := map[string]*policyv1.Policy{}
+	l := &policyv1.PolicyList{}
+	if err := r.Client.List(ctx, l, client.MatchingFields{rootIndex: rootName}); err != nil {
+		return nil, []error{err}
+	}
+	for i := range l.Items {
+		existing[l.Items[i].Namespace] = &l.Items[i]
+	}
+	reported := map[string]policyv1.ComplianceState{}
+	var errs []error
+	for c, enforce := range clusters {
+		cur := existing[c]
+		if cur != nil && !owned(cur) {
+			r.Recorder.Eventf(root, nil, corev1.EventTypeWarning, ReasonNotOwned, "Propagate",
+				"Policy %s/%s exists and was not made by the hub (it lacks annotation %s): cluster %s gets no copy of Policy %s/%s; "+
+					"delete or rename that policy", c, rootName, policyv1.RootPolicyUIDAnnotation, c, root.Namespace, root.Name)
+			continue
+		}
+		if why, err := delivery.Check(ctx, r.Client, c); err != nil {
+			errs = append(errs, err)
+			continue
+		} else if why != nil {
+			continue // not accepted, leaving, or its namespace going: nothing new goes there
+		}
+		if err := r.apply(ctx, replica(root, c, enforce), cur); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if cur != nil {
+			reported[c] = cur.Status.ComplianceState
+		}
+	}
+	return reported, append(errs, r.prune(ctx, rootName, clusters))
+}
+
+// owned reports whether the hub made p: its copies carry their root's UID.
+func owned(p *policyv1.Policy) bool { return p.Annotations[policyv1.RootPolicyUIDAnnotation] != "" }
+
+// apply creates want, or updates cur to it when their spec, labels or annotations differ.
+func (r *Reconciler) apply(ctx context.Context, want, cur *policyv1.Policy) error {
+	if cur == nil {
+		if err := r.Client.Create(ctx, want); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("creating Policy %s/%s: %w", want.Namespace, want.Name, err)
+		}
+		return nil
+	}
+	if equality.Semantic.DeepEqual(cur.Spec, want.Spec) && reflect.DeepEqual(cur.Labels, want.Labels) &&
+		reflect.DeepEqual(cur.Annotations, want.Annotations) {
+		return nil
+	}
+	next := cur.DeepCopy()
+	next.Spec, next.Labels, next.Annotations = want.Spec, want.Labels, want.Annotations
+	if err := r.Client.Update(ctx, next); err != nil {
+		return fmt.Errorf("updating Policy %s/%s: %w", next.Namespace, next.Name, err)
+	}
+	return nil
+}
+
+// prune deletes the hub's copies of rootName on clusters not in keep.
+func (r *Reconciler) prune(ctx context.Context, rootName string, keep map[string]bool) error {
+	l := &policyv1.PolicyList{}
+	if err := r.Client.List(ctx, l, client.MatchingFields{rootIndex: rootName}); err != nil {
+		return err
+	}
+	var errs []error
+	for i := range l.Items {
+		p := &l.Items[i]
+		if _, placed := keep[p.Namespace]; placed || !owned(p) || !p.DeletionTimestamp.IsZero() {
+			continue
+		}
+		if err := r.Client.Delete(ctx, p); client.IgnoreNotFound(err) != nil {
+			errs = append(errs, fmt.Errorf("deleting Policy %s/%s: %w", p.Namespace, p.Name, err))
+		}
+	}
+	return utilerrors.NewAggregate(errs)
+}
+
+func (r *Reconciler) writeStatus(ctx context.Context, root *policyv1.Policy, st policyv1.PolicyStatus) error {
+	if equality.Semantic.DeepEqual(root.Status, st) {
+		return nil
+	}
+	next := root.DeepCopy()
+	next.Status = st
+	if err := r.Client.Status().Update(ctx, next); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	return nil
+}
