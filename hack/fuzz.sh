@@ -38,6 +38,8 @@ targets=$(cat <<'LIST'
 ./internal/hub/flowerfront FuzzClassify
 ./internal/hub/federatedlearning FuzzParseProgress
 ./internal/contract/fencing FuzzParseTiming
+./internal/agent/builtin/configpolicy FuzzMatchMerge
+./internal/agent/builtin/policyframework FuzzTemplates
 ./internal/contract/fencing FuzzStoppedRecord
 ./internal/hub/mcpserver FuzzWorkloads
 ./internal/hub/dashboard FuzzParseQuery

@@ -34,3 +34,17 @@ func All() ([]*apiextv1.CustomResourceDefinition, error) {
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
 }
+
+// Named returns the embedded CRD of that name (plural.group).
+func Named(name string) (*apiextv1.CustomResourceDefinition, error) {
+	all, err := All()
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range all {
+		if c.Name == name {
+			return c, nil
+		}
+	}
+	return nil, fmt.Errorf("no embedded CRD %s", name)
+}

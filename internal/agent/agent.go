@@ -15,10 +15,12 @@ import (
 
 	"github.com/flotilla/flotilla/internal/agent/addon"
 	"github.com/flotilla/flotilla/internal/agent/builtin"
+	"github.com/flotilla/flotilla/internal/agent/builtin/configpolicy"
 	"github.com/flotilla/flotilla/internal/agent/builtin/dynamicscoring"
 	"github.com/flotilla/flotilla/internal/agent/builtin/kueuequeues"
 	"github.com/flotilla/flotilla/internal/agent/builtin/managedserviceaccount"
 	"github.com/flotilla/flotilla/internal/agent/builtin/multikueueworker"
+	"github.com/flotilla/flotilla/internal/agent/builtin/policyframework"
 	"github.com/flotilla/flotilla/internal/agent/builtin/resourceusage"
 	"github.com/flotilla/flotilla/internal/agent/fence"
 	"github.com/flotilla/flotilla/internal/agent/registration"
@@ -163,7 +165,8 @@ func New(opts Options) (*Agent, error) {
 		builtInSpoke.QPS, builtInSpoke.Burst = opts.QPS, opts.Burst
 	}
 	builtIns := builtin.NewManager(opts.ClusterName, builtInSpoke, opts.Clock, opts.Log.WithName("builtin"),
-		resourceusage.AddOn{}, dynamicscoring.AddOn{AllowLocal: opts.DynamicScoringAllowLocal}, multikueueworker.AddOn{}, kueuequeues.AddOn{}, managedserviceaccount.AddOn{})
+		resourceusage.AddOn{}, dynamicscoring.AddOn{AllowLocal: opts.DynamicScoringAllowLocal}, multikueueworker.AddOn{}, kueuequeues.AddOn{}, managedserviceaccount.AddOn{},
+		policyframework.AddOn{}, configpolicy.AddOn{})
 	if a.addOns, err = addon.New(addon.Options{
 		ClusterName: opts.ClusterName, AgentID: opts.AgentID, Hub: hub, Spoke: opts.Spoke,
 		QPS: opts.QPS, Burst: opts.Burst,

@@ -17,7 +17,7 @@ var (
 )
 
 func addKnownTypes(s *runtime.Scheme) error {
-	s.AddKnownTypes(GroupVersion, &Policy{}, &PolicyList{}, &PlacementBinding{}, &PlacementBindingList{})
+	s.AddKnownTypes(GroupVersion, &Policy{}, &PolicyList{}, &PlacementBinding{}, &PlacementBindingList{}, &ConfigurationPolicy{}, &ConfigurationPolicyList{})
 	metav1.AddToGroupVersion(s, GroupVersion)
 	return nil
 }

@@ -88,8 +88,28 @@ var ManagedServiceAccount = Info{
 		"on the hub (OCM's managed-serviceaccount). The ServiceAccount gets no rights: grant them with a ManifestWork.",
 }
 
+// GovernancePolicyFramework delivers the cluster's replicated policies and reports their
+// compliance, as OCM's add-on of that name.
+var GovernancePolicyFramework = Info{
+	Name:        "governance-policy-framework",
+	DisplayName: "Governance policy framework",
+	Description: "Built into flotilla agent: puts the ConfigurationPolicy templates of the policies the hub replicates into " +
+		"the cluster's namespace on the cluster, and reports each policy's compliance, per template with its history, " +
+		"in the replicated policy's status on the hub (OCM's governance-policy-framework).",
+}
+
+// ConfigPolicyController evaluates the cluster's ConfigurationPolicies, as OCM's add-on of that
+// name.
+var ConfigPolicyController = Info{
+	Name:        "config-policy-controller",
+	DisplayName: "Configuration policy controller",
+	Description: "Built into flotilla agent: evaluates the ConfigurationPolicies on the cluster (musthave, mustonlyhave, " +
+		"mustnothave; inform or enforce) and writes their compliance in their status (OCM's config-policy-controller).",
+}
+
 // Catalog is every built-in add-on.
-var Catalog = []Info{ResourceUsage, DynamicScoring, MultiKueueWorker, KueueQueues, FlowerAddon, ManagedServiceAccount}
+var Catalog = []Info{ResourceUsage, DynamicScoring, MultiKueueWorker, KueueQueues, FlowerAddon, ManagedServiceAccount,
+	GovernancePolicyFramework, ConfigPolicyController}
 
 // ScoreConflictCondition is the condition of the ManagedClusterAddOn resource-usage that says
 // another writer writes AddOnPlacementScore resource-usage-score in the cluster's namespace, and

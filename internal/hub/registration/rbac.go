@@ -15,6 +15,7 @@ const (
 	eventsGroup  = "events.k8s.io"
 	usageGroup   = "usage.flotilla.io"
 	authGroup    = "authentication.open-cluster-management.io"
+	policyGroup  = "policy.open-cluster-management.io"
 )
 
 var read = []string{"get", "list", "watch"}
@@ -66,6 +67,8 @@ func clusterRules(cluster string, accepted bool) []rbacv1.PolicyRule {
 // +kubebuilder:rbac:groups="",resources=configmaps,resourceNames=dynamic-scoring-config,verbs=get;list;watch
 // +kubebuilder:rbac:groups=authentication.open-cluster-management.io,resources=managedserviceaccounts,verbs=get;list;watch
 // +kubebuilder:rbac:groups=authentication.open-cluster-management.io,resources=managedserviceaccounts/status,verbs=update;patch
+// +kubebuilder:rbac:groups=policy.open-cluster-management.io,resources=policies,verbs=get;list;watch
+// +kubebuilder:rbac:groups=policy.open-cluster-management.io,resources=policies/status,verbs=update;patch
 
 // namespaceRules are what an accepted cluster's agents may do in the cluster's namespace on the
 // hub, and nowhere else: renew the lease, read and report on their works and add-ons, record events,
@@ -93,6 +96,10 @@ func namespaceRules() []rbacv1.PolicyRule {
 		// those Secrets (internal/hub/managedserviceaccount), and no other Secret.
 		{APIGroups: []string{authGroup}, Resources: []string{"managedserviceaccounts"}, Verbs: read},
 		{APIGroups: []string{authGroup}, Resources: []string{"managedserviceaccounts/status"}, Verbs: []string{"update", "patch"}},
+		// The built-in add-on governance-policy-framework reads the policies the hub replicates
+		// into the namespace and reports their compliance: their status, never their spec.
+		{APIGroups: []string{policyGroup}, Resources: []string{"policies"}, Verbs: read},
+		{APIGroups: []string{policyGroup}, Resources: []string{"policies/status"}, Verbs: []string{"update", "patch"}},
 	}
 }
 

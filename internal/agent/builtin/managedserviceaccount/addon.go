@@ -86,7 +86,7 @@ func (a AddOn) Run(ctx context.Context, env builtin.Env) error {
 		return err
 	}
 	changed := make(chan struct{}, 1)
-	go a.watch(ctx, env, watcher, changed)
+	go builtin.Watch(ctx, env.Clock, env.Log, watcher, &authv1beta1.ManagedServiceAccountList{}, changed, client.InNamespace(env.ClusterName))
 	fresh := map[types.UID]time.Time{}
 	var nextFull time.Time
 	for {
@@ -108,33 +108,6 @@ func (a AddOn) Run(ctx context.Context, env builtin.Env) error {
 			return nil
 		case <-changed:
 		case <-env.Clock.After(wait):
-		}
-	}
-}
-
-// watch signals changed on every change of a ManagedServiceAccount in the cluster's namespace
-// (and once per watch it starts, for what it may have missed).
-func (a AddOn) watch(ctx context.Context, env builtin.Env, wc client.WithWatch, changed chan<- struct{}) {
-	signal := func() {
-		select {
-		case changed <- struct{}{}:
-		default:
-		}
-	}
-	for ctx.Err() == nil {
-		w, err := wc.Watch(ctx, &authv1beta1.ManagedServiceAccountList{}, client.InNamespace(env.ClusterName))
-		if err == nil {
-			signal()
-			for range w.ResultChan() {
-				signal()
-			}
-			w.Stop()
-			continue
-		}
-		env.Log.V(1).Info("watching ManagedServiceAccounts failed; trying again", "error", err.Error())
-		select {
-		case <-ctx.Done():
-		case <-env.Clock.After(retry):
 		}
 	}
 }

@@ -1,0 +1,303 @@
+package configpolicy
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/restmapper"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	policyv1 "github.com/flotilla/flotilla/api/policy/v1"
+	"github.com/flotilla/flotilla/api/scheme"
+	"github.com/flotilla/flotilla/config/crd"
+	"github.com/flotilla/flotilla/internal/agent/builtin"
+	"github.com/flotilla/flotilla/internal/contract/builtinaddon"
+	"github.com/flotilla/flotilla/internal/install"
+)
+
+// Name is the add-on's name, OCM's.
+var Name = builtinaddon.ConfigPolicyController.Name
+
+// CRDName is the ConfigurationPolicy CRD the add-on installs on the cluster, as OCM's add-on does.
+const CRDName = "configurationpolicies.policy.open-cluster-management.io"
+
+// PruneFinalizer holds a ConfigurationPolicy with pruneObjectBehavior DeleteIfCreated or
+// DeleteAll until its objects are deleted (OCM's name).
+const PruneFinalizer = "policy.open-cluster-management.io/delete-related-objects"
+
+// DefaultResync is how often every policy is evaluated again without a change of it: the
+// objects it checks are not watched, so drift is found within this time.
+const DefaultResync = 10 * time.Second
+
+// AddOn is the config-policy-controller built-in add-on.
+type AddOn struct {
+	// Resync is DefaultResync when zero.
+	Resync time.Duration
+}
+
+var _ builtin.AddOn = AddOn{}
+
+// Name implements builtin.AddOn.
+func (AddOn) Name() string { return Name }
+
+// Run installs the ConfigurationPolicy CRD on the cluster, then evaluates every
+// ConfigurationPolicy when it changes and when its evaluation interval has passed.
+func (a AddOn) Run(ctx context.Context, env builtin.Env) error {
+	def, err := crd.Named(CRDName)
+	if err != nil {
+		return err
+	}
+	if _, err := install.CRDs(ctx, env.Spoke, []*apiextv1.CustomResourceDefinition{def}, install.Options{}); err != nil {
+		return fmt.Errorf("installing the ConfigurationPolicy CRD on the cluster: %w", err)
+	}
+	r, err := newRunner(env)
+	if err != nil {
+		return err
+	}
+	changed := make(chan struct{}, 1)
+	go builtin.Watch(ctx, env.Clock, env.Log, r.spoke, &policyv1.ConfigurationPolicyList{}, changed)
+	resync := builtin.OrDefault(a.Resync, DefaultResync)
+	for {
+		if err := r.evaluateAll(ctx, resync); err != nil {
+			env.Log.Error(err, "evaluating ConfigurationPolicies; trying again", "after", resync)
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-changed:
+		case <-env.Clock.After(resync):
+		}
+	}
+}
+
+// runner is one run's clients and what it remembers between evaluations.
+type runner struct {
+	env   builtin.Env
+	spoke client.WithWatch
+	e     *engine
+	// last is each policy's last evaluation: generation, time and compliance.
+	last map[types.UID]evaluation
+}
+
+type evaluation struct {
+	generation int64
+	at         time.Time
+	compliant  bool
+}
+
+func newRunner(env builtin.Env) (*runner, error) {
+	spoke, err := client.NewWithWatch(env.Spoke, client.Options{Scheme: scheme.Scheme})
+	if err != nil {
+		return nil, err
+	}
+	dyn, err := dynamic.NewForConfig(env.Spoke)
+	if err != nil {
+		return nil, err
+	}
+	dc, err := discovery.NewDiscoveryClientForConfig(env.Spoke)
+	if err != nil {
+		return nil, err
+	}
+	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))
+	e := &engine{dyn: dyn, mapper: resettingMapper{mapper}, namespaces: func(ctx context.Context) ([]corev1.Namespace, error) {
+		l := &corev1.NamespaceList{}
+		return l.Items, spoke.List(ctx, l)
+	}}
+	return &runner{env: env, spoke: spoke, e: e, last: map[types.UID]evaluation{}}, nil
+}
+
+// evaluateAll evaluates each policy that is due, prunes after those being deleted, and forgets
+// policies that are gone.
+func (r *runner) evaluateAll(ctx context.Context, resync time.Duration) error {
+	l := &policyv1.ConfigurationPolicyList{}
+	if err := r.spoke.List(ctx, l); err != nil {
+		return err
+	}
+	seen := map[types.UID]bool{}
+	var errs []string
+	for i := range l.Items {
+		cp := &l.Items[i]
+		seen[cp.UID] = true
+		if err := r.one(ctx, cp, resync); err != nil {
+			errs = append(errs, fmt.Sprintf("%s/%s: %v", cp.Namespace, cp.Name, err))
+		}
+	}
+	for uid := range r.last {
+		if !seen[uid] {
+			delete(r.last, uid)
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("%s", strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+func (r *runner) one(ctx context.Context, cp *policyv1.ConfigurationPolicy, resync time.Duration) error {
+	if !cp.DeletionTimestamp.IsZero() {
+		return r.prune(ctx, cp)
+	}
+	pruning := cp.Spec.PruneObjectBehavior == policyv1.PruneDeleteAll || cp.Spec.PruneObjectBehavior == policyv1.PruneDeleteIfCreated
+	if pruning && controllerutil.AddFinalizer(cp, PruneFinalizer) {
+		if err := r.spoke.Update(ctx, cp); err != nil {
+			return err
+		}
+	}
+	now := r.env.Clock.Now()
+	if !due(r.last[cp.UID], cp, now, resync) {
+		return nil
+	}
+	st := r.evaluate(ctx, cp, now)
+	r.last[cp.UID] = evaluation{generation: cp.Generation, at: now, compliant: st.ComplianceState == policyv1.ConfigComplianceState(policyv1.Compliant)}
+	return r.writeStatus(ctx, cp, st)
+}
+
+// due reports whether cp is to be evaluated at now: when it changed, and when the interval of
+// its last compliance has passed ("watch" or unset: resync; "never": only on a change).
+func due(last evaluation, cp *policyv1.ConfigurationPolicy, now time.Time, resync time.Duration) bool {
+	if last.at.IsZero() || last.generation != cp.Generation {
+		return true
+	}
+	interval := cp.Spec.EvaluationInterval.NonCompliant
+	if last.compliant {
+		interval = cp.Spec.EvaluationInterval.Compliant
+	}
+	every := resync
+	switch interval {
+	case "", "watch":
+	case "never":
+		return false
+	default:
+		if d, err := time.ParseDuration(interval); err == nil && d > 0 {
+			every = d
+		}
+	}
+	return !now.Before(last.at.Add(every))
+}
+
+// evaluate is cp's status after evaluating (and under enforce, putting right) each template.
+func (r *runner) evaluate(ctx context.Context, cp *policyv1.ConfigurationPolicy, now time.Time) policyv1.ConfigurationPolicyStatus {
+	enforce := strings.EqualFold(string(cp.Spec.RemediationAction), string(policyv1.Enforce))
+	st := policyv1.ConfigurationPolicyStatus{LastEvaluated: now.UTC().Format(time.RFC3339), LastEvaluatedGeneration: cp.Generation}
+	compliant := true
+	for i := range cp.Spec.ObjectTemplates {
+		o := r.e.evaluateTemplate(ctx, cp, i, enforce)
+		compliant = compliant && o.compliant
+		st.CompliancyDetails = append(st.CompliancyDetails, detail(o, previousCondition(cp, i), now))
+		st.RelatedObjects = append(st.RelatedObjects, keepCreated(o.related, cp.Status.RelatedObjects)...)
+	}
+	if len(cp.Spec.ObjectTemplates) == 0 && cp.Spec.ObjectTemplatesRaw != "" {
+		compliant = false
+		st.CompliancyDetails = []policyv1.TemplateStatus{detail(templateOutcome{reason: reasonError,
+			message: "spec.object-templates-raw is not evaluated by Flotilla's config-policy-controller: list the objects in spec.object-templates"}, nil, now)}
+	}
+	st.ComplianceState = policyv1.ConfigComplianceState(policyv1.NonCompliant)
+	if compliant {
+		st.ComplianceState = policyv1.ConfigComplianceState(policyv1.Compliant)
+	}
+	return st
+}
+
+func previousCondition(cp *policyv1.ConfigurationPolicy, i int) *policyv1.Condition {
+	if i < len(cp.Status.CompliancyDetails) && len(cp.Status.CompliancyDetails[i].Conditions) > 0 {
+		return &cp.Status.CompliancyDetails[i].Conditions[0]
+	}
+	return nil
+}
+
+// detail is a template's compliancyDetails entry: a violation or a notification, its time kept
+// while the message stays the same.
+func detail(o templateOutcome, prev *policyv1.Condition, now time.Time) policyv1.TemplateStatus {
+	c := policyv1.Condition{Type: "violation", Status: corev1.ConditionTrue, Reason: o.reason, Message: o.message, LastTransitionTime: metav1.NewTime(now.UTC().Truncate(time.Second))}
+	state := policyv1.ConfigComplianceState(policyv1.NonCompliant)
+	if o.compliant {
+		c.Type, state = "notification", policyv1.ConfigComplianceState(policyv1.Compliant)
+	}
+	if prev != nil && prev.Type == c.Type && prev.Message == c.Message && prev.Reason == c.Reason {
+		c.LastTransitionTime = prev.LastTransitionTime
+	}
+	return policyv1.TemplateStatus{ComplianceState: state, Conditions: []policyv1.Condition{c}}
+}
+
+// keepCreated marks as created by the policy the related objects an earlier evaluation created
+// (the same object, by UID): what pruneObjectBehavior DeleteIfCreated deletes.
+func keepCreated(related, before []policyv1.RelatedObject) []policyv1.RelatedObject {
+	for i := range related {
+		p := related[i].Properties
+		if p == nil || p.UID == "" || (p.CreatedByPolicy != nil && *p.CreatedByPolicy) {
+			continue
+		}
+		if slices.ContainsFunc(before, func(b policyv1.RelatedObject) bool {
+			return b.Properties != nil && b.Properties.UID == p.UID && b.Properties.CreatedByPolicy != nil && *b.Properties.CreatedByPolicy
+		}) {
+			t := true
+			p.CreatedByPolicy = &t
+		}
+	}
+	return related
+}
+
+// writeStatus writes st when it differs from cp's status in more than the evaluation's time.
+func (r *runner) writeStatus(ctx context.Context, cp *policyv1.ConfigurationPolicy, st policyv1.ConfigurationPolicyStatus) error {
+	a, b := cp.Status, st
+	a.LastEvaluated, b.LastEvaluated = "", ""
+	if equality.Semantic.DeepEqual(a, b) {
+		return nil
+	}
+	cp.Status = st
+	return client.IgnoreNotFound(r.spoke.Status().Update(ctx, cp))
+}
+
+// prune deletes what a policy being deleted asks for (pruneObjectBehavior) and lets it go.
+func (r *runner) prune(ctx context.Context, cp *policyv1.ConfigurationPolicy) error {
+	if !controllerutil.ContainsFinalizer(cp, PruneFinalizer) {
+		return nil
+	}
+	for _, ro := range cp.Status.RelatedObjects {
+		created := ro.Properties != nil && ro.Properties.CreatedByPolicy != nil && *ro.Properties.CreatedByPolicy
+		switch {
+		case ro.Compliant != string(policyv1.Compliant) || ro.Properties == nil || ro.Properties.UID == "":
+			continue // not there, or not what the policy has
+		case cp.Spec.PruneObjectBehavior == policyv1.PruneDeleteIfCreated && !created:
+			continue
+		}
+		if err := r.e.deleteRelated(ctx, ro); err != nil {
+			return err
+		}
+	}
+	controllerutil.RemoveFinalizer(cp, PruneFinalizer)
+	return client.IgnoreNotFound(r.spoke.Update(ctx, cp))
+}
+
+// Cleanup lets go of the policies the add-on holds for pruning, without pruning: the add-on is
+// switched off, not the policies deleted.
+func (AddOn) Cleanup(ctx context.Context, env builtin.Env) error {
+	spoke, err := client.New(env.Spoke, client.Options{Scheme: scheme.Scheme})
+	if err != nil {
+		return err
+	}
+	l := &policyv1.ConfigurationPolicyList{}
+	if err := spoke.List(ctx, l); err != nil {
+		return client.IgnoreNotFound(ignoreNoKind(err))
+	}
+	for i := range l.Items {
+		if controllerutil.RemoveFinalizer(&l.Items[i], PruneFinalizer) {
+			if err := spoke.Update(ctx, &l.Items[i]); client.IgnoreNotFound(err) != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

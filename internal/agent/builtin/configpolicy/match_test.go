@@ -1,0 +1,146 @@
+package configpolicy
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	policyv1 "github.com/flotilla/flotilla/api/policy/v1"
+)
+
+func obj(t *testing.T, s string) map[string]any {
+	t.Helper()
+	m := map[string]any{}
+	if err := json.Unmarshal([]byte(s), &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func TestMatches(t *testing.T) {
+	actual := `{"apiVersion":"v1","kind":"LimitRange","metadata":{"name":"m","namespace":"default","labels":{"a":"1","b":"2"},"uid":"u"},
+		"spec":{"limits":[{"type":"Container","default":{"memory":"512Mi"},"defaultRequest":{"memory":"256Mi"}},{"type":"Pod","max":{"cpu":"2"}}]},
+		"status":{"x":1}}`
+	cases := map[string]struct {
+		tmpl           string
+		fields, labels only
+		want           bool
+	}{
+		"musthave: a subset of the fields":   {tmpl: `{"spec":{"limits":[{"type":"Container","default":{"memory":"512Mi"}}]}}`, want: true},
+		"musthave: a list item anywhere":     {tmpl: `{"spec":{"limits":[{"type":"Pod"}]}}`, want: true},
+		"musthave: a different value":        {tmpl: `{"spec":{"limits":[{"type":"Container","default":{"memory":"1Gi"}}]}}`},
+		"musthave: a field the object lacks": {tmpl: `{"spec":{"limits":[{"type":"Container","max":{"cpu":"1"}}]}}`},
+		"mustonlyhave: a list must be whole": {tmpl: `{"spec":{"limits":[{"type":"Container","default":{"memory":"512Mi"},"defaultRequest":{"memory":"256Mi"}}]}}`, fields: true},
+		"mustonlyhave: exactly the object's fields": {fields: true, want: true,
+			tmpl: `{"spec":{"limits":[{"type":"Container","default":{"memory":"512Mi"},"defaultRequest":{"memory":"256Mi"}},{"type":"Pod","max":{"cpu":"2"}}]}}`},
+		"metadata: labels musthave":            {tmpl: `{"metadata":{"name":"m","labels":{"a":"1"}}}`, want: true},
+		"metadata: labels mustonlyhave":        {tmpl: `{"metadata":{"name":"m","labels":{"a":"1"}}}`, labels: true},
+		"status and identity are not compared": {tmpl: `{"apiVersion":"v9","kind":"Other","status":{"x":2},"metadata":{"name":"m"}}`, want: true},
+		"numbers by value":                     {tmpl: `{"status":{},"spec":{"limits":[{"type":"Pod"}]}}`, want: true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, why := matches(obj(t, tc.tmpl), obj(t, actual), tc.fields, tc.labels)
+			if got != tc.want {
+				t.Errorf("matches = %v (%s), want %v", got, why, tc.want)
+			}
+		})
+	}
+	if ok, _ := equalValue(int64(3), float64(3), false, "x"); !ok {
+		t.Error("3 and 3.0 differ")
+	}
+}
+
+func TestMerge(t *testing.T) {
+	actual := obj(t, `{"metadata":{"name":"m","labels":{"a":"1"}},"spec":{"limits":[{"type":"Pod"}],"keep":true}}`)
+	tmpl := obj(t, `{"metadata":{"name":"m","labels":{"b":"2"}},"spec":{"limits":[{"type":"Container"}]}}`)
+	got := merge(tmpl, actual, false, false)
+	want := obj(t, `{"metadata":{"name":"m","labels":{"a":"1","b":"2"}},"spec":{"limits":[{"type":"Pod"},{"type":"Container"}],"keep":true}}`)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("musthave merge (-want +got):\n%s", diff)
+	}
+	if ok, why := matches(tmpl, got, false, false); !ok {
+		t.Errorf("the merged object does not match its template: %s", why)
+	}
+	got = merge(tmpl, actual, true, true)
+	want = obj(t, `{"metadata":{"name":"m","labels":{"b":"2"}},"spec":{"limits":[{"type":"Container"}]}}`)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("mustonlyhave merge (-want +got):\n%s", diff)
+	}
+	if actual["spec"].(map[string]any)["keep"] != true {
+		t.Error("merge changed its input")
+	}
+}
+
+func TestSummarize(t *testing.T) {
+	cases := map[string]struct {
+		results     []result
+		wantOK      bool
+		wantMessage string
+	}{
+		"cluster-scoped, missing": {results: []result{{reason: reasonNotFound, names: []string{"prod"}}},
+			wantMessage: "namespaces [prod] not found"},
+		"compliant in two namespaces": {wantOK: true, results: []result{
+			{namespace: "b", compliant: true, reason: reasonFoundExists, names: []string{"m"}},
+			{namespace: "a", compliant: true, reason: reasonFoundExists, names: []string{"m"}}},
+			wantMessage: "namespaces [m] found as specified in namespaces: a, b"},
+		"only the violations are told": {results: []result{
+			{namespace: "a", compliant: true, reason: reasonFoundExists, names: []string{"m"}},
+			{namespace: "b", reason: reasonNoMatch, names: []string{"m"}},
+			{namespace: "c", reason: reasonNotFound, names: []string{"m"}}},
+			wantMessage: "namespaces [m] not found in namespace c; namespaces [m] found but not as specified in namespace b"},
+		"an error's own message": {results: []result{{reason: reasonError, message: "listing namespaces: boom"}},
+			wantMessage: "listing namespaces: boom"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := summarize("namespaces", tc.results)
+			if got.compliant != tc.wantOK || got.message != tc.wantMessage {
+				t.Errorf("summarize = %v %q, want %v %q", got.compliant, got.message, tc.wantOK, tc.wantMessage)
+			}
+		})
+	}
+}
+
+func TestDue(t *testing.T) {
+	now := time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC)
+	cp := func(compliant, noncompliant string) *policyv1.ConfigurationPolicy {
+		return &policyv1.ConfigurationPolicy{ObjectMeta: metav1.ObjectMeta{Generation: 2},
+			Spec: policyv1.ConfigurationPolicySpec{EvaluationInterval: policyv1.EvaluationInterval{Compliant: compliant, NonCompliant: noncompliant}}}
+	}
+	at := func(ago time.Duration, compliant bool) evaluation {
+		return evaluation{generation: 2, at: now.Add(-ago), compliant: compliant}
+	}
+	cases := map[string]struct {
+		last evaluation
+		cp   *policyv1.ConfigurationPolicy
+		want bool
+	}{
+		"never evaluated":                   {cp: cp("", ""), want: true},
+		"changed since":                     {last: evaluation{generation: 1, at: now}, cp: cp("never", "never"), want: true},
+		"watch: every resync":               {last: at(10*time.Second, true), cp: cp("watch", ""), want: true},
+		"watch: not before the resync":      {last: at(5*time.Second, true), cp: cp("watch", "")},
+		"compliant interval not yet passed": {last: at(30*time.Second, true), cp: cp("1m", "5s")},
+		"noncompliant interval passed":      {last: at(6*time.Second, false), cp: cp("1m", "5s"), want: true},
+		"never: only on a change":           {last: at(time.Hour, true), cp: cp("never", "")},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := due(tc.last, tc.cp, now, 10*time.Second); got != tc.want {
+				t.Errorf("due = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestSelected(t *testing.T) {
+	sel := policyv1.Target{Include: []policyv1.NonEmptyString{"team-*", "default"}, Exclude: []policyv1.NonEmptyString{"team-sys*"}}
+	for name, want := range map[string]bool{"default": true, "team-ml": true, "team-system": false, "kube-system": false} {
+		if got := selected(name, sel); got != want {
+			t.Errorf("selected(%s) = %v, want %v", name, got, want)
+		}
+	}
+}

@@ -1,0 +1,210 @@
+package policyframework
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	policyv1 "github.com/flotilla/flotilla/api/policy/v1"
+	"github.com/flotilla/flotilla/api/scheme"
+	"github.com/flotilla/flotilla/internal/agent/builtin"
+	"github.com/flotilla/flotilla/internal/contract/builtinaddon"
+)
+
+// Name is the add-on's name, OCM's.
+var Name = builtinaddon.GovernancePolicyFramework.Name
+
+// DefaultResync is how often everything is synced without a change.
+const DefaultResync = 30 * time.Second
+
+// noKind is the problem of every template while the cluster serves no ConfigurationPolicy.
+const noKind = "the cluster does not serve ConfigurationPolicy (policy.open-cluster-management.io/v1): " +
+	"enable the add-on config-policy-controller on this cluster, which installs and evaluates it"
+
+// AddOn is the governance-policy-framework built-in add-on.
+type AddOn struct {
+	// Resync is DefaultResync when zero.
+	Resync time.Duration
+}
+
+var _ builtin.AddOn = AddOn{}
+
+// Name implements builtin.AddOn.
+func (AddOn) Name() string { return Name }
+
+// Run keeps, in the cluster's namespace on the cluster, the ConfigurationPolicies of the
+// replicated policies in the cluster's namespace on the hub, and reports their results in the
+// replicated policies' status, on every change on either side.
+func (a AddOn) Run(ctx context.Context, env builtin.Env) error {
+	hub, err := client.NewWithWatch(env.HubConfig, client.Options{Scheme: scheme.Scheme})
+	if err != nil {
+		return err
+	}
+	spoke, err := client.NewWithWatch(env.Spoke, client.Options{Scheme: scheme.Scheme})
+	if err != nil {
+		return err
+	}
+	changed := make(chan struct{}, 1)
+	go builtin.Watch(ctx, env.Clock, env.Log, hub, &policyv1.PolicyList{}, changed, client.InNamespace(env.ClusterName))
+	go builtin.Watch(ctx, env.Clock, env.Log, spoke, &policyv1.ConfigurationPolicyList{}, changed, client.InNamespace(env.ClusterName))
+	s := &syncer{env: env, hub: hub, spoke: spoke}
+	resync := builtin.OrDefault(a.Resync, DefaultResync)
+	for {
+		if err := s.sync(ctx); err != nil {
+			env.Log.Error(err, "syncing policies; trying again", "after", builtin.WatchRetry)
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-changed:
+		case <-env.Clock.After(resync):
+		}
+	}
+}
+
+type syncer struct {
+	env        builtin.Env
+	hub, spoke client.Client
+}
+
+// sync makes the cluster's ConfigurationPolicies those of the hub's policies and reports.
+func (s *syncer) sync(ctx context.Context) error {
+	ns := s.env.ClusterName
+	pl := &policyv1.PolicyList{}
+	if err := s.hub.List(ctx, pl, client.InNamespace(ns)); err != nil {
+		return fmt.Errorf("listing the cluster's policies on the hub: %w", err)
+	}
+	policies := slices.DeleteFunc(pl.Items, func(p policyv1.Policy) bool { return !p.IsReplicated() })
+	slices.SortFunc(policies, func(a, b policyv1.Policy) int { return a.CreationTimestamp.Compare(b.CreationTimestamp.Time) })
+	existing, served, err := s.existing(ctx, ns)
+	if err != nil {
+		return err
+	}
+	if served && len(policies) > 0 {
+		if err := s.ensureNamespace(ctx, ns); err != nil {
+			return err
+		}
+	}
+	taken, kept := map[string]string{}, map[string]bool{}
+	var errs []error
+	for i := range policies {
+		p := &policies[i]
+		ts := templates(p, ns, taken)
+		names, results := make([]string, len(ts)), make([]observed, len(ts))
+		for j, t := range ts {
+			names[j] = t.name
+			switch {
+			case t.problem != "":
+				results[j] = problem(t.problem)
+			case !served:
+				results[j] = problem(noKind)
+			default:
+				kept[t.name] = true
+				cur, err := s.apply(ctx, t.object, existing[t.name])
+				if err != nil {
+					errs = append(errs, err)
+					results[j] = problem(err.Error())
+					continue
+				}
+				results[j] = observe(cur)
+			}
+		}
+		errs = append(errs, s.report(ctx, p, names, results))
+	}
+	for name, cp := range existing {
+		if !kept[name] && cp.Labels[builtinaddon.Label] == Name {
+			if err := s.spoke.Delete(ctx, cp); client.IgnoreNotFound(err) != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// existing lists the ConfigurationPolicies in ns on the cluster, by name; served is false when
+// the cluster does not serve the kind.
+func (s *syncer) existing(ctx context.Context, ns string) (map[string]*policyv1.ConfigurationPolicy, bool, error) {
+	l := &policyv1.ConfigurationPolicyList{}
+	if err := s.spoke.List(ctx, l, client.InNamespace(ns)); meta.IsNoMatchError(err) || apierrors.IsNotFound(err) {
+		return nil, false, nil
+	} else if err != nil {
+		return nil, false, fmt.Errorf("listing ConfigurationPolicies on the cluster: %w", err)
+	}
+	out := map[string]*policyv1.ConfigurationPolicy{}
+	for i := range l.Items {
+		out[l.Items[i].Name] = &l.Items[i]
+	}
+	return out, true, nil
+}
+
+// ensureNamespace makes the cluster's namespace on the cluster, where its policies' templates
+// live (as OCM's framework does).
+func (s *syncer) ensureNamespace(ctx context.Context, ns string) error {
+	err := s.spoke.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: map[string]string{builtinaddon.Label: Name}}})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("creating namespace %s on the cluster: %w", ns, err)
+	}
+	return nil
+}
+
+// apply creates want, or updates cur to it; a ConfigurationPolicy the add-on did not make is
+// left alone and reported.
+func (s *syncer) apply(ctx context.Context, want, cur *policyv1.ConfigurationPolicy) (*policyv1.ConfigurationPolicy, error) {
+	if cur == nil {
+		if err := s.spoke.Create(ctx, want); err != nil {
+			return nil, fmt.Errorf("creating ConfigurationPolicy %s/%s on the cluster: %w", want.Namespace, want.Name, err)
+		}
+		return want, nil
+	}
+	if cur.Labels[builtinaddon.Label] != Name {
+		return nil, fmt.Errorf("ConfigurationPolicy %s/%s exists on the cluster and was not made by the add-on %s (no label %s=%s): "+
+			"it is neither taken over nor reported on; delete it, or rename the template", cur.Namespace, cur.Name, Name, builtinaddon.Label, Name)
+	}
+	if equality.Semantic.DeepEqual(cur.Spec, want.Spec) && reflect.DeepEqual(cur.Labels, want.Labels) && reflect.DeepEqual(cur.Annotations, want.Annotations) {
+		return cur, nil
+	}
+	next := cur.DeepCopy()
+	next.Spec, next.Labels, next.Annotations = want.Spec, want.Labels, want.Annotations
+	// A patch without a resourceVersion: the config-policy-controller writes the status meanwhile.
+	if err := s.spoke.Patch(ctx, next, client.MergeFrom(cur)); err != nil {
+		return nil, fmt.Errorf("updating ConfigurationPolicy %s/%s on the cluster: %w", next.Namespace, next.Name, err)
+	}
+	return next, nil
+}
+
+// report writes p's status on the hub when it changed.
+func (s *syncer) report(ctx context.Context, p *policyv1.Policy, names []string, results []observed) error {
+	st := policyStatus(p, names, results, s.env.Clock.Now())
+	if equality.Semantic.DeepEqual(p.Status, st) {
+		return nil
+	}
+	next := p.DeepCopy()
+	next.Status = st
+	if err := s.hub.Status().Update(ctx, next); client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("reporting policy %s/%s: %w", p.Namespace, p.Name, err)
+	}
+	return nil
+}
+
+// Cleanup deletes the ConfigurationPolicies the add-on made on the cluster.
+func (AddOn) Cleanup(ctx context.Context, env builtin.Env) error {
+	spoke, err := client.New(env.Spoke, client.Options{Scheme: scheme.Scheme})
+	if err != nil {
+		return err
+	}
+	err = spoke.DeleteAllOf(ctx, &policyv1.ConfigurationPolicy{}, client.InNamespace(env.ClusterName), client.MatchingLabels{builtinaddon.Label: Name})
+	if meta.IsNoMatchError(err) || apierrors.IsNotFound(err) {
+		return nil
+	}
+	return err
+}
