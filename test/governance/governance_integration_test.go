@@ -281,3 +281,36 @@ func TestAgentIdentityOnPolicies(t *testing.T) {
 		t.Errorf("the agent created a policy: %v, want Forbidden", err)
 	}
 }
+
+func TestPruneObjectBehavior(t *testing.T) {
+	f := start(t)
+	ctx := context.Background()
+	// One ConfigMap was there before the policy; the policy creates the other.
+	testenv.Create(t, f.spoke, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "prune-kept"}, Data: map[string]string{"k": "v"}})
+	p := configPolicy(f.set.Namespace, "prune", "musthave", `{}`)
+	p.Spec.RemediationAction = "enforce"
+	second := `{"apiVersion":"policy.open-cluster-management.io/v1","kind":"ConfigurationPolicy","metadata":{"name":"prune-2"},
+		"spec":{"remediationAction":"enforce","pruneObjectBehavior":"DeleteIfCreated","object-templates":[
+		{"complianceType":"musthave","objectDefinition":{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"prune-kept","namespace":"default"},"data":{"k":"v"}}},
+		{"complianceType":"musthave","objectDefinition":{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"prune-made","namespace":"default"},"data":{"k":"v"}}}]}}`
+	p.Spec.PolicyTemplates = []*policyv1.PolicyTemplate{{ObjectDefinition: runtime.RawExtension{Raw: []byte(second)}}}
+	testenv.Create(t, f.hub, p)
+	f.bind(t, p.Name)
+	f.waitReport(t, p, policyv1.Compliant, "configmaps [prune-kept] found as specified in namespace default", "configmaps [prune-made]")
+
+	// The policy goes: DeleteIfCreated deletes what it made and keeps what it found.
+	if err := f.hub.Delete(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	testenv.WaitFor(t, wait, "prune-made deleted with the policy", func(ctx context.Context) (bool, string, error) {
+		err := f.spoke.Get(ctx, client.ObjectKey{Namespace: "default", Name: "prune-made"}, &corev1.ConfigMap{})
+		return apierrors.IsNotFound(err), fmt.Sprint(err), client.IgnoreNotFound(err)
+	})
+	if err := f.spoke.Get(ctx, client.ObjectKey{Namespace: "default", Name: "prune-kept"}, &corev1.ConfigMap{}); err != nil {
+		t.Errorf("the ConfigMap the policy found was deleted: %v", err)
+	}
+	testenv.WaitFor(t, wait, "the spoke's ConfigurationPolicy gone", func(ctx context.Context) (bool, string, error) {
+		err := f.spoke.Get(ctx, client.ObjectKey{Namespace: f.cluster, Name: "prune-2"}, &policyv1.ConfigurationPolicy{})
+		return apierrors.IsNotFound(err), fmt.Sprint(err), client.IgnoreNotFound(err)
+	})
+}
