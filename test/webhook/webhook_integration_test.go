@@ -67,7 +67,8 @@ func TestConfiguration(t *testing.T) {
 		}
 	}
 	if want := []string{webhook.ManagedClusterWebhookName, webhook.BindingWebhookName, webhook.ManifestWorkWebhookName,
-		webhook.ClaimsWebhookName, webhook.FederatedLearningWebhookName, webhook.ManagedServiceAccountWebhookName}; !slices.Equal(names, want) {
+		webhook.ClaimsWebhookName, webhook.FederatedLearningWebhookName, webhook.ManagedServiceAccountWebhookName,
+		webhook.PolicyWebhookName}; !slices.Equal(names, want) {
 		t.Errorf("webhooks %v, want %v", names, want)
 	}
 	// The leader rewrites the configuration when what it reads back differs from what it wants:

@@ -124,6 +124,7 @@ func Setup(mgr manager.Manager, cs kubernetes.Interface, opts Options) error {
 	srv.Register(ManifestWorkPath, &admission.Webhook{Handler: ManifestWorkHandler(mgr.GetScheme(), can)})
 	srv.Register(FederatedLearningPath, &admission.Webhook{Handler: FederatedLearningHandler(mgr.GetScheme(), can)})
 	srv.Register(ManagedServiceAccountPath, &admission.Webhook{Handler: ManagedServiceAccountHandler(mgr.GetScheme(), Clusters(mgr.GetAPIReader()))})
+	srv.Register(PolicyPath, &admission.Webhook{Handler: PolicyHandler(mgr.GetScheme())})
 	srv.Register(ConversionPath, ConversionHandler())
 	if err := mgr.Add(srv); err != nil {
 		return err
@@ -236,6 +237,7 @@ func Configuration(endpoint Endpoint, caBundle []byte) *admissionregistrationv1.
 			claimsHook(hook(ClaimsWebhookName, ManagedClusterPath, "v1", "managedclusters/status", admissionregistrationv1.ClusterScope)),
 			specChangedHook(FederationGroup, hook(FederatedLearningWebhookName, FederatedLearningPath, "v1alpha1", "federatedlearnings", admissionregistrationv1.NamespacedScope)),
 			createOnly(inGroup(AuthenticationGroup, hook(ManagedServiceAccountWebhookName, ManagedServiceAccountPath, "v1beta1", "managedserviceaccounts", admissionregistrationv1.NamespacedScope))),
+			inGroup(PolicyGroup, hook(PolicyWebhookName, PolicyPath, "v1", "policies", admissionregistrationv1.NamespacedScope)),
 		},
 	}
 }

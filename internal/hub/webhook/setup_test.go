@@ -82,6 +82,11 @@ func TestConfiguration(t *testing.T) {
 			FailurePolicy: "Fail", SideEffects: "None", Operations: []string{"CREATE"},
 			Groups: []string{"authentication.open-cluster-management.io"}, Versions: []string{"v1beta1"}, Res: []string{"managedserviceaccounts"},
 		},
+		{
+			Name: PolicyWebhookName, URL: "https://127.0.0.1:9443/validate-policies", CABundle: "CA",
+			FailurePolicy: "Fail", SideEffects: "None", Operations: []string{"CREATE", "UPDATE"},
+			Groups: []string{"policy.open-cluster-management.io"}, Versions: []string{"v1"}, Res: []string{"policies"},
+		},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("webhooks (-want +got):\n%s", diff)
