@@ -25,9 +25,10 @@ func NewCommand(io streams.IO, clk clock.PassiveClock) *cobra.Command {
 func newCommand(io streams.IO, clk clock.PassiveClock, newClient kubeflags.ReaderFunc) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "describe",
-		Short: "Show one object of the hub in detail: a ManifestWork, a FederatedLearning or a ManagedCluster",
+		Short: "Show one object of the hub in detail: a ManifestWork, a FederatedLearning, a ManagedCluster or a Policy",
 	}
-	cmd.AddCommand(newWorkCommand(io, clk, newClient), newFederatedLearningCommand(io, clk, newClient), newClusterCommand(io, clk, newClient))
+	cmd.AddCommand(newWorkCommand(io, clk, newClient), newFederatedLearningCommand(io, clk, newClient), newClusterCommand(io, clk, newClient),
+		newPolicyCommand(io, clk, newClient))
 	return cmd
 }
 

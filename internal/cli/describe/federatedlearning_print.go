@@ -155,12 +155,6 @@ func (p *flPrinter) cell(s string) string {
 	return orDash(s)
 }
 
-func (p *flPrinter) flush(t *printing.Table) {
-	if err := t.Flush(); err != nil && p.err == nil {
-		p.err = err
-	}
-}
-
 func (p *flPrinter) flConditions(conditions []metav1.Condition, clk clock.PassiveClock) {
 	if len(conditions) == 0 {
 		p.field("Conditions:", "none yet")

@@ -13,6 +13,7 @@ import (
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
 	flv1alpha1 "github.com/flotilla/flotilla/api/federationai/v1alpha1"
+	policyv1 "github.com/flotilla/flotilla/api/policy/v1"
 	usagev1alpha1 "github.com/flotilla/flotilla/api/usage/v1alpha1"
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
 )
@@ -98,6 +99,16 @@ var resources = []resourceType{
 		newList:    func() client.ObjectList { return &addonv1alpha1.ManagedClusterAddOnList{} },
 		printTable: func(w io.Writer, list, _ client.ObjectList, clk clock.PassiveClock, allNamespaces bool) error {
 			return printAddOns(w, list.(*addonv1alpha1.ManagedClusterAddOnList), clk, allNamespaces)
+		},
+	},
+	{
+		name:       "policies",
+		aliases:    []string{"policy", "plc"},
+		namespaced: true,
+		byCluster:  true,
+		newList:    func() client.ObjectList { return &policyv1.PolicyList{} },
+		printTable: func(w io.Writer, list, _ client.ObjectList, clk clock.PassiveClock, allNamespaces bool) error {
+			return printPolicies(w, list.(*policyv1.PolicyList), clk, allNamespaces)
 		},
 	},
 	{
