@@ -54,6 +54,9 @@ type Reconciler struct {
 	Recorder Recorder
 	// MaxConcurrentReconciles bounds how many root policies are reconciled at once (default 4).
 	MaxConcurrentReconciles int
+
+	// series are the policies' policy_governance_info series.
+	series series
 }
 
 var _ reconcile.Reconciler = (*Reconciler)(nil)
@@ -147,6 +150,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	rootName := policyv1.ReplicatedName(req.Namespace, req.Name)
 	root := &policyv1.Policy{}
 	if err := r.Client.Get(ctx, req.NamespacedName, root); apierrors.IsNotFound(err) {
+		r.series.record(req.NamespacedName, nil)
 		return reconcile.Result{}, r.prune(ctx, rootName, nil)
 	} else if err != nil {
 		return reconcile.Result{}, err
@@ -173,6 +177,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	status := policyv1.PolicyStatus{Placement: p.placements, Status: clusterStatus(p.clusters, reported)}
 	status.ComplianceState = rootCompliance(status.Status)
 	errs = append(errs, r.writeStatus(ctx, root, status))
+	if root.Spec.Disabled {
+		r.series.record(req.NamespacedName, nil)
+	} else {
+		r.series.record(req.NamespacedName, &status)
+	}
 	return reconcile.Result{}, utilerrors.NewAggregate(errs)
 }
 

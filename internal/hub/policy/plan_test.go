@@ -4,7 +4,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	policyv1 "github.com/flotilla/flotilla/api/policy/v1"
 	policyv1beta1 "github.com/flotilla/flotilla/api/policy/v1beta1"
@@ -203,5 +205,29 @@ func TestSetStatus(t *testing.T) {
 	}
 	if got := setStatus(&policyv1beta1.PolicySet{}, nil, nil); !cmp.Equal(got, policyv1beta1.PolicySetStatus{}) {
 		t.Errorf("an empty set has an empty status, got %+v", got)
+	}
+}
+
+func TestSeries(t *testing.T) {
+	var s series
+	root := types.NamespacedName{Namespace: "gov", Name: "netpol"}
+	value := func(typ, cluster string) float64 {
+		return testutil.ToFloat64(complianceGauge.WithLabelValues(typ, "netpol", "gov", cluster))
+	}
+	s.record(root, &policyv1.PolicyStatus{ComplianceState: policyv1.NonCompliant, Status: []*policyv1.CompliancePerClusterStatus{
+		{ClusterNamespace: "a", ComplianceState: policyv1.Compliant}, {ClusterNamespace: "b", ComplianceState: policyv1.NonCompliant}}})
+	if got := []float64{value("root", rootSentinel), value("propagated", "a"), value("propagated", "b")}; !cmp.Equal(got, []float64{1, 0, 1}) {
+		t.Errorf("series = %v, want [1 0 1]", got)
+	}
+	s.record(root, &policyv1.PolicyStatus{Status: []*policyv1.CompliancePerClusterStatus{{ClusterNamespace: "a"}}})
+	if n := testutil.CollectAndCount(complianceGauge); n != 2 {
+		t.Errorf("%d series after b left, want 2 (root and a)", n)
+	}
+	if got := value("root", rootSentinel); got != -1 {
+		t.Errorf("a root no cluster has reported on: %v, want -1", got)
+	}
+	s.record(root, nil)
+	if n := testutil.CollectAndCount(complianceGauge); n != 0 {
+		t.Errorf("%d series after the root went, want 0", n)
 	}
 }
