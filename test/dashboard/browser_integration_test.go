@@ -21,8 +21,10 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
+	policyv1 "github.com/flotilla/flotilla/api/policy/v1"
 	"github.com/flotilla/flotilla/internal/hub/dashboard"
 	"github.com/flotilla/flotilla/internal/hub/fleetview"
 	"github.com/flotilla/flotilla/internal/local/testenv"
@@ -294,6 +296,39 @@ func TestBrowser(t *testing.T) {
 		}
 		screenshot(t, ctx, "jobs")
 		checkAccessibility(t, ctx, "/jobs")
+	})
+
+	t.Run("the policies grid shows each cluster's compliance, live", func(t *testing.T) {
+		root := &policyv1.Policy{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: "gpu-baseline"}, Spec: policyv1.PolicySpec{
+			RemediationAction: "inform", PolicyTemplates: []*policyv1.PolicyTemplate{}}}
+		testenv.Create(t, f.c, root)
+		testenv.Create(t, f.c, &policyv1.PlacementBinding{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: "gpu-baseline"},
+			PlacementRef: policyv1.PlacementSubject{APIGroup: "cluster.open-cluster-management.io", Kind: "Placement", Name: "gpu"},
+			Subjects:     []policyv1.Subject{{APIGroup: policyv1.GroupVersion.Group, Kind: policyv1.Kind, Name: root.Name}}})
+		// The cluster's framework would report; here the test does, on the hub's copy.
+		report := func(state policyv1.ComplianceState) {
+			testenv.WaitFor(t, wait, "the copy on "+f.gpuCluster, func(ctx context.Context) (bool, string, error) {
+				cp := &policyv1.Policy{}
+				if err := f.c.Get(ctx, client.ObjectKey{Namespace: f.gpuCluster, Name: f.ns + ".gpu-baseline"}, cp); err != nil {
+					return false, "", client.IgnoreNotFound(err)
+				}
+				cp.Status.ComplianceState = state
+				return f.c.Status().Update(ctx, cp) == nil, "", nil
+			})
+		}
+		report(policyv1.Compliant)
+		cell := fmt.Sprintf(`tr[data-policy="%s/gpu-baseline"] td[data-cluster=%q]`, f.ns, f.gpuCluster)
+		firstRender(t, ctx, url+"/policies", "policies")
+		run(t, ctx, "marking the page", eval(`window.notReloaded = true`))
+		run(t, ctx, "waiting for the compliant cell", poll(fmt.Sprintf(`document.querySelector(%q)?.textContent === "✓ Compliant"`, cell), 30*time.Second))
+		screenshot(t, ctx, "policies")
+		checkAccessibility(t, ctx, "/policies")
+		report(policyv1.NonCompliant)
+		run(t, ctx, "waiting for the non-compliant cell without a reload", poll(fmt.Sprintf(
+			`document.querySelector(%q)?.textContent === "✗ NonCompliant" && window.notReloaded === true`, cell), 30*time.Second))
+		if got := texts(t, ctx, fmt.Sprintf(`tr[data-policy="%s/gpu-baseline"] td`, f.ns)); len(got) < 2 || got[1] != "NonCompliant" {
+			t.Errorf("the policy's row = %q, want its compliance NonCompliant", got)
+		}
 	})
 
 	t.Run("a label change appears in the placements view without a reload", func(t *testing.T) {

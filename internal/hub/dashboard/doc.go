@@ -10,6 +10,7 @@
 //	GET  /api/workreplicasets  ManifestWorkReplicaSets and their progress
 //	GET  /api/addons           add-ons per cluster
 //	GET  /api/jobs             Kueue Workloads on the hub and federated-learning runs
+//	GET  /api/policies         root policies with each placed cluster's compliance
 //	GET  /api/events?view=V    Server-Sent Events: "change" when what view V shows changed
 //
 // Every request reads the hub with the viewer's own identity (Identity): the kubeconfig's for

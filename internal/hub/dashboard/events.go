@@ -21,6 +21,7 @@ import (
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
 	federationaiv1alpha1 "github.com/flotilla/flotilla/api/federationai/v1alpha1"
+	policyv1 "github.com/flotilla/flotilla/api/policy/v1"
 	"github.com/flotilla/flotilla/api/scheme"
 	usagev1alpha1 "github.com/flotilla/flotilla/api/usage/v1alpha1"
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
@@ -49,6 +50,8 @@ func (s *Server) watched(view string) []client.ObjectList {
 		return []client.ObjectList{&workv1.ManifestWorkList{}, &workv1alpha1.ManifestWorkReplicaSetList{}}
 	case "addons":
 		return []client.ObjectList{&addonv1alpha1.ManagedClusterAddOnList{}}
+	case "policies":
+		return []client.ObjectList{&policyv1.PolicyList{}}
 	case "jobs":
 		var out []client.ObjectList
 		if m, err := s.o.Mapper.RESTMapping(kueueWorkload); err == nil {
@@ -74,7 +77,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if q.View == "" {
-		writeError(w, badParam("view", "is required: give one of fleet, gpus, placements, works, addons, jobs"))
+		writeError(w, badParam("view", "is required: give one of fleet, gpus, placements, works, addons, jobs, policies"))
 		return
 	}
 	c, e := s.client(r)

@@ -39,9 +39,11 @@ type Server struct {
 }
 
 // views are the pages of the app (the paths it routes itself) and what each watches.
-var views = map[string]bool{"fleet": true, "gpus": true, "placements": true, "works": true, "addons": true, "jobs": true}
+var views = map[string]bool{"fleet": true, "gpus": true, "placements": true, "works": true, "addons": true, "jobs": true, "policies": true}
 
-func viewNames() []string { return []string{"fleet", "gpus", "placements", "works", "addons", "jobs"} }
+func viewNames() []string {
+	return []string{"fleet", "gpus", "placements", "works", "addons", "jobs", "policies"}
+}
 
 // New returns the dashboard's handler.
 func New(o Options) *Server {
@@ -59,6 +61,7 @@ func New(o Options) *Server {
 		"GET /api/workreplicasets":                  s.workReplicaSets,
 		"GET /api/addons":                           s.addons,
 		"GET /api/jobs":                             s.jobs,
+		"GET /api/policies":                         s.policies,
 		"GET /api/events":                           s.events,
 		"GET /api/whoami":                           s.whoami,
 	}
@@ -67,7 +70,7 @@ func New(o Options) *Server {
 	}
 	s.mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, notFound("no API route %s %s: the dashboard serves GET /api/clusters, /api/gpus, /api/placements, "+
-			"/api/placements/NAMESPACE/NAME, /api/works, /api/workreplicasets, /api/addons, /api/jobs, /api/events and "+
+			"/api/placements/NAMESPACE/NAME, /api/works, /api/workreplicasets, /api/addons, /api/jobs, /api/policies, /api/events and "+
 			"POST /api/placements/NAMESPACE/NAME/simulate", r.Method, r.URL.Path))
 	})
 	s.mux.HandleFunc("GET /login", s.loginPage)

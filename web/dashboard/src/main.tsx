@@ -9,6 +9,7 @@ import { PlacementDetail, Placements } from "./views/Placements";
 import { Works } from "./views/Works";
 import { Addons } from "./views/Addons";
 import { Jobs } from "./views/Jobs";
+import { Policies } from "./views/Policies";
 
 const views = [
   { path: "/fleet", label: "Fleet" },
@@ -17,6 +18,7 @@ const views = [
   { path: "/works", label: "Works" },
   { path: "/addons", label: "Add-ons" },
   { path: "/jobs", label: "Jobs" },
+  { path: "/policies", label: "Policies" },
 ];
 
 interface Whoami {
@@ -39,6 +41,8 @@ function Page({ path }: { path: string }) {
       return <Addons />;
     case "jobs":
       return <Jobs />;
+    case "policies":
+      return <Policies />;
   }
   return <p role="alert">No page {path}: pick a view above.</p>;
 }

@@ -185,3 +185,14 @@ export interface Federation {
   clients: number;
   message?: string;
 }
+
+/** A root policy and each placed cluster's compliance (GET /api/policies). */
+export interface Policy {
+  namespace: string;
+  name: string;
+  remediation?: string;
+  /** Compliant, NonCompliant, Pending, or absent while a cluster has not reported. */
+  compliant?: string;
+  disabled?: boolean;
+  clusters: { cluster: string; compliant?: string }[];
+}

@@ -1,0 +1,64 @@
+package dashboard
+
+import (
+	"net/http"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	policyv1 "github.com/flotilla/flotilla/api/policy/v1"
+)
+
+// PolicyRow is one root policy and each placed cluster's compliance with it: a row of the
+// policies view's policy × cluster grid.
+type PolicyRow struct {
+	Namespace   string `json:"namespace"`
+	Name        string `json:"name"`
+	Remediation string `json:"remediation,omitempty"`
+	// Compliant is the root's: Compliant, NonCompliant, Pending, or "" while a cluster is silent.
+	Compliant string       `json:"compliant,omitempty"`
+	Disabled  bool         `json:"disabled,omitempty"`
+	Clusters  []PolicyCell `json:"clusters"`
+}
+
+// PolicyCell is one cluster's compliance with a policy ("" before it reports).
+type PolicyCell struct {
+	Cluster   string `json:"cluster"`
+	Compliant string `json:"compliant,omitempty"`
+}
+
+// rootsOnly selects root policies: the copies in clusters' namespaces carry the root-policy label.
+func rootsOnly() client.ListOption {
+	r, _ := labels.NewRequirement(policyv1.RootPolicyLabel, selection.DoesNotExist, nil)
+	return client.MatchingLabelsSelector{Selector: labels.NewSelector().Add(*r)}
+}
+
+// policies is a page of root policies, by namespace and name, with their clusters' compliance.
+func (s *Server) policies(w http.ResponseWriter, r *http.Request) {
+	q, c, ok := s.begin(w, r, "limit", "continue", "namespace")
+	if !ok {
+		return
+	}
+	opts, where := listOptions(q)
+	var list policyv1.PolicyList
+	if err := c.List(ctx(r), &list, append(opts, rootsOnly())...); err != nil {
+		writeError(w, hubError(err, "listing policies "+where))
+		return
+	}
+	rows := make([]PolicyRow, 0, len(list.Items))
+	for i := range list.Items {
+		rows = append(rows, policyRow(&list.Items[i]))
+	}
+	listAnswer(w, Page[PolicyRow]{Items: rows, Continue: list.Continue, Remaining: list.RemainingItemCount}, nil)
+}
+
+func policyRow(p *policyv1.Policy) PolicyRow {
+	row := PolicyRow{Namespace: p.Namespace, Name: p.Name, Remediation: strings.ToLower(string(p.Spec.RemediationAction)),
+		Compliant: string(p.Status.ComplianceState), Disabled: p.Spec.Disabled, Clusters: []PolicyCell{}}
+	for _, st := range p.Status.Status {
+		row.Clusters = append(row.Clusters, PolicyCell{Cluster: st.ClusterName, Compliant: string(st.ComplianceState)})
+	}
+	return row
+}
