@@ -28,7 +28,7 @@ type PlacementBinding struct {
 	// +kubebuilder:validation:Enum=restricted
 	SubFilter SubFilter `json:"subFilter,omitempty"`
 	// +optional
-	Status PlacementBindingStatus `json:"status,omitempty"`
+	Status PlacementBindingStatus `json:"status,omitzero"`
 }
 
 // Subject is a Policy or PolicySet to place.
