@@ -76,7 +76,8 @@ func start(t *testing.T) *fleet {
 	ad, err := addon.New(addon.Options{
 		ClusterName: one.Name, AgentID: "agent-" + one.Name, Hub: one.Agent.Hub(), Spoke: spokeCfg,
 		BuiltIns: builtin.NewManager(one.Name, spokeCfg, clock.RealClock{}, testr.New(t).WithName("builtin"),
-			policyframework.AddOn{Resync: 2 * time.Second}, configpolicy.AddOn{Resync: time.Second}),
+			// An hour: every step of the tests is brought about by a watch, none by a resync.
+			policyframework.AddOn{Resync: time.Hour}, configpolicy.AddOn{Resync: time.Hour}),
 		InitialBackoff: 200 * time.Millisecond, MaxBackoff: 2 * time.Second,
 		Log: testr.New(t).WithName("addon"),
 	})

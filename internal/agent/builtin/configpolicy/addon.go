@@ -11,10 +11,12 @@ import (
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/restmapper"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -37,9 +39,9 @@ const CRDName = "configurationpolicies.policy.open-cluster-management.io"
 // DeleteAll until its objects are deleted (OCM's name).
 const PruneFinalizer = "policy.open-cluster-management.io/delete-related-objects"
 
-// DefaultResync is how often every policy is evaluated again without a change of it: the
-// objects it checks are not watched, so drift is found within this time.
-const DefaultResync = 10 * time.Second
+// DefaultResync is how often every policy is evaluated again without a change of it or of the
+// kinds it checks (which are watched): the safety net under the watches.
+const DefaultResync = 30 * time.Second
 
 // AddOn is the config-policy-controller built-in add-on.
 type AddOn struct {
@@ -62,32 +64,39 @@ func (a AddOn) Run(ctx context.Context, env builtin.Env) error {
 	if _, err := install.CRDs(ctx, env.Spoke, []*apiextv1.CustomResourceDefinition{def}, install.Options{}); err != nil {
 		return fmt.Errorf("installing the ConfigurationPolicy CRD on the cluster: %w", err)
 	}
-	r, err := newRunner(env)
+	changed := make(chan struct{}, 1)
+	r, err := newRunner(env, changed)
 	if err != nil {
 		return err
 	}
-	changed := make(chan struct{}, 1)
+	defer r.watches.stop()
 	go builtin.Watch(ctx, env.Clock, env.Log, r.spoke, &policyv1.ConfigurationPolicyList{}, changed)
 	resync := builtin.OrDefault(a.Resync, DefaultResync)
 	for {
-		if err := r.evaluateAll(ctx, resync); err != nil {
+		wait := resync
+		soon, err := r.evaluateAll(ctx, resync)
+		if err != nil {
 			env.Log.Error(err, "evaluating ConfigurationPolicies; trying again", "after", resync)
+		}
+		if soon {
+			wait = MinWatchGap
 		}
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-changed:
-		case <-env.Clock.After(resync):
+		case <-env.Clock.After(wait):
 		}
 	}
 }
 
 // runner is one run's clients and what it remembers between evaluations.
 type runner struct {
-	env   builtin.Env
-	spoke client.WithWatch
-	e     *engine
-	// last is each policy's last evaluation: generation, time and compliance.
+	env     builtin.Env
+	spoke   client.WithWatch
+	e       *engine
+	watches *objectWatches
+	// last is each policy's last evaluation: generation, time, compliance and the kinds it checks.
 	last map[types.UID]evaluation
 }
 
@@ -95,9 +104,10 @@ type evaluation struct {
 	generation int64
 	at         time.Time
 	compliant  bool
+	resources  []schema.GroupVersionResource
 }
 
-func newRunner(env builtin.Env) (*runner, error) {
+func newRunner(env builtin.Env, changed chan<- struct{}) (*runner, error) {
 	spoke, err := client.NewWithWatch(env.Spoke, client.Options{Scheme: scheme.Scheme})
 	if err != nil {
 		return nil, err
@@ -115,23 +125,35 @@ func newRunner(env builtin.Env) (*runner, error) {
 		l := &corev1.NamespaceList{}
 		return l.Items, spoke.List(ctx, l)
 	}}
-	return &runner{env: env, spoke: spoke, e: e, last: map[types.UID]evaluation{}}, nil
+	md, err := metadata.NewForConfig(env.Spoke)
+	if err != nil {
+		return nil, err
+	}
+	return &runner{env: env, spoke: spoke, e: e, watches: newObjectWatches(md, changed), last: map[types.UID]evaluation{}}, nil
 }
 
-// evaluateAll evaluates each policy that is due, prunes after those being deleted, and forgets
-// policies that are gone.
-func (r *runner) evaluateAll(ctx context.Context, resync time.Duration) error {
+// evaluateAll evaluates each policy that is due, prunes after those being deleted, forgets
+// policies that are gone, and watches the kinds the policies check. soon is true when a policy
+// waits out MinWatchGap after a change of a kind it checks.
+func (r *runner) evaluateAll(ctx context.Context, resync time.Duration) (soon bool, err error) {
 	l := &policyv1.ConfigurationPolicyList{}
 	if err := r.spoke.List(ctx, l); err != nil {
-		return err
+		return false, err
 	}
+	changed := r.watches.take()
 	seen := map[types.UID]bool{}
+	kinds := map[schema.GroupVersionResource]bool{}
 	var errs []string
 	for i := range l.Items {
 		cp := &l.Items[i]
 		seen[cp.UID] = true
-		if err := r.one(ctx, cp, resync); err != nil {
+		waits, err := r.one(ctx, cp, resync, changed)
+		if err != nil {
 			errs = append(errs, fmt.Sprintf("%s/%s: %v", cp.Namespace, cp.Name, err))
+		}
+		soon = soon || waits
+		for _, gvr := range r.last[cp.UID].resources {
+			kinds[gvr] = true
 		}
 	}
 	for uid := range r.last {
@@ -139,29 +161,62 @@ func (r *runner) evaluateAll(ctx context.Context, resync time.Duration) error {
 			delete(r.last, uid)
 		}
 	}
-	if len(errs) > 0 {
-		return fmt.Errorf("%s", strings.Join(errs, "; "))
+	r.watches.keep(ctx, kinds)
+	if soon {
+		// Changes not yet acted on are taken again next time.
+		for gvr := range changed {
+			r.watches.mark(gvr)
+		}
 	}
-	return nil
+	if len(errs) > 0 {
+		return soon, fmt.Errorf("%s", strings.Join(errs, "; "))
+	}
+	return soon, nil
 }
 
-func (r *runner) one(ctx context.Context, cp *policyv1.ConfigurationPolicy, resync time.Duration) error {
+// one evaluates cp if it is due; waits is true when a change of a kind it checks is to be acted
+// on after MinWatchGap.
+func (r *runner) one(ctx context.Context, cp *policyv1.ConfigurationPolicy, resync time.Duration, changed map[schema.GroupVersionResource]bool) (waits bool, err error) {
 	if !cp.DeletionTimestamp.IsZero() {
-		return r.prune(ctx, cp)
+		return false, r.prune(ctx, cp)
 	}
 	pruning := cp.Spec.PruneObjectBehavior == policyv1.PruneDeleteAll || cp.Spec.PruneObjectBehavior == policyv1.PruneDeleteIfCreated
 	if pruning && controllerutil.AddFinalizer(cp, PruneFinalizer) {
 		if err := r.spoke.Update(ctx, cp); err != nil {
-			return err
+			return false, err
 		}
 	}
 	now := r.env.Clock.Now()
-	if !due(r.last[cp.UID], cp, now, resync) {
-		return nil
+	last := r.last[cp.UID]
+	if !due(last, cp, now, resync) {
+		if !watchesChanges(last, cp, changed) {
+			return false, nil
+		}
+		if now.Before(last.at.Add(MinWatchGap)) {
+			return true, nil
+		}
 	}
-	st := r.evaluate(ctx, cp, now)
-	r.last[cp.UID] = evaluation{generation: cp.Generation, at: now, compliant: st.ComplianceState == policyv1.ConfigComplianceState(policyv1.Compliant)}
-	return r.writeStatus(ctx, cp, st)
+	st, resources := r.evaluate(ctx, cp, now)
+	r.last[cp.UID] = evaluation{generation: cp.Generation, at: now, compliant: st.ComplianceState == policyv1.ConfigComplianceState(policyv1.Compliant), resources: resources}
+	return false, r.writeStatus(ctx, cp, st)
+}
+
+// watchesChanges reports whether cp, evaluated on changes (its interval for its last compliance
+// is watch or unset), checks a kind in changed.
+func watchesChanges(last evaluation, cp *policyv1.ConfigurationPolicy, changed map[schema.GroupVersionResource]bool) bool {
+	interval := cp.Spec.EvaluationInterval.NonCompliant
+	if last.compliant {
+		interval = cp.Spec.EvaluationInterval.Compliant
+	}
+	if interval != "" && interval != "watch" {
+		return false
+	}
+	for _, gvr := range last.resources {
+		if changed[gvr] {
+			return true
+		}
+	}
+	return false
 }
 
 // due reports whether cp is to be evaluated at now: when it changed, and when the interval of
@@ -187,13 +242,18 @@ func due(last evaluation, cp *policyv1.ConfigurationPolicy, now time.Time, resyn
 	return !now.Before(last.at.Add(every))
 }
 
-// evaluate is cp's status after evaluating (and under enforce, putting right) each template.
-func (r *runner) evaluate(ctx context.Context, cp *policyv1.ConfigurationPolicy, now time.Time) policyv1.ConfigurationPolicyStatus {
+// evaluate is cp's status after evaluating (and under enforce, putting right) each template, and
+// the kinds its templates check.
+func (r *runner) evaluate(ctx context.Context, cp *policyv1.ConfigurationPolicy, now time.Time) (policyv1.ConfigurationPolicyStatus, []schema.GroupVersionResource) {
 	enforce := strings.EqualFold(string(cp.Spec.RemediationAction), string(policyv1.Enforce))
 	st := policyv1.ConfigurationPolicyStatus{LastEvaluated: now.UTC().Format(time.RFC3339), LastEvaluatedGeneration: cp.Generation}
 	compliant := true
+	var resources []schema.GroupVersionResource
 	for i := range cp.Spec.ObjectTemplates {
 		o := r.e.evaluateTemplate(ctx, cp, i, enforce)
+		if o.resource.Resource != "" {
+			resources = append(resources, o.resource)
+		}
 		compliant = compliant && o.compliant
 		st.CompliancyDetails = append(st.CompliancyDetails, detail(o, previousCondition(cp, i), now))
 		st.RelatedObjects = append(st.RelatedObjects, keepCreated(o.related, cp.Status.RelatedObjects)...)
@@ -207,7 +267,7 @@ func (r *runner) evaluate(ctx context.Context, cp *policyv1.ConfigurationPolicy,
 	if compliant {
 		st.ComplianceState = policyv1.ConfigComplianceState(policyv1.Compliant)
 	}
-	return st
+	return st, resources
 }
 
 func previousCondition(cp *policyv1.ConfigurationPolicy, i int) *policyv1.Condition {

@@ -14,9 +14,11 @@
 // had), through the finalizer PruneFinalizer.
 //
 // A policy is evaluated when it changes and again after its evaluationInterval (compliant or
-// noncompliant; "watch" and unset mean every Resync, 10 s by default: the checked objects are
-// not watched, so drift is found and put right within that time). The status is written only
-// when more than its evaluation time changed.
+// noncompliant). With "watch" or no interval (the default) it is evaluated when an object of a
+// kind it checks changes: the add-on watches those kinds by metadata only (watch.go), at most
+// once per MinWatchGap per policy, so drift is found and put right when it happens; every
+// Resync (30 s) is the safety net. The status is written only when more than its evaluation
+// time changed.
 //
 // The add-on acts with the agent's identity on the cluster: enforce can do what the agent can.
 // Not evaluated yet: object-templates-raw and Go templates ({{ ... }}), which are reported as a

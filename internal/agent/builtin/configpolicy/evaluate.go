@@ -69,12 +69,14 @@ type engine struct {
 	namespaces func(ctx context.Context) ([]corev1.Namespace, error)
 }
 
-// templateOutcome is one object template's status entry and related objects.
+// templateOutcome is one object template's status entry and related objects, and the kind it
+// checks (none when the template names none the cluster serves).
 type templateOutcome struct {
 	compliant bool
 	reason    string
 	message   string
 	related   []policyv1.RelatedObject
+	resource  schema.GroupVersionResource
 }
 
 // evaluateTemplate checks (and under enforce, puts right) one object template.
@@ -119,7 +121,9 @@ func (e *engine) evaluateTemplate(ctx context.Context, cp *policyv1.Configuratio
 	for _, ns := range namespaces {
 		results = append(results, c.run(ctx, ns, u.GetName()))
 	}
-	return summarize(mapping.Resource.Resource, results)
+	out := summarize(mapping.Resource.Resource, results)
+	out.resource = mapping.Resource
+	return out
 }
 
 // complianceType lower-cases OCM's spellings (MustHave, Musthave, musthave).

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	policyv1 "github.com/flotilla/flotilla/api/policy/v1"
 )
@@ -142,5 +143,32 @@ func TestSelected(t *testing.T) {
 		if got := selected(name, sel); got != want {
 			t.Errorf("selected(%s) = %v, want %v", name, got, want)
 		}
+	}
+}
+
+func TestWatchesChanges(t *testing.T) {
+	limits := schema.GroupVersionResource{Version: "v1", Resource: "limitranges"}
+	pods := schema.GroupVersionResource{Version: "v1", Resource: "pods"}
+	cp := func(compliant, noncompliant string) *policyv1.ConfigurationPolicy {
+		return &policyv1.ConfigurationPolicy{Spec: policyv1.ConfigurationPolicySpec{EvaluationInterval: policyv1.EvaluationInterval{Compliant: compliant, NonCompliant: noncompliant}}}
+	}
+	last := evaluation{compliant: true, resources: []schema.GroupVersionResource{limits}}
+	cases := map[string]struct {
+		cp      *policyv1.ConfigurationPolicy
+		changed map[schema.GroupVersionResource]bool
+		want    bool
+	}{
+		"unset: a change of a checked kind": {cp: cp("", ""), changed: map[schema.GroupVersionResource]bool{limits: true}, want: true},
+		"watch: a change of a checked kind": {cp: cp("watch", "1m"), changed: map[schema.GroupVersionResource]bool{limits: true}, want: true},
+		"a change of another kind":          {cp: cp("", ""), changed: map[schema.GroupVersionResource]bool{pods: true}},
+		"an interval for its compliance":    {cp: cp("10m", "watch"), changed: map[schema.GroupVersionResource]bool{limits: true}},
+		"never":                             {cp: cp("never", ""), changed: map[schema.GroupVersionResource]bool{limits: true}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := watchesChanges(last, tc.cp, tc.changed); got != tc.want {
+				t.Errorf("watchesChanges = %v, want %v", got, tc.want)
+			}
+		})
 	}
 }
