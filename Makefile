@@ -18,7 +18,7 @@ COMMIT_TIME ?= $(shell git log -1 --format=%cI 2>/dev/null)
 # Integration tests start several control planes per package; keep parallel packages at 2 on 2 cores.
 TEST_P ?= 2
 
-.PHONY: npm-deps bench-smoke bench-tables bench-mcp all build bench-dashboard dashboard-assets dashboard-screenshots test-dashboard k8s-bin bench bench-addon bench-fl bench-hub bench-install bench-msa bench-msa-rotation bench-placement bench-placement-floor bench-gpu-placement bench-multikueue bench-queue bench-queue-sim bench-resourceusage bench-work controller-gen check-generated fuzz image test test-python test-unit lint lint-bin fmt vet generate demo demo-fl demo-kueue down clean
+.PHONY: npm-deps bench-smoke bench-tables bench-mcp all build bench-dashboard dashboard-assets dashboard-screenshots test-dashboard k8s-bin bench bench-addon bench-fl bench-hub bench-install bench-msa bench-msa-rotation bench-policy bench-placement bench-placement-floor bench-gpu-placement bench-multikueue bench-queue bench-queue-sim bench-resourceusage bench-work controller-gen check-generated fuzz image test test-python test-unit lint lint-bin fmt vet generate demo demo-fl demo-kueue down clean
 
 all: build
 
@@ -139,6 +139,9 @@ bench-addon: k8s-bin ## One template add-on on 1,000 clusters: ClusterManagement
 
 bench-msa: k8s-bin ## ManagedServiceAccounts on a local fleet: created on the hub to token usable on the spoke (p50, p99, max); about 3 minutes.
 	FLOTILLA_K8S_BIN="$$(tools/build.sh --print)" $(GO) test -tags integration -run '^$$' -bench '^BenchmarkManagedServiceAccountToken$$' -benchtime 1x -timeout 20m ./bench/
+
+bench-policy: k8s-bin ## Governance: 100 policies propagated to 1,000 clusters, one and all edited, Flotilla's propagator beside OCM's released one (tools/build-ocm-propagator.sh); about 10 minutes.
+	FLOTILLA_K8S_BIN="$$(tools/build.sh --print)" $(GO) test -tags integration -run '^$$' -bench '^BenchmarkPolicyPropagation$$' -benchtime 1x -timeout 90m ./bench/
 
 bench-msa-rotation: k8s-bin ## Every ManagedServiceAccount token of 1,000 clusters rotated at once: time to all rotated, writes per rotation, the hub's CPU and memory; about 2 minutes.
 	FLOTILLA_K8S_BIN="$$(tools/build.sh --print)" $(GO) test -tags integration -run '^$$' -bench '^BenchmarkManagedServiceAccountRotation$$' -benchtime 1x -timeout 30m ./bench/

@@ -86,6 +86,9 @@ type Options struct {
 	// MirrorSIGDecisions mirrors each placement's PlacementDecisions into SIG Multicluster
 	// (multicluster.x-k8s.io/v1alpha1, KEP-5313) PlacementDecisions; see internal/hub/sigdecision.
 	MirrorSIGDecisions bool
+	// NoPolicyPropagator leaves the governance API's propagation (internal/hub/policy) to another
+	// controller: OCM's own governance-policy-propagator, run against this hub.
+	NoPolicyPropagator bool
 	// ExplainAddress is the host:port of the HTTPS server that explains placements to callers
 	// the API server authenticates and authorizes (internal/hub/explain); "" or "0" runs none.
 	ExplainAddress string
@@ -272,8 +275,6 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		&managedserviceaccount.Reconciler{Client: mgr.GetClient(), Clock: clk},
 		&placement.Reconciler{Client: mgr.GetClient(), Clock: clk},
 		&workreplicaset.Reconciler{Client: mgr.GetClient(), Clock: clk},
-		&policy.Reconciler{Client: mgr.GetClient()},
-		&policy.SetReconciler{Client: mgr.GetClient()},
 		// The progressing controller uses an index the add-on controller adds: it comes after.
 		&addon.Reconciler{Client: mgr.GetClient(), Clock: clk},
 		&addon.ProgressingReconciler{Client: mgr.GetClient(), Clock: clk},
@@ -294,6 +295,14 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 	}
 	if opts.MirrorSIGDecisions {
 		if err := (&sigdecision.Reconciler{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
+			return nil, err
+		}
+	}
+	if !opts.NoPolicyPropagator {
+		if err := (&policy.Reconciler{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
+			return nil, err
+		}
+		if err := (&policy.SetReconciler{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
 			return nil, err
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -18,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/yaml"
 
 	"github.com/flotilla/flotilla/config/crd"
 )
@@ -181,4 +184,26 @@ func condition(crd *apiextv1.CustomResourceDefinition, t apiextv1.CustomResource
 		}
 	}
 	return false
+}
+
+// ReadCRDs reads the CRDs of the files in dir that match pattern (a filepath.Match glob):
+// another project's CRDs, from the folder its build left them in.
+func ReadCRDs(dir, pattern string) ([]*apiextv1.CustomResourceDefinition, error) {
+	files, err := filepath.Glob(filepath.Join(dir, pattern))
+	if err != nil || len(files) == 0 {
+		return nil, fmt.Errorf("no CRDs (%s) in %s (%v)", pattern, dir, err)
+	}
+	var crds []*apiextv1.CustomResourceDefinition
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		crd := &apiextv1.CustomResourceDefinition{}
+		if err := yaml.UnmarshalStrict(b, crd); err != nil {
+			return nil, fmt.Errorf("reading %s: %w", f, err)
+		}
+		crds = append(crds, crd)
+	}
+	return crds, nil
 }

@@ -122,6 +122,8 @@ func NewCommand(_ streams.IO, clk clock.WithTicker) *cobra.Command {
 			"(default: a self-signed certificate and a key made at start; the Helm chart issues both)")
 	f.BoolVar(&opts.MirrorSIGDecisions, "sig-placement-decisions", opts.MirrorSIGDecisions,
 		"mirror each placement's decisions into multicluster.x-k8s.io/v1alpha1 PlacementDecisions (KEP-5313)")
+	f.BoolVar(&opts.NoPolicyPropagator, "no-policy-propagator", opts.NoPolicyPropagator,
+		"leave the propagation of policies (policy.open-cluster-management.io) to another controller, such as OCM's governance-policy-propagator run against this hub")
 	f.StringVar(&opts.DynamicScoringNamespace, "dynamic-scoring-namespace", opts.DynamicScoringNamespace,
 		"the only namespace whose DynamicScorers the hub checks and agents run (whoever may create one there makes the hub and agents send requests, with tokens, where it points)")
 	f.BoolVar(&opts.DynamicScoringAllowLocal, "dynamic-scoring-allow-local-addresses", opts.DynamicScoringAllowLocal,

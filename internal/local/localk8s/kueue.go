@@ -116,23 +116,7 @@ func FindKueue() (KueueBinaries, error) {
 // ReadKueueCRDs reads Kueue's CRDs (kueue.x-k8s.io_*.yaml) from dir: a Kueue folder's crds/ or
 // the module's config/components/crd/bases.
 func ReadKueueCRDs(dir string) ([]*apiextv1.CustomResourceDefinition, error) {
-	files, err := filepath.Glob(filepath.Join(dir, "kueue.x-k8s.io_*.yaml"))
-	if err != nil || len(files) == 0 {
-		return nil, fmt.Errorf("no Kueue CRDs (kueue.x-k8s.io_*.yaml) in %s (%v)", dir, err)
-	}
-	var crds []*apiextv1.CustomResourceDefinition
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			return nil, err
-		}
-		crd := &apiextv1.CustomResourceDefinition{}
-		if err := yaml.UnmarshalStrict(b, crd); err != nil {
-			return nil, fmt.Errorf("reading %s: %w", f, err)
-		}
-		crds = append(crds, crd)
-	}
-	return crds, nil
+	return install.ReadCRDs(dir, "kueue.x-k8s.io_*.yaml")
 }
 
 // InstallKueueCRDs applies Kueue's CRDs from dir to the cluster cfg points at and waits until
