@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	policyv1 "github.com/flotilla/flotilla/api/policy/v1"
 	"github.com/flotilla/flotilla/api/scheme"
 	"github.com/flotilla/flotilla/internal/contract/builtinaddon"
 	"github.com/flotilla/flotilla/internal/contract/scoringwire"
@@ -226,6 +227,9 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 			&batchv1.Job{}:                  {Label: flOwned},
 			&corev1.Service{}:               {Label: flOwned},
 			&corev1.PersistentVolumeClaim{}: {Label: flOwned},
+			// The propagator's copies of policies, one per policy and cluster, are kept without
+			// their spec (internal/hub/policy).
+			&policyv1.Policy{}: {Transform: policy.TrimCopy},
 		}},
 	}
 	if opts.LeaseDuration > 0 {
@@ -303,6 +307,9 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 			return nil, err
 		}
 		if err := (&policy.SetReconciler{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
+			return nil, err
+		}
+		if err := (&policy.ScoreReconciler{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
 			return nil, err
 		}
 	}

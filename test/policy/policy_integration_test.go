@@ -13,13 +13,18 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	eventsv1 "k8s.io/api/events/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
+	clusterv1alpha1 "github.com/flotilla/flotilla/api/cluster/v1alpha1"
+	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 	policyv1 "github.com/flotilla/flotilla/api/policy/v1"
 	policyv1beta1 "github.com/flotilla/flotilla/api/policy/v1beta1"
+	"github.com/flotilla/flotilla/internal/core/rollout"
+	"github.com/flotilla/flotilla/internal/hub/policy"
 	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
@@ -353,4 +358,69 @@ func TestBadInput(t *testing.T) {
 	if err := c.Create(ctx, b); err == nil || !strings.Contains(err.Error(), "subjects") {
 		t.Errorf("a binding of nothing: got %v, want a refusal naming subjects", err)
 	}
+}
+
+// TestPlacementByCompliance: the hub keeps each cluster's compliance as the AddOnPlacementScore
+// governance-compliance, so a placement can require compliance with a policy through OCM's own CEL
+// predicate (Flotilla's extension).
+func TestPlacementByCompliance(t *testing.T) {
+	s := testenv.StartHubWithSet(t, "plc-score")
+	c := s.Client
+	ctx := context.Background()
+	for _, n := range []string{"plc-score-1", "plc-score-2"} {
+		s.AgentlessCluster(t, n, map[string]string{"residency": "eu"})
+	}
+	s.AgentlessPlacement(t, "eu", map[string]string{"residency": "eu"})
+	root := loadPolicy(t, "policy-namespace.yaml", s.Namespace)
+	root.Name = "data-residency-eu"
+	testenv.Create(t, c, root)
+	bind(t, s, "eu", "eu", subject(policyv1.Kind, root.Name))
+	waitCopies(t, c, root, nil, "plc-score-1", "plc-score-2")
+	report(t, c, root, "plc-score-1", policyv1.Compliant)
+	report(t, c, root, "plc-score-2", policyv1.NonCompliant)
+
+	name := s.Namespace + ".data-residency-eu"
+	for cluster, want := range map[string]int32{"plc-score-1": policy.ScoreCompliant, "plc-score-2": policy.ScoreNonCompliant} {
+		testenv.WaitFor(t, wait, "the compliance score of "+cluster, func(ctx context.Context) (bool, string, error) {
+			got := &clusterv1alpha1.AddOnPlacementScore{}
+			if err := c.Get(ctx, client.ObjectKey{Namespace: cluster, Name: policy.ComplianceScoreName}, got); err != nil {
+				return false, "", client.IgnoreNotFound(err)
+			}
+			return slices.Contains(got.Status.Scores, clusterv1alpha1.AddOnPlacementScoreItem{Name: name, Value: want}), fmt.Sprint(got.Status.Scores), nil
+		})
+	}
+
+	// Training that must stay on clusters that comply.
+	regulated := &clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: s.Namespace, Name: "regulated"}, Spec: clusterv1beta1.PlacementSpec{
+		Tolerations: testenv.NoAgentTolerations(),
+		Predicates: []clusterv1beta1.ClusterPredicate{{RequiredClusterSelector: clusterv1beta1.ClusterSelector{CelSelector: clusterv1beta1.ClusterCelSelector{
+			CelExpressions: []string{fmt.Sprintf(`managedCluster.scores(%q).exists(s, s.name == %q && s.value == 100)`, policy.ComplianceScoreName, name)}}}}}}}
+	testenv.Create(t, c, regulated)
+	decided := func(want ...string) {
+		testenv.WaitFor(t, wait, fmt.Sprintf("placement regulated to decide %v", want), func(ctx context.Context) (bool, string, error) {
+			cs, err := rollout.PlacementClusters(ctx, c, s.Namespace, "regulated")
+			var got []string
+			for _, x := range cs {
+				got = append(got, x.Name)
+			}
+			slices.Sort(got)
+			return err == nil && slices.Equal(got, want), fmt.Sprint(got), err
+		})
+	}
+	decided("plc-score-1")
+	// plc-score-2 is put right: it joins; plc-score-1 drifts: it leaves.
+	report(t, c, root, "plc-score-2", policyv1.Compliant)
+	report(t, c, root, "plc-score-1", policyv1.NonCompliant)
+	decided("plc-score-2")
+
+	// A score of that name the hub did not make is left alone.
+	hand := &clusterv1alpha1.AddOnPlacementScore{ObjectMeta: metav1.ObjectMeta{Namespace: "plc-score-1", Name: "other-score"}}
+	testenv.Create(t, c, hand)
+	if err := c.Delete(ctx, &policyv1.PlacementBinding{ObjectMeta: metav1.ObjectMeta{Namespace: s.Namespace, Name: "eu"}}); err != nil {
+		t.Fatal(err)
+	}
+	testenv.WaitFor(t, wait, "the scores removed with the copies", func(ctx context.Context) (bool, string, error) {
+		err := c.Get(ctx, client.ObjectKey{Namespace: "plc-score-1", Name: policy.ComplianceScoreName}, &clusterv1alpha1.AddOnPlacementScore{})
+		return apierrors.IsNotFound(err), fmt.Sprint(err), client.IgnoreNotFound(err)
+	})
 }

@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
+	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -244,37 +246,60 @@ func (r *Reconciler) sync(ctx context.Context, root *policyv1.Policy, clusters m
 	rootName := policyv1.ReplicatedName(root.Namespace, root.Name)
 	existing := map[string]*policyv1.Policy{}
 	l := &policyv1.PolicyList{}
-	if err := r.Client.List(ctx, l, client.MatchingFields{rootIndex: rootName}); err != nil {
+	// Read only: apply copies what it changes.
+	if err := r.Client.List(ctx, l, client.MatchingFields{rootIndex: rootName}, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, []error{err}
 	}
 	for i := range l.Items {
 		existing[l.Items[i].Namespace] = &l.Items[i]
 	}
+	names := make([]string, 0, len(clusters))
+	for c := range clusters {
+		names = append(names, c)
+	}
+	var mu sync.Mutex
 	reported := map[string]policyv1.ComplianceState{}
 	var errs []error
-	for c, enforce := range clusters {
-		cur := existing[c]
-		if cur != nil && !owned(cur) {
-			r.Recorder.Eventf(root, nil, corev1.EventTypeWarning, ReasonNotOwned, "Propagate",
-				"Policy %s/%s exists and was not made by the hub (it lacks annotation %s): cluster %s gets no copy of Policy %s/%s; "+
-					"delete or rename that policy", c, rootName, policyv1.RootPolicyUIDAnnotation, c, root.Namespace, root.Name)
-			continue
-		}
-		if why, err := delivery.Check(ctx, r.Client, c); err != nil {
+	// The copies are written side by side: one root's edit reaches a thousand clusters at the API
+	// server's pace, not at one request's latency after another's.
+	workqueue.ParallelizeUntil(ctx, writers, len(names), func(i int) {
+		c := names[i]
+		state, err := r.syncOne(ctx, root, rootName, c, clusters[c], existing[c])
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil {
 			errs = append(errs, err)
-			continue
-		} else if why != nil {
-			continue // not accepted, leaving, or its namespace going: nothing new goes there
+		} else if state != nil {
+			reported[c] = *state
 		}
-		if err := r.apply(ctx, replica(root, c, enforce), cur); err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		if cur != nil {
-			reported[c] = cur.Status.ComplianceState
-		}
-	}
+	})
 	return reported, append(errs, r.prune(ctx, rootName, clusters))
+}
+
+// writers is how many copies of one root the propagator writes at once.
+const writers = 16
+
+// syncOne keeps cluster c's copy of root; it returns what the copy reports (nil for none).
+func (r *Reconciler) syncOne(ctx context.Context, root *policyv1.Policy, rootName, c string, enforce bool, cur *policyv1.Policy) (*policyv1.ComplianceState, error) {
+	if cur != nil && !owned(cur) {
+		r.Recorder.Eventf(root, nil, corev1.EventTypeWarning, ReasonNotOwned, "Propagate",
+			"Policy %s/%s exists and was not made by the hub (it lacks annotation %s): cluster %s gets no copy of Policy %s/%s; "+
+				"delete or rename that policy", c, rootName, policyv1.RootPolicyUIDAnnotation, c, root.Namespace, root.Name)
+		return nil, nil
+	}
+	if why, err := delivery.Check(ctx, r.Client, c); err != nil {
+		return nil, err
+	} else if why != nil {
+		return nil, nil // not accepted, leaving, or its namespace going: nothing new goes there
+	}
+	if err := r.apply(ctx, replica(root, c, enforce), cur); err != nil {
+		return nil, err
+	}
+	if cur == nil {
+		return nil, nil
+	}
+	state := cur.Status.ComplianceState
+	return &state, nil
 }
 
 // owned reports whether the hub made p: its copies carry their root's UID.
@@ -288,8 +313,7 @@ func (r *Reconciler) apply(ctx context.Context, want, cur *policyv1.Policy) erro
 		}
 		return nil
 	}
-	if equality.Semantic.DeepEqual(cur.Spec, want.Spec) && reflect.DeepEqual(cur.Labels, want.Labels) &&
-		reflect.DeepEqual(cur.Annotations, want.Annotations) {
+	if sameCopy(cur, want) {
 		return nil
 	}
 	next := cur.DeepCopy()

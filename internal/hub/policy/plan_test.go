@@ -6,8 +6,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 
+	clusterv1alpha1 "github.com/flotilla/flotilla/api/cluster/v1alpha1"
 	policyv1 "github.com/flotilla/flotilla/api/policy/v1"
 	policyv1beta1 "github.com/flotilla/flotilla/api/policy/v1beta1"
 )
@@ -229,5 +231,62 @@ func TestSeries(t *testing.T) {
 	s.record(root, nil)
 	if n := testutil.CollectAndCount(complianceGauge); n != 0 {
 		t.Errorf("%d series after the root went, want 0", n)
+	}
+}
+
+func TestComplianceScores(t *testing.T) {
+	cp := func(root string, state policyv1.ComplianceState, hubs bool) policyv1.Policy {
+		p := policyv1.Policy{ObjectMeta: metav1.ObjectMeta{Namespace: "c1", Name: root, Labels: map[string]string{policyv1.RootPolicyLabel: root}},
+			Status: policyv1.PolicyStatus{ComplianceState: state}}
+		if hubs {
+			p.Annotations = map[string]string{policyv1.RootPolicyUIDAnnotation: "u"}
+		}
+		return p
+	}
+	got := complianceScores([]policyv1.Policy{
+		cp("gov.residency", policyv1.NonCompliant, true), cp("gov.netpol", policyv1.Compliant, true),
+		cp("gov.new", "", true), cp("gov.pending", policyv1.Pending, true),
+		cp("gov.forged", policyv1.Compliant, false), // not the hub's copy: not the cluster's word
+		{ObjectMeta: metav1.ObjectMeta{Namespace: "c1", Name: "root-here"}},
+	})
+	want := []clusterv1alpha1.AddOnPlacementScoreItem{
+		{Name: "gov.netpol", Value: ScoreCompliant}, {Name: "gov.new", Value: ScoreUnknown},
+		{Name: "gov.pending", Value: ScoreUnknown}, {Name: "gov.residency", Value: ScoreNonCompliant},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("scores (-want +got):\n%s", diff)
+	}
+}
+
+func TestTrimCopy(t *testing.T) {
+	root := &policyv1.Policy{ObjectMeta: metav1.ObjectMeta{Namespace: "gov", Name: "netpol", UID: "u"},
+		Spec: policyv1.PolicySpec{RemediationAction: "inform", PolicyTemplates: []*policyv1.PolicyTemplate{{ObjectDefinition: runtime.RawExtension{Raw: []byte(`{"kind":"ConfigurationPolicy"}`)}}}}}
+	want := replica(root, "c1", false)
+	onServer := want.DeepCopy()
+	onServer.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "flotilla"}}
+	onServer.Status = policyv1.PolicyStatus{ComplianceState: policyv1.Compliant, Details: []*policyv1.DetailsPerTemplate{{ComplianceState: policyv1.Compliant}}}
+	got, err := TrimCopy(onServer.DeepCopy())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cached := got.(*policyv1.Policy)
+	if cached.Spec.PolicyTemplates != nil || cached.Status.Details != nil || cached.ManagedFields != nil || cached.Status.ComplianceState != policyv1.Compliant {
+		t.Errorf("the cached copy keeps %+v", cached)
+	}
+	if !sameCopy(cached, want) {
+		t.Error("a copy as it should be is taken for a changed one")
+	}
+	edited := root.DeepCopy()
+	edited.Spec.RemediationAction = "enforce"
+	if sameCopy(cached, replica(edited, "c1", false)) {
+		t.Error("a copy of the old spec is taken for the new one")
+	}
+	if sameCopy(cached, replica(root, "c1", true)) {
+		t.Error("a copy without the binding's enforce is taken for one with it")
+	}
+	// Roots are kept whole.
+	r, _ := TrimCopy(root.DeepCopy())
+	if diff := cmp.Diff(root, r.(*policyv1.Policy)); diff != "" {
+		t.Errorf("a root was trimmed (-want +got):\n%s", diff)
 	}
 }
