@@ -25,8 +25,8 @@ func All() ([]*apiextv1.CustomResourceDefinition, error) {
 		if err != nil {
 			return nil, err
 		}
-		crd := &apiextv1.CustomResourceDefinition{}
-		if err := yaml.UnmarshalStrict(data, crd); err != nil {
+		crd, err := Decode(data)
+		if err != nil {
 			return nil, fmt.Errorf("embedded CRD %s: %w", name, err)
 		}
 		out = append(out, crd)
@@ -47,4 +47,13 @@ func Named(name string) (*apiextv1.CustomResourceDefinition, error) {
 		}
 	}
 	return nil, fmt.Errorf("no embedded CRD %s", name)
+}
+
+// Decode reads one CRD from YAML, strictly: a field a CRD has not is an error.
+func Decode(data []byte) (*apiextv1.CustomResourceDefinition, error) {
+	crd := &apiextv1.CustomResourceDefinition{}
+	if err := yaml.UnmarshalStrict(data, crd); err != nil {
+		return nil, err
+	}
+	return crd, nil
 }

@@ -20,7 +20,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/yaml"
 
 	"github.com/flotilla/flotilla/config/crd"
 )
@@ -199,11 +198,11 @@ func ReadCRDs(dir, pattern string) ([]*apiextv1.CustomResourceDefinition, error)
 		if err != nil {
 			return nil, err
 		}
-		crd := &apiextv1.CustomResourceDefinition{}
-		if err := yaml.UnmarshalStrict(b, crd); err != nil {
+		c, err := crd.Decode(b)
+		if err != nil {
 			return nil, fmt.Errorf("reading %s: %w", f, err)
 		}
-		crds = append(crds, crd)
+		crds = append(crds, c)
 	}
 	return crds, nil
 }

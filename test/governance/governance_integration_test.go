@@ -5,7 +5,6 @@ package governance
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -19,7 +18,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/yaml"
 
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
@@ -30,23 +28,16 @@ import (
 	"github.com/flotilla/flotilla/internal/agent/builtin"
 	"github.com/flotilla/flotilla/internal/agent/builtin/configpolicy"
 	"github.com/flotilla/flotilla/internal/agent/builtin/policyframework"
+	"github.com/flotilla/flotilla/internal/apitest"
 	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 const wait = 90 * time.Second
 
+// loadPolicy reads a policy-collection policy from test/policy/testdata into ns.
 func loadPolicy(t *testing.T, file, ns string) *policyv1.Policy {
 	t.Helper()
-	b, err := os.ReadFile("testdata/" + file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &policyv1.Policy{}
-	if err := yaml.UnmarshalStrict(b, p); err != nil {
-		t.Fatalf("%s: %v", file, err)
-	}
-	p.Namespace = ns
-	return p
+	return apitest.ReadPolicy(t, "../policy/testdata/"+file, ns)
 }
 
 // configPolicy is a Policy of one ConfigurationPolicy named name with one object template.

@@ -5,7 +5,6 @@ package policy
 import (
 	"context"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -16,13 +15,13 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/yaml"
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	clusterv1alpha1 "github.com/flotilla/flotilla/api/cluster/v1alpha1"
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 	policyv1 "github.com/flotilla/flotilla/api/policy/v1"
 	policyv1beta1 "github.com/flotilla/flotilla/api/policy/v1beta1"
+	"github.com/flotilla/flotilla/internal/apitest"
 	"github.com/flotilla/flotilla/internal/core/rollout"
 	"github.com/flotilla/flotilla/internal/hub/policy"
 	"github.com/flotilla/flotilla/internal/local/testenv"
@@ -30,19 +29,10 @@ import (
 
 const wait = 60 * time.Second
 
-// loadPolicy reads a policy-collection policy from testdata into ns.
+// loadPolicy reads a policy-collection policy from test/policy/testdata into ns.
 func loadPolicy(t *testing.T, file, ns string) *policyv1.Policy {
 	t.Helper()
-	b, err := os.ReadFile("testdata/" + file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &policyv1.Policy{}
-	if err := yaml.UnmarshalStrict(b, p); err != nil {
-		t.Fatalf("%s: %v", file, err)
-	}
-	p.Namespace = ns
-	return p
+	return apitest.ReadPolicy(t, "testdata/"+file, ns)
 }
 
 func bind(t *testing.T, s *testenv.BoundSet, name, placement string, subjects ...policyv1.Subject) *policyv1.PlacementBinding {

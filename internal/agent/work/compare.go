@@ -1,11 +1,11 @@
 package work
 
 import (
-	"reflect"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/flotilla/flotilla/internal/agent/fieldmatch"
 )
 
 // matches reports whether the live object already has everything the desired one says: every
@@ -65,46 +65,8 @@ func contains(have, want any) bool {
 	case nil:
 		return have == nil
 	}
-	if wf, ok := number(want); ok {
-		if hf, ok := number(have); ok {
-			return wf == hf
-		}
-		// A resource quantity written as a number (nvidia.com/gpu: 8) comes back from the API
-		// server as its canonical string ("8").
-		hq, ok := quantity(have)
-		return ok && hq.AsApproximateFloat64() == wf
-	}
-	if reflect.DeepEqual(have, want) {
-		return true
-	}
-	// The API server canonicalizes quantities ("1000m" comes back as "1", "0.5" as "500m").
-	wq, okW := quantity(want)
-	hq, okH := quantity(have)
-	return okW && okH && wq.Cmp(hq) == 0
-}
-
-// quantity parses v as a resource quantity, if it is a string that is one.
-func quantity(v any) (resource.Quantity, bool) {
-	s, ok := v.(string)
-	if !ok {
-		return resource.Quantity{}, false
-	}
-	q, err := resource.ParseQuantity(s)
-	return q, err == nil
-}
-
-func number(v any) (float64, bool) {
-	switch n := v.(type) {
-	case int64:
-		return float64(n), true
-	case int:
-		return float64(n), true
-	case int32:
-		return float64(n), true
-	case float64:
-		return n, true
-	}
-	return 0, false
+	// Numbers by value, quantities as the API server canonicalizes them.
+	return fieldmatch.ScalarEqual(have, want)
 }
 
 // removePath deletes a field given as a JSONPath (".spec.replicas" or "spec.replicas") or a JSON

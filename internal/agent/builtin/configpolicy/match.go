@@ -3,8 +3,9 @@ package configpolicy
 import (
 	"fmt"
 	"maps"
-	"reflect"
 	"slices"
+
+	"github.com/flotilla/flotilla/internal/agent/fieldmatch"
 )
 
 // Comparing an object with its template, as OCM's config-policy-controller does. A template
@@ -94,32 +95,10 @@ func equalValue(t, o any, exact only, path string) (bool, string) {
 	case nil:
 		return o == nil, fmt.Sprintf("%s is %s, want it unset", path, describe(o))
 	}
-	if scalarEqual(t, o) {
+	if fieldmatch.ScalarEqual(o, t) {
 		return true, ""
 	}
 	return false, fmt.Sprintf("%s is %s, want %v", path, describe(o), t)
-}
-
-// scalarEqual compares numbers by value (JSON decodes them as int64 or float64) and other
-// scalars as they are.
-func scalarEqual(a, b any) bool {
-	if x, ok := number(a); ok {
-		y, ok := number(b)
-		return ok && x == y
-	}
-	return reflect.DeepEqual(a, b)
-}
-
-func number(v any) (float64, bool) {
-	switch n := v.(type) {
-	case int64:
-		return float64(n), true
-	case int:
-		return float64(n), true
-	case float64:
-		return n, true
-	}
-	return 0, false
 }
 
 func describe(v any) string {
