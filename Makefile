@@ -140,7 +140,7 @@ bench-addon: k8s-bin ## One template add-on on 1,000 clusters: ClusterManagement
 bench-msa: k8s-bin ## ManagedServiceAccounts on a local fleet: created on the hub to token usable on the spoke (p50, p99, max); about 3 minutes.
 	FLOTILLA_K8S_BIN="$$(tools/build.sh --print)" $(GO) test -tags integration -run '^$$' -bench '^BenchmarkManagedServiceAccountToken$$' -benchtime 1x -timeout 20m ./bench/
 
-bench-policy: k8s-bin ## Governance: 100 policies propagated to 1,000 clusters, one and all edited, Flotilla's propagator beside OCM's released one (tools/build-ocm-propagator.sh); about 10 minutes.
+bench-policy: k8s-bin ## Governance: 100 policies propagated to 1,000 clusters, one and all edited, Flotilla's propagator beside OCM's released one (tools/build-ocm-propagator.sh); about 30 minutes.
 	FLOTILLA_K8S_BIN="$$(tools/build.sh --print)" $(GO) test -tags integration -run '^$$' -bench '^BenchmarkPolicyPropagation$$' -benchtime 1x -timeout 90m ./bench/
 
 bench-msa-rotation: k8s-bin ## Every ManagedServiceAccount token of 1,000 clusters rotated at once: time to all rotated, writes per rotation, the hub's CPU and memory; about 2 minutes.
