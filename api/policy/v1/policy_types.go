@@ -2,7 +2,9 @@ package v1
 
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/selection"
 )
 
 // Labels and annotations of a replicated policy, OCM's names.
@@ -241,6 +243,12 @@ type PolicyList struct {
 
 // ReplicatedName is the name of root's copy in a cluster's namespace, <namespace>.<name>.
 func ReplicatedName(namespace, name string) string { return namespace + "." + name }
+
+// RootSelector selects root policies: the copies carry RootPolicyLabel.
+func RootSelector() labels.Selector {
+	r, _ := labels.NewRequirement(RootPolicyLabel, selection.DoesNotExist, nil)
+	return labels.NewSelector().Add(*r)
+}
 
 // IsReplicated reports whether p is a replicated policy (it names its root).
 func (p *Policy) IsReplicated() bool {

@@ -4,8 +4,6 @@ import (
 	"net/http"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/selection"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	policyv1 "github.com/flotilla/flotilla/api/policy/v1"
@@ -29,12 +27,6 @@ type PolicyCell struct {
 	Compliant string `json:"compliant,omitempty"`
 }
 
-// rootsOnly selects root policies: the copies in clusters' namespaces carry the root-policy label.
-func rootsOnly() client.ListOption {
-	r, _ := labels.NewRequirement(policyv1.RootPolicyLabel, selection.DoesNotExist, nil)
-	return client.MatchingLabelsSelector{Selector: labels.NewSelector().Add(*r)}
-}
-
 // policies is a page of root policies, by namespace and name, with their clusters' compliance.
 func (s *Server) policies(w http.ResponseWriter, r *http.Request) {
 	q, c, ok := s.begin(w, r, "limit", "continue", "namespace")
@@ -43,7 +35,7 @@ func (s *Server) policies(w http.ResponseWriter, r *http.Request) {
 	}
 	opts, where := listOptions(q)
 	var list policyv1.PolicyList
-	if err := c.List(ctx(r), &list, append(opts, rootsOnly())...); err != nil {
+	if err := c.List(ctx(r), &list, append(opts, client.MatchingLabelsSelector{Selector: policyv1.RootSelector()})...); err != nil {
 		writeError(w, hubError(err, "listing policies "+where))
 		return
 	}

@@ -122,7 +122,8 @@ func forPolicy(_ context.Context, o client.Object) []reconcile.Request {
 // cluster or namespace to every root policy): a namespace holds few policies, and a binding's or
 // set's old subjects must be reconciled too.
 func (r *Reconciler) rootsIn(ctx context.Context, o client.Object) []reconcile.Request {
-	var opts []client.ListOption
+	// Not the copies: a cluster's change would otherwise copy every copy in the fleet.
+	opts := []client.ListOption{client.MatchingLabelsSelector{Selector: policyv1.RootSelector()}, client.UnsafeDisableDeepCopy}
 	if o.GetNamespace() != "" {
 		opts = append(opts, client.InNamespace(o.GetNamespace()))
 	}
@@ -131,11 +132,9 @@ func (r *Reconciler) rootsIn(ctx context.Context, o client.Object) []reconcile.R
 		ctrl.LoggerFrom(ctx).Error(err, "listing policies")
 		return nil
 	}
-	var reqs []reconcile.Request
+	reqs := make([]reconcile.Request, 0, len(l.Items))
 	for i := range l.Items {
-		if !l.Items[i].IsReplicated() {
-			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&l.Items[i])})
-		}
+		reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&l.Items[i])})
 	}
 	return reqs
 }
@@ -153,7 +152,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	root := &policyv1.Policy{}
 	if err := r.Client.Get(ctx, req.NamespacedName, root); apierrors.IsNotFound(err) {
 		r.series.record(req.NamespacedName, nil)
-		return reconcile.Result{}, r.prune(ctx, rootName, nil)
+		copies, err := r.copies(ctx, rootName)
+		if err != nil {
+			return reconcile.Result{}, err
+		}
+		return reconcile.Result{}, r.prune(ctx, copies, nil)
 	} else if err != nil {
 		return reconcile.Result{}, err
 	}
@@ -217,41 +220,50 @@ func (r *Reconciler) read(ctx context.Context, ns string) (world, error) {
 		w.sets[sl.Items[i].Name] = &sl.Items[i]
 	}
 	for _, b := range w.bindings {
-		name := b.PlacementRef.Name
-		if _, done := w.decided[name]; done || !isPlacement(b.PlacementRef) {
+		if _, done := w.decided[b.PlacementRef.Name]; done {
 			continue
 		}
-		err := r.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &clusterv1beta1.Placement{})
-		if apierrors.IsNotFound(err) {
-			continue
-		} else if err != nil {
+		names, found, err := decidedClusters(ctx, r.Client, ns, b.PlacementRef)
+		if err != nil {
 			return w, err
 		}
-		cs, err := rollout.PlacementClusters(ctx, r.Client, ns, name)
-		if err != nil {
-			return w, fmt.Errorf("placement %s/%s: %w", ns, name, err)
+		if found {
+			w.decided[b.PlacementRef.Name] = names
 		}
-		names := make([]string, 0, len(cs))
-		for _, c := range cs {
-			names = append(names, c.Name)
-		}
-		w.decided[name] = names
 	}
 	return w, nil
+}
+
+// decidedClusters are the clusters the Placement ref names (in ns) decides; found is false for a
+// missing Placement or OCM's PlacementRule, which decide nothing here.
+func decidedClusters(ctx context.Context, c client.Reader, ns string, ref policyv1.PlacementSubject) (names []string, found bool, err error) {
+	if !isPlacement(ref) {
+		return nil, false, nil
+	}
+	err = c.Get(ctx, client.ObjectKey{Namespace: ns, Name: ref.Name}, &clusterv1beta1.Placement{})
+	if apierrors.IsNotFound(err) {
+		return nil, false, nil
+	} else if err != nil {
+		return nil, false, err
+	}
+	cs, err := rollout.PlacementClusters(ctx, c, ns, ref.Name)
+	if err != nil {
+		return nil, false, fmt.Errorf("placement %s/%s: %w", ns, ref.Name, err)
+	}
+	names = make([]string, 0, len(cs))
+	for _, cl := range cs {
+		names = append(names, cl.Name)
+	}
+	return names, true, nil
 }
 
 // sync makes the hub's copies of root those of clusters (creating, updating, deleting) and
 // returns what each placed cluster's copy reports.
 func (r *Reconciler) sync(ctx context.Context, root *policyv1.Policy, clusters map[string]bool) (map[string]policyv1.ComplianceState, []error) {
 	rootName := policyv1.ReplicatedName(root.Namespace, root.Name)
-	existing := map[string]*policyv1.Policy{}
-	l := &policyv1.PolicyList{}
-	// Read only: apply copies what it changes.
-	if err := r.Client.List(ctx, l, client.MatchingFields{rootIndex: rootName}, client.UnsafeDisableDeepCopy); err != nil {
+	existing, err := r.copies(ctx, rootName)
+	if err != nil {
 		return nil, []error{err}
-	}
-	for i := range l.Items {
-		existing[l.Items[i].Namespace] = &l.Items[i]
 	}
 	names := make([]string, 0, len(clusters))
 	for c := range clusters {
@@ -273,7 +285,21 @@ func (r *Reconciler) sync(ctx context.Context, root *policyv1.Policy, clusters m
 			reported[c] = *state
 		}
 	})
-	return reported, append(errs, r.prune(ctx, rootName, clusters))
+	return reported, append(errs, r.prune(ctx, existing, clusters))
+}
+
+// copies are the policies labeled as rootName's copies, by namespace, as the cache holds them:
+// read only (apply and prune copy what they write).
+func (r *Reconciler) copies(ctx context.Context, rootName string) (map[string]*policyv1.Policy, error) {
+	l := &policyv1.PolicyList{}
+	if err := r.Client.List(ctx, l, client.MatchingFields{rootIndex: rootName}, client.UnsafeDisableDeepCopy); err != nil {
+		return nil, err
+	}
+	out := make(map[string]*policyv1.Policy, len(l.Items))
+	for i := range l.Items {
+		out[l.Items[i].Namespace] = &l.Items[i]
+	}
+	return out, nil
 }
 
 // writers is how many copies of one root the propagator writes at once.
@@ -324,19 +350,14 @@ func (r *Reconciler) apply(ctx context.Context, want, cur *policyv1.Policy) erro
 	return nil
 }
 
-// prune deletes the hub's copies of rootName on clusters not in keep.
-func (r *Reconciler) prune(ctx context.Context, rootName string, keep map[string]bool) error {
-	l := &policyv1.PolicyList{}
-	if err := r.Client.List(ctx, l, client.MatchingFields{rootIndex: rootName}); err != nil {
-		return err
-	}
+// prune deletes the hub's copies (of copies) on clusters not in keep.
+func (r *Reconciler) prune(ctx context.Context, copies map[string]*policyv1.Policy, keep map[string]bool) error {
 	var errs []error
-	for i := range l.Items {
-		p := &l.Items[i]
-		if _, placed := keep[p.Namespace]; placed || !owned(p) || !p.DeletionTimestamp.IsZero() {
+	for ns, p := range copies {
+		if _, placed := keep[ns]; placed || !owned(p) || !p.DeletionTimestamp.IsZero() {
 			continue
 		}
-		if err := r.Client.Delete(ctx, p); client.IgnoreNotFound(err) != nil {
+		if err := r.Client.Delete(ctx, p.DeepCopy()); client.IgnoreNotFound(err) != nil {
 			errs = append(errs, fmt.Errorf("deleting Policy %s/%s: %w", p.Namespace, p.Name, err))
 		}
 	}

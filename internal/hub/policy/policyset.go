@@ -2,7 +2,6 @@ package policy
 
 import (
 	"context"
-	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -17,7 +16,6 @@ import (
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 	policyv1 "github.com/flotilla/flotilla/api/policy/v1"
 	policyv1beta1 "github.com/flotilla/flotilla/api/policy/v1beta1"
-	"github.com/flotilla/flotilla/internal/core/rollout"
 )
 
 // SetReconciler writes each PolicySet's status from its policies' as OCM's does.
@@ -96,16 +94,11 @@ func (r *SetReconciler) bindingClusters(ctx context.Context, ns string) (map[str
 	}
 	out := map[string][]string{}
 	for _, b := range bl.Items {
-		if !isPlacement(b.PlacementRef) {
-			continue
-		}
-		cs, err := rollout.PlacementClusters(ctx, r.Client, ns, b.PlacementRef.Name)
+		names, _, err := decidedClusters(ctx, r.Client, ns, b.PlacementRef)
 		if err != nil {
-			return nil, fmt.Errorf("placement %s/%s: %w", ns, b.PlacementRef.Name, err)
+			return nil, err
 		}
-		for _, c := range cs {
-			out[b.Name] = append(out[b.Name], c.Name)
-		}
+		out[b.Name] = names
 	}
 	return out, nil
 }
