@@ -272,6 +272,21 @@ func TestAgentIdentityOnPolicies(t *testing.T) {
 	if err := f.agentHub.Create(ctx, made); !apierrors.IsForbidden(err) {
 		t.Errorf("the agent created a policy: %v, want Forbidden", err)
 	}
+
+	// Nor read or report on another cluster's copy.
+	f.set.AgentlessCluster(t, "gov-other", nil)
+	other := &policyv1.Policy{}
+	testenv.WaitFor(t, wait, "the copy on gov-other", func(ctx context.Context) (bool, string, error) {
+		err := f.hub.Get(ctx, client.ObjectKey{Namespace: "gov-other", Name: copyPolicy.Name}, other)
+		return err == nil, fmt.Sprint(err), client.IgnoreNotFound(err)
+	})
+	if err := f.agentHub.Get(ctx, client.ObjectKeyFromObject(other), &policyv1.Policy{}); !apierrors.IsForbidden(err) {
+		t.Errorf("the agent read another cluster's copy: %v, want Forbidden", err)
+	}
+	other.Status.ComplianceState = policyv1.Compliant
+	if err := f.agentHub.Status().Update(ctx, other); !apierrors.IsForbidden(err) {
+		t.Errorf("the agent reported on another cluster's copy: %v, want Forbidden", err)
+	}
 }
 
 func TestPruneObjectBehavior(t *testing.T) {

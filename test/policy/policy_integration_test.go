@@ -403,9 +403,15 @@ func TestPlacementByCompliance(t *testing.T) {
 	report(t, c, root, "plc-score-1", policyv1.NonCompliant)
 	decided("plc-score-2")
 
-	// A score of that name the hub did not make is left alone.
-	hand := &clusterv1alpha1.AddOnPlacementScore{ObjectMeta: metav1.ObjectMeta{Namespace: "plc-score-1", Name: "other-score"}}
+	// A score of that name the hub did not make (here in a cluster no policy is placed on, where
+	// the hub keeps none) is neither deleted nor written.
+	s.AgentlessCluster(t, "plc-score-3", map[string]string{"residency": "us"})
+	hand := &clusterv1alpha1.AddOnPlacementScore{ObjectMeta: metav1.ObjectMeta{Namespace: "plc-score-3", Name: policy.ComplianceScoreName}}
 	testenv.Create(t, c, hand)
+	hand.Status.Scores = []clusterv1alpha1.AddOnPlacementScoreItem{{Name: name, Value: policy.ScoreCompliant}}
+	if err := c.Status().Update(ctx, hand); err != nil {
+		t.Fatal(err)
+	}
 	if err := c.Delete(ctx, &policyv1.PlacementBinding{ObjectMeta: metav1.ObjectMeta{Namespace: s.Namespace, Name: "eu"}}); err != nil {
 		t.Fatal(err)
 	}
@@ -413,4 +419,8 @@ func TestPlacementByCompliance(t *testing.T) {
 		err := c.Get(ctx, client.ObjectKey{Namespace: "plc-score-1", Name: policy.ComplianceScoreName}, &clusterv1alpha1.AddOnPlacementScore{})
 		return apierrors.IsNotFound(err), fmt.Sprint(err), client.IgnoreNotFound(err)
 	})
+	got := &clusterv1alpha1.AddOnPlacementScore{}
+	if err := c.Get(ctx, client.ObjectKeyFromObject(hand), got); err != nil || len(got.Status.Scores) != 1 || got.Labels[policy.ComplianceScoreLabel] != "" {
+		t.Errorf("the hand-made score in plc-score-3: %v %+v, want it as it was made", err, got)
+	}
 }
