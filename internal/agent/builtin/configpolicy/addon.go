@@ -121,10 +121,11 @@ func newRunner(env builtin.Env, changed chan<- struct{}) (*runner, error) {
 		return nil, err
 	}
 	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))
-	e := &engine{dyn: dyn, mapper: resettingMapper{mapper}, namespaces: func(ctx context.Context) ([]corev1.Namespace, error) {
+	e := &engine{dyn: dyn, mapper: resettingMapper{mapper}}
+	e.namespaces = e.onePass(func(ctx context.Context) ([]corev1.Namespace, error) {
 		l := &corev1.NamespaceList{}
 		return l.Items, spoke.List(ctx, l)
-	}}
+	})
 	md, err := metadata.NewForConfig(env.Spoke)
 	if err != nil {
 		return nil, err
@@ -141,6 +142,7 @@ func (r *runner) evaluateAll(ctx context.Context, resync time.Duration) (soon bo
 		return false, err
 	}
 	changed := r.watches.take()
+	r.e.pass++ // the namespaces are listed again, once, for this pass
 	seen := map[types.UID]bool{}
 	kinds := map[schema.GroupVersionResource]bool{}
 	var errs []string

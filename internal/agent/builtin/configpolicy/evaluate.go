@@ -67,6 +67,29 @@ type engine struct {
 	mapper meta.RESTMapper
 	// namespaces lists the cluster's namespaces (namespaceSelector's candidates).
 	namespaces func(ctx context.Context) ([]corev1.Namespace, error)
+	// pass counts the evaluation passes: onePass lists once per pass.
+	pass uint64
+}
+
+// onePass makes list answer from its first result until pass changes: every template of a pass
+// that selects namespaces reads one list of them, not one each.
+func (e *engine) onePass(list func(ctx context.Context) ([]corev1.Namespace, error)) func(ctx context.Context) ([]corev1.Namespace, error) {
+	var (
+		at   uint64
+		have bool
+		ns   []corev1.Namespace
+	)
+	return func(ctx context.Context) ([]corev1.Namespace, error) {
+		if have && at == e.pass {
+			return ns, nil
+		}
+		got, err := list(ctx)
+		if err != nil {
+			return nil, err
+		}
+		ns, at, have = got, e.pass, true
+		return ns, nil
+	}
 }
 
 // templateOutcome is one object template's status entry and related objects, and the kind it

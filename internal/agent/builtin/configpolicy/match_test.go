@@ -1,11 +1,13 @@
 package configpolicy
 
 import (
+	"context"
 	"encoding/json"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -170,5 +172,24 @@ func TestWatchesChanges(t *testing.T) {
 				t.Errorf("watchesChanges = %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+func TestOnePass(t *testing.T) {
+	e := &engine{}
+	calls := 0
+	list := e.onePass(func(context.Context) ([]corev1.Namespace, error) {
+		calls++
+		return []corev1.Namespace{{}}, nil
+	})
+	for range 3 {
+		if _, err := list(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.pass++
+	_, _ = list(context.Background())
+	if calls != 2 {
+		t.Errorf("%d lists over two passes, want 2", calls)
 	}
 }
