@@ -238,6 +238,15 @@ func TestBadValues(t *testing.T) {
 		"restricted namespaces in OCM mode": {chart: Agent, vals: map[string]any{"clusterName": "gpu-east", "bootstrapKubeconfig": "x",
 			"work": map[string]any{"restricted": map[string]any{"namespaces": []any{"team-a"}}}},
 			want: []string{"work.mode is OCM"}},
+		"policy enforce in the agent's namespace": {chart: Agent, vals: map[string]any{"clusterName": "gpu-east", "bootstrapKubeconfig": "x",
+			"policy": map[string]any{"enforce": map[string]any{"clusterRole": "edit", "namespaces": []any{"open-cluster-management-agent"}}}},
+			want: []string{"policy.enforce.namespaces lists open-cluster-management-agent", "mount those Secrets"}},
+		"policy enforce without a role": {chart: Agent, vals: map[string]any{"clusterName": "gpu-east", "bootstrapKubeconfig": "x",
+			"policy": map[string]any{"enforce": map[string]any{"namespaces": []any{"team-a"}}}},
+			want: []string{"policy.enforce.clusterRole is empty", "edit"}},
+		"policy unknown field": {chart: Agent, vals: map[string]any{"clusterName": "gpu-east", "bootstrapKubeconfig": "x",
+			"policy": map[string]any{"enforceClusterRole": "admin"}},
+			want: []string{"enforceClusterRole"}},
 		"unknown work mode": {chart: Agent, vals: map[string]any{"clusterName": "gpu-east", "bootstrapKubeconfig": "x", "work": map[string]any{"mode": "Strict"}},
 			want: []string{"mode"}},
 		"agent without cluster name": {chart: Agent, vals: map[string]any{"bootstrapKubeconfig": "x"}, want: []string{"clusterName is empty", "--set clusterName="}},
@@ -275,7 +284,7 @@ func TestAgentChart(t *testing.T) {
 		t.Errorf("bootstrap Secret cluster-name = %q", got)
 	}
 	d := find[appsv1.Deployment](t, r.Objects, "Deployment", "flotilla-agent")
-	want := []string{"agent", "--cluster-name=gpu-east", "--agent-id=$(POD_NAME)", "--v=0"}
+	want := []string{"agent", "--cluster-name=gpu-east", "--agent-id=$(POD_NAME)", "--policy-executor=open-cluster-management-agent/flotilla-policy", "--v=0"}
 	if diff := cmp.Diff(want, d.Spec.Template.Spec.Containers[0].Args); diff != "" {
 		t.Errorf("agent args (-want +got):\n%s", diff)
 	}
@@ -287,7 +296,8 @@ func TestAgentChart(t *testing.T) {
 	for _, c := range r.CRDs {
 		crds = append(crds, c.GetName())
 	}
-	if diff := cmp.Diff([]string{"clusterclaims.cluster.open-cluster-management.io", "appliedmanifestworks.work.open-cluster-management.io"}, crds); diff != "" {
+	if diff := cmp.Diff([]string{"clusterclaims.cluster.open-cluster-management.io", "configurationpolicies.policy.open-cluster-management.io",
+		"appliedmanifestworks.work.open-cluster-management.io"}, crds); diff != "" {
 		t.Errorf("agent CRDs (-want +got):\n%s", diff)
 	}
 
@@ -296,9 +306,58 @@ func TestAgentChart(t *testing.T) {
 	r = renderChart(t, Agent, Release{Name: "agent", Namespace: "open-cluster-management-agent"}, vals)
 	d = find[appsv1.Deployment](t, r.Objects, "Deployment", "flotilla-agent")
 	want = []string{"agent", "--cluster-name=gpu-east", "--agent-id=$(POD_NAME)",
-		"--spoke-external-server-urls=https://api.gpu-east.example.com:6443,https://10.0.0.1:6443", "--v=0"}
+		"--spoke-external-server-urls=https://api.gpu-east.example.com:6443,https://10.0.0.1:6443",
+		"--policy-executor=open-cluster-management-agent/flotilla-policy", "--v=0"}
 	if diff := cmp.Diff(want, d.Spec.Template.Spec.Containers[0].Args); diff != "" {
 		t.Errorf("agent args with externalServerURLs (-want +got):\n%s", diff)
+	}
+}
+
+// The governance add-ons act as flotilla-policy: it reads what policy.readClusterRole grants,
+// cluster-wide, and enforce writes only with policy.enforce.clusterRole where policy.enforce says.
+func TestAgentChartPolicyRights(t *testing.T) {
+	type binding struct{ Kind, Namespace, Name, Role string }
+	for name, tc := range map[string]struct {
+		policy map[string]any
+		want   []binding
+	}{
+		"default: read with view, enforce nothing": {want: []binding{{"ClusterRoleBinding", "", "flotilla-policy-read", "view"}}},
+		"no reading either":                        {policy: map[string]any{"readClusterRole": ""}},
+		"enforce in two namespaces": {policy: map[string]any{"enforce": map[string]any{"clusterRole": "edit", "namespaces": []any{"team-a", "team-b"}}},
+			want: []binding{{"ClusterRoleBinding", "", "flotilla-policy-read", "view"},
+				{"RoleBinding", "team-a", "flotilla-policy-enforce", "edit"}, {"RoleBinding", "team-b", "flotilla-policy-enforce", "edit"}}},
+		"enforce cluster-wide": {policy: map[string]any{"readClusterRole": "cluster-reader", "enforce": map[string]any{"clusterRole": "admin", "clusterWide": true}},
+			want: []binding{{"ClusterRoleBinding", "", "flotilla-policy-read", "cluster-reader"}, {"ClusterRoleBinding", "", "flotilla-policy-enforce", "admin"}}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			vals := maps.Clone(agentValues)
+			if tc.policy != nil {
+				vals["policy"] = tc.policy
+			}
+			r := renderChart(t, Agent, Release{Name: "agent", Namespace: "open-cluster-management-agent"}, vals)
+			var got []binding
+			for _, o := range r.Objects {
+				if o.GetKind() != "ClusterRoleBinding" && o.GetKind() != "RoleBinding" {
+					continue
+				}
+				var b rbacv1.RoleBinding
+				if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, &b); err != nil {
+					t.Fatal(err)
+				}
+				for _, s := range b.Subjects {
+					if s.Name == "flotilla-policy" {
+						got = append(got, binding{o.GetKind(), o.GetNamespace(), o.GetName(), b.RoleRef.Name})
+					}
+				}
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("flotilla-policy's bindings (-want +got):\n%s", diff)
+			}
+			sa := find[corev1.ServiceAccount](t, r.Objects, "ServiceAccount", "flotilla-policy")
+			if sa.AutomountServiceAccountToken == nil || *sa.AutomountServiceAccountToken {
+				t.Errorf("flotilla-policy mounts a token: only the agent's impersonation may act as it")
+			}
+		})
 	}
 }
 

@@ -60,6 +60,10 @@ type Options struct {
 	// of ManifestWorks without an executor by impersonation (the restricted mode,
 	// work.Options.DefaultExecutor); empty: the agent's own identity does, as OCM's work agent.
 	WorkExecutor string
+	// PolicyExecutor, NAMESPACE/NAME of a ServiceAccount, reads and writes the objects that the
+	// policies' object templates name (the built-in add-on config-policy-controller,
+	// configpolicy.AddOn.Executor); empty: the agent's own identity does.
+	PolicyExecutor string
 	// DynamicScoringAllowLocal lets the built-in add-on dynamic-scoring reach loopback and
 	// link-local addresses (local fleets, tests); cloud metadata addresses stay refused.
 	DynamicScoringAllowLocal bool
@@ -78,17 +82,17 @@ func DefaultOptions() Options {
 	}
 }
 
-// ValidateWorkExecutor checks a work executor, NAMESPACE/NAME of a ServiceAccount. The error
-// names field (a flag such as --work-executor) and the value.
-func ValidateWorkExecutor(field, sa string) error {
+// ValidateExecutor checks an executor (of works or of policies), NAMESPACE/NAME of a
+// ServiceAccount. The error names field (a flag such as --work-executor) and the value.
+func ValidateExecutor(field, sa string) error {
 	if ns, name, ok := strings.Cut(sa, "/"); !ok || ns == "" || name == "" || strings.Contains(name, "/") {
 		return fmt.Errorf("%s %q: give the ServiceAccount as NAMESPACE/NAME, such as open-cluster-management-agent/flotilla-work", field, sa)
 	}
 	return nil
 }
 
-// workExecutorUser is the user name of the ServiceAccount NAMESPACE/NAME; "" for "".
-func workExecutorUser(sa string) string {
+// executorUser is the user name of the ServiceAccount NAMESPACE/NAME; "" for "".
+func executorUser(sa string) string {
 	if sa == "" {
 		return ""
 	}
@@ -126,9 +130,11 @@ func New(opts Options) (*Agent, error) {
 	if opts.Burst == 0 {
 		opts.Burst = registration.DefaultBurst
 	}
-	if opts.WorkExecutor != "" {
-		if err := ValidateWorkExecutor("work executor", opts.WorkExecutor); err != nil {
-			return nil, err
+	for _, e := range [][2]string{{"work executor", opts.WorkExecutor}, {"policy executor", opts.PolicyExecutor}} {
+		if e[1] != "" {
+			if err := ValidateExecutor(e[0], e[1]); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if opts.Clock == nil {
@@ -153,7 +159,7 @@ func New(opts Options) (*Agent, error) {
 	if a.work, err = work.New(work.Options{
 		ClusterName: opts.ClusterName, AgentID: opts.AgentID, Hub: hub, Spoke: opts.Spoke,
 		QPS: opts.QPS, Burst: opts.Burst,
-		Fence: a.fence, DefaultExecutor: workExecutorUser(opts.WorkExecutor),
+		Fence: a.fence, DefaultExecutor: executorUser(opts.WorkExecutor),
 		Clock: opts.Clock, Log: opts.Log.WithName("work"),
 	}); err != nil {
 		return nil, err
@@ -166,7 +172,7 @@ func New(opts Options) (*Agent, error) {
 	}
 	builtIns := builtin.NewManager(opts.ClusterName, builtInSpoke, opts.Clock, opts.Log.WithName("builtin"),
 		resourceusage.AddOn{}, dynamicscoring.AddOn{AllowLocal: opts.DynamicScoringAllowLocal}, multikueueworker.AddOn{}, kueuequeues.AddOn{}, managedserviceaccount.AddOn{},
-		policyframework.AddOn{}, configpolicy.AddOn{})
+		policyframework.AddOn{}, configpolicy.AddOn{Executor: executorUser(opts.PolicyExecutor)})
 	if a.addOns, err = addon.New(addon.Options{
 		ClusterName: opts.ClusterName, AgentID: opts.AgentID, Hub: hub, Spoke: opts.Spoke,
 		QPS: opts.QPS, Burst: opts.Burst,

@@ -100,24 +100,24 @@ func TestNew(t *testing.T) {
 	}
 }
 
-func TestValidateWorkExecutor(t *testing.T) {
+func TestValidateExecutor(t *testing.T) {
 	for sa, ok := range map[string]bool{
 		"open-cluster-management-agent/flotilla-work": true,
 		"flotilla-work": false, "/flotilla-work": false, "ns/": false, "ns/a/b": false, "": false,
 	} {
-		err := ValidateWorkExecutor("--work-executor", sa)
+		err := ValidateExecutor("--work-executor", sa)
 		if (err == nil) != ok {
-			t.Errorf("ValidateWorkExecutor(%q) = %v, want ok %v", sa, err, ok)
+			t.Errorf("ValidateExecutor(%q) = %v, want ok %v", sa, err, ok)
 		}
 		if err != nil && !strings.HasPrefix(err.Error(), `--work-executor "`+sa+`"`) {
-			t.Errorf("ValidateWorkExecutor(%q) = %v, want it to name the flag and the value", sa, err)
+			t.Errorf("ValidateExecutor(%q) = %v, want it to name the flag and the value", sa, err)
 		}
 	}
-	if got := workExecutorUser("open-cluster-management-agent/flotilla-work"); got != "system:serviceaccount:open-cluster-management-agent:flotilla-work" {
-		t.Errorf("workExecutorUser = %q", got)
+	if got := executorUser("open-cluster-management-agent/flotilla-work"); got != "system:serviceaccount:open-cluster-management-agent:flotilla-work" {
+		t.Errorf("executorUser = %q", got)
 	}
-	if got := workExecutorUser(""); got != "" {
-		t.Errorf("workExecutorUser(\"\") = %q, want \"\"", got)
+	if got := executorUser(""); got != "" {
+		t.Errorf("executorUser(\"\") = %q, want \"\"", got)
 	}
 }
 

@@ -126,6 +126,25 @@ func TestChartIdentitiesRefuse(t *testing.T) {
 			t.Errorf("the agent's ServiceAccount may %s %s %s in %q: the chart grants too much", a.verb, a.resource, a.name, a.namespace)
 		}
 	}
+	// The governance add-ons' identity (policy's defaults): policies read with view, enforce nothing,
+	// and read no Secret.
+	policyUser := "system:serviceaccount:" + agentNamespace + ":flotilla-policy"
+	for _, a := range []access{
+		{verb: "get", resource: "secrets", namespace: agentNamespace, name: "hub-kubeconfig-secret"},
+		{verb: "list", resource: "secrets"},
+		{verb: "create", resource: "configmaps", namespace: "default"},
+		{verb: "update", resource: "namespaces", name: "default"},
+		{verb: "delete", group: "networking.k8s.io", resource: "networkpolicies", namespace: "default"},
+		{verb: "create", group: "rbac.authorization.k8s.io", resource: "clusterrolebindings"},
+		{verb: "update", group: "apiextensions.k8s.io", resource: "customresourcedefinitions", name: "configurationpolicies.policy.open-cluster-management.io"},
+	} {
+		if allowed(t, spoke.Client, policyUser, agentGroups, a) {
+			t.Errorf("the policies' ServiceAccount may %s %s %s in %q by default: the chart grants too much", a.verb, a.resource, a.name, a.namespace)
+		}
+	}
+	if !allowed(t, spoke.Client, policyUser, agentGroups, access{verb: "list", resource: "configmaps"}) {
+		t.Errorf("the policies' ServiceAccount may not read ConfigMaps: policy.readClusterRole view is not bound")
+	}
 	// What a work names as its executor is all it may then do.
 	if !allowed(t, spoke.Client, agentUser, agentGroups, access{verb: "impersonate", resource: "serviceaccounts", namespace: "default", name: "deployer"}) {
 		t.Errorf("the agent may not impersonate a work's executor ServiceAccount")

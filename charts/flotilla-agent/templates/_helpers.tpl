@@ -29,6 +29,14 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- fail (printf "work.restricted.namespaces lists %s, where the agent keeps credentials (its own or an add-on's): a work that may create workloads there could mount those Secrets; list only the namespaces works may use" .) -}}
 {{- end -}}
 {{- end -}}
+{{- range .Values.policy.enforce.namespaces -}}
+{{- if or (eq . $.Release.Namespace) (eq . "open-cluster-management-agent-addon") (has . $.Values.addOnInstallNamespaces) -}}
+{{- fail (printf "policy.enforce.namespaces lists %s, where the agent keeps credentials (its own or an add-on's): a policy that may create workloads there could mount those Secrets; list only the namespaces policies may enforce in" .) -}}
+{{- end -}}
+{{- end -}}
+{{- if and (or .Values.policy.enforce.namespaces .Values.policy.enforce.clusterWide) (not .Values.policy.enforce.clusterRole) -}}
+{{- fail "policy.enforce.namespaces or policy.enforce.clusterWide is set but policy.enforce.clusterRole is empty: name the ClusterRole enforce may act with (edit, say), or remove them" -}}
+{{- end -}}
 {{- if and .Values.work.restricted.namespaces (ne .Values.work.mode "Restricted") -}}
 {{- fail "work.restricted.namespaces is set but work.mode is OCM: set work.mode=Restricted to use it, or remove it" -}}
 {{- end -}}

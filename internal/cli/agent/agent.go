@@ -53,9 +53,11 @@ func NewCommand(_ streams.IO, clk clock.WithTicker) *cobra.Command {
 			if err := registration.ValidateExternalServerURLs("--spoke-external-server-urls", opts.ExternalServerURLs); err != nil {
 				return err
 			}
-			if opts.WorkExecutor != "" {
-				if err := agent.ValidateWorkExecutor("--work-executor", opts.WorkExecutor); err != nil {
-					return err
+			for _, e := range [][2]string{{"--work-executor", opts.WorkExecutor}, {"--policy-executor", opts.PolicyExecutor}} {
+				if e[1] != "" {
+					if err := agent.ValidateExecutor(e[0], e[1]); err != nil {
+						return err
+					}
 				}
 			}
 			a, err := agent.New(opts)
@@ -83,6 +85,10 @@ func NewCommand(_ streams.IO, clk clock.WithTicker) *cobra.Command {
 		"NAMESPACE/NAME of a ServiceAccount that applies, reads and removes the manifests of ManifestWorks without an executor, "+
 			"by impersonation, so that the agent's own identity never applies one (the restricted mode; grant that account only what works may do). "+
 			"Default: the agent applies them with its own rights, as OCM's work agent")
+	f.StringVar(&opts.PolicyExecutor, "policy-executor", "",
+		"NAMESPACE/NAME of a ServiceAccount as which the add-on config-policy-controller reads, creates, updates and deletes the objects "+
+			"that policies check and enforce, by impersonation (grant that account what inform may read and enforce may write). "+
+			"Default: the agent's own identity")
 	f.BoolVar(&opts.DisableDefaultAddOnNamespace, "disable-default-addon-namespace", false,
 		"do not create the namespace "+addon.DefaultInstallNamespace+", where OCM's add-ons install their agents (as OCM's klusterlet option of that name)")
 	return cmd

@@ -9,7 +9,9 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -17,6 +19,7 @@ import (
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -47,6 +50,13 @@ const DefaultResync = 30 * time.Second
 type AddOn struct {
 	// Resync is DefaultResync when zero.
 	Resync time.Duration
+	// Executor, when set, is the user (system:serviceaccount:NAMESPACE:NAME) the add-on
+	// impersonates to read, watch, create, update and delete the objects that the policies'
+	// object templates name: inform checks and enforce acts with that account's rights only. The
+	// agent chart makes one (flotilla-policy) and binds it what its values grant. Empty: the
+	// agent's own identity (the local fleet and tests, where the agent is the spoke's
+	// administrator). The ConfigurationPolicies themselves are always the agent's.
+	Executor string
 }
 
 var _ builtin.AddOn = AddOn{}
@@ -61,11 +71,11 @@ func (a AddOn) Run(ctx context.Context, env builtin.Env) error {
 	if err != nil {
 		return err
 	}
-	if _, err := install.CRDs(ctx, env.Spoke, []*apiextv1.CustomResourceDefinition{def}, install.Options{}); err != nil {
-		return fmt.Errorf("installing the ConfigurationPolicy CRD on the cluster: %w", err)
+	if err := ensureCRD(ctx, env, def); err != nil {
+		return err
 	}
 	changed := make(chan struct{}, 1)
-	r, err := newRunner(env, changed)
+	r, err := newRunner(env, a.Executor, changed)
 	if err != nil {
 		return err
 	}
@@ -107,12 +117,50 @@ type evaluation struct {
 	resources  []schema.GroupVersionResource
 }
 
-func newRunner(env builtin.Env, changed chan<- struct{}) (*runner, error) {
+// ensureCRD installs (or updates) the ConfigurationPolicy CRD on the cluster. An agent installed
+// by its chart may not write CRDs: the chart installs this one (crds/), and the add-on uses it
+// as it is once it is served.
+func ensureCRD(ctx context.Context, env builtin.Env, def *apiextv1.CustomResourceDefinition) error {
+	_, err := install.CRDs(ctx, env.Spoke, []*apiextv1.CustomResourceDefinition{def}, install.Options{})
+	if err == nil || !apierrors.IsForbidden(err) {
+		if err != nil {
+			return fmt.Errorf("installing the ConfigurationPolicy CRD on the cluster: %w", err)
+		}
+		return nil
+	}
+	cs, cerr := apiextclient.NewForConfig(env.Spoke)
+	if cerr != nil {
+		return cerr
+	}
+	cur, gerr := cs.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, CRDName, metav1.GetOptions{})
+	if gerr != nil || !crdEstablished(cur) {
+		return fmt.Errorf("the cluster does not serve ConfigurationPolicy and the agent may not install its CRD (%w): "+
+			"install the agent with its chart, which brings the CRD, or apply %s as the cluster's administrator", err, CRDName)
+	}
+	env.Log.V(1).Info("using the ConfigurationPolicy CRD on the cluster as it is: the agent may not update it", "refused", err.Error())
+	return nil
+}
+
+func crdEstablished(c *apiextv1.CustomResourceDefinition) bool {
+	for _, cond := range c.Status.Conditions {
+		if cond.Type == apiextv1.Established {
+			return cond.Status == apiextv1.ConditionTrue
+		}
+	}
+	return false
+}
+
+func newRunner(env builtin.Env, executor string, changed chan<- struct{}) (*runner, error) {
 	spoke, err := client.NewWithWatch(env.Spoke, client.Options{Scheme: scheme.Scheme})
 	if err != nil {
 		return nil, err
 	}
-	dyn, err := dynamic.NewForConfig(env.Spoke)
+	// The objects the templates name are read, watched and written as the executor.
+	objects := rest.CopyConfig(env.Spoke)
+	if executor != "" {
+		objects.Impersonate = rest.ImpersonationConfig{UserName: executor}
+	}
+	dyn, err := dynamic.NewForConfig(objects)
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +174,7 @@ func newRunner(env builtin.Env, changed chan<- struct{}) (*runner, error) {
 		l := &corev1.NamespaceList{}
 		return l.Items, spoke.List(ctx, l)
 	})
-	md, err := metadata.NewForConfig(env.Spoke)
+	md, err := metadata.NewForConfig(objects)
 	if err != nil {
 		return nil, err
 	}
