@@ -40,6 +40,7 @@ targets=$(cat <<'LIST'
 ./internal/contract/fencing FuzzParseTiming
 ./internal/agent/builtin/configpolicy FuzzMatchMerge
 ./internal/agent/builtin/policyframework FuzzTemplates
+./internal/policytemplate FuzzResolve
 ./internal/contract/fencing FuzzStoppedRecord
 ./internal/hub/mcpserver FuzzWorkloads
 ./internal/hub/dashboard FuzzParseQuery
