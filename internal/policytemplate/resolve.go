@@ -29,6 +29,10 @@ const ErrorAnnotation = "policy.open-cluster-management.io/hub-templates-error"
 // DisableAnnotation, "true" on a root policy, leaves its hub templates unresolved (OCM's name).
 const DisableAnnotation = "policy.open-cluster-management.io/disable-templates"
 
+// TriggerUpdateAnnotation, changed on a root policy, has the hub resolve its hub templates again
+// at once (OCM's name); the copies do not carry it.
+const TriggerUpdateAnnotation = "policy.open-cluster-management.io/trigger-update"
+
 // ErrRestrictedNamespace is the error of a read outside Options.Namespace.
 var ErrRestrictedNamespace = errors.New("the namespace argument is restricted")
 

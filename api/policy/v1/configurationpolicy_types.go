@@ -50,7 +50,8 @@ type ConfigurationPolicySpec struct {
 	// ObjectTemplates are the objects checked.
 	// +optional
 	ObjectTemplates []*ObjectTemplate `json:"object-templates,omitempty"` //nolint:tagliatelle // OCM's field name
-	// ObjectTemplatesRaw is a templated string of object templates (not evaluated by Flotilla).
+	// ObjectTemplatesRaw is the object templates as YAML text, for cluster templates that make
+	// several (a range): used when object-templates is empty.
 	// +optional
 	ObjectTemplatesRaw string `json:"object-templates-raw,omitempty"` //nolint:tagliatelle // OCM's field name
 }

@@ -52,6 +52,8 @@ const rootIndex = "metadata.labels.root-policy"
 type Reconciler struct {
 	// Client reads from the manager's cache and writes.
 	Client client.Client
+	// APIReader reads what hub templates name, uncached; the manager's when nil.
+	APIReader client.Reader
 	// Recorder emits events; the manager's is taken when nil.
 	Recorder Recorder
 	// MaxConcurrentReconciles bounds how many root policies are reconciled at once (default 4).
@@ -67,6 +69,9 @@ var _ reconcile.Reconciler = (*Reconciler)(nil)
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.Recorder == nil {
 		r.Recorder = mgr.GetEventRecorder(ControllerName)
+	}
+	if r.APIReader == nil {
+		r.APIReader = mgr.GetAPIReader()
 	}
 	err := mgr.GetFieldIndexer().IndexField(context.Background(), &policyv1.Policy{}, rootIndex, func(o client.Object) []string {
 		if root, ok := o.GetLabels()[policyv1.RootPolicyLabel]; ok {
@@ -187,7 +192,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	} else {
 		r.series.record(req.NamespacedName, &status)
 	}
-	return reconcile.Result{}, utilerrors.NewAggregate(errs)
+	var res reconcile.Result
+	if len(p.clusters) > 0 && hasHubTemplates(root) {
+		res.RequeueAfter = HubTemplateResync
+	}
+	return res, utilerrors.NewAggregate(errs)
 }
 
 // isRoot reports whether p is a root policy: not a copy (RootPolicyLabel), and, as in OCM, not in
@@ -269,6 +278,10 @@ func (r *Reconciler) sync(ctx context.Context, root *policyv1.Policy, clusters m
 	for c := range clusters {
 		names = append(names, c)
 	}
+	var src *apiSource
+	if hasHubTemplates(root) {
+		src = newAPISource(r.APIReader)
+	}
 	var mu sync.Mutex
 	reported := map[string]policyv1.ComplianceState{}
 	var errs []error
@@ -276,7 +289,7 @@ func (r *Reconciler) sync(ctx context.Context, root *policyv1.Policy, clusters m
 	// server's pace, not at one request's latency after another's.
 	workqueue.ParallelizeUntil(ctx, writers, len(names), func(i int) {
 		c := names[i]
-		state, err := r.syncOne(ctx, root, rootName, c, clusters[c], existing[c])
+		state, err := r.syncOne(ctx, root, rootName, c, clusters[c], existing[c], src)
 		mu.Lock()
 		defer mu.Unlock()
 		if err != nil {
@@ -305,8 +318,9 @@ func (r *Reconciler) copies(ctx context.Context, rootName string) (map[string]*p
 // writers is how many copies of one root the propagator writes at once.
 const writers = 16
 
-// syncOne keeps cluster c's copy of root; it returns what the copy reports (nil for none).
-func (r *Reconciler) syncOne(ctx context.Context, root *policyv1.Policy, rootName, c string, enforce bool, cur *policyv1.Policy) (*policyv1.ComplianceState, error) {
+// syncOne keeps cluster c's copy of root, its hub templates resolved from src when it has any;
+// it returns what the copy reports (nil for none).
+func (r *Reconciler) syncOne(ctx context.Context, root *policyv1.Policy, rootName, c string, enforce bool, cur *policyv1.Policy, src *apiSource) (*policyv1.ComplianceState, error) {
 	if cur != nil && !owned(cur) {
 		r.Recorder.Eventf(root, nil, corev1.EventTypeWarning, ReasonNotOwned, "Propagate",
 			"Policy %s/%s exists and was not made by the hub (it lacks annotation %s): cluster %s gets no copy of Policy %s/%s; "+
@@ -318,7 +332,11 @@ func (r *Reconciler) syncOne(ctx context.Context, root *policyv1.Policy, rootNam
 	} else if why != nil {
 		return nil, nil // not accepted, leaving, or its namespace going: nothing new goes there
 	}
-	if err := r.apply(ctx, replica(root, c, enforce), cur); err != nil {
+	want := replica(root, c, enforce)
+	if src != nil {
+		r.resolveHubTemplates(ctx, root, want, c, src)
+	}
+	if err := r.apply(ctx, want, cur); err != nil {
 		return nil, err
 	}
 	if cur == nil {

@@ -11,6 +11,7 @@ import (
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 	policyv1 "github.com/flotilla/flotilla/api/policy/v1"
 	policyv1beta1 "github.com/flotilla/flotilla/api/policy/v1beta1"
+	"github.com/flotilla/flotilla/internal/policytemplate"
 )
 
 // world is what a root policy's propagation depends on, read from the hub's cache: the
@@ -158,6 +159,7 @@ func replica(root *policyv1.Policy, cluster string, enforce bool) *policyv1.Poli
 		return out
 	}
 	labels, annotations := keep(root.Labels), keep(root.Annotations)
+	delete(annotations, policytemplate.TriggerUpdateAnnotation) // the root's alone, as in OCM
 	labels[policyv1.ClusterNameLabel] = cluster
 	labels[policyv1.ClusterNamespaceLabel] = cluster
 	labels[policyv1.RootPolicyLabel] = name

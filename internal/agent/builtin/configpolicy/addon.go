@@ -299,19 +299,23 @@ func (r *runner) evaluate(ctx context.Context, cp *policyv1.ConfigurationPolicy,
 	st := policyv1.ConfigurationPolicyStatus{LastEvaluated: now.UTC().Format(time.RFC3339), LastEvaluatedGeneration: cp.Generation}
 	compliant := true
 	var resources []schema.GroupVersionResource
-	for i := range cp.Spec.ObjectTemplates {
-		o := r.e.evaluateTemplate(ctx, cp, i, enforce)
+	ots, reason, problem := r.e.objectTemplates(ctx, cp)
+	if problem != "" {
+		// The kinds it checked are still watched: a change there may be what it waits for.
+		st.CompliancyDetails = []policyv1.TemplateStatus{detail(templateOutcome{reason: reason, message: problem}, previousCondition(cp, 0), now)}
+		st.ComplianceState = policyv1.ConfigComplianceState(policyv1.NonCompliant)
+		return st, r.last[cp.UID].resources
+	}
+	resolved := cp.DeepCopy()
+	resolved.Spec.ObjectTemplates = ots
+	for i := range ots {
+		o := r.e.evaluateTemplate(ctx, resolved, i, enforce)
 		if o.resource.Resource != "" {
 			resources = append(resources, o.resource)
 		}
 		compliant = compliant && o.compliant
 		st.CompliancyDetails = append(st.CompliancyDetails, detail(o, previousCondition(cp, i), now))
 		st.RelatedObjects = append(st.RelatedObjects, keepCreated(o.related, cp.Status.RelatedObjects)...)
-	}
-	if len(cp.Spec.ObjectTemplates) == 0 && cp.Spec.ObjectTemplatesRaw != "" {
-		compliant = false
-		st.CompliancyDetails = []policyv1.TemplateStatus{detail(templateOutcome{reason: reasonError,
-			message: "spec.object-templates-raw is not evaluated by Flotilla's config-policy-controller: list the objects in spec.object-templates"}, nil, now)}
 	}
 	st.ComplianceState = policyv1.ConfigComplianceState(policyv1.NonCompliant)
 	if compliant {
