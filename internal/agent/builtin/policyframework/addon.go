@@ -95,6 +95,10 @@ func (s *syncer) sync(ctx context.Context) error {
 			return err
 		}
 	}
+	copies := make(map[string]*policyv1.Policy, len(policies))
+	for i := range policies {
+		copies[policies[i].Name] = &policies[i]
+	}
 	taken, kept := map[string]string{}, map[string]bool{}
 	var errs []error
 	for i := range policies {
@@ -103,11 +107,17 @@ func (s *syncer) sync(ctx context.Context) error {
 		names, results := make([]string, len(ts)), make([]observed, len(ts))
 		for j, t := range ts {
 			names[j] = t.name
+			deps := checkDependencies(p, j, copies, existing)
 			switch {
 			case t.problem != "":
 				results[j] = problem(t.problem)
 			case !served:
 				results[j] = problem(noKind)
+			case deps.invalid != "":
+				results[j] = problem(deps.invalid)
+			case len(deps.pending) > 0:
+				// Not on the cluster until its dependencies are met (taken off if it was).
+				results[j] = pendingResult(deps.pending)
 			default:
 				kept[t.name] = true
 				cur, err := s.apply(ctx, t.object, existing[t.name])
