@@ -30,10 +30,10 @@ func TestCheckDependencies(t *testing.T) {
 		deps, extra []policyv1.PolicyDependency
 		want        dependencyCheck
 	}{
-		"none":                                {},
-		"met, in the root's namespace":        {deps: []policyv1.PolicyDependency{dep("Policy", "", "namespaces", policyv1.Compliant)}},
-		"met, another namespace":              {deps: []policyv1.PolicyDependency{dep("Policy", "infra", "base", "compliant")}},
-		"NonCompliant wanted and had":         {deps: []policyv1.PolicyDependency{dep("Policy", "", "quota", policyv1.NonCompliant)}},
+		"none":                         {},
+		"met, in the root's namespace": {deps: []policyv1.PolicyDependency{dep("Policy", "", "namespaces", policyv1.Compliant)}},
+		"met, another namespace":       {deps: []policyv1.PolicyDependency{dep("Policy", "infra", "base", "compliant")}},
+		"NonCompliant wanted and had":  {deps: []policyv1.PolicyDependency{dep("Policy", "", "quota", policyv1.NonCompliant)}},
 		"not in the state": {deps: []policyv1.PolicyDependency{dep("Policy", "", "quota", policyv1.Compliant)},
 			want: dependencyCheck{pending: []string{"Policy team-a.quota"}}},
 		"no such copy on this cluster": {deps: []policyv1.PolicyDependency{dep("Policy", "", "absent", policyv1.Compliant)},
