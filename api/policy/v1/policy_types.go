@@ -5,6 +5,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/selection"
+
+	clusterv1alpha1 "github.com/flotilla/flotilla/api/cluster/v1alpha1"
 )
 
 // Labels and annotations of a replicated policy, OCM's names.
@@ -101,6 +103,14 @@ type PolicySpec struct {
 	// HubTemplateOptions changes how {{hub ... hub}} templates are resolved.
 	// +optional
 	HubTemplateOptions *HubTemplateOptions `json:"hubTemplateOptions,omitempty"`
+
+	// RolloutStrategy rolls an enforce policy out cluster by cluster or group by group, as
+	// OCM's rollout strategy does for ManifestWorkReplicaSets (Flotilla's extension, after OCM's
+	// policy placement strategy proposal): every placed cluster gets the policy at once as
+	// inform, and the hub turns it to enforce on the clusters the strategy lets through, moving on
+	// as they report Compliant. Unset or All: every cluster at once.
+	// +optional
+	RolloutStrategy *clusterv1alpha1.RolloutStrategy `json:"rolloutStrategy,omitempty"`
 }
 
 // PolicyTemplate is one policy engine object and how it takes part in the policy.

@@ -5,6 +5,7 @@
 package v1
 
 import (
+	"github.com/flotilla/flotilla/api/cluster/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 )
@@ -609,6 +610,11 @@ func (in *PolicySpec) DeepCopyInto(out *PolicySpec) {
 		in, out := &in.HubTemplateOptions, &out.HubTemplateOptions
 		*out = new(HubTemplateOptions)
 		**out = **in
+	}
+	if in.RolloutStrategy != nil {
+		in, out := &in.RolloutStrategy, &out.RolloutStrategy
+		*out = new(v1alpha1.RolloutStrategy)
+		(*in).DeepCopyInto(*out)
 	}
 }
 

@@ -3,9 +3,12 @@ package policy
 import (
 	"context"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -13,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -40,8 +44,9 @@ const ControllerName = "policy-propagator"
 
 // Event reasons on root policies.
 const (
-	ReasonNameTooLong = "ReplicatedNameTooLong"
-	ReasonNotOwned    = "ReplicatedPolicyNotOwned"
+	ReasonNameTooLong    = "ReplicatedNameTooLong"
+	ReasonNotOwned       = "ReplicatedPolicyNotOwned"
+	ReasonRolloutInvalid = "RolloutStrategyInvalid"
 )
 
 // rootIndex indexes Policies by the root their RootPolicyLabel names.
@@ -58,6 +63,8 @@ type Reconciler struct {
 	Recorder Recorder
 	// MaxConcurrentReconciles bounds how many root policies are reconciled at once (default 4).
 	MaxConcurrentReconciles int
+	// Clock times rollouts; the real clock when nil.
+	Clock clock.PassiveClock
 
 	// series are the policies' policy_governance_info series.
 	series series
@@ -183,7 +190,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 			rootName, len(rootName), policyv1.MaxReplicatedNameLength, root.Namespace, root.Name)
 		p.clusters = map[string]bool{}
 	}
-	reported, errs := r.sync(ctx, root, p.clusters)
+	reported, recheck, errs := r.sync(ctx, root, p.clusters, w.groups)
 	status := policyv1.PolicyStatus{Placement: p.placements, Status: clusterStatus(p.clusters, reported)}
 	status.ComplianceState = rootCompliance(status.Status)
 	errs = append(errs, r.writeStatus(ctx, root, status))
@@ -192,11 +199,18 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	} else {
 		r.series.record(req.NamespacedName, &status)
 	}
-	var res reconcile.Result
-	if len(p.clusters) > 0 && hasHubTemplates(root) {
+	res := reconcile.Result{RequeueAfter: recheck}
+	if len(p.clusters) > 0 && hasHubTemplates(root) && (recheck == 0 || recheck > HubTemplateResync) {
 		res.RequeueAfter = HubTemplateResync
 	}
 	return res, utilerrors.NewAggregate(errs)
+}
+
+func (r *Reconciler) clock() clock.PassiveClock {
+	if r.Clock == nil {
+		return clock.RealClock{}
+	}
+	return r.Clock
 }
 
 // isRoot reports whether p is a root policy: not a copy (RootPolicyLabel), and, as in OCM, not in
@@ -215,7 +229,7 @@ func (r *Reconciler) isRoot(ctx context.Context, p *policyv1.Policy) (bool, erro
 
 // read gathers what a root policy in ns is placed by.
 func (r *Reconciler) read(ctx context.Context, ns string) (world, error) {
-	w := world{sets: map[string]*policyv1beta1.PolicySet{}, decided: map[string][]string{}}
+	w := world{sets: map[string]*policyv1beta1.PolicySet{}, decided: map[string][]string{}, groups: map[string]rollout.GroupKey{}}
 	bl := &policyv1.PlacementBindingList{}
 	if err := r.Client.List(ctx, bl, client.InNamespace(ns)); err != nil {
 		return w, err
@@ -232,12 +246,17 @@ func (r *Reconciler) read(ctx context.Context, ns string) (world, error) {
 		if _, done := w.decided[b.PlacementRef.Name]; done {
 			continue
 		}
-		names, found, err := decidedClusters(ctx, r.Client, ns, b.PlacementRef)
+		cs, found, err := placementClusters(ctx, r.Client, ns, b.PlacementRef)
 		if err != nil {
 			return w, err
 		}
 		if found {
-			w.decided[b.PlacementRef.Name] = names
+			w.decided[b.PlacementRef.Name] = clusterNames(cs)
+			for _, c := range cs {
+				if _, ok := w.groups[c.Name]; !ok { // a cluster's group is the one of its first placement
+					w.groups[c.Name] = c.Group
+				}
+			}
 		}
 	}
 	return w, nil
@@ -246,6 +265,20 @@ func (r *Reconciler) read(ctx context.Context, ns string) (world, error) {
 // decidedClusters are the clusters the Placement ref names (in ns) decides; found is false for a
 // missing Placement or OCM's PlacementRule, which decide nothing here.
 func decidedClusters(ctx context.Context, c client.Reader, ns string, ref policyv1.PlacementSubject) (names []string, found bool, err error) {
+	cs, found, err := placementClusters(ctx, c, ns, ref)
+	return clusterNames(cs), found, err
+}
+
+func clusterNames(cs []rollout.Cluster) []string {
+	names := make([]string, 0, len(cs))
+	for _, cl := range cs {
+		names = append(names, cl.Name)
+	}
+	return names
+}
+
+// placementClusters is decidedClusters with each cluster's decision group.
+func placementClusters(ctx context.Context, c client.Reader, ns string, ref policyv1.PlacementSubject) (cs []rollout.Cluster, found bool, err error) {
 	if !isPlacement(ref) {
 		return nil, false, nil
 	}
@@ -255,50 +288,65 @@ func decidedClusters(ctx context.Context, c client.Reader, ns string, ref policy
 	} else if err != nil {
 		return nil, false, err
 	}
-	cs, err := rollout.PlacementClusters(ctx, c, ns, ref.Name)
+	cs, err = rollout.PlacementClusters(ctx, c, ns, ref.Name)
 	if err != nil {
 		return nil, false, fmt.Errorf("placement %s/%s: %w", ns, ref.Name, err)
 	}
-	names = make([]string, 0, len(cs))
-	for _, cl := range cs {
-		names = append(names, cl.Name)
-	}
-	return names, true, nil
+	return cs, true, nil
 }
 
 // sync makes the hub's copies of root those of clusters (creating, updating, deleting) and
-// returns what each placed cluster's copy reports.
-func (r *Reconciler) sync(ctx context.Context, root *policyv1.Policy, clusters map[string]bool) (map[string]policyv1.ComplianceState, []error) {
+// returns what each placed cluster's copy reports, and how soon a rollout must be looked at
+// again (0: no sooner than a change).
+func (r *Reconciler) sync(ctx context.Context, root *policyv1.Policy, clusters map[string]bool, groups map[string]rollout.GroupKey) (map[string]policyv1.ComplianceState, time.Duration, []error) {
 	rootName := policyv1.ReplicatedName(root.Namespace, root.Name)
 	existing, err := r.copies(ctx, rootName)
 	if err != nil {
-		return nil, []error{err}
+		return nil, 0, []error{err}
 	}
-	names := make([]string, 0, len(clusters))
-	for c := range clusters {
-		names = append(names, c)
-	}
+	names := slices.Sorted(maps.Keys(clusters))
 	var src *apiSource
 	if hasHubTemplates(root) {
 		src = newAPISource(r.APIReader)
 	}
+	// What each cluster's copy should be (nil: none goes there now), hub templates resolved.
+	wants := make([]*policyv1.Policy, len(names))
 	var mu sync.Mutex
 	reported := map[string]policyv1.ComplianceState{}
 	var errs []error
-	// The copies are written side by side: one root's edit reaches a thousand clusters at the API
-	// server's pace, not at one request's latency after another's.
 	workqueue.ParallelizeUntil(ctx, writers, len(names), func(i int) {
 		c := names[i]
-		state, err := r.syncOne(ctx, root, rootName, c, clusters[c], existing[c], src)
+		want, state, err := r.desired(ctx, root, rootName, c, clusters[c], existing[c], src)
 		mu.Lock()
 		defer mu.Unlock()
+		wants[i] = want
 		if err != nil {
 			errs = append(errs, err)
 		} else if state != nil {
 			reported[c] = *state
 		}
 	})
-	return reported, append(errs, r.prune(ctx, existing, clusters))
+	var recheck time.Duration
+	if rolls(root) {
+		var err error
+		if recheck, err = stageRollout(r.clock(), *root.Spec.RolloutStrategy, names, wants, existing, groups); err != nil {
+			r.Recorder.Eventf(root, nil, corev1.EventTypeWarning, ReasonRolloutInvalid, "Propagate",
+				"spec.rolloutStrategy: %v; fix it: meanwhile no cluster is turned to enforce", err)
+		}
+	}
+	// The copies are written side by side: one root's edit reaches a thousand clusters at the API
+	// server's pace, not at one request's latency after another's.
+	workqueue.ParallelizeUntil(ctx, writers, len(names), func(i int) {
+		if wants[i] == nil {
+			return
+		}
+		if err := r.apply(ctx, wants[i], existing[names[i]]); err != nil {
+			mu.Lock()
+			errs = append(errs, err)
+			mu.Unlock()
+		}
+	})
+	return reported, recheck, append(errs, r.prune(ctx, existing, clusters))
 }
 
 // copies are the policies labeled as rootName's copies, by namespace, as the cache holds them:
@@ -318,32 +366,29 @@ func (r *Reconciler) copies(ctx context.Context, rootName string) (map[string]*p
 // writers is how many copies of one root the propagator writes at once.
 const writers = 16
 
-// syncOne keeps cluster c's copy of root, its hub templates resolved from src when it has any;
-// it returns what the copy reports (nil for none).
-func (r *Reconciler) syncOne(ctx context.Context, root *policyv1.Policy, rootName, c string, enforce bool, cur *policyv1.Policy, src *apiSource) (*policyv1.ComplianceState, error) {
+// desired is cluster c's copy of root, its hub templates resolved from src when it has any, or
+// nil when none goes there now; and what the present copy reports (nil for none).
+func (r *Reconciler) desired(ctx context.Context, root *policyv1.Policy, rootName, c string, enforce bool, cur *policyv1.Policy, src *apiSource) (*policyv1.Policy, *policyv1.ComplianceState, error) {
 	if cur != nil && !owned(cur) {
 		r.Recorder.Eventf(root, nil, corev1.EventTypeWarning, ReasonNotOwned, "Propagate",
 			"Policy %s/%s exists and was not made by the hub (it lacks annotation %s): cluster %s gets no copy of Policy %s/%s; "+
 				"delete or rename that policy", c, rootName, policyv1.RootPolicyUIDAnnotation, c, root.Namespace, root.Name)
-		return nil, nil
+		return nil, nil, nil
 	}
 	if why, err := delivery.Check(ctx, r.Client, c); err != nil {
-		return nil, err
+		return nil, nil, err
 	} else if why != nil {
-		return nil, nil // not accepted, leaving, or its namespace going: nothing new goes there
+		return nil, nil, nil // not accepted, leaving, or its namespace going: nothing new goes there
 	}
 	want := replica(root, c, enforce)
 	if src != nil {
 		r.resolveHubTemplates(ctx, root, want, c, src)
 	}
-	if err := r.apply(ctx, want, cur); err != nil {
-		return nil, err
-	}
 	if cur == nil {
-		return nil, nil
+		return want, nil, nil
 	}
 	state := cur.Status.ComplianceState
-	return &state, nil
+	return want, &state, nil
 }
 
 // owned reports whether the hub made p: its copies carry their root's UID.

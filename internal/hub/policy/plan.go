@@ -11,6 +11,7 @@ import (
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 	policyv1 "github.com/flotilla/flotilla/api/policy/v1"
 	policyv1beta1 "github.com/flotilla/flotilla/api/policy/v1beta1"
+	"github.com/flotilla/flotilla/internal/core/rollout"
 	"github.com/flotilla/flotilla/internal/policytemplate"
 )
 
@@ -21,6 +22,8 @@ type world struct {
 	bindings []policyv1.PlacementBinding
 	sets     map[string]*policyv1beta1.PolicySet
 	decided  map[string][]string
+	// groups is each decided cluster's decision group in the first placement that decides it.
+	groups map[string]rollout.GroupKey
 }
 
 // propagation is where a root policy goes: the bindings that place it (the root's

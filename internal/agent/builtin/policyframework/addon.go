@@ -57,7 +57,7 @@ func (a AddOn) Run(ctx context.Context, env builtin.Env) error {
 	changed := make(chan struct{}, 1)
 	go builtin.Watch(ctx, env.Clock, env.Log, hub, &policyv1.PolicyList{}, changed, client.InNamespace(env.ClusterName))
 	go builtin.Watch(ctx, env.Clock, env.Log, spoke, &policyv1.ConfigurationPolicyList{}, changed, client.InNamespace(env.ClusterName))
-	s := &syncer{env: env, hub: hub, spoke: spoke}
+	s := &syncer{env: env, hub: hub, spoke: spoke, reported: map[string]int64{}}
 	resync := builtin.OrDefault(a.Resync, DefaultResync)
 	for {
 		if err := s.sync(ctx); err != nil {
@@ -75,6 +75,8 @@ func (a AddOn) Run(ctx context.Context, env builtin.Env) error {
 type syncer struct {
 	env        builtin.Env
 	hub, spoke client.Client
+	// reported is, by policy/template, the template generation whose result was last reported.
+	reported map[string]int64
 }
 
 // sync makes the cluster's ConfigurationPolicies those of the hub's policies and reports.
@@ -127,6 +129,11 @@ func (s *syncer) sync(ctx context.Context) error {
 					continue
 				}
 				results[j] = observe(cur)
+				key := p.Name + "/" + t.name
+				if results[j].evaluated != 0 && s.reported[key] != results[j].evaluated {
+					results[j].fresh = s.reported[key] != 0 // the first seen after a start is not news
+					s.reported[key] = results[j].evaluated
+				}
 			}
 		}
 		errs = append(errs, s.report(ctx, p, names, results))

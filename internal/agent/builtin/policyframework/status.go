@@ -19,6 +19,12 @@ const HistoryLimit = 10
 type observed struct {
 	state   policyv1.ComplianceState
 	message string
+	// evaluated is the template's generation the result is of (0: not a ConfigurationPolicy's
+	// result); a result of a generation not reported before is added to the history even when
+	// its message is the same, so the hub sees that the cluster evaluated the new spec (a
+	// rollout waits for it).
+	evaluated int64
+	fresh     bool
 }
 
 // observe reads a ConfigurationPolicy's result as OCM's framework reports it: "Compliant;
@@ -35,7 +41,7 @@ func observe(cp *policyv1.ConfigurationPolicy) observed {
 		}
 	}
 	state := policyv1.ComplianceState(cp.Status.ComplianceState)
-	return observed{state: state, message: string(state) + "; " + strings.Join(parts, "; ")}
+	return observed{state: state, message: string(state) + "; " + strings.Join(parts, "; "), evaluated: cp.Generation}
 }
 
 // problem is the result of a template the cluster cannot have.
@@ -59,7 +65,7 @@ func policyStatus(p *policyv1.Policy, names []string, results []observed, now ti
 		if b := before[names[i]]; b != nil {
 			d.History = b.History
 		}
-		if r.message != "" && (len(d.History) == 0 || d.History[0].Message != r.message) {
+		if r.message != "" && (len(d.History) == 0 || d.History[0].Message != r.message || r.fresh) {
 			entry := policyv1.ComplianceHistory{LastTimestamp: metav1.NewTime(now.UTC().Truncate(time.Second)), Message: r.message,
 				EventName: eventName(p.Name, r.message, now)}
 			d.History = append([]policyv1.ComplianceHistory{entry}, d.History...)
