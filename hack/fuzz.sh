@@ -41,6 +41,7 @@ targets=$(cat <<'LIST'
 ./internal/agent/builtin/configpolicy FuzzMatchMerge
 ./internal/agent/builtin/policyframework FuzzTemplates
 ./internal/policytemplate FuzzResolve
+./internal/contract/compliancehistory FuzzParse
 ./internal/contract/fencing FuzzStoppedRecord
 ./internal/hub/mcpserver FuzzWorkloads
 ./internal/hub/dashboard FuzzParseQuery

@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -15,11 +18,12 @@ import (
 	"github.com/flotilla/flotilla/internal/cli/kubeflags"
 	"github.com/flotilla/flotilla/internal/cli/printing"
 	"github.com/flotilla/flotilla/internal/cli/streams"
+	"github.com/flotilla/flotilla/internal/contract/compliancehistory"
 )
 
 func newPolicyCommand(io streams.IO, clk clock.PassiveClock, newClient kubeflags.ReaderFunc) *cobra.Command {
 	var kube kubeflags.Flags
-	var namespace string
+	var namespace, cluster string
 	cmd := &cobra.Command{
 		Use:     "policy NAME",
 		Aliases: []string{"policies", "plc"},
@@ -28,22 +32,27 @@ func newPolicyCommand(io streams.IO, clk clock.PassiveClock, newClient kubeflags
 			"bindings that place it (binding, placement, policy set), then one row per placed cluster: its compliance,\n" +
 			"the latest message its governance-policy-framework reported for each template, and when. The messages\n" +
 			"are read from the cluster's copy of the policy (<namespace>.<name> in the cluster's namespace).\n\n" +
+			"Then the compliance history the hub keeps (ConfigMap <name>.compliance-history, every change of each\n" +
+			"cluster's compliance, the last 10,000): the periods each cluster spent NonCompliant or Pending, newest\n" +
+			"first, with how long; --cluster shows one cluster's every period.\n\n" +
 			"The Policy is looked up in the namespace of -n, else of the kubeconfig's context. `flotilla get policies -A`\n" +
 			"lists them.",
-		Example: `  flotilla describe policy policy-namespace -n governance`,
+		Example: `  flotilla describe policy policy-namespace -n governance
+  flotilla describe policy data-residency-eu -n governance --cluster gpu-west`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 || strings.Contains(args[0], "/") {
 				return fmt.Errorf("flotilla describe policy takes one Policy NAME and its namespace with -n: for example `flotilla describe policy policy-namespace -n governance`")
 			}
-			return runPolicy(cmd.Context(), io, clk, newClient, kube, namespace, args[0])
+			return runPolicy(cmd.Context(), io, clk, newClient, kube, namespace, args[0], cluster)
 		},
 	}
 	kube.AddFlags(cmd.Flags(), "the hub")
 	cmd.Flags().StringVarP(&namespace, "namespace", "n", "", "namespace of the Policy (default: the kubeconfig context's namespace)")
+	cmd.Flags().StringVar(&cluster, "cluster", "", "show this cluster only, with its whole compliance history")
 	return cmd
 }
 
-func runPolicy(ctx context.Context, io streams.IO, clk clock.PassiveClock, newClient kubeflags.ReaderFunc, kube kubeflags.Flags, ns, name string) error {
+func runPolicy(ctx context.Context, io streams.IO, clk clock.PassiveClock, newClient kubeflags.ReaderFunc, kube kubeflags.Flags, ns, name, cluster string) error {
 	c, hub, err := newClient(kube)
 	if err != nil {
 		return err
@@ -57,6 +66,9 @@ func runPolicy(ctx context.Context, io streams.IO, clk clock.PassiveClock, newCl
 			fmt.Sprintf("no Policy %s in namespace %s on the hub of kubeconfig %s: list them with `%s` (or in every namespace with -A)",
 				name, ns, hub.Source, command("flotilla get policies -n "+ns, kube)))
 	}
+	if cluster != "" {
+		p.Status.Status = slices.DeleteFunc(p.Status.Status, func(s *policyv1.CompliancePerClusterStatus) bool { return s.ClusterName != cluster })
+	}
 	copies := map[string]*policyv1.Policy{}
 	for _, s := range p.Status.Status {
 		cp := &policyv1.Policy{}
@@ -65,7 +77,61 @@ func runPolicy(ctx context.Context, io streams.IO, clk clock.PassiveClock, newCl
 			copies[s.ClusterName] = cp
 		}
 	}
-	return writePolicy(io.Out, &p, copies, clk)
+	var history []compliancehistory.Entry
+	cm := &corev1.ConfigMap{}
+	// A history the user may not read, or one the hub did not make, is not shown.
+	if c.Get(ctx, client.ObjectKey{Namespace: ns, Name: compliancehistory.Name(name)}, cm) == nil && cm.Labels[compliancehistory.Label] == name {
+		history, _ = compliancehistory.Parse(cm.Data[compliancehistory.Key])
+	}
+	if err := writePolicy(io.Out, &p, copies, clk); err != nil {
+		return err
+	}
+	return writeHistory(io.Out, history, cluster, clk)
+}
+
+// shownPeriods is how many periods the history shows without --cluster.
+const shownPeriods = 20
+
+// writeHistory prints the periods of history (all of cluster's when given, else the latest
+// shownPeriods not Compliant), newest first.
+func writeHistory(w io.Writer, history []compliancehistory.Entry, cluster string, clk clock.PassiveClock) error {
+	periods := compliancehistory.Periods(history)
+	slices.Reverse(periods)
+	periods = slices.DeleteFunc(periods, func(p compliancehistory.Period) bool {
+		if cluster != "" {
+			return p.Cluster != cluster
+		}
+		return p.State == policyv1.Compliant
+	})
+	pr := &printer{w: w}
+	what := "Compliance history (periods not Compliant, newest first):"
+	if cluster != "" {
+		what = "Compliance history of " + cluster + " (newest first):"
+	}
+	if len(periods) == 0 {
+		pr.line("Compliance history: none recorded")
+		return pr.err
+	}
+	pr.line(what)
+	more := 0
+	if cluster == "" && len(periods) > shownPeriods {
+		more = len(periods) - shownPeriods
+		periods = periods[:shownPeriods]
+	}
+	t := printing.NewIndentedTable(w, "  ", "CLUSTER", "STATE", "FROM", "TO", "FOR")
+	now := clk.Now()
+	for _, p := range periods {
+		to := "now"
+		if !p.End.IsZero() {
+			to = p.End.UTC().Format(time.RFC3339)
+		}
+		t.Row(p.Cluster, orDash(string(p.State)), p.Start.UTC().Format(time.RFC3339), to, p.Duration(now).Round(time.Second).String())
+	}
+	pr.flush(t)
+	if more > 0 {
+		pr.line("  ... %d earlier periods: --cluster CLUSTER shows one cluster's all", more)
+	}
+	return pr.err
 }
 
 // writePolicy prints p, with the latest messages of the clusters' copies.

@@ -68,6 +68,8 @@ type Reconciler struct {
 
 	// series are the policies' policy_governance_info series.
 	series series
+	// hist is what the compliance histories last recorded.
+	hist histories
 }
 
 var _ reconcile.Reconciler = (*Reconciler)(nil)
@@ -164,6 +166,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	root := &policyv1.Policy{}
 	if err := r.Client.Get(ctx, req.NamespacedName, root); apierrors.IsNotFound(err) {
 		r.series.record(req.NamespacedName, nil)
+		r.forgetHistory(req.NamespacedName)
 		copies, err := r.copies(ctx, rootName)
 		if err != nil {
 			return reconcile.Result{}, err
@@ -191,9 +194,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		p.clusters = map[string]bool{}
 	}
 	reported, recheck, errs := r.sync(ctx, root, p.clusters, w.groups)
-	status := policyv1.PolicyStatus{Placement: p.placements, Status: clusterStatus(p.clusters, reported)}
+	status := policyv1.PolicyStatus{Placement: p.placements, Status: clusterStatus(p.clusters, reported.states)}
 	status.ComplianceState = rootCompliance(status.Status)
 	errs = append(errs, r.writeStatus(ctx, root, status))
+	if !root.Spec.Disabled {
+		errs = append(errs, r.recordHistory(ctx, root, status.Status, reported.at))
+	}
 	if root.Spec.Disabled {
 		r.series.record(req.NamespacedName, nil)
 	} else {
@@ -298,11 +304,11 @@ func placementClusters(ctx context.Context, c client.Reader, ns string, ref poli
 // sync makes the hub's copies of root those of clusters (creating, updating, deleting) and
 // returns what each placed cluster's copy reports, and how soon a rollout must be looked at
 // again (0: no sooner than a change).
-func (r *Reconciler) sync(ctx context.Context, root *policyv1.Policy, clusters map[string]bool, groups map[string]rollout.GroupKey) (map[string]policyv1.ComplianceState, time.Duration, []error) {
+func (r *Reconciler) sync(ctx context.Context, root *policyv1.Policy, clusters map[string]bool, groups map[string]rollout.GroupKey) (reports, time.Duration, []error) {
 	rootName := policyv1.ReplicatedName(root.Namespace, root.Name)
 	existing, err := r.copies(ctx, rootName)
 	if err != nil {
-		return nil, 0, []error{err}
+		return reports{}, 0, []error{err}
 	}
 	names := slices.Sorted(maps.Keys(clusters))
 	var src *apiSource
@@ -312,7 +318,7 @@ func (r *Reconciler) sync(ctx context.Context, root *policyv1.Policy, clusters m
 	// What each cluster's copy should be (nil: none goes there now), hub templates resolved.
 	wants := make([]*policyv1.Policy, len(names))
 	var mu sync.Mutex
-	reported := map[string]policyv1.ComplianceState{}
+	reported := reports{states: map[string]policyv1.ComplianceState{}, at: map[string]time.Time{}}
 	var errs []error
 	workqueue.ParallelizeUntil(ctx, writers, len(names), func(i int) {
 		c := names[i]
@@ -323,7 +329,8 @@ func (r *Reconciler) sync(ctx context.Context, root *policyv1.Policy, clusters m
 		if err != nil {
 			errs = append(errs, err)
 		} else if state != nil {
-			reported[c] = *state
+			reported.states[c] = *state
+			reported.at[c] = reportedAt(existing[c])
 		}
 	})
 	var recheck time.Duration
@@ -347,6 +354,13 @@ func (r *Reconciler) sync(ctx context.Context, root *policyv1.Policy, clusters m
 		}
 	})
 	return reported, recheck, append(errs, r.prune(ctx, existing, clusters))
+}
+
+// reports are what the placed clusters' copies report: their compliance, and when they last
+// reported a new result.
+type reports struct {
+	states map[string]policyv1.ComplianceState
+	at     map[string]time.Time
 }
 
 // copies are the policies labeled as rootName's copies, by namespace, as the cache holds them:
