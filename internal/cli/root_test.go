@@ -38,7 +38,7 @@ func TestEveryClusterCommandFindsItsKubeconfigAsKubectl(t *testing.T) {
 	walk(root)
 	sort.Strings(got)
 	want := []string{
-		"flotilla accept", "flotilla addon disable", "flotilla addon enable", "flotilla agent", "flotilla credentials-plugin", "flotilla dashboard", "flotilla describe cluster", "flotilla describe federatedlearning", "flotilla describe policy", "flotilla describe work", "flotilla explain placement", "flotilla explain workload", "flotilla get", "flotilla hub", "flotilla init",
+		"flotilla accept", "flotilla addon disable", "flotilla addon enable", "flotilla agent", "flotilla credentials-plugin", "flotilla dashboard", "flotilla describe cluster", "flotilla describe federatedlearning", "flotilla describe policy", "flotilla describe work", "flotilla explain placement", "flotilla explain policy", "flotilla explain workload", "flotilla get", "flotilla hub", "flotilla init",
 		"flotilla install crds", "flotilla join", "flotilla mcp", "flotilla uninstall",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {

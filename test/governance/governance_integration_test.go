@@ -191,7 +191,12 @@ func TestInformEnforceAndDrift(t *testing.T) {
 	// Inform again: a changed LimitRange is reported, not put right.
 	testenv.Update(t, f.hub, limits, func() { limits.Spec.RemediationAction = "inform" })
 	testenv.Update(t, f.spoke, lr, func() { lr.Spec.Limits[0].Default[corev1.ResourceMemory] = resource.MustParse("1Gi") })
-	f.waitReport(t, limits, policyv1.NonCompliant, "limitranges [mem-limit-range] found but not as specified in namespace default")
+	got = f.waitReport(t, limits, policyv1.NonCompliant, "limitranges [mem-limit-range] found but not as specified in namespace default")
+	// What `flotilla explain policy` shows: the difference, field by field.
+	if d := got.Status.Details[0]; len(d.RelatedObjects) != 1 || d.RelatedObjects[0].Properties == nil ||
+		d.RelatedObjects[0].Properties.Diff != "spec.limits[0].default.memory is 1Gi, want 512Mi" {
+		t.Errorf("the copy's related objects: %+v", d.RelatedObjects)
+	}
 
 	// Unbound: the copies go, and with them the spoke's ConfigurationPolicies; what enforce made stays.
 	if err := f.hub.Delete(context.Background(), &policyv1.PlacementBinding{ObjectMeta: metav1.ObjectMeta{Namespace: f.set.Namespace, Name: "all"}}); err != nil {

@@ -126,6 +126,13 @@ const (
 // +kubebuilder:validation:Enum=Log;InStatus;None
 type RecordDiff string
 
+// RecordDiff values: unset records as InStatus does (never for a Secret).
+const (
+	RecordDiffLog      RecordDiff = "Log"
+	RecordDiffInStatus RecordDiff = "InStatus"
+	RecordDiffNone     RecordDiff = "None"
+)
+
 // RecreateOption says whether an object that cannot be updated is deleted and created again.
 //
 // +kubebuilder:validation:Enum=None;IfRequired;Always

@@ -230,6 +230,12 @@ type DetailsPerTemplate struct {
 	// History holds the latest messages first (OCM keeps 10).
 	// +optional
 	History []ComplianceHistory `json:"history,omitempty"`
+	// RelatedObjects are, while the template is not Compliant, the objects it found not as
+	// specified or missing, each with its differences field by field when recorded (Flotilla's
+	// extension, at most 20; `flotilla explain policy` shows them).
+	// +optional
+	// +kubebuilder:validation:MaxItems=20
+	RelatedObjects []RelatedObject `json:"relatedObjects,omitempty"`
 }
 
 // ComplianceHistory is one compliance message.

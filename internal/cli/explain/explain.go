@@ -24,10 +24,11 @@ func NewCommand(io streams.IO, clk clock.PassiveClock) *cobra.Command {
 func newCommand(io streams.IO, clk clock.PassiveClock, newClient kubeflags.ReaderFunc) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "explain",
-		Short: "Explain the hub's scheduling decisions: why a placement chose its clusters, why a workload waits",
+		Short: "Explain the hub's decisions: why a placement chose its clusters, why a workload waits, how a cluster differs from a policy",
 	}
 	cmd.AddCommand(newPlacementCommand(io, clk, newClient))
 	cmd.AddCommand(newWorkloadCommand(io, clk, newClient))
+	cmd.AddCommand(newPolicyCommand(io, clk, newClient))
 	return cmd
 }
 

@@ -130,7 +130,10 @@ func (e *engine) evaluateTemplate(ctx context.Context, cp *policyv1.Configuratio
 	if ot.MetadataComplianceType != "" {
 		metaKind = complianceType(ot.MetadataComplianceType)
 	}
-	c := &check{e: e, res: mapping.Resource, gvk: mapping.GroupVersionKind, tmpl: tmpl, kind: kind, metaKind: metaKind, enforce: enforce, selector: ot.ObjectSelector}
+	c := &check{e: e, res: mapping.Resource, gvk: mapping.GroupVersionKind, tmpl: tmpl, kind: kind, metaKind: metaKind, enforce: enforce, selector: ot.ObjectSelector,
+		// A Secret's values are never written into a status.
+		recordDiff: ot.RecordDiff != policyv1.RecordDiffNone && ot.RecordDiff != policyv1.RecordDiffLog &&
+			(mapping.GroupVersionKind.Group != "" || mapping.GroupVersionKind.Kind != "Secret")}
 	namespaces := []string{""}
 	if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
 		if namespaces, err = e.selectNamespaces(ctx, u.GetNamespace(), cp.Spec.NamespaceSelector); err != nil {
@@ -203,6 +206,25 @@ type check struct {
 	kind, metaKind policyv1.ComplianceType
 	enforce        bool
 	selector       *metav1.LabelSelector
+	// recordDiff: a mismatched object's related entry carries its differences (properties.diff).
+	recordDiff bool
+}
+
+// maxDiffLines and maxDiffLine bound the differences recorded for one object.
+const (
+	maxDiffLines = 20
+	maxDiffLine  = 300
+)
+
+// diff is how obj differs from the template, field by field, one line each, bounded.
+func (c *check) diff(obj *unstructured.Unstructured) string {
+	lines := differences(c.tmpl, obj.Object, only(c.kind == policyv1.MustOnlyHave), only(c.metaKind == policyv1.MustOnlyHave), maxDiffLines)
+	for i, l := range lines {
+		if len(l) > maxDiffLine {
+			lines[i] = l[:maxDiffLine] + "..."
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 func (c *check) client(ns string) dynamic.ResourceInterface {
@@ -287,7 +309,11 @@ func (c *check) run(ctx context.Context, ns, name string) result {
 		return set(true, reasonFoundExists, obj, false)
 	}
 	if !c.enforce {
-		return set(false, reasonNoMatch, obj, false)
+		out := set(false, reasonNoMatch, obj, false)
+		if c.recordDiff {
+			out.related[0].Properties.Diff = c.diff(obj)
+		}
+		return out
 	}
 	next := &unstructured.Unstructured{Object: merge(c.tmpl, obj.Object, only(c.kind == policyv1.MustOnlyHave), only(c.metaKind == policyv1.MustOnlyHave))}
 	updated, err := c.client(ns).Update(ctx, next, metav1.UpdateOptions{})

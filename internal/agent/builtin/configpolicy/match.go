@@ -26,6 +26,17 @@ type only bool
 
 // matches reports whether obj has what tmpl says, with the first difference found.
 func matches(tmpl, obj map[string]any, fields, metadata only) (bool, string) {
+	d := differences(tmpl, obj, fields, metadata, 1)
+	if len(d) == 0 {
+		return true, ""
+	}
+	return false, d[0]
+}
+
+// differences lists, field by field, how obj differs from what tmpl says (at most limit of
+// them, in the template's field order): what `flotilla explain policy` shows.
+func differences(tmpl, obj map[string]any, fields, metadata only, limit int) []string {
+	d := &diffs{limit: limit}
 	for _, k := range slices.Sorted(maps.Keys(tmpl)) {
 		switch k {
 		case "apiVersion", "kind", "status":
@@ -35,70 +46,107 @@ func matches(tmpl, obj map[string]any, fields, metadata only) (bool, string) {
 			om, _ := obj[k].(map[string]any)
 			for _, mk := range []string{"labels", "annotations"} {
 				if v, ok := tm[mk]; ok {
-					if ok, why := equalValue(v, om[mk], metadata, "metadata."+mk); !ok {
-						return false, why
-					}
+					d.compare(v, om[mk], metadata, "metadata."+mk)
 				}
 			}
 			continue
 		}
-		if ok, why := equalValue(tmpl[k], obj[k], fields, k); !ok {
-			return false, why
-		}
+		d.compare(tmpl[k], obj[k], fields, k)
 	}
-	return true, ""
+	return d.found
 }
 
-// equalValue compares a template's value with an object's at path.
-func equalValue(t, o any, exact only, path string) (bool, string) {
+// diffs collects differences up to limit.
+type diffs struct {
+	limit int
+	found []string
+}
+
+func (d *diffs) full() bool { return len(d.found) >= d.limit }
+
+func (d *diffs) add(format string, args ...any) {
+	if !d.full() {
+		d.found = append(d.found, fmt.Sprintf(format, args...))
+	}
+}
+
+// compare notes how the object's value o differs from the template's t at path.
+func (d *diffs) compare(t, o any, exact only, path string) {
+	if d.full() {
+		return
+	}
 	switch tv := t.(type) {
 	case map[string]any:
 		ov, ok := o.(map[string]any)
 		if !ok {
-			return false, fmt.Sprintf("%s is %s, want an object", path, describe(o))
+			d.add("%s is %s, want an object", path, describe(o))
+			return
 		}
 		for _, k := range slices.Sorted(maps.Keys(tv)) {
-			if ok, why := equalValue(tv[k], ov[k], exact, path+"."+k); !ok {
-				return false, why
-			}
+			d.compare(tv[k], ov[k], exact, path+"."+k)
 		}
 		if exact {
 			for _, k := range slices.Sorted(maps.Keys(ov)) {
 				if _, ok := tv[k]; !ok {
-					return false, fmt.Sprintf("%s.%s is set, and mustonlyhave lists no such field", path, k)
+					d.add("%s.%s is set, and mustonlyhave lists no such field", path, k)
 				}
 			}
 		}
-		return true, ""
 	case []any:
 		ov, ok := o.([]any)
 		if !ok {
-			return false, fmt.Sprintf("%s is %s, want a list", path, describe(o))
+			d.add("%s is %s, want a list", path, describe(o))
+			return
 		}
 		if exact {
 			if len(ov) != len(tv) {
-				return false, fmt.Sprintf("%s has %d items, want %d", path, len(ov), len(tv))
+				d.add("%s has %d items, want %d", path, len(ov), len(tv))
+				return
 			}
 			for i := range tv {
-				if ok, why := equalValue(tv[i], ov[i], exact, fmt.Sprintf("%s[%d]", path, i)); !ok {
-					return false, why
-				}
+				d.compare(tv[i], ov[i], exact, fmt.Sprintf("%s[%d]", path, i))
 			}
-			return true, ""
+			return
 		}
 		for i, item := range tv {
-			if !slices.ContainsFunc(ov, func(oi any) bool { ok, _ := equalValue(item, oi, exact, path); return ok }) {
-				return false, fmt.Sprintf("%s[%d] is in no item of the object's %s", path, i, path)
+			if slices.ContainsFunc(ov, func(oi any) bool { ok, _ := equalValue(item, oi, exact, path); return ok }) {
+				continue
+			}
+			// No object item has it: the differences from the object's closest item.
+			var closest []string
+			for j, oi := range ov {
+				dd := &diffs{limit: d.limit}
+				dd.compare(item, oi, exact, fmt.Sprintf("%s[%d]", path, j))
+				if closest == nil || len(dd.found) < len(closest) {
+					closest = dd.found
+				}
+			}
+			if len(closest) == 0 {
+				d.add("%s[%d] is in no item of the object's %s, which has none", path, i, path)
+			}
+			for _, f := range closest {
+				d.add("%s", f)
 			}
 		}
-		return true, ""
 	case nil:
-		return o == nil, fmt.Sprintf("%s is %s, want it unset", path, describe(o))
+		if o != nil {
+			d.add("%s is %s, want it unset", path, describe(o))
+		}
+	default:
+		if !fieldmatch.ScalarEqual(o, t) {
+			d.add("%s is %s, want %v", path, describe(o), t)
+		}
 	}
-	if fieldmatch.ScalarEqual(o, t) {
+}
+
+// equalValue compares a template's value with an object's at path, with the first difference.
+func equalValue(t, o any, exact only, path string) (bool, string) {
+	d := &diffs{limit: 1}
+	d.compare(t, o, exact, path)
+	if len(d.found) == 0 {
 		return true, ""
 	}
-	return false, fmt.Sprintf("%s is %s, want %v", path, describe(o), t)
+	return false, d.found[0]
 }
 
 func describe(v any) string {

@@ -193,3 +193,36 @@ func TestOnePass(t *testing.T) {
 		t.Errorf("%d lists over two passes, want 2", calls)
 	}
 }
+
+func TestDifferences(t *testing.T) {
+	obj := map[string]any{
+		"metadata": map[string]any{"name": "mem", "labels": map[string]any{"team": "ml", "extra": "x"}},
+		"spec":     map[string]any{"limits": []any{map[string]any{"type": "Container", "default": map[string]any{"memory": "1Gi"}}}},
+		"data":     map[string]any{"a": "1", "b": "2"},
+	}
+	for name, tc := range map[string]struct {
+		tmpl           map[string]any
+		fields, labels only
+		limit          int
+		want           []string
+	}{
+		"as specified": {tmpl: map[string]any{"data": map[string]any{"a": "1"}}, limit: 20},
+		"every difference, in the template's order": {
+			tmpl:  map[string]any{"data": map[string]any{"a": "2", "c": "3"}, "metadata": map[string]any{"labels": map[string]any{"team": "infra"}}},
+			limit: 20, want: []string{"data.a is 1, want 2", "data.c is unset, want 3", "metadata.labels.team is ml, want infra"}},
+		"mustonlyhave names what is extra": {tmpl: map[string]any{"data": map[string]any{"a": "1"}, "metadata": map[string]any{"labels": map[string]any{"team": "ml"}}},
+			fields: true, labels: true, limit: 20, want: []string{"data.b is set, and mustonlyhave lists no such field", "metadata.labels.extra is set, and mustonlyhave lists no such field"}},
+		"a list item no object item has": {tmpl: map[string]any{"spec": map[string]any{"limits": []any{map[string]any{"default": map[string]any{"memory": "512Mi"}}}}},
+			limit: 20, want: []string{"spec.limits[0].default.memory is 1Gi, want 512Mi"}},
+		"a list the object lacks": {tmpl: map[string]any{"spec": map[string]any{"limits": []any{map[string]any{"type": "Pod"}}}}, limit: 20,
+			want: []string{"spec.limits[0].type is Container, want Pod"}},
+		"bounded": {tmpl: map[string]any{"data": map[string]any{"a": "2", "b": "3", "c": "4"}}, limit: 2,
+			want: []string{"data.a is 1, want 2", "data.b is 2, want 3"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, differences(tc.tmpl, obj, tc.fields, tc.labels, tc.limit)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -87,12 +87,15 @@ func TestPolicyStatus(t *testing.T) {
 func TestObserve(t *testing.T) {
 	cp := &policyv1.ConfigurationPolicy{ObjectMeta: metav1.ObjectMeta{Generation: 3}, Status: policyv1.ConfigurationPolicyStatus{
 		ComplianceState: "NonCompliant", LastEvaluatedGeneration: 3,
-		CompliancyDetails: []policyv1.TemplateStatus{{Conditions: []policyv1.Condition{{Type: "violation", Message: "namespaces [prod] not found"}}}}}}
-	if got := observe(cp); got.message != "NonCompliant; violation - namespaces [prod] not found" {
-		t.Errorf("observe = %+v", got)
+		CompliancyDetails: []policyv1.TemplateStatus{{Conditions: []policyv1.Condition{{Type: "violation", Message: "namespaces [prod] not found"}}}},
+		RelatedObjects: []policyv1.RelatedObject{
+			{Object: policyv1.ObjectResource{Kind: "Namespace", Metadata: policyv1.ObjectMetadata{Name: "prod"}}, Compliant: "NonCompliant", Reason: "Resource not found but should exist"},
+			{Object: policyv1.ObjectResource{Kind: "Namespace", Metadata: policyv1.ObjectMetadata{Name: "dev"}}, Compliant: "Compliant"}}}}
+	if got := observe(cp); got.message != "NonCompliant; violation - namespaces [prod] not found" || len(got.related) != 1 || got.related[0].Object.Metadata.Name != "prod" {
+		t.Errorf("observe = %+v, want the message and only the non-compliant related object", got)
 	}
 	cp.Generation = 4
-	if got := observe(cp); got != (observed{}) {
+	if got := observe(cp); got.state != "" || got.message != "" || got.related != nil {
 		t.Errorf("a result of an older generation is reported: %+v", got)
 	}
 }

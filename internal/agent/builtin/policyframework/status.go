@@ -25,7 +25,12 @@ type observed struct {
 	// rollout waits for it).
 	evaluated int64
 	fresh     bool
+	// related are the objects not as specified, with their differences.
+	related []policyv1.RelatedObject
 }
+
+// maxRelated bounds the related objects a template reports to the hub.
+const maxRelated = 20
 
 // observe reads a ConfigurationPolicy's result as OCM's framework reports it: "Compliant;
 // notification - namespaces [prod] found as specified". A policy not yet evaluated at its
@@ -41,7 +46,13 @@ func observe(cp *policyv1.ConfigurationPolicy) observed {
 		}
 	}
 	state := policyv1.ComplianceState(cp.Status.ComplianceState)
-	return observed{state: state, message: string(state) + "; " + strings.Join(parts, "; "), evaluated: cp.Generation}
+	var related []policyv1.RelatedObject
+	for _, r := range cp.Status.RelatedObjects {
+		if r.Compliant != string(policyv1.Compliant) && len(related) < maxRelated {
+			related = append(related, r)
+		}
+	}
+	return observed{state: state, message: string(state) + "; " + strings.Join(parts, "; "), evaluated: cp.Generation, related: related}
 }
 
 // problem is the result of a template the cluster cannot have.
@@ -61,7 +72,7 @@ func policyStatus(p *policyv1.Policy, names []string, results []observed, now ti
 	st := policyv1.PolicyStatus{}
 	pending, silent, nonCompliant := false, false, false
 	for i, r := range results {
-		d := &policyv1.DetailsPerTemplate{TemplateMeta: metav1.ObjectMeta{Name: names[i]}, ComplianceState: r.state}
+		d := &policyv1.DetailsPerTemplate{TemplateMeta: metav1.ObjectMeta{Name: names[i]}, ComplianceState: r.state, RelatedObjects: r.related}
 		if b := before[names[i]]; b != nil {
 			d.History = b.History
 		}
