@@ -4,6 +4,7 @@ package governance
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -325,4 +326,33 @@ func TestPruneObjectBehavior(t *testing.T) {
 		err := f.spoke.Get(ctx, client.ObjectKey{Namespace: f.cluster, Name: "prune-2"}, &policyv1.ConfigurationPolicy{})
 		return apierrors.IsNotFound(err), fmt.Sprint(err), client.IgnoreNotFound(err)
 	})
+}
+
+// TestOnlyTheClusterNamespace: a ConfigurationPolicy someone makes on the cluster outside the
+// namespace named after it is not the add-on's to evaluate or enforce (as OCM's controller
+// watches only that namespace): it would otherwise act with the add-on's rights for whoever may
+// create one anywhere.
+func TestOnlyTheClusterNamespace(t *testing.T) {
+	f := start(t)
+	ctx := context.Background()
+	planted := &policyv1.ConfigurationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "planted"}}
+	if err := json.Unmarshal([]byte(`{"spec":{"remediationAction":"enforce","object-templates":[{"complianceType":"musthave",
+		"objectDefinition":{"apiVersion":"v1","kind":"ConfigMap","metadata":{"namespace":"default","name":"planted-by-someone"}}}]}}`), planted); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Create(t, f.spoke, planted)
+	// A policy through the hub is evaluated meanwhile: the add-on ran its passes.
+	p := configPolicy(f.set.Namespace, "passes", "musthave", `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"default"}}`)
+	testenv.Create(t, f.hub, p)
+	f.bind(t, p.Name)
+	f.waitReport(t, p, policyv1.Compliant, "namespaces [default] found as specified")
+	if err := f.spoke.Get(ctx, client.ObjectKeyFromObject(planted), planted); err != nil {
+		t.Fatal(err)
+	}
+	if planted.Status.ComplianceState != "" {
+		t.Errorf("the ConfigurationPolicy outside the cluster's namespace was evaluated: %+v", planted.Status)
+	}
+	if err := f.spoke.Get(ctx, client.ObjectKey{Namespace: "default", Name: "planted-by-someone"}, &corev1.ConfigMap{}); !apierrors.IsNotFound(err) {
+		t.Errorf("its ConfigMap: %v, want NotFound", err)
+	}
 }

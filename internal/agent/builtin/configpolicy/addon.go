@@ -80,7 +80,10 @@ func (a AddOn) Run(ctx context.Context, env builtin.Env) error {
 		return err
 	}
 	defer r.watches.stop()
-	go builtin.Watch(ctx, env.Clock, env.Log, r.spoke, &policyv1.ConfigurationPolicyList{}, changed)
+	// Only the cluster's namespace, where the framework keeps the templates (as OCM's controller
+	// watches only that namespace): a ConfigurationPolicy someone makes elsewhere on the cluster
+	// does not get the add-on's rights.
+	go builtin.Watch(ctx, env.Clock, env.Log, r.spoke, &policyv1.ConfigurationPolicyList{}, changed, client.InNamespace(env.ClusterName))
 	resync := builtin.OrDefault(a.Resync, DefaultResync)
 	for {
 		wait := resync
@@ -186,7 +189,7 @@ func newRunner(env builtin.Env, executor string, changed chan<- struct{}) (*runn
 // waits out MinWatchGap after a change of a kind it checks.
 func (r *runner) evaluateAll(ctx context.Context, resync time.Duration) (soon bool, err error) {
 	l := &policyv1.ConfigurationPolicyList{}
-	if err := r.spoke.List(ctx, l); err != nil {
+	if err := r.spoke.List(ctx, l, client.InNamespace(r.env.ClusterName)); err != nil {
 		return false, err
 	}
 	changed := r.watches.take()
@@ -403,7 +406,7 @@ func (AddOn) Cleanup(ctx context.Context, env builtin.Env) error {
 		return err
 	}
 	l := &policyv1.ConfigurationPolicyList{}
-	if err := spoke.List(ctx, l); err != nil {
+	if err := spoke.List(ctx, l, client.InNamespace(env.ClusterName)); err != nil {
 		return client.IgnoreNotFound(ignoreNoKind(err))
 	}
 	for i := range l.Items {

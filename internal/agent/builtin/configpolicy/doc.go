@@ -1,5 +1,7 @@
 // Package configpolicy is the built-in add-on config-policy-controller (OCM's name): it installs
-// the ConfigurationPolicy CRD on the cluster and evaluates every ConfigurationPolicy there, as
+// the ConfigurationPolicy CRD on the cluster and evaluates every ConfigurationPolicy in the
+// namespace named after the cluster (where governance-policy-framework keeps them; others are
+// not the add-on's to act on), as
 // OCM's config-policy-controller does, writing the result in the policy's status
 // (compliant, compliancyDetails with OCM's reasons and messages, relatedObjects).
 //
@@ -20,7 +22,9 @@
 // Resync (30 s) is the safety net. The status is written only when more than its evaluation
 // time changed.
 //
-// The add-on acts with the agent's identity on the cluster: enforce can do what the agent can.
-// Not evaluated yet: object-templates-raw and Go templates ({{ ... }}), which are reported as a
-// violation naming the field rather than ignored.
+// Before evaluating, cluster templates ({{ ... }}) and object-templates-raw are resolved
+// (templates.go, internal/policytemplate); a hub template the hub could not resolve is reported.
+// What templates name is read and written as AddOn.Executor (the agent chart's flotilla-policy)
+// when set, else with the agent's identity; the differences of an object not as specified are
+// recorded field by field (properties.diff).
 package configpolicy
