@@ -18,7 +18,7 @@ COMMIT_TIME ?= $(shell git log -1 --format=%cI 2>/dev/null)
 # Integration tests start several control planes per package; keep parallel packages at 2 on 2 cores.
 TEST_P ?= 2
 
-.PHONY: npm-deps bench-smoke bench-tables bench-mcp all build bench-dashboard dashboard-assets dashboard-screenshots test-dashboard k8s-bin bench bench-addon bench-fl bench-hub bench-install bench-msa bench-msa-rotation bench-policy bench-placement bench-placement-floor bench-gpu-placement bench-multikueue bench-queue bench-queue-sim bench-resourceusage bench-work controller-gen check-generated fuzz image test test-python test-unit lint lint-bin fmt vet generate demo demo-fl demo-kueue down clean
+.PHONY: npm-deps bench-smoke bench-tables bench-mcp all build bench-dashboard dashboard-assets dashboard-screenshots test-dashboard k8s-bin bench bench-addon bench-fl bench-hub bench-install bench-msa bench-msa-rotation bench-policy bench-policy-compliance bench-placement bench-placement-floor bench-gpu-placement bench-multikueue bench-queue bench-queue-sim bench-resourceusage bench-work controller-gen check-generated fuzz image test test-python test-unit lint lint-bin fmt vet generate demo demo-fl demo-kueue down clean
 
 all: build
 
@@ -142,6 +142,9 @@ bench-msa: k8s-bin ## ManagedServiceAccounts on a local fleet: created on the hu
 
 bench-policy: k8s-bin ## Governance: 100 policies propagated to 1,000 clusters, one and all edited, Flotilla's propagator beside OCM's released one (tools/build-ocm-propagator.sh); about 30 minutes.
 	FLOTILLA_K8S_BIN="$$(tools/build.sh --print)" $(GO) test -tags integration -run '^$$' -bench '^BenchmarkPolicyPropagation$$' -benchtime 1x -timeout 90m ./bench/
+
+bench-policy-compliance: k8s-bin ## Governance: one policy on 1,000 clusters with the real governance add-ons (in one process, over 4 spoke API servers): created, enforce edit and data edit to every cluster reporting (p50, p99, max), drift restored and reported, the hub's CPU and memory.
+	FLOTILLA_K8S_BIN="$$(tools/build.sh --print)" $(GO) test -tags integration -run '^$$' -bench '^BenchmarkPolicyCompliance$$' -benchtime 1x -timeout 60m ./bench/
 
 bench-msa-rotation: k8s-bin ## Every ManagedServiceAccount token of 1,000 clusters rotated at once: time to all rotated, writes per rotation, the hub's CPU and memory; about 2 minutes.
 	FLOTILLA_K8S_BIN="$$(tools/build.sh --print)" $(GO) test -tags integration -run '^$$' -bench '^BenchmarkManagedServiceAccountRotation$$' -benchtime 1x -timeout 30m ./bench/

@@ -1,0 +1,310 @@
+//go:build integration
+
+package bench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/go-logr/logr/funcr"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/rest"
+	toolscache "k8s.io/client-go/tools/cache"
+	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+
+	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
+	policyv1 "github.com/flotilla/flotilla/api/policy/v1"
+	"github.com/flotilla/flotilla/internal/agent/builtin"
+	"github.com/flotilla/flotilla/internal/agent/builtin/configpolicy"
+	"github.com/flotilla/flotilla/internal/agent/builtin/policyframework"
+	"github.com/flotilla/flotilla/internal/agent/registration"
+	"github.com/flotilla/flotilla/internal/local/localk8s"
+	"github.com/flotilla/flotilla/internal/local/testenv"
+)
+
+const (
+	complianceClustersEnv = "FLOTILLA_BENCH_COMPLIANCE_CLUSTERS"
+	complianceSpokesEnv   = "FLOTILLA_BENCH_COMPLIANCE_SPOKES"
+	compliancePolicy      = "bench-compliance"
+)
+
+// BenchmarkPolicyCompliance measures compliance coming back (governance API, issue 35): N
+// clusters, each with the real governance-policy-framework and config-policy-controller add-ons
+// (run in this process, each with its own connections at an agent's client rate, the clusters'
+// namespaces spread over S spoke API servers), the Flotilla hub as a process. One policy asks
+// every cluster for a ConfigMap in its own namespace on its spoke (a hub template names it).
+// Measured, from each copy's reported history on the hub: the policy created (inform) to every
+// cluster reporting NonCompliant; an edit to enforce to every cluster reporting Compliant (the
+// ConfigMap created: the issue's "policy edit compliant on 1,000 clusters"); an edit of the
+// ConfigMap's data to every cluster reporting the new spec; drift on one cluster put right
+// (enforce) and reported (inform); the hub's CPU and peak memory while the clusters report. The
+// add-ons act as the hub's administrator here (no per-cluster hub identities): the hub's work and
+// the add-ons' are what is measured, not RBAC.
+//
+// `make bench-policy-compliance`; FLOTILLA_BENCH_COMPLIANCE_CLUSTERS and _SPOKES size it.
+func BenchmarkPolicyCompliance(b *testing.B) {
+	startRecord(b, "bench-policy-compliance")
+	if !selected("PolicyCompliance") {
+		b.Skip("runs for minutes: select it by name (make bench-policy-compliance)")
+	}
+	n := sized(b, complianceClustersEnv, 1000, 5)
+	spokes := sized(b, complianceSpokesEnv, 4, 1)
+	param(b, "clusters", n)
+	param(b, "spokes", spokes)
+	ctrllog.SetLogger(logr.Discard())
+	bins := binaries(b)
+	hubBin := buildFlotilla(b)
+	for range b.N {
+		r := runPolicyCompliance(b, bins, hubBin, n, spokes)
+		report(b, float64(n), "clusters")
+		reportLatency(b, r.initial, time.Second, func(s string) string { return "created-to-reported-" + s })
+		reportLatency(b, r.enforce, time.Second, func(s string) string { return "enforce-edit-to-compliant-" + s })
+		reportLatency(b, r.edit, time.Second, func(s string) string { return "edit-to-reported-" + s })
+		report(b, r.allEnforce.Seconds(), "s-enforce-edit-all-compliant")
+		report(b, r.driftRestored.Seconds(), "s-drift-restored")
+		report(b, r.driftReported.Seconds(), "s-drift-reported")
+		report(b, r.hubCPU, "cpu-%-hub")
+		report(b, mib(r.hubPeak), "MiB-rss-hub-peak")
+	}
+	report(b, 0, "ns/op")
+}
+
+type complianceResult struct {
+	initial, enforce, edit       []time.Duration
+	allEnforce                   time.Duration
+	driftRestored, driftReported time.Duration
+	hubCPU                       float64
+	hubPeak                      int64
+}
+
+func runPolicyCompliance(b *testing.B, bins localk8s.Binaries, hubBin string, n, s int) complianceResult {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pr := progress{start: time.Now()}
+	pr.printf("policy compliance: %d clusters on %d spoke API servers", n, s)
+	dir := b.TempDir()
+	hubAPI, firstSpoke, clusters := startAcceptedFleet(ctx, b, pr, bins, dir, n)
+	spokeAPIs := []*hubAPIServer{firstSpoke}
+	for i := 1; i < s; i++ {
+		spokeAPIs = append(spokeAPIs, startHubAPIServer(b, bins, filepath.Join(dir, fmt.Sprintf("spoke-%d", i))))
+	}
+	hub := startHubServingArgs(b, hubBin, hubAPI.Kubeconfig, filepath.Join(dir, "flotilla-hub.log"), false)
+	defer hub.Stop(5 * time.Second)
+	clk := clockTicks()
+	waitSettled(b, pr, hub, clk)
+	pl := &clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: benchNamespace, Name: "all"},
+		Spec: clusterv1beta1.PlacementSpec{Tolerations: testenv.NoAgentTolerations()}}
+	if err := hubAPI.Client.Create(ctx, pl); err != nil {
+		b.Fatal(err)
+	}
+	waitFor(b, pr, "the placement to decide every cluster", 10*time.Minute, func() (bool, string) {
+		got := &clusterv1beta1.Placement{}
+		if err := hubAPI.Client.Get(ctx, client.ObjectKeyFromObject(pl), got); err != nil {
+			return false, err.Error()
+		}
+		return int(got.Status.NumberOfSelectedClusters) == n, fmt.Sprintf("%d selected", got.Status.NumberOfSelectedClusters)
+	})
+	spokeOf := map[string]*hubAPIServer{}
+	for i, c := range clusters {
+		spokeOf[c] = spokeAPIs[i%len(spokeAPIs)]
+	}
+	startGovernanceAgents(ctx, b, clusters, hubAPI, spokeOf)
+	reports := trackReports(ctx, b, hubAPI)
+
+	// Created, inform: every cluster reports the ConfigMap missing.
+	t0 := time.Now()
+	if err := hubAPI.Client.Create(ctx, compliancePolicyObject("inform", "1")); err != nil {
+		b.Fatal(err)
+	}
+	binding := &policyv1.PlacementBinding{ObjectMeta: metav1.ObjectMeta{Namespace: benchNamespace, Name: "all"},
+		PlacementRef: policyv1.PlacementSubject{APIGroup: clusterv1beta1.GroupVersion.Group, Kind: "Placement", Name: "all"},
+		Subjects:     []policyv1.Subject{{APIGroup: policyv1.GroupVersion.Group, Kind: policyv1.Kind, Name: compliancePolicy}}}
+	if err := hubAPI.Client.Create(ctx, binding); err != nil {
+		b.Fatal(err)
+	}
+	var r complianceResult
+	r.initial = reports.wait(b, pr, "every cluster to report NonCompliant", n, t0, policyv1.NonCompliant, "not found")
+	pr.printf("created: every cluster reported in %s", maxOf(r.initial).Round(time.Millisecond))
+	waitSettled(b, pr, hub, clk)
+
+	// Edited to enforce: every cluster creates its ConfigMap and reports Compliant.
+	cpu0 := cpuTicksOf(b, hub)
+	t1 := time.Now()
+	updatePolicy(ctx, b, hubAPI.Client, "enforce", "1")
+	r.enforce = reports.wait(b, pr, "every cluster to report Compliant", n, t1, policyv1.Compliant, "created")
+	r.allEnforce = maxOf(r.enforce)
+	r.hubCPU = float64(cpuTicksOf(b, hub)-cpu0) / float64(clk) / time.Since(t1).Seconds() * 100
+	pr.printf("enforce: every cluster compliant in %s (hub CPU %.0f%%)", r.allEnforce.Round(time.Millisecond), r.hubCPU)
+	waitSettled(b, pr, hub, clk)
+
+	// The ConfigMap's data edited: every cluster updates it and reports the new spec.
+	t2 := time.Now()
+	updatePolicy(ctx, b, hubAPI.Client, "enforce", "2")
+	r.edit = reports.wait(b, pr, "every cluster to report the edit", n, t2, policyv1.Compliant, "updated")
+	pr.printf("edit: every cluster reported in %s", maxOf(r.edit).Round(time.Millisecond))
+	waitSettled(b, pr, hub, clk)
+
+	// Drift on one cluster: its ConfigMap deleted, put back (enforce)...
+	victim := clusters[len(clusters)/2]
+	spoke := spokeOf[victim].Kube
+	t3 := time.Now()
+	if err := spoke.CoreV1().ConfigMaps(victim).Delete(ctx, compliancePolicy, metav1.DeleteOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	waitFor(b, pr, "the deleted ConfigMap put back", 5*time.Minute, func() (bool, string) {
+		_, err := spoke.CoreV1().ConfigMaps(victim).Get(ctx, compliancePolicy, metav1.GetOptions{})
+		return err == nil, fmt.Sprint(err)
+	})
+	r.driftRestored = time.Since(t3)
+	// ... and, under inform, changed and reported.
+	tInform := time.Now()
+	updatePolicy(ctx, b, hubAPI.Client, "inform", "2")
+	reports.wait(b, pr, "every cluster to report under inform", n, tInform, policyv1.Compliant, "found as specified")
+	waitSettled(b, pr, hub, clk)
+	t4 := time.Now()
+	cm, err := spoke.CoreV1().ConfigMaps(victim).Get(ctx, compliancePolicy, metav1.GetOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	cm.Data["v"] = "drifted"
+	if _, err := spoke.CoreV1().ConfigMaps(victim).Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	reports.waitOne(b, pr, victim, t4, policyv1.NonCompliant)
+	r.driftReported = time.Since(t4)
+	r.hubPeak = statusBytes(b, hub, "VmHWM")
+	pr.printf("drift: restored in %s, reported in %s; hub peak %.0f MiB", r.driftRestored.Round(time.Millisecond),
+		r.driftReported.Round(time.Millisecond), mib(r.hubPeak))
+	return r
+}
+
+// compliancePolicyObject asks every cluster for ConfigMap bench-compliance (data v) in the
+// namespace named after it, under remediation.
+func compliancePolicyObject(remediation, v string) *policyv1.Policy {
+	def := fmt.Sprintf(`{"apiVersion":"policy.open-cluster-management.io/v1","kind":"ConfigurationPolicy","metadata":{"name":%q},
+		"spec":{"remediationAction":"inform","object-templates":[{"complianceType":"musthave","objectDefinition":
+		{"apiVersion":"v1","kind":"ConfigMap","metadata":{"namespace":"{{hub .ManagedClusterName hub}}","name":%q},"data":{"v":%q}}}]}}`,
+		compliancePolicy, compliancePolicy, v)
+	return &policyv1.Policy{ObjectMeta: metav1.ObjectMeta{Namespace: benchNamespace, Name: compliancePolicy}, Spec: policyv1.PolicySpec{
+		RemediationAction: policyv1.RemediationAction(remediation),
+		PolicyTemplates:   []*policyv1.PolicyTemplate{{ObjectDefinition: runtime.RawExtension{Raw: []byte(def)}}}}}
+}
+
+func updatePolicy(ctx context.Context, b *testing.B, c client.Client, remediation, v string) {
+	p := &policyv1.Policy{}
+	if err := c.Get(ctx, client.ObjectKey{Namespace: benchNamespace, Name: compliancePolicy}, p); err != nil {
+		b.Fatal(err)
+	}
+	p.Spec = compliancePolicyObject(remediation, v).Spec
+	if err := c.Update(ctx, p); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// startGovernanceAgents runs both governance add-ons of every cluster in this process, each with
+// its own connections at an agent's client rate, the cluster's namespace on its spoke.
+func startGovernanceAgents(ctx context.Context, b *testing.B, clusters []string, hubAPI *hubAPIServer, spokeOf map[string]*hubAPIServer) {
+	for _, name := range clusters {
+		hubCfg, spokeCfg := rest.CopyConfig(hubAPI.Config), rest.CopyConfig(spokeOf[name].Config)
+		hubCfg.QPS, hubCfg.Burst = registration.DefaultQPS, registration.DefaultBurst
+		spokeCfg.QPS, spokeCfg.Burst = registration.DefaultQPS, registration.DefaultBurst
+		hubCfg.Dial, spokeCfg.Dial = ownDial(), ownDial()
+		log := funcr.New(func(prefix, args string) {
+			if strings.Contains(args, `"error"`) {
+				fmt.Fprintln(os.Stderr, "agent", name, prefix, args)
+			}
+		}, funcr.Options{})
+		env := builtin.Env{ClusterName: name, HubConfig: hubCfg, Spoke: spokeCfg, Clock: clock.RealClock{}, Log: log}
+		go func() { _ = policyframework.AddOn{}.Run(ctx, env) }()
+		go func() { _ = configpolicy.AddOn{}.Run(ctx, env) }()
+	}
+}
+
+// reportTracker follows the copies of the benchmark's policy through one informer: each
+// cluster's compliance and its latest history entry.
+type reportTracker struct {
+	mu      sync.Mutex
+	byNS    map[string]trackedReport
+	changed chan struct{}
+}
+
+type trackedReport struct {
+	state   policyv1.ComplianceState
+	at      time.Time // the entry's own time (whole seconds)
+	seen    time.Time // when the benchmark saw it
+	message string
+}
+
+func trackReports(ctx context.Context, b *testing.B, hubAPI *hubAPIServer) *reportTracker {
+	t := &reportTracker{byNS: map[string]trackedReport{}, changed: make(chan struct{})}
+	observe := func(o any) {
+		p, ok := o.(*policyv1.Policy)
+		if !ok || p.Labels[policyv1.RootPolicyLabel] != benchNamespace+"."+compliancePolicy || len(p.Status.Details) == 0 ||
+			p.Status.Details[0] == nil || len(p.Status.Details[0].History) == 0 {
+			return
+		}
+		h := p.Status.Details[0].History[0]
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		old := t.byNS[p.Namespace]
+		if old.state != p.Status.ComplianceState || old.message != h.Message || !old.at.Equal(h.LastTimestamp.Time) {
+			t.byNS[p.Namespace] = trackedReport{state: p.Status.ComplianceState, at: h.LastTimestamp.Time, seen: time.Now(), message: h.Message}
+			close(t.changed)
+			t.changed = make(chan struct{})
+		}
+	}
+	inform(ctx, b, hubAPI.Config, &policyv1.Policy{}, toolscache.ResourceEventHandlerFuncs{
+		AddFunc: observe, UpdateFunc: func(_, o any) { observe(o) },
+	})
+	return t
+}
+
+// done is, for each cluster whose latest report since `since` is in state with a message
+// containing word, how long after since the benchmark saw it.
+func (t *reportTracker) done(since time.Time, state policyv1.ComplianceState, word string) []time.Duration {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var out []time.Duration
+	for _, r := range t.byNS {
+		if r.state == state && !r.at.Before(since.Truncate(time.Second)) && strings.Contains(r.message, word) {
+			out = append(out, r.seen.Sub(since))
+		}
+	}
+	return out
+}
+
+func (t *reportTracker) wait(b *testing.B, pr progress, what string, n int, since time.Time, state policyv1.ComplianceState, word string) []time.Duration {
+	var got []time.Duration
+	waitFor(b, pr, what, 15*time.Minute, func() (bool, string) {
+		got = t.done(since, state, word)
+		return len(got) >= n, fmt.Sprintf("%d of %d", len(got), n)
+	})
+	return got
+}
+
+func (t *reportTracker) waitOne(b *testing.B, pr progress, cluster string, since time.Time, state policyv1.ComplianceState) {
+	waitFor(b, pr, cluster+" to report "+string(state), 5*time.Minute, func() (bool, string) {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		r := t.byNS[cluster]
+		return r.state == state && !r.at.Before(since.Truncate(time.Second)), string(r.state)
+	})
+}
+
+func maxOf(ds []time.Duration) time.Duration {
+	var m time.Duration
+	for _, d := range ds {
+		m = max(m, d)
+	}
+	return m
+}
