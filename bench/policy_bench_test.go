@@ -110,18 +110,7 @@ func runPolicyPropagation(b *testing.B, bins localk8s.Binaries, hubBin, ocm stri
 	}
 	clk := clockTicks()
 	waitSettled(b, pr, hub, clk) // the hub's registration of the clusters is not the propagators' work
-	pl := &clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: benchNamespace, Name: "all"},
-		Spec: clusterv1beta1.PlacementSpec{Tolerations: testenv.NoAgentTolerations()}}
-	if err := hubAPI.Client.Create(ctx, pl); err != nil {
-		b.Fatal(err)
-	}
-	waitFor(b, pr, "the placement to decide every cluster", 10*time.Minute, func() (bool, string) {
-		got := &clusterv1beta1.Placement{}
-		if err := hubAPI.Client.Get(ctx, client.ObjectKeyFromObject(pl), got); err != nil {
-			return false, err.Error()
-		}
-		return int(got.Status.NumberOfSelectedClusters) == n, fmt.Sprintf("%d selected", got.Status.NumberOfSelectedClusters)
-	})
+	placeAll(ctx, b, pr, hubAPI, n)
 	copies := trackCopies(ctx, b, hubAPI)
 	before := requests(ctx, b, hubAPI.Kube)
 	cpu0 := cpuTicksOf(b, propagator)
@@ -194,6 +183,22 @@ func runPolicyPropagation(b *testing.B, bins localk8s.Binaries, hubBin, ocm stri
 	pr.printf("%s: all %d policies edited, every copy updated in %s; %s CPU %.0f%%, peak %.0f MiB, %.2f hub writes per copy",
 		side, p, r.allEdits.Round(time.Millisecond), propagator.Name, r.cpu, mib(r.peak), r.writesPerCopy)
 	return r
+}
+
+// placeAll makes Placement "all" of the bench namespace and waits until it decides the n clusters.
+func placeAll(ctx context.Context, b *testing.B, pr progress, hubAPI *hubAPIServer, n int) {
+	pl := &clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: benchNamespace, Name: "all"},
+		Spec: clusterv1beta1.PlacementSpec{Tolerations: testenv.NoAgentTolerations()}}
+	if err := hubAPI.Client.Create(ctx, pl); err != nil {
+		b.Fatal(err)
+	}
+	waitFor(b, pr, "the placement to decide every cluster", 10*time.Minute, func() (bool, string) {
+		got := &clusterv1beta1.Placement{}
+		if err := hubAPI.Client.Get(ctx, client.ObjectKeyFromObject(pl), got); err != nil {
+			return false, err.Error()
+		}
+		return int(got.Status.NumberOfSelectedClusters) == n, fmt.Sprintf("%d selected", got.Status.NumberOfSelectedClusters)
+	})
 }
 
 // benchPolicy is a policy of one ConfigurationPolicy (a namespace the clusters must have).

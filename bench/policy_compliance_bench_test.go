@@ -29,7 +29,6 @@ import (
 	"github.com/flotilla/flotilla/internal/agent/builtin/policyframework"
 	"github.com/flotilla/flotilla/internal/agent/registration"
 	"github.com/flotilla/flotilla/internal/local/localk8s"
-	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 const (
@@ -102,18 +101,7 @@ func runPolicyCompliance(b *testing.B, bins localk8s.Binaries, hubBin string, n,
 	defer hub.Stop(5 * time.Second)
 	clk := clockTicks()
 	waitSettled(b, pr, hub, clk)
-	pl := &clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: benchNamespace, Name: "all"},
-		Spec: clusterv1beta1.PlacementSpec{Tolerations: testenv.NoAgentTolerations()}}
-	if err := hubAPI.Client.Create(ctx, pl); err != nil {
-		b.Fatal(err)
-	}
-	waitFor(b, pr, "the placement to decide every cluster", 10*time.Minute, func() (bool, string) {
-		got := &clusterv1beta1.Placement{}
-		if err := hubAPI.Client.Get(ctx, client.ObjectKeyFromObject(pl), got); err != nil {
-			return false, err.Error()
-		}
-		return int(got.Status.NumberOfSelectedClusters) == n, fmt.Sprintf("%d selected", got.Status.NumberOfSelectedClusters)
-	})
+	placeAll(ctx, b, pr, hubAPI, n)
 	spokeOf := map[string]*hubAPIServer{}
 	for i, c := range clusters {
 		spokeOf[c] = spokeAPIs[i%len(spokeAPIs)]

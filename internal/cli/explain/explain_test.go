@@ -80,6 +80,11 @@ func hub() []client.Object {
 }
 
 func runExplain(objs []client.Object, args ...string) (string, error) {
+	return runExplainOf("placement", objs, args...)
+}
+
+// runExplainOf runs `flotilla explain SUB ARGS` against a fake hub holding objs.
+func runExplainOf(sub string, objs []client.Object, args ...string) (string, error) {
 	newClient := func(kube kubeflags.Flags) (client.Reader, *kubeflags.Loaded, error) {
 		c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(objs...).Build()
 		return c, &kubeflags.Loaded{Namespace: contextNamespace, Source: "hub.kubeconfig"}, nil
@@ -89,7 +94,7 @@ func runExplain(objs []client.Object, args ...string) (string, error) {
 	root.SetOut(io.Out)
 	root.SetErr(io.ErrOut)
 	root.AddCommand(newCommand(io, clocktesting.NewFakePassiveClock(now), newClient))
-	root.SetArgs(append([]string{"explain", "placement"}, args...))
+	root.SetArgs(append([]string{"explain", sub}, args...))
 	err := root.ExecuteContext(context.Background())
 	return out.String(), err
 }

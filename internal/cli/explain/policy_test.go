@@ -1,35 +1,19 @@
 package explain
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	policyv1 "github.com/flotilla/flotilla/api/policy/v1"
-	"github.com/flotilla/flotilla/api/scheme"
-	"github.com/flotilla/flotilla/internal/cli/kubeflags"
-	"github.com/flotilla/flotilla/internal/cli/streams"
 )
 
 func runExplainPolicy(objs []client.Object, args ...string) (string, error) {
-	newClient := func(kube kubeflags.Flags) (client.Reader, *kubeflags.Loaded, error) {
-		c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(objs...).Build()
-		return c, &kubeflags.Loaded{Namespace: contextNamespace, Source: "hub.kubeconfig"}, nil
-	}
-	io, out, _ := streams.Buffers()
-	root := &cobra.Command{Use: "flotilla", SilenceUsage: true, SilenceErrors: true}
-	root.AddCommand(newCommand(io, clocktesting.NewFakePassiveClock(now), newClient))
-	root.SetArgs(append([]string{"explain", "policy"}, args...))
-	err := root.ExecuteContext(context.Background())
-	return out.String(), err
+	return runExplainOf("policy", objs, args...)
 }
 
 func TestExplainPolicy(t *testing.T) {

@@ -1,38 +1,22 @@
 package explain
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
-	"github.com/flotilla/flotilla/api/scheme"
-	"github.com/flotilla/flotilla/internal/cli/kubeflags"
-	"github.com/flotilla/flotilla/internal/cli/streams"
 	"github.com/flotilla/flotilla/internal/hub/fleetview"
 )
 
 func runExplainWorkload(objs []client.Object, args ...string) (string, error) {
-	newClient := func(kube kubeflags.Flags) (client.Reader, *kubeflags.Loaded, error) {
-		c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(objs...).Build()
-		return c, &kubeflags.Loaded{Namespace: contextNamespace, Source: "hub.kubeconfig"}, nil
-	}
-	io, out, _ := streams.Buffers()
-	root := &cobra.Command{Use: "flotilla", SilenceUsage: true, SilenceErrors: true}
-	root.AddCommand(newCommand(io, clocktesting.NewFakePassiveClock(now), newClient))
-	root.SetArgs(append([]string{"explain", "workload"}, args...))
-	err := root.ExecuteContext(context.Background())
-	return out.String(), err
+	return runExplainOf("workload", objs, args...)
 }
 
 // queued is a hub with two workloads of ClusterQueue cq waiting for quota, in namespace ml (the
