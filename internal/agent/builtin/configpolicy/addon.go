@@ -13,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
@@ -117,7 +116,7 @@ type evaluation struct {
 	generation int64
 	at         time.Time
 	compliant  bool
-	resources  []schema.GroupVersionResource
+	resources  []watchKey
 }
 
 // ensureCRD installs (or updates) the ConfigurationPolicy CRD on the cluster. An agent installed
@@ -195,7 +194,7 @@ func (r *runner) evaluateAll(ctx context.Context, resync time.Duration) (soon bo
 	changed := r.watches.take()
 	r.e.pass++ // the namespaces are listed again, once, for this pass
 	seen := map[types.UID]bool{}
-	kinds := map[schema.GroupVersionResource]bool{}
+	kinds := map[watchKey]bool{}
 	var errs []string
 	for i := range l.Items {
 		cp := &l.Items[i]
@@ -205,8 +204,8 @@ func (r *runner) evaluateAll(ctx context.Context, resync time.Duration) (soon bo
 			errs = append(errs, fmt.Sprintf("%s/%s: %v", cp.Namespace, cp.Name, err))
 		}
 		soon = soon || waits
-		for _, gvr := range r.last[cp.UID].resources {
-			kinds[gvr] = true
+		for _, key := range r.last[cp.UID].resources {
+			kinds[key] = true
 		}
 	}
 	for uid := range r.last {
@@ -217,8 +216,8 @@ func (r *runner) evaluateAll(ctx context.Context, resync time.Duration) (soon bo
 	r.watches.keep(ctx, kinds)
 	if soon {
 		// Changes not yet acted on are taken again next time.
-		for gvr := range changed {
-			r.watches.mark(gvr)
+		for key := range changed {
+			r.watches.mark(key)
 		}
 	}
 	if len(errs) > 0 {
@@ -229,7 +228,7 @@ func (r *runner) evaluateAll(ctx context.Context, resync time.Duration) (soon bo
 
 // one evaluates cp if it is due; waits is true when a change of a kind it checks is to be acted
 // on after MinWatchGap.
-func (r *runner) one(ctx context.Context, cp *policyv1.ConfigurationPolicy, resync time.Duration, changed map[schema.GroupVersionResource]bool) (waits bool, err error) {
+func (r *runner) one(ctx context.Context, cp *policyv1.ConfigurationPolicy, resync time.Duration, changed map[watchKey]bool) (waits bool, err error) {
 	if !cp.DeletionTimestamp.IsZero() {
 		return false, r.prune(ctx, cp)
 	}
@@ -256,7 +255,7 @@ func (r *runner) one(ctx context.Context, cp *policyv1.ConfigurationPolicy, resy
 
 // watchesChanges reports whether cp, evaluated on changes (its interval for its last compliance
 // is watch or unset), checks a kind in changed.
-func watchesChanges(last evaluation, cp *policyv1.ConfigurationPolicy, changed map[schema.GroupVersionResource]bool) bool {
+func watchesChanges(last evaluation, cp *policyv1.ConfigurationPolicy, changed map[watchKey]bool) bool {
 	interval := cp.Spec.EvaluationInterval.NonCompliant
 	if last.compliant {
 		interval = cp.Spec.EvaluationInterval.Compliant
@@ -264,8 +263,8 @@ func watchesChanges(last evaluation, cp *policyv1.ConfigurationPolicy, changed m
 	if interval != "" && interval != "watch" {
 		return false
 	}
-	for _, gvr := range last.resources {
-		if changed[gvr] {
+	for _, key := range last.resources {
+		if changed[key] {
 			return true
 		}
 	}
@@ -297,11 +296,11 @@ func due(last evaluation, cp *policyv1.ConfigurationPolicy, now time.Time, resyn
 
 // evaluate is cp's status after evaluating (and under enforce, putting right) each template, and
 // the kinds its templates check.
-func (r *runner) evaluate(ctx context.Context, cp *policyv1.ConfigurationPolicy, now time.Time) (policyv1.ConfigurationPolicyStatus, []schema.GroupVersionResource) {
+func (r *runner) evaluate(ctx context.Context, cp *policyv1.ConfigurationPolicy, now time.Time) (policyv1.ConfigurationPolicyStatus, []watchKey) {
 	enforce := strings.EqualFold(string(cp.Spec.RemediationAction), string(policyv1.Enforce))
 	st := policyv1.ConfigurationPolicyStatus{LastEvaluated: now.UTC().Format(time.RFC3339), LastEvaluatedGeneration: cp.Generation}
 	compliant := true
-	var resources []schema.GroupVersionResource
+	var resources []watchKey
 	ots, reason, problem := r.e.objectTemplates(ctx, cp)
 	if problem != "" {
 		// The kinds it checked are still watched: a change there may be what it waits for.
@@ -313,8 +312,8 @@ func (r *runner) evaluate(ctx context.Context, cp *policyv1.ConfigurationPolicy,
 	resolved.Spec.ObjectTemplates = ots
 	for i := range ots {
 		o := r.e.evaluateTemplate(ctx, resolved, i, enforce)
-		if o.resource.Resource != "" {
-			resources = append(resources, o.resource)
+		if o.watch.Resource != "" {
+			resources = append(resources, o.watch)
 		}
 		compliant = compliant && o.compliant
 		st.CompliancyDetails = append(st.CompliancyDetails, detail(o, previousCondition(cp, i), now))

@@ -99,7 +99,9 @@ type templateOutcome struct {
 	reason    string
 	message   string
 	related   []policyv1.RelatedObject
-	resource  schema.GroupVersionResource
+	// watch is what to watch for the template's drift: its kind, in its one namespace when it
+	// checks one.
+	watch watchKey
 }
 
 // evaluateTemplate checks (and under enforce, puts right) one object template.
@@ -148,7 +150,10 @@ func (e *engine) evaluateTemplate(ctx context.Context, cp *policyv1.Configuratio
 		results = append(results, c.run(ctx, ns, u.GetName()))
 	}
 	out := summarize(mapping.Resource.Resource, results)
-	out.resource = mapping.Resource
+	out.watch = watchKey{GroupVersionResource: mapping.Resource}
+	if len(namespaces) == 1 {
+		out.watch.Namespace = namespaces[0]
+	}
 	return out
 }
 

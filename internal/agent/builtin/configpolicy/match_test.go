@@ -149,22 +149,24 @@ func TestSelected(t *testing.T) {
 }
 
 func TestWatchesChanges(t *testing.T) {
-	limits := schema.GroupVersionResource{Version: "v1", Resource: "limitranges"}
-	pods := schema.GroupVersionResource{Version: "v1", Resource: "pods"}
+	limits := watchKey{GroupVersionResource: schema.GroupVersionResource{Version: "v1", Resource: "limitranges"}, Namespace: "default"}
+	pods := watchKey{GroupVersionResource: schema.GroupVersionResource{Version: "v1", Resource: "pods"}, Namespace: "default"}
+	limitsElsewhere := watchKey{GroupVersionResource: limits.GroupVersionResource, Namespace: "kube-system"}
 	cp := func(compliant, noncompliant string) *policyv1.ConfigurationPolicy {
 		return &policyv1.ConfigurationPolicy{Spec: policyv1.ConfigurationPolicySpec{EvaluationInterval: policyv1.EvaluationInterval{Compliant: compliant, NonCompliant: noncompliant}}}
 	}
-	last := evaluation{compliant: true, resources: []schema.GroupVersionResource{limits}}
+	last := evaluation{compliant: true, resources: []watchKey{limits}}
 	cases := map[string]struct {
 		cp      *policyv1.ConfigurationPolicy
-		changed map[schema.GroupVersionResource]bool
+		changed map[watchKey]bool
 		want    bool
 	}{
-		"unset: a change of a checked kind": {cp: cp("", ""), changed: map[schema.GroupVersionResource]bool{limits: true}, want: true},
-		"watch: a change of a checked kind": {cp: cp("watch", "1m"), changed: map[schema.GroupVersionResource]bool{limits: true}, want: true},
-		"a change of another kind":          {cp: cp("", ""), changed: map[schema.GroupVersionResource]bool{pods: true}},
-		"an interval for its compliance":    {cp: cp("10m", "watch"), changed: map[schema.GroupVersionResource]bool{limits: true}},
-		"never":                             {cp: cp("never", ""), changed: map[schema.GroupVersionResource]bool{limits: true}},
+		"unset: a change of a checked kind": {cp: cp("", ""), changed: map[watchKey]bool{limits: true}, want: true},
+		"watch: a change of a checked kind": {cp: cp("watch", "1m"), changed: map[watchKey]bool{limits: true}, want: true},
+		"a change of another kind":          {cp: cp("", ""), changed: map[watchKey]bool{pods: true}},
+		"the kind in another namespace":     {cp: cp("", ""), changed: map[watchKey]bool{limitsElsewhere: true}},
+		"an interval for its compliance":    {cp: cp("10m", "watch"), changed: map[watchKey]bool{limits: true}},
+		"never":                             {cp: cp("never", ""), changed: map[watchKey]bool{limits: true}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -13,42 +13,49 @@ import (
 	"github.com/flotilla/flotilla/internal/agent/builtin"
 )
 
-// objectWatches watch, by metadata only, the kinds the cluster's policies check, and note which
-// kinds changed: a policy whose evaluationInterval is watch (or unset) is evaluated again when a
-// kind it checks changes, so drift is found when it happens rather than at the next resync.
+// watchKey is a kind watched in one namespace ("": every namespace, or a cluster-scoped kind).
+type watchKey struct {
+	schema.GroupVersionResource
+	Namespace string
+}
+
+// objectWatches watch, by metadata only, the kinds the cluster's policies check (in the one
+// namespace a template names, else everywhere), and note which changed: a policy whose
+// evaluationInterval is watch (or unset) is evaluated again when a kind it checks changes, so
+// drift is found when it happens rather than at the next resync.
 type objectWatches struct {
 	client  metadata.Interface
 	changed chan<- struct{}
 
 	mu      sync.Mutex
-	running map[schema.GroupVersionResource]context.CancelFunc
-	dirty   map[schema.GroupVersionResource]bool
+	running map[watchKey]context.CancelFunc
+	dirty   map[watchKey]bool
 }
 
 func newObjectWatches(client metadata.Interface, changed chan<- struct{}) *objectWatches {
-	return &objectWatches{client: client, changed: changed, running: map[schema.GroupVersionResource]context.CancelFunc{},
-		dirty: map[schema.GroupVersionResource]bool{}}
+	return &objectWatches{client: client, changed: changed, running: map[watchKey]context.CancelFunc{},
+		dirty: map[watchKey]bool{}}
 }
 
 // keep runs a watch of each kind in want and stops the others.
-func (w *objectWatches) keep(ctx context.Context, want map[schema.GroupVersionResource]bool) {
+func (w *objectWatches) keep(ctx context.Context, want map[watchKey]bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	for gvr, stop := range w.running {
-		if !want[gvr] {
+	for key, stop := range w.running {
+		if !want[key] {
 			stop()
-			delete(w.running, gvr)
-			delete(w.dirty, gvr)
+			delete(w.running, key)
+			delete(w.dirty, key)
 		}
 	}
-	for gvr := range want {
-		if _, ok := w.running[gvr]; ok {
+	for key := range want {
+		if _, ok := w.running[key]; ok {
 			continue
 		}
 		wctx, stop := context.WithCancel(ctx)
-		w.running[gvr] = stop
-		inf := metadatainformer.NewFilteredMetadataInformer(w.client, gvr, "", 0, toolscache.Indexers{}, nil).Informer()
-		mark := func(any) { w.mark(gvr) }
+		w.running[key] = stop
+		inf := metadatainformer.NewFilteredMetadataInformer(w.client, key.GroupVersionResource, key.Namespace, 0, toolscache.Indexers{}, nil).Informer()
+		mark := func(any) { w.mark(key) }
 		_, _ = inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
 			AddFunc: mark, UpdateFunc: func(_, o any) { mark(o) }, DeleteFunc: mark,
 		})
@@ -56,19 +63,19 @@ func (w *objectWatches) keep(ctx context.Context, want map[schema.GroupVersionRe
 	}
 }
 
-func (w *objectWatches) mark(gvr schema.GroupVersionResource) {
+func (w *objectWatches) mark(key watchKey) {
 	w.mu.Lock()
-	w.dirty[gvr] = true
+	w.dirty[key] = true
 	w.mu.Unlock()
 	builtin.Signal(w.changed)
 }
 
 // take returns the kinds that changed since the last take.
-func (w *objectWatches) take() map[schema.GroupVersionResource]bool {
+func (w *objectWatches) take() map[watchKey]bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	out := w.dirty
-	w.dirty = map[schema.GroupVersionResource]bool{}
+	w.dirty = map[watchKey]bool{}
 	return out
 }
 
@@ -76,9 +83,9 @@ func (w *objectWatches) take() map[schema.GroupVersionResource]bool {
 func (w *objectWatches) stop() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	for gvr, stop := range w.running {
+	for key, stop := range w.running {
 		stop()
-		delete(w.running, gvr)
+		delete(w.running, key)
 	}
 }
 
