@@ -255,9 +255,12 @@ func startGovernanceAgents(ctx context.Context, b *testing.B, clusters []string,
 // cluster's compliance with each and its latest history entry.
 type reportTracker struct {
 	mu sync.Mutex
-	// by is keyed by policy name, then cluster.
-	by map[string]map[string]trackedReport
+	// by is keyed by policy name, then cluster: every change seen, oldest first.
+	by map[string]map[string][]trackedReport
 }
+
+// maxTracked bounds the changes kept per policy and cluster.
+const maxTracked = 32
 
 type trackedReport struct {
 	state   policyv1.ComplianceState
@@ -267,7 +270,7 @@ type trackedReport struct {
 }
 
 func trackReports(ctx context.Context, b *testing.B, hubAPI *hubAPIServer) *reportTracker {
-	t := &reportTracker{by: map[string]map[string]trackedReport{}}
+	t := &reportTracker{by: map[string]map[string][]trackedReport{}}
 	observe := func(o any) {
 		p, ok := o.(*policyv1.Policy)
 		if !ok {
@@ -281,11 +284,19 @@ func trackReports(ctx context.Context, b *testing.B, hubAPI *hubAPIServer) *repo
 		t.mu.Lock()
 		defer t.mu.Unlock()
 		if t.by[root] == nil {
-			t.by[root] = map[string]trackedReport{}
+			t.by[root] = map[string][]trackedReport{}
 		}
-		old := t.by[root][p.Namespace]
+		seen := t.by[root][p.Namespace]
+		var old trackedReport
+		if len(seen) > 0 {
+			old = seen[len(seen)-1]
+		}
 		if old.state != p.Status.ComplianceState || old.message != h.Message || !old.at.Equal(h.LastTimestamp.Time) {
-			t.by[root][p.Namespace] = trackedReport{state: p.Status.ComplianceState, at: h.LastTimestamp.Time, seen: time.Now(), message: h.Message}
+			seen = append(seen, trackedReport{state: p.Status.ComplianceState, at: h.LastTimestamp.Time, seen: time.Now(), message: h.Message})
+			if len(seen) > maxTracked {
+				seen = seen[len(seen)-maxTracked:]
+			}
+			t.by[root][p.Namespace] = seen
 		}
 	}
 	inform(ctx, b, hubAPI.Config, &policyv1.Policy{}, toolscache.ResourceEventHandlerFuncs{
@@ -294,15 +305,18 @@ func trackReports(ctx context.Context, b *testing.B, hubAPI *hubAPIServer) *repo
 	return t
 }
 
-// done is, for each cluster whose latest report since `since` is in state with a message
-// containing word, how long after since the benchmark saw it.
+// done is, for each cluster that reported state (its message containing word) after since, how
+// long after since the benchmark first saw such a report.
 func (t *reportTracker) done(policy string, since time.Time, state policyv1.ComplianceState, word string) []time.Duration {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	var out []time.Duration
-	for _, r := range t.by[policy] {
-		if r.state == state && !r.at.Before(since.Truncate(time.Second)) && strings.Contains(r.message, word) {
-			out = append(out, r.seen.Sub(since))
+	for _, seen := range t.by[policy] {
+		for _, r := range seen {
+			if r.state == state && !r.at.Before(since.Truncate(time.Second)) && !r.seen.Before(since) && strings.Contains(r.message, word) {
+				out = append(out, r.seen.Sub(since))
+				break
+			}
 		}
 	}
 	return out
@@ -321,8 +335,12 @@ func (t *reportTracker) waitOne(b *testing.B, pr progress, policy, cluster strin
 	waitFor(b, pr, cluster+" to report "+string(state), 5*time.Minute, func() (bool, string) {
 		t.mu.Lock()
 		defer t.mu.Unlock()
-		r := t.by[policy][cluster]
-		return r.state == state && !r.at.Before(since.Truncate(time.Second)), string(r.state)
+		for _, r := range t.by[policy][cluster] {
+			if r.state == state && !r.at.Before(since.Truncate(time.Second)) && !r.seen.Before(since) {
+				return true, ""
+			}
+		}
+		return false, "not yet"
 	})
 }
 
