@@ -55,7 +55,7 @@ func writeFederatedLearning(w io.Writer, fl *flv1alpha1.FederatedLearning, clk c
 		}
 		return p.err
 	}
-	p.field("Phase:", orDash(string(st.Phase)))
+	p.field("Phase:", printing.OrDash(string(st.Phase)))
 	if st.Message != "" {
 		p.wrapped("Message:", st.Message)
 	}
@@ -72,20 +72,20 @@ func writeFederatedLearning(w io.Writer, fl *flv1alpha1.FederatedLearning, clk c
 
 // spec writes the framework, the server's and the client's settings.
 func (p *flPrinter) spec(s *flv1alpha1.FederatedLearningSpec) {
-	p.field("Framework:", orDash(string(s.Framework)))
+	p.field("Framework:", printing.OrDash(string(s.Framework)))
 	p.line("Server:")
-	p.subfield("Image:", orDash(s.Server.Image))
+	p.subfield("Image:", printing.OrDash(s.Server.Image))
 	p.subfield("Rounds:", count(s.Server.Rounds))
 	p.subfield("Min clients:", count(s.Server.MinAvailableClients)+" (minAvailableClients)")
 	flower := s.Framework == flv1alpha1.FrameworkFlower
 	if flower {
-		p.subfield("SuperLink:", orDash(s.Server.SuperLink))
+		p.subfield("SuperLink:", printing.OrDash(s.Server.SuperLink))
 	} else {
 		p.subfield("Listeners:", specListeners(s.Server.Listeners))
 		p.subfield("Storage:", storage(s.Server.Storage))
 	}
 	p.line("Client:")
-	p.subfield("Image:", orDash(s.Client.Image))
+	p.subfield("Image:", printing.OrDash(s.Client.Image))
 	pl := &s.Client.Placement
 	sets := "every set bound to the namespace"
 	if len(pl.ClusterSets) > 0 {
@@ -101,7 +101,7 @@ func (p *flPrinter) spec(s *flv1alpha1.FederatedLearningSpec) {
 		p.subfield("Data claim:", "none (no claim selector with operator Exists): clients get no data path")
 	}
 	if flower {
-		p.subfield("SuperNode:", orDash(s.Client.SuperNode))
+		p.subfield("SuperNode:", printing.OrDash(s.Client.SuperNode))
 	}
 }
 
@@ -152,7 +152,7 @@ func (p *flPrinter) cell(s string) string {
 		p.cut = true
 		return string(r[:maxCell-3]) + "..."
 	}
-	return orDash(s)
+	return printing.OrDash(s)
 }
 
 func (p *flPrinter) flConditions(conditions []metav1.Condition, clk clock.PassiveClock) {
@@ -171,7 +171,7 @@ func (p *flPrinter) flConditions(conditions []metav1.Condition, clk clock.Passiv
 	p.line("Conditions:")
 	t := printing.NewIndentedTable(p.w, "  ", "TYPE", "STATUS", "REASON", "MESSAGE", "AGE")
 	for _, c := range ordered {
-		t.Row(c.Type, string(c.Status), orDash(c.Reason), p.cell(c.Message), printing.Age(c.LastTransitionTime, clk))
+		t.Row(c.Type, string(c.Status), printing.OrDash(c.Reason), p.cell(c.Message), printing.Age(c.LastTransitionTime, clk))
 	}
 	p.flush(t)
 }
@@ -205,7 +205,7 @@ func (p *flPrinter) clients(cs []flv1alpha1.ClientStatus, clk clock.PassiveClock
 		if c.Since != nil {
 			since = printing.Age(*c.Since, clk)
 		}
-		t.Row(c.Cluster, orDash(string(c.State)), orDash(c.Reason), since, p.cell(c.Message))
+		t.Row(c.Cluster, printing.OrDash(string(c.State)), printing.OrDash(c.Reason), since, p.cell(c.Message))
 	}
 	p.flush(t)
 }
@@ -274,7 +274,7 @@ func (p *flPrinter) listeners(ls []flv1alpha1.ListenerStatus) {
 	p.line("Listeners:")
 	t := printing.NewIndentedTable(p.w, "  ", "NAME", "TYPE", "ADDRESS", "PORT")
 	for _, l := range ls {
-		t.Row(orDash(l.Name), orDash(string(l.Type)), orDash(l.Address), count(l.Port))
+		t.Row(printing.OrDash(l.Name), printing.OrDash(string(l.Type)), printing.OrDash(l.Address), count(l.Port))
 	}
 	p.flush(t)
 }
@@ -293,7 +293,7 @@ func (p *flPrinter) timeline(entries []flv1alpha1.TimelineEntry, clk clock.Passi
 	}
 	t := printing.NewIndentedTable(p.w, "  ", "AGE", "EVENT", "CLUSTER", "MESSAGE")
 	for _, e := range entries {
-		t.Row(printing.Age(e.Time, clk), orDash(e.Event), orDash(e.Cluster), p.cell(e.Message))
+		t.Row(printing.Age(e.Time, clk), printing.OrDash(e.Event), printing.OrDash(e.Cluster), p.cell(e.Message))
 	}
 	p.flush(t)
 }
@@ -311,7 +311,7 @@ func specListeners(ls []flv1alpha1.ListenerSpec) string {
 	}
 	parts := make([]string, len(ls))
 	for i, l := range ls {
-		s := strings.TrimSpace(fmt.Sprintf("%s %s %s", l.Name, orDash(string(l.Type)), count(l.Port)))
+		s := strings.TrimSpace(fmt.Sprintf("%s %s %s", l.Name, printing.OrDash(string(l.Type)), count(l.Port)))
 		if l.IP != "" {
 			s += " (ip " + l.IP + ")"
 		}
@@ -327,7 +327,7 @@ func storage(s flv1alpha1.ModelStorageSpec) string {
 	case "":
 		return "none"
 	case flv1alpha1.StorageTypePersistentVolumeClaim:
-		v := "PersistentVolumeClaim " + orDash(s.Name)
+		v := "PersistentVolumeClaim " + printing.OrDash(s.Name)
 		if s.Size != "" {
 			v += " (" + s.Size + ")"
 		}

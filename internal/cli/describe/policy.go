@@ -125,7 +125,7 @@ func writeHistory(w io.Writer, history []compliancehistory.Entry, cluster string
 		if !p.End.IsZero() {
 			to = p.End.UTC().Format(time.RFC3339)
 		}
-		t.Row(p.Cluster, orDash(string(p.State)), p.Start.UTC().Format(time.RFC3339), to, p.Duration(now).Round(time.Second).String())
+		t.Row(p.Cluster, printing.OrDash(string(p.State)), p.Start.UTC().Format(time.RFC3339), to, p.Duration(now).Round(time.Second).String())
 	}
 	pr.flush(t)
 	if more > 0 {
@@ -140,8 +140,8 @@ func writePolicy(w io.Writer, p *policyv1.Policy, copies map[string]*policyv1.Po
 	pr.field("Name:", p.Name)
 	pr.field("Namespace:", p.Namespace)
 	pr.field("Age:", printing.Age(p.CreationTimestamp, clk))
-	pr.field("Remediation:", orDash(strings.ToLower(string(p.Spec.RemediationAction)))+" (overrides the templates' when set)")
-	state := orDash(string(p.Status.ComplianceState))
+	pr.field("Remediation:", printing.OrDash(strings.ToLower(string(p.Spec.RemediationAction)))+" (overrides the templates' when set)")
+	state := printing.OrDash(string(p.Status.ComplianceState))
 	if p.Spec.Disabled {
 		state = "disabled: on no cluster"
 	}
@@ -164,7 +164,7 @@ func writePolicy(w io.Writer, p *policyv1.Policy, copies map[string]*policyv1.Po
 			pr.line("  %d: (not an object)", i)
 			continue
 		}
-		pr.line("  %d: %s %s", i, orDash(head.Kind), orDash(head.Metadata.Name))
+		pr.line("  %d: %s %s", i, printing.OrDash(head.Kind), printing.OrDash(head.Metadata.Name))
 	}
 	if len(p.Status.Placement) == 0 {
 		pr.field("Placement:", "no PlacementBinding in the namespace places it")
@@ -172,7 +172,7 @@ func writePolicy(w io.Writer, p *policyv1.Policy, copies map[string]*policyv1.Po
 		pr.line("Placement:")
 		t := printing.NewIndentedTable(w, "  ", "BINDING", "PLACEMENT", "POLICYSET")
 		for _, pl := range p.Status.Placement {
-			t.Row(pl.PlacementBinding, orDash(pl.Placement), orDash(pl.PolicySet))
+			t.Row(pl.PlacementBinding, printing.OrDash(pl.Placement), printing.OrDash(pl.PolicySet))
 		}
 		pr.flush(t)
 	}
@@ -185,7 +185,7 @@ func writePolicy(w io.Writer, p *policyv1.Policy, copies map[string]*policyv1.Po
 	for _, s := range p.Status.Status {
 		cp := copies[s.ClusterName]
 		if cp == nil || len(cp.Status.Details) == 0 {
-			t.Row(s.ClusterName, orDash(string(s.ComplianceState)), "-", "-", "-")
+			t.Row(s.ClusterName, printing.OrDash(string(s.ComplianceState)), "-", "-", "-")
 			continue
 		}
 		for _, d := range cp.Status.Details {
@@ -193,7 +193,7 @@ func writePolicy(w io.Writer, p *policyv1.Policy, copies map[string]*policyv1.Po
 			if d != nil && len(d.History) > 0 {
 				msg, since = oneLine(d.History[0].Message), printing.Age(d.History[0].LastTimestamp, clk)
 			}
-			t.Row(s.ClusterName, orDash(string(s.ComplianceState)), orDash(d.TemplateMeta.Name), msg, since)
+			t.Row(s.ClusterName, printing.OrDash(string(s.ComplianceState)), printing.OrDash(d.TemplateMeta.Name), msg, since)
 		}
 	}
 	pr.flush(t)

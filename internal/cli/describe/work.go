@@ -82,7 +82,7 @@ func (p *printer) field(label, value string) { p.line("%-16s%s", label, value) }
 func (p *printer) conditions(indent string, conditions []metav1.Condition, clk clock.PassiveClock) {
 	t := printing.NewIndentedTable(p.w, indent, "TYPE", "STATUS", "REASON", "MESSAGE", "AGE")
 	for _, c := range conditions {
-		t.Row(c.Type, string(c.Status), orDash(c.Reason), orDash(oneLine(c.Message)), printing.Age(c.LastTransitionTime, clk))
+		t.Row(c.Type, string(c.Status), printing.OrDash(c.Reason), printing.OrDash(oneLine(c.Message)), printing.Age(c.LastTransitionTime, clk))
 	}
 	if err := t.Flush(); err != nil && p.err == nil {
 		p.err = err
@@ -225,10 +225,3 @@ func executor(e *workv1.ManifestWorkExecutor) string {
 
 // oneLine keeps a message on one table row.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}

@@ -83,7 +83,7 @@ func writePolicy(w io.Writer, ns, name, cluster string, copy *policyv1.Policy, c
 		if d == nil {
 			continue
 		}
-		fmt.Fprintf(&b, "\nTemplate %s: %s\n", d.TemplateMeta.Name, orDash(string(d.ComplianceState)))
+		fmt.Fprintf(&b, "\nTemplate %s: %s\n", d.TemplateMeta.Name, printing.OrDash(string(d.ComplianceState)))
 		if len(d.History) > 0 {
 			fmt.Fprintf(&b, "  %s (%s ago)\n", d.History[0].Message, printing.Age(d.History[0].LastTimestamp, clk))
 		}
@@ -92,7 +92,7 @@ func writePolicy(w io.Writer, ns, name, cluster string, copy *policyv1.Policy, c
 			if r.Object.Metadata.Namespace != "" {
 				obj = r.Object.Kind + " " + r.Object.Metadata.Namespace + "/" + r.Object.Metadata.Name
 			}
-			fmt.Fprintf(&b, "  %s: %s (%s)\n", obj, orDash(r.Compliant), orDash(r.Reason))
+			fmt.Fprintf(&b, "  %s: %s (%s)\n", obj, printing.OrDash(r.Compliant), printing.OrDash(r.Reason))
 			switch {
 			case r.Properties != nil && r.Properties.Diff != "":
 				for _, line := range strings.Split(r.Properties.Diff, "\n") {
@@ -107,11 +107,4 @@ func writePolicy(w io.Writer, ns, name, cluster string, copy *policyv1.Policy, c
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }

@@ -38,8 +38,8 @@ func printFederatedLearnings(w io.Writer, list *flv1alpha1.FederatedLearningList
 	for i := range list.Items {
 		fl := &list.Items[i]
 		cells := []string{fl.Name,
-			orDash(string(fl.Spec.Framework)),
-			orDash(string(fl.Status.Phase)),
+			printing.OrDash(string(fl.Spec.Framework)),
+			printing.OrDash(string(fl.Status.Phase)),
 			round(fl),
 			clients(fl.Status.Clients),
 			metrics(fl.Status.Progress),
@@ -48,7 +48,7 @@ func printFederatedLearnings(w io.Writer, list *flv1alpha1.FederatedLearningList
 			cells = append([]string{fl.Namespace}, cells...)
 		}
 		if wide {
-			cells = append(cells, orDash(truncate(strings.Join(strings.Fields(fl.Status.Message), " "), maxMessageWidth)))
+			cells = append(cells, printing.OrDash(truncate(strings.Join(strings.Fields(fl.Status.Message), " "), maxMessageWidth)))
 		}
 		t.Row(cells...)
 	}

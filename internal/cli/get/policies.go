@@ -27,7 +27,7 @@ func printPolicies(w io.Writer, list *policyv1.PolicyList, clk clock.PassiveCloc
 		if !p.IsReplicated() {
 			clusters, bad = complianceCounts(p.Status.Status)
 		}
-		cells := []string{p.Name, orDash(strings.ToLower(string(p.Spec.RemediationAction))), orDash(string(p.Status.ComplianceState)),
+		cells := []string{p.Name, printing.OrDash(strings.ToLower(string(p.Spec.RemediationAction))), printing.OrDash(string(p.Status.ComplianceState)),
 			clusters, bad, printing.Age(p.CreationTimestamp, clk)}
 		if p.Spec.Disabled {
 			cells[2] = "Disabled"

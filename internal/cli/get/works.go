@@ -30,7 +30,7 @@ func printWorks(w io.Writer, list *workv1.ManifestWorkList, clk clock.PassiveClo
 			printing.ConditionStatus(mw.Status.Conditions, workv1.WorkApplied),
 			printing.ConditionStatus(mw.Status.Conditions, workv1.WorkAvailable),
 			optionalConditionStatus(mw.Status.Conditions, workv1.WorkComplete),
-			orDash(printing.WorkReplicaSet(mw.Labels)),
+			printing.OrDash(printing.WorkReplicaSet(mw.Labels)),
 			printing.Age(mw.CreationTimestamp, clk)}
 		if allNamespaces {
 			cells = append([]string{mw.Namespace}, cells...)
@@ -47,11 +47,4 @@ func optionalConditionStatus(conditions []metav1.Condition, typ string) string {
 		return string(c.Status)
 	}
 	return "-"
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }

@@ -58,6 +58,14 @@ func (t *Table) Row(cells ...string) {
 // Flush writes the aligned rows; it returns the first write error.
 func (t *Table) Flush() error { return t.tw.Flush() }
 
+// OrDash is s, or "-" for an empty cell, as kubectl prints one.
+func OrDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
 // WorkReplicaSet names the ManifestWorkReplicaSet that made a ManifestWork, as NAMESPACE/NAME;
 // "" when the work has no such label (internal/hub/fleetview.WorkReplicaSet).
 func WorkReplicaSet(labels map[string]string) string { return fleetview.WorkReplicaSet(labels) }
