@@ -164,7 +164,7 @@ func waitEstablished(ctx context.Context, client crdClient, name string, timeout
 			return false, nil
 		}
 		last = crd
-		return condition(crd, apiextv1.Established) && condition(crd, apiextv1.NamesAccepted), nil
+		return Served(crd), nil
 	})
 	if err == nil {
 		return nil
@@ -174,6 +174,11 @@ func waitEstablished(ctx context.Context, client crdClient, name string, timeout
 		why = fmt.Sprintf("conditions %v", last.Status.Conditions)
 	}
 	return fmt.Errorf("CRD %s was not Established within %s (%s)", name, timeout, why)
+}
+
+// Served reports whether the API server serves crd's kind: Established, its names accepted.
+func Served(crd *apiextv1.CustomResourceDefinition) bool {
+	return condition(crd, apiextv1.Established) && condition(crd, apiextv1.NamesAccepted)
 }
 
 func condition(crd *apiextv1.CustomResourceDefinition, t apiextv1.CustomResourceDefinitionConditionType) bool {

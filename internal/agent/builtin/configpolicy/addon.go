@@ -135,21 +135,12 @@ func ensureCRD(ctx context.Context, env builtin.Env, def *apiextv1.CustomResourc
 		return cerr
 	}
 	cur, gerr := cs.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, CRDName, metav1.GetOptions{})
-	if gerr != nil || !crdEstablished(cur) {
+	if gerr != nil || !install.Served(cur) {
 		return fmt.Errorf("the cluster does not serve ConfigurationPolicy and the agent may not install its CRD (%w): "+
 			"install the agent with its chart, which brings the CRD, or apply %s as the cluster's administrator", err, CRDName)
 	}
 	env.Log.V(1).Info("using the ConfigurationPolicy CRD on the cluster as it is: the agent may not update it", "refused", err.Error())
 	return nil
-}
-
-func crdEstablished(c *apiextv1.CustomResourceDefinition) bool {
-	for _, cond := range c.Status.Conditions {
-		if cond.Type == apiextv1.Established {
-			return cond.Status == apiextv1.ConditionTrue
-		}
-	}
-	return false
 }
 
 func newRunner(env builtin.Env, executor string, changed chan<- struct{}) (*runner, error) {
