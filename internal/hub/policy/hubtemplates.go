@@ -94,69 +94,71 @@ func markTemplateError(raw []byte, tplErr error) ([]byte, error) {
 }
 
 // apiSource reads what hub templates name straight from the API server (the hub caches no
-// ConfigMaps or Secrets), each object once per reconcile of a root.
+// ConfigMaps or Secrets), each object once per reconcile of a root; the copies' writers read
+// side by side, waiting only for a read of the same object.
 type apiSource struct {
 	reader client.Reader
-
-	mu   sync.Mutex
-	got  map[string]sourced
-	list map[string]listed
+	got    memo[map[string]any]
+	list   memo[[]map[string]any]
 }
 
-type sourced struct {
-	obj map[string]any
-	err error
-}
-
-type listed struct {
-	items []map[string]any
-	err   error
-}
-
-func newAPISource(reader client.Reader) *apiSource {
-	return &apiSource{reader: reader, got: map[string]sourced{}, list: map[string]listed{}}
-}
+func newAPISource(reader client.Reader) *apiSource { return &apiSource{reader: reader} }
 
 func (s *apiSource) Get(ctx context.Context, apiVersion, kind, ns, name string) (map[string]any, error) {
-	key := fmt.Sprintf("%s/%s/%s/%s", apiVersion, kind, ns, name)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if g, ok := s.got[key]; ok {
-		return g.obj, g.err
-	}
-	u := &unstructured.Unstructured{}
-	u.SetAPIVersion(apiVersion)
-	u.SetKind(kind)
-	err := s.reader.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, u)
-	g := sourced{obj: u.Object, err: err}
-	if err != nil {
-		g.obj = nil
-	}
-	s.got[key] = g
-	return g.obj, g.err
+	return s.got.do(fmt.Sprintf("%s/%s/%s/%s", apiVersion, kind, ns, name), func() (map[string]any, error) {
+		u := &unstructured.Unstructured{}
+		u.SetAPIVersion(apiVersion)
+		u.SetKind(kind)
+		if err := s.reader.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, u); err != nil {
+			return nil, err
+		}
+		return u.Object, nil
+	})
 }
 
 func (s *apiSource) List(ctx context.Context, apiVersion, kind, ns string) ([]map[string]any, error) {
-	key := fmt.Sprintf("%s/%s/%s", apiVersion, kind, ns)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if l, ok := s.list[key]; ok {
-		return l.items, l.err
-	}
-	ul := &unstructured.UnstructuredList{}
-	ul.SetAPIVersion(apiVersion)
-	ul.SetKind(kind + "List")
-	var opts []client.ListOption
-	if ns != "" {
-		opts = append(opts, client.InNamespace(ns))
-	}
-	err := s.reader.List(ctx, ul, opts...)
-	l := listed{err: err}
-	if err == nil {
-		for i := range ul.Items {
-			l.items = append(l.items, ul.Items[i].Object)
+	return s.list.do(fmt.Sprintf("%s/%s/%s", apiVersion, kind, ns), func() ([]map[string]any, error) {
+		ul := &unstructured.UnstructuredList{}
+		ul.SetAPIVersion(apiVersion)
+		ul.SetKind(kind + "List")
+		var opts []client.ListOption
+		if ns != "" {
+			opts = append(opts, client.InNamespace(ns))
 		}
+		if err := s.reader.List(ctx, ul, opts...); err != nil {
+			return nil, err
+		}
+		items := make([]map[string]any, len(ul.Items))
+		for i := range ul.Items {
+			items[i] = ul.Items[i].Object
+		}
+		return items, nil
+	})
+}
+
+// memo computes a value once per key; the lock is held only to find the key's entry.
+type memo[T any] struct {
+	mu sync.Mutex
+	m  map[string]*memoEntry[T]
+}
+
+type memoEntry[T any] struct {
+	once sync.Once
+	v    T
+	err  error
+}
+
+func (m *memo[T]) do(key string, f func() (T, error)) (T, error) {
+	m.mu.Lock()
+	if m.m == nil {
+		m.m = map[string]*memoEntry[T]{}
 	}
-	s.list[key] = l
-	return l.items, l.err
+	e := m.m[key]
+	if e == nil {
+		e = &memoEntry[T]{}
+		m.m[key] = e
+	}
+	m.mu.Unlock()
+	e.once.Do(func() { e.v, e.err = f() })
+	return e.v, e.err
 }
