@@ -102,6 +102,7 @@ func (s *syncer) sync(ctx context.Context) error {
 		copies[policies[i].Name] = &policies[i]
 	}
 	taken, kept := map[string]string{}, map[string]bool{}
+	evaluated := map[string]bool{} // policy/template keys of s.reported still on the cluster
 	var errs []error
 	for i := range policies {
 		p := &policies[i]
@@ -130,6 +131,7 @@ func (s *syncer) sync(ctx context.Context) error {
 				}
 				results[j] = observe(cur)
 				key := p.Name + "/" + t.name
+				evaluated[key] = true
 				if results[j].evaluated != 0 && s.reported[key] != results[j].evaluated {
 					results[j].fresh = s.reported[key] != 0 // the first seen after a start is not news
 					s.reported[key] = results[j].evaluated
@@ -137,6 +139,11 @@ func (s *syncer) sync(ctx context.Context) error {
 			}
 		}
 		errs = append(errs, s.report(ctx, p, names, results))
+	}
+	for key := range s.reported {
+		if !evaluated[key] {
+			delete(s.reported, key) // its policy or template went
+		}
 	}
 	for name, cp := range existing {
 		if !kept[name] && cp.Labels[builtinaddon.Label] == Name {
