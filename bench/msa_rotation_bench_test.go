@@ -154,12 +154,7 @@ func runRotation(b *testing.B, bins localk8s.Binaries, hubBin string, n int) rot
 func startMSAAgents(ctx context.Context, b *testing.B, clusters []string, hubAPI, spokeAPI *hubAPIServer, clk clock.WithTicker) (wait func()) {
 	var wg sync.WaitGroup
 	for _, name := range clusters {
-		hubCfg, spokeCfg := rest.CopyConfig(hubAPI.Config), rest.CopyConfig(spokeAPI.Config)
-		hubCfg.QPS, hubCfg.Burst = registration.DefaultQPS, registration.DefaultBurst
-		spokeCfg.QPS, spokeCfg.Burst = registration.DefaultQPS, registration.DefaultBurst
-		// Connections of its own, as a real agent's process has: on one shared HTTP/2 connection
-		// the API server's 250 streams would hold the agents' watches and nothing else.
-		hubCfg.Dial, spokeCfg.Dial = ownDial(), ownDial()
+		hubCfg, spokeCfg := agentConfig(hubAPI.Config), agentConfig(spokeAPI.Config)
 		hubClient, err := client.New(hubCfg, client.Options{Scheme: scheme.Scheme, Mapper: hubAPI.Client.RESTMapper()})
 		if err != nil {
 			b.Fatal(err)
@@ -168,16 +163,30 @@ func startMSAAgents(ctx context.Context, b *testing.B, clusters []string, hubAPI
 		if err != nil {
 			b.Fatal(err)
 		}
-		// Only errors are printed: a benchmark whose agents fail says why.
-		log := funcr.New(func(prefix, args string) {
-			if strings.Contains(args, `"error"`) {
-				fmt.Fprintln(os.Stderr, "agent", name, prefix, args)
-			}
-		}, funcr.Options{})
-		env := builtin.Env{ClusterName: name, Hub: hubClient, HubKube: hubKube, HubConfig: hubCfg, Spoke: spokeCfg, Clock: clk, Log: log}
+		env := builtin.Env{ClusterName: name, Hub: hubClient, HubKube: hubKube, HubConfig: hubCfg, Spoke: spokeCfg, Clock: clk, Log: agentErrorLog(name)}
 		wg.Go(func() { _ = managedserviceaccount.AddOn{Namespace: name}.Run(ctx, env) })
 	}
 	return wg.Wait
+}
+
+// agentConfig is cfg as one in-process agent of a benchmark uses it: the client rate a real agent
+// has (registration.DefaultQPS) and connections of its own, as a real agent's process has (on
+// one shared HTTP/2 connection the API server's 250 streams would hold the agents' watches and
+// nothing else).
+func agentConfig(cfg *rest.Config) *rest.Config {
+	c := rest.CopyConfig(cfg)
+	c.QPS, c.Burst = registration.DefaultQPS, registration.DefaultBurst
+	c.Dial = ownDial()
+	return c
+}
+
+// agentErrorLog prints only a cluster's agent's errors: a benchmark whose agents fail says why.
+func agentErrorLog(cluster string) logr.Logger {
+	return funcr.New(func(prefix, args string) {
+		if strings.Contains(args, `"error"`) {
+			fmt.Fprintln(os.Stderr, "agent", cluster, prefix, args)
+		}
+	}, funcr.Options{})
 }
 
 // ownDial is a dialer that keeps client-go from sharing a cached transport between clients.

@@ -5,7 +5,6 @@ package bench
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -13,10 +12,8 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
-	"github.com/go-logr/logr/funcr"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/rest"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -27,7 +24,6 @@ import (
 	"github.com/flotilla/flotilla/internal/agent/builtin"
 	"github.com/flotilla/flotilla/internal/agent/builtin/configpolicy"
 	"github.com/flotilla/flotilla/internal/agent/builtin/policyframework"
-	"github.com/flotilla/flotilla/internal/agent/registration"
 	"github.com/flotilla/flotilla/internal/local/localk8s"
 )
 
@@ -227,16 +223,8 @@ func updatePolicy(ctx context.Context, b *testing.B, c client.Client, remediatio
 // its own connections at an agent's client rate, the cluster's namespace on its spoke.
 func startGovernanceAgents(ctx context.Context, b *testing.B, clusters []string, hubAPI *hubAPIServer, spokeOf map[string]*hubAPIServer) {
 	for _, name := range clusters {
-		hubCfg, spokeCfg := rest.CopyConfig(hubAPI.Config), rest.CopyConfig(spokeOf[name].Config)
-		hubCfg.QPS, hubCfg.Burst = registration.DefaultQPS, registration.DefaultBurst
-		spokeCfg.QPS, spokeCfg.Burst = registration.DefaultQPS, registration.DefaultBurst
-		hubCfg.Dial, spokeCfg.Dial = ownDial(), ownDial()
-		log := funcr.New(func(prefix, args string) {
-			if strings.Contains(args, `"error"`) {
-				fmt.Fprintln(os.Stderr, "agent", name, prefix, args)
-			}
-		}, funcr.Options{})
-		env := builtin.Env{ClusterName: name, HubConfig: hubCfg, Spoke: spokeCfg, Clock: clock.RealClock{}, Log: log}
+		log := agentErrorLog(name)
+		env := builtin.Env{ClusterName: name, HubConfig: agentConfig(hubAPI.Config), Spoke: agentConfig(spokeOf[name].Config), Clock: clock.RealClock{}, Log: log}
 		for _, a := range []builtin.AddOn{policyframework.AddOn{}, configpolicy.AddOn{}} {
 			// As the agent's add-on manager does: a run that ends is started again after a backoff.
 			go func() {
