@@ -35,10 +35,7 @@ func TestGovernanceUnderTheChart(t *testing.T) {
 	const granted = "lp-gov-enforce"
 	env := testenv.Start(t, testenv.Options{Spokes: 1})
 	ctx := context.Background()
-	_, err := env.Spokes[0].Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: granted}}, metav1.CreateOptions{})
-	if err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatal(err)
-	}
+	ensureNamespace(t, env.Spokes[0], granted)
 	f := installFleetWith(t, nil, map[string]any{"policy": map[string]any{"enforce": map[string]any{"clusterRole": "edit", "namespaces": []any{granted}}}})
 	admin, spoke := f.admin, f.spoke
 	if _, err := spoke.Client.RbacV1().ClusterRoleBindings().Get(ctx, "flotilla-agent-work-execution", metav1.GetOptions{}); err != nil {

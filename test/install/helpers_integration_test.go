@@ -225,3 +225,13 @@ func installFleetWith(t *testing.T, set, agentSet map[string]any) *installedFlee
 	waitClusterNamed(t, f.admin, clusterName, f.agentRun)
 	return f
 }
+
+// ensureNamespace makes namespace name on c unless an earlier test of the package did: a chart
+// value that binds a role there needs it at install.
+func ensureNamespace(t *testing.T, c *testenv.Cluster, name string) {
+	t.Helper()
+	_, err := c.Client.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+}

@@ -31,12 +31,9 @@ func TestRestrictedWorkMode(t *testing.T) {
 	const tenant = "lp-tenant"
 	env := testenv.Start(t, testenv.Options{Spokes: 1})
 	ctx := context.Background()
-	_, err := env.Spokes[0].Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: tenant}}, metav1.CreateOptions{})
-	if err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatal(err)
-	}
+	ensureNamespace(t, env.Spokes[0], tenant)
 	// What an earlier test of the package applied in OCM's mode (helm upgrade would delete it).
-	err = env.Spokes[0].Client.RbacV1().ClusterRoleBindings().Delete(ctx, "flotilla-agent-work-execution", metav1.DeleteOptions{})
+	err := env.Spokes[0].Client.RbacV1().ClusterRoleBindings().Delete(ctx, "flotilla-agent-work-execution", metav1.DeleteOptions{})
 	if err != nil && !apierrors.IsNotFound(err) {
 		t.Fatal(err)
 	}
