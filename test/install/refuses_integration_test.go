@@ -118,6 +118,8 @@ func TestChartIdentitiesRefuse(t *testing.T) {
 		{verb: "impersonate", resource: "users"},
 		{verb: "impersonate", resource: "groups"},
 		{verb: "create", group: "apiextensions.k8s.io", resource: "customresourcedefinitions"},
+		// The governance add-ons' CRD comes with the chart: the agent may not change it.
+		{verb: "update", group: "apiextensions.k8s.io", resource: "customresourcedefinitions", name: "configurationpolicies.policy.open-cluster-management.io"},
 		{verb: "delete", resource: "nodes"},
 		{verb: "create", group: "apps", resource: "deployments", namespace: "default"},
 		{verb: "create", resource: "pods", namespace: "default"},
