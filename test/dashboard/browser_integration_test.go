@@ -19,12 +19,14 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	policyv1 "github.com/flotilla/flotilla/api/policy/v1"
+	usagev1alpha1 "github.com/flotilla/flotilla/api/usage/v1alpha1"
 	"github.com/flotilla/flotilla/internal/hub/dashboard"
 	"github.com/flotilla/flotilla/internal/hub/fleetview"
 	"github.com/flotilla/flotilla/internal/local/testenv"
@@ -329,6 +331,50 @@ func TestBrowser(t *testing.T) {
 		if got := texts(t, ctx, fmt.Sprintf(`tr[data-policy="%s/gpu-baseline"] td`, f.ns)); len(got) < 2 || got[1] != "NonCompliant" {
 			t.Errorf("the policy's row = %q, want its compliance NonCompliant", got)
 		}
+	})
+
+	t.Run("the GPU map draws each node's GPUs, live", func(t *testing.T) {
+		// cells counts the map's cells of a node in a state, from the titles Plot gives them.
+		cells := func(node, state string) string {
+			return fmt.Sprintf(`[...document.querySelectorAll("g.gpu-%s rect")].filter(r => r.querySelector("title")?.textContent.startsWith(%q)).length`, state, node+" ")
+		}
+		firstRender(t, ctx, url+"/gpus", "gpus")
+		row := f.gpuCluster + " · NVIDIA-H100-80GB-HBM3"
+		if got := value(t, ctx, "the fleet bar's label", chromedp.Evaluate[[]string](`[...document.querySelectorAll(".focusable rect")].map(r => r.getAttribute("aria-label"))`)); !slices.Contains(got, row+": 8 of 16 GPUs used, 8 free, at most 4 free on one node") {
+			t.Errorf("the fleet's GPU bars say %q, want %s with 8 of 16 used", got, row)
+		}
+		run(t, ctx, "opening the cluster", chromedp.Click(chromedp.CSS(fmt.Sprintf(`tr[data-cluster=%q] th a`, f.gpuCluster))))
+		run(t, ctx, "waiting for the node map", poll(`document.querySelectorAll("g.gpu-used rect").length > 0`, 20*time.Second))
+		run(t, ctx, "marking the page", eval(`window.notReloaded = true`))
+		want := map[string]int{"h-0 used": 4, "h-0 free": 4, "h-1 used": 4, "h-1 free": 4}
+		got := map[string]int{}
+		for k := range want {
+			node, state, _ := strings.Cut(k, " ")
+			got[k] = value(t, ctx, "counting "+k, chromedp.Evaluate[int](cells(node, state)))
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("cells per node and state, against the ResourceUsage's 4 of 8 used on each node (-want +got):\n%s", diff)
+		}
+		screenshot(t, ctx, "gpu-map")
+		checkAccessibility(t, ctx, "/gpus/CLUSTER")
+		run(t, ctx, "focusing the first node", eval(`document.querySelector(".focusable rect").focus()`))
+		if got := texts(t, ctx, "figure.chart figcaption"); len(got) == 0 || got[0] != "node h-0: 4 of 8 GPUs used, 4 free" {
+			t.Errorf("with h-0 focused the chart's caption says %q, want its figures", got)
+		}
+
+		// A job takes h-0's last 4 GPUs: the map shows it without a reload.
+		u := &usagev1alpha1.ResourceUsage{}
+		if err := f.c.Get(context.Background(), client.ObjectKey{Namespace: f.gpuCluster, Name: usagev1alpha1.ResourceUsageName}, u); err != nil {
+			t.Fatal(err)
+		}
+		writeStatus(t, f.c, u, func(u *usagev1alpha1.ResourceUsage) {
+			r := &u.Status.Resources[0]
+			r.Requested, r.Free = resource.MustParse("12"), resource.MustParse("4")
+			r.FreeNodes = []usagev1alpha1.NodesWithFree{{Free: resource.MustParse("4"), Nodes: 1}}
+			r.Nodes[0].Requested = resource.MustParse("8")
+		})
+		run(t, ctx, "waiting for h-0's 8 used cells without a reload", poll(fmt.Sprintf(`%s === 8 && %s === 0 && %s === 4 && window.notReloaded === true`,
+			cells("h-0", "used"), cells("h-0", "free"), cells("h-1", "used")), 30*time.Second))
 	})
 
 	t.Run("a label change appears in the placements view without a reload", func(t *testing.T) {

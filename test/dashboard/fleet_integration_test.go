@@ -81,7 +81,9 @@ func newFixture(t *testing.T) *fixture {
 		u.Status = usagev1alpha1.ResourceUsageStatus{ObservedTime: ptr.To(metav1.Now()), ValidUntil: ptr.To(metav1.NewTime(time.Now().Add(time.Hour))), Nodes: 2,
 			Resources: []usagev1alpha1.ResourceFigures{{Name: usagev1alpha1.ResourceNvidiaGPU, Model: "NVIDIA-H100-80GB-HBM3",
 				Capacity: resource.MustParse("16"), Allocatable: resource.MustParse("16"), Requested: resource.MustParse("8"), Free: resource.MustParse("8"),
-				LargestNodeAllocatable: resource.MustParse("8"), FreeNodes: []usagev1alpha1.NodesWithFree{{Free: resource.MustParse("4"), Nodes: 2}}}}}
+				LargestNodeAllocatable: resource.MustParse("8"), FreeNodes: []usagev1alpha1.NodesWithFree{{Free: resource.MustParse("4"), Nodes: 2}},
+				Nodes: []usagev1alpha1.NodeFigures{{Name: "h-0", Allocatable: resource.MustParse("8"), Requested: resource.MustParse("4")},
+					{Name: "h-1", Allocatable: resource.MustParse("8"), Requested: resource.MustParse("4")}}}}}
 	})
 	f.placement = &clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: "gpu"},
 		Spec: clusterv1beta1.PlacementSpec{NumberOfClusters: ptr.To[int32](1), Tolerations: testenv.NoAgentTolerations(), Predicates: []clusterv1beta1.ClusterPredicate{{

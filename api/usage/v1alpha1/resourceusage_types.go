@@ -88,6 +88,27 @@ type ResourceFigures struct {
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=64
 	FreeNodes []NodesWithFree `json:"freeNodes,omitempty"`
+
+	// Nodes are each node's figures, in entries of an accelerator model only (the GPU map of the
+	// dashboard draws them: which node has what free), sorted by node name. At most 5,000, the
+	// most nodes Kubernetes supports in one cluster; beyond that the agent keeps the first 5,000.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=5000
+	Nodes []NodeFigures `json:"nodes,omitempty"`
+}
+
+// NodeFigures are one node's amounts of a resource.
+type NodeFigures struct {
+	// Name is the node's name.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+	// Allocatable is the node's allocatable amount.
+	Allocatable resource.Quantity `json:"allocatable"`
+	// Requested is the sum of the requests of the unfinished pods bound to the node.
+	Requested resource.Quantity `json:"requested"`
 }
 
 // NodesWithFree is a count of nodes that each have at least an amount free.

@@ -11,7 +11,7 @@ import (
 // FuzzParseQuery feeds the API's query parser what any browser may send: it must answer a page
 // request or a 400 naming a parameter, never panic.
 func FuzzParseQuery(f *testing.F) {
-	for _, s := range []string{"", "limit=10", "limit=-1&continue=x", "labelSelector=a in (b,c)", "view=fleet&namespace=ml", "limit=99999999999999999999"} {
+	for _, s := range []string{"", "limit=10", "limit=-1&continue=x", "labelSelector=a in (b,c)", "view=fleet&namespace=ml", "limit=99999999999999999999", "cluster=gpu-1", "cluster=.."} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, raw string) {
@@ -19,7 +19,7 @@ func FuzzParseQuery(f *testing.F) {
 		if err != nil {
 			return
 		}
-		got, e := parseQuery(q, "limit", "continue", "namespace", "labelSelector", "view")
+		got, e := parseQuery(q, "limit", "continue", "namespace", "labelSelector", "view", "cluster")
 		if e != nil {
 			if e.Code != 400 || e.Message == "" {
 				t.Fatalf("parseQuery(%q): error %+v, want a 400 with a message", raw, e)

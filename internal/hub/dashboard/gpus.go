@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"net/http"
+	"slices"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -12,14 +13,16 @@ import (
 )
 
 // GPUPage is the GPU view: the fleet's totals per model, and a page of the clusters with GPUs,
-// per model and node (internal/hub/fleetview's report, which `flotilla mcp`'s gpu_capacity gives).
+// per model (internal/hub/fleetview's report). A page holds no node's figures, however many
+// nodes the clusters have; with ?cluster=NAME it holds that one cluster with each node's (the GPU
+// map's zoom).
 type GPUPage struct {
 	Models []fleetview.ModelTotal `json:"models"`
 	Page[fleetview.ClusterGPUs]
 }
 
 func (s *Server) gpus(w http.ResponseWriter, r *http.Request) {
-	q, c, ok := s.begin(w, r, "limit", "continue")
+	q, c, ok := s.begin(w, r, "limit", "continue", "cluster")
 	if !ok {
 		return
 	}
@@ -47,14 +50,43 @@ func (s *Server) gpus(w http.ResponseWriter, r *http.Request) {
 		notes = append(notes, "free figures are missing: "+hubError(err, "listing resourceusages").Message)
 	}
 	report := fleetview.GPUReport(clusters, usages.Items, "", false, s.o.Clock.Now())
-	items, next, e := after(report.Clusters, func(g fleetview.ClusterGPUs) string { return g.Cluster }, q)
-	if e != nil {
-		writeError(w, e)
-		return
+	var items []fleetview.ClusterGPUs
+	var next string
+	if q.Cluster != "" {
+		i := slices.IndexFunc(report.Clusters, func(g fleetview.ClusterGPUs) bool { return g.Cluster == q.Cluster })
+		if i < 0 {
+			writeError(w, notFound("cluster %q has no GPUs, or is no ManagedCluster you may read: see the fleet view for its name", q.Cluster))
+			return
+		}
+		items = report.Clusters[i : i+1]
+	} else {
+		var e *apiError
+		if items, next, e = after(report.Clusters, func(g fleetview.ClusterGPUs) string { return g.Cluster }, q); e != nil {
+			writeError(w, e)
+			return
+		}
+		items = withoutNodes(items)
 	}
 	out := GPUPage{Models: report.Models, Page: Page[fleetview.ClusterGPUs]{Items: items, Continue: next, Notes: append(notes, report.Notes...)}}
 	if out.Items == nil {
 		out.Items = []fleetview.ClusterGPUs{}
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// withoutNodes is items without their nodes' figures (a page of clusters, not zoomed).
+func withoutNodes(items []fleetview.ClusterGPUs) []fleetview.ClusterGPUs {
+	out := make([]fleetview.ClusterGPUs, len(items))
+	for i, c := range items {
+		c.Models = slices.Clone(c.Models)
+		for j := range c.Models {
+			if f := c.Models[j].Figures; f != nil && f.Nodes != nil {
+				g := *f
+				g.Nodes = nil
+				c.Models[j].Figures = &g
+			}
+		}
+		out[i] = c
+	}
+	return out
 }

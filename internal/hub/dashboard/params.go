@@ -26,6 +26,8 @@ type query struct {
 	Namespace     string
 	LabelSelector labels.Selector
 	View          string
+	// Cluster narrows a view to one cluster (the GPU map's zoom).
+	Cluster string
 }
 
 // parseQuery reads q, of which only the parameters in allowed may be given. Errors name the
@@ -77,6 +79,12 @@ func parseQuery(q url.Values, allowed ...string) (query, *apiError) {
 			return out, badParam("labelSelector", "%q is not a label selector (%v): write it as kubectl -l takes it, such as region=us-east,gpu", v[0], err)
 		}
 		out.LabelSelector = s
+	}
+	if v, ok := q["cluster"]; ok {
+		if errs := validation.IsDNS1123Subdomain(v[0]); len(errs) > 0 {
+			return out, badParam("cluster", "%q is not a cluster's name (%s): give one as `kubectl get managedclusters` prints it", v[0], strings.Join(errs, "; "))
+		}
+		out.Cluster = v[0]
 	}
 	if v, ok := q["view"]; ok {
 		if _, known := views[v[0]]; !known {

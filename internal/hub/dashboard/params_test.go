@@ -20,11 +20,13 @@ func TestParseQuery(t *testing.T) {
 		"limit over max": {query: "limit=501", wantErr: `parameter "limit": 501 is more than the 500 a page may hold`},
 		"limit zero":     {query: "limit=0", wantErr: `parameter "limit": 0 is less than 1`},
 		"limit word":     {query: "limit=ten", wantErr: `parameter "limit": "ten" is not a whole number`},
-		"unknown":        {query: "limit=1&sort=name", wantErr: `unknown parameter "sort": this route takes limit, continue, namespace, labelSelector, view`},
+		"unknown":        {query: "limit=1&sort=name", wantErr: `unknown parameter "sort": this route takes limit, continue, namespace, labelSelector, view, cluster`},
 		"twice":          {query: "limit=1&limit=2", wantErr: `parameter "limit": given 2 times`},
 		"namespace":      {query: "namespace=Not_A_NS", wantErr: `parameter "namespace": "Not_A_NS" is not a namespace`},
 		"selector":       {query: "labelSelector=a%3D%3D%3D", wantErr: `parameter "labelSelector": "a===" is not a label selector`},
 		"view":           {query: "view=nope", wantErr: `parameter "view": "nope" is not a view: give one of fleet, gpus, placements, works, addons, jobs`},
+		"cluster":        {query: "cluster=gpu-east-1", want: query{Limit: DefaultLimit, Cluster: "gpu-east-1"}},
+		"bad cluster":    {query: "cluster=GPU%20east", wantErr: `parameter "cluster": "GPU east" is not a cluster's name`},
 		"continue space": {query: "continue=a%20b", wantErr: `parameter "continue": is not a token this dashboard gave`},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -32,7 +34,7 @@ func TestParseQuery(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, e := parseQuery(v, "limit", "continue", "namespace", "labelSelector", "view")
+			got, e := parseQuery(v, "limit", "continue", "namespace", "labelSelector", "view", "cluster")
 			if tc.wantErr != "" {
 				if e == nil || e.Code != 400 || !strings.Contains(e.Message, tc.wantErr) {
 					t.Fatalf("parseQuery(%q) = %v, want a 400 containing %q", tc.query, e, tc.wantErr)

@@ -64,6 +64,18 @@ type Figures struct {
 	MostFreeOnANode        int64 `json:"mostFreeOnANode"`
 	// FreeNodes say how many nodes have at least Free GPUs free, from the largest amount down.
 	FreeNodes []FreeNodes `json:"freeNodes" jsonschema:"how many nodes have at least so many GPUs free, from the largest amount down: per-node capacity for gang jobs"`
+	// Nodes are each node's GPUs of the model, by name (agents before per-node figures send none).
+	Nodes []NodeGPUs `json:"nodes,omitempty" jsonschema:"each node's GPUs of the model, by node name"`
+}
+
+// NodeGPUs are one node's GPUs of a model.
+type NodeGPUs struct {
+	Name        string `json:"name"`
+	Allocatable int64  `json:"allocatable"`
+	// Requested may exceed Allocatable (pods bound before the node shrank); Free never goes
+	// below zero.
+	Requested int64 `json:"requested"`
+	Free      int64 `json:"free"`
 }
 
 // FreeNodes is how many nodes have at least Free free.
@@ -150,6 +162,10 @@ func figures(f usagev1alpha1.ResourceFigures) *Figures {
 		FreeNodes: make([]FreeNodes, 0, len(f.FreeNodes))}
 	for _, n := range f.FreeNodes {
 		out.FreeNodes = append(out.FreeNodes, FreeNodes{Free: n.Free.Value(), Nodes: n.Nodes})
+	}
+	for _, n := range f.Nodes {
+		a, r := n.Allocatable.Value(), n.Requested.Value()
+		out.Nodes = append(out.Nodes, NodeGPUs{Name: n.Name, Allocatable: a, Requested: r, Free: max(a-r, 0)})
 	}
 	return out
 }

@@ -56,7 +56,8 @@ func (r *Reconciler) nodeCap(name string) *resource.Quantity {
 
 // Implausible says why a cluster's figures cannot be true, naming the field and the fix; nil when
 // they can: allocatable above capacity, free above allocatable, one node above the fleet's cap
-// per node, or the cluster above its node count times that cap.
+// per node, the cluster above its node count times that cap, or per-node figures that do not fit
+// the cluster's (implausibleNodes).
 func (r *Reconciler) Implausible(u *usagev1alpha1.ResourceUsage) error {
 	for i := range u.Status.Resources {
 		f := &u.Status.Resources[i]
@@ -77,6 +78,9 @@ func (r *Reconciler) Implausible(u *usagev1alpha1.ResourceUsage) error {
 		case f.LargestNodeAllocatable.Cmp(f.Allocatable) > 0:
 			return bad("largestNodeAllocatable %s is above allocatable %s", f.LargestNodeAllocatable.String(), f.Allocatable.String())
 		}
+		if err := implausibleNodes(f, u.Status.Nodes); err != "" {
+			return bad("%s", err)
+		}
 		c := r.nodeCap(f.Name)
 		if c == nil {
 			continue
@@ -84,6 +88,11 @@ func (r *Reconciler) Implausible(u *usagev1alpha1.ResourceUsage) error {
 		hint := ""
 		if f.Name == usagev1alpha1.ResourceNvidiaGPU || f.Name == usagev1alpha1.ResourceGoogleTPU {
 			hint = fmt.Sprintf(" (hub flag %s)", MaxAcceleratorsFlag)
+		}
+		for j := range f.Nodes {
+			if f.Nodes[j].Allocatable.Cmp(*c) > 0 {
+				return bad("nodes[%d] (%s): allocatable %s is above the cap of %s per node%s", j, f.Nodes[j].Name, f.Nodes[j].Allocatable.String(), c.String(), hint)
+			}
 		}
 		if f.LargestNodeAllocatable.Cmp(*c) > 0 {
 			return bad("largestNodeAllocatable %s is above the cap of %s per node%s", f.LargestNodeAllocatable.String(), c.String(), hint)
@@ -100,6 +109,29 @@ func (r *Reconciler) Implausible(u *usagev1alpha1.ResourceUsage) error {
 		}
 	}
 	return nil
+}
+
+// implausibleNodes says why a model's per-node figures cannot be true: more nodes than the
+// cluster counts, names out of order or repeated, or nodes that add up to more than the model's
+// allocatable (the agent keeps at most the API's limit of nodes, so fewer may add up to less).
+func implausibleNodes(f *usagev1alpha1.ResourceFigures, counted int32) string {
+	if len(f.Nodes) == 0 {
+		return ""
+	}
+	if len(f.Nodes) > int(counted) {
+		return fmt.Sprintf("%d nodes are listed but status.nodes counts %d", len(f.Nodes), counted)
+	}
+	var sum resource.Quantity
+	for j := range f.Nodes {
+		if j > 0 && f.Nodes[j].Name <= f.Nodes[j-1].Name {
+			return fmt.Sprintf("nodes[%d] (%s) is not after nodes[%d] (%s): nodes are sorted by name, each once", j, f.Nodes[j].Name, j-1, f.Nodes[j-1].Name)
+		}
+		sum.Add(f.Nodes[j].Allocatable)
+	}
+	if sum.Cmp(f.Allocatable) > 0 {
+		return fmt.Sprintf("the nodes' allocatable adds up to %s, above allocatable %s", sum.String(), f.Allocatable.String())
+	}
+	return ""
 }
 
 // Recorder emits events (events.k8s.io); the manager's GetEventRecorder gives one.

@@ -142,6 +142,22 @@ func TestImplausible(t *testing.T) {
 		"more than nodes times the cap": {u: mut(func(f *usagev1alpha1.ResourceFigures, _ *usagev1alpha1.ResourceUsageStatus) {
 			f.Capacity, f.Allocatable = q(1000), q(1000)
 		}), want: "allocatable 1k is above 2 nodes (status.nodes) times the cap of 64 per node"},
+		"per-node figures that fit": {u: mut(func(f *usagev1alpha1.ResourceFigures, _ *usagev1alpha1.ResourceUsageStatus) {
+			f.Nodes = []usagev1alpha1.NodeFigures{{Name: "a", Allocatable: q(8), Requested: q(12)}, {Name: "b", Allocatable: q(8)}}
+		})},
+		"more nodes listed than counted": {u: mut(func(f *usagev1alpha1.ResourceFigures, _ *usagev1alpha1.ResourceUsageStatus) {
+			f.Nodes = []usagev1alpha1.NodeFigures{{Name: "a", Allocatable: q(1)}, {Name: "b", Allocatable: q(1)}, {Name: "c", Allocatable: q(1)}}
+		}), want: "3 nodes are listed but status.nodes counts 2"},
+		"a node listed twice": {u: mut(func(f *usagev1alpha1.ResourceFigures, _ *usagev1alpha1.ResourceUsageStatus) {
+			f.Nodes = []usagev1alpha1.NodeFigures{{Name: "a", Allocatable: q(8)}, {Name: "a", Allocatable: q(8)}}
+		}), want: "nodes[1] (a) is not after nodes[0] (a)"},
+		"nodes adding up to more than allocatable": {u: mut(func(f *usagev1alpha1.ResourceFigures, _ *usagev1alpha1.ResourceUsageStatus) {
+			f.Nodes = []usagev1alpha1.NodeFigures{{Name: "a", Allocatable: q(8)}, {Name: "b", Allocatable: q(9)}}
+		}), want: "the nodes' allocatable adds up to 17, above allocatable 16"},
+		"a node above the cap": {u: mut(func(f *usagev1alpha1.ResourceFigures, s *usagev1alpha1.ResourceUsageStatus) {
+			f.Capacity, f.Allocatable, s.Nodes = q(100), q(100), 2
+			f.Nodes = []usagev1alpha1.NodeFigures{{Name: "a", Allocatable: q(100)}}
+		}), want: "nodes[0] (a): allocatable 100 is above the cap of 64 per node"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			err := (&Reconciler{MaxAcceleratorsPerNode: tc.maxAccel}).Implausible(tc.u)

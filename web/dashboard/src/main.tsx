@@ -4,7 +4,7 @@ import "./style.css";
 import { get } from "./api";
 import { Link, usePath } from "./router";
 import { Fleet } from "./views/Fleet";
-import { GPUs } from "./views/GPUs";
+import { GPUCluster, GPUs } from "./views/GPUs";
 import { PlacementDetail, Placements } from "./views/Placements";
 import { Works } from "./views/Works";
 import { Addons } from "./views/Addons";
@@ -32,7 +32,7 @@ function Page({ path }: { path: string }) {
     case "fleet":
       return <Fleet />;
     case "gpus":
-      return <GPUs />;
+      return parts.length === 2 ? <GPUCluster name={decodeURIComponent(parts[1] ?? "")} /> : <GPUs />;
     case "placements":
       return parts.length === 3 ? <PlacementDetail namespace={parts[1] ?? ""} name={parts[2] ?? ""} /> : <Placements />;
     case "works":

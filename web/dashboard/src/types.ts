@@ -43,6 +43,14 @@ export interface Figures {
   largestNodeAllocatable: number;
   mostFreeOnANode: number;
   freeNodes: { free: number; nodes: number }[];
+  nodes?: NodeGPUs[];
+}
+
+export interface NodeGPUs {
+  name: string;
+  allocatable: number;
+  requested: number;
+  free: number;
 }
 
 export interface ClusterGPUs {

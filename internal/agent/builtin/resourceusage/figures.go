@@ -14,6 +14,9 @@ import (
 // maxFreeNodes is the most entries a FreeNodes distribution has (the API's limit).
 const maxFreeNodes = 64
 
+// maxNodes is the most per-node entries a model's figures have (the API's limit).
+const maxNodes = 5000
+
 // group sums one resource over a set of nodes (every counted node, or those of one model).
 type group struct {
 	name                             corev1.ResourceName
@@ -21,6 +24,8 @@ type group struct {
 	capacity, allocatable, requested int64
 	free, largestAllocatable         int64
 	freeNodes                        map[int64]int32 // rounded free amount -> nodes with exactly that much
+	// nodes are the group's nodes, kept for a model's group only (ResourceFigures.Nodes).
+	nodes []usagev1alpha1.NodeFigures
 }
 
 func (g *group) add(capacity, allocatable, requested int64) {
@@ -51,7 +56,7 @@ func (t *tally) figures() (nodes int32, out []usagev1alpha1.ResourceFigures) {
 		}
 		return g
 	}
-	for _, n := range t.nodes {
+	for nodeName, n := range t.nodes {
 		if !n.counted {
 			continue
 		}
@@ -60,7 +65,9 @@ func (t *tally) figures() (nodes int32, out []usagev1alpha1.ResourceFigures) {
 			c, r := n.capacity[name], n.requested[name]
 			get(key{name: name}).add(c, alloc, r)
 			if m := n.models[name]; m != "" {
-				get(key{name: name, model: m}).add(c, alloc, r)
+				g := get(key{name: name, model: m})
+				g.add(c, alloc, r)
+				g.nodes = append(g.nodes, usagev1alpha1.NodeFigures{Name: nodeName, Allocatable: quantity(name, alloc), Requested: quantity(name, r)})
 			}
 		}
 	}
@@ -90,6 +97,8 @@ func (g *group) figures() usagev1alpha1.ResourceFigures {
 		amounts = append(amounts, a)
 	}
 	slices.SortFunc(amounts, func(a, b int64) int { return cmp.Compare(b, a) })
+	slices.SortFunc(g.nodes, func(a, b usagev1alpha1.NodeFigures) int { return cmp.Compare(a.Name, b.Name) })
+	f.Nodes = g.nodes[:min(len(g.nodes), maxNodes)]
 	var atLeast int32
 	for _, a := range amounts {
 		atLeast += dist[a]

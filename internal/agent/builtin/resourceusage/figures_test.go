@@ -53,6 +53,8 @@ type gpuFigures struct {
 	Model                             string
 	Allocatable, Requested, Free, Max string
 	FreeNodes                         map[string]int32
+	// Nodes are "name requested/allocatable" per node, in a model's entry only.
+	Nodes []string
 }
 
 func summarize(resources []usagev1alpha1.ResourceFigures, name string) []gpuFigures {
@@ -68,6 +70,9 @@ func summarize(resources []usagev1alpha1.ResourceFigures, name string) []gpuFigu
 				g.FreeNodes = map[string]int32{}
 			}
 			g.FreeNodes[e.Free.String()] = e.Nodes
+		}
+		for _, n := range r.Nodes {
+			g.Nodes = append(g.Nodes, n.Name+" "+n.Requested.String()+"/"+n.Allocatable.String())
 		}
 		out = append(out, g)
 	}
@@ -90,8 +95,8 @@ func TestFigures(t *testing.T) {
 		wantNodes: 4,
 		want: []gpuFigures{
 			{Allocatable: "20", Requested: "0", Free: "20", Max: "8", FreeNodes: map[string]int32{"8": 2, "4": 3}},
-			{Model: a100, Allocatable: "4", Requested: "0", Free: "4", Max: "4", FreeNodes: map[string]int32{"4": 1}},
-			{Model: h100, Allocatable: "16", Requested: "0", Free: "16", Max: "8", FreeNodes: map[string]int32{"8": 2}},
+			{Model: a100, Allocatable: "4", Requested: "0", Free: "4", Max: "4", FreeNodes: map[string]int32{"4": 1}, Nodes: []string{"a-0 0/4"}},
+			{Model: h100, Allocatable: "16", Requested: "0", Free: "16", Max: "8", FreeNodes: map[string]int32{"8": 2}, Nodes: []string{"h-0 0/8", "h-1 0/8"}},
 		},
 	}, {
 		name:  "gang fit: 8 free in total, no node with 8",
@@ -108,7 +113,7 @@ func TestFigures(t *testing.T) {
 		wantNodes: 2,
 		want: []gpuFigures{
 			{Allocatable: "16", Requested: "8", Free: "8", Max: "8", FreeNodes: map[string]int32{"4": 2}},
-			{Model: h100, Allocatable: "16", Requested: "8", Free: "8", Max: "8", FreeNodes: map[string]int32{"4": 2}},
+			{Model: h100, Allocatable: "16", Requested: "8", Free: "8", Max: "8", FreeNodes: map[string]int32{"4": 2}, Nodes: []string{"h-0 4/8", "h-1 4/8"}},
 		},
 	}, {
 		name:  "NotReady and cordoned nodes do not count; an over-requested node has nothing free",
@@ -121,7 +126,7 @@ func TestFigures(t *testing.T) {
 		wantNodes: 1,
 		want: []gpuFigures{
 			{Allocatable: "8", Requested: "12", Free: "0", Max: "8"},
-			{Model: h100, Allocatable: "8", Requested: "12", Free: "0", Max: "8"},
+			{Model: h100, Allocatable: "8", Requested: "12", Free: "0", Max: "8", Nodes: []string{"h-2 12/8"}},
 		},
 	}, {
 		name:      "cpu is rounded down to whole cores in the distribution",
@@ -241,5 +246,26 @@ func BenchmarkTallyMemory(b *testing.B) {
 		ta.figures()
 		b.ReportMetric(float64(time.Since(start).Microseconds()), "µs/figures")
 		runtime.KeepAlive(ta)
+	}
+}
+
+func TestModelNodesStayWithinTheAPILimit(t *testing.T) {
+	ta := newTally()
+	for i := range maxNodes + 3 {
+		ta.setNode(node(fmt.Sprintf("g-%05d", i), "NVIDIA-H100-80GB-HBM3", 8, true))
+	}
+	_, got := ta.figures()
+	f := (&usagev1alpha1.ResourceUsageStatus{Resources: got}).Figures("nvidia.com/gpu", "NVIDIA-H100-80GB-HBM3")
+	if f == nil {
+		t.Fatal("no figures for the model")
+	}
+	if len(f.Nodes) != maxNodes {
+		t.Fatalf("model figures have %d nodes, want the first %d of %d", len(f.Nodes), maxNodes, maxNodes+3)
+	}
+	if f.Nodes[0].Name != "g-00000" || f.Nodes[maxNodes-1].Name != fmt.Sprintf("g-%05d", maxNodes-1) {
+		t.Errorf("nodes run %s..%s, want the first by name", f.Nodes[0].Name, f.Nodes[maxNodes-1].Name)
+	}
+	if all := (&usagev1alpha1.ResourceUsageStatus{Resources: got}).Figures("nvidia.com/gpu", ""); len(all.Nodes) != 0 {
+		t.Errorf("the every-node entry has %d nodes, want none (per-node figures are per model)", len(all.Nodes))
 	}
 }

@@ -1,0 +1,43 @@
+import * as Plot from "@observablehq/plot";
+import { useEffect, useRef, useState } from "preact/hooks";
+
+// Chart draws one Observable Plot figure (an SVG) and redraws it when options change. Plot draws
+// nothing a keyboard can reach, so marks with className "focusable" get their elements made
+// focusable, each named by its aria-label, and the figures of the focused one are written under
+// the chart, as hovering shows them in a tooltip. Every chart also has a table or text beside it.
+export function Chart({ options, label }: { options: Plot.PlotOptions; label: string }) {
+  const ref = useRef<HTMLDivElement>(null);
+  const [focused, setFocused] = useState<string>();
+  useEffect(() => {
+    const el = Plot.plot({ ...options, ariaLabel: label });
+    el.querySelectorAll(".focusable > *").forEach((e) => {
+      e.setAttribute("tabindex", "0");
+      e.setAttribute("role", "img");
+    });
+    ref.current?.replaceChildren(el);
+    return () => el.remove();
+  }, [options, label]);
+  return (
+    <figure class="chart">
+      <div
+        ref={ref}
+        onFocusIn={(e) => setFocused((e.target as Element).getAttribute("aria-label") ?? undefined)}
+        onFocusOut={() => setFocused(undefined)}
+      />
+      <figcaption aria-live="polite">{focused ?? label}</figcaption>
+    </figure>
+  );
+}
+
+// Swatch is a legend entry: a sample of a mark's style and its name in words, so that no state is
+// told by colour alone.
+export function Swatch({ class: cls, children }: { class: string; children: string }) {
+  return (
+    <span class="swatch">
+      <svg width="14" height="14" aria-hidden="true">
+        <rect class={cls} x="1" y="1" width="12" height="12" />
+      </svg>
+      {children}
+    </span>
+  );
+}
