@@ -25,7 +25,8 @@ import (
 // dashboardServer serves the web dashboard over HTTPS to viewers who log in with a bearer token
 // (internal/hub/dashboard's BearerToken): every replica, no leader needed. Each viewer's requests
 // read the API server with the viewer's token only; the hub's identity serves only discovery
-// (which kinds the API server serves), never objects.
+// (which kinds the API server serves) and the GPU history (totals, to viewers who may read every
+// figure in them), never objects.
 type dashboardServer struct {
 	handler          http.Handler
 	address, certDir string
@@ -50,7 +51,13 @@ func setupDashboard(mgr ctrl.Manager, cfg *rest.Config, opts Options, clk clock.
 	}
 	logouts := dashboard.NewConfigMapRevocations(cs, opts.LeaderElectionNamespace, clk)
 	sessions.ShareRevocations(logouts)
-	h := dashboard.New(dashboard.Options{Identity: dashboard.BearerTokenFor(cfg, sessions), Mapper: mgr.GetRESTMapper(), Clock: clk, Assets: opts.DashboardAssets})
+	// The GPU history is the one thing the dashboard reads with the hub's identity: fleet totals
+	// from the hub's cache, shown only to viewers who may read every figure they add up.
+	history := dashboard.NewGPUHistory(mgr.GetClient(), clk, dashboard.DefaultHistoryInterval, dashboard.DefaultHistorySamples)
+	if err := mgr.Add(history); err != nil {
+		return err
+	}
+	h := dashboard.New(dashboard.Options{Identity: dashboard.BearerTokenFor(cfg, sessions), Mapper: mgr.GetRESTMapper(), Clock: clk, Assets: opts.DashboardAssets, History: history})
 	return mgr.Add(&dashboardServer{handler: h, address: opts.DashboardAddress, certDir: opts.DashboardCertDir, clock: clk, logouts: logouts})
 }
 

@@ -32,6 +32,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
+	"github.com/flotilla/flotilla/api/scheme"
 	"github.com/flotilla/flotilla/internal/certs"
 	"github.com/flotilla/flotilla/internal/contract/wellknown"
 	"github.com/flotilla/flotilla/internal/hub"
@@ -44,7 +45,7 @@ var readAll = []rbacv1.PolicyRule{{APIGroups: []string{"*"}, Resources: []string
 
 // hubDashboard serves the dashboard as the hub does (viewers' bearer tokens; the hub's identity
 // only for discovery) over plain HTTP, and returns its URL.
-func hubDashboard(t *testing.T, env *testenv.Env) string {
+func hubDashboard(t *testing.T, env *testenv.Env) (string, *dashboard.GPUHistory) {
 	t.Helper()
 	admin := env.Hub.RESTConfig()
 	hc, err := rest.HTTPClientFor(admin)
@@ -55,9 +56,15 @@ func hubDashboard(t *testing.T, env *testenv.Env) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(dashboard.New(dashboard.Options{Identity: dashboard.BearerTokenFor(admin, nil), Mapper: mapper, Clock: clock.RealClock{}}))
+	c, err := client.New(admin, client.Options{Scheme: scheme.Scheme, Mapper: mapper})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The GPU history samples only when the test says (Sample), as the hub's would every minute.
+	history := dashboard.NewGPUHistory(c, clock.RealClock{}, time.Minute, dashboard.DefaultHistorySamples)
+	srv := httptest.NewServer(dashboard.New(dashboard.Options{Identity: dashboard.BearerTokenFor(admin, nil), Mapper: mapper, Clock: clock.RealClock{}, History: history}))
 	t.Cleanup(srv.Close)
-	return srv.URL
+	return srv.URL, history
 }
 
 func TestAPI(t *testing.T) {
@@ -67,7 +74,7 @@ func TestAPI(t *testing.T) {
 	opts := testenv.TestHubOptions()
 	opts.DashboardAddress = freeAddress(t)
 	f.env.StartHub(t, opts)
-	url := hubDashboard(t, f.env)
+	url, history := hubDashboard(t, f.env)
 	reader := token(t, f.env, f.ns, "reader", readAll)
 	worksViewer := token(t, f.env, f.ns, "works-viewer", []rbacv1.PolicyRule{{APIGroups: []string{"work.open-cluster-management.io"},
 		Resources: []string{"manifestworks"}, Verbs: []string{"get", "list", "watch"}}}, f.gpuCluster)
@@ -136,6 +143,58 @@ func TestAPI(t *testing.T) {
 		fig := gpus.Items[j].Models[0].Figures
 		if fig.Free != 8 || fig.Requested != 8 || fig.MostFreeOnANode != 4 || gpus.Items[j].Usage != "current" {
 			t.Errorf("H100 figures of %s = %+v (usage %s), want 8 free of 16 and at most 4 on a node, current", f.gpuCluster, fig, gpus.Items[j].Usage)
+		}
+	})
+
+	t.Run("the GPU map's zoom: one cluster with each node's figures, pages without them", func(t *testing.T) {
+		var one dashboard.GPUPage
+		if code, body := getJSON(t, url+"/api/gpus?cluster="+f.gpuCluster, reader, &one); code != http.StatusOK {
+			t.Fatalf("gpus of %s = %d %s", f.gpuCluster, code, body)
+		}
+		if len(one.Items) != 1 || len(one.Items[0].Models) != 1 || one.Items[0].Models[0].Figures == nil {
+			t.Fatalf("zoom into %s = %+v, want the cluster with its H100 figures", f.gpuCluster, one)
+		}
+		want := []fleetview.NodeGPUs{{Name: "h-0", Allocatable: 8, Requested: 4, Free: 4}, {Name: "h-1", Allocatable: 8, Requested: 4, Free: 4}}
+		if diff := cmp.Diff(want, one.Items[0].Models[0].Figures.Nodes); diff != "" {
+			t.Errorf("nodes of %s (-want +got):\n%s", f.gpuCluster, diff)
+		}
+		var page dashboard.GPUPage
+		getJSON(t, url+"/api/gpus?limit=500", reader, &page)
+		for _, c := range page.Items {
+			for _, m := range c.Models {
+				if m.Figures != nil && len(m.Figures.Nodes) > 0 {
+					t.Errorf("a page of clusters holds %s's nodes; only the zoom should", c.Cluster)
+				}
+			}
+		}
+		for tok, wantCode := range map[string]int{reader: http.StatusNotFound, nobody: http.StatusForbidden} {
+			code, body := getJSON(t, url+"/api/gpus?cluster=no-such-cluster", tok, nil)
+			if code != wantCode {
+				t.Errorf("zoom into a cluster that does not exist = %d %s, want %d", code, body, wantCode)
+			}
+		}
+		if code, body := getJSON(t, url+"/api/gpus?cluster="+f.gpuCluster, nobody, nil); code != http.StatusForbidden || strings.Contains(body, "h-0") {
+			t.Errorf("zoom as a viewer without rights = %d %s, want 403 and no node", code, body)
+		}
+	})
+
+	t.Run("the GPU history goes only to viewers who may read every figure in it", func(t *testing.T) {
+		if err := history.Sample(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		var h dashboard.GPUHistoryPage
+		if code, body := getJSON(t, url+"/api/gpus/history", reader, &h); code != http.StatusOK {
+			t.Fatalf("history as the reader = %d %s", code, body)
+		}
+		i := slices.IndexFunc(h.Models, func(s dashboard.GPUSeries) bool { return s.Model == "NVIDIA-H100-80GB-HBM3" })
+		if i < 0 || len(h.Models[i].Points) != 1 || h.Models[i].Points[0].Allocatable < 16 || h.Models[i].Points[0].Free < 8 || h.IntervalSeconds != 60 {
+			t.Errorf("history = %+v, want one H100 sample with at least 16 allocatable and 8 free, every 60 s", h)
+		}
+		for name, tok := range map[string]string{"no rights": nobody, "works of one namespace": worksViewer} {
+			code, body := getJSON(t, url+"/api/gpus/history", tok, nil)
+			if code != http.StatusForbidden || !strings.Contains(body, "shown only to viewers who may list managedclusters and resourceusages in every namespace") || strings.Contains(body, "NVIDIA") {
+				t.Errorf("history as a viewer with %s = %d %s, want 403 saying who may see it", name, code, body)
+			}
 		}
 	})
 

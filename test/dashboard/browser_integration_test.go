@@ -175,6 +175,8 @@ type axeViolation struct {
 	Impact string `json:"impact"`
 	Help   string `json:"help"`
 	Nodes  int    `json:"nodes"`
+	// Where are the first nodes' HTML, to find them.
+	Where []string `json:"where"`
 }
 
 // checkAccessibility runs axe-core's WCAG 2 A and AA rules on the page and fails on any
@@ -187,7 +189,7 @@ func checkAccessibility(t *testing.T, ctx context.Context, page string) {
 	}
 	run(t, ctx, "loading axe-core on "+page, eval(string(axe)))
 	found := value(t, ctx, "axe on "+page, chromedp.Evaluate[[]axeViolation](`axe.run(document, {runOnly: {type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]}})
-			.then(r => r.violations.map(v => ({id: v.id, impact: v.impact || "", help: v.help, nodes: v.nodes.length})))`, chromedp.EvalAwaitPromise))
+			.then(r => r.violations.map(v => ({id: v.id, impact: v.impact || "", help: v.help, nodes: v.nodes.length, where: v.nodes.slice(0, 3).map(n => n.html)})))`, chromedp.EvalAwaitPromise))
 	if len(found) > 0 {
 		b, _ := json.MarshalIndent(found, "", "  ")
 		t.Errorf("accessibility violations on %s (axe-core, WCAG 2.1 A and AA):\n%s", page, b)
@@ -213,7 +215,7 @@ func TestBrowser(t *testing.T) {
 	opts.DashboardAssets = dashboardassets.FS() // as flotilla hub serves them
 	f.env.StartHub(t, opts)
 	reader := token(t, f.env, f.ns, "reader", readAll)
-	url := serve(t, "--kubeconfig", kubeconfigOf(t, f.env, "reader", reader))
+	url := serve(t, "--kubeconfig", kubeconfigOf(t, f.env, "reader", reader), "--gpu-history-interval", "1s")
 	ctx := browser(t)
 
 	t.Run("a viewer logs in on the hub's dashboard with a token", func(t *testing.T) {
@@ -375,6 +377,16 @@ func TestBrowser(t *testing.T) {
 		})
 		run(t, ctx, "waiting for h-0's 8 used cells without a reload", poll(fmt.Sprintf(`%s === 8 && %s === 0 && %s === 4 && window.notReloaded === true`,
 			cells("h-0", "used"), cells("h-0", "free"), cells("h-1", "used")), 30*time.Second))
+
+		// Free GPUs over time: the history (a sample a second here) has seen 8 free, then 4.
+		run(t, ctx, "the GPU view", chromedp.Navigate(url+"/gpus"))
+		alt := `(document.querySelector('.over-time[data-model="NVIDIA-H100-80GB-HBM3"] p.alt')?.textContent ?? "")`
+		run(t, ctx, "waiting for the over-time chart to reach 4 free", poll(fmt.Sprintf(`%s.includes("free now 4, least 4, most 8") && document.querySelectorAll('.over-time g.line-free path').length === 1`, alt), 30*time.Second))
+		before := value(t, ctx, "the chart's points", chromedp.Evaluate[string](alt))
+		run(t, ctx, "waiting for a new sample without a reload", eval(`window.notReloaded = true`),
+			poll(fmt.Sprintf(`%s !== %q && window.notReloaded === true`, alt, before), 30*time.Second))
+		screenshot(t, ctx, "gpus")
+		checkAccessibility(t, ctx, "/gpus with charts")
 	})
 
 	t.Run("a label change appears in the placements view without a reload", func(t *testing.T) {

@@ -11,8 +11,10 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
+	"github.com/flotilla/flotilla/api/scheme"
 	"github.com/flotilla/flotilla/internal/cli/kubeflags"
 	"github.com/flotilla/flotilla/internal/cli/streams"
 	"github.com/flotilla/flotilla/internal/hub/dashboard"
@@ -23,8 +25,9 @@ import (
 const DefaultAddress = "127.0.0.1:8090"
 
 type options struct {
-	kube    kubeflags.Flags
-	address string
+	kube            kubeflags.Flags
+	address         string
+	historyInterval time.Duration
 }
 
 // NewCommand returns `flotilla dashboard`.
@@ -48,6 +51,8 @@ func NewCommand(io streams.IO, clk clock.WithTicker) *cobra.Command {
 	}
 	o.kube.AddFlags(cmd.Flags(), "the hub")
 	cmd.Flags().StringVar(&o.address, "address", DefaultAddress, "loopback HOST:PORT to listen on (127.0.0.1:0 picks a free port)")
+	cmd.Flags().DurationVar(&o.historyInterval, "gpu-history-interval", dashboard.DefaultHistoryInterval,
+		fmt.Sprintf("how often the GPU view's free-GPUs-over-time chart samples the fleet (it keeps the last %d samples)", dashboard.DefaultHistorySamples))
 	return cmd
 }
 
@@ -70,14 +75,20 @@ func run(ctx context.Context, io streams.IO, clk clock.WithTicker, o options) er
 	if err := CheckLoopback(o.address); err != nil {
 		return err
 	}
+	if o.historyInterval < time.Second {
+		return fmt.Errorf("--gpu-history-interval %s is under a second: give 1s or more (default %s)", o.historyInterval, dashboard.DefaultHistoryInterval)
+	}
 	hub, err := o.kube.Load()
 	if err != nil {
 		return err
 	}
-	h, err := NewHandler(hub.Config, clk)
+	h, history, err := NewHandler(hub.Config, clk, o.historyInterval)
 	if err != nil {
 		return fmt.Errorf("the hub of kubeconfig %s: %w", hub.Source, err)
 	}
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	go func() { _ = history.Start(ctx) }()
 	var lc net.ListenConfig
 	l, err := lc.Listen(ctx, "tcp", o.address)
 	if err != nil {
@@ -104,16 +115,22 @@ func run(ctx context.Context, io streams.IO, clk clock.WithTicker, o options) er
 }
 
 // NewHandler is the dashboard of the hub of cfg, read with cfg's identity, for loopback Hosts
-// only.
-func NewHandler(cfg *rest.Config, clk clock.WithTicker) (http.Handler, error) {
+// only, and its GPU history (sampling every interval, also with cfg's identity), which the caller
+// starts.
+func NewHandler(cfg *rest.Config, clk clock.WithTicker, interval time.Duration) (http.Handler, *dashboard.GPUHistory, error) {
 	hc, err := rest.HTTPClientFor(cfg)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	mapper, err := apiutil.NewDynamicRESTMapper(cfg, hc)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	c, err := client.New(cfg, client.Options{HTTPClient: hc, Scheme: scheme.Scheme, Mapper: mapper})
+	if err != nil {
+		return nil, nil, err
+	}
+	history := dashboard.NewGPUHistory(c, clk, interval, dashboard.DefaultHistorySamples)
 	return dashboard.New(dashboard.Options{Identity: dashboard.Kubeconfig{REST: cfg}, Mapper: mapper, Clock: clk,
-		Assets: dashboardassets.FS(), AllowedHost: dashboard.Loopback}), nil
+		Assets: dashboardassets.FS(), AllowedHost: dashboard.Loopback, History: history}), history, nil
 }

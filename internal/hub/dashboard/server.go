@@ -30,6 +30,9 @@ type Options struct {
 	// AllowedHost, when set, refuses requests whose Host it returns false for: `flotilla
 	// dashboard` accepts only loopback names, so another site cannot reach it by DNS rebinding.
 	AllowedHost func(host string) bool
+	// History, when set, is the fleet's GPU totals over time (GET /api/gpus/history); whoever
+	// makes the Server starts it.
+	History *GPUHistory
 }
 
 // Server is the dashboard's handler.
@@ -54,6 +57,7 @@ func New(o Options) *Server {
 	api := map[string]http.HandlerFunc{
 		"GET /api/clusters":                         s.clusters,
 		"GET /api/gpus":                             s.gpus,
+		"GET /api/gpus/history":                     s.gpuHistory,
 		"GET /api/placements":                       s.placements,
 		"GET /api/placements/{ns}/{name}":           s.explain,
 		"POST /api/placements/{ns}/{name}/simulate": s.simulate,
@@ -69,7 +73,7 @@ func New(o Options) *Server {
 		s.mux.HandleFunc(pattern, h)
 	}
 	s.mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, notFound("no API route %s %s: the dashboard serves GET /api/clusters, /api/gpus, /api/placements, "+
+		writeError(w, notFound("no API route %s %s: the dashboard serves GET /api/clusters, /api/gpus, /api/gpus/history, /api/placements, "+
 			"/api/placements/NAMESPACE/NAME, /api/works, /api/workreplicasets, /api/addons, /api/jobs, /api/policies, /api/events and "+
 			"POST /api/placements/NAMESPACE/NAME/simulate", r.Method, r.URL.Path))
 	})

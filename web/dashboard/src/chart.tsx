@@ -10,6 +10,9 @@ export function Chart({ options, label }: { options: Plot.PlotOptions; label: st
   const [focused, setFocused] = useState<string>();
   useEffect(() => {
     const el = Plot.plot({ ...options, ariaLabel: label });
+    // Plot labels each mark's <g> ("bar", "line"); ARIA allows a label on a group, not on a
+    // bare <g>, so they are made groups.
+    el.querySelectorAll("g[aria-label]:not([role])").forEach((g) => g.setAttribute("role", "group"));
     el.querySelectorAll(".focusable > *").forEach((e) => {
       e.setAttribute("tabindex", "0");
       e.setAttribute("role", "img");

@@ -204,3 +204,15 @@ export interface Policy {
   disabled?: boolean;
   clusters: { cluster: string; compliant?: string }[];
 }
+
+export interface GPUPoint {
+  time: string;
+  allocatable: number;
+  free: number;
+}
+
+export interface GPUHistory {
+  intervalSeconds: number;
+  samples: number;
+  models: { model: string; points: GPUPoint[] }[];
+}

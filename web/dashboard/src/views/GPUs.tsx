@@ -1,8 +1,9 @@
 import * as Plot from "@observablehq/plot";
-import { useMemo } from "preact/hooks";
+import { useEffect, useMemo, useState } from "preact/hooks";
 import { usePaged, Pager, Status, firstRender } from "../paging";
-import type { ClusterGPUs, Figures, ModelTotal, NodeGPUs } from "../types";
-import type { Page } from "../api";
+import type { ClusterGPUs, Figures, GPUHistory, GPUPoint, ModelTotal, NodeGPUs } from "../types";
+import { get, type Page } from "../api";
+import { useLive } from "../live";
 import { statusClass } from "../format";
 import { Link } from "../router";
 import { Chart, Swatch } from "../chart";
@@ -69,11 +70,11 @@ function fleetOptions(items: ClusterGPUs[]): Plot.PlotOptions {
     textAt(rows.map((r) => ({ row: r.row, x: r.total, note: r.note }))),
   );
   return {
-    height: 40 + 18 * rows.length,
+    height: 50 + 24 * rows.length,
     marginLeft: leftMargin(rows.map((r) => r.row)),
     marginRight: 80,
     x: { label: "GPUs", grid: true },
-    y: { label: null, domain: rows.map((r) => r.row) },
+    y: { label: null, domain: rows.map((r) => r.row), padding: 0.2 },
     marks,
   };
 }
@@ -122,11 +123,11 @@ function nodeOptions(f: Figures, current: boolean): Plot.PlotOptions {
   const cells = nodeCells(nodes, current);
   const widest = Math.max(1, ...nodes.map((n) => n.allocatable));
   return {
-    height: 40 + 20 * nodes.length,
-    width: Math.max(240, leftMargin(nodes.map((n) => n.name)) + 28 * widest + 20),
+    height: 50 + 28 * nodes.length,
+    width: Math.max(240, leftMargin(nodes.map((n) => n.name)) + 32 * widest + 20),
     marginLeft: leftMargin(nodes.map((n) => n.name)),
     x: { label: "GPU", domain: [0, widest], ticks: [] },
-    y: { label: null, domain: nodes.map((n) => n.name) },
+    y: { label: null, domain: nodes.map((n) => n.name), padding: 0.1 },
     marks: [
       ...(["used", "free", "expired"] as State[]).map((s) =>
         Plot.rect(cells.filter((c) => c.state === s), { x1: "x1", x2: "x2", y: "node", className: `gpu-${s}`, inset: 2, title: "title" }),
@@ -179,6 +180,7 @@ export function GPUs() {
               ))}
             </tbody>
           </table>
+          <FreeOverTime now={p.data.models} />
           <h3>GPU map</h3>
           <Legend />
           {options && <Chart options={options} label="Each cluster's GPUs of each model on this page: used, free, or with expired figures; open a cluster to see its nodes" />}
@@ -295,6 +297,86 @@ function ModelNodes({ model, f, current }: { model: string; f?: Figures; current
           </table>
         </>
       )}
+    </section>
+  );
+}
+
+// withNow is a model's recorded series with the current totals (the viewer's own read) as its
+// last point, so the chart moves as soon as the fleet does, between samples.
+export function withNow(points: GPUPoint[], now: ModelTotal | undefined, at: Date): GPUPoint[] {
+  if (!now) return points;
+  return [...points, { time: at.toISOString(), allocatable: now.allocatable, free: now.free }];
+}
+
+function overTimeOptions(points: GPUPoint[]): Plot.PlotOptions {
+  const rows = points.flatMap((p) => [
+    { time: new Date(p.time), value: p.allocatable, what: "allocatable" },
+    { time: new Date(p.time), value: p.free, what: "free" },
+  ]);
+  return {
+    height: 180,
+    marginLeft: 50,
+    x: { type: "time", label: null },
+    y: { label: "GPUs", grid: true, zero: true },
+    marks: [
+      Plot.lineY(rows.filter((r) => r.what === "allocatable"), { x: "time", y: "value", className: "line-allocatable", curve: "step-after", tip: true }),
+      Plot.lineY(rows.filter((r) => r.what === "free"), { x: "time", y: "value", className: "line-free", curve: "step-after", tip: true }),
+    ],
+  };
+}
+
+// FreeOverTime draws, per model, the fleet's allocatable and free GPUs over the hub's recorded
+// samples and now.
+function FreeOverTime({ now }: { now: ModelTotal[] }) {
+  const [history, setHistory] = useState<GPUHistory>();
+  const [error, setError] = useState<string>();
+  const tick = useLive("gpus");
+  // A new sample is taken every interval whether or not anything changed: fetch it then too.
+  const [samples, setSamples] = useState(0);
+  const every = history?.intervalSeconds;
+  useEffect(() => {
+    if (!every) return;
+    const t = setInterval(() => setSamples((n) => n + 1), every * 1000);
+    return () => clearInterval(t);
+  }, [every]);
+  useEffect(() => {
+    let live = true;
+    get<GPUHistory>("/api/gpus/history")
+      .then((h) => live && (setHistory(h), setError(undefined)))
+      .catch((e: Error) => live && setError(e.message));
+    return () => {
+      live = false;
+    };
+  }, [tick, samples]);
+  const at = useMemo(() => new Date(), [now]);
+  if (error) return <p class="notes">Free GPUs over time: {error}</p>;
+  if (!history) return null;
+  const models = [...new Set([...history.models.map((m) => m.model), ...now.map((m) => m.model)])].sort();
+  const minutes = Math.round((history.intervalSeconds * history.samples) / 60);
+  return (
+    <section aria-labelledby="over-time-h">
+      <h3 id="over-time-h">Free GPUs over time</h3>
+      <p class="legend">
+        <span class="swatch"><svg width="24" height="10" aria-hidden="true"><line class="line-allocatable" x1="0" y1="5" x2="24" y2="5" /></svg>allocatable (dashed)</span>
+        <span class="swatch"><svg width="24" height="10" aria-hidden="true"><line class="line-free" x1="0" y1="5" x2="24" y2="5" /></svg>free on clusters with current figures (solid)</span>
+        <span>
+          a sample every {history.intervalSeconds}s, the last {minutes} minutes, and now
+        </span>
+      </p>
+      {models.map((model) => {
+        const points = withNow(history.models.find((m) => m.model === model)?.points ?? [], now.find((m) => m.model === model), at);
+        const free = points.map((p) => p.free);
+        return (
+          <div class="over-time" data-model={model} key={model}>
+            <h4>{label(model)}</h4>
+            <Chart options={overTimeOptions(points)} label={`${label(model)}: allocatable and free GPUs over time`} />
+            <p class="alt">
+              {points.length} points: free now {free[free.length - 1] ?? "—"}, least {Math.min(...free)}, most {Math.max(...free)}; allocatable now{" "}
+              {points[points.length - 1]?.allocatable ?? "—"}.
+            </p>
+          </div>
+        );
+      })}
     </section>
   );
 }

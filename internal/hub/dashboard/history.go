@@ -1,0 +1,193 @@
+package dashboard
+
+import (
+	"context"
+	"net/http"
+	"sort"
+	"sync"
+	"time"
+
+	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
+	usagev1alpha1 "github.com/flotilla/flotilla/api/usage/v1alpha1"
+	"github.com/flotilla/flotilla/internal/hub/fleetview"
+)
+
+// Defaults of the GPU history: a sample a minute for the last six hours.
+const (
+	DefaultHistoryInterval = time.Minute
+	DefaultHistorySamples  = 360
+	// maxHistoryModels bounds the models a sample keeps (the most allocatable first), so that a
+	// fleet whose nodes name thousands of models cannot grow the history without bound.
+	maxHistoryModels = 32
+)
+
+// GPUHistory keeps the fleet's GPU totals per model (allocatable, and free over the clusters
+// whose figures are current) at a fixed interval, in memory, for the last Samples samples: what
+// the GPU view draws as free GPUs over time. It reads with its own client: the hub's cache in
+// `flotilla hub`, the kubeconfig's identity in `flotilla dashboard`. The API shows it only to a
+// viewer who may list every cluster's figures (gpuHistory), who could add them up alike.
+type GPUHistory struct {
+	reader   client.Reader
+	clock    clock.WithTicker
+	interval time.Duration
+	samples  int
+
+	mu   sync.Mutex
+	ring []historySample // oldest first
+}
+
+type historySample struct {
+	at     time.Time
+	models []fleetview.ModelTotal
+}
+
+// NewGPUHistory returns a history that samples r every interval and keeps samples of them.
+func NewGPUHistory(r client.Reader, clk clock.WithTicker, interval time.Duration, samples int) *GPUHistory {
+	return &GPUHistory{reader: r, clock: clk, interval: interval, samples: samples}
+}
+
+// Start samples until ctx ends (a manager.Runnable: every hub replica keeps its own).
+func (h *GPUHistory) Start(ctx context.Context) error {
+	t := h.clock.NewTicker(h.interval)
+	defer t.Stop()
+	for {
+		if err := h.Sample(ctx); err != nil && ctx.Err() == nil {
+			log.FromContext(ctx).Info("the dashboard's GPU history missed a sample", "error", err.Error())
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C():
+		}
+	}
+}
+
+// NeedLeaderElection is false: every replica serves the dashboard, so every one keeps a history.
+func (h *GPUHistory) NeedLeaderElection() bool { return false }
+
+// Sample reads the fleet once and records its totals.
+func (h *GPUHistory) Sample(ctx context.Context) error {
+	var clusters []clusterv1.ManagedCluster
+	cont := ""
+	for {
+		var list clusterv1.ManagedClusterList
+		if err := h.reader.List(ctx, &list, client.Limit(MaxLimit), client.Continue(cont)); err != nil {
+			return err
+		}
+		clusters = append(clusters, list.Items...)
+		if cont = list.Continue; cont == "" {
+			break
+		}
+	}
+	var usages usagev1alpha1.ResourceUsageList
+	if err := h.reader.List(ctx, &usages); err != nil {
+		return err
+	}
+	now := h.clock.Now()
+	report := fleetview.GPUReport(clusters, usages.Items, "", false, now)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.ring = record(h.ring, historySample{at: now, models: topModels(report.Models)}, h.samples)
+	return nil
+}
+
+// record appends s to ring, dropping the oldest beyond capacity.
+func record(ring []historySample, s historySample, capacity int) []historySample {
+	ring = append(ring, s)
+	if over := len(ring) - capacity; over > 0 {
+		ring = append(ring[:0], ring[over:]...)
+	}
+	return ring
+}
+
+// topModels keeps the maxHistoryModels models with the most allocatable GPUs.
+func topModels(models []fleetview.ModelTotal) []fleetview.ModelTotal {
+	if len(models) <= maxHistoryModels {
+		return models
+	}
+	out := append([]fleetview.ModelTotal(nil), models...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Allocatable > out[j].Allocatable })
+	return out[:maxHistoryModels]
+}
+
+// GPUSeries is the history of one model.
+type GPUSeries struct {
+	Model  string     `json:"model"`
+	Points []GPUPoint `json:"points"`
+}
+
+// GPUPoint is one sample of a model: absent models count zero.
+type GPUPoint struct {
+	Time        time.Time `json:"time"`
+	Allocatable int64     `json:"allocatable"`
+	Free        int64     `json:"free"`
+}
+
+// GPUHistoryPage is the answer of GET /api/gpus/history.
+type GPUHistoryPage struct {
+	IntervalSeconds int64       `json:"intervalSeconds"`
+	Samples         int         `json:"samples"`
+	Models          []GPUSeries `json:"models"`
+}
+
+// Series are the samples per model, by model name, each with a point per sample.
+func (h *GPUHistory) Series() []GPUSeries {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return series(h.ring)
+}
+
+func series(ring []historySample) []GPUSeries {
+	byModel := map[string]*GPUSeries{}
+	for _, s := range ring {
+		for _, m := range s.models {
+			if byModel[m.Model] == nil {
+				byModel[m.Model] = &GPUSeries{Model: m.Model, Points: []GPUPoint{}}
+			}
+		}
+	}
+	out := make([]GPUSeries, 0, len(byModel))
+	for model, g := range byModel {
+		for _, s := range ring {
+			p := GPUPoint{Time: s.at.UTC()}
+			for _, m := range s.models {
+				if m.Model == model {
+					p.Allocatable, p.Free = m.Allocatable, m.Free
+				}
+			}
+			g.Points = append(g.Points, p)
+		}
+		out = append(out, *g)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Model < out[j].Model })
+	return out
+}
+
+// gpuHistory answers GET /api/gpus/history: the recorded totals, to a viewer who may list
+// ManagedClusters and every namespace's ResourceUsages (the reads that add up to the totals),
+// checked with the viewer's identity on every request.
+func (s *Server) gpuHistory(w http.ResponseWriter, r *http.Request) {
+	_, c, ok := s.begin(w, r)
+	if !ok {
+		return
+	}
+	if s.o.History == nil {
+		writeError(w, notFound("this dashboard keeps no GPU history (it was started without one)"))
+		return
+	}
+	for _, l := range []client.ObjectList{&clusterv1.ManagedClusterList{}, &usagev1alpha1.ResourceUsageList{}} {
+		if err := c.List(ctx(r), l, client.Limit(1)); err != nil {
+			e := hubError(err, "checking that you may read every cluster's GPU figures")
+			if e.Code == http.StatusForbidden {
+				e.Message += ": the GPU history adds up every cluster's figures, so it is shown only to viewers who may list managedclusters and resourceusages in every namespace"
+			}
+			writeError(w, e)
+			return
+		}
+	}
+	writeJSON(w, http.StatusOK, GPUHistoryPage{IntervalSeconds: int64(s.o.History.interval / time.Second), Samples: s.o.History.samples, Models: s.o.History.Series()})
+}
