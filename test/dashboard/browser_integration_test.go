@@ -406,6 +406,29 @@ func TestBrowser(t *testing.T) {
 
 	t.Run("what-if", func(t *testing.T) {
 		firstRender(t, ctx, fmt.Sprintf("%s/placements/%s/gpu", url, f.ns), "placement")
+		// The score chart draws every cluster that passed the filters, with the explanation's total.
+		var ex dashboard.Explanation
+		getJSON(t, fmt.Sprintf("%s/api/placements/%s/gpu", url, f.ns), "", &ex)
+		var wantBars []string
+		for _, c := range ex.Explanation.Clusters {
+			if c.FilteredBy == "" {
+				wantBars = append(wantBars, fmt.Sprintf("%s: total %d", c.Name, c.TotalScore))
+			}
+		}
+		bars := func(sel string) []string {
+			return value(t, ctx, "reading "+sel, chromedp.Evaluate[[]string](fmt.Sprintf(`[...document.querySelectorAll(%q)].map(r => r.getAttribute("aria-label"))`, sel)))
+		}
+		var gotBars []string
+		for _, l := range bars("figure.chart .focusable rect") {
+			name, _, _ := strings.Cut(l, ",")
+			gotBars = append(gotBars, name)
+		}
+		if len(wantBars) == 0 || !cmp.Equal(wantBars, gotBars) {
+			t.Errorf("score bars %q, want one per cluster that passed the filters with its total, %q", gotBars, wantBars)
+		}
+		if n := value(t, ctx, "counting segments", chromedp.Evaluate[int](`document.querySelectorAll("figure.chart g[aria-label=bar] rect title").length`)); n == 0 {
+			t.Errorf("the score chart has no prioritizer segments")
+		}
 		yaml := value(t, ctx, "reading the editor", chromedp.Value(chromedp.CSS("#whatif-yaml")))
 		edited := strings.Replace(yaml, "numberOfClusters: 1", "numberOfClusters: 2", 1)
 		edited = strings.Replace(edited, "gpu: h100", "{}", 1)
@@ -419,7 +442,20 @@ func TestBrowser(t *testing.T) {
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("what-if selection (-want +got):\n%s", diff)
 		}
+		// The what-if is drawn against the current decision, cluster by cluster.
+		run(t, ctx, "waiting for the what-if chart", poll(`document.querySelectorAll("figure.chart").length === 2`, 10*time.Second))
+		compared := bars("figure.chart:last-of-type .focusable rect")
+		wantCompared := []string{f.gpuCluster + ", what if: selected", f.cpu + ", what if: selected"}
+		for _, d := range ex.Explanation.Decisions {
+			wantCompared = append(wantCompared, d.ClusterName+", now: selected")
+		}
+		for _, w := range wantCompared {
+			if !slices.ContainsFunc(compared, func(l string) bool { return strings.HasPrefix(l, w) }) {
+				t.Errorf("the what-if chart says %q, want %q", compared, w)
+			}
+		}
 		screenshot(t, ctx, "placement-whatif")
+		checkAccessibility(t, ctx, "/placements/NS/NAME with a what-if")
 	})
 
 	t.Run("a viewer without rights to a namespace does not see its works", func(t *testing.T) {

@@ -1,6 +1,8 @@
-import { useEffect, useState } from "preact/hooks";
+import * as Plot from "@observablehq/plot";
+import { useEffect, useMemo, useState } from "preact/hooks";
+import { Chart, Swatch } from "../chart";
 import { usePaged, Pager, Status, firstRender } from "../paging";
-import type { Explanation, Output, Placement } from "../types";
+import type { ClusterOutput, Explanation, Output, Placement } from "../types";
 import { get, post } from "../api";
 import { useLive } from "../live";
 import { statusClass } from "../format";
@@ -83,6 +85,110 @@ export function ExplainTable({ out, caption }: { out: Output; caption: string })
   );
 }
 
+// Distinct in lightness as well as hue, so that neighbouring prioritizers differ in grey too; each
+// segment is also named in its tooltip and the table below.
+const prioritizerColors = ["#08306b", "#9ecae1", "#2b7bba", "#deebf7", "#4a1486", "#c7a5e0", "#7f2704", "#fdae6b"];
+
+function scoreLabel(c: ClusterOutput): string {
+  const parts = c.scores.map((s) => `${s.prioritizer} ${s.score}×${s.weight}`).join(", ");
+  return `${c.name}: total ${c.totalScore}${c.selected ? ", selected" : ", not chosen"}${parts ? ` (${parts})` : ""}`;
+}
+
+// scoreOptions draws each cluster that passed the filters as a bar of its prioritizers' score ×
+// weight, stacked (negative ones to the left of zero), with its total and whether it was chosen.
+function scoreOptions(out: Output): Plot.PlotOptions {
+  const ranked = out.clusters.filter((c) => !c.filteredBy);
+  const rowOf = (c: ClusterOutput) => `${c.selected ? "✓ " : ""}${c.name}`;
+  const segments = ranked.flatMap((c) =>
+    c.scores.map((s) => ({ row: rowOf(c), prioritizer: s.prioritizer, value: s.score * s.weight, title: `${c.name}: ${s.prioritizer} ${s.score} × weight ${s.weight}${s.detail ? ` (${s.detail})` : ""}` })),
+  );
+  const rows = ranked.map(rowOf);
+  const prioritizers = [...new Set(segments.map((s) => s.prioritizer))];
+  return {
+    height: 50 + 26 * rows.length,
+    marginLeft: Math.min(360, 16 + 7 * Math.max(8, ...rows.map((r) => r.length))),
+    marginRight: 60,
+    x: { label: "score × weight", grid: true },
+    y: { label: null, domain: rows, padding: 0.2 },
+    color: { domain: prioritizers, range: prioritizerColors },
+    marks: [
+      Plot.barX(segments, { x: "value", y: "row", fill: "prioritizer", stroke: "#ffffff", title: "title" }),
+      Plot.ruleX([0]),
+      Plot.tickX(ranked, { x: "totalScore", y: rowOf, stroke: "#c2410c", strokeWidth: 3, ariaHidden: "true" }),
+      Plot.text(ranked, { x: "totalScore", y: rowOf, text: (c: ClusterOutput) => `= ${c.totalScore}`, textAnchor: "start", dx: 6, ariaHidden: "true" }),
+      Plot.barX(ranked, { x1: 0, x2: "totalScore", y: rowOf, className: "focusable", fillOpacity: 0, pointerEvents: "none", ariaLabel: scoreLabel }),
+    ],
+  };
+}
+
+function ScoreChart({ out, what }: { out: Output; what: string }) {
+  const options = useMemo(() => scoreOptions(out), [out]);
+  const prioritizers = [...new Set(out.clusters.flatMap((c) => c.scores.map((s) => s.prioritizer)))];
+  if (!out.clusters.some((c) => !c.filteredBy)) return <p>No cluster passed the filters{what}.</p>;
+  return (
+    <>
+      <p class="legend">
+        {prioritizers.map((p, i) => (
+          <span class="swatch" key={p}>
+            <svg width="14" height="14" aria-hidden="true">
+              <rect x="1" y="1" width="12" height="12" fill={prioritizerColors[i % prioritizerColors.length]} stroke="#1a1a1a" />
+            </svg>
+            {p}
+          </span>
+        ))}
+        <span>✓ selected; the orange tick is the total</span>
+      </p>
+      <Chart options={options} label={`Each cluster's score per prioritizer${what}; filtered clusters are in the table`} />
+    </>
+  );
+}
+
+// compareOptions draws, per cluster, its total now and in the what-if, filled when selected and
+// outlined when not; a cluster filtered out says so in words.
+function compareOptions(now: Output, then: Output): Plot.PlotOptions {
+  const names = [...new Set([...now.clusters.map((c) => c.name), ...then.clusters.map((c) => c.name)])].sort();
+  const data = names.flatMap((name) =>
+    (
+      [
+        ["now", now],
+        ["what if", then],
+      ] as const
+    ).map(([which, out]) => {
+      const c = out.clusters.find((x) => x.name === name);
+      const state = !c ? "absent" : c.selected ? "selected" : c.filteredBy ? `filtered by ${c.filteredBy}` : "not chosen";
+      const total = c && !c.filteredBy ? c.totalScore : 0;
+      return { row: `${name} · ${which}`, total, selected: !!c?.selected, state, text: `${name}, ${which}: ${state}${c && !c.filteredBy ? `, total ${c.totalScore}` : ""}` };
+    }),
+  );
+  const rows = data.map((d) => d.row);
+  return {
+    height: 50 + 22 * rows.length,
+    marginLeft: Math.min(360, 16 + 7 * Math.max(8, ...rows.map((r) => r.length))),
+    marginRight: 160,
+    x: { label: "total score", grid: true },
+    y: { label: null, domain: rows, padding: 0.15 },
+    marks: [
+      Plot.barX(data.filter((d) => d.selected), { x1: 0, x2: "total", y: "row", className: "sel" }),
+      Plot.barX(data.filter((d) => !d.selected), { x1: 0, x2: "total", y: "row", className: "not-sel" }),
+      Plot.ruleX([0]),
+      Plot.text(data, { x: "total", y: "row", text: "state", textAnchor: "start", dx: 6, ariaHidden: "true" }),
+      Plot.barX(data, { x1: 0, x2: "total", y: "row", className: "focusable", fillOpacity: 0, pointerEvents: "none", ariaLabel: "text" }),
+    ],
+  };
+}
+
+function CompareChart({ now, then }: { now: Output; then: Output }) {
+  const options = useMemo(() => compareOptions(now, then), [now, then]);
+  return (
+    <>
+      <p class="legend">
+        <Swatch class="sel">selected</Swatch> <Swatch class="not-sel">not chosen</Swatch>
+      </p>
+      <Chart options={options} label="Each cluster now and in the what-if: total score, and whether it is selected" />
+    </>
+  );
+}
+
 export function PlacementDetail({ namespace, name }: { namespace: string; name: string }) {
   const [data, setData] = useState<Explanation>();
   const [error, setError] = useState<string>();
@@ -137,6 +243,7 @@ export function PlacementDetail({ namespace, name }: { namespace: string; name: 
               </>
             )}
           </p>
+          <ScoreChart out={data.explanation} what="" />
           <ExplainTable out={data.explanation} caption="Why each cluster of the eligible sets was selected, filtered or not chosen (scheduled now, as flotilla explain placement does)" />
           <form onSubmit={simulate} class="whatif">
             <h3>What if</h3>
@@ -156,6 +263,7 @@ export function PlacementDetail({ namespace, name }: { namespace: string; name: 
                 {" — "}added: {[...then].filter((c) => !now.has(c)).join(", ") || "none"}; removed:{" "}
                 {[...now].filter((c) => !then.has(c)).join(", ") || "none"}
               </p>
+              <CompareChart now={data.explanation} then={whatIf} />
               <ExplainTable out={whatIf} caption="What-if result" />
             </>
           )}
