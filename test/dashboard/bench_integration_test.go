@@ -13,20 +13,29 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
+	usagev1alpha1 "github.com/flotilla/flotilla/api/usage/v1alpha1"
 	"github.com/flotilla/flotilla/bench/record"
 	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 // BenchmarkDashboard measures, on a hub with 1,000 and then 5,000 clusters (ManagedCluster
-// objects, no agents), the time to first render of the fleet and GPUs views in Chromium (the
+// objects, no agents; each with 4 nodes of 8 H100s in its claims and a ResourceUsage with
+// per-node figures, so the GPUs view draws its map of every cluster on the page), the time to
+// first render of the fleet and GPUs views in Chromium (the
 // app's Performance API marks, median of 3 loads), and the added memory and CPU while 10 viewers
 // watch the fleet view and 10 clusters a second change, first of `flotilla dashboard` and then
 // of `flotilla hub` serving the dashboard over HTTPS to viewers who log in with a token.
@@ -34,6 +43,7 @@ import (
 func BenchmarkDashboard(b *testing.B) {
 	rec := record.New("bench-dashboard")
 	rec.Param("benchmark", b.Name())
+	rec.Param("gpus", "every cluster: 4 nodes x 8 NVIDIA-H100-80GB-HBM3, 0-8 used per node, per-node figures in its ResourceUsage")
 	sizes := []int{1000, 5000}
 	if record.Smoke() {
 		sizes = []int{20, 40}
@@ -47,6 +57,7 @@ func BenchmarkDashboard(b *testing.B) {
 	have := 0
 	for _, n := range sizes {
 		createClustersFrom(b, c, prefix, have, n-have, map[string]string{"dashboard-test": prefix})
+		giveGPUs(b, c, prefix, have, n-have)
 		have = n
 		var fleet, gpus []time.Duration
 		for range 3 {
@@ -229,3 +240,74 @@ func procCPU(b testing.TB, pid int) int64 {
 
 // clockTicks is the kernel's clock ticks per second (USER_HZ), 100 on Linux.
 func clockTicks() int64 { return 100 }
+
+// giveGPUs gives clusters prefix-FROM.. n of them 4 nodes of 8 H100s: the claims the agent would
+// write, and a current ResourceUsage with each node's figures (0 to 8 used), 16 at a time.
+func giveGPUs(b *testing.B, c client.Client, prefix string, from, n int) {
+	b.Helper()
+	const model = "NVIDIA-H100-80GB-HBM3"
+	q := func(v int64) resource.Quantity { return *resource.NewQuantity(v, resource.DecimalSI) }
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	next := make(chan int)
+	for range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				name := fmt.Sprintf("%s-%05d", prefix, i)
+				mc := &clusterv1.ManagedCluster{}
+				if err := c.Get(context.Background(), client.ObjectKey{Name: name}, mc); err != nil {
+					errs <- err
+					continue
+				}
+				mc.Status.ClusterClaims = []clusterv1.ManagedClusterClaim{{Name: clusterv1.GPUModelsClaim, Value: model}, {Name: clusterv1.GPUCountClaimName(model), Value: "32"}}
+				if err := c.Status().Update(context.Background(), mc); err != nil {
+					errs <- err
+					continue
+				}
+				if err := c.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}); err != nil && !apierrors.IsAlreadyExists(err) {
+					errs <- err
+					continue
+				}
+				u := &usagev1alpha1.ResourceUsage{ObjectMeta: metav1.ObjectMeta{Namespace: name, Name: usagev1alpha1.ResourceUsageName}}
+				if err := c.Create(context.Background(), u); err != nil {
+					errs <- err
+					continue
+				}
+				f := usagev1alpha1.ResourceFigures{Name: usagev1alpha1.ResourceNvidiaGPU, Model: model, Capacity: q(32), Allocatable: q(32), LargestNodeAllocatable: q(8)}
+				var used, free int64
+				dist := map[int64]int32{}
+				for j := range 4 {
+					r := int64((i + 3*j) % 9)
+					used += r
+					free += 8 - r
+					dist[8-r]++
+					f.Nodes = append(f.Nodes, usagev1alpha1.NodeFigures{Name: fmt.Sprintf("gpu-%d", j), Allocatable: q(8), Requested: q(r)})
+				}
+				f.Requested, f.Free = q(used), q(free)
+				var atLeast int32
+				for a := int64(8); a > 0; a-- {
+					if dist[a] > 0 {
+						atLeast += dist[a]
+						f.FreeNodes = append(f.FreeNodes, usagev1alpha1.NodesWithFree{Free: q(a), Nodes: atLeast})
+					}
+				}
+				u.Status = usagev1alpha1.ResourceUsageStatus{ObservedTime: ptr.To(metav1.Now()), ValidUntil: ptr.To(metav1.NewTime(time.Now().Add(24 * time.Hour))), Nodes: 4,
+					Resources: []usagev1alpha1.ResourceFigures{f}}
+				if err := c.Status().Update(context.Background(), u); err != nil {
+					errs <- err
+				}
+			}
+		}()
+	}
+	for i := range n {
+		next <- from + i
+	}
+	close(next)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		b.Fatalf("giving %d clusters GPUs: %v", n, err)
+	}
+}
