@@ -32,6 +32,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
+	policyv1 "github.com/flotilla/flotilla/api/policy/v1"
 	"github.com/flotilla/flotilla/api/scheme"
 	"github.com/flotilla/flotilla/internal/certs"
 	"github.com/flotilla/flotilla/internal/contract/wellknown"
@@ -175,6 +176,29 @@ func TestAPI(t *testing.T) {
 		}
 		if code, body := getJSON(t, url+"/api/gpus?cluster="+f.gpuCluster, nobody, nil); code != http.StatusForbidden || strings.Contains(body, "h-0") {
 			t.Errorf("zoom as a viewer without rights = %d %s, want 403 and no node", code, body)
+		}
+	})
+
+	t.Run("a policy on a cluster: the hub's copy only, read as the viewer", func(t *testing.T) {
+		copyName := f.ns + ".audit"
+		// A Policy under the copy's name without the hub's labels is nobody's explanation.
+		testenv.Create(t, f.c, &policyv1.Policy{ObjectMeta: metav1.ObjectMeta{Namespace: f.gpuCluster, Name: copyName},
+			Spec: policyv1.PolicySpec{PolicyTemplates: []*policyv1.PolicyTemplate{}}})
+		base := fmt.Sprintf("%s/api/policies/%s/audit/clusters/", url, f.ns)
+		for name, tc := range map[string]struct {
+			path, tok string
+			code      int
+			want      string
+		}{
+			"not the hub's copy": {path: f.gpuCluster, tok: reader, code: http.StatusNotFound, want: "is not the hub's copy"},
+			"not placed there":   {path: f.cpu, tok: reader, code: http.StatusNotFound, want: "has no copy of policy"},
+			"no rights":          {path: f.gpuCluster, tok: nobody, code: http.StatusForbidden, want: "permission denied"},
+			"a bad name":         {path: "Not_A_Cluster", tok: reader, code: http.StatusNotFound, want: `is not a valid name`},
+		} {
+			code, body := getJSON(t, base+tc.path, tc.tok, nil)
+			if code != tc.code || !strings.Contains(body, tc.want) {
+				t.Errorf("%s: GET %s = %d %s, want %d saying %q", name, base+tc.path, code, body, tc.code, tc.want)
+			}
 		}
 	})
 

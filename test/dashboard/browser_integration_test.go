@@ -333,6 +333,23 @@ func TestBrowser(t *testing.T) {
 		if got := texts(t, ctx, fmt.Sprintf(`tr[data-policy="%s/gpu-baseline"] td`, f.ns)); len(got) < 2 || got[1] != "NonCompliant" {
 			t.Errorf("the policy's row = %q, want its compliance NonCompliant", got)
 		}
+
+		// The cell opens the explanation: the cluster's copy says which object differs, and how.
+		testenv.WaitFor(t, wait, "details on the copy", func(ctx context.Context) (bool, string, error) {
+			cp := &policyv1.Policy{}
+			if err := f.c.Get(ctx, client.ObjectKey{Namespace: f.gpuCluster, Name: f.ns + ".gpu-baseline"}, cp); err != nil {
+				return false, "", err
+			}
+			cp.Status.Details = []*policyv1.DetailsPerTemplate{{TemplateMeta: metav1.ObjectMeta{Name: "region"}, ComplianceState: policyv1.NonCompliant,
+				History: []policyv1.ComplianceHistory{{LastTimestamp: metav1.Now(), Message: "NonCompliant; violation - configmaps [region] found but not as specified"}},
+				RelatedObjects: []policyv1.RelatedObject{{Object: policyv1.ObjectResource{Kind: "ConfigMap", Metadata: policyv1.ObjectMetadata{Namespace: "kube-public", Name: "region"}},
+					Compliant: "NonCompliant", Reason: "Resource found but does not match", Properties: &policyv1.ObjectProperties{UID: "u1", Diff: "data.region is us-east, want eu-west"}}}}}
+			return f.c.Status().Update(ctx, cp) == nil, "", nil
+		})
+		run(t, ctx, "opening the cell", chromedp.Click(chromedp.CSS(cell+" a")))
+		run(t, ctx, "waiting for the differences", poll(`document.querySelector('tr[data-object="ConfigMap kube-public/region"] ul.diff li')?.textContent === "data.region is us-east, want eu-west"`, 20*time.Second))
+		screenshot(t, ctx, "policy-cluster")
+		checkAccessibility(t, ctx, "/policies/NS/NAME/CLUSTER")
 	})
 
 	t.Run("the GPU map draws each node's GPUs, live", func(t *testing.T) {

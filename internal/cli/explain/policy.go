@@ -1,6 +1,7 @@
 package explain
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -15,6 +16,7 @@ import (
 	"github.com/flotilla/flotilla/internal/cli/kubeflags"
 	"github.com/flotilla/flotilla/internal/cli/printing"
 	"github.com/flotilla/flotilla/internal/cli/streams"
+	"github.com/flotilla/flotilla/internal/hub/fleetview"
 )
 
 func newPolicyCommand(io streams.IO, clk clock.PassiveClock, newClient kubeflags.ReaderFunc) *cobra.Command {
@@ -62,7 +64,7 @@ func runPolicy(ctx context.Context, io streams.IO, clk clock.PassiveClock, newCl
 		}
 		return fmt.Errorf("%w, on the hub of kubeconfig %s", err, hub.Source)
 	}
-	if !p.IsReplicated() || p.Labels[policyv1.ClusterNameLabel] != cluster {
+	if !fleetview.IsHubCopy(p, cluster) {
 		return fmt.Errorf("the Policy %s/%s on the hub is not the hub's copy of %s/%s for cluster %s (it lacks the labels the hub's copies carry)", key.Namespace, key.Name, ns, name, cluster)
 	}
 	return writePolicy(io.Out, ns, name, cluster, p, clk)
@@ -70,35 +72,25 @@ func runPolicy(ctx context.Context, io streams.IO, clk clock.PassiveClock, newCl
 
 // writePolicy prints copy's templates with their non-compliant objects and differences.
 func writePolicy(w io.Writer, ns, name, cluster string, copy *policyv1.Policy, clk clock.PassiveClock) error {
+	ex := fleetview.ExplainPolicy(ns, name, cluster, copy)
 	var b strings.Builder
-	state := string(copy.Status.ComplianceState)
-	if state == "" {
-		state = "not reported yet"
-	}
-	fmt.Fprintf(&b, "Policy %s/%s on cluster %s: %s\n", ns, name, cluster, state)
-	if len(copy.Status.Details) == 0 {
+	fmt.Fprintf(&b, "Policy %s/%s on cluster %s: %s\n", ns, name, cluster, cmp.Or(ex.Compliant, "not reported yet"))
+	if len(ex.Templates) == 0 {
 		b.WriteString("The cluster has reported nothing for its templates yet.\n")
 	}
-	for _, d := range copy.Status.Details {
-		if d == nil {
-			continue
+	for _, t := range ex.Templates {
+		fmt.Fprintf(&b, "\nTemplate %s: %s\n", t.Name, printing.OrDash(t.Compliant))
+		if t.MessageTime != nil {
+			fmt.Fprintf(&b, "  %s (%s ago)\n", t.Message, printing.Age(*t.MessageTime, clk))
 		}
-		fmt.Fprintf(&b, "\nTemplate %s: %s\n", d.TemplateMeta.Name, printing.OrDash(string(d.ComplianceState)))
-		if len(d.History) > 0 {
-			fmt.Fprintf(&b, "  %s (%s ago)\n", d.History[0].Message, printing.Age(d.History[0].LastTimestamp, clk))
-		}
-		for _, r := range d.RelatedObjects {
-			obj := r.Object.Kind + " " + r.Object.Metadata.Name
-			if r.Object.Metadata.Namespace != "" {
-				obj = r.Object.Kind + " " + r.Object.Metadata.Namespace + "/" + r.Object.Metadata.Name
-			}
-			fmt.Fprintf(&b, "  %s: %s (%s)\n", obj, printing.OrDash(r.Compliant), printing.OrDash(r.Reason))
+		for _, o := range t.Objects {
+			fmt.Fprintf(&b, "  %s: %s (%s)\n", o.Object, printing.OrDash(o.Compliant), printing.OrDash(o.Reason))
 			switch {
-			case r.Properties != nil && r.Properties.Diff != "":
-				for _, line := range strings.Split(r.Properties.Diff, "\n") {
+			case len(o.Diff) > 0:
+				for _, line := range o.Diff {
 					fmt.Fprintf(&b, "    %s\n", line)
 				}
-			case r.Properties == nil || r.Properties.UID == "":
+			case o.Missing:
 				b.WriteString("    the cluster has no such object\n")
 			default:
 				b.WriteString("    no differences recorded (recordDiff None or Log, or a Secret)\n")

@@ -55,26 +55,28 @@ func New(o Options) *Server {
 	}
 	s := &Server{o: o, mux: http.NewServeMux()}
 	api := map[string]http.HandlerFunc{
-		"GET /api/clusters":                         s.clusters,
-		"GET /api/gpus":                             s.gpus,
-		"GET /api/gpus/history":                     s.gpuHistory,
-		"GET /api/placements":                       s.placements,
-		"GET /api/placements/{ns}/{name}":           s.explain,
-		"POST /api/placements/{ns}/{name}/simulate": s.simulate,
-		"GET /api/works":                            s.works,
-		"GET /api/workreplicasets":                  s.workReplicaSets,
-		"GET /api/addons":                           s.addons,
-		"GET /api/jobs":                             s.jobs,
-		"GET /api/policies":                         s.policies,
-		"GET /api/events":                           s.events,
-		"GET /api/whoami":                           s.whoami,
+		"GET /api/clusters":                                s.clusters,
+		"GET /api/gpus":                                    s.gpus,
+		"GET /api/gpus/history":                            s.gpuHistory,
+		"GET /api/placements":                              s.placements,
+		"GET /api/placements/{ns}/{name}":                  s.explain,
+		"POST /api/placements/{ns}/{name}/simulate":        s.simulate,
+		"GET /api/works":                                   s.works,
+		"GET /api/workreplicasets":                         s.workReplicaSets,
+		"GET /api/addons":                                  s.addons,
+		"GET /api/jobs":                                    s.jobs,
+		"GET /api/policies":                                s.policies,
+		"GET /api/policies/{ns}/{name}/clusters/{cluster}": s.policyOnCluster,
+		"GET /api/events":                                  s.events,
+		"GET /api/whoami":                                  s.whoami,
 	}
 	for pattern, h := range api {
 		s.mux.HandleFunc(pattern, h)
 	}
 	s.mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, notFound("no API route %s %s: the dashboard serves GET /api/clusters, /api/gpus, /api/gpus/history, /api/placements, "+
-			"/api/placements/NAMESPACE/NAME, /api/works, /api/workreplicasets, /api/addons, /api/jobs, /api/policies, /api/events and "+
+			"/api/placements/NAMESPACE/NAME, /api/works, /api/workreplicasets, /api/addons, /api/jobs, /api/policies, "+
+			"/api/policies/NAMESPACE/NAME/clusters/CLUSTER, /api/events and "+
 			"POST /api/placements/NAMESPACE/NAME/simulate", r.Method, r.URL.Path))
 	})
 	s.mux.HandleFunc("GET /login", s.loginPage)

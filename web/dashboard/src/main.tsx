@@ -9,7 +9,7 @@ import { PlacementDetail, Placements } from "./views/Placements";
 import { Works } from "./views/Works";
 import { Addons } from "./views/Addons";
 import { Jobs } from "./views/Jobs";
-import { Policies } from "./views/Policies";
+import { Policies, PolicyOnCluster } from "./views/Policies";
 
 const views = [
   { path: "/fleet", label: "Fleet" },
@@ -42,7 +42,7 @@ function Page({ path }: { path: string }) {
     case "jobs":
       return <Jobs />;
     case "policies":
-      return <Policies />;
+      return parts.length === 4 ? <PolicyOnCluster namespace={parts[1] ?? ""} name={parts[2] ?? ""} cluster={parts[3] ?? ""} /> : <Policies />;
   }
   return <p role="alert">No page {path}: pick a view above.</p>;
 }

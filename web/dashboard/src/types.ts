@@ -216,3 +216,18 @@ export interface GPUHistory {
   samples: number;
   models: { model: string; points: GPUPoint[] }[];
 }
+
+/** How one cluster stands with a root policy (GET /api/policies/NS/NAME/clusters/CLUSTER). */
+export interface PolicyExplanation {
+  namespace: string;
+  name: string;
+  cluster: string;
+  compliant?: string;
+  templates: {
+    name: string;
+    compliant?: string;
+    message?: string;
+    messageTime?: string;
+    objects: { object: string; compliant?: string; reason?: string; missing?: boolean; diff?: string[] }[];
+  }[];
+}
