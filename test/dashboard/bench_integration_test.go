@@ -13,7 +13,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -162,7 +161,7 @@ func (v viewers) measure(b *testing.B, who string, pid int, page string, login f
 	pct := func(from, to int64) float64 { return 100 * float64(to-from) / float64(clockTicks()) / window.Seconds() }
 	alonePct, watchPct := pct(cpu0, cpu1), pct(cpu2, cpu3)
 	b.Logf("%s: RSS %d MiB idle, %d MiB after %d changes with no viewer, %d MiB with 10 viewers open, %d MiB after %d changes they watched; CPU %.1f%% of a core with no viewer, %.1f%% with 10 (over %s each)",
-		who, rssIdle>>20, rssAlone>>20, rssOpen>>20, rssWatch>>20, alone, watched, alonePct, watchPct, window)
+		who, rssIdle>>20, rssAlone>>20, alone, rssOpen>>20, rssWatch>>20, watched, alonePct, watchPct, window)
 	b.ReportMetric(float64(rssWatch-rssAlone)/(1<<20), who+"-added-MiB-10-viewers")
 	b.ReportMetric(watchPct-alonePct, who+"-added-cpu-%-10-viewers")
 	v.rec.Add(record.Flotilla, who+"-added-rss-10-viewers", float64(rssWatch-rssAlone)/(1<<20), "MiB", 1)
@@ -247,67 +246,43 @@ func giveGPUs(b *testing.B, c client.Client, prefix string, from, n int) {
 	b.Helper()
 	const model = "NVIDIA-H100-80GB-HBM3"
 	q := func(v int64) resource.Quantity { return *resource.NewQuantity(v, resource.DecimalSI) }
-	var wg sync.WaitGroup
-	errs := make(chan error, n)
-	next := make(chan int)
-	for range 16 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				name := fmt.Sprintf("%s-%05d", prefix, i)
-				mc := &clusterv1.ManagedCluster{}
-				if err := c.Get(context.Background(), client.ObjectKey{Name: name}, mc); err != nil {
-					errs <- err
-					continue
-				}
-				mc.Status.ClusterClaims = []clusterv1.ManagedClusterClaim{{Name: clusterv1.GPUModelsClaim, Value: model}, {Name: clusterv1.GPUCountClaimName(model), Value: "32"}}
-				if err := c.Status().Update(context.Background(), mc); err != nil {
-					errs <- err
-					continue
-				}
-				if err := c.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}); err != nil && !apierrors.IsAlreadyExists(err) {
-					errs <- err
-					continue
-				}
-				u := &usagev1alpha1.ResourceUsage{ObjectMeta: metav1.ObjectMeta{Namespace: name, Name: usagev1alpha1.ResourceUsageName}}
-				if err := c.Create(context.Background(), u); err != nil {
-					errs <- err
-					continue
-				}
-				f := usagev1alpha1.ResourceFigures{Name: usagev1alpha1.ResourceNvidiaGPU, Model: model, Capacity: q(32), Allocatable: q(32), LargestNodeAllocatable: q(8)}
-				var used, free int64
-				dist := map[int64]int32{}
-				for j := range 4 {
-					r := int64((i + 3*j) % 9)
-					used += r
-					free += 8 - r
-					dist[8-r]++
-					f.Nodes = append(f.Nodes, usagev1alpha1.NodeFigures{Name: fmt.Sprintf("gpu-%d", j), Allocatable: q(8), Requested: q(r)})
-				}
-				f.Requested, f.Free = q(used), q(free)
-				var atLeast int32
-				for a := int64(8); a > 0; a-- {
-					if dist[a] > 0 {
-						atLeast += dist[a]
-						f.FreeNodes = append(f.FreeNodes, usagev1alpha1.NodesWithFree{Free: q(a), Nodes: atLeast})
-					}
-				}
-				u.Status = usagev1alpha1.ResourceUsageStatus{ObservedTime: ptr.To(metav1.Now()), ValidUntil: ptr.To(metav1.NewTime(time.Now().Add(24 * time.Hour))), Nodes: 4,
-					Resources: []usagev1alpha1.ResourceFigures{f}}
-				if err := c.Status().Update(context.Background(), u); err != nil {
-					errs <- err
-				}
+	inParallel(b, "giving clusters GPUs", from, n, func(i int) error {
+		name := fmt.Sprintf("%s-%05d", prefix, i)
+		mc := &clusterv1.ManagedCluster{}
+		if err := c.Get(context.Background(), client.ObjectKey{Name: name}, mc); err != nil {
+			return err
+		}
+		mc.Status.ClusterClaims = []clusterv1.ManagedClusterClaim{{Name: clusterv1.GPUModelsClaim, Value: model}, {Name: clusterv1.GPUCountClaimName(model), Value: "32"}}
+		if err := c.Status().Update(context.Background(), mc); err != nil {
+			return err
+		}
+		if err := c.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}); err != nil && !apierrors.IsAlreadyExists(err) {
+			return err
+		}
+		u := &usagev1alpha1.ResourceUsage{ObjectMeta: metav1.ObjectMeta{Namespace: name, Name: usagev1alpha1.ResourceUsageName}}
+		if err := c.Create(context.Background(), u); err != nil {
+			return err
+		}
+		f := usagev1alpha1.ResourceFigures{Name: usagev1alpha1.ResourceNvidiaGPU, Model: model, Capacity: q(32), Allocatable: q(32), LargestNodeAllocatable: q(8)}
+		var used, free int64
+		dist := map[int64]int32{}
+		for j := range 4 {
+			r := int64((i + 3*j) % 9)
+			used += r
+			free += 8 - r
+			dist[8-r]++
+			f.Nodes = append(f.Nodes, usagev1alpha1.NodeFigures{Name: fmt.Sprintf("gpu-%d", j), Allocatable: q(8), Requested: q(r)})
+		}
+		f.Requested, f.Free = q(used), q(free)
+		var atLeast int32
+		for a := int64(8); a > 0; a-- {
+			if dist[a] > 0 {
+				atLeast += dist[a]
+				f.FreeNodes = append(f.FreeNodes, usagev1alpha1.NodesWithFree{Free: q(a), Nodes: atLeast})
 			}
-		}()
-	}
-	for i := range n {
-		next <- from + i
-	}
-	close(next)
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		b.Fatalf("giving %d clusters GPUs: %v", n, err)
-	}
+		}
+		u.Status = usagev1alpha1.ResourceUsageStatus{ObservedTime: ptr.To(metav1.Now()), ValidUntil: ptr.To(metav1.NewTime(time.Now().Add(24 * time.Hour))), Nodes: 4,
+			Resources: []usagev1alpha1.ResourceFigures{f}}
+		return c.Status().Update(context.Background(), u)
+	})
 }

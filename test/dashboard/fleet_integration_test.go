@@ -245,6 +245,19 @@ func createClusters(t testing.TB, c client.Client, prefix string, n int, labels 
 // createClustersFrom creates n ManagedClusters named prefix-FROM and on.
 func createClustersFrom(t testing.TB, c client.Client, prefix string, from, n int, labels map[string]string) {
 	t.Helper()
+	inParallel(t, "creating clusters", from, n, func(i int) error {
+		mc := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-%05d", prefix, i), Labels: labels},
+			Spec: clusterv1.ManagedClusterSpec{HubAcceptsClient: true}}
+		return c.Create(context.Background(), mc)
+	})
+	t.Cleanup(func() {
+		_ = c.DeleteAllOf(context.Background(), &clusterv1.ManagedCluster{}, client.MatchingLabels{"dashboard-test": prefix})
+	})
+}
+
+// inParallel runs do(i) for i from FROM, n of them, 16 at a time, and fails on the first error.
+func inParallel(t testing.TB, what string, from, n int, do func(i int) error) {
+	t.Helper()
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
 	next := make(chan int)
@@ -253,9 +266,7 @@ func createClustersFrom(t testing.TB, c client.Client, prefix string, from, n in
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				mc := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-%05d", prefix, i), Labels: labels},
-					Spec: clusterv1.ManagedClusterSpec{HubAcceptsClient: true}}
-				if err := c.Create(context.Background(), mc); err != nil {
+				if err := do(i); err != nil {
 					errs <- err
 				}
 			}
@@ -268,11 +279,8 @@ func createClustersFrom(t testing.TB, c client.Client, prefix string, from, n in
 	wg.Wait()
 	close(errs)
 	for err := range errs {
-		t.Fatalf("creating %d clusters: %v", n, err)
+		t.Fatalf("%s (%d): %v", what, n, err)
 	}
-	t.Cleanup(func() {
-		_ = c.DeleteAllOf(context.Background(), &clusterv1.ManagedCluster{}, client.MatchingLabels{"dashboard-test": prefix})
-	})
 }
 
 func jsonDecode(res *http.Response, out any) error { return json.NewDecoder(res.Body).Decode(out) }

@@ -77,13 +77,18 @@ export function Pager<P>({ p, label }: { p: Paged<P>; label: string }) {
   );
 }
 
+// Alert says what went wrong, when something did.
+export function Alert({ error }: { error?: string }) {
+  if (!error) return null;
+  return (
+    <p role="alert" class="error">
+      {error}
+    </p>
+  );
+}
+
 export function Status<P>({ p }: { p: Paged<P> }) {
-  if (p.error)
-    return (
-      <p role="alert" class="error">
-        {p.error}
-      </p>
-    );
+  if (p.error) return <Alert error={p.error} />;
   if (p.loading) return <p aria-live="polite">Loading…</p>;
   const notes = (p.data as Page<unknown> | undefined)?.notes;
   return notes && notes.length > 0 ? (

@@ -1,7 +1,7 @@
 import * as Plot from "@observablehq/plot";
 import { useEffect, useMemo, useState } from "preact/hooks";
 import { Chart, Swatch } from "../chart";
-import { usePaged, Pager, Status, firstRender } from "../paging";
+import { Alert, usePaged, Pager, Status, firstRender } from "../paging";
 import type { ClusterOutput, Explanation, Output, Placement } from "../types";
 import { get, post } from "../api";
 import { useLive } from "../live";
@@ -228,11 +228,7 @@ export function PlacementDetail({ namespace, name }: { namespace: string; name: 
       <p>
         <Link href="/placements">All placements</Link>
       </p>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
+      <Alert error={error} />
       {data && (
         <>
           <p>
@@ -251,11 +247,7 @@ export function PlacementDetail({ namespace, name }: { namespace: string; name: 
             <textarea id="whatif-yaml" rows={14} value={draft} onInput={(e) => setDraft(e.currentTarget.value)} spellcheck={false} />
             <button type="submit">Simulate</button>
           </form>
-          {whatIfError && (
-            <p role="alert" class="error">
-              {whatIfError}
-            </p>
-          )}
+          <Alert error={whatIfError} />
           {whatIf && (
             <>
               <p>

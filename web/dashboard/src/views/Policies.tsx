@@ -1,5 +1,5 @@
 import { useEffect, useState } from "preact/hooks";
-import { usePaged, Pager, Status, firstRender } from "../paging";
+import { Alert, usePaged, Pager, Status, firstRender } from "../paging";
 import type { Policy, PolicyExplanation } from "../types";
 import { get } from "../api";
 import { useLive } from "../live";
@@ -109,11 +109,7 @@ export function PolicyOnCluster({ namespace, name, cluster }: { namespace: strin
       <p>
         <Link href="/policies">All policies</Link>
       </p>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
+      <Alert error={error} />
       {data && (
         <>
           <p class={`overall ${overall.cls}`}>
