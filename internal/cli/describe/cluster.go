@@ -4,16 +4,15 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	coordinationv1 "k8s.io/api/coordination/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
@@ -21,6 +20,7 @@ import (
 	"github.com/flotilla/flotilla/internal/cli/printing"
 	"github.com/flotilla/flotilla/internal/cli/streams"
 	"github.com/flotilla/flotilla/internal/contract/fencing"
+	"github.com/flotilla/flotilla/internal/hub/fleetview"
 )
 
 func newClusterCommand(io streams.IO, clk clock.PassiveClock, newClient kubeflags.ReaderFunc) *cobra.Command {
@@ -58,17 +58,30 @@ func runCluster(ctx context.Context, io streams.IO, clk clock.PassiveClock, newC
 	if err := c.Get(ctx, client.ObjectKey{Namespace: name, Name: clusterv1.ManagedClusterLeaseName}, lease); err != nil {
 		lease = nil // not accepted yet, or not readable: the heartbeat line says so
 	}
-	return writeCluster(io.Out, mc, lease, clk)
+	return writeCluster(io.Out, mc, lease, requeuedWorkloads(ctx, c, mc), clk)
 }
 
-// event is one line of a cluster's timeline.
-type event struct {
-	At   time.Time
-	What string
+// requeuedWorkloads reads the hub's Kueue Workloads that the cluster's last loss requeued (its
+// fencing.AnnotationRequeued), by "namespace/name"; those it cannot read are left out, and the
+// timeline says how many.
+func requeuedWorkloads(ctx context.Context, c client.Reader, mc *clusterv1.ManagedCluster) map[string]*kueuev1beta2.Workload {
+	rec, ok, err := fencing.RequeuedOf(mc.Annotations)
+	if err != nil || !ok || rec.Epoch != fencing.Epoch(mc.Annotations) {
+		return nil
+	}
+	out := map[string]*kueuev1beta2.Workload{}
+	for _, name := range rec.Workloads {
+		ns, n, _ := strings.Cut(name, "/")
+		wl := &kueuev1beta2.Workload{}
+		if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: n}, wl); err == nil {
+			out[name] = wl
+		}
+	}
+	return out
 }
 
 // writeCluster prints mc for a reader.
-func writeCluster(w io.Writer, mc *clusterv1.ManagedCluster, lease *coordinationv1.Lease, clk clock.PassiveClock) error {
+func writeCluster(w io.Writer, mc *clusterv1.ManagedCluster, lease *coordinationv1.Lease, requeued map[string]*kueuev1beta2.Workload, clk clock.PassiveClock) error {
 	p := &printer{w: w}
 	p.field("Name:", mc.Name)
 	p.field("Accepted:", fmt.Sprint(mc.Spec.HubAcceptsClient))
@@ -109,36 +122,15 @@ func writeCluster(w io.Writer, mc *clusterv1.ManagedCluster, lease *coordination
 		p.conditions("  ", mc.Status.Conditions, clk)
 	}
 	p.line("Timeline:")
-	tl := timeline(mc, lease)
-	if len(tl) == 0 {
+	tl := fleetview.ClusterTimeline(mc, lease, requeued)
+	if len(tl.Events) == 0 {
 		p.line("  nothing recorded")
 	}
-	for _, e := range tl {
-		p.line("  %s  %s", e.At.UTC().Format(time.RFC3339), e.What)
+	for _, e := range tl.Events {
+		p.line("  %s  %s", e.Time.Format(time.RFC3339), e.Text)
+	}
+	for _, n := range tl.Notes {
+		p.line("  (%s)", n)
 	}
 	return p.err
-}
-
-// timeline is what the hub and the agent recorded of the cluster's last outage, oldest first.
-func timeline(mc *clusterv1.ManagedCluster, lease *coordinationv1.Lease) []event {
-	var out []event
-	if lease != nil && lease.Spec.RenewTime != nil {
-		out = append(out, event{lease.Spec.RenewTime.Time, "last heartbeat (lease renewed)"})
-	}
-	if at, ok := fencing.LostAt(mc.Annotations); ok {
-		out = append(out, event{at, fmt.Sprintf("declared lost by the hub (epoch raised to %d): fenced workloads may start elsewhere", fencing.Epoch(mc.Annotations))})
-	}
-	for _, tn := range mc.Spec.Taints {
-		if tn.TimeAdded != nil && (tn.Key == clusterv1.ManagedClusterTaintUnreachable || tn.Key == clusterv1.ManagedClusterTaintUnavailable) {
-			out = append(out, event{tn.TimeAdded.Time, "tainted " + tn.Key + ": placements choose it no more"})
-		}
-	}
-	if c := meta.FindStatusCondition(mc.Status.Conditions, fencing.ConditionWorkloadsFenced); c != nil {
-		out = append(out, event{c.LastTransitionTime.Time, "the agent's fence reported: " + strings.TrimSpace(c.Message)})
-	}
-	if c := meta.FindStatusCondition(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable); c != nil {
-		out = append(out, event{c.LastTransitionTime.Time, fmt.Sprintf("Available=%s (%s)", c.Status, c.Reason)})
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].At.Before(out[j].At) })
-	return out
 }

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	"github.com/flotilla/flotilla/internal/contract/fencing"
@@ -34,7 +35,11 @@ func lostAndBack() (*clusterv1.ManagedCluster, *coordinationv1.Lease) {
 
 func TestDescribeCluster(t *testing.T) {
 	mc, lease := lostAndBack()
-	newClient, _ := fakeHub(interceptor.Funcs{}, mc, lease)
+	// The loss requeued two workloads: one runs on gpu-west since, one is gone.
+	mc.Annotations[fencing.AnnotationRequeued] = fencing.WithRequeued(fencing.Requeued{}, 1, []string{"team/train", "team/gone"}).String()
+	moved := &kueuev1beta2.Workload{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "train"}, Status: kueuev1beta2.WorkloadStatus{ClusterName: ptr.To("gpu-west"),
+		Conditions: []metav1.Condition{{Type: kueuev1beta2.WorkloadAdmitted, Status: metav1.ConditionTrue, Reason: "Admitted", LastTransitionTime: metav1.NewTime(now.Add(-100 * time.Second))}}}}
+	newClient, _ := fakeHub(interceptor.Funcs{}, mc, lease, moved)
 	out, _, err := runDescribe(newClient, "cluster", "gpu-east")
 	if err != nil {
 		t.Fatal(err)
@@ -44,6 +49,8 @@ func TestDescribeCluster(t *testing.T) {
 		"Heartbeat:      3s ago",
 		"Failover:       fenced: lease 5s, the agent stops fenced work after 20s, the hub declares the cluster lost after 30s; epoch 1",
 		"Timeline:",
+		"team/train admitted on gpu-west",
+		"(1 requeued workloads are gone from the hub, or you may not read them)",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
@@ -53,10 +60,13 @@ func TestDescribeCluster(t *testing.T) {
 	tl := out[strings.Index(out, "Timeline:"):]
 	var order []string
 	for _, l := range strings.Split(strings.TrimSpace(tl), "\n")[1:] {
-		_, what, _ := strings.Cut(strings.TrimSpace(l), "  ")
+		_, what, timed := strings.Cut(strings.TrimSpace(l), "  ")
+		if !timed {
+			continue // a note, after the events
+		}
 		order = append(order, strings.SplitN(what, " ", 3)[0]+" "+strings.SplitN(what, " ", 3)[1])
 	}
-	want := []string{"declared lost", "Available=True (ManagedClusterAvailable)", "the agent's", "last heartbeat"}
+	want := []string{"last heartbeat", "the agent", "declared lost", "team/train admitted", "Available=True (ManagedClusterAvailable)", "the agent's"}
 	if diff := cmp.Diff(want, order); diff != "" {
 		t.Errorf("timeline order (-want +got):\n%s\n%s", diff, tl)
 	}

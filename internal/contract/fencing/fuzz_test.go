@@ -42,3 +42,24 @@ func FuzzStoppedRecord(f *testing.F) {
 		}
 	})
 }
+
+// FuzzRequeuedOf: the record is the hub's, but an administrator may edit it; reading never panics,
+// and what reads is within its bounds and prints back to itself.
+func FuzzRequeuedOf(f *testing.F) {
+	f.Add(WithRequeued(Requeued{}, 3, []string{"team/a", "team/b"}).String())
+	f.Add(`{"epoch":-1,"workloads":[]}`)
+	f.Add(`{"epoch":1,"workloads":null,"more":2}`)
+	f.Fuzz(func(t *testing.T, s string) {
+		r, ok, err := RequeuedOf(map[string]string{AnnotationRequeued: s})
+		if err != nil || !ok {
+			return
+		}
+		if r.Epoch < 0 || r.More < 0 || len(r.Workloads) > MaxRequeuedNames {
+			t.Fatalf("RequeuedOf(%q) = %+v: out of bounds", s, r)
+		}
+		back, ok, err := RequeuedOf(map[string]string{AnnotationRequeued: r.String()})
+		if err != nil || !ok || back.String() != r.String() {
+			t.Fatalf("RequeuedOf(%q).String() = %q does not read back: %v", s, r.String(), err)
+		}
+	})
+}

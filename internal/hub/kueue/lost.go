@@ -86,6 +86,7 @@ func lost(o client.Object) bool {
 }
 
 // +kubebuilder:rbac:groups=kueue.x-k8s.io,resources=admissionchecks,verbs=get;list;watch
+// +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=managedclusters,verbs=get;list;watch;patch
 
 // Reconcile requeues the workloads admitted on the cluster while it is declared lost.
 func (r *RequeueReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
@@ -115,6 +116,7 @@ func (r *RequeueReconciler) Reconcile(ctx context.Context, req reconcile.Request
 		return reconcile.Result{}, err
 	}
 	held := 0
+	var requeue []*kueuev1beta2.Workload
 	for i := range wls.Items {
 		wl := &wls.Items[i]
 		// A workload that finished there is done: its result is on the hub, and it must not run
@@ -124,12 +126,18 @@ func (r *RequeueReconciler) Reconcile(ctx context.Context, req reconcile.Request
 			continue
 		}
 		held++
-		check := MultiKueueCheck(wl, checks)
-		if check == nil || check.State != kueuev1beta2.CheckStateReady {
-			continue
+		if check := MultiKueueCheck(wl, checks); check != nil && check.State == kueuev1beta2.CheckStateReady {
+			requeue = append(requeue, wl)
 		}
+	}
+	// The record first (one write for the pass): a requeue whose write then fails is tried again
+	// next pass and is already named.
+	if err := r.record(ctx, mc, requeue); err != nil {
+		return reconcile.Result{}, err
+	}
+	for _, wl := range requeue {
 		orig := wl.DeepCopy()
-		check = MultiKueueCheck(wl, checks)
+		check := MultiKueueCheck(wl, checks)
 		check.State = kueuev1beta2.CheckStateRetry
 		check.LastTransitionTime = metav1.NewTime(r.Clock.Now())
 		check.Message = fmt.Sprintf("requeued at %s: worker %s was declared lost at %s (epoch %d) after its agent stopped the workload (failover.flotilla.io)",
@@ -143,6 +151,32 @@ func (r *RequeueReconciler) Reconcile(ctx context.Context, req reconcile.Request
 		return reconcile.Result{RequeueAfter: RequeueRetry}, nil
 	}
 	return reconcile.Result{}, nil
+}
+
+// record adds wls to the cluster's fencing.AnnotationRequeued for its current epoch (nothing when
+// there are none), so that the loss's timeline can follow them to where they run next.
+func (r *RequeueReconciler) record(ctx context.Context, mc *clusterv1.ManagedCluster, wls []*kueuev1beta2.Workload) error {
+	if len(wls) == 0 {
+		return nil
+	}
+	names := make([]string, 0, len(wls))
+	for _, wl := range wls {
+		names = append(names, wl.Namespace+"/"+wl.Name)
+	}
+	prev, _, _ := fencing.RequeuedOf(mc.Annotations) // an unreadable record is replaced
+	next := fencing.WithRequeued(prev, fencing.Epoch(mc.Annotations), names).String()
+	if mc.Annotations[fencing.AnnotationRequeued] == next {
+		return nil
+	}
+	orig := mc.DeepCopy()
+	if mc.Annotations == nil {
+		mc.Annotations = map[string]string{}
+	}
+	mc.Annotations[fencing.AnnotationRequeued] = next
+	if err := r.Client.Patch(ctx, mc, client.MergeFrom(orig)); err != nil {
+		return fmt.Errorf("recording on ManagedCluster %s the workloads requeued from it: %w", mc.Name, err)
+	}
+	return nil
 }
 
 // inConfig names a MultiKueueConfig of the hub's that still lists the cluster, or "".

@@ -107,6 +107,19 @@ func TestRequeuer(t *testing.T) {
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("check states (-want +got):\n%s", diff)
 			}
+			// The loss's record names what was requeued, under the cluster's epoch.
+			mc := &clusterv1.ManagedCluster{}
+			if err := c.Get(context.Background(), client.ObjectKey{Name: "gpu-1"}, mc); err != nil {
+				t.Fatal(err)
+			}
+			rec, ok, err := fencing.RequeuedOf(mc.Annotations)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if requeuedOne := tc.want["on-lost"] == kueuev1beta2.CheckStateRetry; ok != requeuedOne ||
+				(ok && !cmp.Equal(rec, fencing.Requeued{Epoch: 1, Workloads: []string{"team/on-lost"}})) {
+				t.Errorf("record %+v (present %v), want team/on-lost under epoch 1 exactly when it was requeued", rec, ok)
+			}
 		})
 	}
 }
