@@ -52,10 +52,10 @@ func TestClusterTimeline(t *testing.T) {
 		wantNotes []string
 	}{
 		"cut: heartbeat, fence, unreachable, lost, a workload elsewhere": {mc: cut, lease: lease(0),
-			want: []ev{{0, StageHeartbeat}, {20, StageFence}, {25, StageAvailable}, {26, StageTainted}, {30, StageLost}, {40, StageMoved}},
+			want:      []ev{{0, StageHeartbeat}, {20, StageFence}, {25, StageAvailable}, {26, StageTainted}, {30, StageLost}, {40, StageMoved}},
 			wantNotes: []string{"1 requeued workloads are not running elsewhere yet", "1 requeued workloads are gone from the hub, or you may not read them"}},
 		"healed: the heartbeat before the loss is LostAfter before it": {mc: healed, lease: lease(100),
-			want: []ev{{0, StageHeartbeat}, {20, StageFence}, {30, StageLost}, {40, StageMoved}, {101, StageAvailable}, {102, StageReported}},
+			want:      []ev{{0, StageHeartbeat}, {20, StageFence}, {30, StageLost}, {40, StageMoved}, {101, StageAvailable}, {102, StageReported}},
 			wantNotes: []string{"1 requeued workloads are not running elsewhere yet", "1 requeued workloads are gone from the hub, or you may not read them"}},
 		"a record of an older loss is not this one's": {mc: stale, lease: lease(0),
 			want: []ev{{0, StageHeartbeat}, {20, StageFence}, {25, StageAvailable}, {30, StageLost}}},
