@@ -202,6 +202,28 @@ func TestAPI(t *testing.T) {
 		}
 	})
 
+	t.Run("a cluster's timeline, read as the viewer", func(t *testing.T) {
+		var tl fleetview.Timeline
+		if code, body := getJSON(t, url+"/api/clusters/"+f.gpuCluster+"/timeline", reader, &tl); code != http.StatusOK || tl.Cluster != f.gpuCluster ||
+			!slices.ContainsFunc(tl.Events, func(e fleetview.TimelineEvent) bool { return e.Stage == fleetview.StageHeartbeat }) {
+			t.Errorf("timeline of %s = %d %s, want its heartbeat", f.gpuCluster, code, body)
+		}
+		for name, tc := range map[string]struct {
+			path, tok string
+			code      int
+			want      string
+		}{
+			"no rights":  {path: f.gpuCluster, tok: nobody, code: http.StatusForbidden, want: "permission denied"},
+			"no cluster": {path: "no-such-cluster", tok: reader, code: http.StatusNotFound, want: "no-such-cluster"},
+			"a bad name": {path: "Not_A_Cluster", tok: reader, code: http.StatusNotFound, want: "is not a valid name"},
+		} {
+			code, body := getJSON(t, url+"/api/clusters/"+tc.path+"/timeline", tc.tok, nil)
+			if code != tc.code || !strings.Contains(body, tc.want) {
+				t.Errorf("%s: timeline = %d %s, want %d saying %q", name, code, body, tc.code, tc.want)
+			}
+		}
+	})
+
 	t.Run("the GPU history goes only to viewers who may read every figure in it", func(t *testing.T) {
 		if err := history.Sample(context.Background()); err != nil {
 			t.Fatal(err)

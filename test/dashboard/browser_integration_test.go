@@ -17,6 +17,7 @@ import (
 	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/chromedp"
 	"github.com/google/go-cmp/cmp"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -25,6 +26,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
+	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
+	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
+	failoverv1alpha1 "github.com/flotilla/flotilla/api/failover/v1alpha1"
 	policyv1 "github.com/flotilla/flotilla/api/policy/v1"
 	usagev1alpha1 "github.com/flotilla/flotilla/api/usage/v1alpha1"
 	"github.com/flotilla/flotilla/internal/hub/dashboard"
@@ -404,6 +408,52 @@ func TestBrowser(t *testing.T) {
 			poll(fmt.Sprintf(`%s !== %q && window.notReloaded === true`, alt, before), 30*time.Second))
 		screenshot(t, ctx, "gpus")
 		checkAccessibility(t, ctx, "/gpus with charts")
+	})
+
+	t.Run("a cut cluster's timeline gains its stages in order, live", func(t *testing.T) {
+		// A cluster of its own set under a FailoverPolicy (lease 1 s, fence after 2 s, lost after
+		// 8 s) whose agent renewed once and never again: the hub really declares it lost.
+		name, set := f.env.Namespace(t, f.env.Hub), "cut-"+f.ns
+		testenv.Create(t, f.c, &clusterv1beta2.ManagedClusterSet{ObjectMeta: metav1.ObjectMeta{Name: set},
+			Spec: clusterv1beta2.ManagedClusterSetSpec{ClusterSelector: clusterv1beta2.ManagedClusterSelector{SelectorType: clusterv1beta2.ExclusiveClusterSetLabel}}})
+		mc := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{clusterv1beta2.ClusterSetLabel: set}},
+			Spec: clusterv1.ManagedClusterSpec{HubAcceptsClient: true}}
+		testenv.Create(t, f.c, mc)
+		writeStatus(t, f.c, mc, func(mc *clusterv1.ManagedCluster) {
+			mc.Status.Conditions = append(mc.Status.Conditions, metav1.Condition{Type: clusterv1.ManagedClusterConditionAvailable,
+				Status: metav1.ConditionTrue, Reason: "ManagedClusterAvailable", Message: "Managed cluster is available", LastTransitionTime: metav1.Now()})
+		})
+		// The lease says it is renewed every second, as an agent that read the policy's timing does.
+		testenv.Create(t, f.c, &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: name, Name: clusterv1.ManagedClusterLeaseName},
+			Spec: coordinationv1.LeaseSpec{RenewTime: &metav1.MicroTime{Time: time.Now()}, LeaseDurationSeconds: ptr.To[int32](1)}})
+		firstRender(t, ctx, url+"/fleet/"+name, "cluster")
+		run(t, ctx, "marking the page", eval(`window.notReloaded = true`))
+		testenv.Create(t, f.c, &failoverv1alpha1.FailoverPolicy{ObjectMeta: metav1.ObjectMeta{Name: set},
+			Spec: failoverv1alpha1.FailoverPolicySpec{ClusterSet: set, LeaseDurationSeconds: 1, FenceAfterSeconds: 2, LostAfterSeconds: 8}})
+		stages := `[...document.querySelectorAll("tr[data-stage]")].map(r => r.dataset.stage).join(" ")`
+		testenv.WaitFor(t, 60*time.Second, "the hub to declare "+name+" lost", func(ctx context.Context) (bool, string, error) {
+			var tl fleetview.Timeline
+			getJSON(t, url+"/api/clusters/"+name+"/timeline", "", &tl)
+			got := &clusterv1.ManagedCluster{}
+			if err := f.c.Get(ctx, client.ObjectKey{Name: name}, got); err != nil {
+				return false, "", err
+			}
+			return slices.ContainsFunc(tl.Events, func(e fleetview.TimelineEvent) bool { return e.Stage == fleetview.StageLost }),
+				fmt.Sprintf("timeline %+v; annotations %v", tl, got.Annotations), nil
+		})
+		run(t, ctx, "waiting for the page to show the loss, without a reload", poll(fmt.Sprintf(`%s.includes("lost") && window.notReloaded === true`, stages), 20*time.Second))
+		got := strings.Fields(value(t, ctx, "the stages", chromedp.Evaluate[string](stages)))
+		for _, want := range [][2]string{{"heartbeat", "fence"}, {"fence", "lost"}, {"heartbeat", "lost"}} {
+			i, j := slices.Index(got, want[0]), slices.Index(got, want[1])
+			if i < 0 || j < 0 || i > j {
+				t.Errorf("timeline stages %q: want %s before %s", got, want[0], want[1])
+			}
+		}
+		if n := value(t, ctx, "counting the chart's stages", chromedp.Evaluate[int](`document.querySelectorAll("figure.chart .focusable circle").length`)); n != len(got) {
+			t.Errorf("the timeline chart draws %d stages, the table has %d", n, len(got))
+		}
+		screenshot(t, ctx, "cluster-timeline")
+		checkAccessibility(t, ctx, "/fleet/CLUSTER")
 	})
 
 	t.Run("a label change appears in the placements view without a reload", func(t *testing.T) {

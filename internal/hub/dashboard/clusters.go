@@ -2,13 +2,16 @@ package dashboard
 
 import (
 	"net/http"
+	"strings"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
+	"github.com/flotilla/flotilla/internal/contract/fencing"
 	"github.com/flotilla/flotilla/internal/hub/fleetview"
 )
 
@@ -71,4 +74,39 @@ func (s *Server) leases(r *http.Request, c client.Client, clusters []clusterv1.M
 		return nil, "heartbeats are missing: " + hubError(err, "listing the clusters' leases ("+clusterv1.ManagedClusterLeaseName+" in each cluster's namespace)").Message
 	}
 	return list.Items, ""
+}
+
+// timeline answers GET /api/clusters/{name}/timeline: the cluster's last loss as its objects
+// record it (fleetview.ClusterTimeline), read as the viewer. A lease or workload the viewer may
+// not read is left out (the timeline notes the workloads), never read with other rights.
+func (s *Server) timeline(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	if e := checkName("cluster", name); e != nil {
+		writeError(w, e)
+		return
+	}
+	_, c, ok := s.begin(w, r)
+	if !ok {
+		return
+	}
+	mc := &clusterv1.ManagedCluster{}
+	if err := c.Get(ctx(r), client.ObjectKey{Name: name}, mc); err != nil {
+		writeError(w, hubError(err, "reading managedcluster "+name))
+		return
+	}
+	lease := &coordinationv1.Lease{}
+	if err := c.Get(ctx(r), client.ObjectKey{Namespace: name, Name: clusterv1.ManagedClusterLeaseName}, lease); err != nil {
+		lease = nil
+	}
+	requeued := map[string]*kueuev1beta2.Workload{}
+	if rec, ok, err := fencing.RequeuedOf(mc.Annotations); err == nil && ok && rec.Epoch == fencing.Epoch(mc.Annotations) {
+		for _, key := range rec.Workloads {
+			ns, n, _ := strings.Cut(key, "/")
+			wl := &kueuev1beta2.Workload{}
+			if err := c.Get(ctx(r), client.ObjectKey{Namespace: ns, Name: n}, wl); err == nil {
+				requeued[key] = wl
+			}
+		}
+	}
+	writeJSON(w, http.StatusOK, fleetview.ClusterTimeline(mc, lease, requeued))
 }

@@ -52,19 +52,29 @@ func (s *Server) watched(view string) []client.ObjectList {
 		return []client.ObjectList{&addonv1alpha1.ManagedClusterAddOnList{}}
 	case "policies":
 		return []client.ObjectList{&policyv1.PolicyList{}}
+	case "timeline":
+		// A cluster's page: its loss is written on the ManagedCluster, its moved workloads on
+		// the hub's Kueue Workloads.
+		return append([]client.ObjectList{&clusterv1.ManagedClusterList{}}, s.workloadLists()...)
 	case "jobs":
-		var out []client.ObjectList
-		if m, err := s.o.Mapper.RESTMapping(kueueWorkload); err == nil {
-			l := &unstructured.UnstructuredList{}
-			l.SetGroupVersionKind(m.GroupVersionKind.GroupVersion().WithKind("WorkloadList"))
-			out = append(out, l)
-		}
+		out := s.workloadLists()
 		if _, err := s.o.Mapper.RESTMapping(schema.GroupKind{Group: federationaiv1alpha1.GroupVersion.Group, Kind: "FederatedLearning"}); err == nil {
 			out = append(out, &federationaiv1alpha1.FederatedLearningList{})
 		}
 		return out
 	}
 	return nil
+}
+
+// workloadLists is a list of the hub's Kueue Workloads in the version it serves, or none.
+func (s *Server) workloadLists() []client.ObjectList {
+	m, err := s.o.Mapper.RESTMapping(kueueWorkload)
+	if err != nil {
+		return nil
+	}
+	l := &unstructured.UnstructuredList{}
+	l.SetGroupVersionKind(m.GroupVersionKind.GroupVersion().WithKind("WorkloadList"))
+	return []client.ObjectList{l}
 }
 
 // events streams Server-Sent Events: "change" whenever an object the view shows changes, as
@@ -77,7 +87,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if q.View == "" {
-		writeError(w, badParam("view", "is required: give one of fleet, gpus, placements, works, addons, jobs, policies"))
+		writeError(w, badParam("view", "is required: give one of %s", strings.Join(viewNames(), ", ")))
 		return
 	}
 	c, e := s.client(r)

@@ -87,7 +87,7 @@ func parseQuery(q url.Values, allowed ...string) (query, *apiError) {
 		out.Cluster = v[0]
 	}
 	if v, ok := q["view"]; ok {
-		if _, known := views[v[0]]; !known {
+		if _, known := streams[v[0]]; !known {
 			return out, badParam("view", "%q is not a view: give one of %s", v[0], strings.Join(viewNames(), ", "))
 		}
 		out.View = v[0]

@@ -44,8 +44,12 @@ type Server struct {
 // views are the pages of the app (the paths it routes itself) and what each watches.
 var views = map[string]bool{"fleet": true, "gpus": true, "placements": true, "works": true, "addons": true, "jobs": true, "policies": true}
 
+// streams are what /api/events?view= takes: every view, and "timeline", a cluster's page
+// (/fleet/NAME).
+var streams = map[string]bool{"fleet": true, "gpus": true, "placements": true, "works": true, "addons": true, "jobs": true, "policies": true, "timeline": true}
+
 func viewNames() []string {
-	return []string{"fleet", "gpus", "placements", "works", "addons", "jobs", "policies"}
+	return []string{"fleet", "gpus", "placements", "works", "addons", "jobs", "policies", "timeline"}
 }
 
 // New returns the dashboard's handler.
@@ -56,6 +60,7 @@ func New(o Options) *Server {
 	s := &Server{o: o, mux: http.NewServeMux()}
 	api := map[string]http.HandlerFunc{
 		"GET /api/clusters":                                s.clusters,
+		"GET /api/clusters/{name}/timeline":                s.timeline,
 		"GET /api/gpus":                                    s.gpus,
 		"GET /api/gpus/history":                            s.gpuHistory,
 		"GET /api/placements":                              s.placements,
@@ -74,7 +79,7 @@ func New(o Options) *Server {
 		s.mux.HandleFunc(pattern, h)
 	}
 	s.mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, notFound("no API route %s %s: the dashboard serves GET /api/clusters, /api/gpus, /api/gpus/history, /api/placements, "+
+		writeError(w, notFound("no API route %s %s: the dashboard serves GET /api/clusters, /api/clusters/NAME/timeline, /api/gpus, /api/gpus/history, /api/placements, "+
 			"/api/placements/NAMESPACE/NAME, /api/works, /api/workreplicasets, /api/addons, /api/jobs, /api/policies, "+
 			"/api/policies/NAMESPACE/NAME/clusters/CLUSTER, /api/events and "+
 			"POST /api/placements/NAMESPACE/NAME/simulate", r.Method, r.URL.Path))

@@ -3,7 +3,7 @@ import { useEffect, useState } from "preact/hooks";
 import "./style.css";
 import { get } from "./api";
 import { Link, usePath } from "./router";
-import { Fleet } from "./views/Fleet";
+import { ClusterPage, Fleet } from "./views/Fleet";
 import { GPUCluster, GPUs } from "./views/GPUs";
 import { PlacementDetail, Placements } from "./views/Placements";
 import { Works } from "./views/Works";
@@ -30,7 +30,7 @@ function Page({ path }: { path: string }) {
   const parts = path.split("/").filter(Boolean);
   switch (parts[0] ?? "fleet") {
     case "fleet":
-      return <Fleet />;
+      return parts.length === 2 ? <ClusterPage name={decodeURIComponent(parts[1] ?? "")} /> : <Fleet />;
     case "gpus":
       return parts.length === 2 ? <GPUCluster name={decodeURIComponent(parts[1] ?? "")} /> : <GPUs />;
     case "placements":

@@ -231,3 +231,11 @@ export interface PolicyExplanation {
     objects: { object: string; compliant?: string; reason?: string; missing?: boolean; diff?: string[] }[];
   }[];
 }
+
+/** A cluster's last loss, stage by stage (GET /api/clusters/NAME/timeline). */
+export interface Timeline {
+  cluster: string;
+  epoch: number;
+  events: { time: string; stage: string; text: string; workload?: string; cluster?: string }[];
+  notes?: string[];
+}

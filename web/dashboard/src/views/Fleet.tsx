@@ -1,7 +1,12 @@
-import { usePaged, Pager, Status, firstRender } from "../paging";
-import type { Cluster } from "../types";
+import * as Plot from "@observablehq/plot";
+import { Alert, usePaged, Pager, Status, firstRender } from "../paging";
+import type { Cluster, Timeline } from "../types";
 import { age, pairs, statusClass } from "../format";
-import { useState } from "preact/hooks";
+import { useEffect, useMemo, useState } from "preact/hooks";
+import { get } from "../api";
+import { useLive } from "../live";
+import { Link } from "../router";
+import { Chart } from "../chart";
 
 export function Fleet() {
   const [selector, setSelector] = useState("");
@@ -41,7 +46,9 @@ export function Fleet() {
           <tbody>
             {p.data.items.map((c) => (
               <tr key={c.name} data-cluster={c.name}>
-                <th scope="row">{c.name}</th>
+                <th scope="row">
+                  <Link href={`/fleet/${encodeURIComponent(c.name)}`}>{c.name}</Link>
+                </th>
                 <td class={statusClass(c.available)} title={c.availableMessage}>
                   {c.available}
                   {c.accepted ? "" : " (not accepted)"}
@@ -60,6 +67,101 @@ export function Fleet() {
         </table>
       )}
       <Pager p={p} label="Clusters" />
+    </section>
+  );
+}
+
+// The stages of a loss, top to bottom in the order they happen; the chart's rows.
+const stages: { stage: string; label: string }[] = [
+  { stage: "heartbeat", label: "last heartbeat" },
+  { stage: "fence", label: "fence raised" },
+  { stage: "tainted", label: "tainted" },
+  { stage: "available", label: "Available changed" },
+  { stage: "lost", label: "declared lost" },
+  { stage: "moved", label: "workload elsewhere" },
+  { stage: "reported", label: "fence reported" },
+];
+
+function timelineOptions(t: Timeline): Plot.PlotOptions {
+  const label = (s: string) => stages.find((x) => x.stage === s)?.label ?? s;
+  const events = t.events.map((e) => ({ ...e, at: new Date(e.time), row: label(e.stage) }));
+  return {
+    height: 60 + 30 * stages.length,
+    marginLeft: 150,
+    marginRight: 40,
+    x: { type: "time", label: null, grid: true },
+    y: { label: null, domain: stages.map((s) => s.label) },
+    marks: [
+      Plot.ruleY(stages.map((s) => s.label), { stroke: "#e0e0e0" }),
+      Plot.dot(events, { x: "at", y: "row", r: 6, fill: "#1f3a5f", stroke: "#ffffff", title: (e: { time: string; text: string }) => `${e.time}: ${e.text}` }),
+      Plot.dot(events, { x: "at", y: "row", r: 8, className: "focusable", fillOpacity: 0, pointerEvents: "none", ariaLabel: (e: { time: string; text: string }) => `${e.time}: ${e.text}` }),
+    ],
+  };
+}
+
+// ClusterPage is one cluster's page: its last loss drawn as a timeline (last heartbeat, fence,
+// taint, declared lost, each requeued workload admitted elsewhere, the agent's report, heal), from
+// the objects' own timestamps, updated live.
+export function ClusterPage({ name }: { name: string }) {
+  const [data, setData] = useState<Timeline>();
+  const [error, setError] = useState<string>();
+  const tick = useLive("timeline");
+  useEffect(() => {
+    let live = true;
+    get<Timeline>(`/api/clusters/${encodeURIComponent(name)}/timeline`)
+      .then((d) => {
+        if (!live) return;
+        setData(d);
+        setError(undefined);
+        firstRender("cluster");
+      })
+      .catch((e: Error) => live && setError(e.message));
+    return () => {
+      live = false;
+    };
+  }, [name, tick]);
+  const options = useMemo(() => (data && data.events.length > 0 ? timelineOptions(data) : undefined), [data]);
+  return (
+    <section aria-labelledby="cluster-h">
+      <h2 id="cluster-h">Cluster {name}</h2>
+      <p>
+        <Link href="/fleet">All clusters</Link>
+      </p>
+      <Alert error={error} />
+      {data && (
+        <>
+          <h3>Timeline{data.epoch > 0 ? ` (epoch ${data.epoch}: declared lost ${data.epoch === 1 ? "once" : `${data.epoch} times`})` : ""}</h3>
+          {options ? <Chart options={options} label={`${name}: its last loss, stage by stage, from the objects' own timestamps`} /> : <p>Nothing recorded.</p>}
+          {data.notes && data.notes.length > 0 && (
+            <ul class="notes">
+              {data.notes.map((n) => (
+                <li key={n}>{n}</li>
+              ))}
+            </ul>
+          )}
+          <table>
+            <caption>The same, oldest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">Time</th>
+                <th scope="col">Stage</th>
+                <th scope="col">What</th>
+              </tr>
+            </thead>
+            <tbody>
+              {data.events.map((e, i) => (
+                <tr key={i} data-stage={e.stage}>
+                  <td>
+                    <time dateTime={e.time}>{e.time}</time>
+                  </td>
+                  <td>{stages.find((s) => s.stage === e.stage)?.label ?? e.stage}</td>
+                  <td>{e.text}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </>
+      )}
     </section>
   );
 }
