@@ -26,6 +26,7 @@ import (
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
+	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
 	failoverv1alpha1 "github.com/flotilla/flotilla/api/failover/v1alpha1"
@@ -40,6 +41,7 @@ import (
 	"github.com/flotilla/flotilla/internal/apitest"
 	"github.com/flotilla/flotilla/internal/contract/fencing"
 	"github.com/flotilla/flotilla/internal/hub/clusterset"
+	"github.com/flotilla/flotilla/internal/hub/fleetview"
 	"github.com/flotilla/flotilla/internal/hub/kueue"
 	"github.com/flotilla/flotilla/internal/local/devfleet"
 	"github.com/flotilla/flotilla/internal/local/kueuesetup"
@@ -427,6 +429,36 @@ func kueueFailover(t *testing.T, released bool, rec *record.Record) {
 	rec.Add(side, "jobs-ran-again-after-finishing", float64(again), "jobs", len(held))
 	// The 60 s target is the benchmark's to report (make bench-failover), not a test's to assert.
 	logStages(t, hub, to, held, cut)
+	if !released {
+		// The loss's timeline (flotilla describe cluster, the dashboard) follows each requeued
+		// workload to the worker it runs on now, from the hub's record of what it requeued.
+		testenv.WaitFor(t, 30*time.Second, "the timeline of "+from.Name+" to show its jobs on "+to.Name, func(ctx context.Context) (bool, string, error) {
+			mc := &clusterv1.ManagedCluster{}
+			if err := hub.Get(ctx, client.ObjectKey{Name: from.Name}, mc); err != nil {
+				return false, "", err
+			}
+			rec, _, err := fencing.RequeuedOf(mc.Annotations)
+			if err != nil {
+				return false, "", err
+			}
+			requeued := map[string]*kueuev1beta2.Workload{}
+			for _, key := range rec.Workloads {
+				ns, n, _ := strings.Cut(key, "/")
+				wl := &kueuev1beta2.Workload{}
+				if err := hub.Get(ctx, client.ObjectKey{Namespace: ns, Name: n}, wl); err == nil {
+					requeued[key] = wl
+				}
+			}
+			tl := fleetview.ClusterTimeline(mc, nil, requeued)
+			moved := 0
+			for _, e := range tl.Events {
+				if e.Stage == fleetview.StageMoved && e.Cluster == to.Name {
+					moved++
+				}
+			}
+			return moved == len(held) && rec.Epoch == fencing.Epoch(mc.Annotations), fmt.Sprintf("%d of %d jobs moved on the timeline; record %+v; notes %v", moved, len(held), rec, tl.Notes), nil
+		})
+	}
 
 	from.Link.Heal(t)
 	healed := time.Now()
