@@ -109,13 +109,20 @@ func moved(events []TimelineEvent, mc *clusterv1.ManagedCluster, requeued map[st
 			gone++
 			continue
 		}
-		admitted := meta.FindStatusCondition(wl.Status.Conditions, kueuev1beta2.WorkloadAdmitted)
-		if wl.Status.ClusterName == nil || *wl.Status.ClusterName == mc.Name || admitted == nil || admitted.Status != metav1.ConditionTrue {
+		if wl.Status.ClusterName == nil || *wl.Status.ClusterName == mc.Name {
 			waiting++
 			continue
 		}
-		events = append(events, TimelineEvent{Time: admitted.LastTransitionTime.UTC(), Stage: StageMoved, Workload: name, Cluster: *wl.Status.ClusterName,
-			Text: fmt.Sprintf("%s admitted on %s", name, *wl.Status.ClusterName)})
+		on := *wl.Status.ClusterName
+		// Admitted there; or, once it finished there (Kueue then releases the admission), when it
+		// finished.
+		if c := meta.FindStatusCondition(wl.Status.Conditions, kueuev1beta2.WorkloadAdmitted); c != nil && c.Status == metav1.ConditionTrue {
+			events = append(events, TimelineEvent{Time: c.LastTransitionTime.UTC(), Stage: StageMoved, Workload: name, Cluster: on, Text: fmt.Sprintf("%s admitted on %s", name, on)})
+		} else if c := meta.FindStatusCondition(wl.Status.Conditions, kueuev1beta2.WorkloadFinished); c != nil && c.Status == metav1.ConditionTrue {
+			events = append(events, TimelineEvent{Time: c.LastTransitionTime.UTC(), Stage: StageMoved, Workload: name, Cluster: on, Text: fmt.Sprintf("%s ran on %s and finished", name, on)})
+		} else {
+			waiting++
+		}
 	}
 	var notes []string
 	if waiting > 0 {

@@ -41,6 +41,9 @@ func TestClusterTimeline(t *testing.T) {
 			{Type: kueuev1beta2.WorkloadAdmitted, Status: metav1.ConditionTrue, LastTransitionTime: metav1.NewTime(at(s))}}}}
 	}
 	workloads := map[string]*kueuev1beta2.Workload{"team/a": admitted("gpu-2", 40), "team/b": {}}
+	finished := &kueuev1beta2.Workload{Status: kueuev1beta2.WorkloadStatus{ClusterName: ptr.To("gpu-3"), Conditions: []metav1.Condition{
+		{Type: kueuev1beta2.WorkloadAdmitted, Status: metav1.ConditionFalse, LastTransitionTime: metav1.NewTime(at(60))},
+		{Type: kueuev1beta2.WorkloadFinished, Status: metav1.ConditionTrue, LastTransitionTime: metav1.NewTime(at(60))}}}}
 	type ev struct {
 		At    int
 		Stage string
@@ -48,6 +51,7 @@ func TestClusterTimeline(t *testing.T) {
 	for name, tc := range map[string]struct {
 		mc        *clusterv1.ManagedCluster
 		lease     *coordinationv1.Lease
+		workloads map[string]*kueuev1beta2.Workload // the default's when nil
 		want      []ev
 		wantNotes []string
 	}{
@@ -57,12 +61,19 @@ func TestClusterTimeline(t *testing.T) {
 		"healed: the heartbeat before the loss is LostAfter before it": {mc: healed, lease: lease(100),
 			want:      []ev{{0, StageHeartbeat}, {20, StageFence}, {30, StageLost}, {40, StageMoved}, {101, StageAvailable}, {102, StageReported}},
 			wantNotes: []string{"1 requeued workloads are not running elsewhere yet", "1 requeued workloads are gone from the hub, or you may not read them"}},
+		"a requeued workload that ran elsewhere and finished": {mc: cut, lease: lease(0), workloads: map[string]*kueuev1beta2.Workload{"team/c": finished},
+			want:      []ev{{0, StageHeartbeat}, {20, StageFence}, {25, StageAvailable}, {26, StageTainted}, {30, StageLost}, {60, StageMoved}},
+			wantNotes: []string{"2 requeued workloads are gone from the hub, or you may not read them"}},
 		"a record of an older loss is not this one's": {mc: stale, lease: lease(0),
 			want: []ev{{0, StageHeartbeat}, {20, StageFence}, {25, StageAvailable}, {30, StageLost}}},
 		"never lost": {mc: &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "gpu-1"}}, lease: lease(5), want: []ev{{5, StageHeartbeat}}},
 	} {
 		t.Run(name, func(t *testing.T) {
-			got := ClusterTimeline(tc.mc, tc.lease, workloads)
+			wls := workloads
+			if tc.workloads != nil {
+				wls = tc.workloads
+			}
+			got := ClusterTimeline(tc.mc, tc.lease, wls)
 			var evs []ev
 			for _, e := range got.Events {
 				evs = append(evs, ev{int(e.Time.Sub(t0) / time.Second), e.Stage})
