@@ -441,15 +441,7 @@ func kueueFailover(t *testing.T, released bool, rec *record.Record) {
 			if err != nil {
 				return false, "", err
 			}
-			requeued := map[string]*kueuev1beta2.Workload{}
-			for _, key := range rec.Workloads {
-				ns, n, _ := strings.Cut(key, "/")
-				wl := &kueuev1beta2.Workload{}
-				if err := hub.Get(ctx, client.ObjectKey{Namespace: ns, Name: n}, wl); err == nil {
-					requeued[key] = wl
-				}
-			}
-			tl := fleetview.ClusterTimeline(mc, nil, requeued)
+			tl := fleetview.ClusterTimeline(mc, nil, fleetview.RequeuedWorkloads(ctx, hub, mc))
 			moved := 0
 			for _, e := range tl.Events {
 				if e.Stage == fleetview.StageMoved && e.Cluster == to.Name {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -58,26 +57,7 @@ func runCluster(ctx context.Context, io streams.IO, clk clock.PassiveClock, newC
 	if err := c.Get(ctx, client.ObjectKey{Namespace: name, Name: clusterv1.ManagedClusterLeaseName}, lease); err != nil {
 		lease = nil // not accepted yet, or not readable: the heartbeat line says so
 	}
-	return writeCluster(io.Out, mc, lease, requeuedWorkloads(ctx, c, mc), clk)
-}
-
-// requeuedWorkloads reads the hub's Kueue Workloads that the cluster's last loss requeued (its
-// fencing.AnnotationRequeued), by "namespace/name"; those it cannot read are left out, and the
-// timeline says how many.
-func requeuedWorkloads(ctx context.Context, c client.Reader, mc *clusterv1.ManagedCluster) map[string]*kueuev1beta2.Workload {
-	rec, ok, err := fencing.RequeuedOf(mc.Annotations)
-	if err != nil || !ok || rec.Epoch != fencing.Epoch(mc.Annotations) {
-		return nil
-	}
-	out := map[string]*kueuev1beta2.Workload{}
-	for _, name := range rec.Workloads {
-		ns, n, _ := strings.Cut(name, "/")
-		wl := &kueuev1beta2.Workload{}
-		if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: n}, wl); err == nil {
-			out[name] = wl
-		}
-	}
-	return out
+	return writeCluster(io.Out, mc, lease, fleetview.RequeuedWorkloads(ctx, c, mc), clk)
 }
 
 // writeCluster prints mc for a reader.

@@ -2,16 +2,13 @@ package dashboard
 
 import (
 	"net/http"
-	"strings"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
-	"github.com/flotilla/flotilla/internal/contract/fencing"
 	"github.com/flotilla/flotilla/internal/hub/fleetview"
 )
 
@@ -98,15 +95,5 @@ func (s *Server) timeline(w http.ResponseWriter, r *http.Request) {
 	if err := c.Get(ctx(r), client.ObjectKey{Namespace: name, Name: clusterv1.ManagedClusterLeaseName}, lease); err != nil {
 		lease = nil
 	}
-	requeued := map[string]*kueuev1beta2.Workload{}
-	if rec, ok, err := fencing.RequeuedOf(mc.Annotations); err == nil && ok && rec.Epoch == fencing.Epoch(mc.Annotations) {
-		for _, key := range rec.Workloads {
-			ns, n, _ := strings.Cut(key, "/")
-			wl := &kueuev1beta2.Workload{}
-			if err := c.Get(ctx(r), client.ObjectKey{Namespace: ns, Name: n}, wl); err == nil {
-				requeued[key] = wl
-			}
-		}
-	}
-	writeJSON(w, http.StatusOK, fleetview.ClusterTimeline(mc, lease, requeued))
+	writeJSON(w, http.StatusOK, fleetview.ClusterTimeline(mc, lease, fleetview.RequeuedWorkloads(ctx(r), c, mc)))
 }

@@ -1,6 +1,7 @@
 package fleetview
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
@@ -135,4 +137,23 @@ func moved(events []TimelineEvent, mc *clusterv1.ManagedCluster, requeued map[st
 		notes = append(notes, fmt.Sprintf("%d more were requeued than the record names", rec.More))
 	}
 	return events, notes
+}
+
+// RequeuedWorkloads reads, as c's identity, the hub's Kueue Workloads that mc's last loss requeued
+// (its fencing.AnnotationRequeued of the current epoch), by "namespace/name": ClusterTimeline's
+// input. Those c cannot read (deleted, refused, Kueue not served) are left out.
+func RequeuedWorkloads(ctx context.Context, c client.Reader, mc *clusterv1.ManagedCluster) map[string]*kueuev1beta2.Workload {
+	out := map[string]*kueuev1beta2.Workload{}
+	rec, ok, err := fencing.RequeuedOf(mc.Annotations)
+	if err != nil || !ok || rec.Epoch != fencing.Epoch(mc.Annotations) {
+		return out
+	}
+	for _, key := range rec.Workloads {
+		ns, name, _ := strings.Cut(key, "/")
+		wl := &kueuev1beta2.Workload{}
+		if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, wl); err == nil {
+			out[key] = wl
+		}
+	}
+	return out
 }
