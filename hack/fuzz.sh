@@ -43,6 +43,7 @@ targets=$(cat <<'LIST'
 ./internal/policytemplate FuzzResolve
 ./internal/contract/compliancehistory FuzzParse
 ./internal/contract/fencing FuzzStoppedRecord
+./internal/contract/fencing FuzzRequeuedOf
 ./internal/hub/mcpserver FuzzWorkloads
 ./internal/hub/dashboard FuzzParseQuery
 ./internal/cli/credentialsplugin FuzzClusterName
