@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"context"
 	"net/http"
 	"slices"
 
@@ -26,19 +27,11 @@ func (s *Server) gpus(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	// The totals are the fleet's: every cluster is read, in pages of MaxLimit.
-	var clusters []clusterv1.ManagedCluster
-	cont := ""
-	for {
-		var list clusterv1.ManagedClusterList
-		if err := c.List(ctx(r), &list, client.Limit(MaxLimit), client.Continue(cont)); err != nil {
-			writeError(w, hubError(err, "listing managedclusters"))
-			return
-		}
-		clusters = append(clusters, list.Items...)
-		if cont = list.Continue; cont == "" {
-			break
-		}
+	// The totals are the fleet's: every cluster is read.
+	clusters, err := allClusters(ctx(r), c)
+	if err != nil {
+		writeError(w, hubError(err, "listing managedclusters"))
+		return
 	}
 	var notes []string
 	var usages usagev1alpha1.ResourceUsageList
@@ -89,4 +82,20 @@ func withoutNodes(items []fleetview.ClusterGPUs) []fleetview.ClusterGPUs {
 		out[i] = c
 	}
 	return out
+}
+
+// allClusters lists every ManagedCluster c may read, in pages of MaxLimit.
+func allClusters(ctx context.Context, c client.Reader) ([]clusterv1.ManagedCluster, error) {
+	var clusters []clusterv1.ManagedCluster
+	cont := ""
+	for {
+		var list clusterv1.ManagedClusterList
+		if err := c.List(ctx, &list, client.Limit(MaxLimit), client.Continue(cont)); err != nil {
+			return nil, err
+		}
+		clusters = append(clusters, list.Items...)
+		if cont = list.Continue; cont == "" {
+			return clusters, nil
+		}
+	}
 }

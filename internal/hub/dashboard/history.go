@@ -71,17 +71,9 @@ func (h *GPUHistory) NeedLeaderElection() bool { return false }
 
 // Sample reads the fleet once and records its totals.
 func (h *GPUHistory) Sample(ctx context.Context) error {
-	var clusters []clusterv1.ManagedCluster
-	cont := ""
-	for {
-		var list clusterv1.ManagedClusterList
-		if err := h.reader.List(ctx, &list, client.Limit(MaxLimit), client.Continue(cont)); err != nil {
-			return err
-		}
-		clusters = append(clusters, list.Items...)
-		if cont = list.Continue; cont == "" {
-			break
-		}
+	clusters, err := allClusters(ctx, h.reader)
+	if err != nil {
+		return err
 	}
 	var usages usagev1alpha1.ResourceUsageList
 	if err := h.reader.List(ctx, &usages); err != nil {
