@@ -36,7 +36,7 @@ type dashboardServer struct {
 
 var _ manager.LeaderElectionRunnable = (*dashboardServer)(nil)
 
-func setupDashboard(mgr ctrl.Manager, cfg *rest.Config, opts Options, clk clock.WithTicker) error {
+func setupDashboard(mgr ctrl.Manager, cfg *rest.Config, opts Options, clk clock.WithTicker, kueueServed bool) error {
 	if _, _, err := net.SplitHostPort(opts.DashboardAddress); err != nil {
 		return fmt.Errorf("dashboard address %q: %w; give host:port, such as 0.0.0.0:9445", opts.DashboardAddress, err)
 	}
@@ -51,9 +51,11 @@ func setupDashboard(mgr ctrl.Manager, cfg *rest.Config, opts Options, clk clock.
 	}
 	logouts := dashboard.NewConfigMapRevocations(cs, opts.LeaderElectionNamespace, clk)
 	sessions.ShareRevocations(logouts)
-	// The GPU history is the one thing the dashboard reads with the hub's identity: fleet totals
-	// from the hub's cache, shown only to viewers who may read every figure they add up.
-	history := dashboard.NewGPUHistory(mgr.GetClient(), clk, dashboard.DefaultHistoryInterval, dashboard.DefaultHistorySamples)
+	// The history is the one thing the dashboard reads with the hub's identity: fleet totals and
+	// FleetQueue shares from the hub's cache, shown only to viewers who may read every figure they
+	// add up. Without Kueue at start the hub watches none of its kinds, and the history reads none.
+	history := dashboard.NewHistory(mgr.GetClient(), clk, dashboard.DefaultHistoryInterval, dashboard.DefaultHistorySamples)
+	history.Queues = kueueServed
 	if err := mgr.Add(history); err != nil {
 		return err
 	}

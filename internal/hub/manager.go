@@ -358,7 +358,7 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		}
 	}
 	if opts.DashboardAddress != "" && opts.DashboardAddress != "0" {
-		if err := setupDashboard(mgr, cfg, opts, clk); err != nil {
+		if err := setupDashboard(mgr, cfg, opts, clk, kueueServed); err != nil {
 			return nil, err
 		}
 	}

@@ -46,7 +46,7 @@ var readAll = []rbacv1.PolicyRule{{APIGroups: []string{"*"}, Resources: []string
 
 // hubDashboard serves the dashboard as the hub does (viewers' bearer tokens; the hub's identity
 // only for discovery) over plain HTTP, and returns its URL.
-func hubDashboard(t *testing.T, env *testenv.Env) (string, *dashboard.GPUHistory) {
+func hubDashboard(t *testing.T, env *testenv.Env) (string, *dashboard.History) {
 	t.Helper()
 	admin := env.Hub.RESTConfig()
 	hc, err := rest.HTTPClientFor(admin)
@@ -62,7 +62,7 @@ func hubDashboard(t *testing.T, env *testenv.Env) (string, *dashboard.GPUHistory
 		t.Fatal(err)
 	}
 	// The GPU history samples only when the test says (Sample), as the hub's would every minute.
-	history := dashboard.NewGPUHistory(c, clock.RealClock{}, time.Minute, dashboard.DefaultHistorySamples)
+	history := dashboard.NewHistory(c, clock.RealClock{}, time.Minute, dashboard.DefaultHistorySamples)
 	srv := httptest.NewServer(dashboard.New(dashboard.Options{Identity: dashboard.BearerTokenFor(admin, nil), Mapper: mapper, Clock: clock.RealClock{}, History: history}))
 	t.Cleanup(srv.Close)
 	return srv.URL, history

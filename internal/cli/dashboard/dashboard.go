@@ -117,7 +117,7 @@ func run(ctx context.Context, io streams.IO, clk clock.WithTicker, o options) er
 // NewHandler is the dashboard of the hub of cfg, read with cfg's identity, for loopback Hosts
 // only, and its GPU history (sampling every interval, also with cfg's identity), which the caller
 // starts.
-func NewHandler(cfg *rest.Config, clk clock.WithTicker, interval time.Duration) (http.Handler, *dashboard.GPUHistory, error) {
+func NewHandler(cfg *rest.Config, clk clock.WithTicker, interval time.Duration) (http.Handler, *dashboard.History, error) {
 	hc, err := rest.HTTPClientFor(cfg)
 	if err != nil {
 		return nil, nil, err
@@ -130,7 +130,7 @@ func NewHandler(cfg *rest.Config, clk clock.WithTicker, interval time.Duration) 
 	if err != nil {
 		return nil, nil, err
 	}
-	history := dashboard.NewGPUHistory(c, clk, interval, dashboard.DefaultHistorySamples)
+	history := dashboard.NewHistory(c, clk, interval, dashboard.DefaultHistorySamples)
 	return dashboard.New(dashboard.Options{Identity: dashboard.Kubeconfig{REST: cfg}, Mapper: mapper, Clock: clk,
 		Assets: dashboardassets.FS(), AllowedHost: dashboard.Loopback, History: history}), history, nil
 }

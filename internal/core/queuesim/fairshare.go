@@ -47,6 +47,27 @@ func WaterFill(capacity float64, demand, weights []float64) []float64 {
 // give, with no gang or node to get in the way.
 func FairShares(capacity map[string]float64, demand []map[string]float64, weights []float64) []float64 {
 	out := make([]float64, len(demand))
+	for t, byModel := range FairSharesByModel(capacity, demand, weights) {
+		for _, a := range byModel {
+			out[t] += a
+		}
+	}
+	return out
+}
+
+// FairSharesByModel is FairShares before adding up: per team, its fair GPUs of each model of
+// capacity, and under key "" its fair part of what the models leave for jobs of any model.
+// Models and "" with no share are absent.
+func FairSharesByModel(capacity map[string]float64, demand []map[string]float64, weights []float64) []map[string]float64 {
+	out := make([]map[string]float64, len(demand))
+	for t := range out {
+		out[t] = map[string]float64{}
+	}
+	add := func(t int, m string, a float64) {
+		if a > 0 {
+			out[t][m] += a
+		}
+	}
 	var left float64
 	d := make([]float64, len(demand))
 	for _, m := range slices.Sorted(maps.Keys(capacity)) {
@@ -55,7 +76,7 @@ func FairShares(capacity map[string]float64, demand []map[string]float64, weight
 		}
 		used := 0.0
 		for t, a := range WaterFill(capacity[m], d, weights) {
-			out[t] += a
+			add(t, m, a)
 			used += a
 		}
 		left += capacity[m] - used
@@ -64,7 +85,7 @@ func FairShares(capacity map[string]float64, demand []map[string]float64, weight
 		d[t] = demand[t][""]
 	}
 	for t, a := range WaterFill(left, d, weights) {
-		out[t] += a
+		add(t, "", a)
 	}
 	return out
 }

@@ -34,21 +34,31 @@ func TestFairShares(t *testing.T) {
 	capacity := map[string]float64{H100.Name: 16, T4.Name: 8}
 	weights := []float64{2, 1, 1}
 	cases := []struct {
-		name   string
-		demand []map[string]float64
-		want   []float64
+		name    string
+		demand  []map[string]float64
+		want    []float64
+		byModel []map[string]float64
 	}{
 		{"model by model: only b wants T4, all want H100",
 			[]map[string]float64{{H100.Name: 32}, {H100.Name: 32, T4.Name: 8}, {H100.Name: 32}},
-			[]float64{8, 4 + 8, 4}},
+			[]float64{8, 4 + 8, 4},
+			[]map[string]float64{{H100.Name: 8}, {H100.Name: 4, T4.Name: 8}, {H100.Name: 4}}},
 		{"jobs for any model share what the models leave (8 T4 unwanted)",
 			[]map[string]float64{{H100.Name: 32}, {"": 100}, {H100.Name: 2}},
-			[]float64{14, 8, 2}},
+			[]float64{14, 8, 2},
+			[]map[string]float64{{H100.Name: 14}, {"": 8}, {H100.Name: 2}}},
+		{"no demand, no share",
+			[]map[string]float64{{}, {}, {}},
+			[]float64{0, 0, 0},
+			[]map[string]float64{{}, {}, {}}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			if diff := cmp.Diff(c.want, FairShares(capacity, c.demand, weights), cmpopts.EquateApprox(0, 1e-9)); diff != "" {
 				t.Errorf("FairShares (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(c.byModel, FairSharesByModel(capacity, c.demand, weights), cmpopts.EquateApprox(0, 1e-9)); diff != "" {
+				t.Errorf("FairSharesByModel (-want +got):\n%s", diff)
 			}
 		})
 	}

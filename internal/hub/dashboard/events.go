@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
@@ -22,6 +23,7 @@ import (
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
 	federationaiv1alpha1 "github.com/flotilla/flotilla/api/federationai/v1alpha1"
 	policyv1 "github.com/flotilla/flotilla/api/policy/v1"
+	queuev1alpha1 "github.com/flotilla/flotilla/api/queue/v1alpha1"
 	"github.com/flotilla/flotilla/api/scheme"
 	usagev1alpha1 "github.com/flotilla/flotilla/api/usage/v1alpha1"
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
@@ -56,6 +58,13 @@ func (s *Server) watched(view string) []client.ObjectList {
 		// A cluster's page: its loss is written on the ManagedCluster, its moved workloads on
 		// the hub's Kueue Workloads.
 		return append([]client.ObjectList{&clusterv1.ManagedClusterList{}}, s.workloadLists()...)
+	case "queues":
+		// A FleetQueue's page: its teams' ClusterQueues hold the GPUs, its Workloads wait.
+		out := []client.ObjectList{&queuev1alpha1.FleetQueueList{}}
+		if _, err := s.o.Mapper.RESTMapping(kueueClusterQueue.GroupKind(), kueueClusterQueue.Version); err == nil {
+			out = append(out, &kueuev1beta2.ClusterQueueList{})
+		}
+		return append(out, s.workloadLists()...)
 	case "jobs":
 		out := s.workloadLists()
 		if _, err := s.o.Mapper.RESTMapping(schema.GroupKind{Group: federationaiv1alpha1.GroupVersion.Group, Kind: "FederatedLearning"}); err == nil {

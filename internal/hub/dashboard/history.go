@@ -1,12 +1,17 @@
 package dashboard
 
 import (
+	"cmp"
 	"context"
+	"maps"
 	"net/http"
+	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
@@ -23,14 +28,22 @@ const (
 	// maxHistoryModels bounds the models a sample keeps (the most allocatable first), so that a
 	// fleet whose nodes name thousands of models cannot grow the history without bound.
 	maxHistoryModels = 32
+	// maxHistoryShares bounds the (FleetQueue, team, model) figures a sample keeps, the
+	// FleetQueues by name: 64 teams of 16 models fit.
+	maxHistoryShares = 1024
 )
 
-// GPUHistory keeps the fleet's GPU totals per model (allocatable, and free over the clusters
-// whose figures are current) at a fixed interval, in memory, for the last Samples samples: what
-// the GPU view draws as free GPUs over time. It reads with its own client: the hub's cache in
-// `flotilla hub`, the kubeconfig's identity in `flotilla dashboard`. The API shows it only to a
-// viewer who may list every cluster's figures (gpuHistory), who could add them up alike.
-type GPUHistory struct {
+// History keeps, at a fixed interval, in memory, for the last Samples samples, the fleet's GPU
+// totals per model (allocatable, and free over the clusters whose figures are current: what the
+// GPU view draws as free GPUs over time) and each FleetQueue team's GPUs held and fair share per
+// model (what the queue view draws). It reads with its own client: the hub's cache in `flotilla
+// hub`, the kubeconfig's identity in `flotilla dashboard`. The API shows each part only to a
+// viewer who may list every object it adds up (gpuHistory, queues), who could add them up alike.
+type History struct {
+	// Queues says whether to sample FleetQueues (NewHistory sets it): the hub turns it off when
+	// it started without Kueue, whose kinds its cache then has no informers for.
+	Queues bool
+
 	reader   client.Reader
 	clock    clock.WithTicker
 	interval time.Duration
@@ -43,15 +56,23 @@ type GPUHistory struct {
 type historySample struct {
 	at     time.Time
 	models []fleetview.ModelTotal
+	shares []teamShare
 }
 
-// NewGPUHistory returns a history that samples r every interval and keeps samples of them.
-func NewGPUHistory(r client.Reader, clk clock.WithTicker, interval time.Duration, samples int) *GPUHistory {
-	return &GPUHistory{reader: r, clock: clk, interval: interval, samples: samples}
+// teamShare is one team's GPUs of one model at a sample.
+type teamShare struct {
+	queue, team, model string
+	used               int64
+	fair               float64
+}
+
+// NewHistory returns a history that samples r every interval and keeps samples of them.
+func NewHistory(r client.Reader, clk clock.WithTicker, interval time.Duration, samples int) *History {
+	return &History{Queues: true, reader: r, clock: clk, interval: interval, samples: samples}
 }
 
 // Start samples until ctx ends (a manager.Runnable: every hub replica keeps its own).
-func (h *GPUHistory) Start(ctx context.Context) error {
+func (h *History) Start(ctx context.Context) error {
 	t := h.clock.NewTicker(h.interval)
 	defer t.Stop()
 	for {
@@ -67,10 +88,10 @@ func (h *GPUHistory) Start(ctx context.Context) error {
 }
 
 // NeedLeaderElection is false: every replica serves the dashboard, so every one keeps a history.
-func (h *GPUHistory) NeedLeaderElection() bool { return false }
+func (h *History) NeedLeaderElection() bool { return false }
 
 // Sample reads the fleet once and records its totals.
-func (h *GPUHistory) Sample(ctx context.Context) error {
+func (h *History) Sample(ctx context.Context) error {
 	clusters, err := allClusters(ctx, h.reader)
 	if err != nil {
 		return err
@@ -81,10 +102,45 @@ func (h *GPUHistory) Sample(ctx context.Context) error {
 	}
 	now := h.clock.Now()
 	report := fleetview.GPUReport(clusters, usages.Items, "", false, now)
+	sample := historySample{at: now, models: topModels(report.Models)}
+	var qerr error
+	if h.Queues {
+		// Without Kueue on the hub there are no queues to sample.
+		var queues []fleetview.QueueView
+		queues, qerr = fleetview.ReadQueues(ctx, h.reader)
+		if meta.IsNoMatchError(qerr) {
+			qerr = nil
+		}
+		sample.shares = shares(queues)
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.ring = record(h.ring, historySample{at: now, models: topModels(report.Models)}, h.samples)
-	return nil
+	h.ring = record(h.ring, sample, h.samples)
+	return qerr
+}
+
+// shares are the teams' figures of views, at most maxHistoryShares: per team, each model it holds
+// GPUs of or has a fair share of.
+func shares(views []fleetview.QueueView) []teamShare {
+	var out []teamShare
+	for _, v := range views {
+		for _, t := range v.Teams {
+			models := map[string]bool{}
+			for m := range t.Used {
+				models[m] = true
+			}
+			for m := range t.Fair {
+				models[m] = true
+			}
+			for _, m := range slices.Sorted(maps.Keys(models)) {
+				if len(out) == maxHistoryShares {
+					return out
+				}
+				out = append(out, teamShare{queue: v.Name, team: t.Name, model: m, used: t.Used[m], fair: t.Fair[m]})
+			}
+		}
+	}
+	return out
 }
 
 // record appends s to ring, dropping the oldest beyond capacity.
@@ -127,7 +183,7 @@ type GPUHistoryPage struct {
 }
 
 // Series are the samples per model, by model name, each with a point per sample.
-func (h *GPUHistory) Series() []GPUSeries {
+func (h *History) Series() []GPUSeries {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return series(h.ring)
@@ -156,6 +212,58 @@ func series(ring []historySample) []GPUSeries {
 		out = append(out, *g)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Model < out[j].Model })
+	return out
+}
+
+// ShareSeries is the history of one team's GPUs of one model in a FleetQueue.
+type ShareSeries struct {
+	Team string `json:"team"`
+	// Model is the model, "" for the team's fair share of GPUs of any model.
+	Model  string       `json:"model"`
+	Points []SharePoint `json:"points"`
+}
+
+// SharePoint is one sample: absent figures count zero.
+type SharePoint struct {
+	Time time.Time `json:"time"`
+	Used int64     `json:"used"`
+	Fair float64   `json:"fair"`
+}
+
+// QueueSeries are a FleetQueue's series, by team and model.
+func (h *History) QueueSeries(queue string) []ShareSeries {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return queueSeries(h.ring, queue)
+}
+
+func queueSeries(ring []historySample, queue string) []ShareSeries {
+	type key struct{ team, model string }
+	byKey := map[key]*ShareSeries{}
+	for i, s := range ring {
+		for _, x := range s.shares {
+			if x.queue != queue {
+				continue
+			}
+			k := key{x.team, x.model}
+			sr := byKey[k]
+			if sr == nil {
+				sr = &ShareSeries{Team: x.team, Model: x.model, Points: make([]SharePoint, len(ring))}
+				for j := range ring {
+					sr.Points[j].Time = ring[j].at.UTC()
+				}
+				byKey[k] = sr
+			}
+			sr.Points[i].Used, sr.Points[i].Fair = x.used, x.fair
+		}
+	}
+	out := make([]ShareSeries, 0, len(byKey))
+	for _, sr := range byKey {
+		out = append(out, *sr)
+	}
+	slices.SortFunc(out, func(a, b ShareSeries) int {
+		return cmp.Or(strings.Compare(a.Team, b.Team), strings.Compare(a.Model, b.Model))
+	})
 	return out
 }
 

@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -57,7 +58,7 @@ func TestHistorySamplesTheFleetEveryInterval(t *testing.T) {
 	u := gpuUsage("east", h100, 16, 8, t0.Add(time.Hour))
 	c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(gpuCluster("east", h100, 16), gpuCluster("west", a100, 8), u).
 		WithStatusSubresource(u).Build()
-	h := NewGPUHistory(c, clk, time.Minute, 3)
+	h := NewHistory(c, clk, time.Minute, 3)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
 	go func() { done <- h.Start(ctx) }()
@@ -104,5 +105,32 @@ func TestHistorySamplesTheFleetEveryInterval(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, h.Series()); diff != "" {
 		t.Errorf("series after 4 samples with room for 3 (-want +got):\n%s", diff)
+	}
+}
+
+func TestQueueSeries(t *testing.T) {
+	views := []fleetview.QueueView{{Name: "fleet", Teams: []fleetview.TeamView{
+		{Name: "a", Used: map[string]int64{"H100": 12}, Fair: map[string]float64{"H100": 8, fleetview.AnyModel: 2}},
+		{Name: "b", Used: map[string]int64{}, Fair: map[string]float64{"H100": 8}},
+	}}, {Name: "other", Teams: []fleetview.TeamView{{Name: "a", Used: map[string]int64{"A100": 1}}}}}
+	at := func(m int) time.Time { return t0.Add(time.Duration(m) * time.Minute) }
+	ring := []historySample{{at: at(0)}, {at: at(1), shares: shares(views)}}
+	want := []ShareSeries{
+		{Team: "a", Model: fleetview.AnyModel, Points: []SharePoint{{Time: at(0)}, {Time: at(1), Fair: 2}}},
+		{Team: "a", Model: "H100", Points: []SharePoint{{Time: at(0)}, {Time: at(1), Used: 12, Fair: 8}}},
+		{Team: "b", Model: "H100", Points: []SharePoint{{Time: at(0)}, {Time: at(1), Fair: 8}}},
+	}
+	if diff := cmp.Diff(want, queueSeries(ring, "fleet")); diff != "" {
+		t.Errorf("queueSeries of fleet, which had no teams at the first sample (-want +got):\n%s", diff)
+	}
+	if got := queueSeries(ring, "none"); len(got) != 0 {
+		t.Errorf("queueSeries of a FleetQueue never sampled = %+v, want none", got)
+	}
+	var many []fleetview.TeamView
+	for i := range maxHistoryShares + 5 {
+		many = append(many, fleetview.TeamView{Name: fmt.Sprint(i), Used: map[string]int64{"H100": 1}})
+	}
+	if got := len(shares([]fleetview.QueueView{{Name: "big", Teams: many}})); got != maxHistoryShares {
+		t.Errorf("a sample of %d teams keeps %d figures, want the bound %d", len(many), got, maxHistoryShares)
 	}
 }

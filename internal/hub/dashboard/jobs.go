@@ -4,10 +4,12 @@ import (
 	"net/http"
 	"slices"
 	"sort"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	federationaiv1alpha1 "github.com/flotilla/flotilla/api/federationai/v1alpha1"
 	"github.com/flotilla/flotilla/internal/hub/fleetview"
@@ -143,4 +145,113 @@ func timeline(u map[string]any) []TimelineEntry {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Time < out[j].Time })
 	return out
+}
+
+// WorkloadPage is one workload's page (GET /api/jobs/NAMESPACE/NAME): its row and its life as
+// stages in time, from the Workload's own timestamps.
+type WorkloadPage struct {
+	JobRow
+	Events []StageEvent `json:"events"`
+}
+
+// StageEvent is one moment of a workload: Stage is one of workloadStages.
+type StageEvent struct {
+	Time  string `json:"time"`
+	Stage string `json:"stage"`
+	Text  string `json:"text"`
+}
+
+// workloadStages name the stage of each condition a workload's timeline shows (submitted and the
+// admission checks come from its creation and status.admissionChecks).
+var workloadStages = map[string]string{
+	"QuotaReserved": "quota-reserved",
+	"Admitted":      "admitted",
+	"PodsReady":     "running",
+	"Evicted":       "evicted",
+	"Preempted":     "preempted",
+	"Requeued":      "requeued",
+	"Finished":      "finished",
+}
+
+func (s *Server) job(w http.ResponseWriter, r *http.Request) {
+	_, c, ok := s.begin(w, r)
+	if !ok {
+		return
+	}
+	ns, name := r.PathValue("ns"), r.PathValue("name")
+	if e := checkName("namespace", ns); e != nil {
+		writeError(w, e)
+		return
+	}
+	if e := checkName("name", name); e != nil {
+		writeError(w, e)
+		return
+	}
+	mapping, err := s.o.Mapper.RESTMapping(kueueWorkload)
+	if err != nil {
+		if meta.IsNoMatchError(err) {
+			writeError(w, notFound("Kueue is not installed on the hub: it serves no kueue.x-k8s.io Workloads (docs/kueue.md)"))
+			return
+		}
+		writeError(w, hubError(err, "discovering Kueue's API"))
+		return
+	}
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(mapping.GroupVersionKind)
+	if err := c.Get(ctx(r), client.ObjectKey{Namespace: ns, Name: name}, u); err != nil {
+		writeError(w, hubError(err, "reading workload "+ns+"/"+name))
+		return
+	}
+	rows := fleetview.Workloads([]unstructured.Unstructured{*u}, s.o.Clock.Now())
+	writeJSON(w, http.StatusOK, WorkloadPage{JobRow: JobRow{Workload: rows[0], Timeline: timeline(u.Object)}, Events: workloadEvents(u)})
+}
+
+// workloadEvents are a workload's moments, oldest first: its creation, each admission check's
+// and each condition's last change (Kueue keeps only the last of each), with the worker it was
+// admitted on.
+func workloadEvents(u *unstructured.Unstructured) []StageEvent {
+	out := []StageEvent{{Time: u.GetCreationTimestamp().UTC().Format(time.RFC3339), Stage: "submitted", Text: "created" + queueText(u)}}
+	checks, _, _ := unstructured.NestedSlice(u.Object, "status", "admissionChecks")
+	for _, c := range checks {
+		m, ok := c.(map[string]any)
+		if !ok {
+			continue
+		}
+		at, _ := m["lastTransitionTime"].(string)
+		name, _ := m["name"].(string)
+		state, _ := m["state"].(string)
+		msg, _ := m["message"].(string)
+		out = append(out, StageEvent{Time: at, Stage: "admission-check", Text: joinText("check "+name+": "+state, msg)})
+	}
+	worker, _, _ := unstructured.NestedString(u.Object, "status", "clusterName")
+	for _, e := range timeline(u.Object) {
+		stage, ok := workloadStages[e.Type]
+		if !ok {
+			continue
+		}
+		text := e.Type + "=" + e.Status
+		if e.Reason != "" {
+			text += " (" + e.Reason + ")"
+		}
+		if stage == "admitted" && e.Status == "True" && worker != "" {
+			text += " on worker " + worker
+		}
+		out = append(out, StageEvent{Time: e.Time, Stage: stage, Text: joinText(text, e.Message)})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Time < out[j].Time })
+	return out
+}
+
+func queueText(u *unstructured.Unstructured) string {
+	if q, _, _ := unstructured.NestedString(u.Object, "spec", "queueName"); q != "" {
+		return " in queue " + q
+	}
+	return ""
+}
+
+func joinText(a, b string) string {
+	if b == "" {
+		return a
+	}
+	return a + ": " + b
 }

@@ -32,7 +32,7 @@ type Options struct {
 	AllowedHost func(host string) bool
 	// History, when set, is the fleet's GPU totals over time (GET /api/gpus/history); whoever
 	// makes the Server starts it.
-	History *GPUHistory
+	History *History
 }
 
 // Server is the dashboard's handler.
@@ -42,14 +42,14 @@ type Server struct {
 }
 
 // views are the pages of the app (the paths it routes itself) and what each watches.
-var views = map[string]bool{"fleet": true, "gpus": true, "placements": true, "works": true, "addons": true, "jobs": true, "policies": true}
+var views = map[string]bool{"fleet": true, "gpus": true, "placements": true, "works": true, "addons": true, "jobs": true, "queues": true, "policies": true}
 
 // streams are what /api/events?view= takes: every view, and "timeline", a cluster's page
 // (/fleet/NAME).
-var streams = map[string]bool{"fleet": true, "gpus": true, "placements": true, "works": true, "addons": true, "jobs": true, "policies": true, "timeline": true}
+var streams = map[string]bool{"fleet": true, "gpus": true, "placements": true, "works": true, "addons": true, "jobs": true, "queues": true, "policies": true, "timeline": true}
 
 func viewNames() []string {
-	return []string{"fleet", "gpus", "placements", "works", "addons", "jobs", "policies", "timeline"}
+	return []string{"fleet", "gpus", "placements", "works", "addons", "jobs", "queues", "policies", "timeline"}
 }
 
 // New returns the dashboard's handler.
@@ -70,6 +70,8 @@ func New(o Options) *Server {
 		"GET /api/workreplicasets":                         s.workReplicaSets,
 		"GET /api/addons":                                  s.addons,
 		"GET /api/jobs":                                    s.jobs,
+		"GET /api/jobs/{ns}/{name}":                        s.job,
+		"GET /api/queues":                                  s.queues,
 		"GET /api/policies":                                s.policies,
 		"GET /api/policies/{ns}/{name}/clusters/{cluster}": s.policyOnCluster,
 		"GET /api/events":                                  s.events,
@@ -80,7 +82,7 @@ func New(o Options) *Server {
 	}
 	s.mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, notFound("no API route %s %s: the dashboard serves GET /api/clusters, /api/clusters/NAME/timeline, /api/gpus, /api/gpus/history, /api/placements, "+
-			"/api/placements/NAMESPACE/NAME, /api/works, /api/workreplicasets, /api/addons, /api/jobs, /api/policies, "+
+			"/api/placements/NAMESPACE/NAME, /api/works, /api/workreplicasets, /api/addons, /api/jobs, /api/jobs/NAMESPACE/NAME, /api/queues, /api/policies, "+
 			"/api/policies/NAMESPACE/NAME/clusters/CLUSTER, /api/events and "+
 			"POST /api/placements/NAMESPACE/NAME/simulate", r.Method, r.URL.Path))
 	})

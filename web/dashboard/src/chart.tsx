@@ -44,3 +44,22 @@ export function Swatch({ class: cls, children }: { class: string; children: stri
     </span>
   );
 }
+
+// timelineOptions draws moments on a time axis, a row per stage (stages top to bottom, in the
+// order they happen), each moment a focusable dot named by its time and text.
+export function timelineOptions(stages: { stage: string; label: string }[], events: { time: string; stage: string; text: string }[]): Plot.PlotOptions {
+  const label = (s: string) => stages.find((x) => x.stage === s)?.label ?? s;
+  const rows = events.map((e) => ({ ...e, at: new Date(e.time), row: label(e.stage) }));
+  return {
+    height: 60 + 30 * stages.length,
+    marginLeft: 150,
+    marginRight: 40,
+    x: { type: "time", label: null, grid: true },
+    y: { label: null, domain: stages.map((s) => s.label) },
+    marks: [
+      Plot.ruleY(stages.map((s) => s.label), { stroke: "#e0e0e0" }),
+      Plot.dot(rows, { x: "at", y: "row", r: 6, fill: "#1f3a5f", stroke: "#ffffff", title: (e: { time: string; text: string }) => `${e.time}: ${e.text}` }),
+      Plot.dot(rows, { x: "at", y: "row", r: 8, className: "focusable", fillOpacity: 0, pointerEvents: "none", ariaLabel: (e: { time: string; text: string }) => `${e.time}: ${e.text}` }),
+    ],
+  };
+}

@@ -8,7 +8,8 @@ import { GPUCluster, GPUs } from "./views/GPUs";
 import { PlacementDetail, Placements } from "./views/Placements";
 import { Works } from "./views/Works";
 import { Addons } from "./views/Addons";
-import { Jobs } from "./views/Jobs";
+import { JobPage, Jobs } from "./views/Jobs";
+import { Queues } from "./views/Queues";
 import { Policies, PolicyOnCluster } from "./views/Policies";
 
 const views = [
@@ -18,6 +19,7 @@ const views = [
   { path: "/works", label: "Works" },
   { path: "/addons", label: "Add-ons" },
   { path: "/jobs", label: "Jobs" },
+  { path: "/queues", label: "Queues" },
   { path: "/policies", label: "Policies" },
 ];
 
@@ -40,7 +42,9 @@ function Page({ path }: { path: string }) {
     case "addons":
       return <Addons />;
     case "jobs":
-      return <Jobs />;
+      return parts.length === 3 ? <JobPage namespace={decodeURIComponent(parts[1] ?? "")} name={decodeURIComponent(parts[2] ?? "")} /> : <Jobs />;
+    case "queues":
+      return <Queues />;
     case "policies":
       return parts.length === 4 ? <PolicyOnCluster namespace={parts[1] ?? ""} name={parts[2] ?? ""} cluster={parts[3] ?? ""} /> : <Policies />;
   }

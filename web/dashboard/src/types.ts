@@ -167,6 +167,7 @@ export interface Job {
   clusterName?: string;
   nominatedClusterNames?: string[];
   admissionChecks: { name: string; state: string; message?: string }[];
+  podSets: { name: string; count: number }[];
   ageSeconds?: number;
   message?: string;
   timeline: { time: string; type: string; status: string; reason?: string; message?: string }[];
@@ -238,4 +239,60 @@ export interface Timeline {
   epoch: number;
   events: { time: string; stage: string; text: string; workload?: string; cluster?: string }[];
   notes?: string[];
+}
+
+/** A workload waiting in a team's ClusterQueue, in Kueue's order. */
+export interface PendingWorkload {
+  namespace: string;
+  name: string;
+  position: number;
+  priority: number;
+  pods: number;
+  gpus: number;
+  model?: string;
+  queued: string;
+}
+
+/** One team of a FleetQueue now; maps are by model, "" for any model. */
+export interface TeamView {
+  name: string;
+  namespace: string;
+  clusterQueue: string;
+  weight: number;
+  guaranteed: Record<string, number>;
+  used: Record<string, number>;
+  demand: Record<string, number>;
+  fair: Record<string, number>;
+  pending: number;
+  queue: PendingWorkload[];
+}
+
+/** One team's GPUs of one model over time. */
+export interface ShareSeries {
+  team: string;
+  model: string;
+  points: { time: string; used: number; fair: number }[];
+}
+
+/** A FleetQueue (GET /api/queues). */
+export interface QueueView {
+  name: string;
+  admissionCheck: string;
+  reclaim: string;
+  models: { model: string; gpus: number }[];
+  teams: TeamView[];
+  notReady?: string;
+  history: ShareSeries[];
+}
+
+export interface QueuesPage {
+  served: boolean;
+  message?: string;
+  intervalSeconds: number;
+  queues: QueueView[];
+}
+
+/** One workload's page (GET /api/jobs/NAMESPACE/NAME). */
+export interface WorkloadPage extends Job {
+  events: { time: string; stage: string; text: string }[];
 }

@@ -1,4 +1,3 @@
-import * as Plot from "@observablehq/plot";
 import { Alert, usePaged, Pager, Status, firstRender } from "../paging";
 import type { Cluster, Timeline } from "../types";
 import { age, pairs, statusClass } from "../format";
@@ -6,7 +5,7 @@ import { useEffect, useMemo, useState } from "preact/hooks";
 import { get } from "../api";
 import { useLive } from "../live";
 import { Link } from "../router";
-import { Chart } from "../chart";
+import { Chart, timelineOptions } from "../chart";
 
 export function Fleet() {
   const [selector, setSelector] = useState("");
@@ -82,23 +81,6 @@ const stages: { stage: string; label: string }[] = [
   { stage: "reported", label: "fence reported" },
 ];
 
-function timelineOptions(t: Timeline): Plot.PlotOptions {
-  const label = (s: string) => stages.find((x) => x.stage === s)?.label ?? s;
-  const events = t.events.map((e) => ({ ...e, at: new Date(e.time), row: label(e.stage) }));
-  return {
-    height: 60 + 30 * stages.length,
-    marginLeft: 150,
-    marginRight: 40,
-    x: { type: "time", label: null, grid: true },
-    y: { label: null, domain: stages.map((s) => s.label) },
-    marks: [
-      Plot.ruleY(stages.map((s) => s.label), { stroke: "#e0e0e0" }),
-      Plot.dot(events, { x: "at", y: "row", r: 6, fill: "#1f3a5f", stroke: "#ffffff", title: (e: { time: string; text: string }) => `${e.time}: ${e.text}` }),
-      Plot.dot(events, { x: "at", y: "row", r: 8, className: "focusable", fillOpacity: 0, pointerEvents: "none", ariaLabel: (e: { time: string; text: string }) => `${e.time}: ${e.text}` }),
-    ],
-  };
-}
-
 // ClusterPage is one cluster's page: its last loss drawn as a timeline (last heartbeat, fence,
 // taint, declared lost, each requeued workload admitted elsewhere, the agent's report, heal), from
 // the objects' own timestamps, updated live.
@@ -120,7 +102,7 @@ export function ClusterPage({ name }: { name: string }) {
       live = false;
     };
   }, [name, tick]);
-  const options = useMemo(() => (data && data.events.length > 0 ? timelineOptions(data) : undefined), [data]);
+  const options = useMemo(() => (data && data.events.length > 0 ? timelineOptions(stages, data.events) : undefined), [data]);
   return (
     <section aria-labelledby="cluster-h">
       <h2 id="cluster-h">Cluster {name}</h2>

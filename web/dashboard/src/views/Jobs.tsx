@@ -1,7 +1,11 @@
-import { usePaged, Pager, Status, firstRender } from "../paging";
-import type { Federation, Job } from "../types";
-import type { Page } from "../api";
+import { useEffect, useMemo, useState } from "preact/hooks";
+import { Alert, usePaged, Pager, Status, firstRender } from "../paging";
+import type { Federation, Job, WorkloadPage } from "../types";
+import { get, type Page } from "../api";
 import { age } from "../format";
+import { Chart, timelineOptions } from "../chart";
+import { useLive } from "../live";
+import { Link } from "../router";
 
 // QueuePlace is "2 of 5" and who is ahead: up to five workloads from the head of the queue.
 function QueuePlace({ place }: { place: NonNullable<Job["queuePlace"]> }) {
@@ -56,7 +60,9 @@ export function Jobs() {
             {p.data.items.map((j) => (
               <tr key={`${j.namespace}/${j.name}`}>
                 <th scope="row">
-                  {j.namespace}/{j.name}
+                  <Link href={`/jobs/${encodeURIComponent(j.namespace)}/${encodeURIComponent(j.name)}`}>
+                    {j.namespace}/{j.name}
+                  </Link>
                 </th>
                 <td>
                   {j.queue ?? ""}
@@ -114,6 +120,86 @@ export function Jobs() {
         </table>
       )}
       <Pager p={p} label="Workloads" />
+    </section>
+  );
+}
+
+// The stages of a workload, top to bottom in the order a workload meets them; the chart's rows.
+const workloadStages: { stage: string; label: string }[] = [
+  { stage: "submitted", label: "submitted" },
+  { stage: "quota-reserved", label: "quota reserved" },
+  { stage: "admission-check", label: "admission check" },
+  { stage: "admitted", label: "admitted on a worker" },
+  { stage: "running", label: "running (pods ready)" },
+  { stage: "preempted", label: "preempted" },
+  { stage: "evicted", label: "evicted" },
+  { stage: "requeued", label: "requeued" },
+  { stage: "finished", label: "finished" },
+];
+
+// JobPage is one workload's page: its life drawn as a timeline from the Workload's own
+// timestamps (Kueue keeps the last change of each condition), updated live.
+export function JobPage({ namespace, name }: { namespace: string; name: string }) {
+  const [data, setData] = useState<WorkloadPage>();
+  const [error, setError] = useState<string>();
+  const tick = useLive("jobs", namespace);
+  useEffect(() => {
+    let live = true;
+    get<WorkloadPage>(`/api/jobs/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}`)
+      .then((d) => {
+        if (!live) return;
+        setData(d);
+        setError(undefined);
+        firstRender("job");
+      })
+      .catch((e: Error) => live && setError(e.message));
+    return () => {
+      live = false;
+    };
+  }, [namespace, name, tick]);
+  const options = useMemo(() => (data ? timelineOptions(workloadStages, data.events) : undefined), [data]);
+  const label = (s: string) => workloadStages.find((x) => x.stage === s)?.label ?? s;
+  return (
+    <section aria-labelledby="job-h">
+      <h2 id="job-h">
+        Workload {namespace}/{name}
+      </h2>
+      <p>
+        <Link href="/jobs">All workloads</Link> · <Link href="/queues">Queues</Link>
+      </p>
+      <Alert error={error} />
+      {data && (
+        <>
+          <p>
+            Queue {data.queue ?? "none"}
+            {data.clusterQueue ? ` → ${data.clusterQueue}` : ""}; {data.podSets.map((p) => `${p.count} pods of ${p.name}`).join(", ")}
+            {data.clusterName ? `; runs on worker ${data.clusterName}` : ""}
+            {!data.clusterName && data.nominatedClusterNames?.length ? `; nominated: ${data.nominatedClusterNames.join(", ")}` : ""}.
+          </p>
+          {options && <Chart options={options} label={`${namespace}/${name}: its life stage by stage, from the Workload's own timestamps`} />}
+          <table>
+            <caption>The same, oldest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">Time</th>
+                <th scope="col">Stage</th>
+                <th scope="col">What</th>
+              </tr>
+            </thead>
+            <tbody>
+              {data.events.map((e, i) => (
+                <tr key={i} data-stage={e.stage}>
+                  <td>
+                    <time dateTime={e.time}>{e.time}</time>
+                  </td>
+                  <td>{label(e.stage)}</td>
+                  <td>{e.text}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </>
+      )}
     </section>
   );
 }
