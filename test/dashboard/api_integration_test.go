@@ -244,6 +244,15 @@ func TestAPI(t *testing.T) {
 		}
 	})
 
+	// TestBrowser installs Kueue's CRDs on the hub, after this test; the queue view with Kueue is
+	// tested there.
+	t.Run("without Kueue, the queue view says so", func(t *testing.T) {
+		var page dashboard.QueuesPage
+		if code, body := getJSON(t, url+"/api/queues", reader, &page); code != http.StatusOK || page.Served || !strings.Contains(page.Message, "the queue view needs Flotilla's FleetQueues and Kueue's") {
+			t.Errorf("queues without Kueue = %d %s, want 200 saying the hub serves no ClusterQueues", code, body)
+		}
+	})
+
 	t.Run("placements, explanation and a what-if that creates nothing", func(t *testing.T) {
 		testenv.WaitFor(t, wait, "the placement's decision in the dashboard", func(context.Context) (bool, string, error) {
 			var page dashboard.Page[fleetview.Placement]

@@ -17,6 +17,7 @@ import (
 	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/chromedp"
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -30,8 +31,10 @@ import (
 	clusterv1beta2 "github.com/flotilla/flotilla/api/cluster/v1beta2"
 	failoverv1alpha1 "github.com/flotilla/flotilla/api/failover/v1alpha1"
 	policyv1 "github.com/flotilla/flotilla/api/policy/v1"
+	queuev1alpha1 "github.com/flotilla/flotilla/api/queue/v1alpha1"
 	usagev1alpha1 "github.com/flotilla/flotilla/api/usage/v1alpha1"
 	"github.com/flotilla/flotilla/internal/hub/dashboard"
+	"github.com/flotilla/flotilla/internal/hub/fleetqueue"
 	"github.com/flotilla/flotilla/internal/hub/fleetview"
 	"github.com/flotilla/flotilla/internal/local/testenv"
 	dashboardassets "github.com/flotilla/flotilla/web/dashboard"
@@ -581,6 +584,156 @@ func TestBrowser(t *testing.T) {
 		}
 		screenshot(t, ctx, "jobs-kueue")
 		checkAccessibility(t, ctx, "/jobs")
+	})
+
+	t.Run("the queue view goes only to viewers who may read every team's workloads", func(t *testing.T) {
+		f.env.InstallKueueCRDs(t)
+		// The API as the hub serves it, each request with the viewer's own token.
+		url, history := hubDashboard(t, f.env)
+		nobody := token(t, f.env, f.ns, "nobody", nil)
+		worksViewer := token(t, f.env, f.ns, "works-viewer", []rbacv1.PolicyRule{{APIGroups: []string{"work.open-cluster-management.io"},
+			Resources: []string{"manifestworks"}, Verbs: []string{"get", "list", "watch"}}}, f.gpuCluster)
+		name := "fq-api-" + f.ns
+		fq := &queuev1alpha1.FleetQueue{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: queuev1alpha1.FleetQueueSpec{AdmissionCheck: "mk",
+			Teams: []queuev1alpha1.Team{{Name: "a", Namespace: f.ns, Weight: resource.MustParse("1")}}}}
+		testenv.Create(t, f.c, fq)
+		writeStatus(t, f.c, fq, func(fq *queuev1alpha1.FleetQueue) {
+			fq.Status.Models = []queuev1alpha1.ModelQuota{{Model: "H100", Flavor: fleetqueue.FlavorName(name, "h100"), GPUs: 8}}
+		})
+		cq := &kueuev1beta2.ClusterQueue{ObjectMeta: metav1.ObjectMeta{Name: fleetqueue.ClusterQueueName(name, "a"), Labels: map[string]string{fleetqueue.FleetQueueLabel: name}},
+			Spec: kueuev1beta2.ClusterQueueSpec{CohortName: kueuev1beta2.CohortReference(name), NamespaceSelector: &metav1.LabelSelector{}}}
+		testenv.Create(t, f.c, cq)
+		writeStatus(t, f.c, cq, func(cq *kueuev1beta2.ClusterQueue) {
+			cq.Status.FlavorsReservation = []kueuev1beta2.FlavorUsage{{Name: kueuev1beta2.ResourceFlavorReference(fleetqueue.FlavorName(name, "h100")),
+				Resources: []kueuev1beta2.ResourceUsage{{Name: usagev1alpha1.ResourceNvidiaGPU, Total: resource.MustParse("3")}}}}
+		})
+		if err := history.Sample(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		var page dashboard.QueuesPage
+		if code, body := getJSON(t, url+"/api/queues", reader, &page); code != http.StatusOK {
+			t.Fatalf("queues as the reader = %d %s", code, body)
+		}
+		i := slices.IndexFunc(page.Queues, func(q dashboard.QueueRow) bool { return q.Name == name })
+		if i < 0 {
+			t.Fatalf("queues = %+v, want %s", page, name)
+		}
+		q := page.Queues[i]
+		// Team a holds 3 and asks nothing more: its fair share is what it holds. (Earlier samples,
+		// before the FleetQueue, count zero.)
+		var last []dashboard.SharePoint
+		for _, s := range q.History {
+			if len(s.Points) > 0 {
+				last = append(last, s.Points[len(s.Points)-1])
+			}
+		}
+		if diff := cmp.Diff([]dashboard.SharePoint{{Used: 3, Fair: 3}}, last, cmpopts.IgnoreFields(dashboard.SharePoint{}, "Time")); diff != "" || !page.Served || q.Teams[0].Used["H100"] != 3 {
+			t.Errorf("queue %s: teams %+v, the history's last sample (-want +got):\n%s", name, q.Teams, diff)
+		}
+		for who, tok := range map[string]string{"no rights": nobody, "works of one namespace": worksViewer} {
+			code, body := getJSON(t, url+"/api/queues", tok, nil)
+			if code != http.StatusForbidden || !strings.Contains(body, "the queue view needs the right to list fleetqueues, clusterqueues, and localqueues and workloads in all namespaces") || strings.Contains(body, name) {
+				t.Errorf("queues as a viewer with %s = %d %s, want 403 saying who may see them", who, code, body)
+			}
+		}
+		for path, want := range map[string]string{"/api/jobs/" + f.ns + "/Not_A_Name": `name \"Not_A_Name\" is not a valid name`, "/api/jobs/" + f.ns + "/none": `\"none\" not found`} {
+			if code, body := getJSON(t, url+path, reader, nil); code != http.StatusNotFound || !strings.Contains(body, want) {
+				t.Errorf("GET %s = %d %s, want 404 saying %s", path, code, body, want)
+			}
+		}
+	})
+
+	t.Run("the queue view draws each team against its fair share, and a workload's timeline, live", func(t *testing.T) {
+		f.env.InstallKueueCRDs(t)
+		name, teamB := "fq-"+f.ns, f.env.Namespace(t, f.env.Hub)
+		const h100 = "NVIDIA-H100-80GB-HBM3"
+		fq := &queuev1alpha1.FleetQueue{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: queuev1alpha1.FleetQueueSpec{AdmissionCheck: "mk", Reclaim: "Never",
+			Teams: []queuev1alpha1.Team{{Name: "a", Namespace: f.ns, LocalQueue: "fq-a", Weight: resource.MustParse("1")}, {Name: "b", Namespace: teamB, Weight: resource.MustParse("1")}}}}
+		testenv.Create(t, f.c, fq)
+		writeStatus(t, f.c, fq, func(fq *queuev1alpha1.FleetQueue) {
+			fq.Status.Workers = 2
+			fq.Status.Models = []queuev1alpha1.ModelQuota{{Model: h100, Flavor: fleetqueue.FlavorName(name, "h100"), GPUs: 16, Workers: []string{"w1", "w2"}}}
+			fq.Status.Conditions = []metav1.Condition{{Type: queuev1alpha1.ConditionReady, Status: metav1.ConditionTrue, Reason: queuev1alpha1.ReasonApplied, LastTransitionTime: metav1.Now()}}
+		})
+		// The hub's Kueue is not running here: the test writes what it would (each team's
+		// ClusterQueue and what it holds), and the view must draw what the API holds.
+		cqs := map[string]*kueuev1beta2.ClusterQueue{}
+		for _, team := range fq.Spec.Teams {
+			cq := &kueuev1beta2.ClusterQueue{ObjectMeta: metav1.ObjectMeta{Name: fleetqueue.ClusterQueueName(name, team.Name), Labels: map[string]string{fleetqueue.FleetQueueLabel: name}},
+				Spec: kueuev1beta2.ClusterQueueSpec{CohortName: kueuev1beta2.CohortReference(name), NamespaceSelector: &metav1.LabelSelector{}}}
+			testenv.Create(t, f.c, cq)
+			cqs[team.Name] = cq
+			testenv.Create(t, f.c, &kueuev1beta2.LocalQueue{ObjectMeta: metav1.ObjectMeta{Namespace: team.Namespace, Name: fleetqueue.LocalQueueName(team)},
+				Spec: kueuev1beta2.LocalQueueSpec{ClusterQueue: kueuev1beta2.ClusterQueueReference(cq.Name)}})
+		}
+		hold := func(team string, gpus int64) {
+			writeStatus(t, f.c, cqs[team], func(cq *kueuev1beta2.ClusterQueue) {
+				cq.Status.FlavorsReservation = []kueuev1beta2.FlavorUsage{{Name: kueuev1beta2.ResourceFlavorReference(fleetqueue.FlavorName(name, "h100")),
+					Resources: []kueuev1beta2.ResourceUsage{{Name: usagev1alpha1.ResourceNvidiaGPU, Total: *resource.NewQuantity(gpus, resource.DecimalSI)}}}}
+			})
+		}
+		hold("a", 12)
+		pending := func(ns, queue, wl string, pods int32, perPod int64, model string) *kueuev1beta2.Workload {
+			spec := corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "trainer", Resources: corev1.ResourceRequirements{
+				Requests: corev1.ResourceList{usagev1alpha1.ResourceNvidiaGPU: *resource.NewQuantity(perPod, resource.DecimalSI)},
+				Limits:   corev1.ResourceList{usagev1alpha1.ResourceNvidiaGPU: *resource.NewQuantity(perPod, resource.DecimalSI)}}}}}
+			if model != "" {
+				spec.NodeSelector = map[string]string{usagev1alpha1.LabelNvidiaGPUProduct: model}
+			}
+			w := &kueuev1beta2.Workload{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: wl},
+				Spec: kueuev1beta2.WorkloadSpec{QueueName: kueuev1beta2.LocalQueueName(queue), PodSets: []kueuev1beta2.PodSet{{Name: "workers", Count: pods, Template: corev1.PodTemplateSpec{Spec: spec}}}}}
+			testenv.Create(t, f.c, w)
+			return w
+		}
+		gang := pending(teamB, "user-queue", "gang", 2, 4, h100)
+		time.Sleep(1100 * time.Millisecond) // the queue orders by creation, to the second
+		pending(teamB, "user-queue", "late", 1, 1, h100)
+		pending(f.ns, "fq-a", "more", 4, 1, h100)
+
+		// Team a holds 12 and wants 16, team b wants 9: of 16 H100s, each fairly gets 8.
+		firstRender(t, ctx, url+"/queues", "queues")
+		run(t, ctx, "marking the page", eval(`window.notReloaded = true`))
+		dot := func(label string) string {
+			return fmt.Sprintf(`document.querySelector('section[data-queue=%q] circle[aria-label^=%q]')`, name, label)
+		}
+		run(t, ctx, "team a drawn over its share, team b under", poll(fmt.Sprintf(`(() => {
+			const a = %s, af = %s, b = %s, bf = %s;
+			return a && af && b && bf && +a.getAttribute("cy") < +af.getAttribute("cy") && +b.getAttribute("cy") > +bf.getAttribute("cy");
+		})()`, dot("team a: holds 12 "+h100+" GPUs, fair share 8 (over its share by 4)"), dot("team a: fair share 8 "),
+			dot("team b: holds 0 "+h100+" GPUs, fair share 8 (under its share by 8)"), dot("team b: fair share 8 ")), 20*time.Second))
+		if diff := cmp.Diff([]string{"12 / 8"}, texts(t, ctx, fmt.Sprintf(`section[data-queue=%q] tr[data-team=a] td.over`, name))); diff != "" {
+			t.Errorf("team a's row (held / fair, bold over its share) (-want +got):\n%s", diff)
+		}
+		got := texts(t, ctx, fmt.Sprintf(`section[data-queue=%q] div.team-queue[data-team=b] ol.pending li`, name))
+		if len(got) != 2 || !strings.HasPrefix(got[0], teamB+"/gang: 2 pods, 8 "+h100) || !strings.HasPrefix(got[1], teamB+"/late: 1 pod, 1 "+h100) {
+			t.Errorf("team b's pending workloads = %q, want gang (2 pods, 8 GPUs) then late (1 pod, 1 GPU), in queue order", got)
+		}
+		if n := value(t, ctx, "team b's queue bars", pollValue[int](fmt.Sprintf(`document.querySelectorAll('section[data-queue=%q] div.team-queue[data-team=b] .pending-bar rect').length`, name), 5*time.Second)); n != 2 {
+			t.Errorf("team b's queue chart draws %d bars, want 2", n)
+		}
+		screenshot(t, ctx, "queues")
+		checkAccessibility(t, ctx, "/queues")
+
+		// Team b's gang gets its 8 GPUs: the chart follows without a reload.
+		hold("b", 8)
+		run(t, ctx, "team b at its share, live", poll(fmt.Sprintf(`%s !== null && window.notReloaded === true`, dot("team b: holds 8 "+h100+" GPUs, fair share 8 (at its share)")), 30*time.Second))
+
+		// A workload's own timeline: submitted, then quota reserved as Kueue writes it.
+		run(t, ctx, "opening the gang's page", chromedp.Click(chromedp.CSS(fmt.Sprintf(`li[data-workload=%q] a`, teamB+"/gang"))),
+			poll(`document.querySelector("tr[data-stage=submitted]") !== null`, 20*time.Second), eval(`window.notReloaded = true`))
+		writeStatus(t, f.c, gang, func(w *kueuev1beta2.Workload) {
+			w.Status.Conditions = []metav1.Condition{{Type: kueuev1beta2.WorkloadQuotaReserved, Status: metav1.ConditionTrue, Reason: "QuotaReserved",
+				Message: "Quota reserved in ClusterQueue " + cqs["b"].Name, LastTransitionTime: metav1.NewTime(time.Now().Add(time.Second))}}
+		})
+		run(t, ctx, "the timeline gains quota reserved, live", poll(`document.querySelector("tr[data-stage=quota-reserved]") !== null && window.notReloaded === true`, 30*time.Second))
+		if diff := cmp.Diff([]string{"submitted", "quota reserved"}, texts(t, ctx, "tr[data-stage] td:nth-of-type(2)")); diff != "" {
+			t.Errorf("the gang's stages, oldest first (-want +got):\n%s", diff)
+		}
+		if n := value(t, ctx, "the timeline's dots", pollValue[int](`document.querySelectorAll("figure.chart g.focusable circle").length`, 5*time.Second)); n != 2 {
+			t.Errorf("the gang's timeline draws %d moments, want 2", n)
+		}
+		screenshot(t, ctx, "job-timeline")
+		checkAccessibility(t, ctx, "/jobs/"+teamB+"/gang")
 	})
 
 	// Over HTTP/1.1 a browser opens at most six connections to a host and each live stream holds

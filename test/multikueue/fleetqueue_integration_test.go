@@ -123,6 +123,24 @@ func testFleetQueue(t *testing.T, f *fleet) {
 	// The wait above is the assertion (fair sharing off, Kueue admits the three queues' heads in
 	// turn: about 11:11:10 jobs); Jain's index is the figure docs/queueing.md reports.
 	t.Logf("fleet shared by weight 2:1:1 after %s: GPUs %v, Jain's index of share/weight %.3f (3 teams)", took.Round(time.Millisecond), shares, jain)
+	// The dashboard's queue view (GET /api/queues) reads the same from real Kueue's ClusterQueue
+	// status: each team holds its share, which is its fair share of 96 GPUs asked by weight.
+	testenv.WaitFor(t, wait, "the queue view to show each team at its fair share", func(ctx context.Context) (bool, string, error) {
+		views, err := fleetview.ReadQueues(ctx, f.c)
+		if err != nil {
+			return false, "", err
+		}
+		got := map[string]string{}
+		for _, v := range views {
+			for _, tm := range v.Teams {
+				if v.Name == "fs" {
+					got[tm.Name] = fmt.Sprintf("held %d fair %.0f pending %d (first: %d pods, %d GPUs)", tm.Used[h100], tm.Fair[h100], tm.Pending, head(tm.Queue).Pods, head(tm.Queue).GPUs)
+				}
+			}
+		}
+		want := map[string]string{"fs-a": "held 16 fair 16 pending 8 (first: 1 pods, 2 GPUs)", "fs-b": "held 8 fair 8 pending 12 (first: 1 pods, 2 GPUs)", "fs-c": "held 8 fair 8 pending 12 (first: 1 pods, 2 GPUs)"}
+		return fmt.Sprint(got) == fmt.Sprint(want), fmt.Sprintf("%v, want %v", got, want), nil
+	})
 	// `flotilla explain workload` on a job still waiting says where its team stands: Kueue's
 	// weighted shares of the cohort's ClusterQueues, read from real Kueue's status.
 	testenv.WaitFor(t, wait, "explain workload to show the cohort's weighted shares", func(ctx context.Context) (bool, string, error) {
@@ -251,4 +269,12 @@ func jainIndex(gpus map[string]int64) float64 {
 	}
 	j, _ := queuesim.Jain(teams, held)
 	return j
+}
+
+// head is the first of a team's pending workloads, or none.
+func head(q []fleetview.PendingWorkload) fleetview.PendingWorkload {
+	if len(q) == 0 {
+		return fleetview.PendingWorkload{}
+	}
+	return q[0]
 }

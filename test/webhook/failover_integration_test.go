@@ -109,6 +109,11 @@ func TestFailoverAnnotationsOnlyFromTheHub(t *testing.T) {
 		"an administrator stretching the timing": {c: adm, change: func(mc *clusterv1.ManagedCluster) {
 			mc.Annotations[fencing.AnnotationTiming] = "lease=1h0m0s fence=2h0m0s lost=3h0m5s"
 		}, want: `change failover.flotilla.io/timing from "` + timing + `" to "lease=1h0m0s fence=2h0m0s lost=3h0m5s"`},
+		// The record of requeued workloads is what a loss's timeline shows (the dashboard, describe
+		// cluster): a forged one would name workloads the loss never moved.
+		"the cluster's agent planting a record of requeued workloads": {c: agent, change: func(mc *clusterv1.ManagedCluster) {
+			mc.Annotations[fencing.AnnotationRequeued] = `{"epoch":1,"workloads":["team/forged"]}`
+		}, want: agentUser + ` is not the hub, and this write would add failover.flotilla.io/requeued="{\"epoch\":1,\"workloads\":[\"team/forged\"]}"`},
 		"the cluster's agent lowering its epoch": {c: agent, change: func(mc *clusterv1.ManagedCluster) {
 			mc.Annotations[fencing.AnnotationEpoch] = "0"
 		}, want: agentUser + ` is not the hub, and this write would change failover.flotilla.io/epoch from "1" to "0"`},

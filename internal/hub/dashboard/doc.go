@@ -3,6 +3,7 @@
 //
 //	GET  /api/clusters         the fleet: availability, heartbeat, taints, sets, labels, claims, version
 //	GET  /api/gpus             GPU capacity per model, per cluster and per node
+//	GET  /api/gpus/history     the fleet's free and allocatable GPUs per model over time
 //	GET  /api/placements       placements with their decisions
 //	GET  /api/placements/NS/NAME            the per-cluster explanation `flotilla explain` gives
 //	POST /api/placements/NS/NAME/simulate   what-if: schedule the Placement in the body, create nothing
@@ -10,6 +11,8 @@
 //	GET  /api/workreplicasets  ManifestWorkReplicaSets and their progress
 //	GET  /api/addons           add-ons per cluster
 //	GET  /api/jobs             Kueue Workloads on the hub and federated-learning runs
+//	GET  /api/jobs/NS/NAME     one Workload and its stages in time
+//	GET  /api/queues           FleetQueues: each team's GPUs held against its fair share, its queue
 //	GET  /api/policies         root policies with each placed cluster's compliance
 //	GET  /api/events?view=V    Server-Sent Events: "change" when what view V shows changed
 //
@@ -17,7 +20,8 @@
 // `flotilla dashboard` on loopback, the bearer token the viewer logged in with when the hub serves
 // it, sealed in a session cookie that logout revokes on every replica (Sessions, session.go; the
 // logouts are kept in a ConfigMap every replica watches, revocations.go). Nothing is cached
-// across viewers and the server's own credentials never read objects, so a viewer sees what the hub's RBAC lets them see and a refusal is shown as a refusal. A missing or
+// across viewers and the server's own credentials never read objects (but for History's totals
+// and shares, shown only to viewers who may list every object they add up), so a viewer sees what the hub's RBAC lets them see and a refusal is shown as a refusal. A missing or
 // rejected credential gets 401 with {"login": "/login"}.
 //
 // Lists are paged on the server (limit, at most MaxLimit, and an opaque continue token) in a

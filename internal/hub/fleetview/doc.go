@@ -5,5 +5,7 @@
 // callers list the objects with the viewer's identity and pass them in, so what a report holds is
 // what the viewer may read. ExplainWorkload (why a Workload waits, also `flotilla explain
 // workload`) needs many objects and reads them itself, through the reader the caller gives it,
-// with the viewer's identity too.
+// with the viewer's identity too, as does ReadQueues (each FleetQueue's teams: GPUs held, demand
+// and fair share per model, TeamFairShares on queuesim's allocation, and the head of each team's
+// queue).
 package fleetview

@@ -34,8 +34,8 @@ type QueueView struct {
 	Reclaim        string `json:"reclaim"`
 	// Models are the fleet's GPUs per model as the FleetQueue's status last wrote them.
 	Models []QueueModel `json:"models"`
-	Teams  []TeamView  `json:"teams"`
-	// Ready is the FleetQueue's Ready condition's message when it is not True.
+	Teams  []TeamView   `json:"teams"`
+	// NotReady is the FleetQueue's Ready condition's reason and message when it is not True.
 	NotReady string `json:"notReady,omitempty"`
 }
 
@@ -61,7 +61,7 @@ type TeamView struct {
 	Fair map[string]float64 `json:"fair"`
 	// Pending counts its pending workloads; Queue is the head of its queue in Kueue's order
 	// (PendingOrder), at most MaxPendingShown.
-	Pending int              `json:"pending"`
+	Pending int               `json:"pending"`
 	Queue   []PendingWorkload `json:"queue"`
 }
 
@@ -132,11 +132,11 @@ func ViewQueue(fq *queuev1alpha1.FleetQueue, cqs []kueuev1beta2.ClusterQueue, lq
 		v.NotReady = c.Reason + ": " + c.Message
 	}
 	capacity := map[string]int64{}
-	modelOf := map[string]string{} // the FleetQueue's flavor -> model
+	modelOf := map[string]string{} // the hub's ResourceFlavor (status.models[].flavor) -> model
 	for _, m := range fq.Status.Models {
 		v.Models = append(v.Models, QueueModel{Model: m.Model, GPUs: m.GPUs})
 		capacity[m.Model] = m.GPUs
-		modelOf[fleetqueue.FlavorName(fq.Name, m.Flavor)] = m.Model
+		modelOf[m.Flavor] = m.Model
 	}
 	byName := map[string]*kueuev1beta2.ClusterQueue{}
 	for i := range cqs {

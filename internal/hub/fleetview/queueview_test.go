@@ -66,7 +66,7 @@ func TestViewQueue(t *testing.T) {
 			{Name: "b", Namespace: "ns-b", Weight: resource.MustParse("1"), Guaranteed: []queuev1alpha1.GuaranteedGPUs{{Model: "H100", GPUs: 4}}},
 			{Name: "c", Namespace: "ns-c", Weight: resource.MustParse("2")},
 		}},
-		Status: queuev1alpha1.FleetQueueStatus{Models: []queuev1alpha1.ModelQuota{{Model: "H100", Flavor: "h100", GPUs: 16}, {Model: "A100", Flavor: "a100", GPUs: 8}},
+		Status: queuev1alpha1.FleetQueueStatus{Models: []queuev1alpha1.ModelQuota{{Model: "H100", Flavor: "fleet-h100", GPUs: 16}, {Model: "A100", Flavor: "fleet-a100", GPUs: 8}},
 			Conditions: []metav1.Condition{{Type: queuev1alpha1.ConditionReady, Status: metav1.ConditionTrue, Reason: queuev1alpha1.ReasonApplied}}},
 	}
 	gpus := func(model string, n int64) kueuev1beta2.FlavorUsage {
@@ -106,8 +106,8 @@ func TestViewQueue(t *testing.T) {
 		Teams: []TeamView{
 			{Name: "a", Namespace: "ns-a", ClusterQueue: "fleet-a", Weight: 1, Guaranteed: map[string]int64{},
 				Used: map[string]int64{"H100": 12}, Demand: map[string]int64{"H100": 12, AnyModel: 8},
-				// H100: b's guarantee of 4 first, then 12 shared by two teams that both want more
-				// than 6... but b wants only 4 more, so a gets 8; any model: 7 of the 8 A100s.
+				// H100: b's guarantee of 4 first; of the other 12, b wants 4 more and a gets the
+				// other 8. Any model: the 8 A100s no one named, b's 1 and a's 7.
 				Fair:    map[string]float64{"H100": 8, AnyModel: 7},
 				Pending: 1, Queue: []PendingWorkload{{Namespace: "ns-a", Name: "more", Position: 1, Pods: 8, GPUs: 8, Queued: t0.Add(2 * time.Second)}}},
 			{Name: "b", Namespace: "ns-b", ClusterQueue: "fleet-b", Weight: 1, Guaranteed: map[string]int64{"H100": 4},

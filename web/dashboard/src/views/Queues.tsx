@@ -16,6 +16,10 @@ function modelLabel(m: string): string {
   return m === anyModel ? "any model" : m;
 }
 
+function pods(k: number): string {
+  return k === 1 ? "1 pod" : `${k} pods`;
+}
+
 function n(x: number | undefined): string {
   const v = x ?? 0;
   return Number.isInteger(v) ? String(v) : v.toFixed(1);
@@ -48,7 +52,14 @@ function nowText(t: TeamView, model: string): string {
 
 function shareOptions(q: QueueView, model: string, at: Date): Plot.PlotOptions {
   const rows = points(q, model, at);
-  const last = q.teams.map((t) => ({ time: at, team: t.name, used: t.used[model] ?? 0, fair: t.fair[model] ?? 0, text: nowText(t, model) }));
+  const last = q.teams.map((t) => ({
+    time: at,
+    team: t.name,
+    used: t.used[model] ?? 0,
+    fair: t.fair[model] ?? 0,
+    text: nowText(t, model),
+    fairText: `team ${t.name}: fair share ${n(t.fair[model])} ${modelLabel(model)} GPUs`,
+  }));
   return {
     height: 40 + 110 * q.teams.length,
     marginLeft: 50,
@@ -60,7 +71,7 @@ function shareOptions(q: QueueView, model: string, at: Date): Plot.PlotOptions {
       Plot.frame({ stroke: "#e0e0e0" }),
       Plot.lineY(rows, { x: "time", y: "fair", fy: "team", className: "line-fair", curve: "step-after" }),
       Plot.lineY(rows, { x: "time", y: "used", fy: "team", className: "line-used", curve: "step-after" }),
-      Plot.dot(last, { x: "time", y: "fair", fy: "team", r: 5, className: "now-fair", title: "text" }),
+      Plot.dot(last, { x: "time", y: "fair", fy: "team", r: 5, className: "focusable now-fair", ariaLabel: "fairText", title: "fairText" }),
       Plot.dot(last, { x: "time", y: "used", fy: "team", r: 5, className: "focusable now-used", ariaLabel: "text", title: "text" }),
     ],
   };
@@ -71,18 +82,18 @@ function queueOptions(t: TeamView): Plot.PlotOptions {
   return {
     height: 40 + 24 * rows.length,
     marginLeft: Math.min(320, 12 + 7 * Math.max(...rows.map((r) => r.row.length))),
-    marginRight: 120,
+    marginRight: 60,
     x: { label: "GPUs asked", grid: true },
     y: { label: null, domain: rows.map((r) => r.row), padding: 0.2 },
     marks: [
       Plot.barX(rows, { x: "gpus", y: "row", className: "focusable pending-bar", ariaLabel: "text", title: "text" }),
-      Plot.text(rows, { x: "gpus", y: "row", text: (w: PendingWorkload) => `${w.pods} pods${w.model ? `, ${w.model}` : ""}`, textAnchor: "start", dx: 4, ariaHidden: "true" }),
+      Plot.text(rows, { x: "gpus", y: "row", text: (w: PendingWorkload) => pods(w.pods), textAnchor: "start", dx: 4, ariaHidden: "true" }),
     ],
   };
 }
 
 function pendingText(w: PendingWorkload): string {
-  return `${w.position}. ${w.namespace}/${w.name}: a gang of ${w.pods} pods asking ${w.gpus} ${w.model ? w.model : "GPUs of any model"}${w.priority ? `, priority ${w.priority}` : ""}, queued ${w.queued}`;
+  return `${w.position}. ${w.namespace}/${w.name}: a gang of ${pods(w.pods)} asking ${w.gpus} ${w.model ? w.model : "GPUs of any model"}${w.priority ? `, priority ${w.priority}` : ""}, queued ${w.queued}`;
 }
 
 function models(q: QueueView): string[] {
@@ -168,7 +179,7 @@ function FleetQueue({ q, at, interval }: { q: QueueView; at: Date; interval: num
                     <Link href={`/jobs/${encodeURIComponent(w.namespace)}/${encodeURIComponent(w.name)}`}>
                       {w.namespace}/{w.name}
                     </Link>
-                    : {w.pods} pods, {w.gpus} {w.model ? w.model : "GPUs of any model"}
+                    : {pods(w.pods)}, {w.gpus} {w.model ? w.model : "GPUs of any model"}
                     {w.priority ? `, priority ${w.priority}` : ""}, queued <time dateTime={w.queued}>{w.queued}</time>
                   </li>
                 ))}
@@ -214,7 +225,7 @@ export function Queues() {
       <h2 id="queues-h">Queues</h2>
       <Alert error={error} />
       {data && !data.served && <p>{data.message}</p>}
-      {data && data.served && data.queues.length === 0 && <p>No FleetQueues: docs/kueue.md says how to share the fleet between teams with one.</p>}
+      {data && data.served && data.queues.length === 0 && <p>No FleetQueues: docs/queueing.md says how to share the fleet between teams with one.</p>}
       {data?.queues.map((q) => (
         <FleetQueue key={q.name} q={q} at={at} interval={data.intervalSeconds} />
       ))}
