@@ -150,18 +150,7 @@ func testDispatch(t *testing.T, f *fleet) {
 	f.rankedPlacement(t, map[string]int32{one: 10, two: 90})
 	f.hubQueues(t)
 	f.waitActive(t, placementCheck, metav1.ConditionTrue, two, one)
-	testenv.WaitFor(t, wait, "Kueue on the hub to find both workers active", func(ctx context.Context) (bool, string, error) {
-		for _, name := range []string{one, two} {
-			mkc := &kueuev1beta2.MultiKueueCluster{}
-			if err := f.c.Get(ctx, client.ObjectKey{Name: name}, mkc); err != nil {
-				return false, "", client.IgnoreNotFound(err)
-			}
-			if c := findCondition(mkc.Status.Conditions, kueuev1beta2.MultiKueueClusterActive); c == nil || c.Status != metav1.ConditionTrue {
-				return false, fmt.Sprintf("%s: %+v", name, c), nil
-			}
-		}
-		return true, "", nil
-	})
+	f.waitWorkersActive(t, wait, one, two)
 	hub := f.c
 
 	t.Run("a job submitted once to the hub runs on the first-ranked worker", func(t *testing.T) {

@@ -48,9 +48,14 @@ func testFleetQueue(t *testing.T, f *fleet) {
 	if err := f.c.DeleteAllOf(ctx, &kueuev1beta2.Workload{}, client.InNamespace(kueuequeues.LocalQueueNS)); err != nil {
 		t.Fatal(err)
 	}
+	names := make([]string, 0, len(f.joined))
 	for _, j := range f.joined {
 		f.waitFreeH100(t, j.Name, 16)
+		names = append(names, j.Name)
 	}
+	// The test before stopped one worker's API server and started it again: MultiKueue must have
+	// reconnected to it before the teams' jobs can go there.
+	f.waitWorkersActive(t, 2*wait, names...)
 	spokes := make([]client.Client, 0, len(f.joined))
 	for _, j := range f.joined {
 		c, err := client.New(j.Spoke.RESTConfig(), client.Options{Scheme: scheme.Scheme})

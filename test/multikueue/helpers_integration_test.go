@@ -151,3 +151,21 @@ func (f *fleet) waitGone(t *testing.T, objs ...client.Object) {
 		})
 	}
 }
+
+// waitWorkersActive waits until Kueue on the hub finds each named worker's MultiKueueCluster
+// Active: connected, so MultiKueue can copy workloads there.
+func (f *fleet) waitWorkersActive(t *testing.T, timeout time.Duration, names ...string) {
+	t.Helper()
+	testenv.WaitFor(t, timeout, fmt.Sprintf("Kueue on the hub to find workers %v active", names), func(ctx context.Context) (bool, string, error) {
+		for _, name := range names {
+			mkc := &kueuev1beta2.MultiKueueCluster{}
+			if err := f.c.Get(ctx, client.ObjectKey{Name: name}, mkc); err != nil {
+				return false, "", client.IgnoreNotFound(err)
+			}
+			if c := findCondition(mkc.Status.Conditions, kueuev1beta2.MultiKueueClusterActive); c == nil || c.Status != metav1.ConditionTrue {
+				return false, fmt.Sprintf("%s: %+v", name, c), nil
+			}
+		}
+		return true, "", nil
+	})
+}
