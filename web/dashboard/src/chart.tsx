@@ -63,3 +63,31 @@ export function timelineOptions(stages: { stage: string; label: string }[], even
     ],
   };
 }
+
+// StageTable is a timeline's text alternative: its moments, oldest first, each row marked with
+// its stage (data-stage).
+export function StageTable({ stages, events }: { stages: { stage: string; label: string }[]; events: { time: string; stage: string; text: string }[] }) {
+  return (
+    <table>
+      <caption>The same, oldest first</caption>
+      <thead>
+        <tr>
+          <th scope="col">Time</th>
+          <th scope="col">Stage</th>
+          <th scope="col">What</th>
+        </tr>
+      </thead>
+      <tbody>
+        {events.map((e, i) => (
+          <tr key={i} data-stage={e.stage}>
+            <td>
+              <time dateTime={e.time}>{e.time}</time>
+            </td>
+            <td>{stages.find((s) => s.stage === e.stage)?.label ?? e.stage}</td>
+            <td>{e.text}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}

@@ -73,3 +73,16 @@ export function useLive(view: string, namespace?: string): number {
   useEffect(() => subscribe(view, namespace, () => setTick((t) => t + 1)), [view, namespace]);
   return tick;
 }
+
+// useEvery returns a number that grows every `seconds` (never when seconds is 0 or undefined): a
+// history takes a sample each interval whether or not anything changed, and its chart refetches
+// then too.
+export function useEvery(seconds: number | undefined): number {
+  const [n, setN] = useState(0);
+  useEffect(() => {
+    if (!seconds) return;
+    const t = setInterval(() => setN((x) => x + 1), seconds * 1000);
+    return () => clearInterval(t);
+  }, [seconds]);
+  return n;
+}

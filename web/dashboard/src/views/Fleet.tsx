@@ -5,7 +5,7 @@ import { useEffect, useMemo, useState } from "preact/hooks";
 import { get } from "../api";
 import { useLive } from "../live";
 import { Link } from "../router";
-import { Chart, timelineOptions } from "../chart";
+import { Chart, StageTable, timelineOptions } from "../chart";
 
 export function Fleet() {
   const [selector, setSelector] = useState("");
@@ -121,27 +121,7 @@ export function ClusterPage({ name }: { name: string }) {
               ))}
             </ul>
           )}
-          <table>
-            <caption>The same, oldest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Time</th>
-                <th scope="col">Stage</th>
-                <th scope="col">What</th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.events.map((e, i) => (
-                <tr key={i} data-stage={e.stage}>
-                  <td>
-                    <time dateTime={e.time}>{e.time}</time>
-                  </td>
-                  <td>{stages.find((s) => s.stage === e.stage)?.label ?? e.stage}</td>
-                  <td>{e.text}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <StageTable stages={stages} events={data.events} />
         </>
       )}
     </section>

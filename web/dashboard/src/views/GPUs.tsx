@@ -3,7 +3,7 @@ import { useEffect, useMemo, useState } from "preact/hooks";
 import { usePaged, Pager, Status, firstRender } from "../paging";
 import type { ClusterGPUs, Figures, GPUHistory, GPUPoint, ModelTotal, NodeGPUs } from "../types";
 import { get, type Page } from "../api";
-import { useLive } from "../live";
+import { useEvery, useLive } from "../live";
 import { statusClass } from "../format";
 import { Link } from "../router";
 import { Chart, Swatch } from "../chart";
@@ -332,13 +332,7 @@ function FreeOverTime({ now }: { now: ModelTotal[] }) {
   const [error, setError] = useState<string>();
   const tick = useLive("gpus");
   // A new sample is taken every interval whether or not anything changed: fetch it then too.
-  const [samples, setSamples] = useState(0);
-  const every = history?.intervalSeconds;
-  useEffect(() => {
-    if (!every) return;
-    const t = setInterval(() => setSamples((n) => n + 1), every * 1000);
-    return () => clearInterval(t);
-  }, [every]);
+  const samples = useEvery(history?.intervalSeconds);
   useEffect(() => {
     let live = true;
     get<GPUHistory>("/api/gpus/history")

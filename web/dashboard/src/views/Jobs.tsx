@@ -3,7 +3,7 @@ import { Alert, usePaged, Pager, Status, firstRender } from "../paging";
 import type { Federation, Job, WorkloadPage } from "../types";
 import { get, type Page } from "../api";
 import { age } from "../format";
-import { Chart, timelineOptions } from "../chart";
+import { Chart, StageTable, timelineOptions } from "../chart";
 import { useLive } from "../live";
 import { Link } from "../router";
 
@@ -158,7 +158,6 @@ export function JobPage({ namespace, name }: { namespace: string; name: string }
     };
   }, [namespace, name, tick]);
   const options = useMemo(() => (data ? timelineOptions(workloadStages, data.events) : undefined), [data]);
-  const label = (s: string) => workloadStages.find((x) => x.stage === s)?.label ?? s;
   return (
     <section aria-labelledby="job-h">
       <h2 id="job-h">
@@ -177,27 +176,7 @@ export function JobPage({ namespace, name }: { namespace: string; name: string }
             {!data.clusterName && data.nominatedClusterNames?.length ? `; nominated: ${data.nominatedClusterNames.join(", ")}` : ""}.
           </p>
           {options && <Chart options={options} label={`${namespace}/${name}: its life stage by stage, from the Workload's own timestamps`} />}
-          <table>
-            <caption>The same, oldest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Time</th>
-                <th scope="col">Stage</th>
-                <th scope="col">What</th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.events.map((e, i) => (
-                <tr key={i} data-stage={e.stage}>
-                  <td>
-                    <time dateTime={e.time}>{e.time}</time>
-                  </td>
-                  <td>{label(e.stage)}</td>
-                  <td>{e.text}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <StageTable stages={workloadStages} events={data.events} />
         </>
       )}
     </section>

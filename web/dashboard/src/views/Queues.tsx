@@ -2,7 +2,7 @@ import * as Plot from "@observablehq/plot";
 import { useEffect, useMemo, useState } from "preact/hooks";
 import { get } from "../api";
 import { Chart } from "../chart";
-import { useLive } from "../live";
+import { useEvery, useLive } from "../live";
 import { Alert, firstRender } from "../paging";
 import { Link } from "../router";
 import type { PendingWorkload, QueuesPage, QueueView, TeamView } from "../types";
@@ -198,13 +198,7 @@ export function Queues() {
   const [at, setAt] = useState(new Date());
   const tick = useLive("queues");
   // A new sample is taken every interval whether or not anything changed: fetch it then too.
-  const [samples, setSamples] = useState(0);
-  const every = data?.intervalSeconds;
-  useEffect(() => {
-    if (!every) return;
-    const t = setInterval(() => setSamples((x) => x + 1), every * 1000);
-    return () => clearInterval(t);
-  }, [every]);
+  const samples = useEvery(data?.intervalSeconds);
   useEffect(() => {
     let live = true;
     get<QueuesPage>("/api/queues")
