@@ -513,7 +513,8 @@ func TestBrowser(t *testing.T) {
 			t.Errorf("what-if selection (-want +got):\n%s", diff)
 		}
 		// The what-if is drawn against the current decision, cluster by cluster.
-		run(t, ctx, "waiting for the what-if chart", poll(`document.querySelectorAll("figure.chart").length === 2`, 10*time.Second))
+		// The figure is rendered first and its SVG drawn into it just after (chart.tsx's effect).
+		run(t, ctx, "waiting for the what-if chart", poll(`document.querySelectorAll("figure.chart").length === 2 && document.querySelectorAll("figure.chart:last-of-type .focusable rect").length > 0`, 10*time.Second))
 		compared := bars("figure.chart:last-of-type .focusable rect")
 		wantCompared := []string{f.gpuCluster + ", what if: selected", f.cpu + ", what if: selected"}
 		for _, d := range ex.Explanation.Decisions {
@@ -590,8 +591,8 @@ func TestBrowser(t *testing.T) {
 		f.env.InstallKueueCRDs(t)
 		// The API as the hub serves it, each request with the viewer's own token.
 		url, history := hubDashboard(t, f.env)
-		nobody := token(t, f.env, f.ns, "nobody", nil)
-		worksViewer := token(t, f.env, f.ns, "works-viewer", []rbacv1.PolicyRule{{APIGroups: []string{"work.open-cluster-management.io"},
+		nobody := token(t, f.env, f.ns, "queue-nobody", nil)
+		worksViewer := token(t, f.env, f.ns, "queue-works-viewer", []rbacv1.PolicyRule{{APIGroups: []string{"work.open-cluster-management.io"},
 			Resources: []string{"manifestworks"}, Verbs: []string{"get", "list", "watch"}}}, f.gpuCluster)
 		name := "fq-api-" + f.ns
 		fq := &queuev1alpha1.FleetQueue{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: queuev1alpha1.FleetQueueSpec{AdmissionCheck: "mk",
