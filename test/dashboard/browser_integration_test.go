@@ -637,6 +637,10 @@ func TestBrowser(t *testing.T) {
 				t.Errorf("queues as a viewer with %s = %d %s, want 403 saying who may see them", who, code, body)
 			}
 		}
+		// A workload's page is read as the viewer too: no rights, no workload.
+		if code, body := getJSON(t, url+"/api/jobs/"+f.ns+"/wl-a", nobody, nil); code != http.StatusForbidden || !strings.Contains(body, "permission denied") || strings.Contains(body, "QuotaReserved") {
+			t.Errorf("a workload's page as a viewer without rights = %d %s, want 403 naming the refusal", code, body)
+		}
 		for path, want := range map[string]string{"/api/jobs/" + f.ns + "/Not_A_Name": `name \"Not_A_Name\" is not a valid name`, "/api/jobs/" + f.ns + "/none": `\"none\" not found`} {
 			if code, body := getJSON(t, url+path, reader, nil); code != http.StatusNotFound || !strings.Contains(body, want) {
 				t.Errorf("GET %s = %d %s, want 404 saying %s", path, code, body, want)

@@ -190,28 +190,36 @@ func (h *History) Series() []GPUSeries {
 }
 
 func series(ring []historySample) []GPUSeries {
-	byModel := map[string]*GPUSeries{}
-	for _, s := range ring {
+	cols := columns(ring, func(s historySample, put func(string, GPUPoint)) {
 		for _, m := range s.models {
-			if byModel[m.Model] == nil {
-				byModel[m.Model] = &GPUSeries{Model: m.Model, Points: []GPUPoint{}}
-			}
+			put(m.Model, GPUPoint{Allocatable: m.Allocatable, Free: m.Free})
 		}
-	}
-	out := make([]GPUSeries, 0, len(byModel))
-	for model, g := range byModel {
-		for _, s := range ring {
-			p := GPUPoint{Time: s.at.UTC()}
-			for _, m := range s.models {
-				if m.Model == model {
-					p.Allocatable, p.Free = m.Allocatable, m.Free
-				}
-			}
-			g.Points = append(g.Points, p)
+	})
+	out := make([]GPUSeries, 0, len(cols))
+	for model, points := range cols {
+		for j := range points {
+			points[j].Time = ring[j].at.UTC()
 		}
-		out = append(out, *g)
+		out = append(out, GPUSeries{Model: model, Points: points})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Model < out[j].Model })
+	return out
+}
+
+// columns turns ring into a column per key its samples name (each calls put for its keys), with
+// a value per sample: the zero value where a sample lacks the key.
+func columns[K comparable, V any](ring []historySample, each func(s historySample, put func(K, V))) map[K][]V {
+	out := map[K][]V{}
+	for i, s := range ring {
+		each(s, func(k K, v V) {
+			col, ok := out[k]
+			if !ok {
+				col = make([]V, len(ring))
+				out[k] = col
+			}
+			col[i] = v
+		})
+	}
 	return out
 }
 
@@ -239,27 +247,19 @@ func (h *History) QueueSeries(queue string) []ShareSeries {
 
 func queueSeries(ring []historySample, queue string) []ShareSeries {
 	type key struct{ team, model string }
-	byKey := map[key]*ShareSeries{}
-	for i, s := range ring {
+	cols := columns(ring, func(s historySample, put func(key, SharePoint)) {
 		for _, x := range s.shares {
-			if x.queue != queue {
-				continue
+			if x.queue == queue {
+				put(key{x.team, x.model}, SharePoint{Used: x.used, Fair: x.fair})
 			}
-			k := key{x.team, x.model}
-			sr := byKey[k]
-			if sr == nil {
-				sr = &ShareSeries{Team: x.team, Model: x.model, Points: make([]SharePoint, len(ring))}
-				for j := range ring {
-					sr.Points[j].Time = ring[j].at.UTC()
-				}
-				byKey[k] = sr
-			}
-			sr.Points[i].Used, sr.Points[i].Fair = x.used, x.fair
 		}
-	}
-	out := make([]ShareSeries, 0, len(byKey))
-	for _, sr := range byKey {
-		out = append(out, *sr)
+	})
+	out := make([]ShareSeries, 0, len(cols))
+	for k, points := range cols {
+		for j := range points {
+			points[j].Time = ring[j].at.UTC()
+		}
+		out = append(out, ShareSeries{Team: k.team, Model: k.model, Points: points})
 	}
 	slices.SortFunc(out, func(a, b ShareSeries) int {
 		return cmp.Or(strings.Compare(a.Team, b.Team), strings.Compare(a.Model, b.Model))

@@ -151,14 +151,7 @@ func timeline(u map[string]any) []TimelineEntry {
 // stages in time, from the Workload's own timestamps.
 type WorkloadPage struct {
 	JobRow
-	Events []StageEvent `json:"events"`
-}
-
-// StageEvent is one moment of a workload: Stage is one of workloadStages.
-type StageEvent struct {
-	Time  string `json:"time"`
-	Stage string `json:"stage"`
-	Text  string `json:"text"`
+	Events []fleetview.TimelineEvent `json:"events"`
 }
 
 // workloadStages name the stage of each condition a workload's timeline shows (submitted and the
@@ -202,29 +195,27 @@ func (s *Server) job(w http.ResponseWriter, r *http.Request) {
 		writeError(w, hubError(err, "reading workload "+ns+"/"+name))
 		return
 	}
-	rows := fleetview.Workloads([]unstructured.Unstructured{*u}, s.o.Clock.Now())
-	writeJSON(w, http.StatusOK, WorkloadPage{JobRow: JobRow{Workload: rows[0], Timeline: timeline(u.Object)}, Events: workloadEvents(u)})
+	row := JobRow{Workload: fleetview.Workloads([]unstructured.Unstructured{*u}, s.o.Clock.Now())[0], Timeline: timeline(u.Object)}
+	writeJSON(w, http.StatusOK, WorkloadPage{JobRow: row, Events: workloadEvents(row, u.GetCreationTimestamp().Time)})
 }
 
-// workloadEvents are a workload's moments, oldest first: its creation, each admission check's
-// and each condition's last change (Kueue keeps only the last of each), with the worker it was
-// admitted on.
-func workloadEvents(u *unstructured.Unstructured) []StageEvent {
-	out := []StageEvent{{Time: u.GetCreationTimestamp().UTC().Format(time.RFC3339), Stage: "submitted", Text: "created" + queueText(u)}}
-	checks, _, _ := unstructured.NestedSlice(u.Object, "status", "admissionChecks")
-	for _, c := range checks {
-		m, ok := c.(map[string]any)
-		if !ok {
-			continue
-		}
-		at, _ := m["lastTransitionTime"].(string)
-		name, _ := m["name"].(string)
-		state, _ := m["state"].(string)
-		msg, _ := m["message"].(string)
-		out = append(out, StageEvent{Time: at, Stage: "admission-check", Text: joinText("check "+name+": "+state, msg)})
+// workloadEvents are a workload's moments, oldest first, from its row: its creation, each
+// admission check's and each condition's last change (Kueue keeps only the last of each), with
+// the worker it was admitted on.
+func workloadEvents(row JobRow, created time.Time) []fleetview.TimelineEvent {
+	submitted := "created"
+	if row.Queue != "" {
+		submitted += " in queue " + row.Queue
 	}
-	worker, _, _ := unstructured.NestedString(u.Object, "status", "clusterName")
-	for _, e := range timeline(u.Object) {
+	out := []fleetview.TimelineEvent{{Time: created.UTC(), Stage: "submitted", Text: submitted}}
+	at := func(s string) time.Time {
+		t, _ := time.Parse(time.RFC3339, s)
+		return t.UTC()
+	}
+	for _, ac := range row.AdmissionChecks {
+		out = append(out, fleetview.TimelineEvent{Time: at(ac.LastTransitionTime), Stage: "admission-check", Text: joinText("check "+ac.Name+": "+ac.State, ac.Message)})
+	}
+	for _, e := range row.Timeline {
 		stage, ok := workloadStages[e.Type]
 		if !ok {
 			continue
@@ -233,20 +224,13 @@ func workloadEvents(u *unstructured.Unstructured) []StageEvent {
 		if e.Reason != "" {
 			text += " (" + e.Reason + ")"
 		}
-		if stage == "admitted" && e.Status == "True" && worker != "" {
-			text += " on worker " + worker
+		if stage == "admitted" && e.Status == "True" && row.ClusterName != "" {
+			text += " on worker " + row.ClusterName
 		}
-		out = append(out, StageEvent{Time: e.Time, Stage: stage, Text: joinText(text, e.Message)})
+		out = append(out, fleetview.TimelineEvent{Time: at(e.Time), Stage: stage, Text: joinText(text, e.Message)})
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Time < out[j].Time })
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Time.Before(out[j].Time) })
 	return out
-}
-
-func queueText(u *unstructured.Unstructured) string {
-	if q, _, _ := unstructured.NestedString(u.Object, "spec", "queueName"); q != "" {
-		return " in queue " + q
-	}
-	return ""
 }
 
 func joinText(a, b string) string {

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
@@ -14,6 +13,7 @@ import (
 	queuev1alpha1 "github.com/flotilla/flotilla/api/queue/v1alpha1"
 	usagev1alpha1 "github.com/flotilla/flotilla/api/usage/v1alpha1"
 	"github.com/flotilla/flotilla/internal/core/queuesim"
+	"github.com/flotilla/flotilla/internal/core/workloadfit"
 	"github.com/flotilla/flotilla/internal/hub/fleetqueue"
 )
 
@@ -193,24 +193,22 @@ func ViewQueue(fq *queuev1alpha1.FleetQueue, cqs []kueuev1beta2.ClusterQueue, lq
 	return v
 }
 
-// gang is a workload's pods, the GPUs they ask for, and the model its pod sets name by node
-// selector (the first named; AnyModel when none).
+// gang is a workload's pods (every pod of every pod set), the GPUs they ask for, and the model
+// they name, as the dispatcher reads them (workloadfit.Gangs: requests as the scheduler counts
+// them; the first model named, AnyModel when none).
 func gang(wl *kueuev1beta2.Workload) (pods, gpus int64, model string) {
 	for _, ps := range wl.Spec.PodSets {
-		n := int64(ps.Count)
-		pods += n
-		spec := &ps.Template.Spec
-		var per int64
-		for _, c := range slices.Concat(spec.InitContainers, spec.Containers) {
-			q, ok := c.Resources.Requests[corev1.ResourceName(usagev1alpha1.ResourceNvidiaGPU)]
-			if !ok {
-				q = c.Resources.Limits[corev1.ResourceName(usagev1alpha1.ResourceNvidiaGPU)]
-			}
-			per += q.Value()
+		pods += int64(ps.Count)
+	}
+	for _, g := range workloadfit.Gangs(wl, nil) {
+		if g.Resource != usagev1alpha1.ResourceNvidiaGPU {
+			continue
 		}
-		gpus += n * per
-		if m := spec.NodeSelector[usagev1alpha1.LabelNvidiaGPUProduct]; m != "" && model == AnyModel {
-			model = m
+		for _, ps := range g.PodSets {
+			gpus += int64(ps.Count) * ps.Per.Value()
+		}
+		if model == AnyModel {
+			model = g.Model
 		}
 	}
 	return pods, gpus, model

@@ -34,6 +34,8 @@ type AdmissionCheck struct {
 	Name    string `json:"name"`
 	State   string `json:"state"`
 	Message string `json:"message,omitempty"`
+	// LastTransitionTime is when State last changed (RFC 3339), "" when not given.
+	LastTransitionTime string `json:"lastTransitionTime,omitempty"`
 }
 
 // PodSet is one of a Workload's pod sets.
@@ -90,6 +92,7 @@ func Workloads(items []unstructured.Unstructured, now time.Time) []Workload {
 			ac.Name, _ = cm["name"].(string)
 			ac.State, _ = cm["state"].(string)
 			ac.Message, _ = cm["message"].(string)
+			ac.LastTransitionTime, _ = cm["lastTransitionTime"].(string)
 			w.AdmissionChecks = append(w.AdmissionChecks, ac)
 		}
 		podSets, _, _ := unstructured.NestedSlice(u, "spec", "podSets")
