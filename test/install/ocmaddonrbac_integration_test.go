@@ -124,17 +124,26 @@ func TestOCMAddOnRBAC(t *testing.T) {
 	enableAddOn(t, admin, granted)
 	agentBinding(t, admin, granted)
 	// The agent's certificate identity may now read the cluster namespace's Secrets, and only there.
-	for ns, want := range map[string]bool{clusterName: true, "default": false} {
+	// The API server's authorizer reads RoleBindings from its own informer, so the new binding
+	// takes effect a moment after it is stored: wait for the allowed answer, then ask about the
+	// namespace it must not reach (by then the authorizer has seen the binding).
+	agentMay := func(ctx context.Context, ns string) (*authorizationv1.SubjectAccessReview, error) {
 		sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
 			User: clusteridentity.AddOnUser(clusterName, granted, addontemplate.AgentName(granted)), Groups: clusteridentity.AddOnGroups(clusterName, granted),
 			ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: ns, Verb: "get", Resource: "secrets"}}}
-		got, err := f.hub.Client.AuthorizationV1().SubjectAccessReviews().Create(ctx, sar, metav1.CreateOptions{})
+		return f.hub.Client.AuthorizationV1().SubjectAccessReviews().Create(ctx, sar, metav1.CreateOptions{})
+	}
+	testenv.WaitFor(t, 30*time.Second, "add-on "+granted+"'s agent may get Secrets in "+clusterName, func(ctx context.Context) (bool, string, error) {
+		got, err := agentMay(ctx, clusterName)
 		if err != nil {
-			t.Fatal(err)
+			return false, "", err
 		}
-		if got.Status.Allowed != want {
-			t.Errorf("add-on %s's agent may get Secrets in %s: %v, want %v (%s)", granted, ns, got.Status.Allowed, want, got.Status.Reason)
-		}
+		return got.Status.Allowed, "allowed=false " + got.Status.Reason, nil
+	})
+	if got, err := agentMay(ctx, "default"); err != nil {
+		t.Fatal(err)
+	} else if got.Status.Allowed {
+		t.Errorf("add-on %s's agent may get Secrets in default (%s): its role reaches beyond its cluster's namespace", granted, got.Status.Reason)
 	}
 	// The hub itself still may not read Secrets: it bound what it does not hold, as the add-on manager.
 	hubSAR := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
