@@ -80,6 +80,8 @@ func BenchmarkPolicyCompliance(b *testing.B) {
 		report(b, r.allEnforce.Seconds(), "s-enforce-edit-all-compliant")
 		report(b, r.driftRestored.Seconds(), "s-drift-restored")
 		report(b, r.driftReported.Seconds(), "s-drift-reported")
+		report(b, r.hubRequests, "hub-requests-per-cluster-enforce")
+		report(b, r.spokeRequests, "spoke-requests-per-cluster-enforce")
 		report(b, r.hubCPU, "cpu-%-hub")
 		report(b, mib(r.hubPeak), "MiB-rss-hub-peak")
 	}
@@ -92,6 +94,7 @@ type complianceResult struct {
 	allEnforce                   time.Duration
 	driftRestored, driftReported time.Duration
 	hubCPU                       float64
+	hubRequests, spokeRequests   float64 // per cluster, from the enforce edit to all compliant
 	hubPeak                      int64
 }
 
@@ -144,6 +147,7 @@ func runPolicyCompliance(b *testing.B, bins localk8s.Binaries, hubBin string, n,
 
 	// Edited to enforce: every cluster creates its ConfigMap and reports Compliant.
 	cpu0 := cpuTicksOf(b, hub)
+	hubReqs0, spokeReqs0 := requestsOf(ctx, b, hubAPI), requestsOf(ctx, b, spokeAPIs...)
 	t1 := time.Now()
 	updatePolicy(ctx, b, hubAPI.Client, "enforce", "1")
 	// Any Compliant report after the edit: all were NonCompliant before it. (Its first message,
@@ -151,6 +155,18 @@ func runPolicyCompliance(b *testing.B, bins localk8s.Binaries, hubBin string, n,
 	r.enforce = reports.wait(b, pr, "every cluster to report Compliant", compliancePolicy, n, t1, policyv1.Compliant, "")
 	r.allEnforce = maxOf(r.enforce)
 	r.hubCPU = float64(cpuTicksOf(b, hub)-cpu0) / float64(clk) / time.Since(t1).Seconds() * 100
+	// What the edit cost the API servers, per cluster: the hub's and the spokes' requests over
+	// the window (the add-ons' resyncs in it included, as they would be on a fleet).
+	elapsed := time.Since(t1).Seconds()
+	for _, api := range []struct {
+		name          string
+		before, after map[string]float64
+		per           *float64
+	}{{"hub", hubReqs0, requestsOf(ctx, b, hubAPI), &r.hubRequests}, {"spokes", spokeReqs0, requestsOf(ctx, b, spokeAPIs...), &r.spokeRequests}} {
+		pr.printf("requests to the %s API server(s) from the edit to all compliant:", api.name)
+		printRequestDelta(pr, api.before, api.after, elapsed)
+		*api.per = (sumOf(api.after) - sumOf(api.before)) / float64(n)
+	}
 	pr.printf("enforce: every cluster compliant in %s (hub CPU %.0f%%)", r.allEnforce.Round(time.Millisecond), r.hubCPU)
 	waitSettled(b, pr, hub, clk)
 
@@ -341,4 +357,27 @@ func maxOf(ds []time.Duration) time.Duration {
 		m = max(m, d)
 	}
 	return m
+}
+
+// requestsOf is apiserverRequests summed over the API servers.
+func requestsOf(ctx context.Context, b *testing.B, apis ...*hubAPIServer) map[string]float64 {
+	out := map[string]float64{}
+	for _, api := range apis {
+		m, err := apiserverRequests(ctx, api.Kube)
+		if err != nil {
+			b.Fatalf("reading %s's request metrics: %v", api.Name, err)
+		}
+		for k, v := range m {
+			out[k] += v
+		}
+	}
+	return out
+}
+
+func sumOf(m map[string]float64) float64 {
+	var s float64
+	for _, v := range m {
+		s += v
+	}
+	return s
 }

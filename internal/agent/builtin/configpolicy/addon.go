@@ -82,7 +82,7 @@ func (a AddOn) Run(ctx context.Context, env builtin.Env) error {
 	// Only the cluster's namespace, where the framework keeps the templates (as OCM's controller
 	// watches only that namespace): a ConfigurationPolicy someone makes elsewhere on the cluster
 	// does not get the add-on's rights.
-	go builtin.Watch(ctx, env.Clock, env.Log, r.spoke, &policyv1.ConfigurationPolicyList{}, changed, client.InNamespace(env.ClusterName))
+	go builtin.Watch(ctx, env.Clock, env.Log, r.spoke, &policyv1.ConfigurationPolicyList{}, changed, &r.own, client.InNamespace(env.ClusterName))
 	resync := builtin.OrDefault(a.Resync, DefaultResync)
 	for {
 		wait := resync
@@ -110,6 +110,8 @@ type runner struct {
 	watches *objectWatches
 	// last is each policy's last evaluation: generation, time, compliance and the kinds it checks.
 	last map[types.UID]evaluation
+	// own are the runner's own writes of ConfigurationPolicies: their watch events do not wake it.
+	own builtin.OwnWrites
 }
 
 type evaluation struct {
@@ -208,7 +210,7 @@ func (r *runner) evaluateAll(ctx context.Context, resync time.Duration) (soon bo
 	if soon {
 		// Changes not yet acted on are taken again next time.
 		for key := range changed {
-			r.watches.mark(key)
+			r.watches.keepDirty(key)
 		}
 	}
 	if len(errs) > 0 {
@@ -228,6 +230,7 @@ func (r *runner) one(ctx context.Context, cp *policyv1.ConfigurationPolicy, resy
 		if err := r.spoke.Update(ctx, cp); err != nil {
 			return false, err
 		}
+		r.own.Note(cp)
 	}
 	now := r.env.Clock.Now()
 	last := r.last[cp.UID]
@@ -364,7 +367,11 @@ func (r *runner) writeStatus(ctx context.Context, cp *policyv1.ConfigurationPoli
 		return nil
 	}
 	cp.Status = st
-	return client.IgnoreNotFound(r.spoke.Status().Update(ctx, cp))
+	err := r.spoke.Status().Update(ctx, cp)
+	if err == nil {
+		r.own.Note(cp)
+	}
+	return client.IgnoreNotFound(err)
 }
 
 // prune deletes what a policy being deleted asks for (pruneObjectBehavior) and lets it go.

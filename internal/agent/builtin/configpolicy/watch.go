@@ -64,10 +64,16 @@ func (w *objectWatches) keep(ctx context.Context, want map[watchKey]bool) {
 }
 
 func (w *objectWatches) mark(key watchKey) {
+	w.keepDirty(key)
+	builtin.Signal(w.changed)
+}
+
+// keepDirty notes key as changed without waking the loop: a change taken but not yet acted on,
+// which the loop comes back to after MinWatchGap (waking it now would only spin until then).
+func (w *objectWatches) keepDirty(key watchKey) {
 	w.mu.Lock()
 	w.dirty[key] = true
 	w.mu.Unlock()
-	builtin.Signal(w.changed)
 }
 
 // take returns the kinds that changed since the last take.

@@ -55,9 +55,9 @@ func (a AddOn) Run(ctx context.Context, env builtin.Env) error {
 		return err
 	}
 	changed := make(chan struct{}, 1)
-	go builtin.Watch(ctx, env.Clock, env.Log, hub, &policyv1.PolicyList{}, changed, client.InNamespace(env.ClusterName))
-	go builtin.Watch(ctx, env.Clock, env.Log, spoke, &policyv1.ConfigurationPolicyList{}, changed, client.InNamespace(env.ClusterName))
 	s := &syncer{env: env, hub: hub, spoke: spoke, reported: map[string]int64{}}
+	go builtin.Watch(ctx, env.Clock, env.Log, hub, &policyv1.PolicyList{}, changed, &s.own, client.InNamespace(env.ClusterName))
+	go builtin.Watch(ctx, env.Clock, env.Log, spoke, &policyv1.ConfigurationPolicyList{}, changed, &s.own, client.InNamespace(env.ClusterName))
 	resync := builtin.OrDefault(a.Resync, DefaultResync)
 	for {
 		if err := s.sync(ctx); err != nil {
@@ -77,6 +77,10 @@ type syncer struct {
 	hub, spoke client.Client
 	// reported is, by policy/template, the template generation whose result was last reported.
 	reported map[string]int64
+	// own are the add-on's own writes: their watch events do not start a sync.
+	own builtin.OwnWrites
+	// namespaceMade is set once the cluster's namespace is known to exist on the cluster.
+	namespaceMade bool
 }
 
 // sync makes the cluster's ConfigurationPolicies those of the hub's policies and reports.
@@ -173,11 +177,16 @@ func (s *syncer) existing(ctx context.Context, ns string) (map[string]*policyv1.
 
 // ensureNamespace makes the cluster's namespace on the cluster, where its policies' templates
 // live (as OCM's framework does).
+// Once it exists it is not asked for again until a write there finds it gone.
 func (s *syncer) ensureNamespace(ctx context.Context, ns string) error {
+	if s.namespaceMade {
+		return nil
+	}
 	err := s.spoke.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: map[string]string{builtinaddon.Label: Name}}})
 	if err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("creating namespace %s on the cluster: %w", ns, err)
 	}
+	s.namespaceMade = true
 	return nil
 }
 
@@ -186,8 +195,12 @@ func (s *syncer) ensureNamespace(ctx context.Context, ns string) error {
 func (s *syncer) apply(ctx context.Context, want, cur *policyv1.ConfigurationPolicy) (*policyv1.ConfigurationPolicy, error) {
 	if cur == nil {
 		if err := s.spoke.Create(ctx, want); err != nil {
+			if apierrors.IsNotFound(err) {
+				s.namespaceMade = false // its namespace was deleted: made again next time
+			}
 			return nil, fmt.Errorf("creating ConfigurationPolicy %s/%s on the cluster: %w", want.Namespace, want.Name, err)
 		}
+		s.own.Note(want)
 		return want, nil
 	}
 	if cur.Labels[builtinaddon.Label] != Name {
@@ -203,6 +216,7 @@ func (s *syncer) apply(ctx context.Context, want, cur *policyv1.ConfigurationPol
 	if err := s.spoke.Patch(ctx, next, client.MergeFrom(cur)); err != nil {
 		return nil, fmt.Errorf("updating ConfigurationPolicy %s/%s on the cluster: %w", next.Namespace, next.Name, err)
 	}
+	s.own.Note(next)
 	return next, nil
 }
 
@@ -216,6 +230,8 @@ func (s *syncer) report(ctx context.Context, p *policyv1.Policy, names []string,
 	next.Status = st
 	if err := s.hub.Status().Update(ctx, next); client.IgnoreNotFound(err) != nil {
 		return fmt.Errorf("reporting policy %s/%s: %w", p.Namespace, p.Name, err)
+	} else if err == nil {
+		s.own.Note(next)
 	}
 	return nil
 }

@@ -35,7 +35,10 @@ func TestTemplates(t *testing.T) {
 		TypeMeta: metav1.TypeMeta{APIVersion: "policy.open-cluster-management.io/v1", Kind: "ConfigurationPolicy"},
 		ObjectMeta: metav1.ObjectMeta{Name: "ns", Namespace: "c1",
 			Labels: map[string]string{"x": "y", PolicyLabel: "gov.a", builtinaddon.Label: Name}},
-		Spec: policyv1.ConfigurationPolicySpec{RemediationAction: "enforce", Severity: "low"},
+		// pruneObjectBehavior and terminatingInclusion: the CRD's defaults, as the API server
+		// stores them (namespaceSelector is always sent, as {}).
+		Spec: policyv1.ConfigurationPolicySpec{RemediationAction: "enforce", Severity: "low", PruneObjectBehavior: "None",
+			NamespaceSelector: policyv1.Target{TerminatingInclusion: "Default"}},
 	}
 	if diff := cmp.Diff(want, got[0].object); diff != "" || got[0].problem != "" {
 		t.Errorf("the ConfigurationPolicy (-want +got):\n%s%s", diff, got[0].problem)

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"maps"
 	"strings"
+	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	policyv1 "github.com/flotilla/flotilla/api/policy/v1"
+	"github.com/flotilla/flotilla/config/crd"
 	"github.com/flotilla/flotilla/internal/contract/builtinaddon"
 )
 
@@ -69,7 +71,11 @@ func templates(p *policyv1.Policy, ns string, taken map[string]string) []templat
 			continue
 		}
 		taken[t.name] = p.Name
-		t.object = desired(p, cp, ns)
+		obj, err := desired(p, cp, ns)
+		if err != nil {
+			t.problem = fmt.Sprintf("%s: %v", field, err)
+		}
+		t.object = obj
 		out = append(out, t)
 	}
 	return out
@@ -77,8 +83,9 @@ func templates(p *policyv1.Policy, ns string, taken map[string]string) []templat
 
 // desired is the ConfigurationPolicy kept on the cluster for template cp of p: its name, labels,
 // annotations and spec, in the cluster's namespace, labeled as the add-on's and with p's
-// remediationAction when p sets one.
-func desired(p *policyv1.Policy, cp *policyv1.ConfigurationPolicy, ns string) *policyv1.ConfigurationPolicy {
+// remediationAction when p sets one, defaulted as the cluster's API server stores it (so that
+// what the cluster has compares equal to it once applied).
+func desired(p *policyv1.Policy, cp *policyv1.ConfigurationPolicy, ns string) (*policyv1.ConfigurationPolicy, error) {
 	labels := maps.Clone(cp.Labels)
 	if labels == nil {
 		labels = map[string]string{}
@@ -96,5 +103,41 @@ func desired(p *policyv1.Policy, cp *policyv1.ConfigurationPolicy, ns string) *p
 	if out.Spec.RemediationAction == "" {
 		out.Spec.RemediationAction = "inform"
 	}
-	return out
+	return defaulted(out)
+}
+
+// configPolicyDefaults is the ConfigurationPolicy CRD's defaulter (the CRD the
+// config-policy-controller add-on installs).
+var configPolicyDefaults = sync.OnceValues(func() (crd.Defaulter, error) {
+	def, err := crd.Named("configurationpolicies." + policyv1.GroupVersion.Group)
+	if err != nil {
+		return nil, err
+	}
+	return crd.DefaulterFor(def, policyv1.GroupVersion.Version)
+})
+
+// defaulted is cp with its CRD's schema defaults applied, through JSON as it travels to the API
+// server and back.
+func defaulted(cp *policyv1.ConfigurationPolicy) (*policyv1.ConfigurationPolicy, error) {
+	defaults, err := configPolicyDefaults()
+	if err != nil {
+		return nil, err
+	}
+	raw, err := json.Marshal(cp)
+	if err != nil {
+		return nil, err
+	}
+	u := map[string]any{}
+	if err := json.Unmarshal(raw, &u); err != nil {
+		return nil, err
+	}
+	defaults(u)
+	if raw, err = json.Marshal(u); err != nil {
+		return nil, err
+	}
+	out := &policyv1.ConfigurationPolicy{}
+	if err := json.Unmarshal(raw, out); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
