@@ -78,6 +78,7 @@ func BenchmarkPolicyCompliance(b *testing.B) {
 		reportLatency(b, r.enforce, time.Second, func(s string) string { return "enforce-edit-to-compliant-" + s })
 		reportLatency(b, r.edit, time.Second, func(s string) string { return "edit-to-reported-" + s })
 		report(b, r.allEnforce.Seconds(), "s-enforce-edit-all-compliant")
+		report(b, r.enforcePropagated.Seconds(), "s-enforce-edit-all-copies-written")
 		report(b, r.driftRestored.Seconds(), "s-drift-restored")
 		report(b, r.driftReported.Seconds(), "s-drift-reported")
 		report(b, r.hubRequests, "hub-requests-per-cluster-enforce")
@@ -92,6 +93,7 @@ type complianceResult struct {
 	warm                         time.Duration
 	initial, enforce, edit       []time.Duration
 	allEnforce                   time.Duration
+	enforcePropagated            time.Duration // the edit to the last copy's new spec seen
 	driftRestored, driftReported time.Duration
 	hubCPU                       float64
 	hubRequests, spokeRequests   float64 // per cluster, from the enforce edit to all compliant
@@ -154,6 +156,9 @@ func runPolicyCompliance(b *testing.B, bins localk8s.Binaries, hubBin string, n,
 	// "created", may be overtaken by "found as specified" before the framework reports.)
 	r.enforce = reports.wait(b, pr, "every cluster to report Compliant", compliancePolicy, n, t1, policyv1.Compliant, "")
 	r.allEnforce = maxOf(r.enforce)
+	var copies int
+	r.enforcePropagated, copies = reports.propagated(compliancePolicy, n, t1)
+	pr.printf("enforce: the hub wrote %d of %d copies, the last %s after the edit", copies, n, r.enforcePropagated.Round(time.Millisecond))
 	r.hubCPU = float64(cpuTicksOf(b, hub)-cpu0) / float64(clk) / time.Since(t1).Seconds() * 100
 	// What the edit cost the API servers, per cluster: the hub's and the spokes' requests over
 	// the window (the add-ons' resyncs in it included, as they would be on a fleet).
@@ -264,6 +269,14 @@ type reportTracker struct {
 	mu sync.Mutex
 	// by is keyed by policy name, then cluster: every change seen, oldest first.
 	by map[string]map[string][]trackedReport
+	// specs is keyed the same: when the copy's latest generation (the hub's write of its spec)
+	// was first seen.
+	specs map[string]map[string]seenSpec
+}
+
+type seenSpec struct {
+	generation int64
+	at         time.Time
 }
 
 // maxTracked bounds the changes kept per policy and cluster.
@@ -277,19 +290,28 @@ type trackedReport struct {
 }
 
 func trackReports(ctx context.Context, b *testing.B, hubAPI *hubAPIServer) *reportTracker {
-	t := &reportTracker{by: map[string]map[string][]trackedReport{}}
+	t := &reportTracker{by: map[string]map[string][]trackedReport{}, specs: map[string]map[string]seenSpec{}}
 	observe := func(o any) {
 		p, ok := o.(*policyv1.Policy)
 		if !ok {
 			return
 		}
 		root, isCopy := strings.CutPrefix(p.Labels[policyv1.RootPolicyLabel], benchNamespace+".")
-		if !isCopy || len(p.Status.Details) == 0 || p.Status.Details[0] == nil || len(p.Status.Details[0].History) == 0 {
+		if !isCopy {
+			return
+		}
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		if t.specs[root] == nil {
+			t.specs[root] = map[string]seenSpec{}
+		}
+		if t.specs[root][p.Namespace].generation != p.Generation {
+			t.specs[root][p.Namespace] = seenSpec{generation: p.Generation, at: time.Now()}
+		}
+		if len(p.Status.Details) == 0 || p.Status.Details[0] == nil || len(p.Status.Details[0].History) == 0 {
 			return
 		}
 		h := p.Status.Details[0].History[0]
-		t.mu.Lock()
-		defer t.mu.Unlock()
 		if t.by[root] == nil {
 			t.by[root] = map[string][]trackedReport{}
 		}
@@ -327,6 +349,25 @@ func (t *reportTracker) done(policy string, since time.Time, state policyv1.Comp
 		}
 	}
 	return out
+}
+
+// propagated is when the last of policy's copies got the spec written after since, after since
+// (zero with the count when not every one of n has).
+func (t *reportTracker) propagated(policy string, n int, since time.Time) (time.Duration, int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var last time.Duration
+	count := 0
+	for _, s := range t.specs[policy] {
+		if !s.at.Before(since) {
+			count++
+			last = max(last, s.at.Sub(since))
+		}
+	}
+	if count < n {
+		return 0, count
+	}
+	return last, count
 }
 
 func (t *reportTracker) wait(b *testing.B, pr progress, what, policy string, n int, since time.Time, state policyv1.ComplianceState, word string) []time.Duration {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/utils/clock"
@@ -29,6 +30,51 @@ func Signal(ch chan<- struct{}) {
 type OwnWrites struct {
 	mu sync.Mutex
 	rv map[types.UID]string
+	// last is the loop's last write of each object noted with Wrote, and the resourceVersion it
+	// replaced.
+	last map[types.UID]ownWrite
+}
+
+type ownWrite struct {
+	base string
+	obj  runtime.Object
+}
+
+// Wrote notes obj, as a write made on resourceVersion base returned it, as the loop's own (Note)
+// and as what Latest answers for it until a mirror has caught up with it.
+func (o *OwnWrites) Wrote(base string, obj client.Object) {
+	if o == nil || obj.GetUID() == "" {
+		return
+	}
+	o.Note(obj)
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.last == nil {
+		o.last = map[types.UID]ownWrite{}
+	}
+	o.last[obj.GetUID()] = ownWrite{base: base, obj: obj.DeepCopyObject()}
+}
+
+// Latest is obj as a mirror holds it, or, while the mirror still holds the version that the
+// loop's own last write replaced, that write: a pass right after a write compares with what it
+// wrote, not with what was there before (which would write again, and be refused as a Conflict).
+func Latest[T client.Object](o *OwnWrites, obj T) T {
+	if o == nil {
+		return obj
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	w, ok := o.last[obj.GetUID()]
+	if !ok {
+		return obj
+	}
+	if obj.GetResourceVersion() == w.base {
+		if t, ok := w.obj.DeepCopyObject().(T); ok {
+			return t
+		}
+	}
+	delete(o.last, obj.GetUID()) // the mirror has the write, or a later one of someone else
+	return obj
 }
 
 // Note records obj, as a write returned it, as the loop's own.
@@ -46,8 +92,13 @@ func (o *OwnWrites) Note(obj client.Object) {
 
 // own reports whether the event is of the loop's own last write of its object.
 func (o *OwnWrites) own(ev watch.Event) bool {
-	obj, ok := ev.Object.(client.Object)
-	if o == nil || (ev.Type != watch.Added && ev.Type != watch.Modified) || !ok {
+	return (ev.Type == watch.Added || ev.Type == watch.Modified) && o.ownObject(ev.Object)
+}
+
+// ownObject reports whether x, as a watch delivered it, is the loop's own last write of it.
+func (o *OwnWrites) ownObject(x any) bool {
+	obj, ok := x.(client.Object)
+	if o == nil || !ok {
 		return false
 	}
 	o.mu.Lock()

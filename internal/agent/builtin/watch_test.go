@@ -44,3 +44,29 @@ func TestOwnWrites(t *testing.T) {
 		t.Error("a nil OwnWrites called an event own")
 	}
 }
+
+func TestLatest(t *testing.T) {
+	cm := func(rv, v string) *corev1.ConfigMap {
+		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{UID: "u1", ResourceVersion: rv}, Data: map[string]string{"v": v}}
+	}
+	tests := []struct {
+		name     string
+		mirrored *corev1.ConfigMap
+		want     string // the value of the answer
+	}{
+		{"the mirror still has what the write replaced: the write", cm("10", "before"), "written"},
+		{"the mirror has the write", cm("11", "written"), "written"},
+		{"someone wrote after the loop", cm("12", "theirs"), "theirs"},
+		{"and the older version, seen late, is the mirror's again", cm("10", "before"), "before"},
+	}
+	var own OwnWrites
+	own.Wrote("10", cm("11", "written"))
+	for _, tt := range tests {
+		if got := Latest(&own, tt.mirrored).Data["v"]; got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
+	}
+	if got := Latest(nil, cm("10", "before")).Data["v"]; got != "before" {
+		t.Errorf("without OwnWrites: %q, want the mirror's", got)
+	}
+}

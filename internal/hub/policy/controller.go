@@ -421,7 +421,10 @@ func (r *Reconciler) apply(ctx context.Context, want, cur *policyv1.Policy) erro
 	}
 	next := cur.DeepCopy()
 	next.Spec, next.Labels, next.Annotations = want.Spec, want.Labels, want.Annotations
-	if err := r.Client.Update(ctx, next); err != nil {
+	// A patch without a resourceVersion: the copy's spec is the hub's alone, while its cluster
+	// writes the status meanwhile (an update would be refused as a Conflict, and the root
+	// reconciled again, whenever a cluster reported between the cache's read and the write).
+	if err := r.Client.Patch(ctx, next, client.MergeFrom(cur)); err != nil {
 		return fmt.Errorf("updating Policy %s/%s: %w", next.Namespace, next.Name, err)
 	}
 	return nil

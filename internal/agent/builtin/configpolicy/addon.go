@@ -82,16 +82,21 @@ func (a AddOn) Run(ctx context.Context, env builtin.Env) error {
 	// Only the cluster's namespace, where the framework keeps the templates (as OCM's controller
 	// watches only that namespace): a ConfigurationPolicy someone makes elsewhere on the cluster
 	// does not get the add-on's rights.
-	go builtin.Watch(ctx, env.Clock, env.Log, r.spoke, &policyv1.ConfigurationPolicyList{}, changed, &r.own, client.InNamespace(env.ClusterName))
+	r.policies = builtin.NewMirror[*policyv1.ConfigurationPolicy](ctx, r.spoke,
+		func() client.ObjectList { return &policyv1.ConfigurationPolicyList{} }, changed, &r.own, client.InNamespace(env.ClusterName))
+	if err := r.policies.WaitForSync(ctx); err != nil {
+		return nil //nolint:nilerr // ctx ended: the add-on stops
+	}
 	resync := builtin.OrDefault(a.Resync, DefaultResync)
 	for {
 		wait := resync
 		soon, err := r.evaluateAll(ctx, resync)
 		if err != nil {
-			env.Log.Error(err, "evaluating ConfigurationPolicies; trying again", "after", resync)
+			env.Log.Error(err, "evaluating ConfigurationPolicies; trying again", "after", builtin.RetryAfterError)
+			wait = builtin.RetryAfterError
 		}
 		if soon {
-			wait = MinWatchGap
+			wait = min(wait, MinWatchGap)
 		}
 		select {
 		case <-ctx.Done():
@@ -112,6 +117,8 @@ type runner struct {
 	last map[types.UID]evaluation
 	// own are the runner's own writes of ConfigurationPolicies: their watch events do not wake it.
 	own builtin.OwnWrites
+	// policies mirrors the ConfigurationPolicies of the cluster's namespace.
+	policies *builtin.Mirror[*policyv1.ConfigurationPolicy]
 }
 
 type evaluation struct {
@@ -180,17 +187,17 @@ func newRunner(env builtin.Env, executor string, changed chan<- struct{}) (*runn
 // policies that are gone, and watches the kinds the policies check. soon is true when a policy
 // waits out MinWatchGap after a change of a kind it checks.
 func (r *runner) evaluateAll(ctx context.Context, resync time.Duration) (soon bool, err error) {
-	l := &policyv1.ConfigurationPolicyList{}
-	if err := r.spoke.List(ctx, l, client.InNamespace(r.env.ClusterName)); err != nil {
-		return false, err
+	policies := r.policies.Items()
+	for i, cp := range policies {
+		policies[i] = builtin.Latest(&r.own, cp)
 	}
+	slices.SortFunc(policies, func(a, b *policyv1.ConfigurationPolicy) int { return strings.Compare(a.Name, b.Name) })
 	changed := r.watches.take()
 	r.e.pass++ // the namespaces are listed again, once, for this pass
 	seen := map[types.UID]bool{}
 	kinds := map[watchKey]bool{}
 	var errs []string
-	for i := range l.Items {
-		cp := &l.Items[i]
+	for _, cp := range policies {
 		seen[cp.UID] = true
 		waits, err := r.one(ctx, cp, resync, changed)
 		if err != nil {
@@ -227,10 +234,11 @@ func (r *runner) one(ctx context.Context, cp *policyv1.ConfigurationPolicy, resy
 	}
 	pruning := cp.Spec.PruneObjectBehavior == policyv1.PruneDeleteAll || cp.Spec.PruneObjectBehavior == policyv1.PruneDeleteIfCreated
 	if pruning && controllerutil.AddFinalizer(cp, PruneFinalizer) {
+		base := cp.ResourceVersion
 		if err := r.spoke.Update(ctx, cp); err != nil {
 			return false, err
 		}
-		r.own.Note(cp)
+		r.own.Wrote(base, cp)
 	}
 	now := r.env.Clock.Now()
 	last := r.last[cp.UID]
@@ -366,10 +374,11 @@ func (r *runner) writeStatus(ctx context.Context, cp *policyv1.ConfigurationPoli
 	if equality.Semantic.DeepEqual(a, b) {
 		return nil
 	}
+	base := cp.ResourceVersion
 	cp.Status = st
 	err := r.spoke.Status().Update(ctx, cp)
 	if err == nil {
-		r.own.Note(cp)
+		r.own.Wrote(base, cp)
 	}
 	return client.IgnoreNotFound(err)
 }

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -56,43 +58,60 @@ func (a AddOn) Run(ctx context.Context, env builtin.Env) error {
 	}
 	changed := make(chan struct{}, 1)
 	s := &syncer{env: env, hub: hub, spoke: spoke, reported: map[string]int64{}}
-	go builtin.Watch(ctx, env.Clock, env.Log, hub, &policyv1.PolicyList{}, changed, &s.own, client.InNamespace(env.ClusterName))
-	go builtin.Watch(ctx, env.Clock, env.Log, spoke, &policyv1.ConfigurationPolicyList{}, changed, &s.own, client.InNamespace(env.ClusterName))
+	ns := client.InNamespace(env.ClusterName)
+	s.policies = builtin.NewMirror[*policyv1.Policy](ctx, hub, func() client.ObjectList { return &policyv1.PolicyList{} }, changed, &s.own, ns)
+	if err := s.policies.WaitForSync(ctx); err != nil {
+		return nil //nolint:nilerr // ctx ended: the add-on stops
+	}
 	resync := builtin.OrDefault(a.Resync, DefaultResync)
 	for {
-		if err := s.sync(ctx); err != nil {
-			env.Log.Error(err, "syncing policies; trying again", "after", builtin.WatchRetry)
+		wait := resync
+		if err := s.sync(ctx, changed); err != nil {
+			env.Log.Error(err, "syncing policies; trying again", "after", builtin.RetryAfterError)
+			wait = builtin.RetryAfterError
 		}
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-changed:
-		case <-env.Clock.After(resync):
+		case <-env.Clock.After(wait):
 		}
 	}
 }
 
 type syncer struct {
-	env        builtin.Env
-	hub, spoke client.Client
+	env   builtin.Env
+	hub   client.Client
+	spoke client.WithWatch
 	// reported is, by policy/template, the template generation whose result was last reported.
 	reported map[string]int64
 	// own are the add-on's own writes: their watch events do not start a sync.
 	own builtin.OwnWrites
+	// policies mirrors the cluster's namespace on the hub; configPolicies the cluster's namespace
+	// on the cluster, once the cluster serves ConfigurationPolicy.
+	policies       *builtin.Mirror[*policyv1.Policy]
+	configPolicies *builtin.Mirror[*policyv1.ConfigurationPolicy]
 	// namespaceMade is set once the cluster's namespace is known to exist on the cluster.
 	namespaceMade bool
 }
 
 // sync makes the cluster's ConfigurationPolicies those of the hub's policies and reports.
-func (s *syncer) sync(ctx context.Context) error {
+// Both sides are read from mirrors (changed is what the cluster's mirror signals, once the
+// cluster serves ConfigurationPolicy).
+func (s *syncer) sync(ctx context.Context, changed chan<- struct{}) error {
 	ns := s.env.ClusterName
-	pl := &policyv1.PolicyList{}
-	if err := s.hub.List(ctx, pl, client.InNamespace(ns)); err != nil {
-		return fmt.Errorf("listing the cluster's policies on the hub: %w", err)
+	policies := slices.DeleteFunc(s.policies.Items(), func(p *policyv1.Policy) bool { return !p.IsReplicated() })
+	for i, p := range policies {
+		policies[i] = builtin.Latest(&s.own, p)
 	}
-	policies := slices.DeleteFunc(pl.Items, func(p policyv1.Policy) bool { return !p.IsReplicated() })
-	slices.SortFunc(policies, func(a, b policyv1.Policy) int { return a.CreationTimestamp.Compare(b.CreationTimestamp.Time) })
-	existing, served, err := s.existing(ctx, ns)
+	// The oldest first (a template name belongs to the policy that had it first), then by name.
+	slices.SortFunc(policies, func(a, b *policyv1.Policy) int {
+		if c := a.CreationTimestamp.Compare(b.CreationTimestamp.Time); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	existing, served, err := s.existing(ctx, ns, changed)
 	if err != nil {
 		return err
 	}
@@ -102,16 +121,18 @@ func (s *syncer) sync(ctx context.Context) error {
 		}
 	}
 	copies := make(map[string]*policyv1.Policy, len(policies))
-	for i := range policies {
-		copies[policies[i].Name] = &policies[i]
+	for _, p := range policies {
+		copies[p.Name] = p
 	}
 	taken, kept := map[string]string{}, map[string]bool{}
 	evaluated := map[string]bool{} // policy/template keys of s.reported still on the cluster
 	var errs []error
-	for i := range policies {
-		p := &policies[i]
+	for _, p := range policies {
 		ts := templates(p, ns, taken)
 		names, results := make([]string, len(ts)), make([]observed, len(ts))
+		// The generations this report tells the hub of: remembered once it is written, so a
+		// report that fails (a Conflict) still counts them as news when it is tried again.
+		news := map[string]int64{}
 		for j, t := range ts {
 			names[j] = t.name
 			deps := checkDependencies(p, j, copies, existing)
@@ -138,11 +159,15 @@ func (s *syncer) sync(ctx context.Context) error {
 				evaluated[key] = true
 				if results[j].evaluated != 0 && s.reported[key] != results[j].evaluated {
 					results[j].fresh = s.reported[key] != 0 // the first seen after a start is not news
-					s.reported[key] = results[j].evaluated
+					news[key] = results[j].evaluated
 				}
 			}
 		}
-		errs = append(errs, s.report(ctx, p, names, results))
+		if err := s.report(ctx, p, names, results); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		maps.Copy(s.reported, news)
 	}
 	for key := range s.reported {
 		if !evaluated[key] {
@@ -159,18 +184,27 @@ func (s *syncer) sync(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// existing lists the ConfigurationPolicies in ns on the cluster, by name; served is false when
-// the cluster does not serve the kind.
-func (s *syncer) existing(ctx context.Context, ns string) (map[string]*policyv1.ConfigurationPolicy, bool, error) {
-	l := &policyv1.ConfigurationPolicyList{}
-	if err := s.spoke.List(ctx, l, client.InNamespace(ns)); meta.IsNoMatchError(err) || apierrors.IsNotFound(err) {
-		return nil, false, nil
-	} else if err != nil {
-		return nil, false, fmt.Errorf("listing ConfigurationPolicies on the cluster: %w", err)
+// existing is the ConfigurationPolicies in ns on the cluster, by name; served is false while the
+// cluster does not serve the kind. Once it does, they are mirrored until ctx (the run's) ends
+// (the first time, a list finds out whether it is served).
+func (s *syncer) existing(ctx context.Context, ns string, changed chan<- struct{}) (map[string]*policyv1.ConfigurationPolicy, bool, error) {
+	if s.configPolicies == nil {
+		l := &policyv1.ConfigurationPolicyList{}
+		if err := s.spoke.List(ctx, l, client.InNamespace(ns)); meta.IsNoMatchError(err) || apierrors.IsNotFound(err) {
+			return nil, false, nil
+		} else if err != nil {
+			return nil, false, fmt.Errorf("listing ConfigurationPolicies on the cluster: %w", err)
+		}
+		m := builtin.NewMirror[*policyv1.ConfigurationPolicy](ctx, s.spoke,
+			func() client.ObjectList { return &policyv1.ConfigurationPolicyList{} }, changed, &s.own, client.InNamespace(ns))
+		if err := m.WaitForSync(ctx); err != nil {
+			return nil, false, err
+		}
+		s.configPolicies = m
 	}
 	out := map[string]*policyv1.ConfigurationPolicy{}
-	for i := range l.Items {
-		out[l.Items[i].Name] = &l.Items[i]
+	for _, cp := range s.configPolicies.Items() {
+		out[cp.Name] = builtin.Latest(&s.own, cp)
 	}
 	return out, true, nil
 }
@@ -194,10 +228,16 @@ func (s *syncer) ensureNamespace(ctx context.Context, ns string) error {
 // left alone and reported.
 func (s *syncer) apply(ctx context.Context, want, cur *policyv1.ConfigurationPolicy) (*policyv1.ConfigurationPolicy, error) {
 	if cur == nil {
-		if err := s.spoke.Create(ctx, want); err != nil {
-			if apierrors.IsNotFound(err) {
-				s.namespaceMade = false // its namespace was deleted: made again next time
-			}
+		err := s.spoke.Create(ctx, want)
+		switch {
+		case apierrors.IsAlreadyExists(err):
+			// Made by the last pass and not yet in the mirror (or made by someone else: the next
+			// pass, with it in the mirror, says so). Its event brings the next pass.
+			return want, nil
+		case apierrors.IsNotFound(err):
+			s.namespaceMade = false // its namespace was deleted: made again next time
+		}
+		if err != nil {
 			return nil, fmt.Errorf("creating ConfigurationPolicy %s/%s on the cluster: %w", want.Namespace, want.Name, err)
 		}
 		s.own.Note(want)
@@ -216,7 +256,7 @@ func (s *syncer) apply(ctx context.Context, want, cur *policyv1.ConfigurationPol
 	if err := s.spoke.Patch(ctx, next, client.MergeFrom(cur)); err != nil {
 		return nil, fmt.Errorf("updating ConfigurationPolicy %s/%s on the cluster: %w", next.Namespace, next.Name, err)
 	}
-	s.own.Note(next)
+	s.own.Wrote(cur.ResourceVersion, next)
 	return next, nil
 }
 
@@ -228,10 +268,12 @@ func (s *syncer) report(ctx context.Context, p *policyv1.Policy, names []string,
 	}
 	next := p.DeepCopy()
 	next.Status = st
-	if err := s.hub.Status().Update(ctx, next); client.IgnoreNotFound(err) != nil {
+	// A patch without a resourceVersion: the status is the add-on's alone (p is what it last wrote,
+	// builtin.Latest), while the hub rewrites the spec meanwhile, which would refuse an update.
+	if err := s.hub.Status().Patch(ctx, next, client.MergeFrom(p)); client.IgnoreNotFound(err) != nil {
 		return fmt.Errorf("reporting policy %s/%s: %w", p.Namespace, p.Name, err)
 	} else if err == nil {
-		s.own.Note(next)
+		s.own.Wrote(p.ResourceVersion, next)
 	}
 	return nil
 }
