@@ -3,6 +3,7 @@
 package bench
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -84,6 +85,10 @@ func BenchmarkPolicyCompliance(b *testing.B) {
 		report(b, r.hubRequests, "hub-requests-per-cluster-enforce")
 		report(b, r.spokeRequests, "spoke-requests-per-cluster-enforce")
 		report(b, r.hubCPU, "cpu-%-hub")
+		report(b, r.hubAPICPU, "cpu-%-hub-apiserver-enforce")
+		report(b, r.spokesCPU, "cpu-%-spoke-apiservers-enforce")
+		report(b, r.agentsCPU, "cpu-%-add-ons-enforce")
+		report(b, r.copyWrite, "s-copy-write-mean-enforce")
 		report(b, mib(r.hubPeak), "MiB-rss-hub-peak")
 	}
 	report(b, 0, "ns/op")
@@ -97,7 +102,11 @@ type complianceResult struct {
 	driftRestored, driftReported time.Duration
 	hubCPU                       float64
 	hubRequests, spokeRequests   float64 // per cluster, from the enforce edit to all compliant
-	hubPeak                      int64
+	// From the enforce edit to all compliant: CPU (% of a core) of the hub API server, the spoke
+	// API servers and this process (the add-ons), and the mean time of a copy's write.
+	hubAPICPU, spokesCPU, agentsCPU float64
+	copyWrite                       float64
+	hubPeak                         int64
 }
 
 func runPolicyCompliance(b *testing.B, bins localk8s.Binaries, hubBin string, n, s int) complianceResult {
@@ -150,6 +159,9 @@ func runPolicyCompliance(b *testing.B, bins localk8s.Binaries, hubBin string, n,
 	// Edited to enforce: every cluster creates its ConfigMap and reports Compliant.
 	cpu0 := cpuTicksOf(b, hub)
 	hubReqs0, spokeReqs0 := requestsOf(ctx, b, hubAPI), requestsOf(ctx, b, spokeAPIs...)
+	// Where the machine's CPU goes meanwhile, and how long the hub API server takes to write a copy.
+	hubAPICPU0, spokesCPU0, agentsCPU0 := cpuTicksOf(b, hubAPI.APIServer), apiServersCPU(b, spokeAPIs), selfCPU(b)
+	patch0 := requestSeconds(ctx, b, hubAPI, "PATCH", "policies")
 	t1 := time.Now()
 	updatePolicy(ctx, b, hubAPI.Client, "enforce", "1")
 	// Any Compliant report after the edit: all were NonCompliant before it. (Its first message,
@@ -163,6 +175,16 @@ func runPolicyCompliance(b *testing.B, bins localk8s.Binaries, hubBin string, n,
 	// What the edit cost the API servers, per cluster: the hub's and the spokes' requests over
 	// the window (the add-ons' resyncs in it included, as they would be on a fleet).
 	elapsed := time.Since(t1).Seconds()
+	percent := func(ticks int64) float64 { return float64(ticks) / float64(clk) / elapsed * 100 }
+	r.hubAPICPU = percent(cpuTicksOf(b, hubAPI.APIServer) - hubAPICPU0)
+	r.spokesCPU = percent(apiServersCPU(b, spokeAPIs) - spokesCPU0)
+	r.agentsCPU = (selfCPU(b) - agentsCPU0).Seconds() / elapsed * 100
+	patch1 := requestSeconds(ctx, b, hubAPI, "PATCH", "policies")
+	if n := patch1.count - patch0.count; n > 0 {
+		r.copyWrite = (patch1.sum - patch0.sum) / n
+	}
+	pr.printf("CPU (%% of a core) from the edit to all compliant: hub API server %.0f, spoke API servers %.0f, add-ons (this process) %.0f, hub %.0f; "+
+		"the hub API server took %.3f s per copy write (PATCH policies, mean)", r.hubAPICPU, r.spokesCPU, r.agentsCPU, r.hubCPU, r.copyWrite)
 	for _, api := range []struct {
 		name          string
 		before, after map[string]float64
@@ -421,4 +443,40 @@ func sumOf(m map[string]float64) float64 {
 		s += v
 	}
 	return s
+}
+
+func apiServersCPU(b *testing.B, apis []*hubAPIServer) int64 {
+	var t int64
+	for _, a := range apis {
+		t += cpuTicksOf(b, a.APIServer)
+	}
+	return t
+}
+
+// sumCount is a histogram's sum and count.
+type sumCount struct{ sum, count float64 }
+
+// requestSeconds is the API server's apiserver_request_duration_seconds histogram's sum and
+// count for verb on resource (no subresource).
+func requestSeconds(ctx context.Context, b *testing.B, api *hubAPIServer, verb, resource string) sumCount {
+	raw, err := api.Kube.Discovery().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	if err != nil {
+		b.Fatalf("reading %s's metrics: %v", api.Name, err)
+	}
+	var out sumCount
+	err = promSamples(bytes.NewReader(raw), func(name string, l map[string]string, v float64) {
+		if l["verb"] != verb || l["resource"] != resource || l["subresource"] != "" {
+			return
+		}
+		switch name {
+		case "apiserver_request_duration_seconds_sum":
+			out.sum += v
+		case "apiserver_request_duration_seconds_count":
+			out.count += v
+		}
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return out
 }

@@ -14,4 +14,10 @@
 //
 // A built-in add-on acts on the hub with the agent's own identity, in the cluster's namespace
 // only (internal/hub/registration's namespace role lists what built-in add-ons may write there).
+//
+// A sync loop learns of changes from a Mirror (the objects of a kind, listed once and then
+// watched, read from memory on every pass) or from Watch (a signal only), and is not woken by its
+// own writes (OwnWrites): an idle cluster's add-ons cost its API servers and the hub nothing, and
+// a pass right after a write compares with what it wrote (Latest), not with a mirror that has
+// not caught up yet.
 package builtin

@@ -84,3 +84,12 @@ func (m *Mirror[T]) Items() []T {
 	}
 	return out
 }
+
+// MirrorOf is a mirror that holds objs and never changes: for tests of a loop's logic.
+func MirrorOf[T client.Object](objs ...T) *Mirror[T] {
+	store := toolscache.NewStore(toolscache.MetaNamespaceKeyFunc)
+	for _, o := range objs {
+		_ = store.Add(o) // a key of a namespace and a name cannot fail
+	}
+	return &Mirror[T]{store: store, synced: func() bool { return true }}
+}

@@ -15,7 +15,9 @@
 // pruneObjectBehavior DeleteIfCreated deletes with the policy (DeleteAll: every object the policy
 // had), through the finalizer PruneFinalizer.
 //
-// A policy is evaluated when it changes and again after its evaluationInterval (compliant or
+// The ConfigurationPolicies of the cluster's namespace are mirrored (builtin.Mirror), so an
+// evaluation pass lists nothing. A policy is evaluated when it changes and again after its
+// evaluationInterval (compliant or
 // noncompliant). With "watch" or no interval (the default) it is evaluated when an object of a
 // kind it checks changes: the add-on watches those kinds by metadata only (watch.go), at most
 // once per MinWatchGap per policy, so drift is found and put right when it happens; every
