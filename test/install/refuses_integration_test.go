@@ -46,6 +46,22 @@ func allowed(t *testing.T, cs kubernetes.Interface, user string, groups []string
 	return r.Status.Allowed
 }
 
+// allowedSoon is allowed, asked again for up to 30 s while it is not: the API server's authorizer
+// reads RBAC from its own informer, so a binding just applied takes effect a moment later. Asked
+// before the refusals of the same identity, it also makes them mean something: by then the
+// authorizer has the chart's bindings.
+func allowedSoon(t *testing.T, cs kubernetes.Interface, user string, groups []string, a access) bool {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !allowed(t, cs, user, groups, a) {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	return true
+}
+
 // TestChartIdentitiesRefuse proves what the charts' identities may not do: the hub's reads no
 // Secret outside Kueue's namespace, escalates nothing and binds nothing; the agent's cannot
 // escalate, impersonate users or change CRDs, and without work.executionClusterRole applies no
@@ -74,6 +90,9 @@ func TestChartIdentitiesRefuse(t *testing.T) {
 
 	hubUser := "system:serviceaccount:" + hubNamespace + ":flotilla-hub"
 	hubGroups := []string{"system:serviceaccounts", "system:serviceaccounts:" + hubNamespace, "system:authenticated"}
+	if !allowedSoon(t, hub.Client, hubUser, hubGroups, access{verb: "get", resource: "secrets", namespace: "kueue-system"}) {
+		t.Errorf("the hub's ServiceAccount may not read Kueue's Secrets with kueue.dispatcher on")
+	}
 	for _, a := range []access{
 		{verb: "get", resource: "secrets", namespace: "kube-system"},
 		{verb: "list", resource: "secrets", namespace: "default"},
@@ -91,9 +110,6 @@ func TestChartIdentitiesRefuse(t *testing.T) {
 		if allowed(t, hub.Client, hubUser, hubGroups, a) {
 			t.Errorf("the hub's ServiceAccount may %s %s %s in %q: the chart grants too much", a.verb, a.resource, a.name, a.namespace)
 		}
-	}
-	if !allowed(t, hub.Client, hubUser, hubGroups, access{verb: "get", resource: "secrets", namespace: "kueue-system"}) {
-		t.Errorf("the hub's ServiceAccount may not read Kueue's Secrets with kueue.dispatcher on")
 	}
 
 	// The API server's own escalation check holds: binding cluster-admin fails as the hub.
@@ -113,6 +129,10 @@ func TestChartIdentitiesRefuse(t *testing.T) {
 
 	agentUser := "system:serviceaccount:" + agentNamespace + ":flotilla-agent"
 	agentGroups := []string{"system:serviceaccounts", "system:serviceaccounts:" + agentNamespace, "system:authenticated"}
+	// What a work names as its executor is all it may then do.
+	if !allowedSoon(t, spoke.Client, agentUser, agentGroups, access{verb: "impersonate", resource: "serviceaccounts", namespace: "default", name: "deployer"}) {
+		t.Errorf("the agent may not impersonate a work's executor ServiceAccount")
+	}
 	for _, a := range []access{
 		{verb: "escalate", group: "rbac.authorization.k8s.io", resource: "clusterroles"},
 		{verb: "bind", group: "rbac.authorization.k8s.io", resource: "clusterroles", name: "cluster-admin"},
@@ -149,10 +169,6 @@ func TestChartIdentitiesRefuse(t *testing.T) {
 		if allowed(t, spoke.Client, policyUser, agentGroups, a) {
 			t.Errorf("the policies' ServiceAccount may %s %s %s in %q by default: the chart grants too much", a.verb, a.resource, a.name, a.namespace)
 		}
-	}
-	// What a work names as its executor is all it may then do.
-	if !allowed(t, spoke.Client, agentUser, agentGroups, access{verb: "impersonate", resource: "serviceaccounts", namespace: "default", name: "deployer"}) {
-		t.Errorf("the agent may not impersonate a work's executor ServiceAccount")
 	}
 	agentAs, err := kubernetes.NewForConfig(as(spoke.RESTConfig(), agentNamespace, "flotilla-agent"))
 	if err != nil {

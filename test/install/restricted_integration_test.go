@@ -154,7 +154,7 @@ func TestRestrictedWorkMode(t *testing.T) {
 		}
 	}
 	for _, ns := range []string{agentNamespace, "open-cluster-management-agent-addon"} {
-		if !allowed(t, spoke.Client, agent, agentGroups, access{verb: "get", resource: "secrets", namespace: ns}) {
+		if !allowedSoon(t, spoke.Client, agent, agentGroups, access{verb: "get", resource: "secrets", namespace: ns}) {
 			t.Errorf("the agent may not read Secrets in %s, where it keeps credentials", ns)
 		}
 	}
