@@ -273,6 +273,10 @@ func TestAgentIdentityOnPolicies(t *testing.T) {
 	if err := f.agentHub.Status().Update(ctx, root); !apierrors.IsForbidden(err) {
 		t.Errorf("the agent wrote the root's status: %v, want Forbidden", err)
 	}
+	// The add-on reports with a status patch: refused on the root too.
+	if err := f.agentHub.Status().Patch(ctx, root, client.MergeFrom(&policyv1.Policy{})); !apierrors.IsForbidden(err) {
+		t.Errorf("the agent patched the root's status: %v, want Forbidden", err)
+	}
 	// Nor create a policy in its own namespace (a root there would be placed on others).
 	made := configPolicy(f.cluster, "mine", "musthave", `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"x"}}`)
 	if err := f.agentHub.Create(ctx, made); !apierrors.IsForbidden(err) {
@@ -292,6 +296,9 @@ func TestAgentIdentityOnPolicies(t *testing.T) {
 	other.Status.ComplianceState = policyv1.Compliant
 	if err := f.agentHub.Status().Update(ctx, other); !apierrors.IsForbidden(err) {
 		t.Errorf("the agent reported on another cluster's copy: %v, want Forbidden", err)
+	}
+	if err := f.agentHub.Status().Patch(ctx, other, client.MergeFrom(&policyv1.Policy{})); !apierrors.IsForbidden(err) {
+		t.Errorf("the agent patched another cluster's copy's status: %v, want Forbidden", err)
 	}
 }
 

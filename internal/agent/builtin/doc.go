@@ -18,6 +18,6 @@
 // A sync loop learns of changes from a Mirror (the objects of a kind, listed once and then
 // watched, read from memory on every pass) or from Watch (a signal only), and is not woken by its
 // own writes (OwnWrites): an idle cluster's add-ons cost its API servers and the hub nothing, and
-// a pass right after a write compares with what it wrote (Latest), not with a mirror that has
+// a pass right after a write compares with what it wrote (Mirror.Items), not with a mirror that has
 // not caught up yet.
 package builtin

@@ -8,7 +8,6 @@ import (
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -41,7 +40,7 @@ type ownWrite struct {
 }
 
 // Wrote notes obj, as a write made on resourceVersion base returned it, as the loop's own (Note)
-// and as what Latest answers for it until a mirror has caught up with it.
+// and as what a Mirror's Items answer for it until a mirror has caught up with it.
 func (o *OwnWrites) Wrote(base string, obj client.Object) {
 	if o == nil || obj.GetUID() == "" {
 		return
@@ -55,10 +54,10 @@ func (o *OwnWrites) Wrote(base string, obj client.Object) {
 	o.last[obj.GetUID()] = ownWrite{base: base, obj: obj.DeepCopyObject()}
 }
 
-// Latest is obj as a mirror holds it, or, while the mirror still holds the version that the
+// latest is obj as a mirror holds it, or, while the mirror still holds the version that the
 // loop's own last write replaced, that write: a pass right after a write compares with what it
 // wrote, not with what was there before (which would write again, and be refused as a Conflict).
-func Latest[T client.Object](o *OwnWrites, obj T) T {
+func latest[T client.Object](o *OwnWrites, obj T) T {
 	if o == nil {
 		return obj
 	}
@@ -90,11 +89,6 @@ func (o *OwnWrites) Note(obj client.Object) {
 	o.rv[obj.GetUID()] = obj.GetResourceVersion()
 }
 
-// own reports whether the event is of the loop's own last write of its object.
-func (o *OwnWrites) own(ev watch.Event) bool {
-	return (ev.Type == watch.Added || ev.Type == watch.Modified) && o.ownObject(ev.Object)
-}
-
 // ownObject reports whether x, as a watch delivered it, is the loop's own last write of it.
 func (o *OwnWrites) ownObject(x any) bool {
 	obj, ok := x.(client.Object)
@@ -109,17 +103,14 @@ func (o *OwnWrites) ownObject(x any) bool {
 
 // Watch signals changed on every change of the objects of list's kind that opts select (and once
 // per watch it starts, for what it may have missed), until ctx ends: how a built-in add-on's sync
-// loop learns that something changed. A change own noted as the loop's own write (own may be
-// nil) does not signal.
-func Watch(ctx context.Context, clk clock.Clock, log logr.Logger, wc client.WithWatch, list client.ObjectList, changed chan<- struct{}, own *OwnWrites, opts ...client.ListOption) {
+// loop learns that something changed. (A loop that also reads the objects uses a Mirror.)
+func Watch(ctx context.Context, clk clock.Clock, log logr.Logger, wc client.WithWatch, list client.ObjectList, changed chan<- struct{}, opts ...client.ListOption) {
 	for ctx.Err() == nil {
 		w, err := wc.Watch(ctx, list, opts...)
 		if err == nil {
 			Signal(changed)
-			for ev := range w.ResultChan() {
-				if !own.own(ev) {
-					Signal(changed)
-				}
+			for range w.ResultChan() {
+				Signal(changed)
 			}
 			w.Stop()
 			continue

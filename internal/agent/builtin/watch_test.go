@@ -7,7 +7,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ktypes "k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/watch"
 )
 
 func TestOwnWrites(t *testing.T) {
@@ -20,27 +19,25 @@ func TestOwnWrites(t *testing.T) {
 	own.Note(cm("2", "21")) // a later write of the same object replaces the first
 	tests := []struct {
 		name string
-		ev   watch.Event
+		obj  any
 		want bool
 	}{
-		{"the loop's write", watch.Event{Type: watch.Modified, Object: cm("1", "10")}, true},
-		{"the loop's create", watch.Event{Type: watch.Added, Object: cm("1", "10")}, true},
-		{"another writer after it", watch.Event{Type: watch.Modified, Object: cm("1", "11")}, false},
-		{"an earlier write of the loop, replaced", watch.Event{Type: watch.Modified, Object: cm("2", "20")}, false},
-		{"the later write", watch.Event{Type: watch.Modified, Object: cm("2", "21")}, true},
-		{"an object the loop never wrote", watch.Event{Type: watch.Modified, Object: cm("3", "10")}, false},
-		{"a deletion is always news", watch.Event{Type: watch.Deleted, Object: cm("1", "10")}, false},
-		{"an error event", watch.Event{Type: watch.Error, Object: &metav1.Status{}}, false},
+		{"the loop's write", cm("1", "10"), true},
+		{"another writer after it", cm("1", "11"), false},
+		{"an earlier write of the loop, replaced", cm("2", "20"), false},
+		{"the later write", cm("2", "21"), true},
+		{"an object the loop never wrote", cm("3", "10"), false},
+		{"not an object", &metav1.Status{}, false},
 	}
 	got, want := map[string]bool{}, map[string]bool{}
 	for _, tt := range tests {
-		got[tt.name], want[tt.name] = own.own(tt.ev), tt.want
+		got[tt.name], want[tt.name] = own.ownObject(tt.obj), tt.want
 	}
 	if d := cmp.Diff(want, got); d != "" {
-		t.Errorf("own (-want +got):\n%s", d)
+		t.Errorf("ownObject (-want +got):\n%s", d)
 	}
 	var none *OwnWrites // a loop without own writes: every event is news
-	if none.own(watch.Event{Type: watch.Modified, Object: cm("1", "10")}) {
+	if none.ownObject(cm("1", "10")) {
 		t.Error("a nil OwnWrites called an event own")
 	}
 }
@@ -62,11 +59,11 @@ func TestLatest(t *testing.T) {
 	var own OwnWrites
 	own.Wrote("10", cm("11", "written"))
 	for _, tt := range tests {
-		if got := Latest(&own, tt.mirrored).Data["v"]; got != tt.want {
+		if got := latest(&own, tt.mirrored).Data["v"]; got != tt.want {
 			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
 		}
 	}
-	if got := Latest(nil, cm("10", "before")).Data["v"]; got != "before" {
+	if got := latest(nil, cm("10", "before")).Data["v"]; got != "before" {
 		t.Errorf("without OwnWrites: %q, want the mirror's", got)
 	}
 }

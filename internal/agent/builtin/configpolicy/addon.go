@@ -82,9 +82,9 @@ func (a AddOn) Run(ctx context.Context, env builtin.Env) error {
 	// Only the cluster's namespace, where the framework keeps the templates (as OCM's controller
 	// watches only that namespace): a ConfigurationPolicy someone makes elsewhere on the cluster
 	// does not get the add-on's rights.
-	r.policies = builtin.NewMirror[*policyv1.ConfigurationPolicy](ctx, r.spoke,
+	r.policies, err = builtin.NewMirror[*policyv1.ConfigurationPolicy](ctx, r.spoke,
 		func() client.ObjectList { return &policyv1.ConfigurationPolicyList{} }, changed, &r.own, client.InNamespace(env.ClusterName))
-	if err := r.policies.WaitForSync(ctx); err != nil {
+	if err != nil {
 		return nil //nolint:nilerr // ctx ended: the add-on stops
 	}
 	resync := builtin.OrDefault(a.Resync, DefaultResync)
@@ -188,9 +188,6 @@ func newRunner(env builtin.Env, executor string, changed chan<- struct{}) (*runn
 // waits out MinWatchGap after a change of a kind it checks.
 func (r *runner) evaluateAll(ctx context.Context, resync time.Duration) (soon bool, err error) {
 	policies := r.policies.Items()
-	for i, cp := range policies {
-		policies[i] = builtin.Latest(&r.own, cp)
-	}
 	slices.SortFunc(policies, func(a, b *policyv1.ConfigurationPolicy) int { return strings.Compare(a.Name, b.Name) })
 	changed := r.watches.take()
 	r.e.pass++ // the namespaces are listed again, once, for this pass

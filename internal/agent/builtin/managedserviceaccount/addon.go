@@ -86,7 +86,7 @@ func (a AddOn) Run(ctx context.Context, env builtin.Env) error {
 		return err
 	}
 	changed := make(chan struct{}, 1)
-	go builtin.Watch(ctx, env.Clock, env.Log, watcher, &authv1beta1.ManagedServiceAccountList{}, changed, nil, client.InNamespace(env.ClusterName))
+	go builtin.Watch(ctx, env.Clock, env.Log, watcher, &authv1beta1.ManagedServiceAccountList{}, changed, client.InNamespace(env.ClusterName))
 	fresh := map[types.UID]time.Time{}
 	var nextFull time.Time
 	for {

@@ -57,16 +57,16 @@ func (a AddOn) Run(ctx context.Context, env builtin.Env) error {
 		return err
 	}
 	changed := make(chan struct{}, 1)
-	s := &syncer{env: env, hub: hub, spoke: spoke, reported: map[string]int64{}}
-	ns := client.InNamespace(env.ClusterName)
-	s.policies = builtin.NewMirror[*policyv1.Policy](ctx, hub, func() client.ObjectList { return &policyv1.PolicyList{} }, changed, &s.own, ns)
-	if err := s.policies.WaitForSync(ctx); err != nil {
+	s := &syncer{env: env, hub: hub, spoke: spoke, reported: map[string]int64{}, changed: changed}
+	s.policies, err = builtin.NewMirror[*policyv1.Policy](ctx, hub, func() client.ObjectList { return &policyv1.PolicyList{} },
+		changed, &s.own, client.InNamespace(env.ClusterName))
+	if err != nil {
 		return nil //nolint:nilerr // ctx ended: the add-on stops
 	}
 	resync := builtin.OrDefault(a.Resync, DefaultResync)
 	for {
 		wait := resync
-		if err := s.sync(ctx, changed); err != nil {
+		if err := s.sync(ctx); err != nil {
 			env.Log.Error(err, "syncing policies; trying again", "after", builtin.RetryAfterError)
 			wait = builtin.RetryAfterError
 		}
@@ -87,6 +87,8 @@ type syncer struct {
 	reported map[string]int64
 	// own are the add-on's own writes: their watch events do not start a sync.
 	own builtin.OwnWrites
+	// changed wakes the loop: the mirrors signal it.
+	changed chan<- struct{}
 	// policies mirrors the cluster's namespace on the hub; configPolicies the cluster's namespace
 	// on the cluster, once the cluster serves ConfigurationPolicy.
 	policies       *builtin.Mirror[*policyv1.Policy]
@@ -95,15 +97,11 @@ type syncer struct {
 	namespaceMade bool
 }
 
-// sync makes the cluster's ConfigurationPolicies those of the hub's policies and reports.
-// Both sides are read from mirrors (changed is what the cluster's mirror signals, once the
-// cluster serves ConfigurationPolicy).
-func (s *syncer) sync(ctx context.Context, changed chan<- struct{}) error {
+// sync makes the cluster's ConfigurationPolicies those of the hub's policies and reports. Both
+// sides are read from mirrors.
+func (s *syncer) sync(ctx context.Context) error {
 	ns := s.env.ClusterName
 	policies := slices.DeleteFunc(s.policies.Items(), func(p *policyv1.Policy) bool { return !p.IsReplicated() })
-	for i, p := range policies {
-		policies[i] = builtin.Latest(&s.own, p)
-	}
 	// The oldest first (a template name belongs to the policy that had it first), then by name.
 	slices.SortFunc(policies, func(a, b *policyv1.Policy) int {
 		if c := a.CreationTimestamp.Compare(b.CreationTimestamp.Time); c != 0 {
@@ -111,7 +109,7 @@ func (s *syncer) sync(ctx context.Context, changed chan<- struct{}) error {
 		}
 		return strings.Compare(a.Name, b.Name)
 	})
-	existing, served, err := s.existing(ctx, ns, changed)
+	existing, served, err := s.existing(ctx, ns)
 	if err != nil {
 		return err
 	}
@@ -187,7 +185,7 @@ func (s *syncer) sync(ctx context.Context, changed chan<- struct{}) error {
 // existing is the ConfigurationPolicies in ns on the cluster, by name; served is false while the
 // cluster does not serve the kind. Once it does, they are mirrored until ctx (the run's) ends
 // (the first time, a list finds out whether it is served).
-func (s *syncer) existing(ctx context.Context, ns string, changed chan<- struct{}) (map[string]*policyv1.ConfigurationPolicy, bool, error) {
+func (s *syncer) existing(ctx context.Context, ns string) (map[string]*policyv1.ConfigurationPolicy, bool, error) {
 	if s.configPolicies == nil {
 		l := &policyv1.ConfigurationPolicyList{}
 		if err := s.spoke.List(ctx, l, client.InNamespace(ns)); meta.IsNoMatchError(err) || apierrors.IsNotFound(err) {
@@ -195,16 +193,16 @@ func (s *syncer) existing(ctx context.Context, ns string, changed chan<- struct{
 		} else if err != nil {
 			return nil, false, fmt.Errorf("listing ConfigurationPolicies on the cluster: %w", err)
 		}
-		m := builtin.NewMirror[*policyv1.ConfigurationPolicy](ctx, s.spoke,
-			func() client.ObjectList { return &policyv1.ConfigurationPolicyList{} }, changed, &s.own, client.InNamespace(ns))
-		if err := m.WaitForSync(ctx); err != nil {
+		m, err := builtin.NewMirror[*policyv1.ConfigurationPolicy](ctx, s.spoke,
+			func() client.ObjectList { return &policyv1.ConfigurationPolicyList{} }, s.changed, &s.own, client.InNamespace(ns))
+		if err != nil {
 			return nil, false, err
 		}
 		s.configPolicies = m
 	}
 	out := map[string]*policyv1.ConfigurationPolicy{}
 	for _, cp := range s.configPolicies.Items() {
-		out[cp.Name] = builtin.Latest(&s.own, cp)
+		out[cp.Name] = cp
 	}
 	return out, true, nil
 }
@@ -269,7 +267,7 @@ func (s *syncer) report(ctx context.Context, p *policyv1.Policy, names []string,
 	next := p.DeepCopy()
 	next.Status = st
 	// A patch without a resourceVersion: the status is the add-on's alone (p is what it last wrote,
-	// builtin.Latest), while the hub rewrites the spec meanwhile, which would refuse an update.
+	// the mirror's Items), while the hub rewrites the spec meanwhile, which would refuse an update.
 	if err := s.hub.Status().Patch(ctx, next, client.MergeFrom(p)); client.IgnoreNotFound(err) != nil {
 		return fmt.Errorf("reporting policy %s/%s: %w", p.Namespace, p.Name, err)
 	} else if err == nil {

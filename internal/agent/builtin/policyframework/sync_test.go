@@ -47,14 +47,14 @@ func TestRefusedReportKeepsTheNews(t *testing.T) {
 			return c.SubResource(sub).Patch(ctx, obj, p, opts...)
 		}}).Build()
 	spoke := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(cp).WithStatusSubresource(&policyv1.ConfigurationPolicy{}).Build()
-	changed := make(chan struct{}, 1)
 	s := &syncer{env: builtin.Env{ClusterName: "c1", Clock: clocktesting.NewFakeClock(time.Date(2026, 12, 7, 0, 0, 0, 0, time.UTC)), Log: logr.Discard()},
 		hub: hub, spoke: spoke, reported: map[string]int64{"gov.p/cp1": 1},
-		policies: builtin.MirrorOf(copyOf.DeepCopy()), configPolicies: builtin.MirrorOf(cp.DeepCopy()), namespaceMade: true}
-	if err := s.sync(ctx, changed); err == nil || !refused {
+		namespaceMade: true, changed: make(chan struct{}, 1)}
+	s.policies, s.configPolicies = builtin.MirrorOf(&s.own, copyOf.DeepCopy()), builtin.MirrorOf(&s.own, cp.DeepCopy())
+	if err := s.sync(ctx); err == nil || !refused {
 		t.Fatalf("the first pass's report was not refused (err %v)", err)
 	}
-	if err := s.sync(ctx, changed); err != nil {
+	if err := s.sync(ctx); err != nil {
 		t.Fatalf("the second pass: %v", err)
 	}
 	got := &policyv1.Policy{}
