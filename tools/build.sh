@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the real Kubernetes binaries Flotilla runs locally (etcd, kube-apiserver,
-# kube-controller-manager, kube-scheduler, kubectl, kwok) from the Go modules pinned in this
+# kube-controller-manager, kube-scheduler, kubectl, kwok; kubelet, kube-proxy and a pause
+# program for real nodes) from the Go modules pinned in this
 # folder, into a cache outside the checkout keyed by those pins. A second run, or a fresh clone
 # with the same pins, finds them there and does nothing. Prints the cache folder on stdout;
 # progress goes to stderr.
@@ -22,13 +23,14 @@ source "$here/lib.sh" # say, die, progress, cache_root; fails without Go
 
 # The key covers every input that changes the binaries: the pins (go.mod/go.sum of both
 # modules), the etcd main, BUILD_REV and the Go version.
-key=$( { cat "$here/go.mod" "$here/go.sum" "$here/kwok/go.mod" "$here/kwok/go.sum" "$here/cmd/etcd/main.go"
+key=$( { cat "$here/go.mod" "$here/go.sum" "$here/kwok/go.mod" "$here/kwok/go.sum" "$here/cmd/etcd/main.go" "$here/cmd/pause/main.go"
          echo "$BUILD_REV"; go env GOVERSION; } | sha256sum | cut -c1-12)
 bin="$cache_root/k8s-$KUBE_VERSION-kwok-$KWOK_VERSION-$key/bin"
 
 if [[ "${1:-}" == "--print" ]]; then echo "$bin"; exit 0; fi
 
-want=(etcd kube-apiserver kube-controller-manager kube-scheduler kubectl kwok kwok-stages.yaml)
+# kubelet, kube-proxy and pause make the local fleet's real nodes (flotilla dev up --real-nodes).
+want=(etcd kube-apiserver kube-controller-manager kube-scheduler kubectl kubelet kube-proxy pause kwok kwok-stages.yaml)
 missing=()
 for b in "${want[@]}"; do [[ -e "$bin/$b" ]] || missing+=("$b"); done
 if [[ ${#missing[@]} -eq 0 ]]; then echo "$bin"; exit 0; fi
@@ -58,8 +60,9 @@ v() { # ldflags for Kubernetes' version variables, in both packages that report 
 }
 
 build kubernetes "$here" "-s -w $(v)" \
-  ./cmd/etcd k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager \
-  k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubectl
+  ./cmd/etcd ./cmd/pause k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager \
+  k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubectl k8s.io/kubernetes/cmd/kubelet \
+  k8s.io/kubernetes/cmd/kube-proxy
 build kwok "$here/kwok" "-s -w -X sigs.k8s.io/kwok/pkg/consts.Version=$KWOK_VERSION" sigs.k8s.io/kwok/cmd/kwok
 
 # kwok simulates kubelets by stages; take the ones its module ships: nodes become Ready at once and

@@ -28,6 +28,11 @@ func full() machine {
 		"prometheus": "true",
 		"chromium":   "true",
 		"iptables":   "true",
+		"containerd": "true",
+		"runc":       "true",
+		"bridge":     "true", // a CNI plugin: FLOTILLA_CNI_DIR is the machine's folder
+		"ip":         "true",
+		"nsenter":    "true",
 		"id":         `[ "$1" = -u ] && echo 0 || echo root`,
 		"python":     "exit 0",
 	}
@@ -88,7 +93,7 @@ func run(t *testing.T, m machine, args ...string) (int, string, string) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(filepath.Join(dir, "bash"), append([]string{filepath.Join(dir, "prereqs.sh")}, args...)...)
-	cmd.Env = []string{"PATH=" + dir, "FLOTILLA_PYTHON=" + python, "HOME=" + dir}
+	cmd.Env = []string{"PATH=" + dir, "FLOTILLA_PYTHON=" + python, "HOME=" + dir, "FLOTILLA_CNI_DIR=" + dir}
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err = cmd.Run()
@@ -144,6 +149,16 @@ func TestPrereqs(t *testing.T) {
 			machine: full().without("python"), target: "test", wantCode: 1,
 			wantLines:    []string{"Python 3.10 or newer"},
 			wantPackages: []string{"python3"},
+		},
+		"no container runtime": {
+			machine: full().without("containerd", "runc", "bridge"), target: "test", wantCode: 1,
+			wantLines: []string{
+				"containerd (real nodes",
+				"runc (containerd's runtime",
+				"the CNI plugins in /usr/lib/cni",
+				"apt-get install -y containerd containernetworking-plugins runc",
+			},
+			wantPackages: []string{"containerd", "containernetworking-plugins", "runc"},
 		},
 		"not root and no sudo": {
 			machine: full().with("id", `[ "$1" = -u ] && echo 1000 || echo dev`).with("sudo", "exit 1"), target: "test", wantCode: 1,

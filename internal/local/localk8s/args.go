@@ -8,12 +8,15 @@ import (
 // ServiceCIDR is the service IP range of every local cluster.
 const ServiceCIDR = "10.96.0.0/16"
 
+// KubernetesServiceIP is the ClusterIP of the kubernetes Service (the first of ServiceCIDR).
+const KubernetesServiceIP = "10.96.0.1"
+
 func apiServerArgs(opts ClusterOptions, port int) []string {
 	f := func(name string) string { return filepath.Join(opts.Dir, name) }
-	return []string{
+	args := []string{
 		"--etcd-servers=" + opts.EtcdURL,
 		"--etcd-prefix=/" + opts.Name,
-		"--bind-address=127.0.0.1",
+		"--bind-address=" + opts.address(),
 		"--secure-port=" + strconv.Itoa(port),
 		"--tls-cert-file=" + f(servingCertFile),
 		"--tls-private-key-file=" + f(servingKeyFile),
@@ -24,12 +27,28 @@ func apiServerArgs(opts ClusterOptions, port int) []string {
 		"--authorization-mode=Node,RBAC",
 		"--service-cluster-ip-range=" + ServiceCIDR,
 		"--allow-privileged=true",
-		// The API server's own Service endpoint would be 127.0.0.1, which EndpointSlice validation
-		// refuses; nothing in a local cluster reaches the API server through that Service.
-		"--endpoint-reconciler-type=none",
+		// Logs, exec and port-forward reach a real node's kubelet with this identity.
+		"--kubelet-client-certificate=" + f(kubeletClientCertFile),
+		"--kubelet-client-key=" + f(kubeletClientKeyFile),
+		// A node's name does not resolve here; its InternalIP (--node-ip) is reachable.
+		"--kubelet-preferred-address-types=InternalIP,Hostname",
 		"--profiling=false",
 		"--v=1",
 	}
+	if opts.address() == defaultAddress {
+		// The API server's own Service endpoint would be 127.0.0.1, which EndpointSlice validation
+		// refuses; nothing in a loopback cluster reaches the API server through that Service.
+		return append(args, "--endpoint-reconciler-type=none")
+	}
+	// A cluster with a real node: pods reach the API server through the kubernetes Service, whose
+	// endpoint is the address it serves at, and the API server calls webhooks and aggregated APIs
+	// at their pods' IPs (its host routes each node's pod range to the node), as kube-proxy's rules
+	// live in the nodes' network namespaces, not beside the API server.
+	return append(args,
+		"--advertise-address="+opts.address(),
+		"--endpoint-reconciler-type=lease",
+		"--enable-aggregator-routing=true",
+	)
 }
 
 func controllerManagerArgs(opts ClusterOptions, kubeconfig string) []string {

@@ -28,9 +28,14 @@ const (
 	KubectlBin           = "kubectl"
 	KwokBin              = "kwok"
 	KwokStagesFile       = "kwok-stages.yaml"
+	// KubeletBin, KubeProxyBin and PauseBin make a real node (internal/local/realnode); PauseBin
+	// is the sandbox container's program (tools/cmd/pause).
+	KubeletBin   = "kubelet"
+	KubeProxyBin = "kube-proxy"
+	PauseBin     = "pause"
 )
 
-var allBinaries = []string{EtcdBin, APIServerBin, ControllerManagerBin, SchedulerBin, KubectlBin, KwokBin, KwokStagesFile}
+var allBinaries = []string{EtcdBin, APIServerBin, ControllerManagerBin, SchedulerBin, KubectlBin, KwokBin, KwokStagesFile, KubeletBin, KubeProxyBin, PauseBin}
 
 // Binaries is a folder holding the built Kubernetes binaries.
 type Binaries struct{ Dir string }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -34,6 +35,19 @@ type ClusterOptions struct {
 	APIServerOnly bool
 	// Detach starts processes that outlive this program (flotilla dev up).
 	Detach bool
+	// Address is the IP the API server binds to and serves at; 127.0.0.1 when empty. A cluster
+	// with a real node (internal/local/realnode) serves at the host's end of the node's link, which
+	// the node's kubelet and pods reach.
+	Address string
+}
+
+const defaultAddress = "127.0.0.1"
+
+func (o ClusterOptions) address() string {
+	if o.Address == "" {
+		return defaultAddress
+	}
+	return o.Address
 }
 
 // Cluster is a running control plane.
@@ -57,7 +71,27 @@ type Cluster struct {
 
 	// apiServerSpec is how the API server was started, for StartAPIServer.
 	apiServerSpec *processSpec
+	// pki issues the cluster's certificates; nil for a cluster found again from a state file.
+	pki *pki
 }
+
+// WriteNodeKubeconfig writes a kubeconfig for the kubelet of node: user system:node:<node> in
+// group system:nodes, which the Node authorizer and NodeRestriction admission hold to its own
+// Node and pods.
+func (c *Cluster) WriteNodeKubeconfig(path, node string) error {
+	if c.pki == nil {
+		return fmt.Errorf("cluster %s: its certificate authority is not loaded (a cluster found again from a state file cannot issue credentials)", c.Name)
+	}
+	cert, key, err := c.pki.clientCert("system:node:"+node, "system:nodes")
+	if err != nil {
+		return err
+	}
+	return writeKubeconfig(path, c.Name, c.Server, c.pki.caPEM(), cert, key)
+}
+
+// CAFile is the path of the cluster's CA certificate, which signs its API server's serving
+// certificate and every client certificate it accepts.
+func (c *Cluster) CAFile() string { return filepath.Join(c.Dir, caCertFile) }
 
 // AdminKubeconfigFile is the name of the admin kubeconfig in a cluster's folder.
 const AdminKubeconfigFile = "admin.kubeconfig"
@@ -78,9 +112,13 @@ func StartCluster(ctx context.Context, opts ClusterOptions) (_ *Cluster, err err
 	if err != nil {
 		return nil, fmt.Errorf("cluster %s: creating certificates: %w", opts.Name, err)
 	}
-	if err := pki.servingCert(); err != nil {
+	if err := pki.servingCert(opts.address()); err != nil {
 		return nil, fmt.Errorf("cluster %s: %w", opts.Name, err)
 	}
+	if err := pki.kubeletClientCert(); err != nil {
+		return nil, fmt.Errorf("cluster %s: %w", opts.Name, err)
+	}
+	c.pki = pki
 	if err := c.startAPIServer(ctx, opts, pki); err != nil {
 		return nil, err
 	}
@@ -132,7 +170,7 @@ func (c *Cluster) startAPIServer(ctx context.Context, opts ClusterOptions, pki *
 		if err != nil {
 			return err
 		}
-		c.Server = "https://127.0.0.1:" + strconv.Itoa(port)
+		c.Server = "https://" + net.JoinHostPort(opts.address(), strconv.Itoa(port))
 		if err := writeKubeconfig(c.Kubeconfig, c.Name, c.Server, pki.caPEM(), adminCert, adminKey); err != nil {
 			return err
 		}

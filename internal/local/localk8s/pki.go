@@ -30,6 +30,10 @@ const (
 	servingKeyFile  = "apiserver.key"
 	saKeyFile       = "sa.key"
 	saPubFile       = "sa.pub"
+	// The API server's identity towards kubelets (logs, exec): system:masters, as kubeadm's
+	// apiserver-kubelet-client is bound to cluster-admin-like rights on nodes.
+	kubeletClientCertFile = "apiserver-kubelet-client.crt"
+	kubeletClientKeyFile  = "apiserver-kubelet-client.key"
 )
 
 // certLifetime is long enough for any dev fleet; agents' certificates are issued by the cluster's
@@ -66,12 +70,18 @@ func newPKI(dir, clusterName string) (*pki, error) {
 	return p, nil
 }
 
-// servingCert writes the API server's certificate for 127.0.0.1 and localhost.
-func (p *pki) servingCert() error {
+// servingCert writes the API server's certificate for 127.0.0.1, localhost, the address it
+// serves at (when not loopback) and the first IP of the service range (the kubernetes Service,
+// which pods on real nodes reach it through).
+func (p *pki) servingCert(address string) error {
+	ips := []net.IP{net.ParseIP("127.0.0.1"), net.ParseIP(KubernetesServiceIP)}
+	if ip := net.ParseIP(address); ip != nil && !ip.IsLoopback() {
+		ips = append(ips, ip)
+	}
 	certPEM, keyPEM, err := p.ca.Issue(x509.Certificate{
 		Subject:     pkix.Name{CommonName: "kube-apiserver"},
-		DNSNames:    []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc"},
-		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")},
+		DNSNames:    []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local"},
+		IPAddresses: ips,
 		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 	}, time.Now(), certLifetime)
 	if err != nil {
@@ -81,6 +91,18 @@ func (p *pki) servingCert() error {
 		return err
 	}
 	return os.WriteFile(filepath.Join(p.dir, servingKeyFile), keyPEM, 0o600)
+}
+
+// kubeletClientCert writes the API server's client certificate for kubelets.
+func (p *pki) kubeletClientCert() error {
+	certPEM, keyPEM, err := p.clientCert("kube-apiserver-kubelet-client", "system:masters")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(p.dir, kubeletClientCertFile), certPEM, 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(p.dir, kubeletClientKeyFile), keyPEM, 0o600)
 }
 
 // clientCert issues a client certificate: the common name is the user, organizations the groups.

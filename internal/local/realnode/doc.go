@@ -1,0 +1,27 @@
+// Package realnode runs a real Kubernetes node for a cluster of the local fleet: a kubelet and a
+// containerd (Debian's, with runc) in a network namespace of their own, a CNI bridge for the
+// node's pods, and images imported from files, as `kind load image-archive` does. Containers
+// really start; nothing is pulled from a registry.
+//
+// A node is what kind gives each node as a container, made from the kernel's parts instead:
+//
+//   - Network. The node's network namespace (flotilla-rn<N>, which is also the lock on N) is
+//     linked to the host by a veth pair: the host's end is 10.250.N.1, the node's 10.250.N.2, and
+//     the node's pods get 10.251.N.0/24 on a bridge inside the namespace. The cluster's API server
+//     binds the host's end (localk8s.ClusterOptions.Address), which the kubelet and the pods reach
+//     through their default route; the host routes 10.251.N.0/24 to the node, so the API server
+//     reaches webhooks at their pods' IPs. The host does not forward between nodes unless the
+//     machine forwards IPv4 (net.ipv4.ip_forward), so nodes of different clusters do not see each
+//     other's pods.
+//   - Processes and cgroups. containerd and the kubelet run in cgroup /flotilla-rn<N> of every
+//     v1 hierarchy (the kubelet's cgroupRoot), and containerd's shims and every container inherit
+//     it: tearing a node down kills exactly the processes in that tree, which this package
+//     started, and removes the tree.
+//   - Files and mounts. containerd's root and the kubelet's root live in the node's folder,
+//     containerd's state (and the pods' network namespaces, netns_mounts_under_state_dir) in
+//     /run/flotilla-rn<N>; teardown unmounts everything under both.
+//
+// Teardown works from the index N and the folder alone, so a detached fleet (flotilla dev up) is
+// torn down by a later command. Running a node needs root, containerd and runc, the CNI plugins
+// in /usr/lib/cni and iproute2: Check says which is missing.
+package realnode
