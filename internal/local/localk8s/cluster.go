@@ -75,14 +75,15 @@ type Cluster struct {
 	pki *pki
 }
 
-// WriteNodeKubeconfig writes a kubeconfig for the kubelet of node: user system:node:<node> in
-// group system:nodes, which the Node authorizer and NodeRestriction admission hold to its own
-// Node and pods.
-func (c *Cluster) WriteNodeKubeconfig(path, node string) error {
+// WriteClientKubeconfig writes a kubeconfig with a client certificate for user in groups, issued
+// by the cluster's CA: a real node's kubelet is system:node:<node> in system:nodes (which the
+// Node authorizer and NodeRestriction admission hold to its own Node and pods), its kube-proxy
+// system:kube-proxy (bound to system:node-proxier by RBAC's bootstrap policy).
+func (c *Cluster) WriteClientKubeconfig(path, user string, groups ...string) error {
 	if c.pki == nil {
 		return fmt.Errorf("cluster %s: its certificate authority is not loaded (a cluster found again from a state file cannot issue credentials)", c.Name)
 	}
-	cert, key, err := c.pki.clientCert("system:node:"+node, "system:nodes")
+	cert, key, err := c.pki.clientCert(user, groups...)
 	if err != nil {
 		return err
 	}

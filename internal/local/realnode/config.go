@@ -126,3 +126,26 @@ enforceNodeAllocatable: ["pods"]
 serializeImagePulls: false
 `, n.Network.CgroupName(), n.socket(), n.Network.NodeIP(), caFile)
 }
+
+// kubeProxyConfig is kube-proxy's KubeProxyConfiguration: iptables mode, the node's pod range as
+// the cluster's (traffic from elsewhere is not masqueraded), its ports on the namespace's
+// loopback, and no conntrack sysctls, which a network namespace other than the machine's may not
+// set (maxPerCore 0 and zero timeouts leave the kernel's values).
+func (n *Node) kubeProxyConfig(kubeconfig string) string {
+	return fmt.Sprintf(`apiVersion: kubeproxy.config.k8s.io/v1alpha1
+kind: KubeProxyConfiguration
+clientConnection:
+  kubeconfig: %s
+mode: iptables
+hostnameOverride: %s
+clusterCIDR: %s
+bindAddress: 0.0.0.0
+healthzBindAddress: 127.0.0.1:10256
+metricsBindAddress: 127.0.0.1:10249
+conntrack:
+  maxPerCore: 0
+  min: 0
+  tcpEstablishedTimeout: 0s
+  tcpCloseWaitTimeout: 0s
+`, kubeconfig, n.Name, n.Network.PodCIDR())
+}

@@ -10,9 +10,10 @@
 //     the node's pods get 10.251.N.0/24 on a bridge inside the namespace. The cluster's API server
 //     binds the host's end (localk8s.ClusterOptions.Address), which the kubelet and the pods reach
 //     through their default route; the host routes 10.251.N.0/24 to the node, so the API server
-//     reaches webhooks at their pods' IPs. The host does not forward between nodes unless the
-//     machine forwards IPv4 (net.ipv4.ip_forward), so nodes of different clusters do not see each
-//     other's pods.
+//     reaches webhooks at their pods' IPs. Each node's FLOTILLA-ISOLATION chain drops what its pods
+//     send to another node or another node's pods (the host's addresses, where every cluster's
+//     API server serves, stay reachable), so nodes of different clusters do not see each other's
+//     pods even on a machine that forwards IPv4. kube-proxy's rules live in the node's namespace.
 //   - Processes and cgroups. containerd and the kubelet run in cgroup /flotilla-rn<N> of every
 //     v1 hierarchy (the kubelet's cgroupRoot), and containerd's shims and every container inherit
 //     it: tearing a node down kills exactly the processes in that tree, which this package

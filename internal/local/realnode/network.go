@@ -9,6 +9,14 @@ import (
 	"strings"
 )
 
+const (
+	isolationChain = "FLOTILLA-ISOLATION"
+	// podRanges holds every node's pod range; nodeAddresses matches every node's own address,
+	// 10.250.*.2 (a mask iptables takes, though not a prefix).
+	podRanges     = "10.251.0.0/16"
+	nodeAddresses = "10.250.0.2/255.255.0.255"
+)
+
 // maxIndex bounds N: 10.250.N.0/24 and 10.251.N.0/24 must be valid networks.
 const maxIndex = 250
 
@@ -73,6 +81,15 @@ func (n Network) setUp() error {
 		{"ip", "-n", ns, "link", "set", "eth0", "up"},
 		{"ip", "-n", ns, "route", "add", "default", "via", n.HostIP()},
 		{"ip", "route", "add", n.PodCIDR(), "via", n.NodeIP(), "dev", n.HostLink()},
+		// Isolation: the node forwards nothing to another node or its pods, whatever the host
+		// does (a machine that forwards IPv4 would otherwise route between them). The host's
+		// addresses, where every cluster's API server serves, stay reachable. The chain lives in
+		// the node's namespace and goes with it.
+		{"ip", "netns", "exec", ns, "iptables", "-w", "-N", isolationChain},
+		{"ip", "netns", "exec", ns, "iptables", "-w", "-A", isolationChain, "-d", n.PodCIDR(), "-j", "RETURN"},
+		{"ip", "netns", "exec", ns, "iptables", "-w", "-A", isolationChain, "-d", podRanges, "-j", "DROP"},
+		{"ip", "netns", "exec", ns, "iptables", "-w", "-A", isolationChain, "-d", nodeAddresses, "-j", "DROP"},
+		{"ip", "netns", "exec", ns, "iptables", "-w", "-I", "FORWARD", "1", "-j", isolationChain},
 	}
 	for _, s := range steps {
 		if out, err := run(s[0], s[1:]...); err != nil {

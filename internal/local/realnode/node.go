@@ -46,6 +46,7 @@ type Node struct {
 
 	Containerd *localk8s.Process
 	Kubelet    *localk8s.Process
+	KubeProxy  *localk8s.Process
 }
 
 // Check reports, in one error, what this machine lacks to run a real node, and how to get it.
@@ -55,7 +56,7 @@ func Check() error {
 		missing = append(missing, "root (a node makes network namespaces, cgroups and mounts): run as root")
 	}
 	for _, c := range []struct{ bin, pkg string }{
-		{"containerd", "containerd"}, {"ctr", "containerd"}, {"runc", "runc"}, {"ip", "iproute2"}, {"nsenter", "util-linux"},
+		{"containerd", "containerd"}, {"ctr", "containerd"}, {"runc", "runc"}, {"ip", "iproute2"}, {"nsenter", "util-linux"}, {"iptables", "iptables"},
 	} {
 		if _, err := exec.LookPath(c.bin); err != nil {
 			missing = append(missing, fmt.Sprintf("%s (apt-get install %s)", c.bin, c.pkg))
@@ -92,7 +93,7 @@ func Allocate() (Network, error) {
 	return n, nil
 }
 
-// Start starts containerd and the kubelet in the node's network namespace and returns when the
+// Start starts containerd, the kubelet and kube-proxy in the node's network namespace and returns when the
 // Node is Ready. On error it stops what it started; the network stays (Teardown releases it).
 func Start(ctx context.Context, opts Options) (_ *Node, err error) {
 	n := &Node{Name: opts.Name, Dir: opts.Dir, Network: opts.Network}
@@ -123,6 +124,9 @@ func Start(ctx context.Context, opts Options) (_ *Node, err error) {
 		}
 	}
 	if err := n.startKubelet(opts); err != nil {
+		return nil, err
+	}
+	if err := n.startKubeProxy(opts); err != nil {
 		return nil, err
 	}
 	if err := n.waitReady(ctx, opts.Cluster, 2*time.Minute); err != nil {
@@ -184,7 +188,7 @@ func (n *Node) startContainerd(opts Options) error {
 
 func (n *Node) startKubelet(opts Options) error {
 	kubeconfig := filepath.Join(opts.Dir, "kubelet.kubeconfig")
-	if err := opts.Cluster.WriteNodeKubeconfig(kubeconfig, opts.Name); err != nil {
+	if err := opts.Cluster.WriteClientKubeconfig(kubeconfig, "system:node:"+opts.Name, "system:nodes"); err != nil {
 		return err
 	}
 	config := filepath.Join(opts.Dir, "kubelet.yaml")
@@ -220,6 +224,22 @@ func joinLabels(l map[string]string) string {
 	return strings.Join(parts, ",")
 }
 
+// startKubeProxy runs kube-proxy in the node's namespace: its iptables rules, which send the
+// node's pods' Service traffic to the Services' endpoints, live in that namespace alone.
+func (n *Node) startKubeProxy(opts Options) error {
+	kubeconfig := filepath.Join(opts.Dir, "kube-proxy.kubeconfig")
+	if err := opts.Cluster.WriteClientKubeconfig(kubeconfig, "system:kube-proxy"); err != nil {
+		return err
+	}
+	config := filepath.Join(opts.Dir, "kube-proxy.yaml")
+	if err := os.WriteFile(config, []byte(n.kubeProxyConfig(kubeconfig)), 0o644); err != nil {
+		return err
+	}
+	var err error
+	n.KubeProxy, err = n.start(opts, "kube-proxy", opts.Binaries.Path(localk8s.KubeProxyBin), "--config="+config, "--v=1")
+	return err
+}
+
 // waitReady waits for the Node's Ready condition, failing early when the kubelet or containerd
 // exits.
 func (n *Node) waitReady(ctx context.Context, c *localk8s.Cluster, timeout time.Duration) error {
@@ -231,7 +251,7 @@ func (n *Node) waitReady(ctx context.Context, c *localk8s.Cluster, timeout time.
 	defer cancel()
 	last := "not registered"
 	for {
-		for _, p := range []*localk8s.Process{n.Kubelet, n.Containerd} {
+		for _, p := range []*localk8s.Process{n.Kubelet, n.Containerd, n.KubeProxy} {
 			if err := p.ExitError(); err != nil {
 				return err
 			}
@@ -257,7 +277,7 @@ func (n *Node) waitReady(ctx context.Context, c *localk8s.Cluster, timeout time.
 }
 
 func (n *Node) stopProcesses() {
-	for _, p := range []*localk8s.Process{n.Kubelet, n.Containerd} {
+	for _, p := range []*localk8s.Process{n.KubeProxy, n.Kubelet, n.Containerd} {
 		if p != nil {
 			p.Stop(5 * time.Second)
 		}

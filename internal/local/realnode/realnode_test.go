@@ -98,7 +98,7 @@ func TestConfigs(t *testing.T) {
 	gotK := map[string]any{
 		"failCgroupV1": kubelet["failCgroupV1"], "cgroupRoot": kubelet["cgroupRoot"],
 		"containerRuntimeEndpoint": kubelet["containerRuntimeEndpoint"], "address": kubelet["address"],
-		"anonymous": kubelet["authentication"].(map[string]any)["anonymous"],
+		"anonymous":     kubelet["authentication"].(map[string]any)["anonymous"],
 		"authorization": kubelet["authorization"],
 	}
 	wantK := map[string]any{
