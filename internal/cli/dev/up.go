@@ -19,6 +19,7 @@ import (
 func newUpCommand(io streams.IO, clk clock.PassiveClock, stateDir *string) *cobra.Command {
 	var fleetFile, binDir, flotillaBin, kueueDir string
 	var with []string
+	var realNodes bool
 	register := true
 	cmd := &cobra.Command{
 		Use:   "up",
@@ -76,7 +77,7 @@ func newUpCommand(io streams.IO, clk clock.PassiveClock, stateDir *string) *cobr
 			}
 			st, err := devfleet.Up(cmd.Context(), devfleet.UpOptions{
 				StateDir: *stateDir, Fleet: spec, FleetSource: source, Binaries: bins, Flotilla: flotillaBin,
-				Kueue: kueue, Out: io.ErrOut, Clock: clk,
+				Kueue: kueue, RealNodes: realNodes || spec.RealNodes, Out: io.ErrOut, Clock: clk,
 			})
 			if err != nil {
 				return err
@@ -85,6 +86,7 @@ func newUpCommand(io streams.IO, clk clock.PassiveClock, stateDir *string) *cobr
 		},
 	}
 	cmd.Flags().StringVarP(&fleetFile, "fleet", "f", "", "fleet file (YAML); the default fleet when empty")
+	cmd.Flags().BoolVar(&realNodes, "real-nodes", false, "give the hub and every spoke one real node (kubelet, containerd, a pod network) beside the simulated ones; needs root, containerd, runc and the CNI plugins (the fleet file's realNodes)")
 	cmd.Flags().BoolVar(&register, "register", register, "run the Flotilla hub and an agent per spoke, and accept the spokes")
 	cmd.Flags().StringVar(&flotillaBin, "flotilla-bin", "", "flotilla binary for the hub and agents (default: this one)")
 	cmd.Flags().StringSliceVar(&with, "with", nil, "extra components to run on the hub and every spoke, added to the fleet file's with: kueue")
@@ -117,7 +119,14 @@ func printUp(io streams.IO, st *devfleet.State, bins localk8s.Binaries) error {
 			kueue = ", Kueue " + localk8s.KueueVersion + " on every cluster"
 		}
 	}
-	_, _ = fmt.Fprintf(w, "\nThe fleet is up: a hub and %d spokes%s%s.\n\n", len(st.Clusters)-1, registered, kueue)
+	real := ""
+	for _, c := range st.Clusters {
+		if c.RealNode != nil {
+			real = ", a real node in every cluster (" + devfleet.RealNodeLabel + "=true)"
+			break
+		}
+	}
+	_, _ = fmt.Fprintf(w, "\nThe fleet is up: a hub and %d spokes%s%s%s.\n\n", len(st.Clusters)-1, registered, kueue, real)
 	_, _ = fmt.Fprintln(w, "CLUSTER\tROLE\tAPI SERVER\tKUBECONFIG")
 	for _, c := range st.Clusters {
 		_, _ = fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", c.Name, c.Role, c.Server, c.Kubeconfig)

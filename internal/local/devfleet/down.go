@@ -59,6 +59,11 @@ func Down(dir string, out io.Writer) error {
 		}
 		wg.Wait()
 	}
+	// Real nodes last: their kubelets, containerds and containers are found by cgroup, their
+	// mounts, cgroups and networks removed (nothing is recorded for a fleet without them).
+	if err := tearDownRealNodes(st); err != nil {
+		errs = append(errs, err)
+	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("stopping the fleet in %s: %w; its state is kept so that `flotilla dev down` can try again", dir, err)
 	}

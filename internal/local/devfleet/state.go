@@ -33,6 +33,8 @@ type ClusterState struct {
 	Labels     map[string]string `json:"labels,omitempty"`
 	Claims     map[string]string `json:"claims,omitempty"`
 	NodePools  []fleet.NodePool  `json:"nodePools,omitempty"`
+	// RealNode is the cluster's real node, with --real-nodes.
+	RealNode *RealNodeState `json:"realNode,omitempty"`
 }
 
 // ProcessState is one process of a running fleet.

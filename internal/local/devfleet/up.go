@@ -15,6 +15,7 @@ import (
 	"github.com/flotilla/flotilla/internal/install"
 	"github.com/flotilla/flotilla/internal/local/fleet"
 	"github.com/flotilla/flotilla/internal/local/localk8s"
+	"github.com/flotilla/flotilla/internal/local/realnode"
 )
 
 // UpOptions configures Up.
@@ -31,6 +32,9 @@ type UpOptions struct {
 	// Kueue, when set, runs Kueue's manager from this folder (tools/build-kueue.sh) on the hub
 	// and every spoke (the fleet file's `with: [kueue]`, or `flotilla dev up --with kueue`).
 	Kueue *localk8s.KueueBinaries
+	// RealNodes gives the hub and every spoke one real node (internal/local/realnode) beside
+	// their simulated ones: `flotilla dev up --real-nodes`, or the fleet file's realNodes.
+	RealNodes bool
 	// Out receives progress lines.
 	Out   io.Writer
 	Clock clock.PassiveClock
@@ -104,13 +108,21 @@ func Up(ctx context.Context, opts UpOptions) (_ *State, err error) {
 		spokes = append(spokes, c.Name)
 	}
 	say("starting a fleet from %s: hub and %d spokes (binaries in %s)", opts.FleetSource, len(spokes), opts.Binaries.Dir)
+	var nets map[string]realnode.Network
+	if opts.RealNodes {
+		if nets, err = allocateRealNodes(append([]string{localk8s.HubName}, spokes...)); err != nil {
+			return nil, err
+		}
+	}
 	f, err := localk8s.StartFleet(ctx, localk8s.FleetOptions{
 		Dir: fleetDir, Binaries: opts.Binaries, Spokes: spokes, Detach: true, Progress: opts.Out,
+		Addresses: addresses(nets), HubScheduler: opts.RealNodes,
 	})
 	if err != nil {
-		return nil, err // StartFleet stopped whatever it started
+		return nil, errors.Join(err, releaseNetworks(nets)) // StartFleet stopped whatever it started
 	}
 	st := newState(f, opts.Fleet, opts.FleetSource, start)
+	recordRealNodes(st, f, nets)
 	// Saved before the nodes exist so that `down` finds the processes even if what follows fails.
 	if err := st.save(dir); err != nil {
 		f.Stop()
@@ -118,13 +130,21 @@ func Up(ctx context.Context, opts UpOptions) (_ *State, err error) {
 	}
 	if err := installCRDs(ctx, f, say); err != nil {
 		f.Stop()
+		_ = tearDownRealNodes(st)
 		_, _ = removeFiles(dir)
 		return nil, err
 	}
 	if err := addNodes(ctx, f, opts.Fleet, say); err != nil {
 		f.Stop()
+		_ = tearDownRealNodes(st)
 		_, _ = removeFiles(dir)
 		return nil, err
+	}
+	if opts.RealNodes {
+		if err := startRealNodes(ctx, f, st, opts.Binaries, say); err != nil {
+			_ = Down(dir, io.Discard)
+			return nil, err
+		}
 	}
 	if opts.Kueue != nil {
 		err := startKueue(ctx, f, *opts.Kueue, opts.Flotilla, st, say)

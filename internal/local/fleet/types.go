@@ -17,6 +17,10 @@ type Fleet struct {
 	// With names extra components that run on the hub and every spoke, as local processes:
 	// "kueue" (Kueue's manager, with its CRDs and webhooks). `flotilla dev up --with` adds to it.
 	With []string `json:"with,omitempty"`
+	// RealNodes gives the hub and every cluster one real node (a kubelet and containerd in a
+	// network namespace of its own, internal/local/realnode) beside the simulated ones; it needs
+	// root, containerd, runc and the CNI plugins. `flotilla dev up --real-nodes` sets it too.
+	RealNodes bool `json:"realNodes,omitempty"`
 }
 
 // Components that a fleet's With can name.

@@ -27,6 +27,9 @@ type FleetOptions struct {
 	// process-runtime nodes; without it the hub has no scheduler.
 	HubScheduler bool
 	Detach       bool
+	// Addresses maps a cluster's name to the address its API server serves at
+	// (ClusterOptions.Address); 127.0.0.1 for a cluster it does not name.
+	Addresses map[string]string
 	// Progress, when set, receives a line per step.
 	Progress io.Writer
 }
@@ -96,6 +99,7 @@ func StartFleet(ctx context.Context, opts FleetOptions) (_ *Fleet, err error) {
 				EtcdURL:   e.URL,
 				Workloads: name != HubName,
 				Scheduler: name == HubName && opts.HubScheduler,
+				Address:   opts.Addresses[name],
 				Detach:    opts.Detach,
 			})
 			if errs[i] == nil {

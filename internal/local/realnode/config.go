@@ -13,7 +13,7 @@ func (n *Node) containerdConfigPath() string { return filepath.Join(n.Dir, "cont
 
 // writeContainerdConfig writes containerd's configuration and the node's CNI network.
 //
-// Two settings this machine kind needs (docs/development.md, "Real nodes"): restrict_oom_score_adj,
+// Two settings this machine kind needs (docs/local-fleets.md, --real-nodes): restrict_oom_score_adj,
 // as sandboxes here lack CAP_SYS_RESOURCE and runc fails when the kubelet asks -998 for a pod
 // sandbox; and the pause image built here, as registry.k8s.io/pause cannot be pulled.
 func (n *Node) writeContainerdConfig() error {

@@ -99,6 +99,9 @@ func (n Network) setUp() error {
 	return nil
 }
 
+// Release tears down a network whose node never started (Teardown does it for one that did).
+func (n Network) Release() error { return n.tearDown() }
+
 // tearDown deletes the host's link (its routes go with it) and the namespace. Both may already be
 // gone.
 func (n Network) tearDown() error {

@@ -312,8 +312,48 @@ func Teardown(n Network, dir string) error {
 	if err := os.RemoveAll(n.RunDir()); err != nil {
 		errs = append(errs, err)
 	}
+	if left := Leftovers(n, dir); len(left) > 0 {
+		errs = append(errs, fmt.Errorf("left behind: %s", strings.Join(left, "; ")))
+	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("tearing down real node %s: %w", n.Namespace(), err)
 	}
 	return nil
+}
+
+// Leftovers lists what of a node is still on the machine: processes in its cgroup tree, mounts
+// below its folder or run folder, its cgroups, its network namespace, its link and the host's
+// route to its pods. Empty after Teardown.
+func Leftovers(n Network, dir string) []string {
+	var out []string
+	if pids, err := cgroupPIDs(n.CgroupName()); err != nil {
+		out = append(out, "cgroups unreadable: "+err.Error())
+	} else if len(pids) > 0 {
+		out = append(out, fmt.Sprintf("processes %v", sortedKeys(pids)))
+	}
+	if mounts, err := mountPoints(); err != nil {
+		out = append(out, "mounts unreadable: "+err.Error())
+	} else {
+		for _, m := range mounts {
+			if m == dir || strings.HasPrefix(m, dir+"/") || m == n.RunDir() || strings.HasPrefix(m, n.RunDir()+"/") || m == n.NamespacePath() {
+				out = append(out, "mount "+m)
+			}
+		}
+	}
+	hs, _ := hierarchies()
+	for _, h := range hs {
+		if _, err := os.Stat(filepath.Join(h, n.CgroupName())); err == nil {
+			out = append(out, "cgroup "+filepath.Join(h, n.CgroupName()))
+		}
+	}
+	if _, err := os.Stat(n.NamespacePath()); err == nil {
+		out = append(out, "network namespace "+n.Namespace())
+	}
+	if _, err := run("ip", "link", "show", n.HostLink()); err == nil {
+		out = append(out, "link "+n.HostLink())
+	}
+	if route, _ := run("ip", "route", "show", n.PodCIDR()); route != "" {
+		out = append(out, "route "+route)
+	}
+	return out
 }

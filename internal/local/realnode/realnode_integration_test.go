@@ -198,8 +198,8 @@ func startWithNode(ctx context.Context, t *testing.T, bins localk8s.Binaries, et
 	return x
 }
 
-// assertGone checks that nothing of a stopped node is left: processes, mounts, cgroups, the
-// network namespace, the link and the host's route.
+// assertGone checks that nothing of a stopped node is left: its processes (looked up by pid, not
+// only in its cgroup), mounts, cgroups, the network namespace, the link and the host's route.
 func assertGone(t *testing.T, network Network, dir string, pids map[int]bool) {
 	t.Helper()
 	for pid := range pids {
@@ -207,29 +207,8 @@ func assertGone(t *testing.T, network Network, dir string, pids map[int]bool) {
 			t.Errorf("process %d (%s) of the node still runs after Stop", pid, strings.ReplaceAll(string(cmd), "\x00", " "))
 		}
 	}
-	mounts, err := mountPoints()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range mounts {
-		if strings.HasPrefix(m, dir+"/") || strings.HasPrefix(m, network.RunDir()) || m == network.NamespacePath() {
-			t.Errorf("mount %s left after Stop", m)
-		}
-	}
-	hs, _ := hierarchies()
-	for _, h := range hs {
-		if _, err := os.Stat(filepath.Join(h, network.CgroupName())); err == nil {
-			t.Errorf("cgroup %s left after Stop", filepath.Join(h, network.CgroupName()))
-		}
-	}
-	if _, err := os.Stat(network.NamespacePath()); err == nil {
-		t.Errorf("network namespace %s left after Stop", network.Namespace())
-	}
-	if out, err := run("ip", "link", "show", network.HostLink()); err == nil {
-		t.Errorf("link %s left after Stop: %s", network.HostLink(), out)
-	}
-	if out, _ := run("ip", "route", "show", network.PodCIDR()); out != "" {
-		t.Errorf("host route %s left after Stop", out)
+	if left := Leftovers(network, dir); len(left) > 0 {
+		t.Errorf("left after Stop: %s", strings.Join(left, "; "))
 	}
 }
 
