@@ -127,6 +127,7 @@ func applyOne(ctx context.Context, client crdClient, crd *apiextv1.CustomResourc
 	body := crd.DeepCopy()
 	body.APIVersion, body.Kind = "apiextensions.k8s.io/v1", "CustomResourceDefinition"
 	body.Status = apiextv1.CustomResourceDefinitionStatus{}
+	keepConversionClient(body, existing)
 	data, err := json.Marshal(body)
 	if err != nil {
 		return "", err
@@ -154,6 +155,20 @@ func applyOne(ctx context.Context, client crdClient, crd *apiextv1.CustomResourc
 	default:
 		return Configured, nil
 	}
+}
+
+// keepConversionClient keeps the cluster's conversion webhook client config in body: where the
+// add-on CRDs' conversion webhook is, the running hub says (internal/hub/webhook writes its URL or
+// its Service and CA), not the embedded CRD, whose config is a placeholder. A forced apply of the
+// placeholder url beside the hub's service would be refused ("exactly one of url or service"),
+// and would point conversion away from the hub.
+func keepConversionClient(body, existing *apiextv1.CustomResourceDefinition) {
+	if existing == nil || existing.Spec.Conversion == nil || existing.Spec.Conversion.Webhook == nil ||
+		existing.Spec.Conversion.Webhook.ClientConfig == nil ||
+		body.Spec.Conversion == nil || body.Spec.Conversion.Webhook == nil {
+		return
+	}
+	body.Spec.Conversion.Webhook.ClientConfig = existing.Spec.Conversion.Webhook.ClientConfig.DeepCopy()
 }
 
 func waitEstablished(ctx context.Context, client crdClient, name string, timeout time.Duration) error {

@@ -5,16 +5,21 @@ package install_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/flotilla/flotilla/config/crd"
+	"github.com/flotilla/flotilla/internal/certs"
 	"github.com/flotilla/flotilla/internal/install"
 	"github.com/flotilla/flotilla/internal/local/testenv"
 )
@@ -172,4 +177,64 @@ func resourceVersions(t *testing.T, cs apiextclient.Interface, names []string) m
 		out[n] = c.ResourceVersion
 	}
 	return out
+}
+
+// A hub running in the cluster points the add-on CRDs' conversion webhook at its Service (a merge
+// patch of the client config, as internal/hub/webhook's registrar writes it). Installing the CRDs
+// again, as `flotilla init` does right after installing that hub and `flotilla install crds`
+// before an upgrade, keeps the hub's client config: before, the installer's forced apply put its
+// placeholder url back beside the hub's service, which the API server refuses ("exactly one of
+// url or service is required"), and init failed on its first real install.
+func TestInstallKeepsTheHubsConversionWebhook(t *testing.T) {
+	env := testenv.Start(t, testenv.Options{})
+	ctx := context.Background()
+	crds, err := crd.All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := apiextclient.NewForConfig(env.Hub.RESTConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for _, c := range crds {
+			_ = cs.ApiextensionsV1().CustomResourceDefinitions().Delete(context.Background(), c.Name, metav1.DeleteOptions{})
+		}
+	})
+	// Another test of the package deletes the CRDs as it ends; start once they are gone.
+	if err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		list, err := cs.ApiextensionsV1().CustomResourceDefinitions().List(ctx, metav1.ListOptions{})
+		return err == nil && len(list.Items) == 0, nil
+	}); err != nil {
+		t.Fatalf("the CRDs of an earlier test are still there: %v", err)
+	}
+	if _, err := install.CRDs(ctx, env.Hub.RESTConfig(), crds, install.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	name := crd.ConvertedByWebhook[0]
+	ca, err := certs.NewCA("hub-webhook-ca", time.Now(), time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hubs, err := json.Marshal(map[string]any{"spec": map[string]any{"conversion": map[string]any{"webhook": map[string]any{"clientConfig": map[string]any{
+		"url": nil, "caBundle": ca.CertPEM(),
+		"service": map[string]any{"namespace": "open-cluster-management-hub", "name": "flotilla-hub-webhook", "path": "/convert", "port": 443},
+	}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.ApiextensionsV1().CustomResourceDefinitions().Patch(ctx, name, types.MergePatchType, hubs, metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := install.CRDs(ctx, env.Hub.RESTConfig(), crds, install.Options{}); err != nil {
+		t.Fatalf("installing the CRDs again over the hub's conversion webhook: %v", err)
+	}
+	got, err := cs.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc := got.Spec.Conversion.Webhook.ClientConfig
+	if cc.URL != nil || cc.Service == nil || cc.Service.Name != "flotilla-hub-webhook" || !bytes.Equal(cc.CABundle, ca.CertPEM()) {
+		t.Errorf("conversion client config after reinstall: url %v, service %+v, caBundle %q; want the hub's service and CA", cc.URL, cc.Service, cc.CABundle)
+	}
 }
