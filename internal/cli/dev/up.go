@@ -20,6 +20,7 @@ func newUpCommand(io streams.IO, clk clock.PassiveClock, stateDir *string) *cobr
 	var fleetFile, binDir, flotillaBin, kueueDir string
 	var with []string
 	var realNodes bool
+	var images []string
 	register := true
 	cmd := &cobra.Command{
 		Use:   "up",
@@ -77,7 +78,7 @@ func newUpCommand(io streams.IO, clk clock.PassiveClock, stateDir *string) *cobr
 			}
 			st, err := devfleet.Up(cmd.Context(), devfleet.UpOptions{
 				StateDir: *stateDir, Fleet: spec, FleetSource: source, Binaries: bins, Flotilla: flotillaBin,
-				Kueue: kueue, RealNodes: realNodes || spec.RealNodes, Out: io.ErrOut, Clock: clk,
+				Kueue: kueue, RealNodes: realNodes || spec.RealNodes, Images: images, Out: io.ErrOut, Clock: clk,
 			})
 			if err != nil {
 				return err
@@ -88,6 +89,7 @@ func newUpCommand(io streams.IO, clk clock.PassiveClock, stateDir *string) *cobr
 	cmd.Flags().StringVarP(&fleetFile, "fleet", "f", "", "fleet file (YAML); the default fleet when empty")
 	cmd.Flags().BoolVar(&realNodes, "real-nodes", false, "give the hub and every spoke one real node (kubelet, containerd, a pod network) beside the simulated ones; needs root, containerd, runc and the CNI plugins (the fleet file's realNodes)")
 	cmd.Flags().BoolVar(&register, "register", register, "run the Flotilla hub and an agent per spoke, and accept the spokes")
+	cmd.Flags().StringArrayVar(&images, "load-image", nil, "with --real-nodes: an image archive to import into every real node, as kind load image-archive (repeatable; make image writes bin/images/flotilla-linux-amd64.tar)")
 	cmd.Flags().StringVar(&flotillaBin, "flotilla-bin", "", "flotilla binary for the hub and agents (default: this one)")
 	cmd.Flags().StringSliceVar(&with, "with", nil, "extra components to run on the hub and every spoke, added to the fleet file's with: kueue")
 	cmd.Flags().StringVar(&kueueDir, "kueue-bin", "", "folder of the Kueue build of tools/build-kueue.sh (default: $"+localk8s.KueueBinDirEnv+", else the build cache)")

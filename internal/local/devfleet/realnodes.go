@@ -71,8 +71,8 @@ func recordRealNodes(st *State, f *localk8s.Fleet, nets map[string]realnode.Netw
 	}
 }
 
-// startRealNodes starts every cluster's real node, in parallel, detached.
-func startRealNodes(ctx context.Context, f *localk8s.Fleet, st *State, bins localk8s.Binaries, say func(string, ...any)) error {
+// startRealNodes starts every cluster's real node, in parallel, detached, with images imported.
+func startRealNodes(ctx context.Context, f *localk8s.Fleet, st *State, bins localk8s.Binaries, images []string, say func(string, ...any)) error {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var errs []error
@@ -84,7 +84,7 @@ func startRealNodes(ctx context.Context, f *localk8s.Fleet, st *State, bins loca
 		wg.Go(func() {
 			_, err := realnode.Start(ctx, realnode.Options{
 				Name: c.RealNode.Node, Dir: c.RealNode.Dir, Network: realnode.Network{Index: c.RealNode.Index},
-				Cluster: lc, Binaries: bins, Detach: true,
+				Cluster: lc, Binaries: bins, Images: images, Detach: true,
 				Labels: map[string]string{RealNodeLabel: "true"},
 			})
 			mu.Lock()

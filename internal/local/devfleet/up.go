@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"k8s.io/client-go/kubernetes"
@@ -35,6 +36,9 @@ type UpOptions struct {
 	// RealNodes gives the hub and every spoke one real node (internal/local/realnode) beside
 	// their simulated ones: `flotilla dev up --real-nodes`, or the fleet file's realNodes.
 	RealNodes bool
+	// Images are image archives (make image's tarballs) imported into every real node, as `kind
+	// load image-archive` does: `flotilla dev up --real-nodes --load-image FILE`.
+	Images []string
 	// Out receives progress lines.
 	Out   io.Writer
 	Clock clock.PassiveClock
@@ -65,6 +69,19 @@ func Up(ctx context.Context, opts UpOptions) (_ *State, err error) {
 	}
 	if opts.Binaries.Dir, err = filepath.Abs(opts.Binaries.Dir); err != nil {
 		return nil, err
+	}
+	if len(opts.Images) > 0 && !opts.RealNodes {
+		return nil, fmt.Errorf("image archives to load (%s) need real nodes: add --real-nodes (or realNodes: true in the fleet file); simulated nodes run no images", strings.Join(opts.Images, ", "))
+	}
+	for i, img := range opts.Images {
+		abs, err := filepath.Abs(img)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := os.Stat(abs); err != nil {
+			return nil, fmt.Errorf("image archive to load: %w (make image writes bin/images/flotilla-linux-amd64.tar)", err)
+		}
+		opts.Images[i] = abs
 	}
 	flotilla := opts.Flotilla
 	if flotilla != "" {
@@ -141,7 +158,7 @@ func Up(ctx context.Context, opts UpOptions) (_ *State, err error) {
 		return nil, err
 	}
 	if opts.RealNodes {
-		if err := startRealNodes(ctx, f, st, opts.Binaries, say); err != nil {
+		if err := startRealNodes(ctx, f, st, opts.Binaries, opts.Images, say); err != nil {
 			_ = Down(dir, io.Discard)
 			return nil, err
 		}

@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -28,7 +27,7 @@ import (
 	"github.com/flotilla/flotilla/api/scheme"
 	"github.com/flotilla/flotilla/internal/install"
 	"github.com/flotilla/flotilla/internal/local/localk8s"
-	"github.com/flotilla/flotilla/internal/ociimage"
+	"github.com/flotilla/flotilla/internal/local/testenv"
 )
 
 // TestRealNode runs a real node for each of two clusters: each kubelet registers and turns
@@ -50,7 +49,7 @@ func TestRealNode(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
 	dir := t.TempDir()
-	archive, ref := buildFlotillaImage(t, filepath.Join(dir, "image"))
+	archive, ref, _ := testenv.FlotillaImage(t, filepath.Join(dir, "image"))
 	etcd, err := localk8s.StartEtcd(ctx, localk8s.EtcdOptions{Name: "etcd", Dir: filepath.Join(dir, "etcd"), Binaries: bins})
 	if err != nil {
 		t.Fatal(err)
@@ -311,38 +310,4 @@ func createPod(ctx context.Context, t *testing.T, cs kubernetes.Interface, node 
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-}
-
-// buildFlotillaImage builds ./cmd/flotilla statically for this machine and packs it as make image
-// does, returning the archive for this platform and the image's reference.
-func buildFlotillaImage(t *testing.T, dir string) (archive, ref string) {
-	t.Helper()
-	gomod, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(dir, "flotilla")
-	cmd := exec.Command("go", "build", "-trimpath", "-o", bin, "./cmd/flotilla")
-	cmd.Dir = filepath.Dir(strings.TrimSpace(string(gomod)))
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("building flotilla: %v\n%s", err, out)
-	}
-	ref = "ghcr.io/flotilla/flotilla:realnode-test"
-	p := ociimage.Platform{OS: "linux", Architecture: runtime.GOARCH}
-	im, err := ociimage.Build(ociimage.Spec{Ref: ref, Version: "test", Commit: "test", Created: time.Unix(0, 0), Binaries: []ociimage.Binary{{Platform: p, Path: bin}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	arts, err := im.Write(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, a := range arts {
-		if a.Platform == p.String() {
-			return a.Path, ref
-		}
-	}
-	t.Fatalf("no archive for %s among %+v", p, arts)
-	return "", ""
 }

@@ -1,0 +1,48 @@
+package testenv
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/flotilla/flotilla/internal/ociimage"
+)
+
+// FlotillaImage builds ./cmd/flotilla of this module statically for this machine and packs it
+// into dir as `make image` does (internal/ociimage), for real nodes to import. It returns the
+// archive for this platform, the image's reference, and the binary (usable as the CLI too).
+func FlotillaImage(t testing.TB, dir string) (archive, ref, binary string) {
+	t.Helper()
+	gomod, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	binary = filepath.Join(dir, "flotilla")
+	cmd := exec.Command("go", "build", "-trimpath", "-o", binary, "./cmd/flotilla")
+	cmd.Dir = filepath.Dir(strings.TrimSpace(string(gomod)))
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building flotilla: %v\n%s", err, out)
+	}
+	ref = "ghcr.io/flotilla/flotilla:test"
+	p := ociimage.Platform{OS: "linux", Architecture: runtime.GOARCH}
+	im, err := ociimage.Build(ociimage.Spec{Ref: ref, Version: "test", Commit: "test", Created: time.Unix(0, 0), Binaries: []ociimage.Binary{{Platform: p, Path: binary}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	arts, err := im.Write(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range arts {
+		if a.Platform == p.String() {
+			return a.Path, ref, binary
+		}
+	}
+	t.Fatalf("no archive for %s among %+v", p, arts)
+	return "", "", ""
+}

@@ -1,0 +1,153 @@
+//go:build integration
+
+package realnodes
+
+import (
+	"context"
+	"io"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/clock"
+
+	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
+	"github.com/flotilla/flotilla/api/scheme"
+	"github.com/flotilla/flotilla/internal/local/devfleet"
+	"github.com/flotilla/flotilla/internal/local/fleet"
+	"github.com/flotilla/flotilla/internal/local/localk8s"
+	"github.com/flotilla/flotilla/internal/local/realnode"
+	"github.com/flotilla/flotilla/internal/local/testenv"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+)
+
+// TestFlotillaOnRealNodes installs the hub and an agent from Flotilla's image on real nodes with
+// the user's commands: the hub's two replicas run as containers on the hub's node (its webhook
+// called through its Service by the API server, which `init` checks), the agent's pod on the
+// spoke's node registers through the hub's address, and once accepted the cluster turns
+// Available. No Flotilla host process takes part: the fleet runs no hub or agent (`Flotilla` is
+// empty), and every Flotilla container's ID is containerd's.
+func TestFlotillaOnRealNodes(t *testing.T) {
+	if err := realnode.Check(); err != nil {
+		t.Fatal(err) // a machine that cannot run a node fails this test, saying what it lacks
+	}
+	bins, err := localk8s.FindBinaries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctrllog.SetLogger(logr.Discard())
+	dir := t.TempDir()
+	archive, ref, flotilla := testenv.FlotillaImage(t, filepath.Join(dir, "image"))
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+
+	state := filepath.Join(dir, "fleet")
+	spec := &fleet.Fleet{Clusters: []fleet.Cluster{{Name: "edge", NodePools: []fleet.NodePool{{Name: "cpu", Count: 1}}}}}
+	st, err := devfleet.Up(ctx, devfleet.UpOptions{
+		StateDir: state, Fleet: spec, FleetSource: "test", Binaries: bins,
+		RealNodes: true, Images: []string{archive}, Out: io.Discard, Clock: clock.RealClock{},
+	})
+	t.Cleanup(func() {
+		if err := devfleet.Down(state, io.Discard); err != nil {
+			t.Error(err)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hub, edge := kubeconfigOf(t, st, localk8s.HubName), kubeconfigOf(t, st, "edge")
+
+	bootstrap := filepath.Join(dir, "bootstrap.kubeconfig")
+	run(ctx, t, flotilla, "init", "--install", "--kubeconfig", hub, "--image", ref, "--image-pull-policy", "Never",
+		"--bootstrap-kubeconfig", bootstrap, "--wait", "3m")
+	// The spoke's kwok node would take the agent's pod and run nothing: the agent goes to the real node.
+	run(ctx, t, flotilla, "join", "--install", "--cluster-name", "edge", "--bootstrap-kubeconfig", bootstrap,
+		"--kubeconfig", edge, "--image", ref, "--image-pull-policy", "Never",
+		"--set", `nodeSelector.kubernetes\.io/hostname=edge-node`, "--wait", "3m")
+	run(ctx, t, flotilla, "accept", "edge", "--kubeconfig", hub)
+
+	hubCfg, err := localk8s.RESTConfigFromKubeconfig(hub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.New(hubCfg, client.Options{Scheme: scheme.Scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mc clusterv1.ManagedCluster
+	for {
+		err := c.Get(ctx, client.ObjectKey{Name: "edge"}, &mc)
+		if err == nil && meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable) {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("ManagedCluster edge did not turn Available: %v %+v", err, mc.Status.Conditions)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+
+	for _, tc := range []struct {
+		kubeconfig, namespace, node string
+		want                        int
+	}{
+		{hub, "open-cluster-management-hub", "hub-node", 2},
+		{edge, "open-cluster-management-agent", "edge-node", 1},
+	} {
+		cfg, err := localk8s.RESTConfigFromKubeconfig(tc.kubeconfig)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pods, err := kubernetes.NewForConfigOrDie(cfg).CoreV1().Pods(tc.namespace).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		running := 0
+		for _, p := range pods.Items {
+			if p.Status.Phase != corev1.PodRunning || p.Spec.NodeName != tc.node {
+				t.Errorf("pod %s/%s is %s on %q, want Running on %s", p.Namespace, p.Name, p.Status.Phase, p.Spec.NodeName, tc.node)
+				continue
+			}
+			for _, cs := range p.Status.ContainerStatuses {
+				if !strings.HasPrefix(cs.ContainerID, "containerd://") || cs.Image != ref {
+					t.Errorf("pod %s container %s: id %q image %q, want a containerd container of %s", p.Name, cs.Name, cs.ContainerID, cs.Image, ref)
+				}
+			}
+			running++
+		}
+		if running != tc.want {
+			t.Errorf("%d Flotilla pods run in %s on %s, want %d", running, tc.namespace, tc.node, tc.want)
+		}
+	}
+}
+
+func kubeconfigOf(t *testing.T, st *devfleet.State, cluster string) string {
+	t.Helper()
+	for _, c := range st.Clusters {
+		if c.Name == cluster {
+			return c.Kubeconfig
+		}
+	}
+	t.Fatalf("the fleet has no cluster %s", cluster)
+	return ""
+}
+
+// run runs the flotilla CLI as a user would and fails the test with its output when it fails.
+func run(ctx context.Context, t *testing.T, flotilla string, args ...string) {
+	t.Helper()
+	cmd := exec.CommandContext(ctx, flotilla, args...)
+	cmd.Dir = t.TempDir()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("flotilla %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	t.Logf("flotilla %s:\n%s", args[0], out)
+}
