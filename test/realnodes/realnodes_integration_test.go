@@ -4,6 +4,7 @@ package realnodes
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os/exec"
 	"path/filepath"
@@ -16,10 +17,13 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
 
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	"github.com/flotilla/flotilla/api/scheme"
+	workv1 "github.com/flotilla/flotilla/api/work/v1"
+	"github.com/flotilla/flotilla/internal/apitest"
 	"github.com/flotilla/flotilla/internal/local/devfleet"
 	"github.com/flotilla/flotilla/internal/local/fleet"
 	"github.com/flotilla/flotilla/internal/local/localk8s"
@@ -35,7 +39,8 @@ import (
 // called through its Service by the API server, which `init` checks), the agent's pod on the
 // spoke's node registers through the hub's address, and once accepted the cluster turns
 // Available. No Flotilla host process takes part: the fleet runs no hub or agent (`Flotilla` is
-// empty), and every Flotilla container's ID is containerd's.
+// empty), and every Flotilla container's ID is containerd's. Then a ManifestWork's Job runs on
+// the spoke's real node and its status comes back as feedback.
 func TestFlotillaOnRealNodes(t *testing.T) {
 	if err := realnode.Check(); err != nil {
 		t.Fatal(err) // a machine that cannot run a node fails this test, saying what it lacks
@@ -127,6 +132,63 @@ func TestFlotillaOnRealNodes(t *testing.T) {
 			t.Errorf("%d Flotilla pods run in %s on %s, want %d", running, tc.namespace, tc.node, tc.want)
 		}
 	}
+
+	edgeCfg, err := localk8s.RESTConfigFromKubeconfig(edge)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deliverJob(ctx, t, c, edgeCfg, ref)
+}
+
+// A ManifestWork delivers a Job whose container really runs on the spoke's real node; its status
+// comes back to the hub as feedback, and the container's own output is there on the spoke.
+func deliverJob(ctx context.Context, t *testing.T, c client.Client, edge *rest.Config, image string) {
+	t.Helper()
+	job := fmt.Sprintf(`{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"hello-real","namespace":"default"},
+"spec":{"backoffLimit":0,"template":{"metadata":{"labels":{"app":"hello-real"}},"spec":{"restartPolicy":"Never",
+"nodeSelector":{"kubernetes.io/hostname":"edge-node"},
+"containers":[{"name":"hello","image":%q,"imagePullPolicy":"Never","args":["version"]}]}}}}`, image)
+	w := apitest.MakeWork("edge", "hello-real").Manifest(job).Config("batch", "jobs", "default", "hello-real").Obj()
+	w.Spec.ManifestConfigs[0].FeedbackRules = []workv1.FeedbackRule{{
+		Type: workv1.JSONPathsType, JSONPaths: []workv1.JSONPath{{Name: "succeeded", Path: ".status.succeeded"}},
+	}}
+	if err := c.Create(ctx, w); err != nil {
+		t.Fatal(err)
+	}
+	var got workv1.ManifestWork
+	for {
+		if err := c.Get(ctx, client.ObjectKeyFromObject(w), &got); err == nil && succeeded(&got) {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("the Job's feedback never reported succeeded=1: %+v", got.Status)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	cs := kubernetes.NewForConfigOrDie(edge)
+	pods, err := cs.CoreV1().Pods("default").List(ctx, metav1.ListOptions{LabelSelector: "app=hello-real"})
+	if err != nil || len(pods.Items) != 1 {
+		t.Fatalf("the Job's pods on edge: %v, %v", pods, err)
+	}
+	p := pods.Items[0]
+	if p.Spec.NodeName != "edge-node" || !strings.HasPrefix(p.Status.ContainerStatuses[0].ContainerID, "containerd://") {
+		t.Errorf("the Job's pod ran on %q as %q, want a containerd container on edge-node", p.Spec.NodeName, p.Status.ContainerStatuses[0].ContainerID)
+	}
+	out, err := cs.CoreV1().Pods("default").GetLogs(p.Name, &corev1.PodLogOptions{}).DoRaw(ctx)
+	if err != nil || !strings.Contains(string(out), "flotilla") {
+		t.Errorf("the Job's container output %q (%v): want flotilla's version line", out, err)
+	}
+}
+
+func succeeded(w *workv1.ManifestWork) bool {
+	for _, m := range w.Status.ResourceStatus.Manifests {
+		for _, v := range m.StatusFeedbacks.Values {
+			if v.Name == "succeeded" && v.Value.Integer != nil && *v.Value.Integer == 1 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func kubeconfigOf(t *testing.T, st *devfleet.State, cluster string) string {
