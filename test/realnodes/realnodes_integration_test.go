@@ -24,6 +24,7 @@ import (
 	"github.com/flotilla/flotilla/api/scheme"
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
 	"github.com/flotilla/flotilla/internal/apitest"
+	hubapp "github.com/flotilla/flotilla/internal/hub"
 	"github.com/flotilla/flotilla/internal/local/devfleet"
 	"github.com/flotilla/flotilla/internal/local/fleet"
 	"github.com/flotilla/flotilla/internal/local/localk8s"
@@ -138,6 +139,144 @@ func TestFlotillaOnRealNodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	deliverJob(ctx, t, c, edgeCfg, ref)
+
+	hubNet := realnode.Network{Index: realNodeOf(t, st, localk8s.HubName).Index}
+	upgradeAndKillLeader(ctx, t, c, hubCfg, edgeCfg, hubNet, func(ref2 string) {
+		archive2 := testenv.PackFlotillaImage(t, flotilla, filepath.Join(dir, "image2"), ref2)
+		if err := realnode.ImportImage(hubNet, archive2); err != nil {
+			t.Fatal(err)
+		}
+		run(ctx, t, flotilla, "init", "--install", "--upgrade", "--kubeconfig", hub, "--image", ref2, "--image-pull-policy", "Never",
+			"--bootstrap-kubeconfig", bootstrap, "--wait", "3m")
+	})
+}
+
+// upgradeAndKillLeader rolls the hub's pods to a new image (upgrade) while watching that the
+// spoke never loses Available and its Job is not applied again, then kills the leader's container
+// with the runtime's SIGKILL and measures how long the Lease takes to move to the other replica.
+func upgradeAndKillLeader(ctx context.Context, t *testing.T, c client.Client, hubCfg, edgeCfg *rest.Config, hubNet realnode.Network, upgrade func(ref2 string)) {
+	t.Helper()
+	hubCS := kubernetes.NewForConfigOrDie(hubCfg)
+	edgeCS := kubernetes.NewForConfigOrDie(edgeCfg)
+	before, err := edgeCS.BatchV1().Jobs("default").Get(ctx, "hello-real", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// Watch Available every 200 ms through the upgrade and the leader's loss.
+	stop := make(chan struct{})
+	lost := make(chan string, 1)
+	go func() {
+		defer close(lost)
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(200 * time.Millisecond):
+			}
+			var mc clusterv1.ManagedCluster
+			if err := c.Get(ctx, client.ObjectKey{Name: "edge"}, &mc); err == nil &&
+				!meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable) {
+				lost <- fmt.Sprintf("%v", mc.Status.Conditions)
+				return
+			}
+		}
+	}()
+
+	const ref2 = "ghcr.io/flotilla/flotilla:test-next"
+	upgrade(ref2)
+	pods := hubPodsOn(ctx, t, hubCS, ref2)
+
+	// The leader's container killed by its runtime, as a crash or an OOM kill would.
+	leader := leaseHolder(ctx, t, hubCS)
+	var id string
+	for _, p := range pods {
+		if strings.HasPrefix(leader, p.Name+"_") {
+			id = strings.TrimPrefix(p.Status.ContainerStatuses[0].ContainerID, "containerd://")
+		}
+	}
+	if id == "" {
+		t.Fatalf("the Lease's holder %q is none of the hub's pods %v", leader, podNames(pods))
+	}
+	killed := time.Now()
+	if out, err := exec.CommandContext(ctx, "ctr", "--address", hubNet.RunDir()+"/containerd.sock", "--namespace", "k8s.io",
+		"tasks", "kill", "--signal", "SIGKILL", id).CombinedOutput(); err != nil {
+		t.Fatalf("killing the leader's container %s: %v: %s", id, err, out)
+	}
+	for leaseHolder(ctx, t, hubCS) == leader {
+		if ctx.Err() != nil {
+			t.Fatal("leadership never moved after the leader's container was killed")
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Logf("the leader's container killed; the other replica holds the Lease %.1fs later", time.Since(killed).Seconds())
+
+	close(stop)
+	if why, ok := <-lost; ok {
+		t.Errorf("cluster edge lost Available during the upgrade or the leader's loss: %s", why)
+	}
+	after, err := edgeCS.BatchV1().Jobs("default").Get(ctx, "hello-real", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.UID != before.UID || after.Generation != before.Generation {
+		t.Errorf("the Job was applied again: uid %s generation %d, before %s generation %d", after.UID, after.Generation, before.UID, before.Generation)
+	}
+}
+
+// hubPodsOn waits until the hub's pods are exactly its two replicas, both running image and
+// ready, with no old pod left terminating, and returns them.
+func hubPodsOn(ctx context.Context, t *testing.T, cs kubernetes.Interface, image string) []corev1.Pod {
+	t.Helper()
+	var last []string
+	for {
+		pods, err := cs.CoreV1().Pods("open-cluster-management-hub").List(ctx, metav1.ListOptions{LabelSelector: "app.kubernetes.io/name=flotilla-hub"})
+		if err == nil {
+			last = nil
+			ok := len(pods.Items) == 2
+			for _, p := range pods.Items {
+				ready := p.DeletionTimestamp == nil && p.Status.Phase == corev1.PodRunning && p.Spec.Containers[0].Image == image &&
+					len(p.Status.ContainerStatuses) == 1 && p.Status.ContainerStatuses[0].Ready
+				ok = ok && ready
+				last = append(last, fmt.Sprintf("%s %s %s ready=%v", p.Name, p.Spec.Containers[0].Image, p.Status.Phase, ready))
+			}
+			if ok {
+				return pods.Items
+			}
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("the hub's pods never were two ready replicas of %s: %v (%v)", image, last, err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+func leaseHolder(ctx context.Context, t *testing.T, cs kubernetes.Interface) string {
+	t.Helper()
+	l, err := cs.CoordinationV1().Leases("open-cluster-management-hub").Get(ctx, hubapp.LeaderElectionID, metav1.GetOptions{})
+	if err != nil || l.Spec.HolderIdentity == nil {
+		t.Fatalf("the hub's Lease: %v %v", l, err)
+	}
+	return *l.Spec.HolderIdentity
+}
+
+func podNames(pods []corev1.Pod) []string {
+	var out []string
+	for _, p := range pods {
+		out = append(out, p.Name)
+	}
+	return out
+}
+
+func realNodeOf(t *testing.T, st *devfleet.State, cluster string) *devfleet.RealNodeState {
+	t.Helper()
+	for _, c := range st.Clusters {
+		if c.Name == cluster && c.RealNode != nil {
+			return c.RealNode
+		}
+	}
+	t.Fatalf("cluster %s has no real node", cluster)
+	return nil
 }
 
 // A ManifestWork delivers a Job whose container really runs on the spoke's real node; its status

@@ -70,12 +70,13 @@ func writePauseImage(binary, path string) error {
 	return tarball.WriteToFile(path, tag, img)
 }
 
-// importImage loads an image archive (docker save or OCI layout) into the node's containerd, in
-// the k8s.io namespace the CRI reads, as `kind load image-archive` does.
-func (n *Node) importImage(archive string) error {
+// ImportImage loads an image archive (docker save or OCI layout) into the containerd of the
+// running node on network n, in the k8s.io namespace the CRI reads, as `kind load image-archive`
+// does.
+func ImportImage(n Network, archive string) error {
 	out, err := run("ctr", "--address", n.socket(), "--namespace", "k8s.io", "images", "import", archive)
 	if err != nil {
-		return fmt.Errorf("node %s: importing image archive %s: %w: %s", n.Name, archive, err, lastLines(out, 5))
+		return fmt.Errorf("real node %s: importing image archive %s: %w: %s", n.Namespace(), archive, err, lastLines(out, 5))
 	}
 	return nil
 }

@@ -44,6 +44,9 @@ func (n Network) NodeIP() string { return fmt.Sprintf("10.250.%d.2", n.Index) }
 // PodCIDR is the range the node's pods get their addresses from.
 func (n Network) PodCIDR() string { return fmt.Sprintf("10.251.%d.0/24", n.Index) }
 
+// socket is the node's containerd socket.
+func (n Network) socket() string { return n.RunDir() + "/containerd.sock" }
+
 // CgroupName is the node's cgroup in every hierarchy, and the kubelet's cgroupRoot.
 func (n Network) CgroupName() string { return "flotilla-rn" + strconv.Itoa(n.Index) }
 

@@ -119,7 +119,7 @@ func Start(ctx context.Context, opts Options) (_ *Node, err error) {
 		return nil, err
 	}
 	for _, img := range append([]string{pause}, opts.Images...) {
-		if err := n.importImage(img); err != nil {
+		if err := ImportImage(n.Network, img); err != nil {
 			return nil, err
 		}
 	}
@@ -135,7 +135,7 @@ func Start(ctx context.Context, opts Options) (_ *Node, err error) {
 	return n, nil
 }
 
-func (n *Node) socket() string { return filepath.Join(n.Network.RunDir(), "containerd.sock") }
+func (n *Node) socket() string { return n.Network.socket() }
 
 // inNamespace is the command line that runs binary with args in the node's network namespace
 // only (nsenter --net), so that its mounts stay in the host's mount namespace, where the kubelet,

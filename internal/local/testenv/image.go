@@ -29,9 +29,19 @@ func FlotillaImage(t testing.TB, dir string) (archive, ref, binary string) {
 		t.Fatalf("building flotilla: %v\n%s", err, out)
 	}
 	ref = "ghcr.io/flotilla/flotilla:test"
+	return PackFlotillaImage(t, binary, dir, ref), ref, binary
+}
+
+// PackFlotillaImage packs a static flotilla binary as image ref (as `make image` does) into dir
+// and returns the archive for this machine's platform.
+func PackFlotillaImage(t testing.TB, binary, dir, ref string) string {
+	t.Helper()
 	p := ociimage.Platform{OS: "linux", Architecture: runtime.GOARCH}
 	im, err := ociimage.Build(ociimage.Spec{Ref: ref, Version: "test", Commit: "test", Created: time.Unix(0, 0), Binaries: []ociimage.Binary{{Platform: p, Path: binary}}})
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	arts, err := im.Write(dir)
@@ -40,9 +50,9 @@ func FlotillaImage(t testing.TB, dir string) (archive, ref, binary string) {
 	}
 	for _, a := range arts {
 		if a.Platform == p.String() {
-			return a.Path, ref, binary
+			return a.Path
 		}
 	}
 	t.Fatalf("no archive for %s among %+v", p, arts)
-	return "", "", ""
+	return ""
 }
