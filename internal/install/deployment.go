@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
 )
 
 // WaitDeployment waits until Deployment ns/name has all its replicas updated and available,
@@ -39,7 +40,7 @@ func WaitDeployment(ctx context.Context, cs kubernetes.Interface, ns, name strin
 			return nil
 		}
 		if !clk.Now().Before(deadline) {
-			return fmt.Errorf("deployment %s/%s is not ready after %s: %s", ns, name, timeout, state)
+			return fmt.Errorf("deployment %s/%s is not ready after %s: %s%s", ns, name, timeout, state, crashOutput(ctx, cs, ns, name))
 		}
 		select {
 		case <-ctx.Done():
@@ -90,6 +91,52 @@ func deploymentState(ctx context.Context, cs kubernetes.Interface, ns, name stri
 		state += "; " + strings.Join(why, "; ")
 	}
 	return state, false, nil
+}
+
+// crashOutputLines is how many of a crashed container's last lines a failed wait shows.
+const crashOutputLines = 10
+
+// crashOutput is the end of the previous run's output of each container of the Deployment's pods
+// that keeps crashing (CrashLoopBackOff) or last ended in an error, for the message of a failed
+// wait: the reason a user needs is usually there. Empty when there is none or it cannot be read.
+func crashOutput(ctx context.Context, cs kubernetes.Interface, ns, name string) string {
+	d, err := cs.AppsV1().Deployments(ns).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return ""
+	}
+	sel, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
+	if err != nil {
+		return ""
+	}
+	pods, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: sel.String()})
+	if err != nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, p := range pods.Items {
+		for _, c := range p.Status.ContainerStatuses {
+			crashing := c.State.Waiting != nil && c.State.Waiting.Reason == "CrashLoopBackOff"
+			failed := c.LastTerminationState.Terminated != nil && c.LastTerminationState.Terminated.ExitCode != 0
+			if !crashing && !failed {
+				continue
+			}
+			raw, err := cs.CoreV1().Pods(ns).GetLogs(p.Name, &corev1.PodLogOptions{
+				Container: c.Name, Previous: true, TailLines: ptr.To(int64(crashOutputLines)),
+			}).DoRaw(ctx)
+			if err != nil || len(strings.TrimSpace(string(raw))) == 0 {
+				continue
+			}
+			how := ""
+			if t := c.LastTerminationState.Terminated; t != nil {
+				how = fmt.Sprintf(" (exit code %d)", t.ExitCode)
+			}
+			fmt.Fprintf(&b, "\nlast lines of pod %s, container %s, before it ended%s:\n", p.Name, c.Name, how)
+			for _, l := range strings.Split(strings.TrimRight(string(raw), "\n"), "\n") {
+				b.WriteString("  " + l + "\n")
+			}
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
 }
 
 func replicaFailure(d *appsv1.Deployment) string {
