@@ -20,7 +20,9 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
 
+	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
+	clusterv1alpha1 "github.com/flotilla/flotilla/api/cluster/v1alpha1"
 	"github.com/flotilla/flotilla/api/scheme"
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
 	"github.com/flotilla/flotilla/internal/apitest"
@@ -41,7 +43,8 @@ import (
 // spoke's node registers through the hub's address, and once accepted the cluster turns
 // Available. No Flotilla host process takes part: the fleet runs no hub or agent (`Flotilla` is
 // empty), and every Flotilla container's ID is containerd's. Then a ManifestWork's Job runs on
-// the spoke's real node and its status comes back as feedback.
+// the spoke's real node and its status comes back as feedback; the resource-usage add-on, run by
+// the agent's pod, turns Available; an upgrade and the leader's loss keep the spoke Available.
 func TestFlotillaOnRealNodes(t *testing.T) {
 	if err := realnode.Check(); err != nil {
 		t.Fatal(err) // a machine that cannot run a node fails this test, saying what it lacks
@@ -79,7 +82,7 @@ func TestFlotillaOnRealNodes(t *testing.T) {
 	run(ctx, t, flotilla, "join", "--install", "--cluster-name", "edge", "--bootstrap-kubeconfig", bootstrap,
 		"--kubeconfig", edge, "--image", ref, "--image-pull-policy", "Never",
 		"--set", `nodeSelector.kubernetes\.io/hostname=edge-node`, "--wait", "3m")
-	run(ctx, t, flotilla, "accept", "edge", "--kubeconfig", hub)
+	run(ctx, t, flotilla, "accept", "edge", "--kubeconfig", hub, "--wait", "2m") // the agent registers moments after join returns
 
 	hubCfg, err := localk8s.RESTConfigFromKubeconfig(hub)
 	if err != nil {
@@ -139,6 +142,23 @@ func TestFlotillaOnRealNodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	deliverJob(ctx, t, c, edgeCfg, ref)
+
+	// An add-on whose agent is the real agent pod: resource-usage, built into flotilla agent,
+	// turns Available and writes its score for the hub's placements.
+	run(ctx, t, flotilla, "addon", "enable", "resource-usage", "--clusters", "edge", "--kubeconfig", hub)
+	for {
+		var a addonv1alpha1.ManagedClusterAddOn
+		var score clusterv1alpha1.AddOnPlacementScore
+		err := c.Get(ctx, client.ObjectKey{Namespace: "edge", Name: "resource-usage"}, &a)
+		if err == nil && meta.IsStatusConditionTrue(a.Status.Conditions, addonv1alpha1.ManagedClusterAddOnConditionAvailable) &&
+			c.Get(ctx, client.ObjectKey{Namespace: "edge", Name: clusterv1alpha1.ResourceUsageScoreName}, &score) == nil {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("add-on resource-usage on edge did not turn Available with its score: %v %+v", err, a.Status.Conditions)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
 
 	hubNet := realnode.Network{Index: realNodeOf(t, st, localk8s.HubName).Index}
 	upgradeAndKillLeader(ctx, t, c, hubCfg, edgeCfg, hubNet, func(ref2 string) {
