@@ -18,7 +18,7 @@ COMMIT_TIME ?= $(shell git log -1 --format=%cI 2>/dev/null)
 # Integration tests start several control planes per package; keep parallel packages at 2 on 2 cores.
 TEST_P ?= 2
 
-.PHONY: npm-deps bench-smoke bench-tables bench-mcp all build bench-dashboard dashboard-assets dashboard-screenshots test-dashboard k8s-bin bench bench-addon bench-fl bench-hub bench-install bench-msa bench-msa-rotation bench-policy bench-policy-compliance bench-placement bench-placement-floor bench-gpu-placement bench-multikueue bench-queue bench-queue-sim bench-resourceusage bench-work controller-gen check-generated fuzz image test test-python test-unit lint lint-bin fmt vet generate demo demo-fl demo-kueue down clean
+.PHONY: npm-deps bench-smoke bench-tables bench-mcp all build demo-real bench-dashboard dashboard-assets dashboard-screenshots test-dashboard k8s-bin bench bench-addon bench-fl bench-hub bench-install bench-msa bench-msa-rotation bench-policy bench-policy-compliance bench-placement bench-placement-floor bench-gpu-placement bench-multikueue bench-queue bench-queue-sim bench-resourceusage bench-work controller-gen check-generated fuzz image test test-python test-unit lint lint-bin fmt vet generate demo demo-fl demo-kueue down clean
 
 all: build
 
@@ -220,6 +220,9 @@ demo-fl: prereqs-demo-fl k8s-bin ## Federated learning that really trains: Flowe
 
 demo-kueue: prereqs-demo-kueue build k8s-bin ## Start the default fleet with Kueue and submit GPU Jobs once to the hub's MultiKueue queue.
 	hack/demo-kueue.sh
+
+demo-real: prereqs-demo-real build k8s-bin ## As root: a fleet with one real node per cluster, Flotilla installed on them from its image, a Job's container run on a real node.
+	hack/demo-real.sh
 
 down: build ## Stop the local fleet.
 	$(BIN) dev down

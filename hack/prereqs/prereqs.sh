@@ -5,6 +5,7 @@
 #   hack/prereqs/prereqs.sh build            Go 1.26+, gcc, git, make, Node.js 20.19+ with npm
 #   hack/prereqs/prereqs.sh demo             what build needs (the demo builds bin/flotilla first)
 #   hack/prereqs/prereqs.sh demo-fl          + Python 3.10+ with venv (Flower comes from PyPI)
+#   hack/prereqs/prereqs.sh demo-real        + root, containerd, runc, the CNI plugins, iproute2, iptables
 #   hack/prereqs/prereqs.sh test             + Prometheus, Chromium, Python's venv, iptables, containerd,
 #                                    runc, the CNI plugins and root
 #   hack/prereqs/prereqs.sh --packages T...  the Debian packages the targets T miss, one per line (what
@@ -68,15 +69,21 @@ check_python() {
   fi
 }
 
-check_test() {
-  command -v prometheus >/dev/null 2>&1 || need prometheus "a Prometheus server binary (the dynamic-scoring tests scrape with a real one): apt-get install prometheus"
-  command -v chromium >/dev/null 2>&1 || need chromium "Chromium (the dashboard's browser tests, test/dashboard, drive it headless): apt-get install chromium"
-  command -v iptables >/dev/null 2>&1 || need iptables "iptables (the chaos tests cut the network between the hub and a spoke): apt-get install iptables"
+# check_real_nodes: what a real node (internal/local/realnode) needs besides root.
+check_real_nodes() {
   command -v containerd >/dev/null 2>&1 || need containerd "containerd (real nodes, internal/local/realnode, run real containers): apt-get install containerd"
   command -v runc >/dev/null 2>&1 || need runc "runc (containerd's runtime on real nodes): apt-get install runc"
   [[ -x ${FLOTILLA_CNI_DIR:-/usr/lib/cni}/bridge ]] || need containernetworking-plugins "the CNI plugins in /usr/lib/cni (real nodes' pod network): apt-get install containernetworking-plugins"
   command -v ip >/dev/null 2>&1 || need iproute2 "ip (real nodes' network namespaces and links): apt-get install iproute2"
   command -v nsenter >/dev/null 2>&1 || need util-linux "nsenter (real nodes run their kubelet in their network namespace): apt-get install util-linux"
+  command -v iptables >/dev/null 2>&1 || need iptables "iptables (kube-proxy and the isolation chain of real nodes): apt-get install iptables"
+}
+
+check_test() {
+  command -v prometheus >/dev/null 2>&1 || need prometheus "a Prometheus server binary (the dynamic-scoring tests scrape with a real one): apt-get install prometheus"
+  command -v chromium >/dev/null 2>&1 || need chromium "Chromium (the dashboard's browser tests, test/dashboard, drive it headless): apt-get install chromium"
+  command -v iptables >/dev/null 2>&1 || need iptables "iptables (the chaos tests cut the network between the hub and a spoke): apt-get install iptables"
+  check_real_nodes
   if [[ $(id -u) -ne 0 ]] && ! sudo -n true >/dev/null 2>&1; then
     need "" "root, or passwordless sudo (the chaos tests add and remove their own iptables rules): run make test as root, or give $(id -un) passwordless sudo"
   fi
@@ -88,7 +95,10 @@ for target in "$@"; do
     build | demo | demo-kueue) check_build ;;
     demo-fl) check_build; check_python ;;
     test) check_build; check_test ;;
-    *) echo "hack/prereqs/prereqs.sh: unknown target $target (build, demo, demo-kueue, demo-fl, test)" >&2; exit 2 ;;
+    demo-real)
+      check_build; check_real_nodes
+      [[ $(id -u) -eq 0 ]] || need "" "root (real nodes make network namespaces, cgroups and mounts): run make demo-real as root" ;;
+    *) echo "hack/prereqs/prereqs.sh: unknown target $target (build, demo, demo-kueue, demo-fl, demo-real, test)" >&2; exit 2 ;;
   esac
 done
 

@@ -160,6 +160,11 @@ func TestPrereqs(t *testing.T) {
 			},
 			wantPackages: []string{"containerd", "containernetworking-plugins", "runc"},
 		},
+		"demo-real needs root and a runtime, not Chromium": {
+			machine: full().without("chromium", "prometheus", "runc").with("id", `[ "$1" = -u ] && echo 1000 || echo dev`), target: "demo-real", wantCode: 1,
+			wantLines:    []string{"runc (containerd's runtime", "root (real nodes make network namespaces"},
+			wantPackages: []string{"runc"},
+		},
 		"not root and no sudo": {
 			machine: full().with("id", `[ "$1" = -u ] && echo 1000 || echo dev`).with("sudo", "exit 1"), target: "test", wantCode: 1,
 			wantLines: []string{"root, or passwordless sudo", "give dev passwordless sudo"},
