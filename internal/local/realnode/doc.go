@@ -1,7 +1,7 @@
-// Package realnode runs a real Kubernetes node for a cluster of the local fleet: a kubelet and a
-// containerd (Debian's, with runc) in a network namespace of their own, a CNI bridge for the
-// node's pods, and images imported from files, as `kind load image-archive` does. Containers
-// really start; nothing is pulled from a registry.
+// Package realnode runs a real Kubernetes node for a cluster of the local fleet: a kubelet,
+// kube-proxy and a containerd (Debian's, with runc) in a network namespace of their own, a CNI
+// bridge for the node's pods, and images imported from files (ImportImage), as `kind load
+// image-archive` does. Containers really start; nothing is pulled from a registry.
 //
 // A node is what kind gives each node as a container, made from the kernel's parts instead:
 //
@@ -14,7 +14,9 @@
 //     send to another node or another node's pods (the host's addresses, where every cluster's
 //     API server serves, stay reachable), so nodes of different clusters do not see each other's
 //     pods even on a machine that forwards IPv4. kube-proxy's rules live in the node's namespace.
-//   - Processes and cgroups. containerd and the kubelet run in cgroup /flotilla-rn<N> of every
+//   - Processes and cgroups. The node's programs enter its network namespace only (nsenter --net,
+//     not ip netns exec, whose private mount namespace would hide the kubelet's volume mounts
+//     from containerd). They run in cgroup /flotilla-rn<N> of every
 //     v1 hierarchy (the kubelet's cgroupRoot), and containerd's shims and every container inherit
 //     it: tearing a node down kills exactly the processes in that tree, which this package
 //     started, and removes the tree.
