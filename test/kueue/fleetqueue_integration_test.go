@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
@@ -159,12 +160,16 @@ func TestFleetQueue(t *testing.T) {
 	})
 
 	t.Run("a bad spec is refused with the field and the fix, and nothing changes", func(t *testing.T) {
-		if err := f.c.Get(ctx, client.ObjectKeyFromObject(fq), fq); err != nil {
-			t.Fatal(err)
-		}
-		fq.Spec.Teams[1].Weight = resource.MustParse("0")
-		fq.Spec.Teams[0].Guaranteed[0].GPUs = 4
-		if err := f.c.Update(ctx, fq); err != nil {
+		// The hub writes the FleetQueue's status meanwhile: read, change and write again on a
+		// conflict, as any client of an object a controller also writes.
+		if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			if err := f.c.Get(ctx, client.ObjectKeyFromObject(fq), fq); err != nil {
+				return err
+			}
+			fq.Spec.Teams[1].Weight = resource.MustParse("0")
+			fq.Spec.Teams[0].Guaranteed[0].GPUs = 4
+			return f.c.Update(ctx, fq)
+		}); err != nil {
 			t.Fatal(err)
 		}
 		testenv.WaitFor(t, wait, "FleetQueue ml to be Invalid", func(ctx context.Context) (bool, string, error) {
