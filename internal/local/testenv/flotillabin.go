@@ -26,21 +26,29 @@ func buildFlotilla() (string, error) {
 			return
 		}
 		built.dir = dir
-		gomod, err := exec.Command("go", "env", "GOMOD").Output()
-		if err != nil {
-			built.err = fmt.Errorf("finding the module to build flotilla from: %w", err)
-			return
-		}
 		path := filepath.Join(dir, "flotilla")
-		cmd := exec.Command("go", "build", "-o", path, "./cmd/flotilla")
-		cmd.Dir = filepath.Dir(strings.TrimSpace(string(gomod)))
-		if out, err := cmd.CombinedOutput(); err != nil {
-			built.err = fmt.Errorf("building flotilla: %w\n%s", err, out)
+		if built.err = goBuildFlotilla(path); built.err != nil {
 			return
 		}
 		built.path = path
 	})
 	return built.path, built.err
+}
+
+// goBuildFlotilla builds ./cmd/flotilla of this module into path, with env added to this
+// program's environment (CGO_ENABLED=0 for a static binary an image can hold).
+func goBuildFlotilla(path string, env ...string) error {
+	gomod, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		return fmt.Errorf("finding the module to build flotilla from: %w", err)
+	}
+	cmd := exec.Command("go", "build", "-trimpath", "-o", path, "./cmd/flotilla")
+	cmd.Dir = filepath.Dir(strings.TrimSpace(string(gomod)))
+	cmd.Env = append(os.Environ(), env...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("building flotilla: %w\n%s", err, out)
+	}
+	return nil
 }
 
 // removeBuilt removes the binary buildFlotilla made, if it made one (Main, after the tests).

@@ -2,10 +2,8 @@ package testenv
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"testing"
 	"time"
 
@@ -17,16 +15,12 @@ import (
 // archive for this platform, the image's reference, and the binary (usable as the CLI too).
 func FlotillaImage(t testing.TB, dir string) (archive, ref, binary string) {
 	t.Helper()
-	gomod, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil {
+	binary = filepath.Join(dir, "flotilla")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	binary = filepath.Join(dir, "flotilla")
-	cmd := exec.Command("go", "build", "-trimpath", "-o", binary, "./cmd/flotilla")
-	cmd.Dir = filepath.Dir(strings.TrimSpace(string(gomod)))
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("building flotilla: %v\n%s", err, out)
+	if err := goBuildFlotilla(binary, "CGO_ENABLED=0"); err != nil {
+		t.Fatal(err)
 	}
 	ref = "ghcr.io/flotilla/flotilla:test"
 	return PackFlotillaImage(t, binary, dir, ref), ref, binary
