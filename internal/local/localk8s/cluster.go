@@ -90,6 +90,9 @@ func (c *Cluster) WriteClientKubeconfig(path, user string, groups ...string) err
 	return writeKubeconfig(path, c.Name, c.Server, c.pki.caPEM(), cert, key)
 }
 
+// KubeletClientCertFile is the path of the client certificate the API server calls kubelets with.
+func (c *Cluster) KubeletClientCertFile() string { return filepath.Join(c.Dir, kubeletClientCertFile) }
+
 // CAFile is the path of the cluster's CA certificate, which signs its API server's serving
 // certificate and every client certificate it accepts.
 func (c *Cluster) CAFile() string { return filepath.Join(c.Dir, caCertFile) }

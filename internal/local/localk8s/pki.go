@@ -30,8 +30,9 @@ const (
 	servingKeyFile  = "apiserver.key"
 	saKeyFile       = "sa.key"
 	saPubFile       = "sa.pub"
-	// The API server's identity towards kubelets (logs, exec): system:masters, as kubeadm's
-	// apiserver-kubelet-client is bound to cluster-admin-like rights on nodes.
+	// The API server's identity towards kubelets (logs, exec): user KubeletClientUser, which a
+	// cluster with a real node binds to system:kubelet-api-admin (the kubelet API and nothing
+	// else), as kubeadm binds its apiserver-kubelet-client.
 	kubeletClientCertFile = "apiserver-kubelet-client.crt"
 	kubeletClientKeyFile  = "apiserver-kubelet-client.key"
 )
@@ -93,9 +94,12 @@ func (p *pki) servingCert(address string) error {
 	return os.WriteFile(filepath.Join(p.dir, servingKeyFile), keyPEM, 0o600)
 }
 
+// KubeletClientUser is the user the API server is when it calls kubelets.
+const KubeletClientUser = "kube-apiserver-kubelet-client"
+
 // kubeletClientCert writes the API server's client certificate for kubelets.
 func (p *pki) kubeletClientCert() error {
-	certPEM, keyPEM, err := p.clientCert("kube-apiserver-kubelet-client", "system:masters")
+	certPEM, keyPEM, err := p.clientCert(KubeletClientUser)
 	if err != nil {
 		return err
 	}

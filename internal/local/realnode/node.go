@@ -12,6 +12,8 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
@@ -123,6 +125,9 @@ func Start(ctx context.Context, opts Options) (_ *Node, err error) {
 			return nil, err
 		}
 	}
+	if err := bindKubeletClient(ctx, opts.Cluster); err != nil {
+		return nil, err
+	}
 	if err := n.startKubelet(opts); err != nil {
 		return nil, err
 	}
@@ -223,6 +228,27 @@ func joinLabels(l map[string]string) string {
 	}
 	return strings.Join(parts, ",")
 }
+
+// bindKubeletClient lets the API server's kubelet client identity (localk8s.KubeletClientUser)
+// use the kubelet API, for logs and exec, and nothing else: RBAC's system:kubelet-api-admin.
+func bindKubeletClient(ctx context.Context, c *localk8s.Cluster) error {
+	cs, err := kubernetes.NewForConfig(c.Config)
+	if err != nil {
+		return err
+	}
+	_, err = cs.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: kubeletClientBinding},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "system:kubelet-api-admin"},
+		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: localk8s.KubeletClientUser}},
+	}, metav1.CreateOptions{})
+	if apierrors.IsAlreadyExists(err) {
+		return nil
+	}
+	return err
+}
+
+// kubeletClientBinding is the ClusterRoleBinding bindKubeletClient makes.
+const kubeletClientBinding = "flotilla:kube-apiserver-kubelet-client"
 
 // startKubeProxy runs kube-proxy in the node's namespace: its iptables rules, which send the
 // node's pods' Service traffic to the Services' endpoints, live in that namespace alone.

@@ -4,6 +4,9 @@ package realnode
 
 import (
 	"context"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
 	"io"
 	"net"
 	"net/url"
@@ -16,6 +19,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -77,6 +81,28 @@ func TestRealNode(t *testing.T) {
 	}
 	if !strings.Contains(out, "flotilla") {
 		t.Errorf("container output %q: want flotilla's version line", out)
+	}
+	// The API server read that output as its kubelet client identity, which may use the kubelet
+	// API and nothing else: asked for the user and groups its certificate carries.
+	kubeletClient := certSubject(t, a.cluster.KubeletClientCertFile())
+	for _, tc := range []struct {
+		attrs authorizationv1.ResourceAttributes
+		want  bool
+	}{
+		{authorizationv1.ResourceAttributes{Verb: "get", Resource: "nodes", Subresource: "proxy", Name: a.node.Name}, true},
+		{authorizationv1.ResourceAttributes{Verb: "list", Resource: "secrets"}, false},
+		{authorizationv1.ResourceAttributes{Verb: "create", Resource: "pods", Namespace: "default"}, false},
+		{authorizationv1.ResourceAttributes{Verb: "delete", Resource: "nodes", Name: a.node.Name}, false},
+	} {
+		sar, err := cs.AuthorizationV1().SubjectAccessReviews().Create(ctx, &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+			User: kubeletClient.CommonName, Groups: kubeletClient.Organization, ResourceAttributes: &tc.attrs,
+		}}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sar.Status.Allowed != tc.want {
+			t.Errorf("the API server's kubelet client may %s %s/%s: %v, want %v", tc.attrs.Verb, tc.attrs.Resource, tc.attrs.Subresource, sar.Status.Allowed, tc.want)
+		}
 	}
 
 	// A pod reaches the API server as a pod does: through the kubernetes Service (kube-proxy's
@@ -155,6 +181,24 @@ func TestRealNode(t *testing.T) {
 			t.Errorf("a second teardown: %v", err)
 		}
 	}
+}
+
+// certSubject is the subject (user and groups) of the certificate in file.
+func certSubject(t *testing.T, file string) pkix.Name {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	block, _ := pem.Decode(data)
+	if block == nil {
+		t.Fatalf("%s holds no PEM block", file)
+	}
+	cert, err := x509.ParseCertificate(block.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cert.Subject
 }
 
 type withNode struct {
