@@ -33,8 +33,15 @@ type Chart struct {
 	Deployment string
 	// Timeout bounds the wait for the Deployment; zero does not wait.
 	Timeout time.Duration
-	Out     io.Writer
-	Clock   clock.Clock
+	// Ready, when set, is what must also hold once the Deployment is ready (the hub's webhook
+	// answering through its Service); an error from it fails the install.
+	Ready func(ctx context.Context) error
+	// RollbackOnFailure puts the cluster back as it was when the install fails after it changed
+	// something (an object refused, the Deployment not ready in Timeout, Ready failing): a first
+	// install is removed, an upgrade returns to the objects of the version before (CRDs stay).
+	RollbackOnFailure bool
+	Out               io.Writer
+	Clock             clock.Clock
 }
 
 // InstallChart renders c's chart and installs it: the namespace, the chart's CRDs (server-side
@@ -94,35 +101,79 @@ func InstallChart(ctx context.Context, cfg *rest.Config, c Chart) (*charts.Rende
 		}
 		crds = append(crds, crd)
 	}
-	say("installing %d CRDs", len(crds))
-	if _, err := CRDs(ctx, cfg, crds, Options{}); err != nil {
-		return nil, err
-	}
 	old, oldVersion, err := readInventory(ctx, cs, ns, c.Release.Name)
 	if err != nil {
 		return nil, err
 	}
-	say("applying %d objects of %s %s in %s", len(r.Objects), c.Chart, ch.Metadata.Version, ns)
-	if err := Objects(ctx, cfg, r.Objects, false, nil); err != nil {
-		return nil, err
-	}
-	// What the installed version made and this one does not render goes, as with helm upgrade.
-	if gone := stale(old, r.Objects, c.Release.Name); len(gone) > 0 {
-		say("removing %d objects that %s %s had and %s does not", len(gone), c.Chart, oldVersion, ch.Metadata.Version)
-		if _, err := Remove(ctx, cfg, gone, c.Out); err != nil {
+	var snap *snapshot
+	if c.RollbackOnFailure {
+		refs := append([]objectRef{{"v1", "ConfigMap", ns, c.Release.Name + inventorySuffix}}, old...)
+		for _, o := range r.Objects {
+			refs = append(refs, refOf(o))
+		}
+		if snap, err = takeSnapshot(ctx, cfg, refs); err != nil {
 			return nil, err
 		}
 	}
-	if err := writeInventory(ctx, cs, ns, c.Release.Name, ch.Metadata.Version, r.Objects); err != nil {
-		return nil, err
+	err = c.apply(ctx, cfg, cs, r, crds, old, oldVersion, ch.Metadata.Version, say)
+	if err == nil || snap == nil {
+		return r, err
+	}
+	// The rollback runs even when ctx was cancelled (an interrupted install), within its own bound.
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rollbackTimeout)
+	defer cancel()
+	to := "removing what it installed"
+	if oldVersion != "" {
+		to = "rolling back to " + c.Chart + " " + oldVersion
+	}
+	say("the install failed: %s", to)
+	if rerr := snap.restore(rctx, cfg, c.Release.Name, made, c.Out); rerr != nil {
+		return r, fmt.Errorf("%w\n%s failed too: %v", err, to, rerr)
+	}
+	if oldVersion != "" && c.Timeout > 0 && c.Deployment != "" {
+		if werr := WaitDeployment(rctx, cs, ns, c.Deployment, c.Timeout, c.Out, c.Clock); werr != nil {
+			return r, fmt.Errorf("%w\nrolled back to %s %s, which is not ready either: %v", err, c.Chart, oldVersion, werr)
+		}
+	}
+	if oldVersion != "" {
+		return r, fmt.Errorf("%w\nrolled back: %s %s runs as before", err, c.Chart, oldVersion)
+	}
+	return r, fmt.Errorf("%w\nrolled back: nothing of %s is left but its CRDs (run with --rollback-on-failure=false to keep a failed install for inspection)", err, c.Chart)
+}
+
+// apply is the install's part that changes the cluster: CRDs, objects, removal of what the
+// version before had, the inventory, then the waits.
+func (c Chart) apply(ctx context.Context, cfg *rest.Config, cs kubernetes.Interface, r *charts.Rendered,
+	crds []*apiextv1.CustomResourceDefinition, old []objectRef, oldVersion, version string, say func(string, ...any)) error {
+	ns := c.Release.Namespace
+	say("installing %d CRDs", len(crds))
+	if _, err := CRDs(ctx, cfg, crds, Options{}); err != nil {
+		return err
+	}
+	say("applying %d objects of %s %s in %s", len(r.Objects), c.Chart, version, ns)
+	if err := Objects(ctx, cfg, r.Objects, false, nil); err != nil {
+		return err
+	}
+	// What the installed version made and this one does not render goes, as with helm upgrade.
+	if gone := stale(old, r.Objects, c.Release.Name); len(gone) > 0 {
+		say("removing %d objects that %s %s had and %s does not", len(gone), c.Chart, oldVersion, version)
+		if _, err := Remove(ctx, cfg, gone, c.Out); err != nil {
+			return err
+		}
+	}
+	if err := writeInventory(ctx, cs, ns, c.Release.Name, version, r.Objects); err != nil {
+		return err
 	}
 	if c.Timeout > 0 && c.Deployment != "" {
 		say("waiting up to %s for deployment %s/%s", c.Timeout, ns, c.Deployment)
 		if err := WaitDeployment(ctx, cs, ns, c.Deployment, c.Timeout, c.Out, c.Clock); err != nil {
-			return r, err
+			return err
 		}
 	}
-	return r, nil
+	if c.Ready != nil {
+		return c.Ready(ctx)
+	}
+	return nil
 }
 
 // UninstallChart removes what InstallChart installed for the same chart and release: every

@@ -7,9 +7,13 @@ import (
 	"strings"
 	"time"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
@@ -64,7 +68,7 @@ func WaitWebhook(ctx context.Context, cfg *rest.Config, timeout time.Duration, o
 }
 
 func webhookState(ctx context.Context, cs kubernetes.Interface, dyn dynamic.Interface, probe *unstructured.Unstructured) (string, bool) {
-	_, err := cs.AdmissionregistrationV1().ValidatingWebhookConfigurations().Get(ctx, wellknown.HubWebhookConfiguration, metav1.GetOptions{})
+	vwc, err := cs.AdmissionregistrationV1().ValidatingWebhookConfigurations().Get(ctx, wellknown.HubWebhookConfiguration, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return "the hub's leader has not written ValidatingWebhookConfiguration " + wellknown.HubWebhookConfiguration + " yet", false
 	}
@@ -76,9 +80,56 @@ func webhookState(ctx context.Context, cs kubernetes.Interface, dyn dynamic.Inte
 	case err == nil, apierrors.IsAlreadyExists(err):
 		return "", true
 	case strings.Contains(err.Error(), "failed calling webhook"):
-		return "the API server cannot call it (" + err.Error() + "): check that Service flotilla-hub-webhook has ready endpoints and that " +
-			"network policies let the API server reach the hub's webhook port", false
+		why := "check that network policies let the API server reach the hub's webhook port"
+		if svc := webhookService(vwc); svc != nil {
+			if p := serviceProblem(ctx, cs, svc.Namespace, svc.Name); p != "" {
+				why = p
+			}
+		}
+		return "the API server cannot call it (" + err.Error() + "): " + why, false
 	default:
 		return "a dry-run ManagedCluster create failed: " + err.Error(), false
 	}
+}
+
+// webhookService is the Service the configuration's first webhook is called through, nil when it
+// is called by URL.
+func webhookService(vwc *admissionregistrationv1.ValidatingWebhookConfiguration) *admissionregistrationv1.ServiceReference {
+	for _, w := range vwc.Webhooks {
+		if w.ClientConfig.Service != nil {
+			return w.ClientConfig.Service
+		}
+	}
+	return nil
+}
+
+// serviceProblem says why Service ns/name cannot take a call: it does not exist, or no ready pod
+// backs it (with its selector, so that a selector matching no pod shows). "" when it has a ready
+// endpoint.
+func serviceProblem(ctx context.Context, cs kubernetes.Interface, ns, name string) string {
+	svc, err := cs.CoreV1().Services(ns).Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return fmt.Sprintf("Service %s/%s does not exist: install the hub chart again (flotilla init --install --upgrade)", ns, name)
+	}
+	if err != nil {
+		return ""
+	}
+	slices, err := cs.DiscoveryV1().EndpointSlices(ns).List(ctx, metav1.ListOptions{LabelSelector: discoveryv1.LabelServiceName + "=" + name})
+	if err != nil {
+		return ""
+	}
+	return readyEndpoints(svc, slices.Items)
+}
+
+// readyEndpoints is serviceProblem's decision on what it read.
+func readyEndpoints(svc *corev1.Service, slices []discoveryv1.EndpointSlice) string {
+	for _, s := range slices {
+		for _, e := range s.Endpoints {
+			if e.Conditions.Ready == nil || *e.Conditions.Ready {
+				return ""
+			}
+		}
+	}
+	return fmt.Sprintf("Service %s/%s has no ready endpoints: no ready pod matches its selector %s (are the hub's pods ready, and do their labels match?)",
+		svc.Namespace, svc.Name, labels.SelectorFromSet(svc.Spec.Selector))
 }

@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 
@@ -90,10 +91,31 @@ func TestInitInstall(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// The local hub has no nodes: the install applies everything and then says why it is not ready.
+	// The local hub has no nodes: the install applies everything, says why it is not ready and
+	// removes what it installed (the CRDs stay, as Helm keeps them).
 	_, err = flotilla(t, "init", "--install", "--kubeconfig", kc, "--bootstrap-kubeconfig", bootstrap, "--wait", "3s")
-	if err == nil || !strings.Contains(err.Error(), "deployment open-cluster-management-hub/flotilla-hub is not ready after 3s: 0/2 ready") {
-		t.Errorf("hub without nodes: err = %v, want the Deployment's state", err)
+	if err == nil || !strings.Contains(err.Error(), "deployment open-cluster-management-hub/flotilla-hub is not ready after 3s: 0/2 ready") ||
+		!strings.Contains(err.Error(), "rolled back: nothing of flotilla-hub is left but its CRDs") {
+		t.Errorf("hub without nodes: err = %v, want the Deployment's state and the rollback", err)
+	}
+	if deploymentExists(t, hub, "open-cluster-management-hub", "flotilla-hub") {
+		t.Fatal("a failed first install left the hub's Deployment behind")
+	}
+	if _, err := hub.Client.RbacV1().ClusterRoles().Get(ctx, "flotilla-hub", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("a failed first install left ClusterRole flotilla-hub behind (err %v)", err)
+	}
+	// The namespace the failed install created goes too (the namespace controller finishes it).
+	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		_, err := hub.Client.CoreV1().Namespaces().Get(ctx, "open-cluster-management-hub", metav1.GetOptions{})
+		return apierrors.IsNotFound(err), nil
+	})
+	if err != nil {
+		t.Fatalf("namespace open-cluster-management-hub, which the failed install created, is still there: %v", err)
+	}
+	// --rollback-on-failure=false keeps a failed install for inspection.
+	_, err = flotilla(t, "init", "--install", "--kubeconfig", kc, "--bootstrap-kubeconfig", bootstrap, "--wait", "3s", "--rollback-on-failure=false")
+	if err == nil || strings.Contains(err.Error(), "rolled back") {
+		t.Errorf("hub without nodes, --rollback-on-failure=false: err = %v, want a failure without a rollback", err)
 	}
 	if !deploymentExists(t, hub, "open-cluster-management-hub", "flotilla-hub") {
 		t.Fatal("the install did not create the hub's Deployment")

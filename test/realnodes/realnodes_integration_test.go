@@ -8,6 +8,7 @@ import (
 	"io"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -27,6 +28,7 @@ import (
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
 	"github.com/flotilla/flotilla/internal/apitest"
 	hubapp "github.com/flotilla/flotilla/internal/hub"
+	"github.com/flotilla/flotilla/internal/install"
 	"github.com/flotilla/flotilla/internal/local/devfleet"
 	"github.com/flotilla/flotilla/internal/local/fleet"
 	"github.com/flotilla/flotilla/internal/local/localk8s"
@@ -162,6 +164,7 @@ func TestFlotillaOnRealNodes(t *testing.T) {
 
 	hubNet := realnode.Network{Index: realNodeOf(t, st, localk8s.HubName).Index}
 	upgradeAndKillLeader(ctx, t, c, hubCfg, edgeCfg, hubNet, func(ref2 string) {
+		badInput(ctx, t, flotilla, hub, bootstrap, hubCfg, ref)
 		archive2 := testenv.PackFlotillaImage(t, flotilla, filepath.Join(dir, "image2"), ref2)
 		if err := realnode.ImportImage(hubNet, archive2); err != nil {
 			t.Fatal(err)
@@ -241,6 +244,80 @@ func upgradeAndKillLeader(ctx context.Context, t *testing.T, c client.Client, hu
 	}
 	if after.UID != before.UID || after.Generation != before.Generation {
 		t.Errorf("the Job was applied again: uid %s generation %d, before %s generation %d", after.UID, after.Generation, before.UID, before.Generation)
+	}
+}
+
+// badInput runs the upgrades a user gets wrong on real kubelets, while upgradeAndKillLeader
+// watches that the spoke stays Available: an image that was not imported and a hub container
+// that crash-loops each fail `flotilla init --install --upgrade` with the pod's own reason, and
+// roll the hub back to the pods of ref, which run on. Then the webhook's Service loses its
+// endpoints, and the install's webhook check says so.
+func badInput(ctx context.Context, t *testing.T, flotilla, hub, bootstrap string, hubCfg *rest.Config, ref string) {
+	t.Helper()
+	cs := kubernetes.NewForConfigOrDie(hubCfg)
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string
+	}{{
+		name: "an image that was not imported",
+		args: []string{"--image", "ghcr.io/flotilla/flotilla:not-imported", "--wait", "10s"},
+		want: []string{"image ghcr.io/flotilla/flotilla:not-imported is not on the node and imagePullPolicy is Never"},
+	}, {
+		name: "a hub container that crash-loops",
+		args: []string{"--image", ref, "--set", "extraArgs={--no-such-flag}", "--wait", "30s"},
+		want: []string{"CrashLoopBackOff", "unknown flag: --no-such-flag"},
+	}} {
+		args := append([]string{"init", "--install", "--upgrade", "--kubeconfig", hub, "--image-pull-policy", "Never",
+			"--bootstrap-kubeconfig", bootstrap}, tc.args...)
+		cmd := exec.CommandContext(ctx, flotilla, args...)
+		cmd.Dir = t.TempDir()
+		start := time.Now()
+		out, err := cmd.CombinedOutput()
+		if err == nil {
+			t.Fatalf("%s: flotilla init --install --upgrade succeeded:\n%s", tc.name, out)
+		}
+		for _, w := range append(tc.want, "rolled back: flotilla-hub") {
+			if !strings.Contains(string(out), w) {
+				t.Errorf("%s: the failed upgrade does not say %q:\n%s", tc.name, w, out)
+			}
+		}
+		t.Logf("%s: refused and rolled back in %.1fs:\n%s", tc.name, time.Since(start).Seconds(), out)
+		d, err := cs.AppsV1().Deployments("open-cluster-management-hub").Get(ctx, "flotilla-hub", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := d.Spec.Template.Spec.Containers[0]; c.Image != ref || slices.Contains(c.Args, "--no-such-flag") {
+			t.Errorf("%s: after the rollback the hub runs image %s with %v, want %s as before", tc.name, c.Image, c.Args, ref)
+		}
+		hubPodsOn(ctx, t, cs, ref)
+	}
+
+	// The webhook's Service selects no pod: the check `flotilla init` ends with names the Service.
+	svc, err := cs.CoreV1().Services("open-cluster-management-hub").Get(ctx, "flotilla-hub-webhook", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	selector := svc.Spec.Selector
+	svc.Spec.Selector = map[string]string{"app.kubernetes.io/name": "no-such-pod"}
+	if _, err := cs.CoreV1().Services(svc.Namespace).Update(ctx, svc, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	err = install.WaitWebhook(ctx, hubCfg, 5*time.Second, io.Discard, clock.RealClock{})
+	want := "Service open-cluster-management-hub/flotilla-hub-webhook has no ready endpoints: no ready pod matches its selector app.kubernetes.io/name=no-such-pod"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("webhook check with a Service without endpoints: %v, want it to say %q", err, want)
+	}
+	svc, err = cs.CoreV1().Services(svc.Namespace).Get(ctx, svc.Name, metav1.GetOptions{})
+	if err == nil {
+		svc.Spec.Selector = selector
+		_, err = cs.CoreV1().Services(svc.Namespace).Update(ctx, svc, metav1.UpdateOptions{})
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := install.WaitWebhook(ctx, hubCfg, time.Minute, io.Discard, clock.RealClock{}); err != nil {
+		t.Fatalf("the webhook with its Service restored: %v", err)
 	}
 }
 

@@ -18,6 +18,9 @@ type Flags struct {
 	Sets       []string
 	Wait       time.Duration
 	Upgrade    bool
+	// RollbackOnFailure removes a failed first install and returns a failed upgrade to the
+	// version before (Helm's --rollback-on-failure); on by default.
+	RollbackOnFailure bool
 }
 
 // AddFlags adds the flags, for the part ("hub" or "agent") installed in namespace by default.
@@ -28,6 +31,7 @@ func (f *Flags) AddFlags(fs *pflag.FlagSet, part, namespace string) {
 	fs.StringArrayVar(&f.Sets, "set", nil, "with --install: a chart value, KEY=VALUE as helm --set takes it (repeatable; the chart's README lists them)")
 	fs.DurationVar(&f.Wait, "wait", 5*time.Minute, "with --install: how long to wait for the "+part+" to be ready (0: do not wait)")
 	fs.BoolVar(&f.Upgrade, "upgrade", false, "with --install: replace a Flotilla "+part+" of another version")
+	fs.BoolVar(&f.RollbackOnFailure, "rollback-on-failure", true, "with --install: when the "+part+" does not turn ready, remove what a first install added or return an upgrade to the version before (false: leave it for inspection)")
 }
 
 // Values turns the flags into chart values over base; --set wins, parsed as `helm --set` does.

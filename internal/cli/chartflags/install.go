@@ -17,8 +17,9 @@ import (
 // Install installs the embedded chart (charts.Hub or charts.Agent; its Deployment has the same
 // name) into the cluster cfg points at with the flags' values over base, refusing a Flotilla of
 // another version there unless --upgrade. command names the install mode (`flotilla init`,
-// `flotilla join`) in that refusal.
-func (f Flags) Install(ctx context.Context, cfg *rest.Config, out io.Writer, chart, command string, base map[string]any) error {
+// `flotilla join`) in that refusal. ready, when not nil, must also hold once the Deployment is
+// ready (within --wait); with --rollback-on-failure a failed install leaves the cluster as it was.
+func (f Flags) Install(ctx context.Context, cfg *rest.Config, out io.Writer, chart, command string, base map[string]any, ready func(context.Context) error) error {
 	vals, err := f.Values(base)
 	if err != nil {
 		return err
@@ -40,7 +41,8 @@ func (f Flags) Install(ctx context.Context, cfg *rest.Config, out io.Writer, cha
 	}
 	_, err = install.InstallChart(ctx, cfg, install.Chart{
 		Chart: chart, Loaded: ch, Release: charts.Release{Name: chart, Namespace: f.Namespace}, Values: vals,
-		Deployment: chart, Timeout: f.Wait, Out: out, Clock: clock.RealClock{},
+		Deployment: chart, Timeout: f.Wait, Ready: ready, RollbackOnFailure: f.RollbackOnFailure,
+		Out: out, Clock: clock.RealClock{},
 	})
 	return err
 }

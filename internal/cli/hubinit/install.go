@@ -30,13 +30,14 @@ func installHub(ctx context.Context, io streams.IO, cfg *rest.Config, f chartfla
 		return err
 	}
 	start := time.Now()
-	if err := f.Install(ctx, cfg, io.Out, charts.Hub, "flotilla init", base); err != nil {
-		return err
-	}
+	var webhook func(context.Context) error
 	if f.Wait > 0 {
-		if err := install.WaitWebhook(ctx, cfg, f.Wait, io.Out, clock.RealClock{}); err != nil {
-			return err
+		webhook = func(ctx context.Context) error {
+			return install.WaitWebhook(ctx, cfg, f.Wait, io.Out, clock.RealClock{})
 		}
+	}
+	if err := f.Install(ctx, cfg, io.Out, charts.Hub, "flotilla init", base, webhook); err != nil {
+		return err
 	}
 	_, err = fmt.Fprintf(io.Out, "The hub is installed in %s (%s).\n", f.Namespace, time.Since(start).Round(time.Second))
 	return err

@@ -17,7 +17,7 @@ import (
 func installAgent(ctx context.Context, io streams.IO, cfg *rest.Config, f chartflags.Flags, cluster string, bootstrap []byte, hub string) error {
 	start := time.Now()
 	base := map[string]any{"clusterName": cluster, "bootstrapKubeconfig": string(bootstrap)}
-	if err := f.Install(ctx, cfg, io.Out, charts.Agent, "flotilla join", base); err != nil {
+	if err := f.Install(ctx, cfg, io.Out, charts.Agent, "flotilla join", base, nil); err != nil {
 		return err
 	}
 	_, err := fmt.Fprintf(io.Out, `The agent of cluster %s runs in %s (%s) and registers with the hub at %s.
