@@ -30,11 +30,30 @@ const installWait = 3 * time.Minute
 // administrator as `flotilla accept` does. After 30 s at rest it reads the hub's and the agent's
 // resident memory and the hub's CPU over 10 s, to set against the charts' requests and limits.
 // A new fleet is started for each iteration, and given 10 s to settle, outside the timings.
+//
+// Each iteration then does the same on a fleet with real nodes (installOnRealNodes: the image
+// imported into each node, the pods as containers), and measures the hub container from its
+// cgroup at rest and with FLOTILLA_BENCH_CLUSTERS (default 1,000) clusters, against the chart's
+// memory request and limit. Needs root and containerd, as real nodes do.
 func BenchmarkInstall(b *testing.B) {
 	startRecord(b, "bench-install")
 	bins := binaries(b)
 	bin := buildFlotilla(b)
 	clk := clockTicks()
+	// rest is the time at rest before the hub's figures, window the CPU sample: shorter in a smoke
+	// run, which checks that the benchmark works, not its figures.
+	clusters, rest, window := 1000, 30*time.Second, 10*time.Second
+	if smoke() {
+		clusters, rest, window = 20, 2*time.Second, 2*time.Second
+	}
+	if v := os.Getenv(clustersEnv); v != "" {
+		var err error
+		if clusters, err = strconv.Atoi(v); err != nil || clusters < 1 {
+			b.Fatalf("%s=%q: want a positive number of clusters", clustersEnv, v)
+		}
+	}
+	param(b, "clusters", clusters)
+	var onReal realInstall
 	var availS, initS, readyS, joinS, hubRSS, agentRSS, hubCPU float64
 	for i := range b.N {
 		dir := b.TempDir()
@@ -85,9 +104,9 @@ func BenchmarkInstall(b *testing.B) {
 
 		hubPID := podPID(b, hubCS, "open-cluster-management-hub")
 		agentPID := podPID(b, r.spokeCS, "open-cluster-management-agent")
-		time.Sleep(30 * time.Second)
+		time.Sleep(rest)
 		t0, c0 := time.Now(), cpuTicksOfPID(b, hubPID, "flotilla hub")
-		time.Sleep(10 * time.Second)
+		time.Sleep(window)
 		cpu := float64(cpuTicksOfPID(b, hubPID, "flotilla hub")-c0) / float64(clk) / time.Since(t0).Seconds() * 100
 		hub, agent := statusBytesOf(b, hubPID, "flotilla hub", "VmRSS"), statusBytesOf(b, agentPID, "flotilla agent", "VmRSS")
 		b.Logf("iteration %d: Deployment available %.1f s, init --install returned %.1f s, hub /readyz %.1f s; join --install to Available %.1f s; at rest hub %.0f MiB %.1f%% of a core, agent %.0f MiB",
@@ -101,6 +120,20 @@ func BenchmarkInstall(b *testing.B) {
 		hubCPU += cpu
 		r.stop()
 		f.Stop()
+
+		ri := installOnRealNodes(b, bins, clusters, rest, window)
+		onReal.importS += ri.importS
+		onReal.initS += ri.initS
+		onReal.joinS += ri.joinS
+		onReal.hubMiB += ri.hubMiB
+		onReal.hubRSS += ri.hubRSS
+		onReal.hubCPU += ri.hubCPU
+		onReal.nodeMiB += ri.nodeMiB
+		onReal.scaleMiB += ri.scaleMiB
+		onReal.scaleCPU += ri.scaleCPU
+		onReal.peakMiB = max(onReal.peakMiB, ri.peakMiB)
+		onReal.registeredS += ri.registeredS
+		onReal.requestMiB, onReal.limitMiB = ri.requestMiB, ri.limitMiB
 	}
 	n := float64(b.N)
 	report(b, availS/n, "s-hub-available")
@@ -110,6 +143,19 @@ func BenchmarkInstall(b *testing.B) {
 	report(b, hubRSS/n, "MiB-hub")
 	report(b, hubCPU/n, "%cpu-hub")
 	report(b, agentRSS/n, "MiB-agent")
+	report(b, onReal.importS/n, "s-image-import-per-node-real")
+	report(b, onReal.initS/n, "s-init-real")
+	report(b, onReal.joinS/n, "s-join-available-real")
+	report(b, onReal.hubMiB/n, "MiB-hub-real")
+	report(b, onReal.hubRSS/n, "MiB-hub-real-rss")
+	report(b, onReal.hubCPU/n, "%cpu-hub-real")
+	report(b, onReal.nodeMiB/n, "MiB-per-real-node")
+	report(b, onReal.registeredS/n, "s-clusters-set-up-real")
+	report(b, onReal.scaleMiB/n, "MiB-hub-real-with-clusters")
+	report(b, onReal.scaleCPU/n, "%cpu-hub-real-with-clusters")
+	report(b, onReal.peakMiB, "MiB-hub-real-peak")
+	report(b, onReal.requestMiB, "MiB-hub-request")
+	report(b, onReal.limitMiB, "MiB-hub-limit")
 	report(b, 0, "ns/op")
 }
 
