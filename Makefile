@@ -18,7 +18,7 @@ COMMIT_TIME ?= $(shell git log -1 --format=%cI 2>/dev/null)
 # Integration tests start several control planes per package; keep parallel packages at 2 on 2 cores.
 TEST_P ?= 2
 
-.PHONY: npm-deps bench-smoke bench-tables bench-mcp all build demo-real bench-dashboard dashboard-assets dashboard-screenshots test-dashboard k8s-bin bench bench-addon bench-fl bench-hub bench-install bench-msa bench-msa-rotation bench-policy bench-policy-compliance bench-placement bench-placement-floor bench-gpu-placement bench-multikueue bench-queue bench-queue-sim bench-resourceusage bench-work controller-gen check-generated fuzz image test test-python test-unit lint lint-bin fmt vet generate demo demo-fl demo-kueue down clean
+.PHONY: npm-deps bench-smoke bench-tables bench-mcp all build demo-real bench-dashboard dashboard-assets dashboard-screenshots test-dashboard k8s-bin coredns-bin bench bench-addon bench-fl bench-hub bench-install bench-msa bench-msa-rotation bench-policy bench-policy-compliance bench-placement bench-placement-floor bench-gpu-placement bench-multikueue bench-queue bench-queue-sim bench-resourceusage bench-work controller-gen check-generated fuzz image test test-python test-unit lint lint-bin fmt vet generate demo demo-fl demo-kueue down clean
 
 all: build
 
@@ -55,6 +55,9 @@ image: dashboard-assets ## Build the flotilla image for linux/amd64 and linux/ar
 k8s-bin: ## Build (or find in the cache) etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubectl, kwok and Kueue's manager.
 	@tools/build.sh >/dev/null
 	@tools/build-kueue.sh >/dev/null
+
+coredns-bin: ## Build (or find in the cache) CoreDNS with the plugins real nodes use, their cluster DNS (tools/build-coredns.sh).
+	@tools/build-coredns.sh >/dev/null
 
 # npm packages the tests run, each folder pinned by its package-lock.json.
 NPM_DIRS := test/mcp/inspector
