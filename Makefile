@@ -69,11 +69,11 @@ npm-deps: ## Install the npm packages the tests use (npm ci, from the lock files
 	  fi; \
 	done
 
-test: prereqs-test k8s-bin npm-deps dashboard-assets ## Every test: unit and integration (real API servers).
+test: prereqs-test k8s-bin coredns-bin npm-deps dashboard-assets ## Every test: unit and integration (real API servers).
 	@echo "== go vet"
 	$(GO) vet -tags integration ./...
 	@echo "== go test (unit and integration)"
-	FLOTILLA_K8S_BIN="$$(tools/build.sh --print)" $(GO) test -tags integration -p $(TEST_P) -timeout 30m ./...
+	FLOTILLA_K8S_BIN="$$(tools/build.sh --print)" FLOTILLA_COREDNS_BIN="$$(tools/build-coredns.sh --print)" $(GO) test -tags integration -p $(TEST_P) -timeout 30m ./...
 	@echo "== every benchmark at a tiny size (bench-smoke)"
 	$(MAKE) bench-smoke
 	@echo "== the federated-learning example (pytest, mypy --strict)"
@@ -224,7 +224,7 @@ demo-fl: prereqs-demo-fl k8s-bin ## Federated learning that really trains: Flowe
 demo-kueue: prereqs-demo-kueue build k8s-bin ## Start the default fleet with Kueue and submit GPU Jobs once to the hub's MultiKueue queue.
 	hack/demo-kueue.sh
 
-demo-real: prereqs-demo-real build k8s-bin ## As root: a fleet with one real node per cluster, Flotilla installed on them from its image, a Job's container run on a real node.
+demo-real: prereqs-demo-real build k8s-bin coredns-bin ## As root: a fleet with one real node per cluster, Flotilla installed on them from its image, a Job's container run on a real node.
 	hack/demo-real.sh
 
 down: build ## Stop the local fleet.

@@ -29,11 +29,15 @@ func TestUpRealNodes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	coreDNS, err := realnode.FindCoreDNS()
+	if err != nil {
+		t.Fatal(err)
+	}
 	dir := t.TempDir()
 	spec := &fleet.Fleet{Clusters: []fleet.Cluster{{Name: "edge", NodePools: []fleet.NodePool{{Name: "cpu", Count: 2}}}}}
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	st, err := Up(ctx, UpOptions{StateDir: dir, Fleet: spec, FleetSource: "test", Binaries: bins, RealNodes: true, Out: io.Discard, Clock: clock.RealClock{}})
+	st, err := Up(ctx, UpOptions{StateDir: dir, Fleet: spec, FleetSource: "test", Binaries: bins, RealNodes: true, CoreDNS: coreDNS, Out: io.Discard, Clock: clock.RealClock{}})
 	var recorded []RealNodeState
 	if st != nil {
 		for _, c := range st.Clusters {
