@@ -39,8 +39,9 @@ import (
 // runs with an address from its node's pod range, and its output comes back through the API server
 // (which reaches the kubelet at the node's address); a pod reaches its API server through the
 // kubernetes Service (kube-proxy) with its service account; a pod of one cluster reaches every
-// cluster's API server but not the other cluster's node or pods; and Stop leaves no process
-// (CoreDNS's among them), mount, cgroup, network namespace, link or route behind.
+// cluster's API server but not the other cluster's node or pods; a pod resolves its own cluster's
+// Services, and only those, through its node's CoreDNS; and Stop leaves no process, mount,
+// cgroup, network namespace, link or route behind.
 func TestRealNode(t *testing.T) {
 	if err := Check(); err != nil {
 		t.Fatal(err) // a machine that cannot run a node fails this test, saying what it lacks
@@ -171,6 +172,8 @@ func TestRealNode(t *testing.T) {
 		}
 	}
 
+	checkDNS(ctx, t, a, b, podNS)
+
 	// Everything the nodes made, before and after Stop.
 	for _, x := range []*withNode{a, b} {
 		pids, err := cgroupPIDs(x.network.CgroupName())
@@ -241,6 +244,10 @@ func startWithNode(ctx context.Context, t *testing.T, bins localk8s.Binaries, co
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Start returns once the node's CoreDNS answers: no retry here.
+	if got := dnsQuery(x.network.NodeIP() + " " + kubernetesServiceName); got != "10.96.0.1" {
+		t.Errorf("node %s's CoreDNS right after Start: %s is %q, want 10.96.0.1", x.node.Name, kubernetesServiceName, got)
 	}
 	return x
 }
