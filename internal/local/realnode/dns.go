@@ -198,7 +198,7 @@ const kubernetesServiceName = "kubernetes.default.svc." + ClusterDomain + "."
 func (n *Node) waitDNS(ctx context.Context, timeout time.Duration) error {
 	r := Resolver(net.JoinHostPort(n.Network.NodeIP(), "53"))
 	deadline := time.Now().Add(timeout)
-	var last error
+	var last string
 	for {
 		if err := n.CoreDNS.ExitError(); err != nil {
 			return fmt.Errorf("CoreDNS: %w; last lines of %s:\n%s", err, n.CoreDNS.LogPath, localk8s.LogTail(n.CoreDNS.LogPath, 20))
@@ -209,12 +209,28 @@ func (n *Node) waitDNS(ctx context.Context, timeout time.Duration) error {
 		if err == nil && len(addrs) > 0 {
 			return nil
 		}
-		last = err
+		last = lookupError(err)
 		if time.Now().After(deadline) || ctx.Err() != nil {
-			return fmt.Errorf("CoreDNS did not answer for %s at %s:53 within %s (%v); last lines of %s:\n%s",
+			return fmt.Errorf("CoreDNS did not answer for %s at %s:53 within %s (%s); last lines of %s:\n%s",
 				kubernetesServiceName, n.Network.NodeIP(), timeout, last, n.CoreDNS.LogPath, localk8s.LogTail(n.CoreDNS.LogPath, 20))
 		}
 		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// lookupError describes a failed lookup by Resolver without the server Go's error names: the
+// one in /etc/resolv.conf, which Resolver does not ask.
+func lookupError(err error) string {
+	var de *net.DNSError
+	switch {
+	case err == nil:
+		return "no address"
+	case errors.As(err, &de) && de.IsNotFound:
+		return "NXDOMAIN"
+	case errors.As(err, &de):
+		return de.Err
+	default:
+		return err.Error()
 	}
 }
 

@@ -1,6 +1,8 @@
 package realnode
 
 import (
+	"errors"
+	"net"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -167,5 +169,23 @@ func TestCoreDNSVersionMatchesBuild(t *testing.T) {
 	want := map[string]string{"tools/build-coredns.sh VERSION": CoreDNSVersion, "tools/coredns/go.mod": CoreDNSVersion}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("CoreDNS versions (-want +got):\n%s", diff)
+	}
+}
+
+func TestLookupError(t *testing.T) {
+	for name, tc := range map[string]struct {
+		err  error
+		want string
+	}{
+		"no error, no address": {nil, "no address"},
+		"not found":            {&net.DNSError{Err: "no such host", Name: "x.", Server: "10.255.255.53:53", IsNotFound: true}, "NXDOMAIN"},
+		"server failure":       {&net.DNSError{Err: "server misbehaving", Name: "x.", Server: "10.255.255.53:53"}, "server misbehaving"},
+		"other":                {errors.New("dial udp: refused"), "dial udp: refused"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, lookupError(tc.err)); diff != "" {
+				t.Errorf("lookupError (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
