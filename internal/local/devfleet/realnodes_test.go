@@ -34,7 +34,7 @@ func TestUpRefusesRealNodesItCannotRun(t *testing.T) {
 		"without real nodes": {images: []string{archive}, want: "need real nodes: add --real-nodes"},
 		"missing archive":    {realNodes: true, images: []string{archive + ".gone"}, coreDNS: coreDNS, want: "image archive to load: stat " + archive + ".gone"},
 		"no CoreDNS":         {realNodes: true, want: "UpOptions.CoreDNS is empty: no CoreDNS binary for the real node's cluster DNS: run `make coredns-bin` (tools/build-coredns.sh)"},
-		"missing CoreDNS":    {realNodes: true, coreDNS: coreDNS + ".gone", want: "(" + coreDNS + ".gone is missing)"},
+		"missing CoreDNS":    {realNodes: true, coreDNS: coreDNS + ".gone", want: "(no file " + coreDNS + ".gone)"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "state")

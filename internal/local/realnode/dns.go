@@ -93,7 +93,7 @@ func CheckCoreDNS(field, path string) error {
 // checkCoreDNS returns path if it is a file, else errNoCoreDNS naming it.
 func checkCoreDNS(path string) (string, error) {
 	if st, err := os.Stat(path); err != nil || st.IsDir() {
-		return "", fmt.Errorf("%w (%s is missing)", errNoCoreDNS, path)
+		return "", fmt.Errorf("%w (no file %s)", errNoCoreDNS, path)
 	}
 	return path, nil
 }
