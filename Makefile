@@ -18,7 +18,7 @@ COMMIT_TIME ?= $(shell git log -1 --format=%cI 2>/dev/null)
 # Integration tests start several control planes per package; keep parallel packages at 2 on 2 cores.
 TEST_P ?= 2
 
-.PHONY: npm-deps bench-smoke bench-tables bench-mcp all build demo-real bench-dashboard dashboard-assets dashboard-screenshots test-dashboard k8s-bin bench bench-addon bench-fl bench-hub bench-install bench-msa bench-msa-rotation bench-policy bench-policy-compliance bench-placement bench-placement-floor bench-gpu-placement bench-multikueue bench-queue bench-queue-sim bench-resourceusage bench-work controller-gen check-generated fuzz image test test-python test-unit lint lint-bin fmt vet generate demo demo-fl demo-kueue down clean
+.PHONY: npm-deps bench-smoke bench-tables bench-mcp all build demo-real bench-dashboard dashboard-assets dashboard-screenshots test-dashboard k8s-bin coredns-bin bench bench-addon bench-fl bench-hub bench-install bench-msa bench-msa-rotation bench-policy bench-policy-compliance bench-placement bench-placement-floor bench-gpu-placement bench-multikueue bench-queue bench-queue-sim bench-resourceusage bench-work controller-gen check-generated fuzz image test test-python test-unit lint lint-bin fmt vet generate demo demo-fl demo-kueue down clean
 
 all: build
 
@@ -56,6 +56,9 @@ k8s-bin: ## Build (or find in the cache) etcd, kube-apiserver, kube-controller-m
 	@tools/build.sh >/dev/null
 	@tools/build-kueue.sh >/dev/null
 
+coredns-bin: ## Build (or find in the cache) CoreDNS with the plugins real nodes use, their cluster DNS (tools/build-coredns.sh).
+	@tools/build-coredns.sh >/dev/null
+
 # npm packages the tests run, each folder pinned by its package-lock.json.
 NPM_DIRS := test/mcp/inspector
 
@@ -66,11 +69,11 @@ npm-deps: ## Install the npm packages the tests use (npm ci, from the lock files
 	  fi; \
 	done
 
-test: prereqs-test k8s-bin npm-deps dashboard-assets ## Every test: unit and integration (real API servers).
+test: prereqs-test k8s-bin coredns-bin npm-deps dashboard-assets ## Every test: unit and integration (real API servers).
 	@echo "== go vet"
 	$(GO) vet -tags integration ./...
 	@echo "== go test (unit and integration)"
-	FLOTILLA_K8S_BIN="$$(tools/build.sh --print)" $(GO) test -tags integration -p $(TEST_P) -timeout 30m ./...
+	FLOTILLA_K8S_BIN="$$(tools/build.sh --print)" FLOTILLA_COREDNS_BIN="$$(tools/build-coredns.sh --print)" $(GO) test -tags integration -p $(TEST_P) -timeout 30m ./...
 	@echo "== every benchmark at a tiny size (bench-smoke)"
 	$(MAKE) bench-smoke
 	@echo "== the federated-learning example (pytest, mypy --strict)"
@@ -221,7 +224,7 @@ demo-fl: prereqs-demo-fl k8s-bin ## Federated learning that really trains: Flowe
 demo-kueue: prereqs-demo-kueue build k8s-bin ## Start the default fleet with Kueue and submit GPU Jobs once to the hub's MultiKueue queue.
 	hack/demo-kueue.sh
 
-demo-real: prereqs-demo-real build k8s-bin ## As root: a fleet with one real node per cluster, Flotilla installed on them from its image, a Job's container run on a real node.
+demo-real: prereqs-demo-real build k8s-bin coredns-bin ## As root: a fleet with one real node per cluster, Flotilla installed on them from its image, a Job's container run on a real node.
 	hack/demo-real.sh
 
 down: build ## Stop the local fleet.

@@ -13,6 +13,9 @@ cd "$(dirname "$0")/.."
 flotilla=bin/flotilla
 bins=$(tools/build.sh)
 export PATH="$bins:$PATH"
+# Every real node runs CoreDNS, its cluster's DNS; flotilla dev up finds it here.
+FLOTILLA_COREDNS_BIN=$(tools/build-coredns.sh)
+export FLOTILLA_COREDNS_BIN
 arch=$(go env GOARCH)
 image=bin/images/flotilla-linux-$arch.tar
 

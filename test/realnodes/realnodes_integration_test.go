@@ -55,6 +55,10 @@ func TestFlotillaOnRealNodes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	coreDNS, err := realnode.FindCoreDNS()
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctrllog.SetLogger(logr.Discard())
 	dir := t.TempDir()
 	archive, ref, flotilla := testenv.FlotillaImage(t, filepath.Join(dir, "image"))
@@ -65,7 +69,7 @@ func TestFlotillaOnRealNodes(t *testing.T) {
 	spec := &fleet.Fleet{Clusters: []fleet.Cluster{{Name: "edge", NodePools: []fleet.NodePool{{Name: "cpu", Count: 1}}}}}
 	st, err := devfleet.Up(ctx, devfleet.UpOptions{
 		StateDir: state, Fleet: spec, FleetSource: "test", Binaries: bins,
-		RealNodes: true, Images: []string{archive}, Out: io.Discard, Clock: clock.RealClock{},
+		RealNodes: true, CoreDNS: coreDNS, Images: []string{archive}, Out: io.Discard, Clock: clock.RealClock{},
 	})
 	t.Cleanup(func() {
 		if err := devfleet.Down(state, io.Discard); err != nil {

@@ -14,10 +14,11 @@ import (
 	"github.com/flotilla/flotilla/internal/local/devfleet"
 	"github.com/flotilla/flotilla/internal/local/fleet"
 	"github.com/flotilla/flotilla/internal/local/localk8s"
+	"github.com/flotilla/flotilla/internal/local/realnode"
 )
 
 func newUpCommand(io streams.IO, clk clock.PassiveClock, stateDir *string) *cobra.Command {
-	var fleetFile, binDir, flotillaBin, kueueDir string
+	var fleetFile, binDir, flotillaBin, kueueDir, coreDNSDir string
 	var with []string
 	var realNodes bool
 	var images []string
@@ -66,6 +67,13 @@ func newUpCommand(io streams.IO, clk clock.PassiveClock, stateDir *string) *cobr
 			} else if bins.Dir, err = filepath.Abs(binDir); err != nil {
 				return err
 			}
+			var coreDNS string
+			if realNodes || spec.RealNodes {
+				var err error
+				if coreDNS, err = findCoreDNS(coreDNSDir); err != nil {
+					return err
+				}
+			}
 			if register && flotillaBin == "" {
 				exe, err := os.Executable()
 				if err != nil {
@@ -78,7 +86,7 @@ func newUpCommand(io streams.IO, clk clock.PassiveClock, stateDir *string) *cobr
 			}
 			st, err := devfleet.Up(cmd.Context(), devfleet.UpOptions{
 				StateDir: *stateDir, Fleet: spec, FleetSource: source, Binaries: bins, Flotilla: flotillaBin,
-				Kueue: kueue, RealNodes: realNodes || spec.RealNodes, Images: images, Out: io.ErrOut, Clock: clk,
+				Kueue: kueue, RealNodes: realNodes || spec.RealNodes, CoreDNS: coreDNS, Images: images, Out: io.ErrOut, Clock: clk,
 			})
 			if err != nil {
 				return err
@@ -93,8 +101,21 @@ func newUpCommand(io streams.IO, clk clock.PassiveClock, stateDir *string) *cobr
 	cmd.Flags().StringVar(&flotillaBin, "flotilla-bin", "", "flotilla binary for the hub and agents (default: this one)")
 	cmd.Flags().StringSliceVar(&with, "with", nil, "extra components to run on the hub and every spoke, added to the fleet file's with: kueue")
 	cmd.Flags().StringVar(&kueueDir, "kueue-bin", "", "folder of the Kueue build of tools/build-kueue.sh (default: $"+localk8s.KueueBinDirEnv+", else the build cache)")
+	cmd.Flags().StringVar(&coreDNSDir, "coredns-bin", "", "with --real-nodes: folder of the CoreDNS build of tools/build-coredns.sh, the real nodes' cluster DNS (default: $"+realnode.CoreDNSBinDirEnv+", else the build cache)")
 	cmd.Flags().StringVar(&binDir, "k8s-bin", "", "folder of the Kubernetes binaries built by tools/build.sh (default: $"+localk8s.BinDirEnv+", else the build cache)")
 	return cmd
+}
+
+// findCoreDNS finds the CoreDNS binary: in dir when given, else realnode.FindCoreDNS.
+func findCoreDNS(dir string) (string, error) {
+	if dir == "" {
+		return realnode.FindCoreDNS()
+	}
+	abs, err := filepath.Abs(filepath.Join(dir, realnode.CoreDNSBin))
+	if err != nil {
+		return "", err
+	}
+	return abs, realnode.CheckCoreDNS("--coredns-bin", abs)
 }
 
 // findKueue finds the Kueue build: dir when given, else FindKueue.

@@ -72,7 +72,7 @@ func recordRealNodes(st *State, f *localk8s.Fleet, nets map[string]realnode.Netw
 }
 
 // startRealNodes starts every cluster's real node, in parallel, detached, with images imported.
-func startRealNodes(ctx context.Context, f *localk8s.Fleet, st *State, bins localk8s.Binaries, images []string, say func(string, ...any)) error {
+func startRealNodes(ctx context.Context, f *localk8s.Fleet, st *State, opts UpOptions, say func(string, ...any)) error {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var errs []error
@@ -84,7 +84,7 @@ func startRealNodes(ctx context.Context, f *localk8s.Fleet, st *State, bins loca
 		wg.Go(func() {
 			_, err := realnode.Start(ctx, realnode.Options{
 				Name: c.RealNode.Node, Dir: c.RealNode.Dir, Network: realnode.Network{Index: c.RealNode.Index},
-				Cluster: lc, Binaries: bins, Images: images, Detach: true,
+				Cluster: lc, Binaries: opts.Binaries, CoreDNS: opts.CoreDNS, Images: opts.Images, Detach: true,
 				Labels: map[string]string{RealNodeLabel: "true"},
 			})
 			mu.Lock()
@@ -93,8 +93,9 @@ func startRealNodes(ctx context.Context, f *localk8s.Fleet, st *State, bins loca
 				errs = append(errs, fmt.Errorf("cluster %s: %w", c.Name, err))
 				return
 			}
-			say("  %-12s real node %s Ready (kubelet %s, containerd, pods on %s)", c.Name, c.RealNode.Node,
-				localk8s.KubernetesVersion, realnode.Network{Index: c.RealNode.Index}.PodCIDR())
+			nw := realnode.Network{Index: c.RealNode.Index}
+			say("  %-12s real node %s Ready (kubelet %s, containerd, pods on %s, CoreDNS at %s)", c.Name, c.RealNode.Node,
+				localk8s.KubernetesVersion, nw.PodCIDR(), nw.NodeIP())
 		})
 	}
 	wg.Wait()

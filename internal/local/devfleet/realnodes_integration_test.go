@@ -5,6 +5,7 @@ package devfleet
 import (
 	"context"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,10 +23,15 @@ import (
 )
 
 // TestUpRealNodes is `flotilla dev up --real-nodes` on a hub and one spoke: each cluster has a
-// real node, Ready beside the spoke's simulated ones, and `flotilla dev down` leaves no process,
-// mount, cgroup, network namespace, link or route of them behind.
+// real node, Ready beside the spoke's simulated ones, whose CoreDNS answers for the cluster, and
+// `flotilla dev down` leaves no process, mount, cgroup, network namespace, link or route of them
+// behind.
 func TestUpRealNodes(t *testing.T) {
 	bins, err := localk8s.FindBinaries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	coreDNS, err := realnode.FindCoreDNS()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +39,7 @@ func TestUpRealNodes(t *testing.T) {
 	spec := &fleet.Fleet{Clusters: []fleet.Cluster{{Name: "edge", NodePools: []fleet.NodePool{{Name: "cpu", Count: 2}}}}}
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	st, err := Up(ctx, UpOptions{StateDir: dir, Fleet: spec, FleetSource: "test", Binaries: bins, RealNodes: true, Out: io.Discard, Clock: clock.RealClock{}})
+	st, err := Up(ctx, UpOptions{StateDir: dir, Fleet: spec, FleetSource: "test", Binaries: bins, RealNodes: true, CoreDNS: coreDNS, Out: io.Discard, Clock: clock.RealClock{}})
 	var recorded []RealNodeState
 	if st != nil {
 		for _, c := range st.Clusters {
@@ -68,6 +74,11 @@ func TestUpRealNodes(t *testing.T) {
 		}
 		if !strings.Contains(c.Server, realnode.Network{Index: c.RealNode.Index}.HostIP()) {
 			t.Errorf("cluster %s serves at %s, want its node's host address %s", c.Name, c.Server, realnode.Network{Index: c.RealNode.Index}.HostIP())
+		}
+		// The node's CoreDNS, detached like the node's other processes, answers for its cluster.
+		dns := net.JoinHostPort(realnode.Network{Index: c.RealNode.Index}.NodeIP(), "53")
+		if addrs, err := realnode.Resolver(dns).LookupHost(ctx, "kubernetes.default.svc.cluster.local."); err != nil || len(addrs) != 1 || addrs[0] != "10.96.0.1" {
+			t.Errorf("cluster %s: its node's CoreDNS at %s resolves the kubernetes Service to %v, %v; want 10.96.0.1", c.Name, dns, addrs, err)
 		}
 	}
 

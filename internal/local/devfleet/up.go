@@ -39,6 +39,9 @@ type UpOptions struct {
 	// Images are image archives (make image's tarballs) imported into every real node, as `kind
 	// load image-archive` does: `flotilla dev up --real-nodes --load-image FILE`.
 	Images []string
+	// CoreDNS is the CoreDNS binary every real node runs as its cluster's DNS
+	// (realnode.FindCoreDNS; tools/build-coredns.sh); required with RealNodes.
+	CoreDNS string
 	// Out receives progress lines.
 	Out   io.Writer
 	Clock clock.PassiveClock
@@ -72,6 +75,11 @@ func Up(ctx context.Context, opts UpOptions) (_ *State, err error) {
 	}
 	if len(opts.Images) > 0 && !opts.RealNodes {
 		return nil, fmt.Errorf("image archives to load (%s) need real nodes: add --real-nodes (or realNodes: true in the fleet file); simulated nodes run no images", strings.Join(opts.Images, ", "))
+	}
+	if opts.RealNodes {
+		if err := realnode.CheckCoreDNS("UpOptions.CoreDNS", opts.CoreDNS); err != nil {
+			return nil, err
+		}
 	}
 	for i, img := range opts.Images {
 		abs, err := filepath.Abs(img)
@@ -158,7 +166,7 @@ func Up(ctx context.Context, opts UpOptions) (_ *State, err error) {
 		return nil, err
 	}
 	if opts.RealNodes {
-		if err := startRealNodes(ctx, f, st, opts.Binaries, opts.Images, say); err != nil {
+		if err := startRealNodes(ctx, f, st, opts, say); err != nil {
 			_ = Down(dir, io.Discard)
 			return nil, err
 		}

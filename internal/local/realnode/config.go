@@ -91,7 +91,10 @@ state = %q
 // own cgroup tree (two nodes on one machine would share kubepods otherwise); authentication by
 // the cluster's CA and authorization by the API server, as on any cluster; image garbage
 // collection off, as the node's images come from files and cannot be pulled again; eviction
-// thresholds low, as the machine's disk and memory are shared with the rest of the fleet.
+// thresholds low, as the machine's disk and memory are shared with the rest of the fleet; the
+// node's CoreDNS, at the node's address, as the cluster DNS its pods with dnsPolicy ClusterFirst
+// get in their resolv.conf, with the search path <namespace>.svc.cluster.local svc.cluster.local
+// cluster.local.
 func (n *Node) kubeletConfig(caFile string) string {
 	return fmt.Sprintf(`apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
@@ -114,7 +117,8 @@ authentication:
     clientCAFile: %s
 authorization:
   mode: Webhook
-clusterDomain: cluster.local
+clusterDomain: %s
+clusterDNS: [%s]
 imageGCHighThresholdPercent: 100
 imageGCLowThresholdPercent: 99
 evictionHard:
@@ -124,7 +128,7 @@ evictionHard:
   nodefs.inodesFree: 1%%
 enforceNodeAllocatable: ["pods"]
 serializeImagePulls: false
-`, n.Network.CgroupName(), n.socket(), n.Network.NodeIP(), caFile)
+`, n.Network.CgroupName(), n.socket(), n.Network.NodeIP(), caFile, ClusterDomain, n.Network.NodeIP())
 }
 
 // kubeProxyConfig is kube-proxy's KubeProxyConfiguration: iptables mode, the node's pod range as

@@ -36,6 +36,10 @@ type Options struct {
 	Images []string
 	// Labels are added to the Node by its kubelet (--node-labels).
 	Labels map[string]string
+	// CoreDNS is the path of the CoreDNS binary (FindCoreDNS; tools/build-coredns.sh builds it)
+	// the node runs as its cluster's DNS. Required: Start fails without it rather than run pods
+	// without cluster DNS.
+	CoreDNS string
 	// Detach starts processes that outlive this program (flotilla dev up).
 	Detach bool
 }
@@ -49,6 +53,7 @@ type Node struct {
 	Containerd *localk8s.Process
 	Kubelet    *localk8s.Process
 	KubeProxy  *localk8s.Process
+	CoreDNS    *localk8s.Process
 }
 
 // Check reports, in one error, what this machine lacks to run a real node, and how to get it.
@@ -95,8 +100,9 @@ func Allocate() (Network, error) {
 	return n, nil
 }
 
-// Start starts containerd, the kubelet and kube-proxy in the node's network namespace and returns when the
-// Node is Ready. On error it stops what it started; the network stays (Teardown releases it).
+// Start starts containerd, CoreDNS, the kubelet and kube-proxy in the node's network namespace
+// and returns when the Node is Ready and CoreDNS answers. On error it stops what it started; the
+// network stays (Teardown releases it).
 func Start(ctx context.Context, opts Options) (_ *Node, err error) {
 	n := &Node{Name: opts.Name, Dir: opts.Dir, Network: opts.Network}
 	defer func() {
@@ -105,6 +111,9 @@ func Start(ctx context.Context, opts Options) (_ *Node, err error) {
 			err = fmt.Errorf("node %s: %w", opts.Name, err)
 		}
 	}()
+	if err := CheckCoreDNS("Options.CoreDNS", opts.CoreDNS); err != nil {
+		return nil, err
+	}
 	for _, d := range []string{opts.Dir, n.Network.RunDir()} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, err
@@ -128,6 +137,9 @@ func Start(ctx context.Context, opts Options) (_ *Node, err error) {
 	if err := bindKubeletClient(ctx, opts.Cluster); err != nil {
 		return nil, err
 	}
+	if err := n.startCoreDNS(ctx, opts); err != nil {
+		return nil, err
+	}
 	if err := n.startKubelet(opts); err != nil {
 		return nil, err
 	}
@@ -135,6 +147,9 @@ func Start(ctx context.Context, opts Options) (_ *Node, err error) {
 		return nil, err
 	}
 	if err := n.waitReady(ctx, opts.Cluster, 2*time.Minute); err != nil {
+		return nil, err
+	}
+	if err := n.waitDNS(ctx, 30*time.Second); err != nil {
 		return nil, err
 	}
 	return n, nil
@@ -277,7 +292,7 @@ func (n *Node) waitReady(ctx context.Context, c *localk8s.Cluster, timeout time.
 	defer cancel()
 	last := "not registered"
 	for {
-		for _, p := range []*localk8s.Process{n.Kubelet, n.Containerd, n.KubeProxy} {
+		for _, p := range []*localk8s.Process{n.Kubelet, n.Containerd, n.KubeProxy, n.CoreDNS} {
 			if err := p.ExitError(); err != nil {
 				return err
 			}
@@ -303,7 +318,7 @@ func (n *Node) waitReady(ctx context.Context, c *localk8s.Cluster, timeout time.
 }
 
 func (n *Node) stopProcesses() {
-	for _, p := range []*localk8s.Process{n.KubeProxy, n.Kubelet, n.Containerd} {
+	for _, p := range []*localk8s.Process{n.KubeProxy, n.CoreDNS, n.Kubelet, n.Containerd} {
 		if p != nil {
 			p.Stop(5 * time.Second)
 		}

@@ -39,13 +39,18 @@ import (
 // runs with an address from its node's pod range, and its output comes back through the API server
 // (which reaches the kubelet at the node's address); a pod reaches its API server through the
 // kubernetes Service (kube-proxy) with its service account; a pod of one cluster reaches every
-// cluster's API server but not the other cluster's node or pods; and Stop leaves no process,
-// mount, cgroup, network namespace, link or route behind.
+// cluster's API server but not the other cluster's node or pods; a pod resolves its own cluster's
+// Services, and only those, through its node's CoreDNS; and Stop leaves no process, mount,
+// cgroup, network namespace, link or route behind.
 func TestRealNode(t *testing.T) {
 	if err := Check(); err != nil {
 		t.Fatal(err) // a machine that cannot run a node fails this test, saying what it lacks
 	}
 	bins, err := localk8s.FindBinaries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	coreDNS, err := FindCoreDNS()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,8 +64,8 @@ func TestRealNode(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(etcd.Stop)
-	a := startWithNode(ctx, t, bins, etcd, filepath.Join(dir, "a"), "rn-a", archive)
-	b := startWithNode(ctx, t, bins, etcd, filepath.Join(dir, "b"), "rn-b", archive)
+	a := startWithNode(ctx, t, bins, coreDNS, etcd, filepath.Join(dir, "a"), "rn-a", archive)
+	b := startWithNode(ctx, t, bins, coreDNS, etcd, filepath.Join(dir, "b"), "rn-b", archive)
 
 	cs := kubernetes.NewForConfigOrDie(a.cluster.Config)
 	n, err := cs.CoreV1().Nodes().Get(ctx, a.node.Name, metav1.GetOptions{})
@@ -167,11 +172,13 @@ func TestRealNode(t *testing.T) {
 		}
 	}
 
+	checkDNS(ctx, t, a, b, podNS)
+
 	// Everything the nodes made, before and after Stop.
 	for _, x := range []*withNode{a, b} {
 		pids, err := cgroupPIDs(x.network.CgroupName())
-		if err != nil || len(pids) < 3 {
-			t.Fatalf("processes in node %s's cgroup: %v, %v; want at least the kubelet, kube-proxy and containerd", x.node.Name, pids, err)
+		if err != nil || len(pids) < 4 || !pids[x.node.CoreDNS.PID()] {
+			t.Fatalf("processes in node %s's cgroup: %v, %v; want at least the kubelet, kube-proxy, containerd and CoreDNS (pid %d)", x.node.Name, pids, err, x.node.CoreDNS.PID())
 		}
 		if err := x.node.Stop(); err != nil {
 			t.Fatal(err)
@@ -208,7 +215,7 @@ type withNode struct {
 }
 
 // startWithNode starts a cluster whose API server serves at a new node's link, and the node.
-func startWithNode(ctx context.Context, t *testing.T, bins localk8s.Binaries, etcd *localk8s.Etcd, dir, name, image string) *withNode {
+func startWithNode(ctx context.Context, t *testing.T, bins localk8s.Binaries, coreDNS string, etcd *localk8s.Etcd, dir, name, image string) *withNode {
 	t.Helper()
 	x := &withNode{}
 	var err error
@@ -233,10 +240,14 @@ func startWithNode(ctx context.Context, t *testing.T, bins localk8s.Binaries, et
 	t.Cleanup(x.cluster.Stop)
 	x.node, err = Start(ctx, Options{
 		Name: name + "-node", Dir: filepath.Join(dir, "node"), Network: x.network, Cluster: x.cluster,
-		Binaries: bins, Images: []string{image}, Labels: map[string]string{"flotilla.io/real-node": "true"},
+		Binaries: bins, CoreDNS: coreDNS, Images: []string{image}, Labels: map[string]string{"flotilla.io/real-node": "true"},
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Start returns once the node's CoreDNS answers: no retry here.
+	if got := dnsQuery(x.network.NodeIP() + " " + kubernetesServiceName); got != "10.96.0.1" {
+		t.Errorf("node %s's CoreDNS right after Start: %s is %q, want 10.96.0.1", x.node.Name, kubernetesServiceName, got)
 	}
 	return x
 }
