@@ -134,8 +134,8 @@ bench-queue: k8s-bin ## The fleet queue on a local fleet (hub, H100, A100 and T4
 bench-queue-sim: ## Queueing simulation (no fleet): MultiKueue's defaults vs Flotilla's fair sharing and dispatcher on a synthetic trace, small and large simulated fleets.
 	$(GO) test -run '^$$' -bench '^BenchmarkQueueSim$$' -benchtime 1x -timeout 30m ./bench/
 
-bench-install: k8s-bin ## flotilla init --install to a ready hub and join --install to an Available cluster, on process-runtime nodes; the hub's memory and CPU at rest.
-	FLOTILLA_K8S_BIN="$$(tools/build.sh --print)" $(GO) test -tags integration -run '^$$' -bench '^BenchmarkInstall$$' -benchtime 3x -timeout 30m ./bench/
+bench-install: k8s-bin coredns-bin ## flotilla init --install to a ready hub and join --install to an Available cluster, on process-runtime nodes and (as root) on real nodes; the hub's memory and CPU at rest and with 1,000 clusters.
+	FLOTILLA_K8S_BIN="$$(tools/build.sh --print)" FLOTILLA_COREDNS_BIN="$$(tools/build-coredns.sh --print)" $(GO) test -tags integration -run '^$$' -bench '^BenchmarkInstall$$' -benchtime 3x -timeout 30m ./bench/
 
 bench-addon: k8s-bin ## One template add-on on 1,000 clusters: ClusterManagementAddOn to all Available, the hub's CPU and memory.
 	FLOTILLA_K8S_BIN="$$(tools/build.sh --print)" $(GO) test -tags integration -run '^$$' -bench '^BenchmarkAddOnInstall$$' -benchtime 1x -timeout 60m ./bench/
@@ -168,9 +168,9 @@ bench-failover: k8s-bin ## A worker running 50 GPU jobs cut off the hub (iptable
 # longer measures fails make test. bench-failover's peer (Kueue's 15 minutes) and bench-fl (a
 # real Flower federation) are not in it: their code runs in make test's TestKueueFailover and
 # TestFederationTrains.
-bench-smoke: k8s-bin dashboard-assets ## Every benchmark at a tiny size, checked to record its figures (about 20 minutes on 2 cores under load).
+bench-smoke: k8s-bin coredns-bin dashboard-assets ## Every benchmark at a tiny size, checked to record its figures (about 20 minutes on 2 cores under load).
 	@dir="$$(mktemp -d -t flotilla-bench-smoke.XXXXXX)" && start=$$(date +%s) && \
-	FLOTILLA_BENCH_SMOKE=1 FLOTILLA_BENCH_RESULTS="$$dir" FLOTILLA_K8S_BIN="$$(tools/build.sh --print)" \
+	FLOTILLA_BENCH_SMOKE=1 FLOTILLA_BENCH_RESULTS="$$dir" FLOTILLA_K8S_BIN="$$(tools/build.sh --print)" FLOTILLA_COREDNS_BIN="$$(tools/build-coredns.sh --print)" \
 	  $(GO) test -tags integration -p 1 -run '^$$' -bench . -benchtime 1x -timeout 30m ./bench/ ./test/dashboard/ && \
 	$(GO) run ./bench/tables -verify "$$dir" && echo "== bench-smoke: $$(( $$(date +%s) - start )) s; records in $$dir"
 

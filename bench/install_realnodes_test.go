@@ -53,13 +53,17 @@ func installOnRealNodes(b *testing.B, bins localk8s.Binaries, clusters int, rest
 	if err := realnode.Check(); err != nil {
 		b.Fatal(err)
 	}
+	coreDNS, err := realnode.FindCoreDNS()
+	if err != nil {
+		b.Fatal(err)
+	}
 	ctx := context.Background()
 	dir := b.TempDir()
 	archive, ref, _ := testenv.FlotillaImage(b, filepath.Join(dir, "image"))
 	state := filepath.Join(dir, "fleet")
 	spec := &fleet.Fleet{Clusters: []fleet.Cluster{{Name: "edge", NodePools: []fleet.NodePool{{Name: "cpu", Count: 1}}}}}
 	st, err := devfleet.Up(ctx, devfleet.UpOptions{
-		StateDir: state, Fleet: spec, FleetSource: "bench", Binaries: bins, RealNodes: true, Out: io.Discard, Clock: clock.RealClock{},
+		StateDir: state, Fleet: spec, FleetSource: "bench", Binaries: bins, RealNodes: true, CoreDNS: coreDNS, Out: io.Discard, Clock: clock.RealClock{},
 	})
 	defer func() {
 		if err := devfleet.Down(state, io.Discard); err != nil {
