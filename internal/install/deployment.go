@@ -152,7 +152,11 @@ func replicaFailure(d *appsv1.Deployment) string {
 func podProblem(p *corev1.Pod) string {
 	for _, c := range p.Status.Conditions {
 		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse {
-			return fmt.Sprintf("pod %s not scheduled: %s", p.Name, c.Message)
+			hint := ""
+			if strings.Contains(c.Message, corev1.TaintNodeNotReady) || strings.Contains(c.Message, corev1.TaintNodeUnreachable) {
+				hint = " (a node is not Ready: see kubectl get nodes and the node's kubelet)"
+			}
+			return fmt.Sprintf("pod %s not scheduled: %s%s", p.Name, c.Message, hint)
 		}
 	}
 	for _, cs := range p.Status.ContainerStatuses {

@@ -36,6 +36,12 @@ func TestWaitDeploymentShowsCrashOutput(t *testing.T) {
 		LastTerminationState: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 2}},
 	})
 	starting := pod("hub-starting", corev1.ContainerStatus{State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}})
+	// The only node is not Ready: the scheduler's own reason, with where to look.
+	unscheduled := pod("hub-pending", corev1.ContainerStatus{})
+	unscheduled.Status = corev1.PodStatus{Phase: corev1.PodPending, Conditions: []corev1.PodCondition{{
+		Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable,
+		Message: "0/1 nodes are available: 1 node(s) had untolerated taint {node.kubernetes.io/not-ready: }.",
+	}}}
 
 	for name, tc := range map[string]struct {
 		pod     *corev1.Pod
@@ -47,6 +53,10 @@ func TestWaitDeploymentShowsCrashOutput(t *testing.T) {
 			"last lines of pod hub-crash, container hub, before it ended (exit code 2):\n  fake logs",
 		}},
 		"not ready yet": {pod: starting, want: []string{"container hub running, not ready yet"}, notWant: "last lines"},
+		"a node that is not Ready": {pod: unscheduled, want: []string{
+			"pod hub-pending not scheduled: 0/1 nodes are available: 1 node(s) had untolerated taint {node.kubernetes.io/not-ready: }. " +
+				"(a node is not Ready: see kubectl get nodes and the node's kubelet)",
+		}, notWant: "last lines"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			cs := fake.NewClientset(dep, tc.pod)
