@@ -26,21 +26,32 @@ func WaitDeployment(ctx context.Context, cs kubernetes.Interface, ns, name strin
 		clk = clock.RealClock{}
 	}
 	deadline := clk.Now().Add(timeout)
-	last := ""
+	// crash is the last crash output read: a container's previous log can be gone by the time
+	// the wait ends (the kubelet removes dead containers of a crash loop), so it is read whenever
+	// the state changes, which a restart does.
+	last, crash := "", ""
 	for {
 		state, done, err := deploymentState(ctx, cs, ns, name)
 		if err != nil {
 			return err
 		}
-		if state != last && out != nil {
-			_, _ = fmt.Fprintf(out, "  deployment %s/%s: %s\n", ns, name, state)
+		if state != last {
+			if out != nil {
+				_, _ = fmt.Fprintf(out, "  deployment %s/%s: %s\n", ns, name, state)
+			}
 			last = state
+			if c := crashOutput(ctx, cs, ns, name); c != "" {
+				crash = c
+			}
 		}
 		if done {
 			return nil
 		}
 		if !clk.Now().Before(deadline) {
-			return fmt.Errorf("deployment %s/%s is not ready after %s: %s%s", ns, name, timeout, state, crashOutput(ctx, cs, ns, name))
+			if c := crashOutput(ctx, cs, ns, name); c != "" {
+				crash = c
+			}
+			return fmt.Errorf("deployment %s/%s is not ready after %s: %s%s", ns, name, timeout, state, crash)
 		}
 		select {
 		case <-ctx.Done():
@@ -66,6 +77,9 @@ func deploymentState(ctx context.Context, cs kubernetes.Interface, ns, name stri
 	s := d.Status
 	done := d.Generation <= s.ObservedGeneration && s.UpdatedReplicas == want && s.AvailableReplicas == want && s.Replicas == want
 	state := fmt.Sprintf("%d/%d ready", s.AvailableReplicas, want)
+	if s.UpdatedReplicas < want {
+		state += fmt.Sprintf(", %d/%d updated", s.UpdatedReplicas, want)
+	}
 	if done {
 		return state, true, nil
 	}
@@ -123,7 +137,7 @@ func crashOutput(ctx context.Context, cs kubernetes.Interface, ns, name string) 
 			raw, err := cs.CoreV1().Pods(ns).GetLogs(p.Name, &corev1.PodLogOptions{
 				Container: c.Name, Previous: true, TailLines: ptr.To(int64(crashOutputLines)),
 			}).DoRaw(ctx)
-			if err != nil || len(strings.TrimSpace(string(raw))) == 0 {
+			if err != nil || !usableLog(string(raw)) {
 				continue
 			}
 			how := ""
@@ -137,6 +151,13 @@ func crashOutput(ctx context.Context, cs kubernetes.Interface, ns, name string) 
 		}
 	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// usableLog tells a container's output from nothing, or from the kubelet's answer when that
+// output is already gone (it sends its error in the log stream).
+func usableLog(raw string) bool {
+	raw = strings.TrimSpace(raw)
+	return raw != "" && !strings.HasPrefix(raw, "failed to try resolving symlinks in path")
 }
 
 func replicaFailure(d *appsv1.Deployment) string {

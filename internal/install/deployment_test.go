@@ -75,3 +75,16 @@ func TestWaitDeploymentShowsCrashOutput(t *testing.T) {
 		})
 	}
 }
+
+func TestUsableLog(t *testing.T) {
+	for raw, want := range map[string]bool{
+		"Error: unknown flag: --no-such-flag\n": true,
+		"":                                      false,
+		" \n":                                   false,
+		`failed to try resolving symlinks in path "/var/log/pods/ns_hub-1_uid/hub/2.log": lstat /var/log/pods/ns_hub-1_uid/hub/2.log: no such file or directory`: false,
+	} {
+		if got := usableLog(raw); got != want {
+			t.Errorf("usableLog(%q) = %v, want %v", raw, got, want)
+		}
+	}
+}
