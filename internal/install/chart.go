@@ -119,7 +119,7 @@ func InstallChart(ctx context.Context, cfg *rest.Config, c Chart) (*charts.Rende
 	if err == nil || snap == nil {
 		return r, err
 	}
-	// The rollback runs even when ctx was cancelled (an interrupted install), within its own bound.
+	// The rollback runs even when ctx was canceled (an interrupted install), within its own bound.
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rollbackTimeout)
 	defer cancel()
 	to := "removing what it installed"
