@@ -214,16 +214,20 @@ func upgradeAndKillLeader(ctx context.Context, t *testing.T, c client.Client, hu
 	upgrade(ref2)
 	pods := hubPodsOn(ctx, t, hubCS, ref2)
 
-	// The leader's container killed by its runtime, as a crash or an OOM kill would.
-	leader := leaseHolder(ctx, t, hubCS)
-	var id string
-	for _, p := range pods {
-		if strings.HasPrefix(leader, p.Name+"_") {
-			id = strings.TrimPrefix(p.Status.ContainerStatuses[0].ContainerID, "containerd://")
+	// The leader's container killed by its runtime, as a crash or an OOM kill would. The old
+	// leader released the Lease when the upgrade stopped it: the new pods take it at their next
+	// try, a few seconds later.
+	var leader, id string
+	for end := time.Now().Add(time.Minute); id == ""; time.Sleep(200 * time.Millisecond) {
+		leader = leaseHolder(ctx, t, hubCS)
+		for _, p := range pods {
+			if strings.HasPrefix(leader, p.Name+"_") {
+				id = strings.TrimPrefix(p.Status.ContainerStatuses[0].ContainerID, "containerd://")
+			}
 		}
-	}
-	if id == "" {
-		t.Fatalf("the Lease's holder %q is none of the hub's pods %v", leader, podNames(pods))
+		if id == "" && time.Now().After(end) {
+			t.Fatalf("for a minute after the upgrade, the Lease's holder %q is none of the hub's pods %v", leader, podNames(pods))
+		}
 	}
 	killed := time.Now()
 	if out, err := exec.CommandContext(ctx, "ctr", "--address", hubNet.RunDir()+"/containerd.sock", "--namespace", "k8s.io",
