@@ -151,18 +151,7 @@ func bindCoreDNS(ctx context.Context, c *localk8s.Cluster) error {
 	} else if err != nil {
 		return fmt.Errorf("ClusterRole %s: %w", coreDNSRBAC, err)
 	}
-	_, err = cs.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: coreDNSRBAC},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: coreDNSRBAC},
-		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: CoreDNSUser}},
-	}, metav1.CreateOptions{})
-	if apierrors.IsAlreadyExists(err) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("ClusterRoleBinding %s: %w", coreDNSRBAC, err)
-	}
-	return nil
+	return bindUser(ctx, cs, coreDNSRBAC, coreDNSRBAC, CoreDNSUser)
 }
 
 func rulesEqual(a, b rbacv1.PolicyRule) bool {

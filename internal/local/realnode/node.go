@@ -251,15 +251,23 @@ func bindKubeletClient(ctx context.Context, c *localk8s.Cluster) error {
 	if err != nil {
 		return err
 	}
-	_, err = cs.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: kubeletClientBinding},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "system:kubelet-api-admin"},
-		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: localk8s.KubeletClientUser}},
+	return bindUser(ctx, cs, kubeletClientBinding, "system:kubelet-api-admin", localk8s.KubeletClientUser)
+}
+
+// bindUser binds ClusterRole role to user with ClusterRoleBinding name, unless it exists.
+func bindUser(ctx context.Context, cs kubernetes.Interface, name, role, user string) error {
+	_, err := cs.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role},
+		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: user}},
 	}, metav1.CreateOptions{})
 	if apierrors.IsAlreadyExists(err) {
 		return nil
 	}
-	return err
+	if err != nil {
+		return fmt.Errorf("ClusterRoleBinding %s: %w", name, err)
+	}
+	return nil
 }
 
 // kubeletClientBinding is the ClusterRoleBinding bindKubeletClient makes.
