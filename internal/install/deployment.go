@@ -31,26 +31,24 @@ func WaitDeployment(ctx context.Context, cs kubernetes.Interface, ns, name strin
 	// the state changes, which a restart does.
 	last, crash := "", ""
 	for {
-		state, done, err := deploymentState(ctx, cs, ns, name)
+		state, pods, done, err := deploymentState(ctx, cs, ns, name)
 		if err != nil {
 			return err
 		}
-		if state != last {
-			if out != nil {
+		timedOut := !done && !clk.Now().Before(deadline)
+		if state != last || timedOut {
+			if out != nil && state != last {
 				_, _ = fmt.Fprintf(out, "  deployment %s/%s: %s\n", ns, name, state)
 			}
 			last = state
-			if c := crashOutput(ctx, cs, ns, name); c != "" {
+			if c := crashOutput(ctx, cs, pods); c != "" {
 				crash = c
 			}
 		}
 		if done {
 			return nil
 		}
-		if !clk.Now().Before(deadline) {
-			if c := crashOutput(ctx, cs, ns, name); c != "" {
-				crash = c
-			}
+		if timedOut {
 			return fmt.Errorf("deployment %s/%s is not ready after %s: %s%s", ns, name, timeout, state, crash)
 		}
 		select {
@@ -61,14 +59,15 @@ func WaitDeployment(ctx context.Context, cs kubernetes.Interface, ns, name strin
 	}
 }
 
-// deploymentState describes the Deployment and its pods in one line.
-func deploymentState(ctx context.Context, cs kubernetes.Interface, ns, name string) (string, bool, error) {
+// deploymentState describes the Deployment and its pods in one line, and returns the pods it
+// read (none once the Deployment is ready).
+func deploymentState(ctx context.Context, cs kubernetes.Interface, ns, name string) (string, []corev1.Pod, bool, error) {
 	d, err := cs.AppsV1().Deployments(ns).Get(ctx, name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
-		return "not found", false, nil
+		return "not found", nil, false, nil
 	}
 	if err != nil {
-		return "", false, err
+		return "", nil, false, err
 	}
 	want := int32(1)
 	if d.Spec.Replicas != nil {
@@ -81,18 +80,18 @@ func deploymentState(ctx context.Context, cs kubernetes.Interface, ns, name stri
 		state += fmt.Sprintf(", %d/%d updated", s.UpdatedReplicas, want)
 	}
 	if done {
-		return state, true, nil
+		return state, nil, true, nil
 	}
 	sel, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
 	if err != nil {
-		return "", false, err
+		return "", nil, false, err
 	}
 	pods, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: sel.String()})
 	if err != nil {
-		return "", false, err
+		return "", nil, false, err
 	}
 	if len(pods.Items) == 0 {
-		return state + "; no pods yet" + replicaFailure(d), false, nil
+		return state + "; no pods yet" + replicaFailure(d), nil, false, nil
 	}
 	var why []string
 	for i := range pods.Items {
@@ -104,37 +103,26 @@ func deploymentState(ctx context.Context, cs kubernetes.Interface, ns, name stri
 	if len(why) > 0 {
 		state += "; " + strings.Join(why, "; ")
 	}
-	return state, false, nil
+	return state, pods.Items, false, nil
 }
 
 // crashOutputLines is how many of a crashed container's last lines a failed wait shows.
 const crashOutputLines = 10
 
-// crashOutput is the end of the previous run's output of each container of the Deployment's pods
-// that keeps crashing (CrashLoopBackOff) or last ended in an error, for the message of a failed
-// wait: the reason a user needs is usually there. Empty when there is none or it cannot be read.
-func crashOutput(ctx context.Context, cs kubernetes.Interface, ns, name string) string {
-	d, err := cs.AppsV1().Deployments(ns).Get(ctx, name, metav1.GetOptions{})
-	if err != nil {
-		return ""
-	}
-	sel, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
-	if err != nil {
-		return ""
-	}
-	pods, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: sel.String()})
-	if err != nil {
-		return ""
-	}
+// crashOutput is the end of the previous run's output of each container of pods (the
+// Deployment's, as deploymentState read them) that keeps crashing (CrashLoopBackOff) or last
+// ended in an error, for the message of a failed wait: the reason a user needs is usually there.
+// Empty when there is none or it cannot be read.
+func crashOutput(ctx context.Context, cs kubernetes.Interface, pods []corev1.Pod) string {
 	var b strings.Builder
-	for _, p := range pods.Items {
+	for _, p := range pods {
 		for _, c := range p.Status.ContainerStatuses {
 			crashing := c.State.Waiting != nil && c.State.Waiting.Reason == "CrashLoopBackOff"
 			failed := c.LastTerminationState.Terminated != nil && c.LastTerminationState.Terminated.ExitCode != 0
 			if !crashing && !failed {
 				continue
 			}
-			raw, err := cs.CoreV1().Pods(ns).GetLogs(p.Name, &corev1.PodLogOptions{
+			raw, err := cs.CoreV1().Pods(p.Namespace).GetLogs(p.Name, &corev1.PodLogOptions{
 				Container: c.Name, Previous: true, TailLines: ptr.To(int64(crashOutputLines)),
 			}).DoRaw(ctx)
 			if err != nil || !usableLog(string(raw)) {
