@@ -111,6 +111,10 @@ func TestFailedInstallLeavesTheClusterAsItWas(t *testing.T) {
 		t.Errorf("the inventory after the rollback (-before +after):\n%s", diff)
 	}
 	terminating(addOnNS)
+	// The namespace the failed upgrade did not create (the first install's) stays.
+	if n, err := cs.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{}); err != nil || n.DeletionTimestamp != nil {
+		t.Errorf("namespace %s, which the failed upgrade did not create, after its rollback: %v (deleting: %v)", ns, err, err == nil && n.DeletionTimestamp != nil)
+	}
 	roles, err := cs.RbacV1().Roles(addOnNS).List(ctx, metav1.ListOptions{LabelSelector: install.InstanceLabel + "=" + release})
 	if err != nil || len(roles.Items) != 0 {
 		t.Errorf("roles the upgrade added in %s after the rollback: %d, %v; want none", addOnNS, len(roles.Items), err)
