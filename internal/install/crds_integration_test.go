@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -49,11 +50,7 @@ func TestInstallIsIdempotentAndDryRunChangesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		for _, n := range names {
-			_ = cs.ApiextensionsV1().CustomResourceDefinitions().Delete(context.Background(), n, metav1.DeleteOptions{})
-		}
-	})
+	t.Cleanup(func() { removeCRDs(t, cs, names) })
 
 	// A dry run on an empty cluster says everything would be created, and creates nothing.
 	var out bytes.Buffer
@@ -196,17 +193,14 @@ func TestInstallKeepsTheHubsConversionWebhook(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		for _, c := range crds {
-			_ = cs.ApiextensionsV1().CustomResourceDefinitions().Delete(context.Background(), c.Name, metav1.DeleteOptions{})
-		}
-	})
-	// Another test of the package deletes the CRDs as it ends; start once they are gone.
-	if err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		list, err := cs.ApiextensionsV1().CustomResourceDefinitions().List(ctx, metav1.ListOptions{})
-		return err == nil && len(list.Items) == 0, nil
-	}); err != nil {
-		t.Fatalf("the CRDs of an earlier test are still there: %v", err)
+	var names []string
+	for _, c := range crds {
+		names = append(names, c.Name)
+	}
+	t.Cleanup(func() { removeCRDs(t, cs, names) })
+	// The tests before this one removed the CRDs they installed and waited for them to be gone.
+	if list, err := cs.ApiextensionsV1().CustomResourceDefinitions().List(ctx, metav1.ListOptions{}); err != nil || len(list.Items) != 0 {
+		t.Fatalf("the hub must start without CRDs: %d left, err %v", len(list.Items), err)
 	}
 	if _, err := install.CRDs(ctx, env.Hub.RESTConfig(), crds, install.Options{}); err != nil {
 		t.Fatal(err)
@@ -236,5 +230,33 @@ func TestInstallKeepsTheHubsConversionWebhook(t *testing.T) {
 	cc := got.Spec.Conversion.Webhook.ClientConfig
 	if cc.URL != nil || cc.Service == nil || cc.Service.Name != "flotilla-hub-webhook" || !bytes.Equal(cc.CABundle, ca.CertPEM()) {
 		t.Errorf("conversion client config after reinstall: url %v, service %+v, caBundle %q; want the hub's service and CA", cc.URL, cc.Service, cc.CABundle)
+	}
+}
+
+// removeCRDs deletes the named CRDs and waits until the API server has finished deleting them, so
+// that the next test of the package, on the same hub, starts on a hub without them. The API
+// server's CRD finalizer removes each CRD's instances first, which on a loaded machine takes more
+// than a few seconds for thirty CRDs; the wait is generous and names what is left.
+func removeCRDs(t *testing.T, cs apiextclient.Interface, names []string) {
+	t.Helper()
+	ctx := context.Background()
+	for _, n := range names {
+		if err := cs.ApiextensionsV1().CustomResourceDefinitions().Delete(ctx, n, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			t.Errorf("deleting CRD %s: %v", n, err)
+		}
+	}
+	var left []string
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 5*time.Minute, true, func(ctx context.Context) (bool, error) {
+		left = left[:0]
+		for _, n := range names {
+			_, err := cs.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, n, metav1.GetOptions{})
+			if !apierrors.IsNotFound(err) {
+				left = append(left, n)
+			}
+		}
+		return len(left) == 0, nil
+	})
+	if err != nil {
+		t.Errorf("CRDs still there 5 minutes after their deletion: %v", left)
 	}
 }
