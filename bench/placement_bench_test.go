@@ -21,6 +21,7 @@ import (
 	"github.com/go-logr/logr"
 
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
+	"github.com/flotilla/flotilla/bench/record"
 	"github.com/flotilla/flotilla/internal/local/localk8s"
 )
 
@@ -56,7 +57,7 @@ const (
 //
 // It takes several minutes, so `-bench .` (make bench) skips it: `make bench-placement`.
 func BenchmarkPlacementAtScale(b *testing.B) {
-	startRecord(b, "bench-placement")
+	rec := startRecord(b, "bench-placement")
 	if !selected("Placement") {
 		b.Skip("runs for several minutes: select it by name (make bench-placement)")
 	}
@@ -82,22 +83,41 @@ func BenchmarkPlacementAtScale(b *testing.B) {
 	ctrllog.SetLogger(logr.Discard()) // the benchmark's clients log nothing worth reading
 	bins := binaries(b)
 	hubBin := buildFlotilla(b)
+	peer := ocmPlacementPeer(b)
+	sides := []record.Side{record.Flotilla}
+	if peer.bin != "" {
+		sides = append(sides, record.Peer)
+		rec.Peer = peer.describe()
+	}
 	for _, sz := range sizes {
 		b.Run(fmt.Sprintf("%dx%d", sz.placements, sz.clusters), func(b *testing.B) {
+			// Each round runs every side once, alternating, so that a machine that slows down
+			// during the run slows both.
 			for range b.N {
-				r := runPlacementAtScale(b, bins, hubBin, sz, samples)
-				report(b, r.exist.Seconds(), "s-decisions-exist")
-				report(b, r.filled.Seconds(), "s-decisions-filled")
-				report(b, r.floor.Seconds(), "s-write-floor")
-				report(b, r.filled.Seconds()/r.floor.Seconds(), "x-write-floor")
-				report(b, mib(r.hubRSS), "MiB-rss")
-				report(b, mib(r.hubPeakRSS), "MiB-rss-peak")
-				report(b, r.hubCPU.Seconds(), "s-hub-cpu")
-				reportLatency(b, r.latencies, time.Millisecond, func(stat string) string { return "change-" + stat })
+				for _, side := range sides {
+					r := runPlacementAtScale(b, bins, hubBin, peer, side, sz, samples)
+					reportPlacement(b, side, r)
+				}
 			}
 			report(b, 0, "ns/op")
 		})
 	}
+}
+
+// reportPlacement reports one run's figures for side.
+func reportPlacement(b *testing.B, side record.Side, r placementResult) {
+	tag := string(side)
+	reportSide(b, side, tag, "s-decisions-exist", r.exist.Seconds(), 1)
+	reportSide(b, side, tag, "s-decisions-filled", r.filled.Seconds(), 1)
+	reportSide(b, side, tag, "s-write-floor", r.floor.Seconds(), 1)
+	reportSide(b, side, tag, "x-write-floor", r.filled.Seconds()/r.floor.Seconds(), 1)
+	reportSide(b, side, tag, "s-own-writes-floor", r.ownFloor.Seconds(), 1)
+	reportSide(b, side, tag, "x-own-writes-floor", r.filled.Seconds()/r.ownFloor.Seconds(), 1)
+	reportSide(b, side, tag, "writes/placement", r.writesPerPlacement, 1)
+	reportSide(b, side, tag, "MiB-rss", mib(r.hubRSS), 1)
+	reportSide(b, side, tag, "MiB-rss-peak", mib(r.hubPeakRSS), 1)
+	reportSide(b, side, tag, "s-cpu", r.hubCPU.Seconds(), 1)
+	reportLatencySide(b, side, r.latencies, time.Millisecond, func(stat string) string { return "change-" + stat })
 }
 
 type size struct{ placements, clusters int }
@@ -127,16 +147,23 @@ type placementResult struct {
 	exist, filled time.Duration // from the hub's start
 	// floor is how long the same API server took, right after, for the placements' four writes
 	// each without the hub (placementWrites): filled/floor is how close the hub came to it.
-	floor              time.Duration
+	floor time.Duration
+	// ownFloor is how long the writes this side made during the run (from the API server's
+	// request counts) take at the rates the floor probe measured right after (bench/floor).
+	ownFloor           time.Duration
+	writesPerPlacement float64
 	hubCPU             time.Duration // the hub's CPU time from its start until filled
 	hubRSS, hubPeakRSS int64
 	latencies          []time.Duration
 }
 
-func runPlacementAtScale(b *testing.B, bins localk8s.Binaries, hubBin string, sz size, samples int) placementResult {
+// runPlacementAtScale runs one side on a fresh API server: the Flotilla hub, or (record.Peer)
+// OCM's placement controller, after the same set-up run of the Flotilla hub (the clusters'
+// registration writes, which are not placement's work).
+func runPlacementAtScale(b *testing.B, bins localk8s.Binaries, hubBin string, peer ocmPlacement, side record.Side, sz size, samples int) placementResult {
 	ctx := context.Background()
 	pr := progress{start: time.Now()}
-	pr.printf("%d placements x %d clusters", sz.placements, sz.clusters)
+	pr.printf("%s: %d placements x %d clusters", side, sz.placements, sz.clusters)
 	dir := b.TempDir()
 	api := startHubAPIServer(b, bins, dir)
 	c, cl, cs := api.Cluster, api.Client, api.Kube
@@ -159,13 +186,18 @@ func runPlacementAtScale(b *testing.B, bins localk8s.Binaries, hubBin string, sz
 		b.Fatal(err)
 	}
 	defer tr.stop()
-	reqs0, reqErr := apiserverRequests(ctx, cs)
+	reqs0 := requests(ctx, b, cs)
 	start := time.Now()
-	hub, hubLog = startHub(b, hubBin, c, hubLog)
-	defer func() {
-		hub.Stop(5 * time.Second)
-		summarizeHubLog(pr, hubLog)
-	}()
+	if side == record.Peer {
+		hub = peer.start(b, c.Kubeconfig, dir)
+		defer hub.Stop(5 * time.Second)
+	} else {
+		hub, hubLog = startHub(b, hubBin, c, hubLog)
+		defer func() {
+			hub.Stop(5 * time.Second)
+			summarizeHubLog(pr, hubLog)
+		}()
+	}
 	cpu0 := cpuTicksOf(b, hub)
 	if out := os.Getenv(perfEnv); out != "" {
 		perf := exec.Command("perf", "record", "-F", "499", "-g", "-o", out, "-p", strconv.Itoa(hub.PID()))
@@ -214,13 +246,13 @@ func runPlacementAtScale(b *testing.B, bins localk8s.Binaries, hubBin string, sz
 	}
 	r.hubCPU = time.Duration(float64(cpuTicksOf(b, hub)-cpu0) / float64(clk) * float64(time.Second))
 	r.hubRSS, r.hubPeakRSS = rss(b, hub), statusBytes(b, hub, "VmHWM")
-	pr.printf("%d x %d: PlacementDecisions exist after %.2f s, hold their clusters after %.2f s; hub CPU %.1f s, RSS %.0f MiB (peak %.0f MiB)",
-		sz.placements, sz.clusters, r.exist.Seconds(), r.filled.Seconds(), r.hubCPU.Seconds(), mib(r.hubRSS), mib(r.hubPeakRSS))
-	if reqErr == nil {
-		if reqs1, err := apiserverRequests(ctx, cs); err == nil {
-			printRequestDelta(pr, reqs0, reqs1, r.filled.Seconds())
-		}
-	}
+	pr.printf("%s %d x %d: PlacementDecisions exist after %.2f s, hold their clusters after %.2f s; CPU %.1f s, RSS %.0f MiB (peak %.0f MiB)",
+		side, sz.placements, sz.clusters, r.exist.Seconds(), r.filled.Seconds(), r.hubCPU.Seconds(), mib(r.hubRSS), mib(r.hubPeakRSS))
+	reqs1 := requests(ctx, b, cs)
+	printRequestDelta(pr, reqs0, reqs1, r.filled.Seconds())
+	made, rest := writesMade(reqs0, reqs1, placementFloorTargets())
+	pr.printf("writes of the placement path: %s; other writes in the window, left out of its floor: %s", made, rest)
+	r.writesPerPlacement = made.Total() / float64(sz.placements)
 	if (sz.placements == 1000 || smoke()) && sz.clusters >= 2*samples {
 		r.latencies = measureChangeLatency(b, pr, cl, tr, samples)
 		pr.printf("single-cluster label change to decisions updated: %s", latencySummary(r.latencies))
@@ -232,8 +264,17 @@ func runPlacementAtScale(b *testing.B, bins localk8s.Binaries, hubBin string, sz
 	if r.floor, err = placementWrites(ctx, cl, floorNamespace, sz.placements, floorWorkers); err != nil {
 		b.Fatal(err)
 	}
-	pr.printf("write floor: the %d placements' %d writes alone took %.2f s; the hub's run is %.2fx that",
-		sz.placements, 4*sz.placements, r.floor.Seconds(), r.filled.Seconds()/r.floor.Seconds())
+	pr.printf("write floor: the %d placements' %d writes alone took %.2f s; the %s run is %.2fx that",
+		sz.placements, 4*sz.placements, r.floor.Seconds(), side, r.filled.Seconds()/r.floor.Seconds())
+	rates, err := probeFloor(ctx, cl)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if r.ownFloor, err = rates.Time(made); err != nil {
+		b.Fatalf("the %s run's writes (%s): %v", side, made, err)
+	}
+	pr.printf("floor probe: %s; the %s run's own %.0f writes (%.1f per placement: %s) take %.2f s at those rates, and it took %.2fx that",
+		rates, side, made.Total(), r.writesPerPlacement, made, r.ownFloor.Seconds(), r.filled.Seconds()/r.ownFloor.Seconds())
 	return r
 }
 

@@ -5,6 +5,8 @@ package bench
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
+	"github.com/flotilla/flotilla/bench/floor"
 	"github.com/flotilla/flotilla/internal/local/localk8s"
 )
 
@@ -95,4 +98,87 @@ func placementWrites(ctx context.Context, cl client.Client, ns string, n, worker
 		return cl.Status().Patch(ctx, p, client.MergeFrom(orig))
 	})
 	return time.Since(start), err
+}
+
+// placementTarget, decisionTarget and eventTarget are the floor probe's objects: the
+// benchmark's own placement, its decision holding perPlacement clusters, and an event as a
+// controller records one, in floorNamespace.
+func placementTarget() floor.Target {
+	return floor.Target{Resource: "placements",
+		New: func(i int) client.Object {
+			p := benchPlacement(fmt.Sprintf("floor-%05d", i))
+			p.Namespace = floorNamespace
+			return p
+		},
+		SetStatus: func(o client.Object, round int) {
+			p := o.(*clusterv1beta1.Placement)
+			p.Status.NumberOfSelectedClusters = int32(round)
+			p.Status.Conditions = []metav1.Condition{{Type: clusterv1beta1.PlacementConditionSatisfied, Status: metav1.ConditionTrue,
+				Reason: clusterv1beta1.PlacementReasonAllDecisionsScheduled, Message: fmt.Sprintf("round %d", round), LastTransitionTime: metav1.Now()}}
+		}}
+}
+
+func decisionTarget() floor.Target {
+	return floor.Target{Resource: "placementdecisions",
+		New: func(i int) client.Object {
+			name := fmt.Sprintf("floor-%05d", i)
+			return &clusterv1beta1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{Namespace: floorNamespace, Name: name + "-decision-1",
+				Labels: map[string]string{clusterv1beta1.PlacementLabel: name, clusterv1beta1.DecisionGroupIndexLabel: "0"}}}
+		},
+		SetStatus: func(o client.Object, round int) {
+			d := o.(*clusterv1beta1.PlacementDecision)
+			d.Status.Decisions = d.Status.Decisions[:0]
+			for i := range perPlacement {
+				d.Status.Decisions = append(d.Status.Decisions, clusterv1beta1.ClusterDecision{
+					ClusterName: fmt.Sprintf("cluster-%05d", i+round), Score: 180, Reason: "score 180 = AddOn/demo/demo 80 + ResourceAllocatableCPU 100 + Balance 0"})
+			}
+		}}
+}
+
+func eventTarget() floor.Target {
+	return floor.Target{Resource: "events",
+		New: func(i int) client.Object {
+			return &corev1.Event{ObjectMeta: metav1.ObjectMeta{Namespace: floorNamespace, Name: fmt.Sprintf("floor-%05d.1", i)},
+				InvolvedObject: corev1.ObjectReference{APIVersion: clusterv1beta1.GroupVersion.String(), Kind: "Placement", Namespace: floorNamespace, Name: fmt.Sprintf("floor-%05d", i)},
+				Reason:         "DecisionCreate", Message: "Decision floor-decision-1 is created with placement floor in namespace floor", Type: corev1.EventTypeNormal,
+				Source: corev1.EventSource{Component: "placement-controller"}}
+		}}
+}
+
+// floorProbeObjects is how many objects of each kind the probe writes: enough for a rate that
+// holds (a few seconds of writes), few enough to add seconds, not minutes, to a run.
+func floorProbeObjects() int {
+	if smoke() {
+		return 20
+	}
+	return 1000
+}
+
+// probeFloor measures the write floor of the API server behind cl for the placement path's
+// kinds of write, from floorWorkers writers, in floorNamespace (created if missing).
+func probeFloor(ctx context.Context, cl client.Client) (floor.Rates, error) {
+	if err := cl.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: floorNamespace}}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return nil, err
+	}
+	return floor.Probe(ctx, cl, placementFloorTargets(), floor.Options{Objects: floorProbeObjects(), Workers: floorWorkers})
+}
+
+// writesMade are the successful writes between two readings of apiserverRequests, by kind, to
+// the resources of targets (with their subresources): the path's writes. The rest (a
+// controller's start-up writes, Lease renewals) is returned apart, for the log.
+func writesMade(before, after map[string]float64, targets []floor.Target) (path, rest floor.Writes) {
+	path, rest = floor.Writes{}, floor.Writes{}
+	for k, v := range after {
+		f := strings.Fields(k)
+		if d := v - before[k]; d > 0 && len(f) == 3 && mutatingVerbs[f[0]] && strings.HasPrefix(f[2], "2") {
+			key := floor.Key{Verb: f[0], Resource: f[1]}
+			res, _, _ := strings.Cut(f[1], "/")
+			if slices.ContainsFunc(targets, func(t floor.Target) bool { return t.Resource == res }) {
+				path[key] += d
+			} else {
+				rest[key] += d
+			}
+		}
+	}
+	return path, rest
 }

@@ -214,7 +214,8 @@ func (f *qFleet) replay(b *testing.B, pr progress, ph phase, jobs []queuesim.Job
 }
 
 // mutatingVerbs are the verbs apiserver_request_total counts that write.
-var mutatingVerbs = map[string]bool{"POST": true, "PUT": true, "PATCH": true, "DELETE": true, "DELETECOLLECTION": true}
+// APPLY is a server-side apply (a PATCH of type apply), which the API server counts as a verb of its own.
+var mutatingVerbs = map[string]bool{"POST": true, "PUT": true, "PATCH": true, "APPLY": true, "DELETE": true, "DELETECOLLECTION": true}
 
 // writes is the mutating requests every API server of the fleet has served so far
 // (apiserver_request_total on its /metrics, read with the admin kubeconfig).

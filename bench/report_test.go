@@ -145,18 +145,29 @@ func unitOf(metric string) string {
 // sample count as name("samples"), each figure with its n.
 func reportLatency(b *testing.B, ds []time.Duration, unit time.Duration, name func(stat string) string) {
 	b.Helper()
+	latencyFigures(ds, unit, name, func(metric string, v float64, n int) { reportN(b, record.Flotilla, v, metric, n) })
+}
+
+// reportLatencySide is reportLatency for a figure of side, named as reportSide names them.
+func reportLatencySide(b *testing.B, side record.Side, ds []time.Duration, unit time.Duration, name func(stat string) string) {
+	b.Helper()
+	latencyFigures(ds, unit, name, func(metric string, v float64, n int) { reportSide(b, side, string(side), metric, v, n) })
+}
+
+// latencyFigures puts ds's p50, p99 (from 100 samples on), max and sample count in unit.
+func latencyFigures(ds []time.Duration, unit time.Duration, name func(stat string) string, put func(metric string, v float64, n int)) {
 	s := record.Summarize(ds)
 	if s.N == 0 {
 		return
 	}
 	u := record.UnitName(unit)
 	in := func(d time.Duration) float64 { return float64(d) / float64(unit) }
-	reportN(b, record.Flotilla, in(s.P50), u+"-"+name("p50"), s.N)
+	put(u+"-"+name("p50"), in(s.P50), s.N)
 	if s.HasP99() {
-		reportN(b, record.Flotilla, in(s.P99), u+"-"+name("p99"), s.N)
+		put(u+"-"+name("p99"), in(s.P99), s.N)
 	}
-	reportN(b, record.Flotilla, in(s.Max), u+"-"+name("max"), s.N)
-	reportN(b, record.Flotilla, float64(s.N), name("samples"), s.N)
+	put(u+"-"+name("max"), in(s.Max), s.N)
+	put(name("samples"), float64(s.N), s.N)
 }
 
 // latencySummary is record.Summarize(ds).String().
