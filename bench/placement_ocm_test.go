@@ -72,7 +72,7 @@ func (o ocmPlacement) start(b *testing.B, kubeconfig, dir string) *localk8s.Proc
 	p, err := localk8s.StartProcessWith(localk8s.ProcessOptions{Name: "ocm-placement", Binary: o.bin,
 		Args: []string{"controller", "--kubeconfig", kubeconfig, "--disable-leader-election", "--namespace", "open-cluster-management-hub",
 			"--kube-api-qps", o.qps, "--kube-api-burst", o.burst,
-			"--listen", fmt.Sprintf("127.0.0.1:%d", freePort(b)), "--cert-dir", filepath.Join(dir, "ocm-placement-certs")},
+			"--listen", fmt.Sprintf("127.0.0.1:%d", freePort(b))},
 		LogPath: filepath.Join(dir, "ocm-placement.log")})
 	if err != nil {
 		b.Fatal(err)
