@@ -101,9 +101,11 @@ bench: k8s-bin ## Benchmarks (start-up time and memory of local fleets); records
 bench-hub: k8s-bin ## The hub with 5,000 clusters whose leases a load generator renews: CPU, memory, taint latency.
 	FLOTILLA_K8S_BIN="$$(tools/build.sh --print)" $(GO) test -tags integration -run '^$$' -bench '^BenchmarkHubAtScale$$' -benchtime 1x -timeout 90m ./bench/
 
-# Placement at scale (issue 8): OCM's placement benchmark shape; several minutes.
-bench-placement: k8s-bin ## Placements x clusters (100x1 ... 10000x1000): time to decisions, hub memory, change latency.
-	FLOTILLA_K8S_BIN="$$(tools/build.sh --print)" $(GO) test -tags integration -run '^$$' -bench '^BenchmarkPlacementAtScale$$' -benchtime 1x -timeout 90m ./bench/
+# Placement at scale (issues 8, 36): OCM's placement benchmark shape, the hub and OCM's placement
+# controller (tools/build-ocm-placement.sh) alternating on fresh API servers; an hour at every size.
+bench-placement: k8s-bin ## Placements x clusters (1000x1000, 10000x1000, 1000x10000; FLOTILLA_BENCH_PLACEMENT_SIZES): the hub beside OCM's placement controller, time to decisions as a multiple of the write floor, memory, change latency (RUNS=3 for a comparison).
+	@for i in $$(seq $(RUNS)); do echo "== bench-placement run $$i of $(RUNS)"; \
+	  FLOTILLA_K8S_BIN="$$(tools/build.sh --print)" $(GO) test -tags integration -count=1 -run '^$$' -bench '^BenchmarkPlacementAtScale$$' -benchtime 1x -timeout 180m ./bench/ || exit 1; done
 
 bench-placement-floor: k8s-bin ## The API server's floor under placement: 1,000 placements' four writes each from one client, 16 and 64 workers.
 	FLOTILLA_K8S_BIN="$$(tools/build.sh --print)" $(GO) test -tags integration -run '^$$' -bench '^BenchmarkPlacementWriteFloor$$' -benchtime 1x -timeout 30m ./bench/

@@ -30,7 +30,7 @@ import (
 const (
 	// placementSizesEnv lists the sizes to run, as PxN (placements x clusters), comma separated.
 	placementSizesEnv     = "FLOTILLA_BENCH_PLACEMENT_SIZES"
-	defaultPlacementSizes = "100x1,1000x1000,10000x1000,1000x10000"
+	defaultPlacementSizes = "1000x1000,10000x1000,1000x10000"
 	// perfEnv names a file for a `perf record` of the hub during the timed run (needs perf).
 	perfEnv = "FLOTILLA_BENCH_PERF"
 	// latencySamplesEnv sets how many single-cluster label changes are timed (at P = 1000).
