@@ -20,6 +20,7 @@ import (
 
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
+	"github.com/flotilla/flotilla/internal/contract/wellknown"
 	"github.com/flotilla/flotilla/internal/local/localk8s"
 )
 
@@ -61,6 +62,8 @@ func BenchmarkAddOnInstall(b *testing.B) {
 		report(b, mib(r.hubPeak), "MiB-rss-hub-peak")
 		report(b, r.hubWrites, "hub-writes/cluster")
 		report(b, r.spokeWrites, "spoke-writes/cluster")
+		report(b, r.hubFloor, "s-hub-writes-floor")
+		report(b, r.available.Seconds()/r.hubFloor, "x-hub-writes-floor")
 	}
 	report(b, 0, "ns/op")
 }
@@ -72,6 +75,9 @@ type addonResult struct {
 	// hubWrites and spokeWrites are each API server's writes per cluster from the
 	// ClusterManagementAddOn to all Available (mutating requests, the leases left out).
 	hubWrites, spokeWrites float64
+	// hubFloor is how long the hub's API server takes for the hub-side writes of the install
+	// (bench/floor, probed right after): the time cannot be shorter than this.
+	hubFloor float64
 }
 
 func runAddOnInstall(b *testing.B, bins localk8s.Binaries, hubBin string, n int) addonResult {
@@ -149,7 +155,8 @@ func runAddOnInstall(b *testing.B, bins localk8s.Binaries, hubBin string, n int)
 	r.available = time.Since(t0)
 	r.hubCPU = float64(cpuTicksOf(b, hub)-hub0) / float64(clk) / r.available.Seconds() * 100
 	r.hubAdded, r.hubPeak = rss(b, hub)-before, statusBytes(b, hub, "VmHWM")
-	r.hubWrites = writesBetween(pr, "hub", hubReqs, requests(ctx, b, hubAPI.Kube)) / float64(n)
+	hubReqs1 := requests(ctx, b, hubAPI.Kube)
+	r.hubWrites = writesBetween(pr, "hub", hubReqs, hubReqs1) / float64(n)
 	r.spokeWrites = writesBetween(pr, "spoke", spokeReqs, requests(ctx, b, spokeAPI.Kube)) / float64(n)
 	pr.printf("ClusterManagementAddOn to %d ManagedClusterAddOns Available: %s; hub %.1f%% of a core meanwhile, resident %+.0f MiB (peak %.0f MiB); writes per cluster: hub %.2f, spoke %.2f",
 		n, r.available.Round(100*time.Millisecond), r.hubCPU, mib(r.hubAdded), mib(r.hubPeak), r.hubWrites, r.spokeWrites)
@@ -158,6 +165,25 @@ func runAddOnInstall(b *testing.B, bins localk8s.Binaries, hubBin string, n int)
 	}
 	writes.print(pr, n)
 	summarizeHubLog(pr, filepath.Join(dir, "flotilla-hub.log"))
+
+	// The hub API server's floor for the install's writes, with the hub and the agents stopped
+	// (and the hub's webhook configuration, which nothing serves then, removed).
+	hub.Stop(5 * time.Second)
+	cancel()
+	stopAgents()
+	if err := hubAPI.Kube.AdmissionregistrationV1().ValidatingWebhookConfigurations().Delete(context.Background(), wellknown.HubWebhookConfiguration, metav1.DeleteOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	targets := addonFloorTargets()
+	rates, err := probeFloor(context.Background(), hubAPI.Client, targets)
+	if err != nil {
+		b.Fatal(err)
+	}
+	made, rest := writesMade(hubReqs, hubReqs1, targets)
+	var note string
+	r.hubFloor, note = ownFloor(rates, made)
+	pr.printf("floor probe of the hub's API server: %s; the install's %.0f hub writes of those kinds (%s) take %.2f s at those rates, and it took %.2fx that%s; other hub writes: %s",
+		rates, made.Total(), made, r.hubFloor, r.available.Seconds()/r.hubFloor, note, rest)
 	return r
 }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/go-logr/logr"
 
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
+	"github.com/flotilla/flotilla/bench/floor"
 	"github.com/flotilla/flotilla/bench/record"
 	"github.com/flotilla/flotilla/internal/contract/wellknown"
 	"github.com/flotilla/flotilla/internal/local/localk8s"
@@ -36,6 +37,9 @@ const (
 	// latencySamplesEnv sets how many single-cluster label changes are timed (at P = 1000).
 	latencySamplesEnv     = "FLOTILLA_BENCH_LATENCY_SAMPLES"
 	defaultLatencySamples = 200
+	// peerLatencySamplesEnv sets how many label changes OCM's controller is timed on.
+	peerLatencySamplesEnv     = "FLOTILLA_BENCH_PEER_LATENCY_SAMPLES"
+	defaultPeerLatencySamples = 20
 
 	benchNamespace = "bench"
 	// floorNamespace holds the write-floor probe's placements, after the hub's run.
@@ -81,6 +85,14 @@ func BenchmarkPlacementAtScale(b *testing.B) {
 	}
 	param(b, "sizes", cmpOr(os.Getenv(placementSizesEnv), def))
 	param(b, "latencySamples", samples)
+	// OCM's controller takes seconds per change with 1,000 placements bound (it schedules every
+	// placement again), so it gets fewer: enough for a p50 and a maximum, too few for a p99.
+	peerSamples := min(samples, defaultPeerLatencySamples)
+	if v := os.Getenv(peerLatencySamplesEnv); v != "" {
+		if peerSamples, err = strconv.Atoi(v); err != nil || peerSamples < 1 {
+			b.Fatalf("%s=%q: want a positive number", peerLatencySamplesEnv, v)
+		}
+	}
 	ctrllog.SetLogger(logr.Discard()) // the benchmark's clients log nothing worth reading
 	bins := binaries(b)
 	hubBin := buildFlotilla(b)
@@ -96,7 +108,11 @@ func BenchmarkPlacementAtScale(b *testing.B) {
 			// during the run slows both.
 			for range b.N {
 				for _, side := range sides {
-					r := runPlacementAtScale(b, bins, hubBin, peer, side, sz, samples)
+					n := samples
+					if side == record.Peer {
+						n = peerSamples
+					}
+					r := runPlacementAtScale(b, bins, hubBin, peer, side, sz, n)
 					reportPlacement(b, side, r)
 				}
 			}
@@ -146,8 +162,8 @@ func cmpOr(a, b string) string {
 
 type placementResult struct {
 	exist, filled time.Duration // from the hub's start
-	// floor is how long the same API server took, right after, for the placements' four writes
-	// each without the hub (placementWrites): filled/floor is how close the hub came to it.
+	// floor is how long the same API server takes, at the rates probed right after, for the
+	// placements' four writes each: filled/floor is how close the side came to it.
 	floor time.Duration
 	// ownFloor is how long the writes this side made during the run (from the API server's
 	// request counts) take at the rates the floor probe measured right after (bench/floor).
@@ -270,23 +286,29 @@ func runPlacementAtScale(b *testing.B, bins localk8s.Binaries, hubBin string, pe
 		pr.printf("single-cluster label change to decisions updated: %s", latencySummary(r.latencies))
 		r.hubRSS, r.hubPeakRSS = rss(b, hub), statusBytes(b, hub, "VmHWM")
 	}
-	// The write floor of this run, on the same API server, with the hub stopped so that it
-	// neither competes nor reconciles the probe's placements.
+	// The write floor of this run, on the same API server, with the controller stopped so that
+	// it neither competes nor reconciles the probe's objects: the rates of each kind of write
+	// (bench/floor), and at those rates the four writes per placement any controller makes (the
+	// placement's create, its decision's create and status, the placement's status: the
+	// floor both sides are compared with) and the writes this side made.
 	hub.Stop(5 * time.Second)
-	if r.floor, err = placementWrites(ctx, cl, floorNamespace, sz.placements, floorWorkers); err != nil {
-		b.Fatal(err)
+	if side == record.Flotilla {
+		if err := cs.AdmissionregistrationV1().ValidatingWebhookConfigurations().Delete(ctx, wellknown.HubWebhookConfiguration, metav1.DeleteOptions{}); err != nil {
+			b.Fatal(err)
+		}
 	}
-	pr.printf("write floor: the %d placements' %d writes alone took %.2f s; the %s run is %.2fx that",
-		sz.placements, 4*sz.placements, r.floor.Seconds(), side, r.filled.Seconds()/r.floor.Seconds())
-	rates, err := probeFloor(ctx, cl)
+	rates, err := probeFloor(ctx, cl, placementFloorTargets())
 	if err != nil {
 		b.Fatal(err)
 	}
-	if r.ownFloor, err = rates.Time(made); err != nil {
-		b.Fatalf("the %s run's writes (%s): %v", side, made, err)
-	}
-	pr.printf("floor probe: %s; the %s run's own %.0f writes (%.1f per placement: %s) take %.2f s at those rates, and it took %.2fx that",
-		rates, side, made.Total(), r.writesPerPlacement, made, r.ownFloor.Seconds(), r.filled.Seconds()/r.ownFloor.Seconds())
+	p := float64(sz.placements)
+	floorSeconds, _ := ownFloor(rates, floor.Writes{{Verb: "POST", Resource: "placements"}: p, {Verb: "POST", Resource: "placementdecisions"}: p,
+		{Verb: "PUT", Resource: "placementdecisions/status"}: p, {Verb: "PATCH", Resource: "placements/status"}: p})
+	r.floor = time.Duration(floorSeconds * float64(time.Second))
+	own, note := ownFloor(rates, made)
+	r.ownFloor = time.Duration(own * float64(time.Second))
+	pr.printf("floor probe: %s; the %d placements' four writes each take %.2f s at those rates, and the %s run took %.2fx that; its own %.0f writes (%.1f per placement: %s) take %.2f s, and it took %.2fx that%s",
+		rates, sz.placements, floorSeconds, side, r.filled.Seconds()/floorSeconds, made.Total(), r.writesPerPlacement, made, own, r.filled.Seconds()/own, note)
 	return r
 }
 

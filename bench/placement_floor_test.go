@@ -5,8 +5,6 @@ package bench
 import (
 	"context"
 	"fmt"
-	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -143,42 +141,4 @@ func eventTarget() floor.Target {
 				Reason:         "DecisionCreate", Message: "Decision floor-decision-1 is created with placement floor in namespace floor", Type: corev1.EventTypeNormal,
 				Source: corev1.EventSource{Component: "placement-controller"}}
 		}}
-}
-
-// floorProbeObjects is how many objects of each kind the probe writes: enough for a rate that
-// holds (a few seconds of writes), few enough to add seconds, not minutes, to a run.
-func floorProbeObjects() int {
-	if smoke() {
-		return 20
-	}
-	return 1000
-}
-
-// probeFloor measures the write floor of the API server behind cl for the placement path's
-// kinds of write, from floorWorkers writers, in floorNamespace (created if missing).
-func probeFloor(ctx context.Context, cl client.Client) (floor.Rates, error) {
-	if err := cl.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: floorNamespace}}); err != nil && !apierrors.IsAlreadyExists(err) {
-		return nil, err
-	}
-	return floor.Probe(ctx, cl, placementFloorTargets(), floor.Options{Objects: floorProbeObjects(), Workers: floorWorkers})
-}
-
-// writesMade are the successful writes between two readings of apiserverRequests, by kind, to
-// the resources of targets (with their subresources): the path's writes. The rest (a
-// controller's start-up writes, Lease renewals) is returned apart, for the log.
-func writesMade(before, after map[string]float64, targets []floor.Target) (path, rest floor.Writes) {
-	path, rest = floor.Writes{}, floor.Writes{}
-	for k, v := range after {
-		f := strings.Fields(k)
-		if d := v - before[k]; d > 0 && len(f) == 3 && mutatingVerbs[f[0]] && strings.HasPrefix(f[2], "2") {
-			key := floor.Key{Verb: f[0], Resource: f[1]}
-			res, _, _ := strings.Cut(f[1], "/")
-			if slices.ContainsFunc(targets, func(t floor.Target) bool { return t.Resource == res }) {
-				path[key] += d
-			} else {
-				rest[key] += d
-			}
-		}
-	}
-	return path, rest
 }

@@ -68,6 +68,20 @@ func (r Rates) Time(w Writes) (time.Duration, error) {
 	return time.Duration(s * float64(time.Second)), nil
 }
 
+// Split divides w into the writes r has a rate for and those it has none for, so that a
+// benchmark whose path also writes kinds it does not probe can say which it left out.
+func (r Rates) Split(w Writes) (covered, missing Writes) {
+	covered, missing = Writes{}, Writes{}
+	for k, n := range w {
+		if rate, ok := r[k]; ok && rate > 0 {
+			covered[k] = n
+		} else {
+			missing[k] = n
+		}
+	}
+	return covered, missing
+}
+
 // String lists the rates by kind, sorted, for a benchmark's log.
 func (r Rates) String() string {
 	var parts []string

@@ -49,6 +49,17 @@ func TestRatesTime(t *testing.T) {
 	}
 }
 
+func TestRatesSplit(t *testing.T) {
+	rates := Rates{{"POST", "placements"}: 500, {"PUT", "events"}: 0}
+	covered, missing := rates.Split(Writes{{"POST", "placements"}: 3, {"PUT", "events"}: 2, {"PATCH", "leases"}: 1})
+	if diff := cmp.Diff(Writes{{"POST", "placements"}: 3}, covered); diff != "" {
+		t.Errorf("covered (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(Writes{{"PUT", "events"}: 2, {"PATCH", "leases"}: 1}, missing); diff != "" {
+		t.Errorf("missing (-want +got):\n%s", diff)
+	}
+}
+
 // The probe times every kind of write of each target, and leaves nothing behind. The client is
 // a fake (this checks the probe's bookkeeping; bench/ runs it against real API servers).
 func TestProbe(t *testing.T) {
