@@ -114,9 +114,11 @@ type Options struct {
 }
 
 // Probe measures the rates at which the API server behind cl takes, from opts.Workers writers,
-// each target's creates (POST), updates (PUT, a label changed), status updates (PUT of /status)
-// and status merge patches (PATCH of /status), one kind of write at a time, opts.Objects writes
-// each. It deletes what it created before it returns (not timed). Run it on the same API server
+// each target's creates (POST), updates (PUT, a label changed), merge patches (PATCH, a label
+// changed), status updates (PUT of /status) and status merge patches (PATCH of /status), one
+// kind of write at a time, opts.Objects writes each. Nothing watches the probe's objects, so its
+// rates leave out what a controller's own watches cost the server: a floor no controller can
+// reach, not one it should. It deletes what it created before it returns (not timed). Run it on the same API server
 // as the benchmark, right before or after it, so that both see the same server and machine.
 func Probe(ctx context.Context, cl client.Client, targets []Target, opts Options) (Rates, error) {
 	if opts.Objects < 1 || opts.Workers < 1 {
@@ -159,8 +161,9 @@ type phase struct {
 	write func(ctx context.Context, o client.Object) error
 }
 
-// phases are the writes the probe times for t, in order: create, update, and with a status
-// subresource, status update and status merge patch.
+// phases are the writes the probe times for t, in order: create, update, merge patch (a label
+// each, as a finalizer or an annotation is written), and with a status subresource, status
+// update and status merge patch.
 func phases(cl client.Client, t Target) []phase {
 	out := []phase{
 		{Key{"POST", t.Resource}, func(ctx context.Context, o client.Object) error { return cl.Create(ctx, o) }},
@@ -172,6 +175,13 @@ func phases(cl client.Client, t Target) []phase {
 			l["floor.flotilla.io/probe"] = "updated"
 			o.SetLabels(l)
 			return cl.Update(ctx, o)
+		}},
+		{Key{"PATCH", t.Resource}, func(ctx context.Context, o client.Object) error {
+			orig := o.DeepCopyObject().(client.Object)
+			l := o.GetLabels()
+			l["floor.flotilla.io/probe"] = "patched"
+			o.SetLabels(l)
+			return cl.Patch(ctx, o, client.MergeFrom(orig))
 		}},
 	}
 	if t.SetStatus == nil {

@@ -85,7 +85,7 @@ func TestProbe(t *testing.T) {
 		}
 		got = append(got, k.String())
 	}
-	want := []string{"PATCH namespaces/status", "POST configmaps", "POST namespaces", "PUT configmaps", "PUT namespaces", "PUT namespaces/status"}
+	want := []string{"PATCH configmaps", "PATCH namespaces", "PATCH namespaces/status", "POST configmaps", "POST namespaces", "PUT configmaps", "PUT namespaces", "PUT namespaces/status"}
 	if diff := cmp.Diff(want, got, cmpSorted); diff != "" {
 		t.Errorf("kinds measured (-want +got):\n%s", diff)
 	}
