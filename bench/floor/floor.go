@@ -32,10 +32,13 @@ func (w Writes) Total() float64 {
 }
 
 // String lists the writes by kind, sorted, for a benchmark's log.
-func (w Writes) String() string {
+func (w Writes) String() string { return list(w, "%s %.0f") }
+
+// list formats each kind and its value of m with format, sorted, comma separated.
+func list(m map[Key]float64, format string) string {
 	var parts []string
-	for k, v := range w {
-		parts = append(parts, fmt.Sprintf("%s %.0f", k, v))
+	for k, v := range m {
+		parts = append(parts, fmt.Sprintf(format, k, v))
 	}
 	sort.Strings(parts)
 	return strings.Join(parts, ", ")
@@ -83,14 +86,7 @@ func (r Rates) Split(w Writes) (covered, missing Writes) {
 }
 
 // String lists the rates by kind, sorted, for a benchmark's log.
-func (r Rates) String() string {
-	var parts []string
-	for k, v := range r {
-		parts = append(parts, fmt.Sprintf("%s %.0f/s", k, v))
-	}
-	sort.Strings(parts)
-	return strings.Join(parts, ", ")
-}
+func (r Rates) String() string { return list(r, "%s %.0f/s") }
 
 // Target is one resource the probe writes.
 type Target struct {
