@@ -61,7 +61,7 @@ func writesMade(before, after map[string]float64, targets []floor.Target) (path,
 
 // ownFloor is how long the path's writes take at rates; a kind the probe did not time (a
 // verb it does not make, such as APPLY) is left out and named in the returned note, which makes
-// the floor lower and the multiple of it larger: never in the measured path's favour.
+// the floor lower and the multiple of it larger: never in the measured path's favor.
 func ownFloor(rates floor.Rates, made floor.Writes) (floorTime float64, note string) {
 	covered, missing := rates.Split(made)
 	t, err := rates.Time(covered)
