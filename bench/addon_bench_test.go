@@ -20,7 +20,6 @@ import (
 
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
-	"github.com/flotilla/flotilla/internal/contract/wellknown"
 	"github.com/flotilla/flotilla/internal/local/localk8s"
 )
 
@@ -166,16 +165,12 @@ func runAddOnInstall(b *testing.B, bins localk8s.Binaries, hubBin string, n int)
 	writes.print(pr, n)
 	summarizeHubLog(pr, filepath.Join(dir, "flotilla-hub.log"))
 
-	// The hub API server's floor for the install's writes, with the hub and the agents stopped
-	// (and the hub's webhook configuration, which nothing serves then, removed).
+	// The hub API server's floor for the install's writes, with the hub and the agents stopped.
 	hub.Stop(5 * time.Second)
 	cancel()
 	stopAgents()
-	if err := hubAPI.Kube.AdmissionregistrationV1().ValidatingWebhookConfigurations().Delete(context.Background(), wellknown.HubWebhookConfiguration, metav1.DeleteOptions{}); err != nil {
-		b.Fatal(err)
-	}
 	targets := addonFloorTargets()
-	rates, err := probeFloor(context.Background(), hubAPI.Client, targets)
+	rates, err := probeFloor(context.Background(), hubAPI, targets)
 	if err != nil {
 		b.Fatal(err)
 	}

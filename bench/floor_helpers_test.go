@@ -11,9 +11,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flotilla/flotilla/bench/floor"
+	"github.com/flotilla/flotilla/internal/contract/wellknown"
 )
 
 // What every benchmark does with bench/floor: probe its API server's rates for the kinds of
@@ -29,14 +31,26 @@ func floorProbeObjects() int {
 	return 1000
 }
 
-// probeFloor measures the write floor of the API server behind cl for targets, from
-// floorWorkers writers, in floorNamespace (created if missing). Run it with the measured
-// controllers stopped, so that they neither compete nor react to the probe's objects.
-func probeFloor(ctx context.Context, cl client.Client, targets []floor.Target) (floor.Rates, error) {
-	if err := cl.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: floorNamespace}}); err != nil && !apierrors.IsAlreadyExists(err) {
+// probeFloor measures the write floor of api's server for targets, from floorWorkers writers,
+// in floorNamespace (created if missing). Run it with the measured controllers stopped, so that
+// they neither compete nor react to the probe's objects; the stopped hub's webhook
+// configuration is removed first, since nothing serves it.
+func probeFloor(ctx context.Context, api *hubAPIServer, targets []floor.Target) (floor.Rates, error) {
+	if err := removeHubWebhook(ctx, api.Kube); err != nil {
 		return nil, err
 	}
-	return floor.Probe(ctx, cl, targets, floor.Options{Objects: floorProbeObjects(), Workers: floorWorkers})
+	if err := api.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: floorNamespace}}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return nil, err
+	}
+	return floor.Probe(ctx, api.Client, targets, floor.Options{Objects: floorProbeObjects(), Workers: floorWorkers})
+}
+
+// removeHubWebhook deletes the ValidatingWebhookConfiguration a stopped Flotilla hub registered
+// on the benchmark's own API server (if it is there): with the hub stopped nothing serves it,
+// and its failurePolicy would refuse the writes it covers.
+func removeHubWebhook(ctx context.Context, cs kubernetes.Interface) error {
+	err := cs.AdmissionregistrationV1().ValidatingWebhookConfigurations().Delete(ctx, wellknown.HubWebhookConfiguration, metav1.DeleteOptions{})
+	return client.IgnoreNotFound(err)
 }
 
 // writesMade are the successful writes between two readings of apiserverRequests, by kind, to

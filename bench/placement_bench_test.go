@@ -23,7 +23,6 @@ import (
 	clusterv1beta1 "github.com/flotilla/flotilla/api/cluster/v1beta1"
 	"github.com/flotilla/flotilla/bench/floor"
 	"github.com/flotilla/flotilla/bench/record"
-	"github.com/flotilla/flotilla/internal/contract/wellknown"
 	"github.com/flotilla/flotilla/internal/local/localk8s"
 )
 
@@ -199,7 +198,7 @@ func runPlacementAtScale(b *testing.B, bins localk8s.Binaries, hubBin string, pe
 	if side == record.Peer {
 		// Without the Flotilla hub, nothing serves the webhook it registered: the peer's run
 		// writes clusters (the label changes) that its failurePolicy would refuse.
-		if err := cs.AdmissionregistrationV1().ValidatingWebhookConfigurations().Delete(ctx, wellknown.HubWebhookConfiguration, metav1.DeleteOptions{}); err != nil {
+		if err := removeHubWebhook(ctx, cs); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -292,12 +291,7 @@ func runPlacementAtScale(b *testing.B, bins localk8s.Binaries, hubBin string, pe
 	// placement's create, its decision's create and status, the placement's status: the
 	// floor both sides are compared with) and the writes this side made.
 	hub.Stop(5 * time.Second)
-	if side == record.Flotilla {
-		if err := cs.AdmissionregistrationV1().ValidatingWebhookConfigurations().Delete(ctx, wellknown.HubWebhookConfiguration, metav1.DeleteOptions{}); err != nil {
-			b.Fatal(err)
-		}
-	}
-	rates, err := probeFloor(ctx, cl, placementFloorTargets())
+	rates, err := probeFloor(ctx, api, placementFloorTargets())
 	if err != nil {
 		b.Fatal(err)
 	}
