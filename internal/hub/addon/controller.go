@@ -262,7 +262,8 @@ func (r *Reconciler) writeAddonStatuses(ctx context.Context, cma *addonv1alpha1.
 	return errs
 }
 
-// writeAddonStatus writes the hub's part of one ManagedClusterAddOn's status when it changed.
+// writeAddonStatus writes the hub's part of one ManagedClusterAddOn's status when it changed,
+// with the Progressing condition that follows from it (Progress).
 //
 // The template and progressing controllers write their parts of the same status meanwhile (an
 // add-on on 1,000 clusters: thousands of writes at once), so a write from the cache's copy may
@@ -271,13 +272,16 @@ func (r *Reconciler) writeAddonStatuses(ctx context.Context, cma *addonv1alpha1.
 // back-off that grows with each failure.
 func (r *Reconciler) writeAddonStatus(ctx context.Context, cma *addonv1alpha1.ClusterManagementAddOn, v *addonView, now metav1.Time) error {
 	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		st := desiredAddonStatus(cma, v, now)
-		if !addonStatusChanged(v.MCA.Status, st) {
+		st, err := Progress(ctx, r.Client, cma, v.MCA, desiredAddonStatus(cma, v, now), now)
+		if err != nil {
+			return err
+		}
+		if !addonStatusChanged(v.MCA.Status, st) && !ProgressChanged(v.MCA.Status, st) {
 			return nil
 		}
 		m := v.MCA.DeepCopy()
 		m.Status = st
-		err := r.Client.Status().Update(ctx, m)
+		err = r.Client.Status().Update(ctx, m)
 		if !apierrors.IsConflict(err) {
 			return client.IgnoreNotFound(err)
 		}

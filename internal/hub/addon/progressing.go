@@ -91,32 +91,47 @@ func (r *ProgressingReconciler) Reconcile(ctx context.Context, req reconcile.Req
 	if err != nil {
 		return reconcile.Result{}, err
 	}
-	// Which kinds the add-on supports is the lifecycle controller's word (status.supportedConfigs,
-	// from the ClusterManagementAddOn): until it has written the current list, every configuration
-	// would look unsupported. Its write brings the add-on back here.
-	if !supportedConfigsCurrent(cma, mca) {
-		return reconcile.Result{}, nil
-	}
-	l := &workv1.ManifestWorkList{}
-	if err := r.Client.List(ctx, l, client.InNamespace(mca.Namespace), client.MatchingLabels{AddonLabel: mca.Name}); err != nil {
+	st, err := Progress(ctx, r.Client, cma, mca, mca.Status, metav1.NewTime(r.Clock.Now()))
+	if err != nil || !ProgressChanged(mca.Status, st) {
 		return reconcile.Result{}, err
-	}
-	st := progressingStatus(mca, l.Items, metav1.NewTime(r.Clock.Now()))
-	old := meta.FindStatusCondition(mca.Status.Conditions, addonv1alpha1.ManagedClusterAddOnConditionProgressing)
-	c := meta.FindStatusCondition(st.Conditions, addonv1alpha1.ManagedClusterAddOnConditionProgressing)
-	if old != nil && old.Status == c.Status && old.Reason == c.Reason && old.Message == c.Message && old.ObservedGeneration == c.ObservedGeneration &&
-		equality.Semantic.DeepEqual(mca.Status.ConfigReferences, st.ConfigReferences) {
-		return reconcile.Result{}, nil
 	}
 	mca = mca.DeepCopy()
 	mca.Status = st
 	return reconcile.Result{}, client.IgnoreNotFound(r.Client.Status().Update(ctx, mca))
 }
 
-// supportedConfigsCurrent says whether mca's status.supportedConfigs are the kinds cma supports
-// (the lifecycle controller writes them: desiredAddonStatus).
-func supportedConfigsCurrent(cma *addonv1alpha1.ClusterManagementAddOn, mca *addonv1alpha1.ManagedClusterAddOn) bool {
-	return slices.Equal(supportedKinds(cma), mca.Status.SupportedConfigs)
+// Progress is st, the status about to be written to mca, with the Progressing condition and the
+// lastAppliedConfigs that this controller would derive from it and the add-on's ManifestWorks
+// (read through c). Every controller that writes an add-on's status puts them in its own write
+// (the lifecycle and template controllers do), so that the progressing controller, woken by that
+// write, finds nothing to change: one write instead of two, and no conflict between the two
+// writers of one status. st is returned as it is while the add-on is being deleted or st's
+// supportedConfigs are not cma's kinds yet: which kinds the add-on supports is the lifecycle
+// controller's word, and until it has written the current list every configuration would look
+// unsupported (its write brings the add-on back here).
+func Progress(ctx context.Context, c client.Reader, cma *addonv1alpha1.ClusterManagementAddOn, mca *addonv1alpha1.ManagedClusterAddOn,
+	st addonv1alpha1.ManagedClusterAddOnStatus, now metav1.Time) (addonv1alpha1.ManagedClusterAddOnStatus, error) {
+	if !mca.DeletionTimestamp.IsZero() || !slices.Equal(supportedKinds(cma), st.SupportedConfigs) {
+		return st, nil
+	}
+	l := &workv1.ManifestWorkList{}
+	if err := c.List(ctx, l, client.InNamespace(mca.Namespace), client.MatchingLabels{AddonLabel: mca.Name}); err != nil {
+		return st, fmt.Errorf("listing the ManifestWorks of ManagedClusterAddOn %s/%s: %w", mca.Namespace, mca.Name, err)
+	}
+	next := *mca
+	next.Status = st
+	return progressingStatus(&next, l.Items, now), nil
+}
+
+// ProgressChanged says whether st's Progressing condition (without its transition time) or
+// configReferences differ from old's.
+func ProgressChanged(old, st addonv1alpha1.ManagedClusterAddOnStatus) bool {
+	o := meta.FindStatusCondition(old.Conditions, addonv1alpha1.ManagedClusterAddOnConditionProgressing)
+	c := meta.FindStatusCondition(st.Conditions, addonv1alpha1.ManagedClusterAddOnConditionProgressing)
+	if (o == nil) != (c == nil) || o != nil && (o.Status != c.Status || o.Reason != c.Reason || o.Message != c.Message || o.ObservedGeneration != c.ObservedGeneration) {
+		return true
+	}
+	return !equality.Semantic.DeepEqual(old.ConfigReferences, st.ConfigReferences)
 }
 
 // progressingStatus is mca's status with the Progressing condition OCM's addon manager would set

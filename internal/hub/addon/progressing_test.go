@@ -153,3 +153,71 @@ func TestProgressingWaitsForSupportedConfigs(t *testing.T) {
 		})
 	}
 }
+
+// A controller's write of an add-on's status carries the Progressing condition that follows from
+// it (Progress), so the progressing controller, woken by that write, has nothing to add; it
+// reads only the add-on's own works, and leaves the status alone while the progressing
+// controller would (supported kinds not written yet, the add-on going).
+func TestProgressFollowsTheWrite(t *testing.T) {
+	kinds := []addonv1alpha1.ConfigGroupResource{tpl, adc, cm}
+	applied := metav1.Condition{Type: addonv1alpha1.ManagedClusterAddOnManifestApplied, Status: metav1.ConditionTrue}
+	elsewhere := agentWork("addon-gpu-deploy-0", "h2", true)
+	elsewhere.Namespace = "c2"
+	otherAddon := agentWork("addon-cpu-deploy-0", "h2", true)
+	otherAddon.Labels[AddonLabel] = "cpu"
+	type want struct {
+		Reason, LastApplied string
+		Changed             bool
+	}
+	cases := map[string]struct {
+		supported []addonv1alpha1.ConfigGroupResource
+		conds     []metav1.Condition
+		works     []workv1.ManifestWork
+		deleting  bool
+		want      want
+	}{
+		"the lifecycle controller's first write (Configured)": {
+			supported: kinds, want: want{Reason: ReasonWaitingForManifestApplied, Changed: true},
+		},
+		"the template controller's write once its work is ready": {
+			supported: kinds, conds: []metav1.Condition{applied},
+			works: []workv1.ManifestWork{agentWork("addon-gpu-deploy-0", "h2", true)},
+			want:  want{Reason: ReasonCompleted, LastApplied: "h2", Changed: true},
+		},
+		"works of another cluster or add-on are not read": {
+			supported: kinds, conds: []metav1.Condition{applied}, works: []workv1.ManifestWork{elsewhere, otherAddon},
+			want: want{Reason: ReasonProgressing, Changed: true},
+		},
+		"supported kinds not written yet": {supported: nil, conds: []metav1.Condition{applied}},
+		"the add-on is going":             {supported: kinds, deleting: true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			mca := &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: "c1", Name: "gpu", Generation: 1}}
+			if tc.deleting {
+				mca.DeletionTimestamp = &metav1.Time{Time: t0}
+			}
+			st := addonv1alpha1.ManagedClusterAddOnStatus{SupportedConfigs: tc.supported, Conditions: tc.conds,
+				ConfigReferences: []addonv1alpha1.ConfigReference{reference("a", "h2", "")}}
+			b := fake.NewClientBuilder().WithScheme(scheme.Scheme)
+			for i := range tc.works {
+				b = b.WithObjects(&tc.works[i])
+			}
+			got, err := Progress(context.Background(), b.Build(), cmaWith(), mca, st, metav1.NewTime(t0))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var g want
+			if c := meta.FindStatusCondition(got.Conditions, addonv1alpha1.ManagedClusterAddOnConditionProgressing); c != nil {
+				g.Reason = c.Reason
+			}
+			if la := got.ConfigReferences[0].LastAppliedConfig; la != nil {
+				g.LastApplied = la.SpecHash
+			}
+			g.Changed = ProgressChanged(st, got)
+			if diff := cmp.Diff(tc.want, g); diff != "" {
+				t.Errorf("Progress (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

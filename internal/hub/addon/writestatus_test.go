@@ -20,16 +20,18 @@ import (
 // hub's part (Configured, configReferences) goes on top of what the API server has then, and the
 // other part stays. A spec changed meanwhile leaves the write to the pass that change brings.
 func TestWriteAddonStatusAfterAConflict(t *testing.T) {
-	progressing := metav1.Condition{Type: addonv1alpha1.ManagedClusterAddOnConditionProgressing, Status: metav1.ConditionTrue,
-		Reason: "WaitingForManifestApplied", Message: "waiting", LastTransitionTime: metav1.NewTime(t0)}
+	// The template controller's condition: the hub's write keeps it. (Progressing is not a
+	// condition another writer keeps: the hub's write carries the one that follows from it.)
+	available := metav1.Condition{Type: addonv1alpha1.ManagedClusterAddOnConditionAvailable, Status: metav1.ConditionTrue,
+		Reason: "ProbeAvailable", Message: "available", LastTransitionTime: metav1.NewTime(t0)}
 	cases := map[string]struct {
 		// meanwhile changes the stored ManagedClusterAddOn before the hub's first write lands.
 		meanwhile      func(m *addonv1alpha1.ManagedClusterAddOn)
 		wantConditions []string
 	}{
 		"another controller wrote the status": {
-			meanwhile:      func(m *addonv1alpha1.ManagedClusterAddOn) { meta.SetStatusCondition(&m.Status.Conditions, progressing) },
-			wantConditions: []string{"Progressing=True", "Configured=True"},
+			meanwhile:      func(m *addonv1alpha1.ManagedClusterAddOn) { meta.SetStatusCondition(&m.Status.Conditions, available) },
+			wantConditions: []string{"Available=True", "Configured=True", "Progressing=False"},
 		},
 		"the spec changed": {
 			meanwhile:      func(m *addonv1alpha1.ManagedClusterAddOn) { m.Generation++ },

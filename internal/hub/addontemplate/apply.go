@@ -240,11 +240,25 @@ func (r *Reconciler) removeBindings(ctx context.Context, cluster, name string, k
 
 func joinProblems(p []string) string { return strings.Join(p, "; ") }
 
-// writeStatus writes st as mca's status when it differs (conditions without their transition times).
+// writeStatus writes st as mca's status when it differs (conditions without their transition
+// times), with the Progressing condition that follows from it (addon.Progress) when the add-on
+// has a ClusterManagementAddOn: one write where the progressing controller would follow with
+// its own.
 func (r *Reconciler) writeStatus(ctx context.Context, mca *addonv1alpha1.ManagedClusterAddOn, st *addonv1alpha1.ManagedClusterAddOnStatus) error {
+	cma := &addonv1alpha1.ClusterManagementAddOn{}
+	switch err := r.Client.Get(ctx, client.ObjectKey{Name: mca.Name}, cma); {
+	case err == nil:
+		next, err := addon.Progress(ctx, r.Client, cma, mca, *st, metav1.NewTime(r.Clock.Now()))
+		if err != nil {
+			return err
+		}
+		st = &next
+	case !apierrors.IsNotFound(err):
+		return err
+	}
 	old := mca.Status
 	if conditions.Equal(old.Conditions, st.Conditions) && equality.Semantic.DeepEqual(old.Registrations, st.Registrations) &&
-		old.Namespace == st.Namespace && old.HealthCheck == st.HealthCheck {
+		old.Namespace == st.Namespace && old.HealthCheck == st.HealthCheck && equality.Semantic.DeepEqual(old.ConfigReferences, st.ConfigReferences) {
 		return nil
 	}
 	m := mca.DeepCopy()

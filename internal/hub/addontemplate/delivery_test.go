@@ -18,6 +18,7 @@ import (
 	clusterv1 "github.com/flotilla/flotilla/api/cluster/v1"
 	"github.com/flotilla/flotilla/api/scheme"
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
+	"github.com/flotilla/flotilla/internal/hub/addon"
 	"github.com/flotilla/flotilla/internal/hub/delivery"
 )
 
@@ -76,5 +77,66 @@ func TestReconcileDeploysOnlyToAcceptedClusters(t *testing.T) {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// The template controller's status writes carry the Progressing condition that follows from them
+// (addon.Progress): WaitingForManifestApplied with the work made, Completed with lastAppliedConfig
+// once the work is applied and available, so the progressing controller has no write of its own
+// to add.
+func TestDeployWritesProgressWithItsStatus(t *testing.T) {
+	now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	type step struct{ Progressing, LastApplied string }
+	want := []step{
+		{Progressing: "False/" + addon.ReasonWaitingForManifestApplied},
+		{Progressing: "False/" + addon.ReasonCompleted, LastApplied: "h1"},
+	}
+	ctx := context.Background()
+	mc := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "c1"}, Spec: clusterv1.ManagedClusterSpec{HubAcceptsClient: true}}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "c1"}}
+	tmpl := templateOf(kubeClient, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"gpu","namespace":"default"}}`)
+	cma := managingAddOn("gpu", tmpl.Name)
+	mca := &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: "c1", Name: "gpu", UID: "mca-uid"},
+		Status: addonv1alpha1.ManagedClusterAddOnStatus{
+			SupportedConfigs: []addonv1alpha1.ConfigGroupResource{templatesGR},
+			Conditions:       []metav1.Condition{{Type: addonv1alpha1.ManagedClusterAddOnConditionConfigured, Status: metav1.ConditionTrue, Reason: "R"}},
+			ConfigReferences: []addonv1alpha1.ConfigReference{{ConfigGroupResource: templatesGR,
+				DesiredConfig: &addonv1alpha1.ConfigSpecHash{ConfigReferent: addonv1alpha1.ConfigReferent{Name: tmpl.Name}, SpecHash: "h1"}}}}}
+	c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(mc, ns, tmpl, mca, cma).WithStatusSubresource(mca, &workv1.ManifestWork{}).Build()
+	r := &Reconciler{Client: c, Clock: clocktesting.NewFakePassiveClock(now)}
+	var got []step
+	reconcileAndRead := func() {
+		t.Helper()
+		if _, err := r.Reconcile(ctx, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(mca)}); err != nil {
+			t.Fatal(err)
+		}
+		m := &addonv1alpha1.ManagedClusterAddOn{}
+		if err := c.Get(ctx, client.ObjectKeyFromObject(mca), m); err != nil {
+			t.Fatal(err)
+		}
+		var s step
+		if cond := meta.FindStatusCondition(m.Status.Conditions, addonv1alpha1.ManagedClusterAddOnConditionProgressing); cond != nil {
+			s.Progressing = string(cond.Status) + "/" + cond.Reason
+		}
+		if la := m.Status.ConfigReferences[0].LastAppliedConfig; la != nil {
+			s.LastApplied = la.SpecHash
+		}
+		got = append(got, s)
+	}
+	reconcileAndRead()
+	// The agent applies the work and reports it.
+	w := &workv1.ManifestWork{}
+	if err := c.Get(ctx, client.ObjectKey{Namespace: "c1", Name: WorkName("gpu")}, w); err != nil {
+		t.Fatal(err)
+	}
+	for _, typ := range []string{workv1.WorkApplied, workv1.WorkAvailable} {
+		meta.SetStatusCondition(&w.Status.Conditions, metav1.Condition{Type: typ, Status: metav1.ConditionTrue, Reason: "R", ObservedGeneration: w.Generation})
+	}
+	if err := c.Status().Update(ctx, w); err != nil {
+		t.Fatal(err)
+	}
+	reconcileAndRead()
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Progressing after each write (-want +got):\n%s", diff)
 	}
 }
