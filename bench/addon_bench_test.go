@@ -12,7 +12,6 @@ import (
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -126,25 +125,17 @@ func runAddOnInstall(b *testing.B, bins localk8s.Binaries, hubBin string, n int)
 	}
 	writes := watchStatusWrites(ctx, b, hubAPI.Config)
 	hub0, t0 := cpuTicksOf(b, hub), time.Now()
+	profiled := profileAPIServer(ctx, b, pr, hubAPI.Kube, bins.Path("kube-apiserver"), "bench-addon-hub-apiserver", 60*time.Second)
 	if err := hubAPI.Client.Create(ctx, benchCMA()); err != nil {
 		b.Fatal(err)
 	}
 	var r addonResult
 	last := -1
 	err = poll(ctx, 10*time.Minute, func() (bool, error) {
-		list := &addonv1alpha1.ManagedClusterAddOnList{}
-		if err := hubAPI.Client.List(ctx, list); err != nil {
-			return false, err
-		}
-		available := 0
-		for _, a := range list.Items {
-			if meta.IsStatusConditionTrue(a.Status.Conditions, addonv1alpha1.ManagedClusterAddOnConditionAvailable) {
-				available++
-			}
-		}
+		seen, available := writes.availability()
 		if available/100 != last/100 || available == n {
 			last = available
-			pr.printf("%d ManagedClusterAddOns, %d Available; hub %s", len(list.Items), available, procSummary(hub, clk))
+			pr.printf("%d ManagedClusterAddOns, %d Available; hub %s", seen, available, procSummary(hub, clk))
 		}
 		return available == n, nil
 	})
@@ -157,6 +148,7 @@ func runAddOnInstall(b *testing.B, bins localk8s.Binaries, hubBin string, n int)
 	hubReqs1 := requests(ctx, b, hubAPI.Kube)
 	r.hubWrites = writesBetween(pr, "hub", hubReqs, hubReqs1) / float64(n)
 	r.spokeWrites = writesBetween(pr, "spoke", spokeReqs, requests(ctx, b, spokeAPI.Kube)) / float64(n)
+	printRequestDelta(pr, hubReqs, hubReqs1, r.available.Seconds())
 	pr.printf("ClusterManagementAddOn to %d ManagedClusterAddOns Available: %s; hub %.1f%% of a core meanwhile, resident %+.0f MiB (peak %.0f MiB); writes per cluster: hub %.2f, spoke %.2f",
 		n, r.available.Round(100*time.Millisecond), r.hubCPU, mib(r.hubAdded), mib(r.hubPeak), r.hubWrites, r.spokeWrites)
 	if ctrl1, err := controllerStats(ctx, metrics); err == nil {
@@ -164,6 +156,7 @@ func runAddOnInstall(b *testing.B, bins localk8s.Binaries, hubBin string, n int)
 	}
 	writes.print(pr, n)
 	summarizeHubLog(pr, filepath.Join(dir, "flotilla-hub.log"))
+	profiled()
 
 	// The hub API server's floor for the install's writes, with the hub and the agents stopped.
 	hub.Stop(5 * time.Second)

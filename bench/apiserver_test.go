@@ -37,6 +37,7 @@ func startHubAPIServer(b *testing.B, bins localk8s.Binaries, dir string) *hubAPI
 	b.Cleanup(e.Stop)
 	c, err := localk8s.StartCluster(ctx, localk8s.ClusterOptions{
 		Name: "hub", Dir: filepath.Join(dir, "hub"), Binaries: bins, EtcdURL: e.URL, APIServerOnly: true,
+		Profiling: profileDir() != "",
 	})
 	if err != nil {
 		b.Fatal(err)

@@ -178,6 +178,19 @@ func (r *Reconciler) readHashes(ctx context.Context, ws []wantedConfig) hashes {
 	return h
 }
 
+// cachedConfigs are the configuration resources (group addon.open-cluster-management.io) the
+// lifecycle controller watches as unstructured objects and reads from the manager's cache; the
+// hub may list and watch them. Other kinds are read from the API server (the hub may only be
+// allowed to get them).
+var cachedConfigs = map[string]bool{"addondeploymentconfigs": true, "addontemplates": true}
+
+// cachedConfig is an object of a cached configuration kind, for Watches.
+func cachedConfig(gvk schema.GroupVersionKind) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(gvk)
+	return u
+}
+
 func (r *Reconciler) readHash(ctx context.Context, k configKey) (hash, problem string) {
 	gvr := schema.GroupVersionResource{Group: k.Group, Resource: k.Resource}
 	// Add-on kinds are hashed at v1alpha1, as OCM's addon manager reads them, so that a hash does
@@ -191,7 +204,11 @@ func (r *Reconciler) readHash(ctx context.Context, k configKey) (hash, problem s
 	}
 	u := &unstructured.Unstructured{}
 	u.SetGroupVersionKind(gvk)
-	err = r.Reader.Get(ctx, client.ObjectKey{Namespace: k.Namespace, Name: k.Name}, u)
+	reader := r.Reader
+	if cachedConfigs[k.Resource] && k.Group == addonv1alpha1.GroupVersion.Group && r.Cache != nil {
+		reader = r.Cache
+	}
+	err = reader.Get(ctx, client.ObjectKey{Namespace: k.Namespace, Name: k.Name}, u)
 	switch {
 	case apierrors.IsNotFound(err):
 		return "", "does not exist: create it, or name an existing object"

@@ -2,8 +2,14 @@ package addon
 
 import (
 	"context"
-	"github.com/flotilla/flotilla/internal/hub/delivery/deliverytest"
 	"testing"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/flotilla/flotilla/internal/hub/delivery/deliverytest"
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -45,5 +51,55 @@ func TestInstallSkipsClustersNotAccepted(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"c-ok/gpu"}, got); diff != "" {
 		t.Errorf("ManagedClusterAddOns (-want +got):\n%s", diff)
+	}
+}
+
+// The configurations of the kinds the hub watches (AddOnDeploymentConfigs, AddOnTemplates) are
+// hashed from the manager's cache, the informer whose events bring their changes; any other
+// kind from the API server. Here the cache holds a newer spec than the "API server" for the
+// watched kind, and the reverse for a ConfigMap, so each hash says which was read.
+func TestReadHashReadsWatchedKindsFromTheCache(t *testing.T) {
+	obj := func(gvk schema.GroupVersionKind, ns, name, field string) *unstructured.Unstructured {
+		u := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"from": field}}}
+		u.SetGroupVersionKind(gvk)
+		u.SetNamespace(ns)
+		u.SetName(name)
+		return u
+	}
+	adcGVK := addonv1alpha1.GroupVersion.WithKind("AddOnDeploymentConfig")
+	cmGVK := schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}
+	mapper := meta.NewDefaultRESTMapper(nil)
+	mapper.Add(adcGVK, meta.RESTScopeNamespace)
+	mapper.Add(cmGVK, meta.RESTScopeNamespace)
+	build := func(from string) client.Client {
+		// No typed scheme: the objects stay unstructured, with fields no type has.
+		return fake.NewClientBuilder().WithScheme(runtime.NewScheme()).
+			WithObjects(obj(adcGVK, "ns", "a", from), obj(cmGVK, "ns", "c", from)).Build()
+	}
+	hashOf := func(from string) string {
+		h, err := SpecHash(obj(adcGVK, "ns", "a", from))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	r := &Reconciler{Reader: build("api-server"), Cache: build("cache"), Mapper: mapper}
+	cases := map[string]struct {
+		key  configKey
+		want string
+	}{
+		"a watched kind, from the cache": {configKey{adc, ref("ns", "a")}, hashOf("cache")},
+		"any other kind, from the API":   {configKey{cm, ref("ns", "c")}, hashOf("api-server")},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, problem := r.readHash(context.Background(), tc.key)
+			if problem != "" {
+				t.Fatalf("readHash: %s", problem)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("hash (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

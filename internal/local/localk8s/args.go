@@ -32,7 +32,7 @@ func apiServerArgs(opts ClusterOptions, port int) []string {
 		"--kubelet-client-key=" + f(kubeletClientKeyFile),
 		// A node's name does not resolve here; its InternalIP (--node-ip) is reachable.
 		"--kubelet-preferred-address-types=InternalIP,Hostname",
-		"--profiling=false",
+		"--profiling=" + strconv.FormatBool(opts.Profiling),
 		"--v=1",
 	}
 	if opts.address() == defaultAddress {

@@ -39,6 +39,10 @@ type ClusterOptions struct {
 	// with a real node (internal/local/realnode) serves at the host's end of the node's link, which
 	// the node's kubelet and pods reach.
 	Address string
+	// Profiling serves the API server's /debug/pprof (to system:masters and whoever RBAC lets
+	// read nonResourceURLs /debug/*): for benchmarks that name what the server spends its CPU
+	// on. Off by default, as kube-apiserver's hardening guides set it.
+	Profiling bool
 }
 
 const defaultAddress = "127.0.0.1"
