@@ -7,11 +7,13 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
@@ -138,5 +140,36 @@ func TestDeployWritesProgressWithItsStatus(t *testing.T) {
 	reconcileAndRead()
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Progressing after each write (-want +got):\n%s", diff)
+	}
+}
+
+// A work the controller made a moment ago that its cache does not hold yet makes the create fail
+// with AlreadyExists: the reconcile is retried and the add-on's status says nothing failed.
+func TestReconcileDoesNotReportItsOwnWorkAsAFailure(t *testing.T) {
+	ctx := context.Background()
+	mc := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "c1"}, Spec: clusterv1.ManagedClusterSpec{HubAcceptsClient: true}}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "c1"}}
+	tmpl := templateOf(kubeClient, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"gpu","namespace":"default"}}`)
+	mca := &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: "c1", Name: "gpu", UID: "mca-uid"},
+		Status: addonv1alpha1.ManagedClusterAddOnStatus{
+			Conditions: []metav1.Condition{{Type: addonv1alpha1.ManagedClusterAddOnConditionConfigured, Status: metav1.ConditionTrue, Reason: "R"}},
+			ConfigReferences: []addonv1alpha1.ConfigReference{{ConfigGroupResource: templatesGR,
+				DesiredConfig: &addonv1alpha1.ConfigSpecHash{ConfigReferent: addonv1alpha1.ConfigReferent{Name: tmpl.Name}, SpecHash: "h1"}}}}}
+	c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(mc, ns, tmpl, mca, managingAddOn("gpu", tmpl.Name)).WithStatusSubresource(mca).
+		WithInterceptorFuncs(interceptor.Funcs{Create: func(ctx context.Context, c client.WithWatch, o client.Object, opts ...client.CreateOption) error {
+			if _, ok := o.(*workv1.ManifestWork); ok {
+				return apierrors.NewAlreadyExists(workv1.GroupVersion.WithResource("manifestworks").GroupResource(), o.GetName())
+			}
+			return c.Create(ctx, o, opts...)
+		}}).Build()
+	r := &Reconciler{Client: c, Clock: clocktesting.NewFakePassiveClock(time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC))}
+	if _, err := r.Reconcile(ctx, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(mca)}); !apierrors.IsAlreadyExists(err) {
+		t.Fatalf("Reconcile: %v, want the AlreadyExists that retries it", err)
+	}
+	if err := c.Get(ctx, client.ObjectKeyFromObject(mca), mca); err != nil {
+		t.Fatal(err)
+	}
+	if cond := meta.FindStatusCondition(mca.Status.Conditions, addonv1alpha1.ManagedClusterAddOnManifestApplied); cond != nil {
+		t.Errorf("ManifestApplied is %s/%s (%s), want none: nothing failed", cond.Status, cond.Reason, cond.Message)
 	}
 }
