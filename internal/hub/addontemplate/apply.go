@@ -12,7 +12,9 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
@@ -240,11 +242,62 @@ func (r *Reconciler) removeBindings(ctx context.Context, cluster, name string, k
 
 func joinProblems(p []string) string { return strings.Join(p, "; ") }
 
+// ownedConditions are the conditions of a ManagedClusterAddOn's status this controller sets.
+var ownedConditions = []string{addonv1alpha1.ManagedClusterAddOnManifestApplied, addonv1alpha1.ManagedClusterAddOnConditionAvailable,
+	addonv1alpha1.ManagedClusterAddOnRegistrationApplied}
+
 // writeStatus writes st as mca's status when it differs (conditions without their transition
 // times), with the Progressing condition that follows from it (addon.Progress) when the add-on
 // has a ClusterManagementAddOn: one write where the progressing controller would follow with
 // its own.
+//
+// mca comes from the cache, which may not hold yet the status another controller (or this one,
+// a moment ago) wrote: a write that conflicts puts this controller's part of st (ownedConditions,
+// registrations, namespace, health check) on the add-on as the API server has it now and tries
+// again, rather than failing the reconcile into the queue's back-off (with 48 workers at 1,000
+// clusters, a few hundred such retries a run).
 func (r *Reconciler) writeStatus(ctx context.Context, mca *addonv1alpha1.ManagedClusterAddOn, st *addonv1alpha1.ManagedClusterAddOnStatus) error {
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		err := r.writeStatusOnce(ctx, mca, st)
+		if !apierrors.IsConflict(err) {
+			return err
+		}
+		fresh := &addonv1alpha1.ManagedClusterAddOn{}
+		if err := r.reader().Get(ctx, client.ObjectKeyFromObject(mca), fresh); err != nil {
+			return client.IgnoreNotFound(err)
+		}
+		if fresh.Generation != mca.Generation || !fresh.DeletionTimestamp.IsZero() {
+			return nil // its spec changed, or it is going: the reconcile that event brings decides anew
+		}
+		st = ownPart(st, fresh.Status)
+		mca = fresh
+		return err
+	})
+}
+
+func (r *Reconciler) reader() client.Reader {
+	if r.Reader != nil {
+		return r.Reader
+	}
+	return r.Client
+}
+
+// ownPart is base with this controller's part of st.
+func ownPart(st *addonv1alpha1.ManagedClusterAddOnStatus, base addonv1alpha1.ManagedClusterAddOnStatus) *addonv1alpha1.ManagedClusterAddOnStatus {
+	out := base.DeepCopy()
+	for _, t := range ownedConditions {
+		if c := meta.FindStatusCondition(st.Conditions, t); c != nil {
+			meta.SetStatusCondition(&out.Conditions, *c)
+		} else {
+			meta.RemoveStatusCondition(&out.Conditions, t)
+		}
+	}
+	out.Registrations, out.Namespace, out.HealthCheck = st.Registrations, st.Namespace, st.HealthCheck
+	return out
+}
+
+// writeStatusOnce is one try of writeStatus.
+func (r *Reconciler) writeStatusOnce(ctx context.Context, mca *addonv1alpha1.ManagedClusterAddOn, st *addonv1alpha1.ManagedClusterAddOnStatus) error {
 	cma := &addonv1alpha1.ClusterManagementAddOn{}
 	switch err := r.Client.Get(ctx, client.ObjectKey{Name: mca.Name}, cma); {
 	case err == nil:

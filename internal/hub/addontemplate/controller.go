@@ -31,6 +31,9 @@ import (
 // work-based status.
 type Reconciler struct {
 	Client client.Client
+	// Reader reads a ManagedClusterAddOn whose status write conflicted, from the API server; the
+	// manager's when nil at set-up, Client in a test.
+	Reader client.Reader
 	Clock  clock.PassiveClock
 	// Binder creates, updates and deletes the RoleBindings of hubPermissions; nil: Client. With
 	// Identity, it acts as that ServiceAccount (NewBinder), so that the roles OCM add-ons grant
@@ -63,6 +66,9 @@ const (
 
 // SetupWithManager registers the reconciler, its indexes and its watches.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if r.Reader == nil {
+		r.Reader = mgr.GetAPIReader()
+	}
 	idx := mgr.GetFieldIndexer()
 	for name, resource := range map[string]string{templateIndex: "addontemplates", configIndex: "addondeploymentconfigs"} {
 		err := idx.IndexField(context.Background(), &addonv1alpha1.ManagedClusterAddOn{}, name, func(o client.Object) []string {

@@ -173,3 +173,74 @@ func TestReconcileDoesNotReportItsOwnWorkAsAFailure(t *testing.T) {
 		t.Errorf("ManifestApplied is %s/%s (%s), want none: nothing failed", cond.Status, cond.Reason, cond.Message)
 	}
 }
+
+// A status write from a stale cached add-on conflicts: this controller's part (its conditions,
+// registrations) goes on the add-on as the API server has it then, and what another controller
+// wrote meanwhile stays; a spec changed meanwhile leaves the write to the reconcile it brings.
+func TestWriteStatusAfterAConflict(t *testing.T) {
+	other := metav1.Condition{Type: addonv1alpha1.ManagedClusterAddOnConditionConfigured, Status: metav1.ConditionTrue, Reason: "Again",
+		Message: "written meanwhile", LastTransitionTime: metav1.NewTime(time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC))}
+	cases := map[string]struct {
+		meanwhile func(m *addonv1alpha1.ManagedClusterAddOn)
+		want      []string
+	}{
+		"another controller wrote the status": {
+			meanwhile: func(m *addonv1alpha1.ManagedClusterAddOn) { meta.SetStatusCondition(&m.Status.Conditions, other) },
+			want:      []string{"Configured=True/Again", "Available=True/ProbeAvailable"},
+		},
+		"the spec changed": {
+			meanwhile: func(m *addonv1alpha1.ManagedClusterAddOn) { m.Generation++ },
+			want:      []string{"Configured=True/R"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			mca := &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: "c1", Name: "gpu", Generation: 1},
+				Status: addonv1alpha1.ManagedClusterAddOnStatus{Conditions: []metav1.Condition{{Type: addonv1alpha1.ManagedClusterAddOnConditionConfigured,
+					Status: metav1.ConditionTrue, Reason: "R", LastTransitionTime: metav1.NewTime(time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC))}}}}
+			first := true
+			c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(mca).WithStatusSubresource(mca).
+				WithInterceptorFuncs(interceptor.Funcs{SubResourceUpdate: func(ctx context.Context, c client.Client, sub string, o client.Object, opts ...client.SubResourceUpdateOption) error {
+					if first {
+						first = false
+						stored := &addonv1alpha1.ManagedClusterAddOn{}
+						if err := c.Get(ctx, client.ObjectKeyFromObject(o), stored); err != nil {
+							return err
+						}
+						tc.meanwhile(stored)
+						if err := c.Update(ctx, stored); err != nil {
+							return err
+						}
+						tc.meanwhile(stored)
+						if err := c.Status().Update(ctx, stored); err != nil {
+							return err
+						}
+					}
+					return c.SubResource(sub).Update(ctx, o, opts...)
+				}}).Build()
+			cached := &addonv1alpha1.ManagedClusterAddOn{}
+			if err := c.Get(ctx, client.ObjectKeyFromObject(mca), cached); err != nil {
+				t.Fatal(err)
+			}
+			st := cached.Status.DeepCopy()
+			meta.SetStatusCondition(&st.Conditions, metav1.Condition{Type: addonv1alpha1.ManagedClusterAddOnConditionAvailable,
+				Status: metav1.ConditionTrue, Reason: "ProbeAvailable", Message: "ok"})
+			r := &Reconciler{Client: c, Clock: clocktesting.NewFakePassiveClock(time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC))}
+			if err := r.writeStatus(ctx, cached, st); err != nil {
+				t.Fatalf("writeStatus: %v", err)
+			}
+			got := &addonv1alpha1.ManagedClusterAddOn{}
+			if err := c.Get(ctx, client.ObjectKeyFromObject(mca), got); err != nil {
+				t.Fatal(err)
+			}
+			var conds []string
+			for _, cond := range got.Status.Conditions {
+				conds = append(conds, cond.Type+"="+string(cond.Status)+"/"+cond.Reason)
+			}
+			if diff := cmp.Diff(tc.want, conds); diff != "" {
+				t.Errorf("conditions (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
