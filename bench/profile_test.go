@@ -16,7 +16,7 @@ import (
 
 // profileEnv names a folder: when set, the hub's API server serves /debug/pprof and the
 // benchmarks that support it (bench-addon) take a CPU profile of it over their measured window,
-// written there and summarised in the output (its top functions), to name what the server spends
+// written there and summarized in the output (its top functions), to name what the server spends
 // its CPU on rather than guess.
 const profileEnv = "FLOTILLA_BENCH_APISERVER_PROFILE"
 
