@@ -68,7 +68,11 @@ type Options struct {
 	// disables either.
 	HealthProbeAddress string
 	MetricsAddress     string
-	Clock              clock.WithTicker
+	// PprofAddress serves Go's /debug/pprof, to name what the hub spends its CPU and memory on;
+	// off when empty or "0" (the default: profiles reveal what is in memory, so bind it to
+	// loopback).
+	PprofAddress string
+	Clock        clock.WithTicker
 	// SkipNameValidation lets one process start several managers with the same controllers
 	// (tests); controller-runtime otherwise refuses a controller name it has seen.
 	SkipNameValidation bool
@@ -214,6 +218,7 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		LeaderElectionNamespace: opts.LeaderElectionNamespace,
 		HealthProbeBindAddress:  opts.HealthProbeAddress,
 		Metrics:                 metricsserver.Options{BindAddress: opts.MetricsAddress},
+		PprofBindAddress:        opts.PprofAddress,
 		// Leaving leadership ends the process at once, so a replica that lost its Lease cannot act
 		// beside the new leader.
 		LeaderElectionReleaseOnCancel: true,

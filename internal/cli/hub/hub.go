@@ -103,6 +103,8 @@ func NewCommand(_ streams.IO, clk clock.WithTicker) *cobra.Command {
 	f.StringVar(&opts.LeaderElectionNamespace, "leader-election-namespace", opts.LeaderElectionNamespace, "namespace of the leader election Lease")
 	f.StringVar(&opts.HealthProbeAddress, "health-probe-bind-address", opts.HealthProbeAddress, "address of /healthz and /readyz (0 disables)")
 	f.StringVar(&opts.MetricsAddress, "metrics-bind-address", opts.MetricsAddress, "address of /metrics (0 disables)")
+	f.StringVar(&opts.PprofAddress, "pprof-bind-address", opts.PprofAddress,
+		"address of Go's /debug/pprof (empty or 0: off; profiles show what is in memory, so bind it to loopback)")
 	f.StringVar(&opts.WebhookAddress, "webhook-bind-address", opts.WebhookAddress,
 		"address of the validating admission webhook, which the API server calls on its own host (port 0 picks a free port; 0 disables)")
 	f.StringVar(&opts.WebhookCertDir, "webhook-cert-dir", opts.WebhookCertDir,

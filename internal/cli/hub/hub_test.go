@@ -18,3 +18,15 @@ func TestSIGPlacementDecisionsFlagOffByDefault(t *testing.T) {
 		t.Errorf("--sig-placement-decisions defaults to %s, want false", f.DefValue)
 	}
 }
+
+// Go's profiles show what is in the hub's memory: /debug/pprof is served only when asked for.
+func TestPprofOffByDefault(t *testing.T) {
+	io, _, _ := streams.Buffers()
+	f := NewCommand(io, clock.RealClock{}).Flags().Lookup("pprof-bind-address")
+	if f == nil {
+		t.Fatal("flotilla hub has no --pprof-bind-address flag")
+	}
+	if f.DefValue != "" {
+		t.Errorf("--pprof-bind-address defaults to %q, want empty (off)", f.DefValue)
+	}
+}
