@@ -9,11 +9,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
-	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
 	"github.com/flotilla/flotilla/api/scheme"
 	"github.com/flotilla/flotilla/internal/core/rollout"
+	"github.com/flotilla/flotilla/internal/hub/addon/addontest"
 )
 
 // Another controller writes its part of the status between the hub's read and its write: the
@@ -41,26 +41,8 @@ func TestWriteAddonStatusAfterAConflict(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			mca := &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: "c1", Name: "gpu", Generation: 1}}
-			first := true
 			c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(mca).WithStatusSubresource(mca).
-				WithInterceptorFuncs(interceptor.Funcs{SubResourceUpdate: func(ctx context.Context, c client.Client, sub string, o client.Object, opts ...client.SubResourceUpdateOption) error {
-					if first {
-						first = false
-						stored := &addonv1alpha1.ManagedClusterAddOn{}
-						if err := c.Get(ctx, client.ObjectKeyFromObject(o), stored); err != nil {
-							return err
-						}
-						tc.meanwhile(stored)
-						if err := c.Update(ctx, stored); err != nil {
-							return err
-						}
-						tc.meanwhile(stored) // Update answered with the stored status
-						if err := c.Status().Update(ctx, stored); err != nil {
-							return err
-						}
-					}
-					return c.SubResource(sub).Update(ctx, o, opts...)
-				}}).Build()
+				WithInterceptorFuncs(addontest.ConflictOnce(tc.meanwhile)).Build()
 			cached := &addonv1alpha1.ManagedClusterAddOn{}
 			if err := c.Get(context.Background(), client.ObjectKeyFromObject(mca), cached); err != nil {
 				t.Fatal(err)

@@ -21,6 +21,7 @@ import (
 	"github.com/flotilla/flotilla/api/scheme"
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
 	"github.com/flotilla/flotilla/internal/hub/addon"
+	"github.com/flotilla/flotilla/internal/hub/addon/addontest"
 	"github.com/flotilla/flotilla/internal/hub/delivery"
 )
 
@@ -199,26 +200,8 @@ func TestWriteStatusAfterAConflict(t *testing.T) {
 			mca := &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: "c1", Name: "gpu", Generation: 1},
 				Status: addonv1alpha1.ManagedClusterAddOnStatus{Conditions: []metav1.Condition{{Type: addonv1alpha1.ManagedClusterAddOnConditionConfigured,
 					Status: metav1.ConditionTrue, Reason: "R", LastTransitionTime: metav1.NewTime(time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC))}}}}
-			first := true
 			c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(mca).WithStatusSubresource(mca).
-				WithInterceptorFuncs(interceptor.Funcs{SubResourceUpdate: func(ctx context.Context, c client.Client, sub string, o client.Object, opts ...client.SubResourceUpdateOption) error {
-					if first {
-						first = false
-						stored := &addonv1alpha1.ManagedClusterAddOn{}
-						if err := c.Get(ctx, client.ObjectKeyFromObject(o), stored); err != nil {
-							return err
-						}
-						tc.meanwhile(stored)
-						if err := c.Update(ctx, stored); err != nil {
-							return err
-						}
-						tc.meanwhile(stored)
-						if err := c.Status().Update(ctx, stored); err != nil {
-							return err
-						}
-					}
-					return c.SubResource(sub).Update(ctx, o, opts...)
-				}}).Build()
+				WithInterceptorFuncs(addontest.ConflictOnce(tc.meanwhile)).Build()
 			cached := &addonv1alpha1.ManagedClusterAddOn{}
 			if err := c.Get(ctx, client.ObjectKeyFromObject(mca), cached); err != nil {
 				t.Fatal(err)
