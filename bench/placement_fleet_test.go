@@ -5,6 +5,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -44,13 +45,24 @@ func startHubProcess(b *testing.B, bin, kubeconfig, logFile string) *localk8s.Pr
 	return startHubServing(b, bin, kubeconfig, logFile, "0")
 }
 
+// hubPprofEnv names an address for the benchmarks' hub to serve /debug/pprof at.
+const hubPprofEnv = "FLOTILLA_BENCH_HUB_PPROF"
+
 // startHubServing runs `flotilla hub` without leader election or health probes, serving its metrics on
 // metricsAddress ("0": none).
+//
+// With hubPprofEnv set to an address, the hub serves Go's /debug/pprof there, for a person to
+// profile it while the benchmark runs (`go tool pprof -top bin/flotilla
+// http://ADDRESS/debug/pprof/profile?seconds=30`).
 func startHubServing(b *testing.B, bin, kubeconfig, logFile, metricsAddress string) *localk8s.Process {
-	hub, err := localk8s.StartProcess("hub/flotilla-hub", bin, []string{
+	args := []string{
 		"hub", "--kubeconfig", kubeconfig, "--leader-elect=false",
 		"--metrics-bind-address", metricsAddress, "--health-probe-bind-address", "0",
-	}, logFile, false)
+	}
+	if addr := os.Getenv(hubPprofEnv); addr != "" {
+		args = append(args, "--pprof-bind-address", addr)
+	}
+	hub, err := localk8s.StartProcess("hub/flotilla-hub", bin, args, logFile, false)
 	if err != nil {
 		b.Fatal(err)
 	}
