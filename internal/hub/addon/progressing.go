@@ -20,6 +20,7 @@ import (
 
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
 	workv1 "github.com/flotilla/flotilla/api/work/v1"
+	"github.com/flotilla/flotilla/internal/core/conditions"
 )
 
 const (
@@ -126,12 +127,8 @@ func Progress(ctx context.Context, c client.Reader, cma *addonv1alpha1.ClusterMa
 // ProgressChanged says whether st's Progressing condition (without its transition time) or
 // configReferences differ from old's.
 func ProgressChanged(old, st addonv1alpha1.ManagedClusterAddOnStatus) bool {
-	o := meta.FindStatusCondition(old.Conditions, addonv1alpha1.ManagedClusterAddOnConditionProgressing)
-	c := meta.FindStatusCondition(st.Conditions, addonv1alpha1.ManagedClusterAddOnConditionProgressing)
-	if (o == nil) != (c == nil) || o != nil && (o.Status != c.Status || o.Reason != c.Reason || o.Message != c.Message || o.ObservedGeneration != c.ObservedGeneration) {
-		return true
-	}
-	return !equality.Semantic.DeepEqual(old.ConfigReferences, st.ConfigReferences)
+	return !conditions.Same(old.Conditions, st.Conditions, addonv1alpha1.ManagedClusterAddOnConditionProgressing) ||
+		!equality.Semantic.DeepEqual(old.ConfigReferences, st.ConfigReferences)
 }
 
 // progressingStatus is mca's status with the Progressing condition OCM's addon manager would set

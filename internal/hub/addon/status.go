@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
+	"github.com/flotilla/flotilla/internal/core/conditions"
 	"github.com/flotilla/flotilla/internal/core/rollout"
 )
 
@@ -73,12 +74,8 @@ func supportedKinds(cma *addonv1alpha1.ClusterManagementAddOn) []addonv1alpha1.C
 
 // addonStatusChanged says whether the hub's part of a ManagedClusterAddOn's status differs.
 func addonStatusChanged(old, st addonv1alpha1.ManagedClusterAddOnStatus) bool {
-	oc := meta.FindStatusCondition(old.Conditions, addonv1alpha1.ManagedClusterAddOnConditionConfigured)
-	nc := meta.FindStatusCondition(st.Conditions, addonv1alpha1.ManagedClusterAddOnConditionConfigured)
-	if (oc == nil) != (nc == nil) || (oc != nil && (oc.Status != nc.Status || oc.Reason != nc.Reason || oc.Message != nc.Message || oc.ObservedGeneration != nc.ObservedGeneration)) {
-		return true
-	}
-	return !equality.Semantic.DeepEqual(old.ConfigReferences, st.ConfigReferences) ||
+	return !conditions.Same(old.Conditions, st.Conditions, addonv1alpha1.ManagedClusterAddOnConditionConfigured) ||
+		!equality.Semantic.DeepEqual(old.ConfigReferences, st.ConfigReferences) ||
 		!equality.Semantic.DeepEqual(old.SupportedConfigs, st.SupportedConfigs)
 }
 
