@@ -281,30 +281,43 @@ func (r *Reconciler) writeAddonStatuses(ctx context.Context, cma *addonv1alpha1.
 // rather than failing the whole pass: a failed pass redoes every cluster's add-on after a
 // back-off that grows with each failure.
 func (r *Reconciler) writeAddonStatus(ctx context.Context, cma *addonv1alpha1.ClusterManagementAddOn, v *addonView, now metav1.Time) error {
-	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		st, err := Progress(ctx, r.Client, cma, v.MCA, desiredAddonStatus(cma, v, now), now)
+	return RetryStatusOnConflict(ctx, r.Reader, v.MCA, func(mca *addonv1alpha1.ManagedClusterAddOn) error {
+		view := *v
+		view.MCA = mca
+		st, err := Progress(ctx, r.Client, cma, mca, desiredAddonStatus(cma, &view, now), now)
 		if err != nil {
 			return err
 		}
-		if !addonStatusChanged(v.MCA.Status, st) && !ProgressChanged(v.MCA.Status, st) {
+		if !addonStatusChanged(mca.Status, st) && !ProgressChanged(mca.Status, st) {
 			return nil
 		}
-		m := v.MCA.DeepCopy()
+		m := mca.DeepCopy()
 		m.Status = st
-		err = r.Client.Status().Update(ctx, m)
+		return client.IgnoreNotFound(r.Client.Status().Update(ctx, m))
+	})
+}
+
+// RetryStatusOnConflict calls write with mca, an add-on as a cache had it, and while the write
+// conflicts (another controller wrote the add-on since), with the add-on as the API server has it
+// now (read through r), so that the writer puts its own part of the status on what is there
+// rather than failing into its queue's back-off. It stops without writing when the add-on's spec
+// changed or it is being deleted meanwhile: the reconcile that event brings decides anew. Every
+// controller that writes part of a ManagedClusterAddOn's status (the lifecycle and template
+// controllers) writes through it.
+func RetryStatusOnConflict(ctx context.Context, r client.Reader, mca *addonv1alpha1.ManagedClusterAddOn, write func(*addonv1alpha1.ManagedClusterAddOn) error) error {
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		err := write(mca)
 		if !apierrors.IsConflict(err) {
-			return client.IgnoreNotFound(err)
+			return err
 		}
 		fresh := &addonv1alpha1.ManagedClusterAddOn{}
-		if err := r.Reader.Get(ctx, client.ObjectKeyFromObject(m), fresh); err != nil {
+		if err := r.Get(ctx, client.ObjectKeyFromObject(mca), fresh); err != nil {
 			return client.IgnoreNotFound(err)
 		}
-		if fresh.Generation != v.MCA.Generation || !fresh.DeletionTimestamp.IsZero() {
-			return nil // its spec changed, or it is going: the pass that event brings decides anew
+		if fresh.Generation != mca.Generation || !fresh.DeletionTimestamp.IsZero() {
+			return nil
 		}
-		again := *v
-		again.MCA = fresh
-		v = &again
+		mca = fresh
 		return err
 	})
 }

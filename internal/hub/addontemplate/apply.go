@@ -14,7 +14,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	addonv1alpha1 "github.com/flotilla/flotilla/api/addon/v1alpha1"
@@ -257,21 +256,11 @@ var ownedConditions = []string{addonv1alpha1.ManagedClusterAddOnManifestApplied,
 // again, rather than failing the reconcile into the queue's back-off (with 48 workers at 1,000
 // clusters, a few hundred such retries a run).
 func (r *Reconciler) writeStatus(ctx context.Context, mca *addonv1alpha1.ManagedClusterAddOn, st *addonv1alpha1.ManagedClusterAddOnStatus) error {
-	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		err := r.writeStatusOnce(ctx, mca, st)
-		if !apierrors.IsConflict(err) {
-			return err
+	return addon.RetryStatusOnConflict(ctx, r.reader(), mca, func(m *addonv1alpha1.ManagedClusterAddOn) error {
+		if m == mca {
+			return r.writeStatusOnce(ctx, m, st)
 		}
-		fresh := &addonv1alpha1.ManagedClusterAddOn{}
-		if err := r.reader().Get(ctx, client.ObjectKeyFromObject(mca), fresh); err != nil {
-			return client.IgnoreNotFound(err)
-		}
-		if fresh.Generation != mca.Generation || !fresh.DeletionTimestamp.IsZero() {
-			return nil // its spec changed, or it is going: the reconcile that event brings decides anew
-		}
-		st = ownPart(st, fresh.Status)
-		mca = fresh
-		return err
+		return r.writeStatusOnce(ctx, m, ownPart(st, m.Status))
 	})
 }
 
